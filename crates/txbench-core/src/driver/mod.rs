@@ -1,0 +1,200 @@
+//! The driver owns time: terminals, the session pool, warm-up, the measurement
+//! window and a graceful stop. It knows no SQL.
+
+mod closed_loop;
+pub mod pool;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+pub use closed_loop::WaitMode;
+use pool::{Job, RetryPolicy, Window, WorkerContext, spawn_worker};
+
+use crate::cpu;
+use crate::engine::Engine;
+use crate::error::DbError;
+use crate::recorder::Recorder;
+use crate::rng::Rand;
+use crate::workload::Workload;
+
+/// How to drive a run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Length of the measurement interval.
+    pub duration: Duration,
+    /// Warm-up before measurement starts; its transactions are not measured.
+    pub warmup: Duration,
+    /// Closed-loop terminals.
+    pub terminals: usize,
+    /// Engine sessions shared by the terminals.
+    pub connections: usize,
+    /// Keying and think times.
+    pub wait: WaitMode,
+    /// The run's seed; every random stream derives from it.
+    pub seed: u64,
+    /// Retry policy for conflicts.
+    pub retry: RetryPolicy,
+}
+
+/// One second of a run, for the progress line.
+#[derive(Debug)]
+pub struct Tick<'a> {
+    /// Time since the run started.
+    pub elapsed: Duration,
+    /// Whether the run is still warming up.
+    pub warming_up: bool,
+    /// The numbers of the last interval.
+    pub interval: &'a Recorder,
+    /// The length of the last interval.
+    pub interval_length: Duration,
+    /// The measured numbers so far.
+    pub total: &'a Recorder,
+}
+
+/// CPU used during a run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CpuUsage {
+    /// CPU of the whole process.
+    pub process: Duration,
+    /// CPU of the session threads of a blocking engine (executing transactions in the
+    /// embedded database); `None` for engines whose work happens in a server.
+    pub engine_threads: Option<Duration>,
+}
+
+/// Everything a run measured.
+#[derive(Debug)]
+pub struct Recording {
+    /// The measured numbers, all workers merged.
+    pub total: Recorder,
+    /// The measurement interval actually covered (shorter when the run was stopped early).
+    pub measured: Duration,
+    /// Whether the run was stopped before its planned end.
+    pub interrupted: bool,
+    /// Wall time of the whole run, warm-up included.
+    pub wall: Duration,
+    /// CPU used by the process over the whole run.
+    pub cpu: CpuUsage,
+}
+
+/// Connect the sessions, run the terminals for warm-up plus duration, and return
+/// what was measured. `stop` ends the run early (Ctrl-C); `on_tick` is called once
+/// a second with the last interval.
+pub async fn run<E: Engine, W: Workload>(
+    engine: &Arc<E>,
+    workload: &Arc<W>,
+    opts: &RunOptions,
+    stop: watch::Receiver<bool>,
+    mut on_tick: impl FnMut(&Tick<'_>),
+) -> Result<Recording, DbError> {
+    let types = workload.transaction_types().len();
+    let mut sessions = Vec::with_capacity(opts.connections);
+    for _ in 0..opts.connections.max(1) {
+        sessions.push(engine.connect().await?);
+    }
+
+    let cpu_start = cpu::process_cpu_time();
+    let started = Instant::now();
+    let window = Window {
+        start: started + opts.warmup,
+        end: started + opts.warmup + opts.duration,
+    };
+    // A bounded queue: terminals wait for a slot, they never drop a transaction.
+    let (job_tx, job_rx) = async_channel::bounded::<Job<W::Input>>(opts.terminals.max(1));
+
+    let mut recorders = Vec::new();
+    let mut workers = Vec::new();
+    for (i, session) in sessions.into_iter().enumerate() {
+        let recorder = Arc::new(Mutex::new(Recorder::new(types)));
+        recorders.push(Arc::clone(&recorder));
+        let ctx = WorkerContext {
+            workload: Arc::clone(workload),
+            jobs: job_rx.clone(),
+            recorder,
+            window,
+            retry: opts.retry,
+            seed: Rand::derive(opts.seed, u64::MAX - i as u64).uniform(0, i64::MAX) as u64,
+        };
+        workers.push(spawn_worker::<E, W>(session, ctx));
+    }
+    drop(job_rx);
+
+    let mut terminals = tokio::task::JoinSet::new();
+    for t in 0..opts.terminals {
+        let terminal = workload.terminal(t, opts.seed);
+        terminals.spawn(closed_loop::run_terminal(
+            terminal,
+            job_tx.clone(),
+            opts.wait,
+            window.end,
+            stop.clone(),
+        ));
+    }
+    drop(job_tx);
+
+    let mut total = Recorder::new(types);
+    let mut interval = Recorder::new(types);
+    let mut ticker = tokio::time::interval(Duration::from_secs(1));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticker.tick().await;
+    let mut last_tick = Instant::now();
+    let mut stop_rx = stop.clone();
+    let mut interrupted = false;
+    loop {
+        tokio::select! {
+            _ = ticker.tick() => {}
+            _ = stop_rx.changed() => { interrupted = true; }
+            _ = async { while terminals.join_next().await.is_some() {} } => {}
+        }
+        let now = Instant::now();
+        collect(&recorders, &mut interval, &mut total);
+        on_tick(&Tick {
+            elapsed: now - started,
+            warming_up: now < window.start,
+            interval: &interval,
+            interval_length: now - last_tick,
+            total: &total,
+        });
+        last_tick = now;
+        if interrupted || terminals.is_empty() || now >= window.end {
+            break;
+        }
+    }
+    let stopped_at = Instant::now();
+    if interrupted {
+        // Terminals see the stop and return; in-flight transactions finish.
+        terminals.abort_all();
+    }
+    while terminals.join_next().await.is_some() {}
+    let mut engine_cpu: Option<Duration> = None;
+    for w in workers {
+        if let Some(t) = w.join().await.thread_cpu {
+            *engine_cpu.get_or_insert(Duration::ZERO) += t;
+        }
+    }
+    collect(&recorders, &mut interval, &mut total);
+
+    let measured_end = stopped_at.min(window.end);
+    Ok(Recording {
+        total,
+        measured: measured_end.saturating_duration_since(window.start),
+        interrupted,
+        wall: stopped_at - started,
+        cpu: CpuUsage {
+            process: cpu::process_cpu_time().saturating_sub(cpu_start),
+            engine_threads: engine_cpu,
+        },
+    })
+}
+
+/// Move every worker's numbers into `interval` (emptied first) and add them to `total`.
+fn collect(workers: &[Arc<Mutex<Recorder>>], interval: &mut Recorder, total: &mut Recorder) {
+    interval.reset();
+    for w in workers {
+        let mut w = w.lock().expect("recorder lock");
+        interval.merge(&w);
+        w.reset();
+    }
+    total.merge(interval);
+}

@@ -1,0 +1,214 @@
+//! The session pool: a fixed set of workers, each owning one engine session and
+//! taking jobs from one shared queue.
+//!
+//! A job is one transaction with its intended start time. The worker executes it
+//! (retrying conflicts), records the outcome in its own recorder, and answers the
+//! submitter. Waiting in the queue for a free session is part of the latency,
+//! because latency is counted from the intended start.
+//!
+//! Workers of a blocking engine (SQLite) run on OS threads of their own, so a whole
+//! transaction runs there with one hand-off; workers of an asynchronous engine are
+//! tokio tasks. The worker loop is the same code in both cases.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::oneshot;
+
+use crate::cpu;
+use crate::engine::{Engine, Session};
+use crate::recorder::{Completion, Recorder};
+use crate::rng::Rand;
+use crate::workload::Workload;
+
+/// One transaction to execute.
+pub struct Job<I> {
+    /// The transaction input.
+    pub input: I,
+    /// Its type.
+    pub txn_type: usize,
+    /// When it should have started; latency counts from here.
+    pub intended: Instant,
+    /// Told when the transaction is done (closed-loop terminals wait on it).
+    pub done: Option<oneshot::Sender<()>>,
+}
+
+/// The measurement window: completions inside it are measured.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    /// Start of measurement (end of warm-up).
+    pub start: Instant,
+    /// End of measurement.
+    pub end: Instant,
+}
+
+impl Window {
+    /// Whether an instant lies inside the window.
+    pub fn contains(&self, t: Instant) -> bool {
+        t >= self.start && t < self.end
+    }
+}
+
+/// How conflicts are retried.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Attempts beyond the first before the transaction counts as failed.
+    pub max_retries: u32,
+    /// The first backoff; doubled per retry, with full jitter.
+    pub base_backoff: Duration,
+    /// The largest backoff.
+    pub max_backoff: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_retries: 5,
+            base_backoff: Duration::from_micros(200),
+            max_backoff: Duration::from_millis(100),
+        }
+    }
+}
+
+/// What a worker hands back when the queue closes.
+pub struct WorkerExit {
+    /// CPU time of the worker's own thread, when it had one (blocking engines).
+    pub thread_cpu: Option<Duration>,
+}
+
+/// A running worker.
+pub enum WorkerHandle {
+    /// An OS thread (blocking engines).
+    Thread(std::thread::JoinHandle<WorkerExit>),
+    /// A tokio task (asynchronous engines).
+    Task(tokio::task::JoinHandle<WorkerExit>),
+}
+
+impl WorkerHandle {
+    /// Wait for the worker to finish.
+    pub async fn join(self) -> WorkerExit {
+        match self {
+            WorkerHandle::Thread(h) => tokio::task::spawn_blocking(move || h.join())
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or(WorkerExit { thread_cpu: None }),
+            WorkerHandle::Task(h) => h.await.unwrap_or(WorkerExit { thread_cpu: None }),
+        }
+    }
+}
+
+/// Everything a worker needs besides its session.
+pub struct WorkerContext<W: Workload> {
+    /// The workload whose procedures it runs.
+    pub workload: Arc<W>,
+    /// The shared job queue.
+    pub jobs: async_channel::Receiver<Job<W::Input>>,
+    /// The worker's own recorder.
+    pub recorder: Arc<Mutex<Recorder>>,
+    /// The measurement window.
+    pub window: Window,
+    /// Retry policy for conflicts.
+    pub retry: RetryPolicy,
+    /// Seed of the backoff jitter stream.
+    pub seed: u64,
+}
+
+/// Start one worker for a session, on a thread or a task as the engine requires.
+pub fn spawn_worker<E: Engine, W: Workload>(
+    session: E::Session,
+    ctx: WorkerContext<W>,
+) -> WorkerHandle {
+    if E::BLOCKING {
+        let handle = tokio::runtime::Handle::current();
+        let thread = std::thread::Builder::new()
+            .name("txbench-session".into())
+            .spawn(move || {
+                // Entering the runtime lets the loop use tokio's timers for backoff.
+                let _guard = handle.enter();
+                pollster::block_on(worker_loop(session, ctx, true));
+                WorkerExit {
+                    thread_cpu: Some(cpu::thread_cpu_time()),
+                }
+            })
+            .expect("spawning a session thread");
+        WorkerHandle::Thread(thread)
+    } else {
+        WorkerHandle::Task(tokio::spawn(async move {
+            worker_loop(session, ctx, false).await;
+            WorkerExit { thread_cpu: None }
+        }))
+    }
+}
+
+async fn worker_loop<S: Session, W: Workload>(
+    mut session: S,
+    ctx: WorkerContext<W>,
+    blocking: bool,
+) {
+    let mut jitter = Rand::new(ctx.seed);
+    while let Ok(job) = ctx.jobs.recv().await {
+        let started = Instant::now();
+        let mut retries = 0u32;
+        let result = loop {
+            match ctx.workload.execute(&mut session, &job.input).await {
+                Ok(outcome) => break Ok(outcome),
+                Err(e) => {
+                    // Best effort: the session may already be outside a transaction.
+                    let _ = session.rollback().await;
+                    if !e.kind.is_retryable() || retries >= ctx.retry.max_retries {
+                        break Err(e);
+                    }
+                    retries += 1;
+                    let pause = backoff(&ctx.retry, retries, &mut jitter);
+                    if blocking {
+                        std::thread::sleep(pause);
+                    } else {
+                        tokio::time::sleep(pause).await;
+                    }
+                }
+            }
+        };
+        let finished = Instant::now();
+        let completion = Completion {
+            txn_type: job.txn_type,
+            latency: finished.saturating_duration_since(job.intended),
+            service: finished - started,
+            retries,
+            result: &result,
+        };
+        ctx.recorder
+            .lock()
+            .expect("recorder lock")
+            .record(&completion, ctx.window.contains(finished));
+        if let Some(done) = job.done {
+            let _ = done.send(());
+        }
+    }
+}
+
+/// Exponential backoff with full jitter: uniform in [0, min(max, base * 2^(n-1))].
+fn backoff(policy: &RetryPolicy, retry: u32, jitter: &mut Rand) -> Duration {
+    let cap = policy
+        .base_backoff
+        .saturating_mul(1u32 << retry.saturating_sub(1).min(20))
+        .min(policy.max_backoff);
+    cap.mul_f64(jitter.unit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let p = RetryPolicy::default();
+        let mut r = Rand::new(1);
+        for retry in 1..30 {
+            let b = backoff(&p, retry, &mut r);
+            assert!(b <= p.max_backoff);
+            let cap = p.base_backoff * (1u32 << (retry - 1).min(20));
+            assert!(b <= cap);
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! The traits every database engine implements. An engine knows no workload.
+
+use std::future::Future;
+
+use crate::error::DbError;
+use crate::schema::{Index, Statement, Table};
+use crate::value::{Param, RowBatch, Rows};
+
+/// How a transaction intends to use the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxMode {
+    /// The transaction writes: engines take write locks early where that avoids deadlocks.
+    ReadWrite,
+    /// The transaction only reads.
+    ReadOnly,
+}
+
+/// One connection to a database, used by one task at a time.
+///
+/// Methods return futures so that network engines are truly asynchronous; an
+/// embedded engine completes them synchronously and the driver gives each of its
+/// sessions an OS thread of its own.
+pub trait Session: Send + 'static {
+    /// Start a transaction.
+    fn begin(&mut self, mode: TxMode) -> impl Future<Output = Result<(), DbError>> + Send;
+    /// Commit the current transaction.
+    fn commit(&mut self) -> impl Future<Output = Result<(), DbError>> + Send;
+    /// Roll back the current transaction; does nothing outside a transaction.
+    fn rollback(&mut self) -> impl Future<Output = Result<(), DbError>> + Send;
+    /// Run a query and return its rows.
+    fn query(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+    ) -> impl Future<Output = Result<Rows, DbError>> + Send;
+    /// Run a statement and return the number of rows it changed.
+    fn execute(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+    ) -> impl Future<Output = Result<u64, DbError>> + Send;
+    /// Run ad-hoc SQL that returns rows (checks, metadata); not prepared.
+    fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send;
+    /// Create a table (without secondary indexes).
+    fn create_table(&mut self, table: &Table) -> impl Future<Output = Result<(), DbError>> + Send;
+    /// Create a secondary index.
+    fn create_index(&mut self, index: &Index) -> impl Future<Output = Result<(), DbError>> + Send;
+    /// Drop a table if it exists.
+    fn drop_table(&mut self, name: &str) -> impl Future<Output = Result<(), DbError>> + Send;
+    /// Whether a table exists.
+    fn table_exists(&mut self, name: &str) -> impl Future<Output = Result<bool, DbError>> + Send;
+    /// Insert a batch of rows through the engine's fastest path.
+    fn insert_batch(
+        &mut self,
+        table: &Table,
+        batch: &RowBatch,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+    /// Tune the session for a bulk load (for example turn journaling off).
+    fn begin_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send;
+    /// Restore the settings for running transactions after a bulk load.
+    fn end_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+/// A database txbench can connect to.
+pub trait Engine: Send + Sync + 'static {
+    /// The engine's session type.
+    type Session: Session;
+
+    /// True when the session's futures complete synchronously (an embedded database):
+    /// the driver then runs each session on an OS thread of its own.
+    const BLOCKING: bool;
+
+    /// A short name of the engine ("sqlite", "postgres", ...).
+    fn name(&self) -> &'static str;
+
+    /// The target with any secret removed, for output.
+    fn describe(&self) -> String;
+
+    /// Open a new session.
+    fn connect(&self) -> impl Future<Output = Result<Self::Session, DbError>> + Send;
+
+    /// How many sessions may write at once; loaders use no more writers than this.
+    fn max_writers(&self) -> usize {
+        usize::MAX
+    }
+}

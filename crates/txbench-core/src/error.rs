@@ -1,0 +1,80 @@
+//! One database error type with a small classification.
+//!
+//! Every engine maps its native codes (SQLITE_BUSY, SQLSTATE 40001, MySQL 1213, ...)
+//! into an [`ErrorKind`]; the driver decides retries from the kind alone.
+
+use std::fmt;
+
+/// What the driver should do about a failed transaction attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ErrorKind {
+    /// A conflict the database asks us to retry: busy, serialization failure, deadlock.
+    Conflict,
+    /// The connection to the database was lost.
+    Connection,
+    /// A constraint was violated (duplicate key, foreign key, check).
+    Constraint,
+    /// The data was not what the procedure expected (missing row the specification guarantees).
+    Data,
+    /// Anything else: syntax, permissions, internal errors.
+    Other,
+}
+
+impl ErrorKind {
+    /// Every kind, in a fixed order (for counters indexed by kind).
+    pub const ALL: [ErrorKind; 5] = [
+        ErrorKind::Conflict,
+        ErrorKind::Connection,
+        ErrorKind::Constraint,
+        ErrorKind::Data,
+        ErrorKind::Other,
+    ];
+
+    /// A short lower-case name used in reports and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Conflict => "conflict",
+            ErrorKind::Connection => "connection",
+            ErrorKind::Constraint => "constraint",
+            ErrorKind::Data => "data",
+            ErrorKind::Other => "other",
+        }
+    }
+
+    /// Whether a transaction that failed this way may be retried.
+    pub fn is_retryable(self) -> bool {
+        matches!(self, ErrorKind::Conflict)
+    }
+}
+
+/// An error from a database engine, classified.
+#[derive(Debug, Clone)]
+pub struct DbError {
+    /// The class of the error.
+    pub kind: ErrorKind,
+    /// The engine's message, kept whole so causes are not lost.
+    pub message: String,
+}
+
+impl DbError {
+    /// A new error of a kind with a message.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        DbError {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// A row the specification guarantees was missing.
+    pub fn missing(what: impl fmt::Display) -> Self {
+        DbError::new(ErrorKind::Data, format!("missing row: {what}"))
+    }
+}
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} error: {}", self.kind.name(), self.message)
+    }
+}
+
+impl std::error::Error for DbError {}

@@ -1,0 +1,41 @@
+//! The core of txbench: what every workload, engine and report shares.
+//!
+//! Data flows through a run as DESIGN.md draws it:
+//!
+//! ```text
+//! Workload (next input) -> Driver (when to start it) -> Engine session (execute)
+//!     -> Recorder (latency and outcome per type, per second) -> Result model -> Report
+//! ```
+//!
+//! * [`engine`]: the [`Engine`](engine::Engine) and [`Session`](engine::Session) traits that
+//!   every database implements; they know no workload.
+//! * [`workload`]: the [`Workload`](workload::Workload) trait: transaction types, input
+//!   generation per terminal, and procedures written once against `Session`.
+//! * [`driver`]: owns time: terminals (closed loop), the session pool, warm-up, stop.
+//!   It knows no SQL.
+//! * [`recorder`]: per-type HdrHistograms and counters, swapped every second.
+//! * [`result`]: the versioned result model written as JSON and rendered by reports.
+//! * [`rng`]: the seeded random stream and the distributions specifications ask for.
+//!
+//! Design decisions: procedures are `async fn` generic over `Session`, so the
+//! asynchronous network engines and the synchronous embedded SQLite share them
+//! unchanged. A blocking engine (SQLite) gets one OS thread per session and runs a
+//! whole transaction there: one hand-off per transaction, not per statement.
+#![warn(missing_docs)]
+
+pub mod cpu;
+pub mod driver;
+pub mod engine;
+pub mod error;
+pub mod recorder;
+pub mod result;
+pub mod rng;
+pub mod schema;
+pub mod value;
+pub mod workload;
+
+pub use driver::{RunOptions, WaitMode};
+pub use engine::{Engine, Session, TxMode};
+pub use error::{DbError, ErrorKind};
+pub use value::{Param, Rows, Value};
+pub use workload::{Outcome, Planned, Terminal, TxnTypeInfo, Workload};

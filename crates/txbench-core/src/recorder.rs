@@ -1,0 +1,247 @@
+//! The recorder owns the numbers: per transaction type, latency histograms and
+//! outcome counters. Each session worker has its own recorder (no shared lock on
+//! the hot path); the collector swaps them out once a second and merges them.
+
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+
+use crate::error::{DbError, ErrorKind};
+use crate::workload::Outcome;
+
+/// The highest latency a histogram holds: one hour, in microseconds. Larger values
+/// are clamped to it (and then show as the maximum).
+pub const MAX_LATENCY_US: u64 = 3_600_000_000;
+/// Significant digits kept by every latency histogram.
+pub const SIGNIFICANT_DIGITS: u8 = 3;
+/// How many distinct error messages are kept per kind, so causes are not lost.
+const ERROR_SAMPLES: usize = 5;
+
+/// A new, empty latency histogram in microseconds.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_LATENCY_US, SIGNIFICANT_DIGITS)
+        .expect("constant histogram bounds are valid")
+}
+
+fn micros(d: Duration) -> u64 {
+    (d.as_micros() as u64).clamp(1, MAX_LATENCY_US)
+}
+
+/// The numbers of one transaction type.
+#[derive(Debug, Clone)]
+pub struct TypeStats {
+    /// Latency from the intended start to completion, all attempts included (µs).
+    pub latency: Histogram<u64>,
+    /// Service time: from the start of execution to completion (µs).
+    pub service: Histogram<u64>,
+    /// Transactions that committed.
+    pub committed: u64,
+    /// Transactions that rolled back as the specification expects.
+    pub expected_rollbacks: u64,
+    /// Retried attempts (conflicts, busy).
+    pub retries: u64,
+    /// Transactions that failed, by [`ErrorKind`] (indexed as [`ErrorKind::ALL`]).
+    pub errors: [u64; ErrorKind::ALL.len()],
+}
+
+impl Default for TypeStats {
+    fn default() -> Self {
+        TypeStats {
+            latency: new_histogram(),
+            service: new_histogram(),
+            committed: 0,
+            expected_rollbacks: 0,
+            retries: 0,
+            errors: [0; ErrorKind::ALL.len()],
+        }
+    }
+}
+
+impl TypeStats {
+    /// Transactions that completed (committed or expected rollback).
+    pub fn completed(&self) -> u64 {
+        self.committed + self.expected_rollbacks
+    }
+
+    /// Transactions that failed, all kinds.
+    pub fn failed(&self) -> u64 {
+        self.errors.iter().sum()
+    }
+
+    /// Add another's numbers into these (histograms add exactly).
+    pub fn merge(&mut self, other: &TypeStats) {
+        self.latency
+            .add(&other.latency)
+            .expect("histograms share bounds");
+        self.service
+            .add(&other.service)
+            .expect("histograms share bounds");
+        self.committed += other.committed;
+        self.expected_rollbacks += other.expected_rollbacks;
+        self.retries += other.retries;
+        for (a, b) in self.errors.iter_mut().zip(other.errors) {
+            *a += b;
+        }
+    }
+
+    /// Empty these numbers, keeping the allocations.
+    pub fn reset(&mut self) {
+        self.latency.reset();
+        self.service.reset();
+        self.committed = 0;
+        self.expected_rollbacks = 0;
+        self.retries = 0;
+        self.errors = [0; ErrorKind::ALL.len()];
+    }
+}
+
+/// What happened to one transaction, as the recorder sees it.
+#[derive(Debug)]
+pub struct Completion<'a> {
+    /// The transaction type.
+    pub txn_type: usize,
+    /// From the intended start to completion.
+    pub latency: Duration,
+    /// From the start of execution to completion.
+    pub service: Duration,
+    /// Attempts beyond the first.
+    pub retries: u32,
+    /// The outcome, or the error of the last attempt.
+    pub result: &'a Result<Outcome, DbError>,
+}
+
+/// Numbers of one worker (or one merged interval), for every transaction type.
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    /// Per-type numbers of transactions completed inside the measurement window.
+    pub measured: Vec<TypeStats>,
+    /// Completions outside the window (warm-up), counted for the progress line only.
+    pub unmeasured: u64,
+    /// Up to a few distinct error messages per kind.
+    pub error_samples: Vec<(ErrorKind, String)>,
+}
+
+impl Recorder {
+    /// An empty recorder for `types` transaction types.
+    pub fn new(types: usize) -> Self {
+        Recorder {
+            measured: (0..types).map(|_| TypeStats::default()).collect(),
+            unmeasured: 0,
+            error_samples: Vec::new(),
+        }
+    }
+
+    /// Record one transaction; `in_window` says whether it completed inside the
+    /// measurement window.
+    pub fn record(&mut self, c: &Completion<'_>, in_window: bool) {
+        if let Err(e) = c.result {
+            self.sample_error(e);
+        }
+        if !in_window {
+            self.unmeasured += 1;
+            return;
+        }
+        let stats = &mut self.measured[c.txn_type];
+        stats.retries += u64::from(c.retries);
+        match c.result {
+            Ok(Outcome::Committed) => stats.committed += 1,
+            Ok(Outcome::ExpectedRollback) => stats.expected_rollbacks += 1,
+            Err(e) => {
+                stats.errors[e.kind as usize] += 1;
+                // Failed transactions have no meaningful latency to report.
+                return;
+            }
+        }
+        stats.latency.saturating_record(micros(c.latency));
+        stats.service.saturating_record(micros(c.service));
+    }
+
+    fn sample_error(&mut self, e: &DbError) {
+        let same_kind = self.error_samples.iter().filter(|(k, _)| *k == e.kind);
+        if same_kind.clone().count() < ERROR_SAMPLES
+            && !self
+                .error_samples
+                .iter()
+                .any(|(k, m)| *k == e.kind && *m == e.message)
+        {
+            self.error_samples.push((e.kind, e.message.clone()));
+        }
+    }
+
+    /// Add another recorder's numbers into this one.
+    pub fn merge(&mut self, other: &Recorder) {
+        for (a, b) in self.measured.iter_mut().zip(&other.measured) {
+            a.merge(b);
+        }
+        self.unmeasured += other.unmeasured;
+        for (k, m) in &other.error_samples {
+            self.sample_error(&DbError::new(*k, m.clone()));
+        }
+    }
+
+    /// Empty this recorder, keeping its allocations.
+    pub fn reset(&mut self) {
+        self.measured.iter_mut().for_each(TypeStats::reset);
+        self.unmeasured = 0;
+        self.error_samples.clear();
+    }
+
+    /// Transactions completed (committed or expected rollback) in the window, all types.
+    pub fn completed(&self) -> u64 {
+        self.measured.iter().map(TypeStats::completed).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn done(t: usize, ms: u64, result: &Result<Outcome, DbError>) -> Completion<'_> {
+        Completion {
+            txn_type: t,
+            latency: Duration::from_millis(ms),
+            service: Duration::from_millis(ms),
+            retries: 1,
+            result,
+        }
+    }
+
+    #[test]
+    fn counts_outcomes_by_type_and_keeps_warmup_apart() {
+        let mut r = Recorder::new(2);
+        let ok = Ok(Outcome::Committed);
+        let rb = Ok(Outcome::ExpectedRollback);
+        let err = Err(DbError::new(ErrorKind::Conflict, "busy"));
+        r.record(&done(0, 5, &ok), true);
+        r.record(&done(0, 7, &rb), true);
+        r.record(&done(1, 9, &err), true);
+        r.record(&done(1, 9, &ok), false);
+        assert_eq!(r.measured[0].committed, 1);
+        assert_eq!(r.measured[0].expected_rollbacks, 1);
+        assert_eq!(r.measured[0].latency.len(), 2);
+        assert_eq!(r.measured[1].errors[ErrorKind::Conflict as usize], 1);
+        assert_eq!(r.measured[1].latency.len(), 0);
+        assert_eq!(r.measured[0].retries + r.measured[1].retries, 3);
+        assert_eq!(r.unmeasured, 1);
+        assert_eq!(r.error_samples.len(), 1);
+    }
+
+    #[test]
+    fn merge_adds_histograms_exactly() {
+        let mut a = Recorder::new(1);
+        let mut b = Recorder::new(1);
+        let ok = Ok(Outcome::Committed);
+        for ms in 1..=100 {
+            a.record(&done(0, ms, &ok), true);
+        }
+        for ms in 101..=200 {
+            b.record(&done(0, ms, &ok), true);
+        }
+        a.merge(&b);
+        let h = &a.measured[0].latency;
+        assert_eq!(h.len(), 200);
+        let p50 = h.value_at_quantile(0.5);
+        assert!((99_000..=101_000).contains(&p50), "p50 {p50}");
+        assert!(h.max() >= 199_900);
+    }
+}

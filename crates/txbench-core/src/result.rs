@@ -1,0 +1,242 @@
+//! The result model: one versioned, self-describing value per run, written as JSON
+//! and rendered offline by reports.
+//!
+//! Schema version 1 (`schema_version`):
+//! * `workload`, `engine`, `target` (secrets removed), `started_at` (RFC 3339, UTC);
+//! * `parameters`: the run's settings and the workload's constants (seed, NURand C);
+//! * `measured_secs`, `interrupted`;
+//! * `metrics`: the headline figures (tpmC, efficiency, transactions/s);
+//! * `transactions`: per type, counts (committed, expected rollbacks, retries,
+//!   errors by kind), the observed mix share and latency/service-time percentiles in
+//!   milliseconds;
+//! * `cpu`: process CPU and, for embedded engines, the engine threads' share;
+//! * `error_samples`: a few distinct error messages per kind.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use crate::driver::Recording;
+use crate::error::ErrorKind;
+use crate::recorder::TypeStats;
+use crate::workload::TxnTypeInfo;
+
+/// The version of the result schema this build writes.
+pub const RESULT_SCHEMA_VERSION: u32 = 1;
+
+/// Latency percentiles of one transaction type, in milliseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Percentiles {
+    /// Number of samples.
+    pub samples: u64,
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+impl Percentiles {
+    /// Percentiles of a histogram in microseconds, reported in milliseconds.
+    pub fn from_micros(h: &Histogram<u64>) -> Self {
+        if h.is_empty() {
+            return Percentiles::default();
+        }
+        let ms = |us: u64| us as f64 / 1000.0;
+        Percentiles {
+            samples: h.len(),
+            mean: h.mean() / 1000.0,
+            p50: ms(h.value_at_quantile(0.50)),
+            p90: ms(h.value_at_quantile(0.90)),
+            p95: ms(h.value_at_quantile(0.95)),
+            p99: ms(h.value_at_quantile(0.99)),
+            p999: ms(h.value_at_quantile(0.999)),
+            max: ms(h.max()),
+        }
+    }
+}
+
+/// The numbers of one transaction type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypeResult {
+    /// Display name ("New-Order").
+    pub name: String,
+    /// Short name ("new_order").
+    pub key: String,
+    /// Committed transactions.
+    pub committed: u64,
+    /// Rollbacks the specification expects.
+    pub expected_rollbacks: u64,
+    /// Retried attempts.
+    pub retries: u64,
+    /// Failed transactions by error kind.
+    pub errors: BTreeMap<String, u64>,
+    /// Share of all completed transactions, 0..1.
+    pub share: f64,
+    /// The share the specification asks for, 0..1.
+    pub spec_share: f64,
+    /// Latency from the intended start, all attempts included.
+    pub latency_ms: Percentiles,
+    /// Service time (execution only).
+    pub service_ms: Percentiles,
+}
+
+impl TypeResult {
+    /// Completed transactions (committed plus expected rollbacks).
+    pub fn completed(&self) -> u64 {
+        self.committed + self.expected_rollbacks
+    }
+
+    /// Failed transactions, all kinds.
+    pub fn failed(&self) -> u64 {
+        self.errors.values().sum()
+    }
+}
+
+/// A headline figure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metric {
+    /// Its name ("tpmC").
+    pub name: String,
+    /// Its value.
+    pub value: f64,
+    /// Its unit, if any ("%", "1/s").
+    pub unit: String,
+}
+
+/// CPU used by the run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuResult {
+    /// CPU seconds of the whole process.
+    pub process_secs: f64,
+    /// CPU seconds of the embedded engine's session threads, if any.
+    pub engine_thread_secs: Option<f64>,
+    /// Share of the process CPU spent outside the session threads (the driver), 0..1.
+    pub driver_share: Option<f64>,
+}
+
+/// An error message seen during the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorSample {
+    /// The error kind.
+    pub kind: String,
+    /// The engine's message.
+    pub message: String,
+}
+
+/// One run's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// [`RESULT_SCHEMA_VERSION`] of the writer.
+    pub schema_version: u32,
+    /// txbench's version.
+    pub txbench_version: String,
+    /// The workload ("tpcc").
+    pub workload: String,
+    /// The engine ("sqlite").
+    pub engine: String,
+    /// The database target, secrets removed.
+    pub target: String,
+    /// When the run started (RFC 3339, UTC).
+    pub started_at: String,
+    /// Settings and workload constants.
+    pub parameters: BTreeMap<String, String>,
+    /// Seconds of the measurement interval covered.
+    pub measured_secs: f64,
+    /// Whether the run was stopped early.
+    pub interrupted: bool,
+    /// Headline figures.
+    pub metrics: Vec<Metric>,
+    /// Per transaction type.
+    pub transactions: Vec<TypeResult>,
+    /// CPU usage.
+    pub cpu: CpuResult,
+    /// A few error messages per kind.
+    pub error_samples: Vec<ErrorSample>,
+}
+
+impl RunResult {
+    /// The metric with this name.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| m.value)
+    }
+
+    /// Completed transactions per second over the measurement interval, all types.
+    pub fn throughput(&self) -> f64 {
+        let done: u64 = self.transactions.iter().map(TypeResult::completed).sum();
+        if self.measured_secs > 0.0 {
+            done as f64 / self.measured_secs
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Turn per-type stats into per-type results.
+pub fn type_results(types: &[TxnTypeInfo], stats: &[TypeStats]) -> Vec<TypeResult> {
+    let all: u64 = stats.iter().map(TypeStats::completed).sum();
+    types
+        .iter()
+        .zip(stats)
+        .map(|(info, s)| TypeResult {
+            name: info.name.to_string(),
+            key: info.key.to_string(),
+            committed: s.committed,
+            expected_rollbacks: s.expected_rollbacks,
+            retries: s.retries,
+            errors: ErrorKind::ALL
+                .iter()
+                .zip(s.errors)
+                .filter(|(_, n)| *n > 0)
+                .map(|(k, n)| (k.name().to_string(), n))
+                .collect(),
+            share: if all > 0 {
+                s.completed() as f64 / all as f64
+            } else {
+                0.0
+            },
+            spec_share: info.mix,
+            latency_ms: Percentiles::from_micros(&s.latency),
+            service_ms: Percentiles::from_micros(&s.service),
+        })
+        .collect()
+}
+
+/// The CPU part of a result from a recording.
+pub fn cpu_result(rec: &Recording) -> CpuResult {
+    let process = rec.cpu.process.as_secs_f64();
+    let engine = rec.cpu.engine_threads.map(|d: Duration| d.as_secs_f64());
+    CpuResult {
+        process_secs: process,
+        engine_thread_secs: engine,
+        driver_share: engine
+            .filter(|_| process > 0.0)
+            .map(|e| ((process - e) / process).max(0.0)),
+    }
+}
+
+/// The error samples of a recording.
+pub fn error_samples(rec: &Recording) -> Vec<ErrorSample> {
+    rec.total
+        .error_samples
+        .iter()
+        .map(|(k, m)| ErrorSample {
+            kind: k.name().to_string(),
+            message: m.clone(),
+        })
+        .collect()
+}

@@ -1,0 +1,124 @@
+//! Declarative schemas: a workload says what its tables are, each engine renders
+//! the DDL in its own dialect.
+
+/// The logical type of a column; engines choose the native type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    /// A 32-bit integer.
+    Int,
+    /// A 64-bit integer.
+    BigInt,
+    /// An exact decimal with precision and scale (money, rates).
+    Decimal(u8, u8),
+    /// Fixed-length text.
+    Char(u16),
+    /// Variable-length text up to a length.
+    Varchar(u16),
+    /// A date and time.
+    Timestamp,
+}
+
+/// One column of a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// The column's name.
+    pub name: &'static str,
+    /// Its logical type.
+    pub ty: ColumnType,
+    /// Whether it may hold NULL.
+    pub nullable: bool,
+}
+
+impl Column {
+    /// A NOT NULL column.
+    pub const fn new(name: &'static str, ty: ColumnType) -> Self {
+        Column {
+            name,
+            ty,
+            nullable: false,
+        }
+    }
+
+    /// A column that may hold NULL.
+    pub const fn nullable(name: &'static str, ty: ColumnType) -> Self {
+        Column {
+            name,
+            ty,
+            nullable: true,
+        }
+    }
+}
+
+/// A table: its columns in load order and its primary key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Table {
+    /// The table's name.
+    pub name: &'static str,
+    /// The columns, in the order loaders supply values.
+    pub columns: &'static [Column],
+    /// The primary key columns; empty for a table without one (TPC-C history).
+    pub primary_key: &'static [&'static str],
+}
+
+/// A secondary index, created after the data is loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Index {
+    /// The index's name.
+    pub name: &'static str,
+    /// The table it indexes.
+    pub table: &'static str,
+    /// The indexed columns, in order.
+    pub columns: &'static [&'static str],
+    /// Whether the index enforces uniqueness.
+    pub unique: bool,
+}
+
+/// A workload's whole schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schema {
+    /// The tables, in creation order.
+    pub tables: &'static [Table],
+    /// The secondary indexes.
+    pub indexes: &'static [Index],
+}
+
+impl Schema {
+    /// The table with this name.
+    pub fn table(&self, name: &str) -> Option<&'static Table> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+}
+
+/// A statement a procedure runs, with `?` placeholders in order.
+///
+/// Engines translate placeholders and row-locking clauses into their dialect and
+/// prepare each statement once per session.
+#[derive(Debug)]
+pub struct Statement {
+    /// A short name for error messages.
+    pub name: &'static str,
+    /// The SQL text, portable across engines, with `?` placeholders.
+    pub sql: &'static str,
+    /// Whether the rows read should be locked for update (`FOR UPDATE` where the engine has it).
+    pub for_update: bool,
+}
+
+impl Statement {
+    /// A statement that reads or writes without explicit row locks.
+    pub const fn new(name: &'static str, sql: &'static str) -> Self {
+        Statement {
+            name,
+            sql,
+            for_update: false,
+        }
+    }
+
+    /// A query whose rows are locked for a later update in the same transaction.
+    pub const fn for_update(name: &'static str, sql: &'static str) -> Self {
+        Statement {
+            name,
+            sql,
+            for_update: true,
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! The trait every workload implements: its transaction types, how terminals pick
+//! the next transaction, and the procedures that execute them.
+
+use std::future::Future;
+use std::time::Duration;
+
+use crate::driver::WaitMode;
+use crate::engine::Session;
+use crate::error::DbError;
+use crate::result::{Metric, TypeResult};
+
+/// The constants of one transaction type: the single table that the driver, the
+/// auditor and the report all read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TxnTypeInfo {
+    /// The display name ("New-Order").
+    pub name: &'static str,
+    /// The short name used in files and JSON ("new_order").
+    pub key: &'static str,
+    /// The share of the mix the specification requires, 0..1.
+    pub mix: f64,
+    /// The keying time the specification requires before the transaction.
+    pub keying: Duration,
+    /// The mean think time after the transaction.
+    pub mean_think: Duration,
+    /// The specification's limit on the 90th percentile response time.
+    pub p90_limit: Duration,
+}
+
+/// How a transaction attempt ended when the database did not fail it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The transaction committed.
+    Committed,
+    /// The transaction rolled back as the specification requires (TPC-C's 1% New-Order
+    /// rollbacks, TATP's missing rows): an expected outcome, not an error.
+    ExpectedRollback,
+}
+
+/// The next transaction a terminal will submit, with the waits around it.
+#[derive(Debug, Clone)]
+pub struct Planned<I> {
+    /// The transaction's input.
+    pub input: I,
+    /// The transaction type (an index into [`Workload::transaction_types`]).
+    pub txn_type: usize,
+    /// Keying time to wait before submitting.
+    pub keying: Duration,
+    /// Think time to wait after the response.
+    pub think: Duration,
+}
+
+/// One emulated user: generates the inputs of the transactions it submits.
+pub trait Terminal: Send + 'static {
+    /// The workload's transaction input.
+    type Input: Send + 'static;
+    /// The next transaction this terminal submits.
+    fn next(&mut self) -> Planned<Self::Input>;
+}
+
+/// A benchmark workload.
+pub trait Workload: Send + Sync + 'static {
+    /// The input of one transaction (its type and parameters).
+    type Input: Send + 'static;
+    /// The terminal type that generates inputs.
+    type Terminal: Terminal<Input = Self::Input>;
+
+    /// The workload's name ("tpcc").
+    fn name(&self) -> &'static str;
+
+    /// The transaction types, indexed by [`Planned::txn_type`].
+    fn transaction_types(&self) -> &'static [TxnTypeInfo];
+
+    /// The number of terminals the specification asks for at this scale.
+    fn default_terminals(&self) -> usize;
+
+    /// Terminal `index` (0-based) of the run, with its random stream derived from `seed`.
+    fn terminal(&self, index: usize, seed: u64) -> Self::Terminal;
+
+    /// Execute one transaction on a session, from `begin` to `commit` or rollback.
+    ///
+    /// On `Err` the driver rolls the session back and may retry.
+    fn execute<'a, S: Session>(
+        &'a self,
+        session: &'a mut S,
+        input: &'a Self::Input,
+    ) -> impl Future<Output = Result<Outcome, DbError>> + Send + 'a;
+
+    /// The headline figures of a run (tpmC, MQTh, ...) from its per-type results.
+    fn metrics(&self, types: &[TypeResult], measured_secs: f64, wait: WaitMode) -> Vec<Metric> {
+        let _ = (types, measured_secs, wait);
+        Vec::new()
+    }
+}

@@ -1,0 +1,12 @@
+//! txbench's database engines. Each implements [`txbench_core::Engine`] and knows no
+//! workload; every dialect difference lives in its engine's module.
+//!
+//! * [`sqlite`]: embedded SQLite (bundled), in memory or in a file.
+//!
+//! [`Target::parse`] turns a `--db` URL into the engine to use.
+#![warn(missing_docs)]
+
+pub mod sqlite;
+mod target;
+
+pub use target::{Target, TargetError};

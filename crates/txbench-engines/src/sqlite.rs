@@ -1,0 +1,573 @@
+//! Embedded SQLite (bundled in the binary), in memory or in a file.
+//!
+//! Dialect decisions, all here:
+//! * `sqlite::memory:` uses SQLite's `memdb` VFS under a process-unique name, so the
+//!   loader, the run's sessions and the checker share one in-memory database; the
+//!   engine keeps one connection open so it lives as long as the engine.
+//! * Write transactions start with `BEGIN IMMEDIATE`, so writers queue on the busy
+//!   timeout instead of deadlocking on a lock upgrade; `SQLITE_BUSY`/`LOCKED` that
+//!   still surface are conflicts the driver retries.
+//! * `FOR UPDATE` is dropped: a write transaction already holds the write lock.
+//! * Tables with a primary key are `WITHOUT ROWID` (clustered by key); money is
+//!   `REAL`, timestamps are integer microseconds since the epoch.
+//! * Bulk loads turn the journal and syncing off, then restore them (WAL for files).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::future::{Future, ready};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rusqlite::types::{Null, ValueRef};
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+use txbench_core::schema::{ColumnType, Index, Statement, Table};
+use txbench_core::value::RowBatch;
+use txbench_core::{DbError, Engine, ErrorKind, Param, Rows, Session, TxMode, Value};
+
+use crate::target::TargetError;
+
+/// Rows per multi-row INSERT statement during a bulk load.
+const ROWS_PER_INSERT: usize = 64;
+
+/// Settings of a SQLite target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SqliteConfig {
+    /// The database file; `None` for an in-memory database.
+    pub path: Option<PathBuf>,
+    /// `journal_mode` while running (default WAL for files, MEMORY in memory).
+    pub journal_mode: String,
+    /// `synchronous` while running (default FULL, SQLite's own default).
+    pub synchronous: String,
+    /// Page cache size in KiB (default 262144, i.e. 256 MiB).
+    pub cache_kib: i64,
+    /// Busy timeout in milliseconds (default 10000).
+    pub busy_timeout_ms: u64,
+}
+
+impl SqliteConfig {
+    /// Parse what follows `sqlite:` in a URL: `:memory:` or a path, then optional
+    /// `?journal_mode=..&synchronous=..&cache_kib=..&busy_timeout_ms=..`.
+    pub fn parse(rest: &str) -> Result<SqliteConfig, TargetError> {
+        let rest = rest.strip_prefix("//").unwrap_or(rest);
+        let (location, query) = match rest.split_once('?') {
+            Some((l, q)) => (l, Some(q)),
+            None => (rest, None),
+        };
+        let path = match location {
+            ":memory:" => None,
+            "" => {
+                return Err(TargetError(
+                    "invalid database URL 'sqlite:': give a file ('sqlite:tpcc.db') or 'sqlite::memory:'".into(),
+                ));
+            }
+            p => Some(PathBuf::from(p)),
+        };
+        let mut cfg = SqliteConfig {
+            journal_mode: if path.is_some() { "WAL" } else { "MEMORY" }.into(),
+            path,
+            synchronous: "FULL".into(),
+            cache_kib: 262_144,
+            busy_timeout_ms: 10_000,
+        };
+        for pair in query
+            .into_iter()
+            .flat_map(|q| q.split('&'))
+            .filter(|p| !p.is_empty())
+        {
+            let (key, value) = pair.split_once('=').ok_or_else(|| {
+                TargetError(format!(
+                    "invalid SQLite option '{pair}': expected key=value"
+                ))
+            })?;
+            let bad = || TargetError(format!("invalid value '{value}' for SQLite option '{key}'"));
+            match key {
+                "journal_mode" => {
+                    let v = value.to_ascii_uppercase();
+                    if !["DELETE", "TRUNCATE", "PERSIST", "MEMORY", "WAL", "OFF"]
+                        .contains(&v.as_str())
+                    {
+                        return Err(bad());
+                    }
+                    cfg.journal_mode = v;
+                }
+                "synchronous" => {
+                    let v = value.to_ascii_uppercase();
+                    if !["OFF", "NORMAL", "FULL", "EXTRA"].contains(&v.as_str()) {
+                        return Err(bad());
+                    }
+                    cfg.synchronous = v;
+                }
+                "cache_kib" => cfg.cache_kib = value.parse().map_err(|_| bad())?,
+                "busy_timeout_ms" => cfg.busy_timeout_ms = value.parse().map_err(|_| bad())?,
+                _ => {
+                    return Err(TargetError(format!(
+                        "unknown SQLite option '{key}' (known: journal_mode, synchronous, cache_kib, busy_timeout_ms)"
+                    )));
+                }
+            }
+        }
+        Ok(cfg)
+    }
+}
+
+/// The SQLite engine.
+pub struct SqliteEngine {
+    config: SqliteConfig,
+    /// The URI every session opens.
+    uri: String,
+    /// Keeps an in-memory database alive between sessions.
+    _keeper: Option<Mutex<Connection>>,
+}
+
+static MEMORY_DATABASES: AtomicUsize = AtomicUsize::new(0);
+
+impl SqliteEngine {
+    /// An engine for a configuration; opens the database to check it is usable.
+    pub fn new(config: SqliteConfig) -> Result<SqliteEngine, DbError> {
+        let uri = match &config.path {
+            Some(p) => p.to_string_lossy().into_owned(),
+            None => format!(
+                "file:/txbench-{}-{}?vfs=memdb",
+                std::process::id(),
+                MEMORY_DATABASES.fetch_add(1, Ordering::Relaxed)
+            ),
+        };
+        let keeper = open(&uri, &config)?;
+        let keeper = if config.path.is_none() {
+            Some(Mutex::new(keeper))
+        } else {
+            None
+        };
+        Ok(SqliteEngine {
+            config,
+            uri,
+            _keeper: keeper,
+        })
+    }
+}
+
+fn open(uri: &str, config: &SqliteConfig) -> Result<Connection, DbError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(uri, flags).map_err(|e| {
+        DbError::new(
+            ErrorKind::Connection,
+            format!("opening SQLite database '{uri}': {e}"),
+        )
+    })?;
+    conn.set_prepared_statement_cache_capacity(256);
+    conn.busy_timeout(std::time::Duration::from_millis(config.busy_timeout_ms))
+        .map_err(|e| map_err(e, "busy_timeout"))?;
+    conn.execute_batch(&format!(
+        "PRAGMA cache_size = -{}; PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF;",
+        config.cache_kib
+    ))
+    .map_err(|e| map_err(e, "pragmas"))?;
+    // journal_mode answers with a row, so it is read rather than executed.
+    let _: String = conn
+        .query_row(
+            &format!("PRAGMA journal_mode = {}", config.journal_mode),
+            [],
+            |r| r.get(0),
+        )
+        .map_err(|e| map_err(e, "journal_mode"))?;
+    conn.execute_batch(&format!("PRAGMA synchronous = {};", config.synchronous))
+        .map_err(|e| map_err(e, "synchronous"))?;
+    Ok(conn)
+}
+
+impl Engine for SqliteEngine {
+    type Session = SqliteSession;
+    const BLOCKING: bool = true;
+
+    fn name(&self) -> &'static str {
+        "sqlite"
+    }
+
+    fn describe(&self) -> String {
+        match &self.config.path {
+            Some(p) => format!("sqlite:{}", p.display()),
+            None => "sqlite::memory:".into(),
+        }
+    }
+
+    fn connect(&self) -> impl Future<Output = Result<SqliteSession, DbError>> + Send {
+        ready(open(&self.uri, &self.config).map(|conn| SqliteSession {
+            conn,
+            in_transaction: false,
+            insert_sql: HashMap::new(),
+            config: Arc::new(self.config.clone()),
+        }))
+    }
+
+    fn max_writers(&self) -> usize {
+        1
+    }
+}
+
+/// One SQLite connection.
+pub struct SqliteSession {
+    conn: Connection,
+    in_transaction: bool,
+    /// Multi-row INSERT texts by (table, rows).
+    insert_sql: HashMap<(&'static str, usize), String>,
+    config: Arc<SqliteConfig>,
+}
+
+fn map_err(e: rusqlite::Error, context: &str) -> DbError {
+    let kind = match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => ErrorKind::Conflict,
+        Some(ErrorCode::ConstraintViolation) => ErrorKind::Constraint,
+        Some(ErrorCode::CannotOpen | ErrorCode::NotADatabase) => ErrorKind::Connection,
+        _ => ErrorKind::Other,
+    };
+    DbError::new(kind, format!("{context}: {e}"))
+}
+
+fn bind(
+    stmt: &mut rusqlite::CachedStatement<'_>,
+    params: &[Param<'_>],
+    name: &str,
+) -> Result<(), DbError> {
+    for (i, p) in params.iter().enumerate() {
+        let idx = i + 1;
+        let r = match *p {
+            Param::Null => stmt.raw_bind_parameter(idx, Null),
+            Param::Int(v) | Param::Timestamp(v) => stmt.raw_bind_parameter(idx, v),
+            Param::Float(v) => stmt.raw_bind_parameter(idx, v),
+            Param::Text(v) => stmt.raw_bind_parameter(idx, v),
+        };
+        r.map_err(|e| map_err(e, name))?;
+    }
+    Ok(())
+}
+
+fn to_value(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::Int(i),
+        ValueRef::Real(f) => Value::Float(f),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            Value::Text(String::from_utf8_lossy(t).into_owned())
+        }
+    }
+}
+
+fn column_type(ty: ColumnType) -> &'static str {
+    match ty {
+        ColumnType::Int | ColumnType::BigInt | ColumnType::Timestamp => "INTEGER",
+        ColumnType::Decimal(..) => "REAL",
+        ColumnType::Char(_) | ColumnType::Varchar(_) => "TEXT",
+    }
+}
+
+impl SqliteSession {
+    fn batch(&mut self, sql: &str, context: &str) -> Result<(), DbError> {
+        self.conn
+            .execute_batch(sql)
+            .map_err(|e| map_err(e, context))
+    }
+
+    fn query_now(&mut self, stmt: &Statement, params: &[Param<'_>]) -> Result<Rows, DbError> {
+        let mut st = self
+            .conn
+            .prepare_cached(stmt.sql)
+            .map_err(|e| map_err(e, stmt.name))?;
+        bind(&mut st, params, stmt.name)?;
+        let columns = st.column_count();
+        let mut out = Rows::new(columns);
+        let mut rows = st.raw_query();
+        while let Some(row) = rows.next().map_err(|e| map_err(e, stmt.name))? {
+            for i in 0..columns {
+                out.push(to_value(row.get_ref(i).map_err(|e| map_err(e, stmt.name))?));
+            }
+        }
+        Ok(out)
+    }
+
+    fn execute_now(&mut self, stmt: &Statement, params: &[Param<'_>]) -> Result<u64, DbError> {
+        let mut st = self
+            .conn
+            .prepare_cached(stmt.sql)
+            .map_err(|e| map_err(e, stmt.name))?;
+        bind(&mut st, params, stmt.name)?;
+        st.raw_execute()
+            .map(|n| n as u64)
+            .map_err(|e| map_err(e, stmt.name))
+    }
+
+    fn query_sql_now(&mut self, sql: &str) -> Result<Rows, DbError> {
+        let mut st = self.conn.prepare(sql).map_err(|e| map_err(e, sql))?;
+        let columns = st.column_count();
+        let mut out = Rows::new(columns);
+        let mut rows = st.raw_query();
+        while let Some(row) = rows.next().map_err(|e| map_err(e, sql))? {
+            for i in 0..columns {
+                out.push(to_value(row.get_ref(i).map_err(|e| map_err(e, sql))?));
+            }
+        }
+        Ok(out)
+    }
+
+    fn insert_sql(&mut self, table: &Table, rows: usize) -> String {
+        self.insert_sql
+            .entry((table.name, rows))
+            .or_insert_with(|| {
+                let cols = table.columns.len();
+                let mut sql = format!("INSERT INTO {} VALUES ", table.name);
+                for r in 0..rows {
+                    sql.push_str(if r == 0 { "(" } else { ",(" });
+                    for c in 0..cols {
+                        sql.push_str(if c == 0 { "?" } else { ",?" });
+                    }
+                    sql.push(')');
+                }
+                sql
+            })
+            .clone()
+    }
+
+    fn insert_now(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
+        let cols = table.columns.len();
+        if batch.columns != cols {
+            return Err(DbError::new(
+                ErrorKind::Other,
+                format!(
+                    "batch for {} has {} columns, the table {}",
+                    table.name, batch.columns, cols
+                ),
+            ));
+        }
+        for chunk in batch.values.chunks(ROWS_PER_INSERT * cols) {
+            let sql = self.insert_sql(table, chunk.len() / cols);
+            let mut st = self
+                .conn
+                .prepare_cached(&sql)
+                .map_err(|e| map_err(e, table.name))?;
+            for (i, v) in chunk.iter().enumerate() {
+                let idx = i + 1;
+                let r = match v {
+                    Value::Null => st.raw_bind_parameter(idx, Null),
+                    Value::Int(x) | Value::Timestamp(x) => st.raw_bind_parameter(idx, x),
+                    Value::Float(x) => st.raw_bind_parameter(idx, x),
+                    Value::Text(x) => st.raw_bind_parameter(idx, x.as_str()),
+                };
+                r.map_err(|e| map_err(e, table.name))?;
+            }
+            st.raw_execute().map_err(|e| map_err(e, table.name))?;
+        }
+        Ok(())
+    }
+}
+
+impl Session for SqliteSession {
+    fn begin(&mut self, mode: TxMode) -> impl Future<Output = Result<(), DbError>> + Send {
+        let sql = match mode {
+            TxMode::ReadWrite => "BEGIN IMMEDIATE",
+            TxMode::ReadOnly => "BEGIN",
+        };
+        let r = self.batch(sql, "begin");
+        self.in_transaction = r.is_ok();
+        ready(r)
+    }
+
+    fn commit(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
+        let r = self.batch("COMMIT", "commit");
+        // A busy COMMIT leaves the transaction open; the driver rolls it back.
+        if r.is_ok() {
+            self.in_transaction = false;
+        }
+        ready(r)
+    }
+
+    fn rollback(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
+        let r = if self.in_transaction || !self.conn.is_autocommit() {
+            self.in_transaction = false;
+            self.batch("ROLLBACK", "rollback")
+        } else {
+            Ok(())
+        };
+        ready(r)
+    }
+
+    fn query(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+    ) -> impl Future<Output = Result<Rows, DbError>> + Send {
+        ready(self.query_now(stmt, params))
+    }
+
+    fn execute(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+    ) -> impl Future<Output = Result<u64, DbError>> + Send {
+        ready(self.execute_now(stmt, params))
+    }
+
+    fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send {
+        ready(self.query_sql_now(sql))
+    }
+
+    fn create_table(&mut self, table: &Table) -> impl Future<Output = Result<(), DbError>> + Send {
+        let mut sql = format!("CREATE TABLE {} (", table.name);
+        for (i, c) in table.columns.iter().enumerate() {
+            if i > 0 {
+                sql.push_str(", ");
+            }
+            let _ = write!(sql, "{} {}", c.name, column_type(c.ty));
+            if !c.nullable {
+                sql.push_str(" NOT NULL");
+            }
+        }
+        if !table.primary_key.is_empty() {
+            let _ = write!(sql, ", PRIMARY KEY ({})", table.primary_key.join(", "));
+        }
+        sql.push(')');
+        if !table.primary_key.is_empty() {
+            sql.push_str(" WITHOUT ROWID");
+        }
+        ready(self.batch(&sql, table.name))
+    }
+
+    fn create_index(&mut self, index: &Index) -> impl Future<Output = Result<(), DbError>> + Send {
+        let sql = format!(
+            "CREATE {}INDEX {} ON {} ({})",
+            if index.unique { "UNIQUE " } else { "" },
+            index.name,
+            index.table,
+            index.columns.join(", ")
+        );
+        ready(self.batch(&sql, index.name))
+    }
+
+    fn drop_table(&mut self, name: &str) -> impl Future<Output = Result<(), DbError>> + Send {
+        ready(self.batch(&format!("DROP TABLE IF EXISTS {name}"), name))
+    }
+
+    fn table_exists(&mut self, name: &str) -> impl Future<Output = Result<bool, DbError>> + Send {
+        let r = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [name],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+            .map_err(|e| map_err(e, "table_exists"));
+        ready(r)
+    }
+
+    fn insert_batch(
+        &mut self,
+        table: &Table,
+        batch: &RowBatch,
+    ) -> impl Future<Output = Result<(), DbError>> + Send {
+        ready(self.insert_now(table, batch))
+    }
+
+    fn begin_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
+        // Journal off: a load that fails is redone with --drop, so nothing is written twice.
+        let r = self
+            .conn
+            .query_row("PRAGMA journal_mode = OFF", [], |r| r.get::<_, String>(0))
+            .map_err(|e| map_err(e, "journal_mode"))
+            .and_then(|_| self.batch("PRAGMA synchronous = OFF", "synchronous"));
+        ready(r)
+    }
+
+    fn end_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
+        let journal = self.config.journal_mode.clone();
+        let sync = self.config.synchronous.clone();
+        let r = self
+            .conn
+            .query_row(&format!("PRAGMA journal_mode = {journal}"), [], |r| {
+                r.get::<_, String>(0)
+            })
+            .map_err(|e| map_err(e, "journal_mode"))
+            .and_then(|_| self.batch(&format!("PRAGMA synchronous = {sync}"), "synchronous"));
+        ready(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use txbench_core::schema::Column;
+
+    static KV: Table = Table {
+        name: "kv",
+        columns: &[
+            Column::new("k", ColumnType::Int),
+            Column::nullable("v", ColumnType::Varchar(20)),
+        ],
+        primary_key: &["k"],
+    };
+    static GET: Statement = Statement::new("get", "SELECT v FROM kv WHERE k = ?");
+    static PUT: Statement = Statement::new("put", "UPDATE kv SET v = ? WHERE k = ?");
+
+    #[test]
+    fn memory_database_is_shared_between_sessions() {
+        let engine = SqliteEngine::new(SqliteConfig::parse(":memory:").unwrap()).unwrap();
+        let mut a = pollster::block_on(engine.connect()).unwrap();
+        let mut b = pollster::block_on(engine.connect()).unwrap();
+        pollster::block_on(async {
+            a.create_table(&KV).await.unwrap();
+            let mut batch = RowBatch::with_capacity("kv", 2, 200);
+            for k in 0..200 {
+                batch.values.push(Value::Int(k));
+                batch.values.push(if k % 2 == 0 {
+                    Value::Text(format!("v{k}"))
+                } else {
+                    Value::Null
+                });
+            }
+            a.insert_batch(&KV, &batch).await.unwrap();
+            b.begin(TxMode::ReadWrite).await.unwrap();
+            assert_eq!(
+                b.execute(&PUT, &[Param::Text("x"), Param::Int(3)])
+                    .await
+                    .unwrap(),
+                1
+            );
+            b.commit().await.unwrap();
+            let rows = a.query(&GET, &[Param::Int(3)]).await.unwrap();
+            assert_eq!(rows.row(0).unwrap()[0], Value::Text("x".into()));
+            let rows = a.query(&GET, &[Param::Int(4)]).await.unwrap();
+            assert_eq!(rows.row(0).unwrap()[0], Value::Text("v4".into()));
+            let n = a.query_sql("SELECT count(*) FROM kv").await.unwrap();
+            assert_eq!(n.row(0).unwrap()[0], Value::Int(200));
+        });
+    }
+
+    #[test]
+    fn rollback_undoes_and_busy_is_a_conflict() {
+        let engine =
+            SqliteEngine::new(SqliteConfig::parse(":memory:?busy_timeout_ms=0").unwrap()).unwrap();
+        let mut a = pollster::block_on(engine.connect()).unwrap();
+        let mut b = pollster::block_on(engine.connect()).unwrap();
+        pollster::block_on(async {
+            a.create_table(&KV).await.unwrap();
+            a.begin(TxMode::ReadWrite).await.unwrap();
+            static INS: Statement = Statement::new("ins", "INSERT INTO kv VALUES (1, 'a')");
+            a.execute(&INS, &[]).await.unwrap();
+            let e = b.begin(TxMode::ReadWrite).await.unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Conflict, "{e}");
+            a.rollback().await.unwrap();
+            let n = b.query_sql("SELECT count(*) FROM kv").await.unwrap();
+            assert_eq!(n.row(0).unwrap()[0], Value::Int(0));
+        });
+    }
+
+    #[test]
+    fn bad_options_are_named() {
+        let e = SqliteConfig::parse("t.db?synchronous=sometimes").unwrap_err();
+        assert!(e.0.contains("sometimes"), "{e}");
+        let e = SqliteConfig::parse("t.db?colour=red").unwrap_err();
+        assert!(e.0.contains("colour"), "{e}");
+    }
+}
