@@ -27,6 +27,7 @@ pub mod cpu;
 pub mod driver;
 pub mod engine;
 pub mod error;
+pub mod exec;
 pub mod recorder;
 pub mod result;
 pub mod rng;

@@ -1,1 +1,8 @@
-//! placeholder
+//! txbench's workloads. Each owns everything about its specification: schema,
+//! loader, input generation, the transaction procedures (written once against
+//! [`txbench_core::Session`]) and its consistency checks.
+//!
+//! * [`tpcc`]: TPC-C v5.11.
+#![warn(missing_docs)]
+
+pub mod tpcc;

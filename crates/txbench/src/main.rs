@@ -1,1 +1,53 @@
-fn main() {}
+//! The txbench binary: parse the command line, run the command, choose the exit code.
+
+mod cli;
+mod config;
+mod failure;
+mod progress;
+mod tpcc;
+
+use clap::Parser;
+use tokio::sync::watch;
+
+use cli::{Cli, Command};
+use failure::Failure;
+
+fn main() {
+    let code = match real_main() {
+        Ok(()) => 0,
+        Err(Failure::CheckFailed) => 1,
+        Err(f) => {
+            eprintln!("txbench: {f}");
+            f.exit_code()
+        }
+    };
+    std::process::exit(code);
+}
+
+fn real_main() -> Result<(), Failure> {
+    let mut args: Vec<_> = std::env::args_os().collect();
+    let cli = Cli::parse_from(&args);
+    let cli = match &cli.config {
+        Some(file) => {
+            args = config::expand(args, file).map_err(|e| Failure::Usage(format!("{e:#}")))?;
+            Cli::parse_from(&args)
+        }
+        None => cli,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Failed(format!("starting the runtime: {e}")))?;
+    runtime.block_on(async {
+        let (stop_tx, stop_rx) = watch::channel(false);
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\ntxbench: stopping (Ctrl-C); finishing in-flight transactions");
+                let _ = stop_tx.send(true);
+            }
+        });
+        match cli.command {
+            Command::Tpcc(t) => tpcc::main(t.verb, t.all, stop_rx).await,
+        }
+    })
+}

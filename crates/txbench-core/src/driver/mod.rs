@@ -169,7 +169,7 @@ pub async fn run<E: Engine, W: Workload>(
     while terminals.join_next().await.is_some() {}
     let mut engine_cpu: Option<Duration> = None;
     for w in workers {
-        if let Some(t) = w.join().await.thread_cpu {
+        if let Some(t) = w.join().await.and_then(|exit| exit.thread_cpu) {
             *engine_cpu.get_or_insert(Duration::ZERO) += t;
         }
     }

@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 
 use crate::cpu;
 use crate::engine::{Engine, Session};
+use crate::exec::{self, Spawned};
 use crate::recorder::{Completion, Recorder};
 use crate::rng::Rand;
 use crate::workload::Workload;
@@ -76,28 +77,6 @@ pub struct WorkerExit {
     pub thread_cpu: Option<Duration>,
 }
 
-/// A running worker.
-pub enum WorkerHandle {
-    /// An OS thread (blocking engines).
-    Thread(std::thread::JoinHandle<WorkerExit>),
-    /// A tokio task (asynchronous engines).
-    Task(tokio::task::JoinHandle<WorkerExit>),
-}
-
-impl WorkerHandle {
-    /// Wait for the worker to finish.
-    pub async fn join(self) -> WorkerExit {
-        match self {
-            WorkerHandle::Thread(h) => tokio::task::spawn_blocking(move || h.join())
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or(WorkerExit { thread_cpu: None }),
-            WorkerHandle::Task(h) => h.await.unwrap_or(WorkerExit { thread_cpu: None }),
-        }
-    }
-}
-
 /// Everything a worker needs besides its session.
 pub struct WorkerContext<W: Workload> {
     /// The workload whose procedures it runs.
@@ -118,34 +97,15 @@ pub struct WorkerContext<W: Workload> {
 pub fn spawn_worker<E: Engine, W: Workload>(
     session: E::Session,
     ctx: WorkerContext<W>,
-) -> WorkerHandle {
-    if E::BLOCKING {
-        let handle = tokio::runtime::Handle::current();
-        let thread = std::thread::Builder::new()
-            .name("txbench-session".into())
-            .spawn(move || {
-                // Entering the runtime lets the loop use tokio's timers for backoff.
-                let _guard = handle.enter();
-                pollster::block_on(worker_loop(session, ctx, true));
-                WorkerExit {
-                    thread_cpu: Some(cpu::thread_cpu_time()),
-                }
-            })
-            .expect("spawning a session thread");
-        WorkerHandle::Thread(thread)
-    } else {
-        WorkerHandle::Task(tokio::spawn(async move {
-            worker_loop(session, ctx, false).await;
-            WorkerExit { thread_cpu: None }
-        }))
-    }
+) -> Spawned<WorkerExit> {
+    exec::spawn::<E, _, _>("txbench-session", worker_loop(session, ctx, E::BLOCKING))
 }
 
 async fn worker_loop<S: Session, W: Workload>(
     mut session: S,
     ctx: WorkerContext<W>,
     blocking: bool,
-) {
+) -> WorkerExit {
     let mut jitter = Rand::new(ctx.seed);
     while let Ok(job) = ctx.jobs.recv().await {
         let started = Instant::now();
@@ -184,6 +144,10 @@ async fn worker_loop<S: Session, W: Workload>(
         if let Some(done) = job.done {
             let _ = done.send(());
         }
+    }
+    WorkerExit {
+        // On its own thread, the thread's clock is the worker's CPU.
+        thread_cpu: blocking.then(cpu::thread_cpu_time),
     }
 }
 

@@ -1,0 +1,148 @@
+//! The terminal summary: headline figures, then one row per transaction type.
+
+use std::fmt::Write as _;
+
+use txbench_core::result::{RunResult, TypeResult};
+
+/// Format a number with thousands separators and `decimals` digits.
+pub fn grouped(value: f64, decimals: usize) -> String {
+    let text = format!("{:.*}", decimals, value.abs());
+    let (int, frac) = text
+        .split_once('.')
+        .map_or((text.as_str(), ""), |(i, f)| (i, f));
+    let mut out = String::new();
+    for (i, ch) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    if value < 0.0 { format!("-{out}") } else { out }
+}
+
+fn ms(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn row(out: &mut String, t: &TypeResult) {
+    let l = &t.latency_ms;
+    let _ = writeln!(
+        out,
+        "{:<13} {:>10} {:>6.2}% {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
+        t.name,
+        grouped(t.completed() as f64, 0),
+        t.share * 100.0,
+        ms(l.p50),
+        ms(l.p90),
+        ms(l.p95),
+        ms(l.p99),
+        ms(l.p999),
+        ms(l.max),
+        grouped(t.expected_rollbacks as f64, 0),
+        grouped(t.retries as f64, 0),
+        grouped(t.failed() as f64, 0),
+    );
+}
+
+/// The whole summary as text.
+pub fn summary(r: &RunResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} on {} ({}), {:.1} s measured{}",
+        r.workload.to_uppercase().replace("TPCC", "TPC-C"),
+        r.target,
+        r.engine,
+        r.measured_secs,
+        if r.interrupted { ", interrupted" } else { "" }
+    );
+    let settings: Vec<String> = ["warehouses", "terminals", "connections", "wait", "seed"]
+        .iter()
+        .filter_map(|k| r.parameters.get(*k).map(|v| format!("{k} {v}")))
+        .collect();
+    if !settings.is_empty() {
+        let _ = writeln!(out, "  {}", settings.join(", "));
+    }
+    let _ = writeln!(out);
+    for m in &r.metrics {
+        let decimals = if m.unit == "%" || m.value < 100.0 {
+            2
+        } else {
+            0
+        };
+        let _ = writeln!(
+            out,
+            "  {:<12} {:>14} {}",
+            m.name,
+            grouped(m.value, decimals),
+            m.unit
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "{:<13} {:>10} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
+        "transaction",
+        "count",
+        "share",
+        "p50 ms",
+        "p90",
+        "p95",
+        "p99",
+        "p99.9",
+        "max",
+        "rollbacks",
+        "retries",
+        "errors"
+    );
+    for t in &r.transactions {
+        row(&mut out, t);
+    }
+    let _ = writeln!(out);
+    let cpu = &r.cpu;
+    match (cpu.engine_thread_secs, cpu.driver_share) {
+        (Some(engine), Some(share)) => {
+            let _ = writeln!(
+                out,
+                "CPU: {:.1} s in all, {:.1} s in the engine's session threads; driver share {:.1}%",
+                cpu.process_secs,
+                engine,
+                share * 100.0
+            );
+        }
+        _ => {
+            let _ = writeln!(out, "CPU: {:.1} s (txbench process)", cpu.process_secs);
+        }
+    }
+    if !r.error_samples.is_empty() {
+        let _ = writeln!(out, "errors seen:");
+        for e in &r.error_samples {
+            let _ = writeln!(out, "  [{}] {}", e.kind, e.message);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_thousands() {
+        assert_eq!(grouped(1234567.891, 2), "1,234,567.89");
+        assert_eq!(grouped(999.0, 0), "999");
+        assert_eq!(grouped(1000.0, 0), "1,000");
+        assert_eq!(grouped(-12345.0, 0), "-12,345");
+        assert_eq!(grouped(0.5, 2), "0.50");
+    }
+}

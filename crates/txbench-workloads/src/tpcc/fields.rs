@@ -1,0 +1,35 @@
+//! Reading typed fields out of result rows, with errors that say what was missing.
+
+use txbench_core::{DbError, ErrorKind, Rows, Value};
+
+/// The first row of a result, or a data error naming what was looked up.
+pub fn first<'a>(rows: &'a Rows, what: &str) -> Result<&'a [Value], DbError> {
+    rows.row(0).ok_or_else(|| DbError::missing(what))
+}
+
+/// Column `i` as an integer.
+pub fn int(row: &[Value], i: usize, what: &str) -> Result<i64, DbError> {
+    row.get(i).and_then(Value::as_i64).ok_or_else(|| bad(what))
+}
+
+/// Column `i` as a float.
+pub fn float(row: &[Value], i: usize, what: &str) -> Result<f64, DbError> {
+    row.get(i).and_then(Value::as_f64).ok_or_else(|| bad(what))
+}
+
+/// Column `i` as text.
+pub fn text<'a>(row: &'a [Value], i: usize, what: &str) -> Result<&'a str, DbError> {
+    row.get(i).and_then(Value::as_str).ok_or_else(|| bad(what))
+}
+
+fn bad(what: &str) -> DbError {
+    DbError::new(
+        ErrorKind::Data,
+        format!("unexpected NULL or type in {what}"),
+    )
+}
+
+/// Round money to cents, as a DECIMAL(_, 2) column stores it.
+pub fn cents(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}

@@ -1,0 +1,217 @@
+//! Loading the initial population: rows generated in parallel on every core,
+//! written in large transactions through the engine's bulk path, indexes built
+//! after the data, and the C-Load constants recorded.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use txbench_core::rng::Rand;
+use txbench_core::value::RowBatch;
+use txbench_core::{DbError, Engine, ErrorKind, Session, TxMode, exec};
+
+use super::TpccError;
+use super::generate::{Population, units};
+use super::meta;
+use super::random::NurandConstants;
+use super::schema::SCHEMA;
+
+/// Rows per write transaction during a load.
+const ROWS_PER_COMMIT: u64 = 250_000;
+
+/// How to load.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Warehouses to load.
+    pub warehouses: i64,
+    /// Threads generating rows (writers are limited further by the engine).
+    pub threads: usize,
+    /// The load's seed (C-Load constants and every row derive from it).
+    pub seed: u64,
+    /// Drop existing TPC-C tables first instead of refusing.
+    pub drop: bool,
+}
+
+/// What a load did.
+#[derive(Debug, Clone)]
+pub struct LoadSummary {
+    /// Rows written.
+    pub rows: u64,
+    /// Time spent, from connecting to the last index.
+    pub elapsed: Duration,
+    /// The C-Load constants recorded.
+    pub constants: NurandConstants,
+}
+
+/// Microseconds since the Unix epoch, now.
+pub fn now_micros() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0)
+}
+
+/// Drop every TPC-C table (and txbench's metadata).
+pub async fn drop_all<S: Session>(session: &mut S) -> Result<(), DbError> {
+    for table in SCHEMA.tables.iter().rev() {
+        session.drop_table(table.name).await?;
+    }
+    Ok(())
+}
+
+/// Load `opts.warehouses` warehouses. `rows_done` counts rows as they are written,
+/// for a progress bar.
+pub async fn load<E: Engine>(
+    engine: Arc<E>,
+    opts: &LoadOptions,
+    rows_done: Arc<AtomicU64>,
+) -> Result<LoadSummary, TpccError> {
+    if opts.warehouses < 1 {
+        return Err(TpccError::BadScale(opts.warehouses));
+    }
+    let started = Instant::now();
+    let mut session = engine.connect().await?;
+    let existing = exec::spawn::<E, _, _>("txbench-load", async move {
+        let state = meta::read(&mut session).await;
+        (session, state)
+    });
+    let (mut session, state) = existing.join().await.ok_or_else(worker_died)?;
+    if let Some(state) = state? {
+        if !opts.drop {
+            return Err(TpccError::AlreadyLoaded(state.warehouses));
+        }
+    }
+
+    let constants = NurandConstants::random(&mut Rand::derive(opts.seed, u64::MAX));
+    let population = Population {
+        seed: opts.seed,
+        constants,
+        now: now_micros(),
+    };
+    let drop_first = opts.drop;
+    let prepared = exec::spawn::<E, _, _>("txbench-load", async move {
+        let r = async {
+            if drop_first {
+                drop_all(&mut session).await?;
+            }
+            session.begin_bulk_load().await?;
+            for table in SCHEMA.tables {
+                session.create_table(table).await?;
+            }
+            Ok::<_, DbError>(())
+        }
+        .await;
+        (session, r)
+    });
+    let (session, r) = prepared.join().await.ok_or_else(worker_died)?;
+    r?;
+
+    // Generators: every core makes rows; a bounded queue keeps memory flat.
+    let threads = opts.threads.max(1);
+    let work = Arc::new(units(opts.warehouses));
+    let next = Arc::new(AtomicUsize::new(0));
+    let (tx, rx) = async_channel::bounded::<RowBatch>(threads * 4);
+    let mut generators = Vec::new();
+    for _ in 0..threads {
+        let (work, next, tx) = (Arc::clone(&work), Arc::clone(&next), tx.clone());
+        generators.push(std::thread::spawn(move || {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&unit) = work.get(i) else { break };
+                for batch in population.generate(i, unit) {
+                    if tx.send_blocking(batch).is_err() {
+                        return; // A writer failed; it reports the error.
+                    }
+                }
+            }
+        }));
+    }
+    drop(tx);
+
+    // Writers: as many as the engine allows, the first on the prepared session.
+    let writers = threads.min(engine.max_writers()).max(1);
+    let mut handles = Vec::new();
+    let mut first = Some(session);
+    for _ in 0..writers {
+        let session = match first.take() {
+            Some(s) => s,
+            None => engine.connect().await?,
+        };
+        handles.push(exec::spawn::<E, _, _>(
+            "txbench-load",
+            write_batches(session, rx.clone(), Arc::clone(&rows_done)),
+        ));
+    }
+    drop(rx);
+    let mut sessions = Vec::new();
+    let mut failure = None;
+    for h in handles {
+        match h.join().await.ok_or_else(worker_died)? {
+            Ok(s) => sessions.push(s),
+            Err(e) => failure = Some(e),
+        }
+    }
+    for g in generators {
+        let _ = g.join();
+    }
+    if let Some(e) = failure {
+        return Err(e.into());
+    }
+    let mut session = sessions.swap_remove(0);
+    drop(sessions);
+
+    let warehouses = opts.warehouses;
+    let seed = opts.seed;
+    let finished = exec::spawn::<E, _, _>("txbench-load", async move {
+        for index in SCHEMA.indexes {
+            session.create_index(index).await?;
+        }
+        meta::write(&mut session, warehouses, seed, &constants).await?;
+        session.end_bulk_load().await
+    });
+    finished.join().await.ok_or_else(worker_died)??;
+    Ok(LoadSummary {
+        rows: rows_done.load(Ordering::Relaxed),
+        elapsed: started.elapsed(),
+        constants,
+    })
+}
+
+fn worker_died() -> TpccError {
+    TpccError::Db(DbError::new(
+        ErrorKind::Other,
+        "a load worker stopped unexpectedly",
+    ))
+}
+
+/// Write batches from the queue in large transactions; hand the session back.
+async fn write_batches<S: Session>(
+    mut session: S,
+    rx: async_channel::Receiver<RowBatch>,
+    rows_done: Arc<AtomicU64>,
+) -> Result<S, DbError> {
+    let mut in_txn = 0u64;
+    let mut open = false;
+    while let Ok(batch) = rx.recv().await {
+        let table = SCHEMA
+            .table(batch.table)
+            .ok_or_else(|| DbError::new(ErrorKind::Other, format!("no table {}", batch.table)))?;
+        if !open {
+            session.begin(TxMode::ReadWrite).await?;
+            open = true;
+        }
+        session.insert_batch(table, &batch).await?;
+        let n = batch.len() as u64;
+        rows_done.fetch_add(n, Ordering::Relaxed);
+        in_txn += n;
+        if in_txn >= ROWS_PER_COMMIT {
+            session.commit().await?;
+            open = false;
+            in_txn = 0;
+        }
+    }
+    if open {
+        session.commit().await?;
+    }
+    Ok(session)
+}

@@ -1,0 +1,220 @@
+//! TPC-C, standard specification v5.11.
+//!
+//! * [`schema`]: the nine tables with the standard names, plus `txbench_meta`.
+//! * [`generate`] and [`load`]: the initial population of clause 4.3.3.1, generated
+//!   in parallel and written through the engine's bulk path.
+//! * [`input`] and [`terminal`]: transaction inputs (pure) and the terminals that
+//!   draw them from a deck of cards with keying and think times.
+//! * [`new_order`], [`payment`], [`order_status`], [`delivery`], [`stock_level`]:
+//!   the five procedures, written once against [`Session`].
+//! * [`check`]: the twelve consistency conditions of clause 3.3.2.
+//!
+//! The NURand C-Load constants are recorded in the database at load time and the
+//! run picks its C-Run from them, as clause 2.1.6.1 requires.
+
+pub mod check;
+pub mod constants;
+mod customer;
+pub mod delivery;
+mod fields;
+pub mod generate;
+pub mod input;
+pub mod load;
+pub mod meta;
+pub mod new_order;
+pub mod order_status;
+pub mod payment;
+pub mod random;
+pub mod schema;
+pub mod stock_level;
+pub mod terminal;
+
+use std::future::Future;
+
+use thiserror::Error;
+use txbench_core::driver::WaitMode;
+use txbench_core::result::{Metric, TypeResult};
+use txbench_core::rng::Rand;
+use txbench_core::{DbError, Outcome, Session, TxnTypeInfo, Workload};
+
+use constants::{MAX_TPMC_PER_WAREHOUSE, NEW_ORDER, TERMINALS_PER_WAREHOUSE, TXN_TYPES};
+use input::{InputGenerator, TpccInput};
+use random::NurandConstants;
+use terminal::TpccTerminal;
+
+/// Why a TPC-C command cannot go on.
+#[derive(Debug, Error)]
+pub enum TpccError {
+    /// Nothing is loaded.
+    #[error("the database holds no TPC-C data: load it first with `txbench tpcc load --db ...`")]
+    NotLoaded,
+    /// A load was interrupted.
+    #[error(
+        "the TPC-C load in this database did not finish: reload with `txbench tpcc load --drop`"
+    )]
+    Incomplete,
+    /// Data is already loaded.
+    #[error("the database already holds TPC-C data ({0} warehouses): add --drop to replace it")]
+    AlreadyLoaded(i64),
+    /// The run asked for another scale than is loaded.
+    #[error("--warehouses {asked} disagrees with the {loaded} warehouses loaded in the database")]
+    WarehouseMismatch {
+        /// What the user asked for.
+        asked: i64,
+        /// What the database holds.
+        loaded: i64,
+    },
+    /// An invalid scale.
+    #[error("invalid warehouse count {0}: it must be at least 1")]
+    BadScale(i64),
+    /// The database failed.
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+/// The TPC-C workload at a given scale, with the run's NURand constants.
+#[derive(Debug, Clone)]
+pub struct Tpcc {
+    inputs: InputGenerator,
+    load_constants: Option<NurandConstants>,
+}
+
+impl Tpcc {
+    /// A workload over `warehouses` warehouses with explicit run constants.
+    pub fn new(warehouses: i64, run_constants: NurandConstants) -> Self {
+        Tpcc {
+            inputs: InputGenerator {
+                warehouses,
+                constants: run_constants,
+            },
+            load_constants: None,
+        }
+    }
+
+    /// Open the workload on a loaded database: check the scale against
+    /// `asked_warehouses` and choose a C-Run valid for the recorded C-Load.
+    pub async fn open<S: Session>(
+        session: &mut S,
+        asked_warehouses: Option<i64>,
+        seed: u64,
+    ) -> Result<Tpcc, TpccError> {
+        let state = meta::read(session).await?.ok_or(TpccError::NotLoaded)?;
+        if !state.complete || state.warehouses < 1 {
+            return Err(TpccError::Incomplete);
+        }
+        if let Some(asked) = asked_warehouses {
+            if asked != state.warehouses {
+                return Err(TpccError::WarehouseMismatch {
+                    asked,
+                    loaded: state.warehouses,
+                });
+            }
+        }
+        let mut rng = Rand::derive(seed, u64::MAX - 1);
+        // A database another tool loaded does not say its C-Load: any C is then as
+        // good as another, and the parameters say it was unknown.
+        let load = state
+            .constants
+            .unwrap_or_else(|| NurandConstants::random(&mut rng));
+        let mut tpcc = Tpcc::new(state.warehouses, NurandConstants::for_run(&load, &mut rng));
+        tpcc.load_constants = state.constants;
+        Ok(tpcc)
+    }
+
+    /// Warehouses in the database.
+    pub fn warehouses(&self) -> i64 {
+        self.inputs.warehouses
+    }
+
+    /// The run's NURand constants.
+    pub fn run_constants(&self) -> NurandConstants {
+        self.inputs.constants
+    }
+
+    /// Settings worth recording with the results.
+    pub fn parameters(&self) -> Vec<(String, String)> {
+        let c = self.inputs.constants;
+        let mut out = vec![
+            ("warehouses".to_string(), self.inputs.warehouses.to_string()),
+            ("c_last_run".to_string(), c.c_last.to_string()),
+            ("c_id".to_string(), c.c_id.to_string()),
+            ("ol_i_id".to_string(), c.ol_i_id.to_string()),
+        ];
+        out.push((
+            "c_last_load".to_string(),
+            self.load_constants
+                .map_or("unknown".to_string(), |l| l.c_last.to_string()),
+        ));
+        out
+    }
+}
+
+impl Workload for Tpcc {
+    type Input = TpccInput;
+    type Terminal = TpccTerminal;
+
+    fn name(&self) -> &'static str {
+        "tpcc"
+    }
+
+    fn transaction_types(&self) -> &'static [TxnTypeInfo] {
+        &TXN_TYPES
+    }
+
+    fn default_terminals(&self) -> usize {
+        self.inputs.warehouses as usize * TERMINALS_PER_WAREHOUSE
+    }
+
+    fn terminal(&self, index: usize, seed: u64) -> TpccTerminal {
+        TpccTerminal::new(index, seed, self.inputs.clone())
+    }
+
+    fn execute<'a, S: Session>(
+        &'a self,
+        session: &'a mut S,
+        input: &'a TpccInput,
+    ) -> impl Future<Output = Result<Outcome, DbError>> + Send + 'a {
+        async move {
+            Ok(match input {
+                TpccInput::NewOrder(i) => new_order::execute(session, i).await?.0,
+                TpccInput::Payment(i) => payment::execute(session, i).await?.0,
+                TpccInput::OrderStatus(i) => order_status::execute(session, i).await?.0,
+                TpccInput::Delivery(i) => delivery::execute(session, i).await?.0,
+                TpccInput::StockLevel(i) => stock_level::execute(session, i).await?.0,
+            })
+        }
+    }
+
+    fn metrics(&self, types: &[TypeResult], measured_secs: f64, wait: WaitMode) -> Vec<Metric> {
+        let minutes = measured_secs / 60.0;
+        let per_minute = |n: u64| {
+            if minutes > 0.0 {
+                n as f64 / minutes
+            } else {
+                0.0
+            }
+        };
+        let tpmc = per_minute(types[NEW_ORDER].committed);
+        let completed: u64 = types.iter().map(TypeResult::completed).sum();
+        let mut out = vec![
+            Metric {
+                name: "tpmC".into(),
+                value: tpmc,
+                unit: "New-Order/min".into(),
+            },
+            Metric {
+                name: "throughput".into(),
+                value: per_minute(completed) / 60.0,
+                unit: "txn/s".into(),
+            },
+        ];
+        if wait == WaitMode::Spec {
+            out.push(Metric {
+                name: "efficiency".into(),
+                value: 100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * self.inputs.warehouses as f64),
+                unit: "%".into(),
+            });
+        }
+        out
+    }
+}

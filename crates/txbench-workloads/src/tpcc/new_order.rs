@@ -1,0 +1,212 @@
+//! New-Order (clause 2.4): enter a complete order in one transaction.
+
+use txbench_core::schema::Statement;
+use txbench_core::{DbError, Outcome, Param, Session, TxMode};
+
+use super::fields::{cents, first, float, int, text};
+use super::input::NewOrderInput;
+use super::load::now_micros;
+
+static WAREHOUSE_TAX: Statement = Statement::new(
+    "new_order: warehouse",
+    "SELECT w_tax FROM warehouse WHERE w_id = ?",
+);
+static DISTRICT: Statement = Statement::for_update(
+    "new_order: district",
+    "SELECT d_tax, d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?",
+);
+static DISTRICT_NEXT: Statement = Statement::new(
+    "new_order: district update",
+    "UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?",
+);
+static CUSTOMER: Statement = Statement::new(
+    "new_order: customer",
+    "SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
+);
+static INSERT_ORDER: Statement = Statement::new(
+    "new_order: insert order",
+    "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) \
+     VALUES (?, ?, ?, ?, ?, NULL, ?, ?)",
+);
+static INSERT_NEW_ORDER: Statement = Statement::new(
+    "new_order: insert new_order",
+    "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)",
+);
+static ITEM: Statement = Statement::new(
+    "new_order: item",
+    "SELECT i_price, i_name, i_data FROM item WHERE i_id = ?",
+);
+macro_rules! stock_for_district {
+    ($($col:literal),*) => {
+        [$(Statement::for_update(
+            "new_order: stock",
+            concat!("SELECT s_quantity, s_data, ", $col, " FROM stock WHERE s_i_id = ? AND s_w_id = ?"),
+        )),*]
+    };
+}
+/// The stock query per district: S_DIST_xx is the district's column (2.4.2.2).
+static STOCK: [Statement; 10] = stock_for_district!(
+    "s_dist_01",
+    "s_dist_02",
+    "s_dist_03",
+    "s_dist_04",
+    "s_dist_05",
+    "s_dist_06",
+    "s_dist_07",
+    "s_dist_08",
+    "s_dist_09",
+    "s_dist_10"
+);
+static STOCK_UPDATE: Statement = Statement::new(
+    "new_order: stock update",
+    "UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, \
+     s_remote_cnt = s_remote_cnt + ? WHERE s_i_id = ? AND s_w_id = ?",
+);
+static INSERT_LINE: Statement = Statement::new(
+    "new_order: insert order_line",
+    "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, \
+     ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
+);
+
+/// What the terminal displays after a committed New-Order (2.4.3.3), in part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewOrderOutput {
+    /// The new order's id.
+    pub o_id: i64,
+    /// Total amount: sum(OL_AMOUNT) * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX).
+    pub total: f64,
+    /// Brand-generic flag per line, in line order ('B' when both item and stock say ORIGINAL).
+    pub brand_generic: Vec<char>,
+}
+
+/// Execute New-Order. An unused item id rolls the transaction back (2.4.2.3) and
+/// returns [`Outcome::ExpectedRollback`].
+pub async fn execute<S: Session>(
+    session: &mut S,
+    input: &NewOrderInput,
+) -> Result<(Outcome, Option<NewOrderOutput>), DbError> {
+    let (w, d, c) = (input.w_id, input.d_id, input.c_id);
+    session.begin(TxMode::ReadWrite).await?;
+
+    let rows = session.query(&WAREHOUSE_TAX, &[Param::Int(w)]).await?;
+    let w_tax = float(first(&rows, "warehouse")?, 0, "w_tax")?;
+
+    let rows = session
+        .query(&DISTRICT, &[Param::Int(w), Param::Int(d)])
+        .await?;
+    let row = first(&rows, "district")?;
+    let d_tax = float(row, 0, "d_tax")?;
+    let o_id = int(row, 1, "d_next_o_id")?;
+    session
+        .execute(
+            &DISTRICT_NEXT,
+            &[Param::Int(o_id + 1), Param::Int(w), Param::Int(d)],
+        )
+        .await?;
+
+    let rows = session
+        .query(&CUSTOMER, &[Param::Int(w), Param::Int(d), Param::Int(c)])
+        .await?;
+    let c_discount = float(first(&rows, "customer")?, 0, "c_discount")?;
+
+    let ol_cnt = input.lines.len() as i64;
+    let all_local = i64::from(input.all_local());
+    session
+        .execute(
+            &INSERT_ORDER,
+            &[
+                Param::Int(o_id),
+                Param::Int(d),
+                Param::Int(w),
+                Param::Int(c),
+                Param::Timestamp(now_micros()),
+                Param::Int(ol_cnt),
+                Param::Int(all_local),
+            ],
+        )
+        .await?;
+    session
+        .execute(
+            &INSERT_NEW_ORDER,
+            &[Param::Int(o_id), Param::Int(d), Param::Int(w)],
+        )
+        .await?;
+
+    // Lock stock rows in item order so concurrent New-Orders cannot deadlock;
+    // each line keeps its own OL_NUMBER.
+    let mut order: Vec<usize> = (0..input.lines.len()).collect();
+    order.sort_by_key(|&i| (input.lines[i].item, input.lines[i].supply_w_id));
+    let mut brand_generic = vec!['G'; input.lines.len()];
+    let mut sum = 0.0;
+    for i in order {
+        let line = input.lines[i];
+        let rows = session.query(&ITEM, &[Param::Int(line.item)]).await?;
+        let Some(item) = rows.row(0) else {
+            // The unused item of the 1% rollback (2.4.2.3): undo everything.
+            session.rollback().await?;
+            return Ok((Outcome::ExpectedRollback, None));
+        };
+        let price = float(item, 0, "i_price")?;
+        let i_data = text(item, 2, "i_data")?;
+
+        let rows = session
+            .query(
+                &STOCK[(d - 1) as usize],
+                &[Param::Int(line.item), Param::Int(line.supply_w_id)],
+            )
+            .await?;
+        let stock = first(&rows, "stock")?;
+        let quantity = int(stock, 0, "s_quantity")?;
+        let s_data = text(stock, 1, "s_data")?;
+        let dist_info = text(stock, 2, "s_dist_xx")?;
+        let new_quantity = if quantity >= line.quantity + 10 {
+            quantity - line.quantity
+        } else {
+            quantity - line.quantity + 91
+        };
+        let remote = i64::from(line.supply_w_id != w);
+        session
+            .execute(
+                &STOCK_UPDATE,
+                &[
+                    Param::Int(new_quantity),
+                    Param::Int(line.quantity),
+                    Param::Int(remote),
+                    Param::Int(line.item),
+                    Param::Int(line.supply_w_id),
+                ],
+            )
+            .await?;
+        if i_data.contains("ORIGINAL") && s_data.contains("ORIGINAL") {
+            brand_generic[i] = 'B';
+        }
+        let amount = cents(line.quantity as f64 * price);
+        sum += amount;
+        session
+            .execute(
+                &INSERT_LINE,
+                &[
+                    Param::Int(o_id),
+                    Param::Int(d),
+                    Param::Int(w),
+                    Param::Int(i as i64 + 1),
+                    Param::Int(line.item),
+                    Param::Int(line.supply_w_id),
+                    Param::Int(line.quantity),
+                    Param::Float(amount),
+                    Param::Text(dist_info),
+                ],
+            )
+            .await?;
+    }
+    session.commit().await?;
+    let total = cents(sum * (1.0 - c_discount) * (1.0 + w_tax + d_tax));
+    Ok((
+        Outcome::Committed,
+        Some(NewOrderOutput {
+            o_id,
+            total,
+            brand_generic,
+        }),
+    ))
+}

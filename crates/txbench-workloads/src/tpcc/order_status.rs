@@ -1,0 +1,46 @@
+//! Order-Status (clause 2.6): a customer's last order, read only.
+
+use txbench_core::schema::Statement;
+use txbench_core::{DbError, Outcome, Param, Session, TxMode};
+
+use super::customer;
+use super::fields::{first, int};
+use super::input::OrderStatusInput;
+
+static CUSTOMER: Statement = Statement::new(
+    "order_status: customer",
+    "SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
+);
+static LAST_ORDER: Statement = Statement::new(
+    "order_status: last order",
+    "SELECT o_id, o_carrier_id, o_entry_d FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? \
+     ORDER BY o_id DESC LIMIT 1",
+);
+static LINES: Statement = Statement::new(
+    "order_status: order lines",
+    "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line \
+     WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?",
+);
+
+/// Execute Order-Status; returns the number of order lines shown.
+pub async fn execute<S: Session>(
+    session: &mut S,
+    input: &OrderStatusInput,
+) -> Result<(Outcome, usize), DbError> {
+    let (w, d) = (input.w_id, input.d_id);
+    session.begin(TxMode::ReadOnly).await?;
+    let c = customer::resolve(session, w, d, &input.customer).await?;
+    let rows = session
+        .query(&CUSTOMER, &[Param::Int(w), Param::Int(d), Param::Int(c)])
+        .await?;
+    first(&rows, "customer")?;
+    let rows = session
+        .query(&LAST_ORDER, &[Param::Int(w), Param::Int(d), Param::Int(c)])
+        .await?;
+    let o_id = int(first(&rows, "customer's last order")?, 0, "o_id")?;
+    let lines = session
+        .query(&LINES, &[Param::Int(w), Param::Int(d), Param::Int(o_id)])
+        .await?;
+    session.commit().await?;
+    Ok((Outcome::Committed, lines.len()))
+}

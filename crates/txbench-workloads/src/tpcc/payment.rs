@@ -1,0 +1,161 @@
+//! Payment (clause 2.5): record a customer's payment.
+
+use std::fmt::Write as _;
+
+use txbench_core::schema::Statement;
+use txbench_core::{DbError, Outcome, Param, Session, TxMode};
+
+use super::customer;
+use super::fields::{cents, first, float, int, text};
+use super::input::PaymentInput;
+use super::load::now_micros;
+
+static WAREHOUSE_YTD: Statement = Statement::new(
+    "payment: warehouse update",
+    "UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?",
+);
+static WAREHOUSE: Statement = Statement::new(
+    "payment: warehouse",
+    "SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM warehouse WHERE w_id = ?",
+);
+static DISTRICT_YTD: Statement = Statement::new(
+    "payment: district update",
+    "UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?",
+);
+static DISTRICT: Statement = Statement::new(
+    "payment: district",
+    "SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM district WHERE d_w_id = ? AND d_id = ?",
+);
+static CUSTOMER: Statement = Statement::for_update(
+    "payment: customer",
+    "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, \
+     c_credit, c_credit_lim, c_discount, c_balance, c_ytd_payment, c_payment_cnt \
+     FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
+);
+static CUSTOMER_DATA: Statement = Statement::new(
+    "payment: customer data",
+    "SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
+);
+static CUSTOMER_UPDATE: Statement = Statement::new(
+    "payment: customer update",
+    "UPDATE customer SET c_balance = ?, c_ytd_payment = ?, c_payment_cnt = ? \
+     WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
+);
+static CUSTOMER_UPDATE_BAD_CREDIT: Statement = Statement::new(
+    "payment: customer update (bad credit)",
+    "UPDATE customer SET c_balance = ?, c_ytd_payment = ?, c_payment_cnt = ?, c_data = ? \
+     WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
+);
+static INSERT_HISTORY: Statement = Statement::new(
+    "payment: insert history",
+    "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) \
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+);
+
+/// C_DATA keeps at most this many characters (2.5.2.2).
+const C_DATA_MAX: usize = 500;
+
+/// Execute Payment; returns the customer's id (useful when chosen by name).
+pub async fn execute<S: Session>(
+    session: &mut S,
+    input: &PaymentInput,
+) -> Result<(Outcome, i64), DbError> {
+    let (w, d, cw, cd, amount) = (
+        input.w_id,
+        input.d_id,
+        input.c_w_id,
+        input.c_d_id,
+        input.amount,
+    );
+    session.begin(TxMode::ReadWrite).await?;
+
+    session
+        .execute(&WAREHOUSE_YTD, &[Param::Float(amount), Param::Int(w)])
+        .await?;
+    let rows = session.query(&WAREHOUSE, &[Param::Int(w)]).await?;
+    let w_name = text(first(&rows, "warehouse")?, 0, "w_name")?.to_string();
+
+    session
+        .execute(
+            &DISTRICT_YTD,
+            &[Param::Float(amount), Param::Int(w), Param::Int(d)],
+        )
+        .await?;
+    let rows = session
+        .query(&DISTRICT, &[Param::Int(w), Param::Int(d)])
+        .await?;
+    let d_name = text(first(&rows, "district")?, 0, "d_name")?.to_string();
+
+    let c = customer::resolve(session, cw, cd, &input.customer).await?;
+    let rows = session
+        .query(&CUSTOMER, &[Param::Int(cw), Param::Int(cd), Param::Int(c)])
+        .await?;
+    let row = first(&rows, "customer")?;
+    let balance = cents(float(row, 13, "c_balance")? - amount);
+    let ytd_payment = cents(float(row, 14, "c_ytd_payment")? + amount);
+    let payment_cnt = int(row, 15, "c_payment_cnt")? + 1;
+    let bad_credit = text(row, 10, "c_credit")? == "BC";
+
+    let key = [Param::Int(cw), Param::Int(cd), Param::Int(c)];
+    if bad_credit {
+        // Prepend the payment to C_DATA, keeping 500 characters (2.5.2.2).
+        let rows = session.query(&CUSTOMER_DATA, &key).await?;
+        let old = text(first(&rows, "customer data")?, 0, "c_data")?;
+        let mut data = String::with_capacity(C_DATA_MAX + 64);
+        let _ = write!(data, "{c} {cd} {cw} {d} {w} {amount:.2} | ");
+        data.push_str(old);
+        let cut = data
+            .char_indices()
+            .nth(C_DATA_MAX)
+            .map_or(data.len(), |(i, _)| i);
+        data.truncate(cut);
+        session
+            .execute(
+                &CUSTOMER_UPDATE_BAD_CREDIT,
+                &[
+                    Param::Float(balance),
+                    Param::Float(ytd_payment),
+                    Param::Int(payment_cnt),
+                    Param::Text(&data),
+                    key[0],
+                    key[1],
+                    key[2],
+                ],
+            )
+            .await?;
+    } else {
+        session
+            .execute(
+                &CUSTOMER_UPDATE,
+                &[
+                    Param::Float(balance),
+                    Param::Float(ytd_payment),
+                    Param::Int(payment_cnt),
+                    key[0],
+                    key[1],
+                    key[2],
+                ],
+            )
+            .await?;
+    }
+
+    // H_DATA is W_NAME and D_NAME separated by four spaces (2.5.2.2).
+    let h_data = format!("{w_name}    {d_name}");
+    session
+        .execute(
+            &INSERT_HISTORY,
+            &[
+                Param::Int(c),
+                Param::Int(cd),
+                Param::Int(cw),
+                Param::Int(d),
+                Param::Int(w),
+                Param::Timestamp(now_micros()),
+                Param::Float(amount),
+                Param::Text(&h_data),
+            ],
+        )
+        .await?;
+    session.commit().await?;
+    Ok((Outcome::Committed, c))
+}

@@ -1,0 +1,165 @@
+//! A TPC-C terminal: a fixed home warehouse and district, a deck of cards for the
+//! mix (clause 5.2.4.2), and the keying and think times of clause 5.2.5.
+
+use std::time::Duration;
+
+use txbench_core::rng::Rand;
+use txbench_core::{Planned, Terminal};
+
+use super::constants::{
+    DECK, DELIVERY, DISTRICTS, NEW_ORDER, ORDER_STATUS, PAYMENT, STOCK_LEVEL, THINK_TRUNCATION,
+    TXN_TYPES,
+};
+use super::input::{InputGenerator, TpccInput};
+
+/// One emulated terminal.
+#[derive(Debug, Clone)]
+pub struct TpccTerminal {
+    rng: Rand,
+    w_id: i64,
+    d_id: i64,
+    deck: [usize; DECK.len()],
+    next_card: usize,
+    inputs: InputGenerator,
+}
+
+impl TpccTerminal {
+    /// Terminal `index` of a run over `inputs.warehouses` warehouses.
+    ///
+    /// Terminals are spread over warehouses first, then districts, so that with
+    /// fewer than 10 per warehouse every warehouse still gets load, and with 10
+    /// per warehouse each (warehouse, district) pair has exactly one terminal.
+    pub fn new(index: usize, seed: u64, inputs: InputGenerator) -> Self {
+        let w = inputs.warehouses.max(1) as usize;
+        TpccTerminal {
+            rng: Rand::derive(seed, index as u64),
+            w_id: (index % w) as i64 + 1,
+            d_id: ((index / w) % DISTRICTS as usize) as i64 + 1,
+            deck: DECK,
+            next_card: DECK.len(),
+            inputs,
+        }
+    }
+
+    /// The home warehouse.
+    pub fn warehouse(&self) -> i64 {
+        self.w_id
+    }
+
+    /// The terminal's district (used by Stock-Level).
+    pub fn district(&self) -> i64 {
+        self.d_id
+    }
+
+    /// The next transaction type from the deck, reshuffled every 23 cards.
+    pub fn next_type(&mut self) -> usize {
+        if self.next_card == self.deck.len() {
+            self.rng.shuffle(&mut self.deck);
+            self.next_card = 0;
+        }
+        let card = self.deck[self.next_card];
+        self.next_card += 1;
+        card
+    }
+
+    fn think(&mut self, mean: Duration) -> Duration {
+        let mean = mean.as_secs_f64();
+        Duration::from_secs_f64(self.rng.exponential(mean).min(mean * THINK_TRUNCATION))
+    }
+}
+
+impl Terminal for TpccTerminal {
+    type Input = TpccInput;
+
+    fn next(&mut self) -> Planned<TpccInput> {
+        let txn_type = self.next_type();
+        let (rng, g, w) = (&mut self.rng, &self.inputs, self.w_id);
+        let input = match txn_type {
+            NEW_ORDER => TpccInput::NewOrder(g.new_order(rng, w)),
+            PAYMENT => TpccInput::Payment(g.payment(rng, w)),
+            ORDER_STATUS => TpccInput::OrderStatus(g.order_status(rng, w)),
+            DELIVERY => TpccInput::Delivery(g.delivery(rng, w)),
+            STOCK_LEVEL => TpccInput::StockLevel(g.stock_level(rng, w, self.d_id)),
+            _ => unreachable!("the deck holds only the five types"),
+        };
+        let info = &TXN_TYPES[txn_type];
+        Planned {
+            input,
+            txn_type,
+            keying: info.keying,
+            think: self.think(info.mean_think),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tpcc::random::NurandConstants;
+
+    fn terminal(index: usize, warehouses: i64) -> TpccTerminal {
+        let inputs = InputGenerator {
+            warehouses,
+            constants: NurandConstants {
+                c_last: 1,
+                c_id: 2,
+                ol_i_id: 3,
+            },
+        };
+        TpccTerminal::new(index, 42, inputs)
+    }
+
+    #[test]
+    fn every_23_cards_hold_the_exact_mix() {
+        let mut t = terminal(0, 1);
+        for _ in 0..1000 {
+            let mut counts = [0usize; 5];
+            for _ in 0..23 {
+                counts[t.next_type()] += 1;
+            }
+            assert_eq!(counts, [10, 10, 1, 1, 1]);
+        }
+    }
+
+    #[test]
+    fn long_run_mix_meets_the_minimums_of_clause_5_2_3() {
+        let mut t = terminal(3, 2);
+        let n = 230_000;
+        let mut counts = [0usize; 5];
+        for _ in 0..n {
+            counts[t.next().txn_type] += 1;
+        }
+        let share = |i: usize| counts[i] as f64 / n as f64;
+        assert!(share(PAYMENT) >= 0.43);
+        assert!(share(ORDER_STATUS) >= 0.04);
+        assert!(share(DELIVERY) >= 0.04);
+        assert!(share(STOCK_LEVEL) >= 0.04);
+        assert!((share(NEW_ORDER) - 10.0 / 23.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn terminals_cover_each_warehouse_district_once() {
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..30 {
+            let t = terminal(i, 3);
+            assert!(seen.insert((t.warehouse(), t.district())));
+        }
+        assert_eq!(seen.len(), 30);
+    }
+
+    #[test]
+    fn think_times_have_the_mean_and_the_cap() {
+        let mut t = terminal(0, 1);
+        let mean = Duration::from_secs(12);
+        let n = 100_000;
+        let mut sum = 0.0;
+        for _ in 0..n {
+            let d = t.think(mean);
+            assert!(d <= mean * 10);
+            sum += d.as_secs_f64();
+        }
+        // Truncation at 10x the mean removes e^-10 of the mass: the mean stays ~12 s.
+        let m = sum / n as f64;
+        assert!((m - 12.0).abs() < 0.2, "mean think {m}");
+    }
+}

@@ -1,0 +1,150 @@
+//! The command line: raw flags, parsed by clap. Validation into typed settings
+//! happens in the command modules.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// txbench: the standard OLTP workloads against any database, with honest numbers.
+#[derive(Debug, Parser)]
+#[command(name = "txbench", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// Read flags from a TOML file whose keys mirror the flags (`warehouses = 2`);
+    /// flags given on the command line win.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// The workload to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Top-level commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// TPC-C: without a verb, load, run and report in one go (embedded SQLite by default).
+    Tpcc(TpccCommand),
+}
+
+/// `txbench tpcc [VERB]`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct TpccCommand {
+    /// What to do; without one, load (if needed), run and report.
+    #[command(subcommand)]
+    pub verb: Option<TpccVerb>,
+
+    /// Flags of load and run, for the all-in-one form.
+    #[command(flatten)]
+    pub all: AllInOneArgs,
+}
+
+/// The TPC-C verbs.
+#[derive(Debug, Subcommand)]
+pub enum TpccVerb {
+    /// Create the schema and load the initial population.
+    Load(LoadArgs),
+    /// Drive the transaction mix and report throughput and latency.
+    Run(RunArgs),
+    /// Verify the twelve consistency conditions (exit 0 if all hold, 1 otherwise).
+    Check(DbArgs),
+    /// Drop every TPC-C table.
+    Clean(DbArgs),
+}
+
+/// Where the database is.
+#[derive(Debug, Clone, Args)]
+pub struct DbArgs {
+    /// Database URL: sqlite::memory:, sqlite:path.db (more engines to come).
+    #[arg(long, default_value = "sqlite::memory:", value_name = "URL")]
+    pub db: String,
+}
+
+/// Flags of `load`.
+#[derive(Debug, Clone, Args)]
+pub struct LoadArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// Warehouses to load.
+    #[arg(long, short = 'w', default_value_t = 1, value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
+    pub warehouses: i64,
+    /// Threads generating rows (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Replace TPC-C data already in the database.
+    #[arg(long)]
+    pub drop: bool,
+    /// Seed of the population (and of the NURand C-Load constants).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Whether terminals wait as the specification says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WaitArg {
+    /// Back to back.
+    None,
+    /// Keying and think times of clause 5.2.5.7.
+    Spec,
+}
+
+/// Flags of `run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// Warehouses expected in the database (default: what is loaded); a different
+    /// count is refused.
+    #[arg(long, short = 'w', value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
+    pub warehouses: Option<i64>,
+    /// Length of the measurement interval (e.g. 60s, 2m).
+    #[arg(long, short = 'd', default_value = "60s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// Warm-up before measurement (not measured).
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub warmup: Duration,
+    /// Terminals (default: 10 per warehouse, as the specification has).
+    #[arg(long, short = 't', value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    pub terminals: Option<u32>,
+    /// Database sessions shared by the terminals (default: 1 for SQLite).
+    #[arg(long, short = 'c', value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub connections: Option<u32>,
+    /// Keying and think times: none (back to back) or spec.
+    #[arg(long, value_enum, default_value_t = WaitArg::None)]
+    pub wait: WaitArg,
+    /// Seed of the run's random streams (inputs, C-Run).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Retries of a transaction that hits a conflict before it counts as an error.
+    #[arg(long, default_value_t = 5)]
+    pub max_retries: u32,
+    /// Directory under which each run writes its results.
+    #[arg(long, default_value = "results", value_name = "DIR")]
+    pub results: PathBuf,
+    /// Do not write a results directory.
+    #[arg(long)]
+    pub no_results: bool,
+    /// No live progress line.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// Flags of the all-in-one form: those of load and run together.
+#[derive(Debug, Clone, Args)]
+pub struct AllInOneArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Threads generating rows during the load (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Replace TPC-C data already in the database.
+    #[arg(long)]
+    pub drop: bool,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(s)
+        .map_err(|e| format!("invalid duration '{s}': {e} (examples: 30s, 2m, 1h)"))?;
+    Ok(d)
+}

@@ -1,0 +1,94 @@
+//! `--config FILE`: TOML keys that mirror the flags, turned into flags placed right
+//! after the subcommand so that flags on the command line override them.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use clap::CommandFactory;
+
+use crate::cli::Cli;
+
+/// The subcommand path of a parsed command line, e.g. ["tpcc", "run"].
+fn subcommand_path(args: &[OsString]) -> Vec<String> {
+    let mut cmd = Cli::command();
+    let mut path = Vec::new();
+    for a in args.iter().skip(1) {
+        let Some(a) = a.to_str() else { continue };
+        if a.starts_with('-') {
+            continue;
+        }
+        let Some(sub) = cmd.find_subcommand(a).cloned() else {
+            continue;
+        };
+        path.push(a.to_string());
+        cmd = sub;
+    }
+    path
+}
+
+/// The flags a config file stands for, checked against the command's own flags.
+fn flags_from_config(file: &Path, path: &[String]) -> Result<Vec<OsString>> {
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("reading config file '{}'", file.display()))?;
+    let table: toml::Table = toml::from_str(&text)
+        .with_context(|| format!("config file '{}' is not valid TOML", file.display()))?;
+    let mut cmd = Cli::command();
+    for p in path {
+        cmd = cmd
+            .find_subcommand(p)
+            .cloned()
+            .expect("path came from this command");
+    }
+    let known: Vec<String> = cmd
+        .get_arguments()
+        .filter_map(|a| a.get_long().map(str::to_string))
+        .collect();
+    let mut flags = Vec::new();
+    for (key, value) in table {
+        let flag = key.replace('_', "-");
+        if flag == "config" || !known.contains(&flag) {
+            bail!(
+                "config file '{}': unknown key '{key}' for `txbench {}` (known: {})",
+                file.display(),
+                path.join(" "),
+                known.join(", ")
+            );
+        }
+        match value {
+            toml::Value::Boolean(true) => flags.push(format!("--{flag}").into()),
+            toml::Value::Boolean(false) => {}
+            toml::Value::String(s) => flags.push(format!("--{flag}={s}").into()),
+            toml::Value::Integer(i) => flags.push(format!("--{flag}={i}").into()),
+            toml::Value::Float(f) => flags.push(format!("--{flag}={f}").into()),
+            other => bail!(
+                "config file '{}': key '{key}' has a value of type {} (expected a string, number or boolean)",
+                file.display(),
+                other.type_str()
+            ),
+        }
+    }
+    Ok(flags)
+}
+
+/// The command line with the config file's flags inserted after the subcommand.
+pub fn expand(args: Vec<OsString>, config: &Path) -> Result<Vec<OsString>> {
+    let path = subcommand_path(&args);
+    let flags = flags_from_config(config, &path)?;
+    // Insert right after the last subcommand word, so later command-line flags win.
+    let mut seen = 0;
+    let mut at = args.len();
+    for (i, a) in args.iter().enumerate().skip(1) {
+        if seen < path.len() && a.to_str() == Some(path[seen].as_str()) {
+            seen += 1;
+            if seen == path.len() {
+                at = i + 1;
+                break;
+            }
+        }
+    }
+    let mut out = args[..at].to_vec();
+    out.extend(flags);
+    out.extend_from_slice(&args[at..]);
+    Ok(out)
+}

@@ -1,0 +1,62 @@
+//! How a command fails, and the exit code that goes with it.
+
+use std::fmt;
+
+use txbench_core::DbError;
+use txbench_workloads::tpcc::TpccError;
+
+/// A command's failure; `main` alone turns it into an exit code.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input: flags, values, URLs, or a request the database's state refuses
+    /// (exit 2).
+    Usage(String),
+    /// The work failed (exit 1).
+    Failed(String),
+    /// A check found violations; its report is already printed (exit 1).
+    CheckFailed,
+}
+
+impl Failure {
+    /// The process exit code.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Failure::Usage(_) => 2,
+            Failure::Failed(_) | Failure::CheckFailed => 1,
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Usage(m) | Failure::Failed(m) => f.write_str(m),
+            Failure::CheckFailed => f.write_str("consistency check failed"),
+        }
+    }
+}
+
+impl From<DbError> for Failure {
+    fn from(e: DbError) -> Self {
+        Failure::Failed(e.to_string())
+    }
+}
+
+impl From<TpccError> for Failure {
+    fn from(e: TpccError) -> Self {
+        match e {
+            TpccError::AlreadyLoaded(_)
+            | TpccError::WarehouseMismatch { .. }
+            | TpccError::BadScale(_) => Failure::Usage(e.to_string()),
+            TpccError::NotLoaded | TpccError::Incomplete | TpccError::Db(_) => {
+                Failure::Failed(e.to_string())
+            }
+        }
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Failed(format!("{e:#}"))
+    }
+}

@@ -1,0 +1,97 @@
+//! The live progress line: one update a second, drawn in place on a terminal, or
+//! a plain line every ten seconds when stderr is not a terminal.
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use txbench_core::TxnTypeInfo;
+use txbench_core::driver::Tick;
+
+/// Progress of a run.
+pub struct RunProgress {
+    bar: Option<ProgressBar>,
+    plain: bool,
+    planned: Duration,
+    last_plain: Instant,
+    types: &'static [TxnTypeInfo],
+}
+
+impl RunProgress {
+    /// Progress for a run of `planned` time (warm-up included); `quiet` shows nothing.
+    pub fn new(planned: Duration, types: &'static [TxnTypeInfo], quiet: bool) -> Self {
+        let tty = std::io::stderr().is_terminal();
+        let bar = (!quiet && tty).then(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(ProgressStyle::with_template("{msg}").expect("static template"));
+            bar
+        });
+        RunProgress {
+            bar,
+            plain: !quiet && !tty,
+            planned,
+            last_plain: Instant::now(),
+            types,
+        }
+    }
+
+    /// Show one tick.
+    pub fn tick(&mut self, t: &Tick<'_>) {
+        if self.bar.is_none() && !self.plain {
+            return;
+        }
+        let secs = t.interval_length.as_secs_f64().max(1e-3);
+        let done = t.interval.completed() + t.interval.unmeasured;
+        let first = &t.interval.measured[0];
+        let p99 = if first.latency.is_empty() {
+            "-".to_string()
+        } else {
+            format!(
+                "{:.2} ms",
+                first.latency.value_at_quantile(0.99) as f64 / 1000.0
+            )
+        };
+        let errors: u64 = t.total.measured.iter().map(|s| s.failed()).sum();
+        let line = format!(
+            "{:>4.0}s/{:.0}s {:<8} {:>9.0} txn/s  {} committed/min {:>9.0}  {} p99 {:>9}  errors {}",
+            t.elapsed.as_secs_f64(),
+            self.planned.as_secs_f64(),
+            if t.warming_up { "warm-up" } else { "measure" },
+            done as f64 / secs,
+            self.types[0].name,
+            first.committed as f64 * 60.0 / secs,
+            self.types[0].name,
+            p99,
+            errors
+        );
+        if let Some(bar) = &self.bar {
+            bar.set_message(line);
+        } else if self.last_plain.elapsed() >= Duration::from_secs(10) {
+            self.last_plain = Instant::now();
+            eprintln!("{line}");
+        }
+    }
+
+    /// Remove the line.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// A progress bar for a load of `total` rows.
+pub fn load_bar(total: u64, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "loading [{bar:30}] {human_pos}/{human_len} rows  {per_sec}  eta {eta}",
+        )
+        .expect("static template")
+        .progress_chars("=> "),
+    );
+    bar
+}

@@ -1,0 +1,267 @@
+//! `txbench tpcc ...`: wiring the TPC-C workload, an engine, the driver and the
+//! reports together.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::watch;
+use txbench_core::driver::pool::RetryPolicy;
+use txbench_core::driver::{self, RunOptions, WaitMode};
+use txbench_core::result::{self, RESULT_SCHEMA_VERSION, RunResult};
+use txbench_core::{Engine, Workload, exec};
+use txbench_engines::Target;
+use txbench_engines::sqlite::SqliteEngine;
+use txbench_report::{json, terminal};
+use txbench_workloads::tpcc::load::{LoadOptions, drop_all};
+use txbench_workloads::tpcc::{Tpcc, check, generate, load, meta};
+
+use crate::cli::{AllInOneArgs, DbArgs, LoadArgs, RunArgs, TpccVerb, WaitArg};
+use crate::failure::Failure;
+use crate::progress::{RunProgress, load_bar};
+
+/// Call a generic function with the engine a URL names.
+macro_rules! with_engine {
+    ($url:expr, |$engine:ident| $body:expr) => {{
+        match Target::parse($url).map_err(|e| Failure::Usage(e.to_string()))? {
+            Target::Sqlite(cfg) => {
+                let $engine = Arc::new(SqliteEngine::new(cfg)?);
+                $body
+            }
+        }
+    }};
+}
+
+/// Run a TPC-C verb, or the all-in-one form.
+pub async fn main(
+    verb: Option<TpccVerb>,
+    all: AllInOneArgs,
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
+    match verb {
+        Some(TpccVerb::Load(a)) => with_engine!(&a.db.db, |e| load_on(e, &a).await.map(|_| ())),
+        Some(TpccVerb::Run(a)) => with_engine!(&a.db.db, |e| run_on(e, &a, stop).await),
+        Some(TpccVerb::Check(a)) => with_engine!(&a.db, |e| check_on(e).await),
+        Some(TpccVerb::Clean(a)) => with_engine!(&a.db, |e| clean_on(e, &a).await),
+        None => with_engine!(&all.run.db.db, |e| all_in_one(e, &all, stop).await),
+    }
+}
+
+/// Run a future on a session of the engine, on the executor the engine needs.
+async fn on_session<E, T, Fut>(
+    engine: &Arc<E>,
+    f: impl FnOnce(E::Session) -> Fut,
+) -> Result<T, Failure>
+where
+    E: Engine,
+    T: Send + 'static,
+    Fut: Future<Output = T> + Send + 'static,
+{
+    let session = engine.connect().await?;
+    exec::spawn::<E, _, _>("txbench-session", f(session))
+        .join()
+        .await
+        .ok_or_else(|| Failure::Failed("a database session stopped unexpectedly".into()))
+}
+
+async fn load_on<E: Engine>(engine: Arc<E>, a: &LoadArgs) -> Result<(), Failure> {
+    let threads = a
+        .threads
+        .map(|t| t as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let opts = LoadOptions {
+        warehouses: a.warehouses,
+        threads,
+        seed: a.seed,
+        drop: a.drop,
+    };
+    let rows = Arc::new(AtomicU64::new(0));
+    let bar = load_bar(generate::expected_rows(a.warehouses), false);
+    let watcher = {
+        let (rows, bar) = (Arc::clone(&rows), bar.clone());
+        tokio::spawn(async move {
+            loop {
+                bar.set_position(rows.load(Ordering::Relaxed));
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        })
+    };
+    let summary = load::load(Arc::clone(&engine), &opts, rows).await;
+    watcher.abort();
+    bar.finish_and_clear();
+    let summary = summary?;
+    let secs = summary.elapsed.as_secs_f64();
+    println!(
+        "loaded {} warehouse{} into {}: {} rows in {:.2} s ({} rows/s), C-Load for C_LAST {}",
+        a.warehouses,
+        if a.warehouses == 1 { "" } else { "s" },
+        engine.describe(),
+        terminal::grouped(summary.rows as f64, 0),
+        secs,
+        terminal::grouped(summary.rows as f64 / secs.max(1e-9), 0),
+        summary.constants.c_last
+    );
+    Ok(())
+}
+
+async fn check_on<E: Engine>(engine: Arc<E>) -> Result<(), Failure> {
+    let results = on_session(&engine, |mut s| async move {
+        if meta::read(&mut s).await?.is_none() {
+            return Err(Failure::from(txbench_workloads::tpcc::TpccError::NotLoaded));
+        }
+        Ok(check::check(&mut s).await?)
+    })
+    .await??;
+    let mut ok = true;
+    for r in &results {
+        ok &= r.passed();
+        if r.passed() {
+            println!("PASS  {:<9} {}", r.clause, r.text);
+        } else {
+            println!(
+                "FAIL  {:<9} {} ({} violations)",
+                r.clause, r.text, r.violations
+            );
+        }
+    }
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::CheckFailed)
+    }
+}
+
+async fn clean_on<E: Engine>(engine: Arc<E>, a: &DbArgs) -> Result<(), Failure> {
+    on_session(&engine, |mut s| async move { drop_all(&mut s).await }).await??;
+    println!("dropped the TPC-C tables in {}", a.db);
+    Ok(())
+}
+
+async fn all_in_one<E: Engine>(
+    engine: Arc<E>,
+    a: &AllInOneArgs,
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
+    let state = on_session(&engine, |mut s| async move { meta::read(&mut s).await }).await??;
+    let loaded = state.as_ref().filter(|s| s.complete).map(|s| s.warehouses);
+    match loaded {
+        Some(w) if !a.drop => {
+            if let Some(asked) = a.run.warehouses.filter(|&asked| asked != w) {
+                return Err(txbench_workloads::tpcc::TpccError::WarehouseMismatch {
+                    asked,
+                    loaded: w,
+                }
+                .into());
+            }
+            println!(
+                "using the {w} warehouse{} already loaded in {}",
+                if w == 1 { "" } else { "s" },
+                engine.describe()
+            );
+        }
+        _ => {
+            let load_args = LoadArgs {
+                db: a.run.db.clone(),
+                warehouses: a.run.warehouses.unwrap_or(1),
+                threads: a.threads,
+                drop: a.drop || state.is_some(),
+                seed: a.run.seed,
+            };
+            load_on(Arc::clone(&engine), &load_args).await?;
+        }
+    }
+    run_on(engine, &a.run, stop).await
+}
+
+async fn run_on<E: Engine>(
+    engine: Arc<E>,
+    a: &RunArgs,
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
+    let (asked, seed) = (a.warehouses, a.seed);
+    let tpcc = on_session(&engine, |mut s| async move {
+        Tpcc::open(&mut s, asked, seed).await
+    })
+    .await??;
+    let workload = Arc::new(tpcc);
+    let terminals = a
+        .terminals
+        .map_or(workload.default_terminals(), |t| t as usize);
+    let connections = a
+        .connections
+        .map_or(engine.max_writers().min(terminals).min(64), |c| c as usize);
+    let wait = match a.wait {
+        WaitArg::None => WaitMode::None,
+        WaitArg::Spec => WaitMode::Spec,
+    };
+    let opts = RunOptions {
+        duration: a.duration,
+        warmup: a.warmup,
+        terminals,
+        connections,
+        wait,
+        seed,
+        retry: RetryPolicy {
+            max_retries: a.max_retries,
+            ..RetryPolicy::default()
+        },
+    };
+    let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let mut progress =
+        RunProgress::new(a.warmup + a.duration, workload.transaction_types(), a.quiet);
+    let recording = driver::run(&engine, &workload, &opts, stop, |t| progress.tick(t)).await;
+    progress.finish();
+    let recording = recording?;
+
+    let measured_secs = recording.measured.as_secs_f64();
+    let transactions =
+        result::type_results(workload.transaction_types(), &recording.total.measured);
+    let mut parameters: BTreeMap<String, String> = workload.parameters().into_iter().collect();
+    for (k, v) in [
+        ("terminals", terminals.to_string()),
+        ("connections", connections.to_string()),
+        ("wait", format!("{:?}", wait).to_lowercase()),
+        ("seed", seed.to_string()),
+        ("duration_secs", a.duration.as_secs_f64().to_string()),
+        ("warmup_secs", a.warmup.as_secs_f64().to_string()),
+        ("max_retries", a.max_retries.to_string()),
+    ] {
+        parameters.insert(k.to_string(), v);
+    }
+    let result = RunResult {
+        schema_version: RESULT_SCHEMA_VERSION,
+        txbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        workload: workload.name().to_string(),
+        engine: engine.name().to_string(),
+        target: engine.describe(),
+        started_at: started_at.clone(),
+        parameters,
+        measured_secs,
+        interrupted: recording.interrupted,
+        metrics: workload.metrics(&transactions, measured_secs, wait),
+        transactions,
+        cpu: result::cpu_result(&recording),
+        error_samples: result::error_samples(&recording),
+    };
+    print!("{}", terminal::summary(&result));
+    if !a.no_results {
+        let dir = results_dir(&a.results, &started_at, engine.name());
+        let path = dir.join("summary.json");
+        json::write(&path, &result)
+            .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
+        println!("results: {}", path.display());
+    }
+    Ok(())
+}
+
+/// `results/<UTC time>-tpcc-<engine>`.
+fn results_dir(base: &Path, started_at: &str, engine: &str) -> PathBuf {
+    let stamp: String = started_at
+        .chars()
+        .filter(|c| *c != '-' && *c != ':')
+        .collect();
+    base.join(format!("{stamp}-tpcc-{engine}"))
+}
