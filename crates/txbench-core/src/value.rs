@@ -136,11 +136,7 @@ impl Rows {
 
     /// The number of rows.
     pub fn len(&self) -> usize {
-        if self.columns == 0 {
-            0
-        } else {
-            self.values.len() / self.columns
-        }
+        self.values.len().checked_div(self.columns).unwrap_or(0)
     }
 
     /// Whether there are no rows.

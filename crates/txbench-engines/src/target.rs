@@ -47,12 +47,11 @@ impl Target {
 
 /// A URL with any password replaced by `***`, safe to print.
 pub fn redact(url: &str) -> String {
-    if let Some((scheme, rest)) = url.split_once("://") {
-        if let Some((userinfo, host)) = rest.split_once('@') {
-            if let Some((user, _password)) = userinfo.split_once(':') {
-                return format!("{scheme}://{user}:***@{host}");
-            }
-        }
+    if let Some((scheme, rest)) = url.split_once("://")
+        && let Some((userinfo, host)) = rest.split_once('@')
+        && let Some((user, _password)) = userinfo.split_once(':')
+    {
+        return format!("{scheme}://{user}:***@{host}");
     }
     url.to_string()
 }

@@ -76,10 +76,10 @@ pub async fn load<E: Engine>(
         (session, state)
     });
     let (mut session, state) = existing.join().await.ok_or_else(worker_died)?;
-    if let Some(state) = state? {
-        if !opts.drop {
-            return Err(TpccError::AlreadyLoaded(state.warehouses));
-        }
+    if let Some(state) = state?
+        && !opts.drop
+    {
+        return Err(TpccError::AlreadyLoaded(state.warehouses));
     }
 
     let constants = NurandConstants::random(&mut Rand::derive(opts.seed, u64::MAX));

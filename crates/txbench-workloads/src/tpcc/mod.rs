@@ -29,8 +29,6 @@ pub mod schema;
 pub mod stock_level;
 pub mod terminal;
 
-use std::future::Future;
-
 use thiserror::Error;
 use txbench_core::driver::WaitMode;
 use txbench_core::result::{Metric, TypeResult};
@@ -102,13 +100,13 @@ impl Tpcc {
         if !state.complete || state.warehouses < 1 {
             return Err(TpccError::Incomplete);
         }
-        if let Some(asked) = asked_warehouses {
-            if asked != state.warehouses {
-                return Err(TpccError::WarehouseMismatch {
-                    asked,
-                    loaded: state.warehouses,
-                });
-            }
+        if let Some(asked) = asked_warehouses
+            && asked != state.warehouses
+        {
+            return Err(TpccError::WarehouseMismatch {
+                asked,
+                loaded: state.warehouses,
+            });
         }
         let mut rng = Rand::derive(seed, u64::MAX - 1);
         // A database another tool loaded does not say its C-Load: any C is then as
@@ -169,20 +167,18 @@ impl Workload for Tpcc {
         TpccTerminal::new(index, seed, self.inputs.clone())
     }
 
-    fn execute<'a, S: Session>(
-        &'a self,
-        session: &'a mut S,
-        input: &'a TpccInput,
-    ) -> impl Future<Output = Result<Outcome, DbError>> + Send + 'a {
-        async move {
-            Ok(match input {
-                TpccInput::NewOrder(i) => new_order::execute(session, i).await?.0,
-                TpccInput::Payment(i) => payment::execute(session, i).await?.0,
-                TpccInput::OrderStatus(i) => order_status::execute(session, i).await?.0,
-                TpccInput::Delivery(i) => delivery::execute(session, i).await?.0,
-                TpccInput::StockLevel(i) => stock_level::execute(session, i).await?.0,
-            })
-        }
+    async fn execute<S: Session>(
+        &self,
+        session: &mut S,
+        input: &TpccInput,
+    ) -> Result<Outcome, DbError> {
+        Ok(match input {
+            TpccInput::NewOrder(i) => new_order::execute(session, i).await?.0,
+            TpccInput::Payment(i) => payment::execute(session, i).await?.0,
+            TpccInput::OrderStatus(i) => order_status::execute(session, i).await?.0,
+            TpccInput::Delivery(i) => delivery::execute(session, i).await?.0,
+            TpccInput::StockLevel(i) => stock_level::execute(session, i).await?.0,
+        })
     }
 
     fn metrics(&self, types: &[TypeResult], measured_secs: f64, wait: WaitMode) -> Vec<Metric> {
