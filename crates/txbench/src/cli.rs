@@ -99,7 +99,7 @@ pub struct RunArgs {
     #[arg(long, short = 'w', value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
     pub warehouses: Option<i64>,
     /// Length of the measurement interval (e.g. 60s, 2m).
-    #[arg(long, short = 'd', default_value = "60s", value_parser = parse_duration)]
+    #[arg(long, short = 'd', default_value = "60s", value_parser = parse_positive_duration)]
     pub duration: Duration,
     /// Warm-up before measurement (not measured).
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
@@ -144,7 +144,15 @@ pub struct AllInOneArgs {
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    let d = humantime::parse_duration(s)
-        .map_err(|e| format!("invalid duration '{s}': {e} (examples: 30s, 2m, 1h)"))?;
-    Ok(d)
+    humantime::parse_duration(s)
+        .map_err(|e| format!("invalid duration '{s}': {e} (examples: 30s, 2m, 1h)"))
+}
+
+fn parse_positive_duration(s: &str) -> Result<Duration, String> {
+    match parse_duration(s)? {
+        d if d.is_zero() => Err(format!(
+            "invalid duration '{s}': it must be longer than zero"
+        )),
+        d => Ok(d),
+    }
 }

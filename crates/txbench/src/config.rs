@@ -27,8 +27,20 @@ fn subcommand_path(args: &[OsString]) -> Vec<String> {
     path
 }
 
-/// The flags a config file stands for, checked against the command's own flags.
-fn flags_from_config(file: &Path, path: &[String]) -> Result<Vec<OsString>> {
+/// Whether the command line already gives the flag `--long` (or its short form).
+fn given(args: &[OsString], long: &str, short: Option<char>) -> bool {
+    args.iter().filter_map(|a| a.to_str()).any(|a| {
+        a == format!("--{long}")
+            || a.starts_with(&format!("--{long}="))
+            || short.is_some_and(|s| {
+                a.len() >= 2 && !a.starts_with("--") && a[1..].starts_with(s) && a.starts_with('-')
+            })
+    })
+}
+
+/// The flags a config file stands for, checked against the command's own flags;
+/// flags the command line gives are left out, so the command line wins.
+fn flags_from_config(file: &Path, path: &[String], args: &[OsString]) -> Result<Vec<OsString>> {
     let text = std::fs::read_to_string(file)
         .with_context(|| format!("reading config file '{}'", file.display()))?;
     let table: toml::Table = toml::from_str(&text)
@@ -40,20 +52,28 @@ fn flags_from_config(file: &Path, path: &[String]) -> Result<Vec<OsString>> {
             .cloned()
             .expect("path came from this command");
     }
-    let known: Vec<String> = cmd
+    let known: Vec<(String, Option<char>)> = cmd
         .get_arguments()
-        .filter_map(|a| a.get_long().map(str::to_string))
+        .filter_map(|a| a.get_long().map(|l| (l.to_string(), a.get_short())))
         .collect();
     let mut flags = Vec::new();
     for (key, value) in table {
         let flag = key.replace('_', "-");
-        if flag == "config" || !known.contains(&flag) {
+        let Some((_, short)) = known.iter().find(|(l, _)| *l == flag && flag != "config") else {
+            let names: Vec<&str> = known
+                .iter()
+                .map(|(l, _)| l.as_str())
+                .filter(|l| *l != "config")
+                .collect();
             bail!(
                 "config file '{}': unknown key '{key}' for `txbench {}` (known: {})",
                 file.display(),
                 path.join(" "),
-                known.join(", ")
+                names.join(", ")
             );
+        };
+        if given(args, &flag, *short) {
+            continue;
         }
         match value {
             toml::Value::Boolean(true) => flags.push(format!("--{flag}").into()),
@@ -74,7 +94,7 @@ fn flags_from_config(file: &Path, path: &[String]) -> Result<Vec<OsString>> {
 /// The command line with the config file's flags inserted after the subcommand.
 pub fn expand(args: Vec<OsString>, config: &Path) -> Result<Vec<OsString>> {
     let path = subcommand_path(&args);
-    let flags = flags_from_config(config, &path)?;
+    let flags = flags_from_config(config, &path, &args)?;
     // Insert right after the last subcommand word, so later command-line flags win.
     let mut seen = 0;
     let mut at = args.len();

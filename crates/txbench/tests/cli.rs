@@ -1,0 +1,297 @@
+//! The command line as a user meets it: help, errors that name the bad value, exit
+//! codes, config files, and a short end-to-end run.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn txbench(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("txbench").unwrap();
+    cmd.current_dir(dir);
+    cmd
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn load(dir: &Path, db: &str) {
+    let out = txbench(dir)
+        .args(["tpcc", "load", "--db", db])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn every_verb_has_help() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["--help"],
+        vec!["tpcc", "--help"],
+        vec!["tpcc", "load", "--help"],
+        vec!["tpcc", "run", "--help"],
+        vec!["tpcc", "check", "--help"],
+        vec!["tpcc", "clean", "--help"],
+    ] {
+        let out = txbench(dir.path()).args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        assert!(stdout(&out).contains("Usage"), "{args:?}");
+    }
+}
+
+#[test]
+fn bad_flags_and_values_exit_2_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["tpcc", "run", "--bogus"], "--bogus"),
+        (&["tpcc", "run", "--duration", "5x"], "5x"),
+        (&["tpcc", "run", "--duration", "0s"], "0s"),
+        (&["tpcc", "run", "--terminals", "0"], "0"),
+        (&["tpcc", "run", "--wait", "sometimes"], "sometimes"),
+        (&["tpcc", "load", "--warehouses", "-3"], "-3"),
+        (&["tpcc", "load", "--warehouses", "many"], "many"),
+        (&["tpcc", "check", "--db", "oracle://x"], "oracle"),
+        (&["tpcc", "check", "--db", "nonsense"], "nonsense"),
+        (
+            &["tpcc", "check", "--db", "sqlite:t.db?synchronous=maybe"],
+            "maybe",
+        ),
+    ];
+    for (args, named) in cases {
+        let out = txbench(dir.path()).args(*args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(named),
+            "{args:?} should name {named}: {}",
+            stderr(&out)
+        );
+        assert!(!stderr(&out).contains("panicked"), "{args:?}");
+    }
+}
+
+#[test]
+fn run_and_check_on_an_empty_database_say_to_load_first() {
+    let dir = tempfile::tempdir().unwrap();
+    for verb in ["run", "check"] {
+        let out = txbench(dir.path())
+            .args(["tpcc", verb, "--db", "sqlite:empty.db"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{verb}");
+        assert!(
+            stderr(&out).contains("load it first"),
+            "{verb}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn load_refuses_a_loaded_database_unless_drop_and_run_refuses_another_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    load(dir.path(), "sqlite:t.db");
+    let out = txbench(dir.path())
+        .args(["tpcc", "load", "--db", "sqlite:t.db"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--drop"), "{}", stderr(&out));
+
+    let out = txbench(dir.path())
+        .args([
+            "tpcc",
+            "run",
+            "--db",
+            "sqlite:t.db",
+            "--warehouses",
+            "2",
+            "--duration",
+            "1s",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--warehouses 2"), "{}", stderr(&out));
+
+    let out = txbench(dir.path())
+        .args(["tpcc", "load", "--db", "sqlite:t.db", "--drop"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn load_run_check_clean_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    load(dir.path(), "sqlite:t.db");
+    let out = txbench(dir.path())
+        .args([
+            "tpcc",
+            "run",
+            "--db",
+            "sqlite:t.db",
+            "--duration",
+            "2s",
+            "--warmup",
+            "0s",
+            "-q",
+        ])
+        .args(["--results", "res"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("tpmC") && text.contains("New-Order") && text.contains("Stock-Level"),
+        "{text}"
+    );
+
+    // The JSON summary is written and says what the terminal said.
+    let run_dir = std::fs::read_dir(dir.path().join("res"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["schema_version"], 1);
+    assert_eq!(json["workload"], "tpcc");
+    let tpmc = json["metrics"][0]["value"].as_f64().unwrap();
+    assert_eq!(json["metrics"][0]["name"], "tpmC");
+    assert!(tpmc > 0.0);
+    let committed = json["transactions"][0]["committed"].as_f64().unwrap();
+    let secs = json["measured_secs"].as_f64().unwrap();
+    assert!((tpmc - committed * 60.0 / secs).abs() < 1e-6 * tpmc);
+
+    let out = txbench(dir.path())
+        .args(["tpcc", "check", "--db", "sqlite:t.db"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(
+        stdout(&out)
+            .lines()
+            .filter(|l| l.starts_with("PASS"))
+            .count(),
+        12
+    );
+
+    let out = txbench(dir.path())
+        .args(["tpcc", "clean", "--db", "sqlite:t.db"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out = txbench(dir.path())
+        .args(["tpcc", "check", "--db", "sqlite:t.db"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn check_exits_1_and_names_the_broken_condition() {
+    let dir = tempfile::tempdir().unwrap();
+    load(dir.path(), "sqlite:t.db");
+    break_condition_8(dir.path().join("t.db").as_path());
+    let out = txbench(dir.path())
+        .args(["tpcc", "check", "--db", "sqlite:t.db"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("FAIL  3.3.2.8"), "{text}");
+    assert_eq!(text.lines().count(), 12);
+}
+
+/// Break condition 3.3.2.8 by inserting a history row through txbench's own engine.
+fn break_condition_8(path: &Path) {
+    use txbench_core::{Engine, Session};
+    use txbench_engines::sqlite::{SqliteConfig, SqliteEngine};
+    let engine = SqliteEngine::new(SqliteConfig::parse(path.to_str().unwrap()).unwrap()).unwrap();
+    pollster::block_on(async {
+        let mut s = engine.connect().await.unwrap();
+        s.query_sql("INSERT INTO history VALUES (1, 1, 1, 1, 1, 0, 99.0, 'x')")
+            .await
+            .unwrap();
+    });
+}
+
+#[test]
+fn config_file_keys_mirror_flags_and_the_command_line_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    load(dir.path(), "sqlite:t.db");
+    std::fs::write(
+        dir.path().join("c.toml"),
+        "db = \"sqlite:t.db\"\nwarehouses = 3\n",
+    )
+    .unwrap();
+    // The config's warehouses = 3 is refused against the 1 loaded ...
+    let out = txbench(dir.path())
+        .args(["--config", "c.toml", "tpcc", "run", "--duration", "1s"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--warehouses 3"), "{}", stderr(&out));
+    // ... and the command line overrides it.
+    let out = txbench(dir.path())
+        .args([
+            "--config",
+            "c.toml",
+            "tpcc",
+            "run",
+            "--duration",
+            "1s",
+            "--warmup",
+            "0s",
+        ])
+        .args(["--warehouses", "1", "-q", "--no-results"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    std::fs::write(dir.path().join("bad.toml"), "warehouse = 3\n").unwrap();
+    let out = txbench(dir.path())
+        .args(["--config", "bad.toml", "tpcc", "run"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("'warehouse'"), "{}", stderr(&out));
+
+    let out = txbench(dir.path())
+        .args(["--config", "missing.toml", "tpcc", "run"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("missing.toml"), "{}", stderr(&out));
+}
+
+#[test]
+fn all_in_one_loads_runs_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench(dir.path())
+        .args([
+            "tpcc",
+            "--duration",
+            "1s",
+            "--warmup",
+            "0s",
+            "-q",
+            "--no-results",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("loaded 1 warehouse into sqlite::memory:"),
+        "{text}"
+    );
+    assert!(text.contains("tpmC"), "{text}");
+}
