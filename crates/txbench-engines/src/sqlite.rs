@@ -128,7 +128,7 @@ impl SqliteEngine {
         let uri = match &config.path {
             Some(p) => p.to_string_lossy().into_owned(),
             None => format!(
-                "file:/txbench-{}-{}?vfs=memdb",
+                "file:txbench-{}-{}?mode=memory&cache=shared",
                 std::process::id(),
                 MEMORY_DATABASES.fetch_add(1, Ordering::Relaxed)
             ),
@@ -159,6 +159,14 @@ fn open(uri: &str, config: &SqliteConfig) -> Result<Connection, DbError> {
         )
     })?;
     conn.set_prepared_statement_cache_capacity(256);
+    // Query planner stability: without it SQLite re-prepares statements whose plan
+    // might depend on a bound value (ORDER BY .. LIMIT ?, ranges) on every bind, which
+    // cost about 5% of the TPC-C mix here. A benchmark wants one plan per statement.
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )
+    .map_err(|e| map_err(e, "enable_qpsg"))?;
     conn.busy_timeout(std::time::Duration::from_millis(config.busy_timeout_ms))
         .map_err(|e| map_err(e, "busy_timeout"))?;
     conn.execute_batch(&format!(

@@ -34,10 +34,17 @@ fn real_main() -> Result<(), Failure> {
         }
         None => cli,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::Failed(format!("starting the runtime: {e}")))?;
+    let runtime = match cli.driver_threads {
+        1 => tokio::runtime::Builder::new_current_thread(),
+        n => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(n as usize);
+            b
+        }
+    }
+    .enable_all()
+    .build()
+    .map_err(|e| Failure::Failed(format!("starting the runtime: {e}")))?;
     runtime.block_on(async {
         let (stop_tx, stop_rx) = watch::channel(false);
         tokio::spawn(async move {
