@@ -17,6 +17,30 @@ impl<T> Spawned<T> {
     }
 }
 
+/// Where a session's work runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// On an OS thread of its own (blocking engines with several sessions).
+    Thread,
+    /// As a task of the current runtime. For an asynchronous engine that is the
+    /// natural place; for a blocking engine with a single session on a
+    /// single-threaded runtime it means the session and the terminals share one
+    /// thread, with no cross-thread wake-up per transaction (the terminals have
+    /// nothing to do while the only session works anyway).
+    Task,
+}
+
+/// Where the sessions of a pool of `sessions` sessions of engine `E` should run.
+pub fn placement<E: Engine>(sessions: usize) -> Placement {
+    let single_threaded = tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread);
+    if !E::BLOCKING || (sessions == 1 && single_threaded) {
+        Placement::Task
+    } else {
+        Placement::Thread
+    }
+}
+
 /// Start `fut` on the executor engine `E` needs. Must be called inside a tokio runtime.
 ///
 /// A blocking engine's future completes synchronously at every step, so it runs on
@@ -28,8 +52,25 @@ where
     T: Send + 'static,
     F: Future<Output = T> + Send + 'static,
 {
+    spawn_at(
+        if E::BLOCKING {
+            Placement::Thread
+        } else {
+            Placement::Task
+        },
+        name,
+        fut,
+    )
+}
+
+/// Start `fut` on a thread of its own or as a task of the current runtime.
+pub fn spawn_at<T, F>(placement: Placement, name: &str, fut: F) -> Spawned<T>
+where
+    T: Send + 'static,
+    F: Future<Output = T> + Send + 'static,
+{
     let (tx, rx) = oneshot::channel();
-    if E::BLOCKING {
+    if placement == Placement::Thread {
         let handle = tokio::runtime::Handle::current();
         std::thread::Builder::new()
             .name(name.to_string())

@@ -114,7 +114,7 @@ pub fn summary(r: &RunResult) -> String {
         (Some(engine), Some(share)) => {
             let _ = writeln!(
                 out,
-                "CPU: {:.1} s in all, {:.1} s in the engine's session threads; driver share {:.1}%",
+                "CPU: {:.1} s in all, {:.1} s executing transactions in the embedded engine; outside them {:.1}%",
                 cpu.process_secs,
                 engine,
                 share * 100.0

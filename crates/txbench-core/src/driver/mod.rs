@@ -15,6 +15,7 @@ use pool::{Job, RetryPolicy, Window, WorkerContext, spawn_worker};
 use crate::cpu;
 use crate::engine::Engine;
 use crate::error::DbError;
+use crate::exec;
 use crate::recorder::Recorder;
 use crate::rng::Rand;
 use crate::workload::Workload;
@@ -58,8 +59,10 @@ pub struct Tick<'a> {
 pub struct CpuUsage {
     /// CPU of the whole process.
     pub process: Duration,
-    /// CPU of the session threads of a blocking engine (executing transactions in the
-    /// embedded database); `None` for engines whose work happens in a server.
+    /// Time a blocking (embedded) engine's sessions spent executing transactions:
+    /// their threads' CPU when they had threads of their own, else their busy wall
+    /// time (on the driver's thread, with an in-memory database, that is CPU too).
+    /// `None` for engines whose work happens in a server.
     pub engine_threads: Option<Duration>,
 }
 
@@ -103,6 +106,7 @@ pub async fn run<E: Engine, W: Workload>(
     // A bounded queue: terminals wait for a slot, they never drop a transaction.
     let (job_tx, job_rx) = async_channel::bounded::<Job<W::Input>>(opts.terminals.max(1));
 
+    let placement = exec::placement::<E>(sessions.len());
     let mut recorders = Vec::new();
     let mut workers = Vec::new();
     for (i, session) in sessions.into_iter().enumerate() {
@@ -116,7 +120,7 @@ pub async fn run<E: Engine, W: Workload>(
             retry: opts.retry,
             seed: Rand::derive(opts.seed, u64::MAX - i as u64).uniform(0, i64::MAX) as u64,
         };
-        workers.push(spawn_worker::<E, W>(session, ctx));
+        workers.push(spawn_worker::<E, W>(session, ctx, placement));
     }
     drop(job_rx);
 
@@ -167,10 +171,10 @@ pub async fn run<E: Engine, W: Workload>(
         terminals.abort_all();
     }
     while terminals.join_next().await.is_some() {}
-    let mut engine_cpu: Option<Duration> = None;
+    let mut engine_cpu = Duration::ZERO;
     for w in workers {
-        if let Some(t) = w.join().await.and_then(|exit| exit.thread_cpu) {
-            *engine_cpu.get_or_insert(Duration::ZERO) += t;
+        if let Some(exit) = w.join().await {
+            engine_cpu += exit.thread_cpu.unwrap_or(exit.busy);
         }
     }
     collect(&recorders, &mut interval, &mut total);
@@ -183,7 +187,7 @@ pub async fn run<E: Engine, W: Workload>(
         wall: stopped_at - started,
         cpu: CpuUsage {
             process: cpu::process_cpu_time().saturating_sub(cpu_start),
-            engine_threads: engine_cpu,
+            engine_threads: E::BLOCKING.then_some(engine_cpu),
         },
     })
 }

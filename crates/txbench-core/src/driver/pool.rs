@@ -17,7 +17,7 @@ use tokio::sync::oneshot;
 
 use crate::cpu;
 use crate::engine::{Engine, Session};
-use crate::exec::{self, Spawned};
+use crate::exec::{self, Placement, Spawned};
 use crate::recorder::{Completion, Recorder};
 use crate::rng::Rand;
 use crate::workload::Workload;
@@ -73,8 +73,10 @@ impl Default for RetryPolicy {
 
 /// What a worker hands back when the queue closes.
 pub struct WorkerExit {
-    /// CPU time of the worker's own thread, when it had one (blocking engines).
+    /// CPU time of the worker's own thread, when it had one.
     pub thread_cpu: Option<Duration>,
+    /// Wall time spent executing transactions (retries and backoff included).
+    pub busy: Duration,
 }
 
 /// Everything a worker needs besides its session.
@@ -93,20 +95,29 @@ pub struct WorkerContext<W: Workload> {
     pub seed: u64,
 }
 
-/// Start one worker for a session, on a thread or a task as the engine requires.
+/// Start one worker for a session, on a thread or a task (see [`exec::placement`]).
 pub fn spawn_worker<E: Engine, W: Workload>(
     session: E::Session,
     ctx: WorkerContext<W>,
+    placement: Placement,
 ) -> Spawned<WorkerExit> {
-    exec::spawn::<E, _, _>("txbench-session", worker_loop(session, ctx, E::BLOCKING))
+    let own_thread = placement == Placement::Thread;
+    exec::spawn_at(
+        placement,
+        "txbench-session",
+        worker_loop(session, ctx, own_thread),
+    )
 }
 
+/// `own_thread`: the worker has an OS thread to itself, so it may sleep the thread
+/// and its thread clock is its CPU time.
 async fn worker_loop<S: Session, W: Workload>(
     mut session: S,
     ctx: WorkerContext<W>,
-    blocking: bool,
+    own_thread: bool,
 ) -> WorkerExit {
     let mut jitter = Rand::new(ctx.seed);
+    let mut busy = Duration::ZERO;
     while let Ok(job) = ctx.jobs.recv().await {
         let started = Instant::now();
         let mut retries = 0u32;
@@ -121,7 +132,7 @@ async fn worker_loop<S: Session, W: Workload>(
                     }
                     retries += 1;
                     let pause = backoff(&ctx.retry, retries, &mut jitter);
-                    if blocking {
+                    if own_thread {
                         std::thread::sleep(pause);
                     } else {
                         tokio::time::sleep(pause).await;
@@ -130,6 +141,7 @@ async fn worker_loop<S: Session, W: Workload>(
             }
         };
         let finished = Instant::now();
+        busy += finished - started;
         let completion = Completion {
             txn_type: job.txn_type,
             latency: finished.saturating_duration_since(job.intended),
@@ -147,7 +159,8 @@ async fn worker_loop<S: Session, W: Workload>(
     }
     WorkerExit {
         // On its own thread, the thread's clock is the worker's CPU.
-        thread_cpu: blocking.then(cpu::thread_cpu_time),
+        thread_cpu: own_thread.then(cpu::thread_cpu_time),
+        busy,
     }
 }
 

@@ -114,17 +114,22 @@ pub async fn load<E: Engine>(
     let mut generators = Vec::new();
     for _ in 0..threads {
         let (work, next, tx) = (Arc::clone(&work), Arc::clone(&next), tx.clone());
-        generators.push(std::thread::spawn(move || {
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&unit) = work.get(i) else { break };
-                for batch in population.generate(i, unit) {
-                    if tx.send_blocking(batch).is_err() {
-                        return; // A writer failed; it reports the error.
+        generators.push(
+            std::thread::Builder::new()
+                .name("txbench-gen".into())
+                .spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&unit) = work.get(i) else { break };
+                        for batch in population.generate(i, unit) {
+                            if tx.send_blocking(batch).is_err() {
+                                return; // A writer failed; it reports the error.
+                            }
+                        }
                     }
-                }
-            }
-        }));
+                })
+                .expect("spawning a row generator"),
+        );
     }
     drop(tx);
 
