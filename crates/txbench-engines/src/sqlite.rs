@@ -203,12 +203,8 @@ impl Engine for SqliteEngine {
     }
 
     fn connect(&self) -> impl Future<Output = Result<SqliteSession, DbError>> + Send {
-        ready(open(&self.uri, &self.config).map(|conn| SqliteSession {
-            conn,
-            in_transaction: false,
-            insert_sql: HashMap::new(),
-            config: Arc::new(self.config.clone()),
-        }))
+        let config = Arc::new(self.config.clone());
+        ready(open(&self.uri, &self.config).map(|conn| SqliteSession::new(conn, config)))
     }
 
     fn max_writers(&self) -> usize {
@@ -216,13 +212,92 @@ impl Engine for SqliteEngine {
     }
 }
 
+/// Prepared statements of one connection, found by key without hashing SQL text.
+struct Prepared<'conn> {
+    statements: Vec<rusqlite::Statement<'conn>>,
+    index: HashMap<StatementKey, usize>,
+}
+
+/// What a prepared statement was prepared from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum StatementKey {
+    /// A workload statement, by its address (statements are `static`).
+    Workload(usize),
+    /// A multi-row INSERT into a table, by table and rows.
+    Insert(&'static str, usize),
+    /// One of the engine's own statements (BEGIN, COMMIT, ...).
+    Own(&'static str),
+}
+
+self_cell::self_cell!(
+    /// A connection with the statements prepared on it.
+    struct ConnectionCell {
+        owner: Connection,
+        #[covariant]
+        dependent: Prepared,
+    }
+);
+
+// SAFETY: the cell owns the connection and every statement that borrows it; no
+// reference to either leaves the cell, so moving the whole cell to another thread
+// moves them together, which is what `Connection: Send` already allows (the
+// connection is opened in multi-thread mode and used by one thread at a time).
+unsafe impl Send for ConnectionCell {}
+
 /// One SQLite connection.
 pub struct SqliteSession {
-    conn: Connection,
+    cell: ConnectionCell,
     in_transaction: bool,
-    /// Multi-row INSERT texts by (table, rows).
-    insert_sql: HashMap<(&'static str, usize), String>,
     config: Arc<SqliteConfig>,
+}
+
+impl SqliteSession {
+    fn new(conn: Connection, config: Arc<SqliteConfig>) -> Self {
+        SqliteSession {
+            cell: ConnectionCell::new(conn, |_| Prepared {
+                statements: Vec::new(),
+                index: HashMap::new(),
+            }),
+            in_transaction: false,
+            config,
+        }
+    }
+
+    fn conn(&self) -> &Connection {
+        self.cell.borrow_owner()
+    }
+
+    /// Run `f` on the statement prepared for `key` (preparing `sql` the first time).
+    fn with_statement<R>(
+        &mut self,
+        key: StatementKey,
+        sql: impl FnOnce() -> String,
+        context: &str,
+        f: impl FnOnce(&mut rusqlite::Statement<'_>) -> Result<R, DbError>,
+    ) -> Result<R, DbError> {
+        self.cell.with_dependent_mut(|conn, prepared| {
+            let i = match prepared.index.get(&key) {
+                Some(&i) => i,
+                None => {
+                    let st = conn.prepare(&sql()).map_err(|e| map_err(e, context))?;
+                    prepared.statements.push(st);
+                    prepared.index.insert(key, prepared.statements.len() - 1);
+                    prepared.statements.len() - 1
+                }
+            };
+            f(&mut prepared.statements[i])
+        })
+    }
+
+    /// Execute one of the engine's own parameterless statements.
+    fn own(&mut self, sql: &'static str) -> Result<(), DbError> {
+        self.with_statement(
+            StatementKey::Own(sql),
+            || sql.to_string(),
+            sql,
+            |st| st.raw_execute().map(|_| ()).map_err(|e| map_err(e, sql)),
+        )
+    }
 }
 
 fn map_err(e: rusqlite::Error, context: &str) -> DbError {
@@ -236,7 +311,7 @@ fn map_err(e: rusqlite::Error, context: &str) -> DbError {
 }
 
 fn bind(
-    stmt: &mut rusqlite::CachedStatement<'_>,
+    stmt: &mut rusqlite::Statement<'_>,
     params: &[Param<'_>],
     name: &str,
 ) -> Result<(), DbError> {
@@ -272,70 +347,77 @@ fn column_type(ty: ColumnType) -> &'static str {
     }
 }
 
+fn collect_rows(st: &mut rusqlite::Statement<'_>, context: &str) -> Result<Rows, DbError> {
+    let columns = st.column_count();
+    let mut out = Rows::new(columns);
+    let mut rows = st.raw_query();
+    while let Some(row) = rows.next().map_err(|e| map_err(e, context))? {
+        for i in 0..columns {
+            out.push(to_value(row.get_ref(i).map_err(|e| map_err(e, context))?));
+        }
+    }
+    Ok(out)
+}
+
+fn insert_sql(table: &Table, rows: usize) -> String {
+    let cols = table.columns.len();
+    let mut sql = format!("INSERT INTO {} VALUES ", table.name);
+    for r in 0..rows {
+        sql.push_str(if r == 0 { "(" } else { ",(" });
+        for c in 0..cols {
+            sql.push_str(if c == 0 { "?" } else { ",?" });
+        }
+        sql.push(')');
+    }
+    sql
+}
+
 impl SqliteSession {
     fn batch(&mut self, sql: &str, context: &str) -> Result<(), DbError> {
-        self.conn
+        self.conn()
             .execute_batch(sql)
             .map_err(|e| map_err(e, context))
     }
 
-    fn query_now(&mut self, stmt: &Statement, params: &[Param<'_>]) -> Result<Rows, DbError> {
-        let mut st = self
-            .conn
-            .prepare_cached(stmt.sql)
-            .map_err(|e| map_err(e, stmt.name))?;
-        bind(&mut st, params, stmt.name)?;
-        let columns = st.column_count();
-        let mut out = Rows::new(columns);
-        let mut rows = st.raw_query();
-        while let Some(row) = rows.next().map_err(|e| map_err(e, stmt.name))? {
-            for i in 0..columns {
-                out.push(to_value(row.get_ref(i).map_err(|e| map_err(e, stmt.name))?));
-            }
-        }
-        Ok(out)
+    fn query_now(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+    ) -> Result<Rows, DbError> {
+        let key = StatementKey::Workload(stmt as *const Statement as usize);
+        self.with_statement(
+            key,
+            || stmt.sql.to_string(),
+            stmt.name,
+            |st| {
+                bind(st, params, stmt.name)?;
+                collect_rows(st, stmt.name)
+            },
+        )
     }
 
-    fn execute_now(&mut self, stmt: &Statement, params: &[Param<'_>]) -> Result<u64, DbError> {
-        let mut st = self
-            .conn
-            .prepare_cached(stmt.sql)
-            .map_err(|e| map_err(e, stmt.name))?;
-        bind(&mut st, params, stmt.name)?;
-        st.raw_execute()
-            .map(|n| n as u64)
-            .map_err(|e| map_err(e, stmt.name))
+    fn execute_now(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+    ) -> Result<u64, DbError> {
+        let key = StatementKey::Workload(stmt as *const Statement as usize);
+        self.with_statement(
+            key,
+            || stmt.sql.to_string(),
+            stmt.name,
+            |st| {
+                bind(st, params, stmt.name)?;
+                st.raw_execute()
+                    .map(|n| n as u64)
+                    .map_err(|e| map_err(e, stmt.name))
+            },
+        )
     }
 
     fn query_sql_now(&mut self, sql: &str) -> Result<Rows, DbError> {
-        let mut st = self.conn.prepare(sql).map_err(|e| map_err(e, sql))?;
-        let columns = st.column_count();
-        let mut out = Rows::new(columns);
-        let mut rows = st.raw_query();
-        while let Some(row) = rows.next().map_err(|e| map_err(e, sql))? {
-            for i in 0..columns {
-                out.push(to_value(row.get_ref(i).map_err(|e| map_err(e, sql))?));
-            }
-        }
-        Ok(out)
-    }
-
-    fn insert_sql(&mut self, table: &Table, rows: usize) -> String {
-        self.insert_sql
-            .entry((table.name, rows))
-            .or_insert_with(|| {
-                let cols = table.columns.len();
-                let mut sql = format!("INSERT INTO {} VALUES ", table.name);
-                for r in 0..rows {
-                    sql.push_str(if r == 0 { "(" } else { ",(" });
-                    for c in 0..cols {
-                        sql.push_str(if c == 0 { "?" } else { ",?" });
-                    }
-                    sql.push(')');
-                }
-                sql
-            })
-            .clone()
+        let mut st = self.conn().prepare(sql).map_err(|e| map_err(e, sql))?;
+        collect_rows(&mut st, sql)
     }
 
     fn insert_now(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
@@ -350,22 +432,28 @@ impl SqliteSession {
             ));
         }
         for chunk in batch.values.chunks(ROWS_PER_INSERT * cols) {
-            let sql = self.insert_sql(table, chunk.len() / cols);
-            let mut st = self
-                .conn
-                .prepare_cached(&sql)
-                .map_err(|e| map_err(e, table.name))?;
-            for (i, v) in chunk.iter().enumerate() {
-                let idx = i + 1;
-                let r = match v {
-                    Value::Null => st.raw_bind_parameter(idx, Null),
-                    Value::Int(x) | Value::Timestamp(x) => st.raw_bind_parameter(idx, x),
-                    Value::Float(x) => st.raw_bind_parameter(idx, x),
-                    Value::Text(x) => st.raw_bind_parameter(idx, x.as_str()),
-                };
-                r.map_err(|e| map_err(e, table.name))?;
-            }
-            st.raw_execute().map_err(|e| map_err(e, table.name))?;
+            let rows = chunk.len() / cols;
+            let key = StatementKey::Insert(table.name, rows);
+            self.with_statement(
+                key,
+                || insert_sql(table, rows),
+                table.name,
+                |st| {
+                    for (i, v) in chunk.iter().enumerate() {
+                        let idx = i + 1;
+                        let r = match v {
+                            Value::Null => st.raw_bind_parameter(idx, Null),
+                            Value::Int(x) | Value::Timestamp(x) => st.raw_bind_parameter(idx, x),
+                            Value::Float(x) => st.raw_bind_parameter(idx, x),
+                            Value::Text(x) => st.raw_bind_parameter(idx, x.as_str()),
+                        };
+                        r.map_err(|e| map_err(e, table.name))?;
+                    }
+                    st.raw_execute()
+                        .map(|_| ())
+                        .map_err(|e| map_err(e, table.name))
+                },
+            )?;
         }
         Ok(())
     }
@@ -377,13 +465,13 @@ impl Session for SqliteSession {
             TxMode::ReadWrite => "BEGIN IMMEDIATE",
             TxMode::ReadOnly => "BEGIN",
         };
-        let r = self.batch(sql, "begin");
+        let r = self.own(sql);
         self.in_transaction = r.is_ok();
         ready(r)
     }
 
     fn commit(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
-        let r = self.batch("COMMIT", "commit");
+        let r = self.own("COMMIT");
         // A busy COMMIT leaves the transaction open; the driver rolls it back.
         if r.is_ok() {
             self.in_transaction = false;
@@ -392,9 +480,9 @@ impl Session for SqliteSession {
     }
 
     fn rollback(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
-        let r = if self.in_transaction || !self.conn.is_autocommit() {
+        let r = if self.in_transaction || !self.conn().is_autocommit() {
             self.in_transaction = false;
-            self.batch("ROLLBACK", "rollback")
+            self.own("ROLLBACK")
         } else {
             Ok(())
         };
@@ -459,7 +547,7 @@ impl Session for SqliteSession {
 
     fn table_exists(&mut self, name: &str) -> impl Future<Output = Result<bool, DbError>> + Send {
         let r = self
-            .conn
+            .conn()
             .query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
                 [name],
@@ -481,7 +569,7 @@ impl Session for SqliteSession {
     fn begin_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
         // Journal off: a load that fails is redone with --drop, so nothing is written twice.
         let r = self
-            .conn
+            .conn()
             .query_row("PRAGMA journal_mode = OFF", [], |r| r.get::<_, String>(0))
             .map_err(|e| map_err(e, "journal_mode"))
             .and_then(|_| self.batch("PRAGMA synchronous = OFF", "synchronous"));
@@ -492,7 +580,7 @@ impl Session for SqliteSession {
         let journal = self.config.journal_mode.clone();
         let sync = self.config.synchronous.clone();
         let r = self
-            .conn
+            .conn()
             .query_row(&format!("PRAGMA journal_mode = {journal}"), [], |r| {
                 r.get::<_, String>(0)
             })
@@ -554,8 +642,9 @@ mod tests {
 
     #[test]
     fn rollback_undoes_and_busy_is_a_conflict() {
-        let engine =
-            SqliteEngine::new(SqliteConfig::parse(":memory:?busy_timeout_ms=0").unwrap()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("{}?busy_timeout_ms=0", dir.path().join("t.db").display());
+        let engine = SqliteEngine::new(SqliteConfig::parse(&url).unwrap()).unwrap();
         let mut a = pollster::block_on(engine.connect()).unwrap();
         let mut b = pollster::block_on(engine.connect()).unwrap();
         pollster::block_on(async {
@@ -569,6 +658,30 @@ mod tests {
             let n = b.query_sql("SELECT count(*) FROM kv").await.unwrap();
             assert_eq!(n.row(0).unwrap()[0], Value::Int(0));
         });
+    }
+
+    #[test]
+    fn memory_writers_on_two_threads_wait_for_each_other() {
+        let engine = SqliteEngine::new(SqliteConfig::parse(":memory:").unwrap()).unwrap();
+        let mut a = pollster::block_on(engine.connect()).unwrap();
+        let mut b = pollster::block_on(engine.connect()).unwrap();
+        static INS: Statement = Statement::new("ins", "INSERT INTO kv VALUES (?, 'x')");
+        pollster::block_on(a.create_table(&KV)).unwrap();
+        pollster::block_on(a.begin(TxMode::ReadWrite)).unwrap();
+        pollster::block_on(a.execute(&INS, &[Param::Int(1)])).unwrap();
+        // b's writer waits (unlock notify) until a commits on the other thread.
+        let waiter = std::thread::spawn(move || {
+            pollster::block_on(async {
+                b.begin(TxMode::ReadWrite).await.unwrap();
+                b.execute(&INS, &[Param::Int(2)]).await.unwrap();
+                b.commit().await.unwrap();
+                b.query_sql("SELECT count(*) FROM kv").await.unwrap()
+            })
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        pollster::block_on(a.commit()).unwrap();
+        let n = waiter.join().unwrap();
+        assert_eq!(n.row(0).unwrap()[0], Value::Int(2));
     }
 
     #[test]
