@@ -219,7 +219,11 @@ pub fn type_results(types: &[TxnTypeInfo], stats: &[TypeStats]) -> Vec<TypeResul
 /// The CPU part of a result from a recording.
 pub fn cpu_result(rec: &Recording) -> CpuResult {
     let process = rec.cpu.process.as_secs_f64();
-    let engine = rec.cpu.engine_threads.map(|d: Duration| d.as_secs_f64());
+    // Busy wall time can exceed the process's CPU when the OS preempted the thread.
+    let engine = rec
+        .cpu
+        .engine_threads
+        .map(|d: Duration| d.as_secs_f64().min(process));
     CpuResult {
         process_secs: process,
         engine_thread_secs: engine,

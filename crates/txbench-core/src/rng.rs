@@ -145,6 +145,36 @@ mod tests {
     }
 
     #[test]
+    fn nurand_matches_its_exact_distribution() {
+        // The exact law of NURand(255, 0, 999, C): enumerate both uniforms.
+        let (a, x, y, c) = (255i64, 0i64, 999i64, 117i64);
+        let mut exact = vec![0f64; 1000];
+        for r1 in 0..=a {
+            for r2 in x..=y {
+                exact[((((r1 | r2) + c) % (y - x + 1)) + x) as usize] += 1.0;
+            }
+        }
+        let combos = ((a + 1) * (y - x + 1)) as f64;
+        let n = 2_000_000u32;
+        let mut seen = vec![0f64; 1000];
+        let mut r = Rand::new(21);
+        for _ in 0..n {
+            seen[r.nurand(a, x, y, c) as usize] += 1.0;
+        }
+        // Pearson's chi-square over 999 degrees of freedom: mean 999, sd 44.7;
+        // 1250 is more than 5 sd out, so a correct generator fails it about never.
+        let chi2: f64 = exact
+            .iter()
+            .zip(&seen)
+            .map(|(e, o)| {
+                let expected = e / combos * f64::from(n);
+                (o - expected).powi(2) / expected
+            })
+            .sum();
+        assert!(chi2 < 1250.0, "chi-square {chi2}");
+    }
+
+    #[test]
     fn strings_have_the_asked_lengths_and_alphabets() {
         let mut r = Rand::new(9);
         for _ in 0..1000 {
