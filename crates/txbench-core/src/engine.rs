@@ -3,7 +3,7 @@
 use std::future::Future;
 
 use crate::error::DbError;
-use crate::schema::{Index, Statement, Table};
+use crate::schema::{ForeignKey, Index, Statement, Table};
 use crate::value::{Param, RowBatch, Rows};
 
 /// How a transaction intends to use the database.
@@ -13,6 +13,31 @@ pub enum TxMode {
     ReadWrite,
     /// The transaction only reads.
     ReadOnly,
+    /// The transaction only reads, all from one consistent snapshot (repeatable
+    /// read or stronger whatever the session's isolation): consistency checks.
+    Snapshot,
+}
+
+/// Transaction isolation levels a run can ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isolation {
+    /// READ COMMITTED.
+    ReadCommitted,
+    /// REPEATABLE READ (snapshot isolation on PostgreSQL).
+    RepeatableRead,
+    /// SERIALIZABLE.
+    Serializable,
+}
+
+impl Isolation {
+    /// The SQL name of the level.
+    pub fn sql(self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "READ COMMITTED",
+            Isolation::RepeatableRead => "REPEATABLE READ",
+            Isolation::Serializable => "SERIALIZABLE",
+        }
+    }
 }
 
 /// One connection to a database, used by one task at a time.
@@ -41,8 +66,37 @@ pub trait Session: Send + 'static {
     ) -> impl Future<Output = Result<u64, DbError>> + Send;
     /// Run ad-hoc SQL that returns rows (checks, metadata); not prepared.
     fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send;
-    /// Create a table (without secondary indexes).
+    /// Create a table (without secondary indexes). Engines that load faster
+    /// without a primary key leave it for [`Session::add_primary_key`].
     fn create_table(&mut self, table: &Table) -> impl Future<Output = Result<(), DbError>> + Send;
+    /// Add the table's primary key after a load, if [`Session::create_table`] left it out.
+    fn add_primary_key(
+        &mut self,
+        table: &Table,
+    ) -> impl Future<Output = Result<(), DbError>> + Send {
+        let _ = table;
+        std::future::ready(Ok(()))
+    }
+    /// Add a foreign key constraint (after a load).
+    fn add_foreign_key(
+        &mut self,
+        key: &ForeignKey,
+    ) -> impl Future<Output = Result<(), DbError>> + Send {
+        std::future::ready(Err(DbError::new(
+            crate::error::ErrorKind::Other,
+            format!(
+                "this engine cannot add foreign key {} after creating the table",
+                key.name
+            ),
+        )))
+    }
+    /// Re-establish a lost connection in place.
+    fn reconnect(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
+        std::future::ready(Err(DbError::new(
+            crate::error::ErrorKind::Connection,
+            "this engine's sessions cannot reconnect",
+        )))
+    }
     /// Create a secondary index.
     fn create_index(&mut self, index: &Index) -> impl Future<Output = Result<(), DbError>> + Send;
     /// Drop a table if it exists.

@@ -73,6 +73,21 @@ pub struct Index {
     pub unique: bool,
 }
 
+/// A foreign key, added after the load when asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForeignKey {
+    /// The constraint's name.
+    pub name: &'static str,
+    /// The referencing table.
+    pub table: &'static str,
+    /// The referencing columns.
+    pub columns: &'static [&'static str],
+    /// The referenced table.
+    pub references: &'static str,
+    /// The referenced columns (its primary key).
+    pub referenced_columns: &'static [&'static str],
+}
+
 /// A workload's whole schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schema {
@@ -80,6 +95,8 @@ pub struct Schema {
     pub tables: &'static [Table],
     /// The secondary indexes.
     pub indexes: &'static [Index],
+    /// Foreign keys (optional at load time).
+    pub foreign_keys: &'static [ForeignKey],
 }
 
 impl Schema {

@@ -2,10 +2,12 @@
 //! workload; every dialect difference lives in its engine's module.
 //!
 //! * [`sqlite`]: embedded SQLite (bundled), in memory or in a file.
+//! * [`postgres`]: PostgreSQL, CockroachDB and YugabyteDB over tokio-postgres.
 //!
 //! [`Target::parse`] turns a `--db` URL into the engine to use.
 #![warn(missing_docs)]
 
+pub mod postgres;
 pub mod sqlite;
 mod target;
 

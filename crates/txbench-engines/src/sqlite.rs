@@ -463,7 +463,8 @@ impl Session for SqliteSession {
     fn begin(&mut self, mode: TxMode) -> impl Future<Output = Result<(), DbError>> + Send {
         let sql = match mode {
             TxMode::ReadWrite => "BEGIN IMMEDIATE",
-            TxMode::ReadOnly => "BEGIN",
+            // A deferred transaction reads one snapshot: SQLite is serializable.
+            TxMode::ReadOnly | TxMode::Snapshot => "BEGIN",
         };
         let r = self.own(sql);
         self.in_transaction = r.is_ok();

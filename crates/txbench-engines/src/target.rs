@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::postgres::PgTarget;
 use crate::sqlite::SqliteConfig;
 
 /// A database to run against, parsed from a `--db` URL.
@@ -9,6 +10,8 @@ use crate::sqlite::SqliteConfig;
 pub enum Target {
     /// Embedded SQLite: `sqlite::memory:` or `sqlite:path.db` (with `?key=value` options).
     Sqlite(SqliteConfig),
+    /// A PostgreSQL-wire database: `postgres://user:password@host:port,host2/db?sslmode=...`.
+    Postgres(PgTarget),
 }
 
 /// A `--db` value that could not be understood.
@@ -33,12 +36,13 @@ impl Target {
         })?;
         match scheme {
             "sqlite" => SqliteConfig::parse(rest).map(Target::Sqlite),
-            "postgres" | "postgresql" | "mysql" | "txbench" | "redis" => Err(TargetError(format!(
+            "postgres" | "postgresql" => PgTarget::parse(url).map(Target::Postgres),
+            "mysql" | "txbench" | "redis" => Err(TargetError(format!(
                 "database URL '{}': the {scheme} engine is not built into this version of txbench yet",
                 redact(url)
             ))),
             other => Err(TargetError(format!(
-                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite)",
+                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres)",
                 redact(url)
             ))),
         }
@@ -82,7 +86,7 @@ mod tests {
 
     #[test]
     fn redacts_passwords() {
-        let e = Target::parse("postgres://app:secret@db1/tpcc").unwrap_err();
+        let e = Target::parse("mysql://app:secret@db1/tpcc").unwrap_err();
         assert!(!e.0.contains("secret"), "{e}");
         assert_eq!(
             redact("mysql://root:pw@h:3306/db"),

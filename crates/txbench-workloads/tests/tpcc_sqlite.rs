@@ -30,6 +30,7 @@ fn template() -> &'static Path {
             threads: 2,
             seed: 7,
             drop: false,
+            foreign_keys: false,
         };
         rt.block_on(load(engine, &opts, Arc::new(AtomicU64::new(0))))
             .unwrap();

@@ -63,7 +63,7 @@ pub enum TpccVerb {
 /// Where the database is.
 #[derive(Debug, Clone, Args)]
 pub struct DbArgs {
-    /// Database URL: sqlite::memory:, sqlite:path.db (more engines to come).
+    /// Database URL: sqlite::memory:, sqlite:path.db, postgres://user:pw@host:port[,host2...]/db[?sslmode=...].
     #[arg(long, default_value = "sqlite::memory:", value_name = "URL")]
     pub db: String,
 }
@@ -85,6 +85,9 @@ pub struct LoadArgs {
     /// Seed of the population (and of the NURand C-Load constants).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Add the foreign keys of clause 1.3 after the data (not on SQLite).
+    #[arg(long)]
+    pub foreign_keys: bool,
 }
 
 /// Whether terminals wait as the specification says.
@@ -94,6 +97,37 @@ pub enum WaitArg {
     None,
     /// Keying and think times of clause 5.2.5.7.
     Spec,
+}
+
+/// Transaction isolation levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IsolationArg {
+    /// READ COMMITTED.
+    ReadCommitted,
+    /// REPEATABLE READ (snapshot isolation on PostgreSQL).
+    RepeatableRead,
+    /// SERIALIZABLE.
+    Serializable,
+}
+
+impl IsolationArg {
+    /// The level in the core's terms.
+    pub fn level(self) -> txbench_core::Isolation {
+        match self {
+            IsolationArg::ReadCommitted => txbench_core::Isolation::ReadCommitted,
+            IsolationArg::RepeatableRead => txbench_core::Isolation::RepeatableRead,
+            IsolationArg::Serializable => txbench_core::Isolation::Serializable,
+        }
+    }
+
+    /// The flag's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            IsolationArg::ReadCommitted => "read-committed",
+            IsolationArg::RepeatableRead => "repeatable-read",
+            IsolationArg::Serializable => "serializable",
+        }
+    }
 }
 
 /// Flags of `run`.
@@ -123,6 +157,9 @@ pub struct RunArgs {
     /// Seed of the run's random streams (inputs, C-Run).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Isolation level of the transactions (default: the database's own).
+    #[arg(long, value_enum)]
+    pub isolation: Option<IsolationArg>,
     /// Retries of a transaction that hits a conflict before it counts as an error.
     #[arg(long, default_value_t = 5)]
     pub max_retries: u32,
@@ -148,6 +185,9 @@ pub struct AllInOneArgs {
     /// Replace TPC-C data already in the database.
     #[arg(long)]
     pub drop: bool,
+    /// Add the foreign keys of clause 1.3 after the data (not on SQLite).
+    #[arg(long)]
+    pub foreign_keys: bool,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {

@@ -14,21 +14,33 @@ use txbench_core::driver::{self, RunOptions, WaitMode};
 use txbench_core::result::{self, RESULT_SCHEMA_VERSION, RunResult};
 use txbench_core::{Engine, Workload, exec};
 use txbench_engines::Target;
+use txbench_engines::postgres::PgEngine;
 use txbench_engines::sqlite::SqliteEngine;
 use txbench_report::{json, terminal};
 use txbench_workloads::tpcc::load::{LoadOptions, drop_all};
 use txbench_workloads::tpcc::{Tpcc, check, generate, load, meta};
 
-use crate::cli::{AllInOneArgs, DbArgs, LoadArgs, RunArgs, TpccVerb, WaitArg};
+use crate::cli::{AllInOneArgs, DbArgs, IsolationArg, LoadArgs, RunArgs, TpccVerb, WaitArg};
 use crate::failure::Failure;
 use crate::progress::{RunProgress, load_bar};
 
 /// Call a generic function with the engine a URL names.
 macro_rules! with_engine {
-    ($url:expr, |$engine:ident| $body:expr) => {{
+    ($url:expr, $isolation:expr, |$engine:ident| $body:expr) => {{
+        let isolation: Option<IsolationArg> = $isolation;
         match Target::parse($url).map_err(|e| Failure::Usage(e.to_string()))? {
             Target::Sqlite(cfg) => {
+                if let Some(i) = isolation.filter(|i| *i != IsolationArg::Serializable) {
+                    return Err(Failure::Usage(format!(
+                        "--isolation {}: SQLite runs every transaction serializable",
+                        i.name()
+                    )));
+                }
                 let $engine = Arc::new(SqliteEngine::new(cfg)?);
+                $body
+            }
+            Target::Postgres(target) => {
+                let $engine = Arc::new(PgEngine::new(target, isolation.map(IsolationArg::level)));
                 $body
             }
         }
@@ -42,11 +54,16 @@ pub async fn main(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     match verb {
-        Some(TpccVerb::Load(a)) => with_engine!(&a.db.db, |e| load_on(e, &a).await.map(|_| ())),
-        Some(TpccVerb::Run(a)) => with_engine!(&a.db.db, |e| run_on(e, &a, stop).await),
-        Some(TpccVerb::Check(a)) => with_engine!(&a.db, |e| check_on(e).await),
-        Some(TpccVerb::Clean(a)) => with_engine!(&a.db, |e| clean_on(e, &a).await),
-        None => with_engine!(&all.run.db.db, |e| all_in_one(e, &all, stop).await),
+        Some(TpccVerb::Load(a)) => with_engine!(&a.db.db, None, |e| load_on(e, &a).await),
+        Some(TpccVerb::Run(a)) => {
+            with_engine!(&a.db.db, a.isolation, |e| run_on(e, &a, stop).await)
+        }
+        Some(TpccVerb::Check(a)) => with_engine!(&a.db, None, |e| check_on(e).await),
+        Some(TpccVerb::Clean(a)) => with_engine!(&a.db, None, |e| clean_on(e, &a).await),
+        None => with_engine!(&all.run.db.db, all.run.isolation, |e| all_in_one(
+            e, &all, stop
+        )
+        .await),
     }
 }
 
@@ -77,6 +94,7 @@ async fn load_on<E: Engine>(engine: Arc<E>, a: &LoadArgs) -> Result<(), Failure>
         threads,
         seed: a.seed,
         drop: a.drop,
+        foreign_keys: a.foreign_keys,
     };
     let rows = Arc::new(AtomicU64::new(0));
     let bar = load_bar(generate::expected_rows(a.warehouses), false);
@@ -169,6 +187,7 @@ async fn all_in_one<E: Engine>(
                 threads: a.threads,
                 drop: a.drop || state.is_some(),
                 seed: a.run.seed,
+                foreign_keys: a.foreign_keys,
             };
             load_on(Arc::clone(&engine), &load_args).await?;
         }
@@ -228,6 +247,11 @@ async fn run_on<E: Engine>(
         ("duration_secs", a.duration.as_secs_f64().to_string()),
         ("warmup_secs", a.warmup.as_secs_f64().to_string()),
         ("max_retries", a.max_retries.to_string()),
+        (
+            "isolation",
+            a.isolation
+                .map_or("default".to_string(), |i| i.name().to_string()),
+        ),
     ] {
         parameters.insert(k.to_string(), v);
     }

@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 
 use crate::cpu;
 use crate::engine::{Engine, Session};
+use crate::error::ErrorKind;
 use crate::exec::{self, Placement, Spawned};
 use crate::recorder::{Completion, Recorder};
 use crate::rng::Rand;
@@ -124,6 +125,13 @@ async fn worker_loop<S: Session, W: Workload>(
         let result = loop {
             match ctx.workload.execute(&mut session, &job.input).await {
                 Ok(outcome) => break Ok(outcome),
+                Err(e) if e.kind == ErrorKind::Connection => {
+                    // The transaction is lost with the connection: it counts as an
+                    // error of kind "connection", and the session comes back before
+                    // the next job.
+                    reconnect(&mut session, &ctx.retry, &mut jitter, own_thread).await;
+                    break Err(e);
+                }
                 Err(e) => {
                     // Best effort: the session may already be outside a transaction.
                     let _ = session.rollback().await;
@@ -131,12 +139,7 @@ async fn worker_loop<S: Session, W: Workload>(
                         break Err(e);
                     }
                     retries += 1;
-                    let pause = backoff(&ctx.retry, retries, &mut jitter);
-                    if own_thread {
-                        std::thread::sleep(pause);
-                    } else {
-                        tokio::time::sleep(pause).await;
-                    }
+                    pause(backoff(&ctx.retry, retries, &mut jitter), own_thread).await;
                 }
             }
         };
@@ -161,6 +164,41 @@ async fn worker_loop<S: Session, W: Workload>(
         // On its own thread, the thread's clock is the worker's CPU.
         thread_cpu: own_thread.then(cpu::thread_cpu_time),
         busy,
+    }
+}
+
+async fn pause(d: Duration, own_thread: bool) {
+    if own_thread {
+        std::thread::sleep(d);
+    } else {
+        tokio::time::sleep(d).await;
+    }
+}
+
+/// How long a worker keeps trying to re-establish a lost connection before it
+/// takes the next job (which then fails fast and tries again).
+const RECONNECT_PATIENCE: Duration = Duration::from_secs(10);
+
+/// Re-establish a session's connection with backoff, for at most [`RECONNECT_PATIENCE`].
+async fn reconnect<S: Session>(
+    session: &mut S,
+    policy: &RetryPolicy,
+    jitter: &mut Rand,
+    own_thread: bool,
+) {
+    let give_up = Instant::now() + RECONNECT_PATIENCE;
+    let slow = RetryPolicy {
+        base_backoff: Duration::from_millis(50),
+        max_backoff: Duration::from_secs(1),
+        ..*policy
+    };
+    let mut attempt = 0;
+    while Instant::now() < give_up {
+        if session.reconnect().await.is_ok() {
+            return;
+        }
+        attempt += 1;
+        pause(backoff(&slow, attempt, jitter), own_thread).await;
     }
 }
 

@@ -168,7 +168,7 @@ impl ConditionResult {
 
 /// Run all twelve conditions in one read-only transaction.
 pub async fn check<S: Session>(session: &mut S) -> Result<Vec<ConditionResult>, DbError> {
-    session.begin(TxMode::ReadOnly).await?;
+    session.begin(TxMode::Snapshot).await?;
     let mut out = Vec::with_capacity(CONDITIONS.len());
     for c in &CONDITIONS {
         let rows = match session.query_sql(c.sql).await {

@@ -1,7 +1,7 @@
 //! The TPC-C schema (clause 1.3) with the standard table and column names, and
 //! txbench's own metadata table.
 
-use txbench_core::schema::{Column, ColumnType::*, Index, Schema, Table};
+use txbench_core::schema::{Column, ColumnType::*, ForeignKey, Index, Schema, Table};
 
 macro_rules! col {
     ($name:literal, $ty:expr) => {
@@ -202,4 +202,79 @@ pub static SCHEMA: Schema = Schema {
             unique: false,
         },
     ],
+    foreign_keys: &FOREIGN_KEYS,
 };
+
+macro_rules! fk {
+    ($name:literal, $table:literal, [$($c:literal),*], $ref:literal, [$($r:literal),*]) => {
+        ForeignKey { name: $name, table: $table, columns: &[$($c),*], references: $ref, referenced_columns: &[$($r),*] }
+    };
+}
+
+/// The referential integrity of clause 1.3 (added only with `--foreign-keys`).
+static FOREIGN_KEYS: [ForeignKey; 10] = [
+    fk!(
+        "fk_district_warehouse",
+        "district",
+        ["d_w_id"],
+        "warehouse",
+        ["w_id"]
+    ),
+    fk!(
+        "fk_customer_district",
+        "customer",
+        ["c_w_id", "c_d_id"],
+        "district",
+        ["d_w_id", "d_id"]
+    ),
+    fk!(
+        "fk_history_customer",
+        "history",
+        ["h_c_w_id", "h_c_d_id", "h_c_id"],
+        "customer",
+        ["c_w_id", "c_d_id", "c_id"]
+    ),
+    fk!(
+        "fk_history_district",
+        "history",
+        ["h_w_id", "h_d_id"],
+        "district",
+        ["d_w_id", "d_id"]
+    ),
+    fk!(
+        "fk_new_order_orders",
+        "new_order",
+        ["no_w_id", "no_d_id", "no_o_id"],
+        "orders",
+        ["o_w_id", "o_d_id", "o_id"]
+    ),
+    fk!(
+        "fk_orders_customer",
+        "orders",
+        ["o_w_id", "o_d_id", "o_c_id"],
+        "customer",
+        ["c_w_id", "c_d_id", "c_id"]
+    ),
+    fk!(
+        "fk_order_line_orders",
+        "order_line",
+        ["ol_w_id", "ol_d_id", "ol_o_id"],
+        "orders",
+        ["o_w_id", "o_d_id", "o_id"]
+    ),
+    fk!(
+        "fk_order_line_stock",
+        "order_line",
+        ["ol_supply_w_id", "ol_i_id"],
+        "stock",
+        ["s_w_id", "s_i_id"]
+    ),
+    fk!(
+        "fk_stock_warehouse",
+        "stock",
+        ["s_w_id"],
+        "warehouse",
+        ["w_id"]
+    ),
+    fk!("fk_stock_item", "stock", ["s_i_id"], "item", ["i_id"]),
+];

@@ -1,0 +1,382 @@
+//! PostgreSQL-wire databases (PostgreSQL, CockroachDB, YugabyteDB) over
+//! tokio-postgres.
+//!
+//! Dialect decisions, all here and in [`dialect`]:
+//! * placeholders `?` become `$1, $2, ...`; `FOR UPDATE` is appended where asked;
+//! * money is `numeric(p, s)` (bound from f64 through `rust_decimal`), timestamps
+//!   are `timestamp`;
+//! * tables are created without their primary key, loaded with binary `COPY`,
+//!   then keyed, indexed and analyzed;
+//! * SQLSTATE 40001 (serialization failure; CockroachDB's and YugabyteDB's
+//!   "restart transaction") and 40P01 (deadlock) are conflicts the driver retries;
+//!   classes 08 and 57P (connection failures, administrator shutdown) are lost
+//!   connections, which the session re-establishes.
+
+mod dialect;
+mod tls;
+mod types;
+pub mod url;
+
+use std::collections::HashMap;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures_util::{TryStreamExt, pin_mut};
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::{Client, NoTls};
+use tokio_postgres_rustls::MakeRustlsConnect;
+use txbench_core::schema::{ForeignKey, Index, Statement, Table};
+use txbench_core::value::RowBatch;
+use txbench_core::{DbError, Engine, ErrorKind, Isolation, Param, Rows, Session, TxMode};
+
+use dialect::{begin_sql, map_err, translate};
+use types::{PgParam, ddl_type, pg_type, value};
+pub use url::{PgTarget, SslMode};
+
+/// What the engine and its sessions share: where to connect and how.
+struct Shared {
+    target: PgTarget,
+    tls: Option<MakeRustlsConnect>,
+    isolation: Option<Isolation>,
+    next_host: AtomicUsize,
+    warned: Mutex<HashSet<String>>,
+}
+
+impl Shared {
+    /// Connect to the next host in turn, skipping (with a warning) hosts that fail.
+    async fn connect(&self) -> Result<Client, DbError> {
+        let hosts = &self.target.hosts;
+        let start = self.next_host.fetch_add(1, Ordering::Relaxed);
+        let mut last = None;
+        for k in 0..hosts.len() {
+            let (name, config) = &hosts[(start + k) % hosts.len()];
+            match self.connect_to(config).await {
+                Ok(client) => return Ok(client),
+                Err(e) => {
+                    if hosts.len() > 1
+                        && self
+                            .warned
+                            .lock()
+                            .expect("warned lock")
+                            .insert(name.clone())
+                    {
+                        eprintln!(
+                            "txbench: warning: skipping PostgreSQL host {name}: {}",
+                            e.message
+                        );
+                    }
+                    last = Some(DbError::new(e.kind, format!("{name}: {}", e.message)));
+                }
+            }
+        }
+        Err(last.unwrap_or_else(|| DbError::new(ErrorKind::Connection, "no host to connect to")))
+    }
+
+    async fn connect_to(&self, config: &tokio_postgres::Config) -> Result<Client, DbError> {
+        let mut config = config.clone();
+        config.ssl_mode(match self.target.ssl {
+            SslMode::Disable => tokio_postgres::config::SslMode::Disable,
+            SslMode::Prefer => tokio_postgres::config::SslMode::Prefer,
+            SslMode::Require | SslMode::VerifyFull => tokio_postgres::config::SslMode::Require,
+        });
+        let connect_err = |e| DbError::new(ErrorKind::Connection, dialect::describe(&e));
+        let client = match &self.tls {
+            None => {
+                let (client, connection) = config.connect(NoTls).await.map_err(connect_err)?;
+                tokio::spawn(async move { drop(connection.await) });
+                client
+            }
+            Some(tls) => {
+                let (client, connection) =
+                    config.connect(tls.clone()).await.map_err(connect_err)?;
+                tokio::spawn(async move { drop(connection.await) });
+                client
+            }
+        };
+        Ok(client)
+    }
+}
+
+/// The PostgreSQL-wire engine.
+pub struct PgEngine {
+    shared: Arc<Shared>,
+}
+
+impl PgEngine {
+    /// An engine for a target; `isolation` `None` keeps the database's default.
+    pub fn new(target: PgTarget, isolation: Option<Isolation>) -> Self {
+        let tls = tls::connector(target.ssl);
+        PgEngine {
+            shared: Arc::new(Shared {
+                target,
+                tls,
+                isolation,
+                next_host: AtomicUsize::new(0),
+                warned: Mutex::new(HashSet::new()),
+            }),
+        }
+    }
+}
+
+impl Engine for PgEngine {
+    type Session = PgSession;
+    const BLOCKING: bool = false;
+
+    fn name(&self) -> &'static str {
+        "postgres"
+    }
+
+    fn describe(&self) -> String {
+        self.shared.target.display.clone()
+    }
+
+    async fn connect(&self) -> Result<PgSession, DbError> {
+        let client = self.shared.connect().await?;
+        Ok(PgSession {
+            client,
+            shared: Arc::clone(&self.shared),
+            statements: HashMap::new(),
+            in_transaction: false,
+        })
+    }
+}
+
+/// One PostgreSQL connection with its prepared statements.
+pub struct PgSession {
+    client: Client,
+    shared: Arc<Shared>,
+    /// Prepared statements by the address of their (static) definition.
+    statements: HashMap<usize, tokio_postgres::Statement>,
+    in_transaction: bool,
+}
+
+impl PgSession {
+    async fn prepared(
+        &mut self,
+        stmt: &'static Statement,
+    ) -> Result<tokio_postgres::Statement, DbError> {
+        let key = stmt as *const Statement as usize;
+        if let Some(st) = self.statements.get(&key) {
+            return Ok(st.clone());
+        }
+        let st = self
+            .client
+            .prepare(&translate(stmt.sql, stmt.for_update))
+            .await
+            .map_err(|e| map_err(&e, stmt.name))?;
+        self.statements.insert(key, st.clone());
+        Ok(st)
+    }
+
+    async fn batch(&mut self, sql: &str) -> Result<(), DbError> {
+        self.client
+            .batch_execute(sql)
+            .await
+            .map_err(|e| map_err(&e, sql))
+    }
+}
+
+impl Session for PgSession {
+    async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
+        let sql = begin_sql(mode, self.shared.isolation);
+        self.batch(sql).await?;
+        self.in_transaction = true;
+        Ok(())
+    }
+
+    async fn commit(&mut self) -> Result<(), DbError> {
+        let r = self.batch("COMMIT").await;
+        // After COMMIT the transaction is over whatever the outcome.
+        self.in_transaction = false;
+        r
+    }
+
+    async fn rollback(&mut self) -> Result<(), DbError> {
+        if !self.in_transaction {
+            return Ok(());
+        }
+        self.in_transaction = false;
+        self.batch("ROLLBACK").await
+    }
+
+    async fn query(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+    ) -> Result<Rows, DbError> {
+        let st = self.prepared(stmt).await?;
+        let stream = self
+            .client
+            .query_raw(&st, params.iter().map(|p| PgParam(*p)))
+            .await
+            .map_err(|e| map_err(&e, stmt.name))?;
+        pin_mut!(stream);
+        let columns = st.columns().len();
+        let mut out = Rows::new(columns);
+        while let Some(row) = stream
+            .try_next()
+            .await
+            .map_err(|e| map_err(&e, stmt.name))?
+        {
+            for i in 0..columns {
+                out.push(value(&row, i)?);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn execute(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+    ) -> Result<u64, DbError> {
+        let st = self.prepared(stmt).await?;
+        self.client
+            .execute_raw(&st, params.iter().map(|p| PgParam(*p)))
+            .await
+            .map_err(|e| map_err(&e, stmt.name))
+    }
+
+    async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
+        let st = self
+            .client
+            .prepare(sql)
+            .await
+            .map_err(|e| map_err(&e, sql))?;
+        let rows = self
+            .client
+            .query(&st, &[])
+            .await
+            .map_err(|e| map_err(&e, sql))?;
+        let columns = st.columns().len();
+        let mut out = Rows::new(columns);
+        for row in &rows {
+            for i in 0..columns {
+                out.push(value(row, i)?);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
+        let columns: Vec<String> = table
+            .columns
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}{}",
+                    c.name,
+                    ddl_type(c.ty),
+                    if c.nullable { "" } else { " NOT NULL" }
+                )
+            })
+            .collect();
+        self.batch(&format!(
+            "CREATE TABLE {} ({})",
+            table.name,
+            columns.join(", ")
+        ))
+        .await
+    }
+
+    async fn add_primary_key(&mut self, table: &Table) -> Result<(), DbError> {
+        if table.primary_key.is_empty() {
+            return Ok(());
+        }
+        self.batch(&format!(
+            "ALTER TABLE {} ADD PRIMARY KEY ({})",
+            table.name,
+            table.primary_key.join(", ")
+        ))
+        .await
+    }
+
+    async fn add_foreign_key(&mut self, key: &ForeignKey) -> Result<(), DbError> {
+        self.batch(&format!(
+            "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
+            key.table,
+            key.name,
+            key.columns.join(", "),
+            key.references,
+            key.referenced_columns.join(", ")
+        ))
+        .await
+    }
+
+    async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {
+        self.batch(&format!(
+            "CREATE {}INDEX {} ON {} ({})",
+            if index.unique { "UNIQUE " } else { "" },
+            index.name,
+            index.table,
+            index.columns.join(", ")
+        ))
+        .await
+    }
+
+    async fn drop_table(&mut self, name: &str) -> Result<(), DbError> {
+        self.batch(&format!("DROP TABLE IF EXISTS {name} CASCADE"))
+            .await
+    }
+
+    async fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
+        let row = self
+            .client
+            .query_one(
+                "SELECT count(*) FROM information_schema.tables \
+                 WHERE table_schema = current_schema() AND table_name = $1",
+                &[&name],
+            )
+            .await
+            .map_err(|e| map_err(&e, "table_exists"))?;
+        Ok(row.get::<_, i64>(0) > 0)
+    }
+
+    async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
+        let names: Vec<&str> = table.columns.iter().map(|c| c.name).collect();
+        let types: Vec<_> = table.columns.iter().map(|c| pg_type(c.ty)).collect();
+        let sql = format!(
+            "COPY {} ({}) FROM STDIN BINARY",
+            table.name,
+            names.join(", ")
+        );
+        let sink = self
+            .client
+            .copy_in(&sql)
+            .await
+            .map_err(|e| map_err(&e, table.name))?;
+        let writer = BinaryCopyInWriter::new(sink, &types);
+        pin_mut!(writer);
+        for row in batch.rows() {
+            let params: Vec<PgParam<'_>> = row.iter().map(|v| PgParam(v.as_param())).collect();
+            let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                .iter()
+                .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                .collect();
+            writer
+                .as_mut()
+                .write(&refs)
+                .await
+                .map_err(|e| map_err(&e, table.name))?;
+        }
+        writer.finish().await.map_err(|e| map_err(&e, table.name))?;
+        Ok(())
+    }
+
+    async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
+        self.batch("SET synchronous_commit = off").await
+    }
+
+    async fn end_bulk_load(&mut self) -> Result<(), DbError> {
+        // Fresh statistics, so the planner uses the keys just built.
+        self.batch("RESET synchronous_commit; ANALYZE").await
+    }
+
+    async fn reconnect(&mut self) -> Result<(), DbError> {
+        self.client = self.shared.connect().await?;
+        self.statements.clear();
+        self.in_transaction = false;
+        Ok(())
+    }
+}

@@ -1,0 +1,142 @@
+//! Values across the PostgreSQL wire: parameters bound by the server's declared
+//! type, and result columns read by their type.
+
+use std::error::Error;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bytes::BytesMut;
+use rust_decimal::Decimal;
+use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
+use tokio_postgres::Row;
+use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+use txbench_core::schema::ColumnType;
+use txbench_core::{DbError, ErrorKind, Param, Value};
+
+type BoxError = Box<dyn Error + Sync + Send>;
+
+/// A parameter encoded as whatever type the server expects for it.
+#[derive(Debug)]
+pub struct PgParam<'a>(pub Param<'a>);
+
+fn timestamp(micros: i64) -> SystemTime {
+    if micros >= 0 {
+        UNIX_EPOCH + Duration::from_micros(micros as u64)
+    } else {
+        UNIX_EPOCH - Duration::from_micros(micros.unsigned_abs())
+    }
+}
+
+impl ToSql for PgParam<'_> {
+    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, BoxError> {
+        match self.0 {
+            Param::Null => Ok(IsNull::Yes),
+            Param::Int(v) => match *ty {
+                Type::INT2 => i16::try_from(v)?.to_sql(ty, out),
+                Type::INT4 => i32::try_from(v)?.to_sql(ty, out),
+                Type::INT8 => v.to_sql(ty, out),
+                Type::NUMERIC => Decimal::from(v).to_sql(ty, out),
+                Type::FLOAT8 => (v as f64).to_sql(ty, out),
+                Type::FLOAT4 => (v as f32).to_sql(ty, out),
+                Type::TIMESTAMP | Type::TIMESTAMPTZ => timestamp(v).to_sql(ty, out),
+                _ => Err(format!("cannot send an integer as {ty}").into()),
+            },
+            Param::Float(v) => match *ty {
+                Type::NUMERIC => Decimal::from_f64(v)
+                    .ok_or_else(|| format!("{v} is not a finite decimal"))?
+                    // f64 carries cents inexactly; the column's scale decides, but 6
+                    // places already removes the binary noise.
+                    .round_dp(6)
+                    .normalize()
+                    .to_sql(ty, out),
+                Type::FLOAT8 => v.to_sql(ty, out),
+                Type::FLOAT4 => (v as f32).to_sql(ty, out),
+                _ => Err(format!("cannot send a float as {ty}").into()),
+            },
+            Param::Text(v) => v.to_sql(ty, out),
+            Param::Timestamp(v) => timestamp(v).to_sql(ty, out),
+        }
+    }
+
+    fn accepts(_ty: &Type) -> bool {
+        true
+    }
+
+    to_sql_checked!();
+}
+
+/// Column `i` of a row as a [`Value`].
+pub fn value(row: &Row, i: usize) -> Result<Value, DbError> {
+    let ty = row.columns()[i].type_().clone();
+    let bad = |e: tokio_postgres::Error| {
+        DbError::new(ErrorKind::Other, format!("reading a {ty} column: {e}"))
+    };
+    Ok(match ty {
+        Type::INT2 => row
+            .try_get::<_, Option<i16>>(i)
+            .map_err(bad)?
+            .map_or(Value::Null, |v| Value::Int(v.into())),
+        Type::INT4 => row
+            .try_get::<_, Option<i32>>(i)
+            .map_err(bad)?
+            .map_or(Value::Null, |v| Value::Int(v.into())),
+        Type::INT8 => row
+            .try_get::<_, Option<i64>>(i)
+            .map_err(bad)?
+            .map_or(Value::Null, Value::Int),
+        Type::NUMERIC => row
+            .try_get::<_, Option<Decimal>>(i)
+            .map_err(bad)?
+            .map_or(Value::Null, |d| {
+                Value::Float(d.to_f64().unwrap_or(f64::NAN))
+            }),
+        Type::FLOAT8 => row
+            .try_get::<_, Option<f64>>(i)
+            .map_err(bad)?
+            .map_or(Value::Null, Value::Float),
+        Type::FLOAT4 => row
+            .try_get::<_, Option<f32>>(i)
+            .map_err(bad)?
+            .map_or(Value::Null, |v| Value::Float(v.into())),
+        Type::BOOL => row
+            .try_get::<_, Option<bool>>(i)
+            .map_err(bad)?
+            .map_or(Value::Null, |v| Value::Int(v.into())),
+        Type::TIMESTAMP | Type::TIMESTAMPTZ => row
+            .try_get::<_, Option<SystemTime>>(i)
+            .map_err(bad)?
+            .map_or(Value::Null, |t| {
+                Value::Timestamp(match t.duration_since(UNIX_EPOCH) {
+                    Ok(d) => d.as_micros() as i64,
+                    Err(e) => -(e.duration().as_micros() as i64),
+                })
+            }),
+        _ => row
+            .try_get::<_, Option<String>>(i)
+            .map_err(bad)?
+            .map_or(Value::Null, Value::Text),
+    })
+}
+
+/// The PostgreSQL type of a logical column type.
+pub fn pg_type(ty: ColumnType) -> Type {
+    match ty {
+        ColumnType::Int => Type::INT4,
+        ColumnType::BigInt => Type::INT8,
+        ColumnType::Decimal(..) => Type::NUMERIC,
+        ColumnType::Char(_) => Type::BPCHAR,
+        ColumnType::Varchar(_) => Type::VARCHAR,
+        ColumnType::Timestamp => Type::TIMESTAMP,
+    }
+}
+
+/// The DDL spelling of a logical column type.
+pub fn ddl_type(ty: ColumnType) -> String {
+    match ty {
+        ColumnType::Int => "integer".into(),
+        ColumnType::BigInt => "bigint".into(),
+        ColumnType::Decimal(p, s) => format!("numeric({p}, {s})"),
+        ColumnType::Char(n) => format!("char({n})"),
+        ColumnType::Varchar(n) => format!("varchar({n})"),
+        ColumnType::Timestamp => "timestamp".into(),
+    }
+}
