@@ -158,10 +158,10 @@ mod tests {
     }
 
     #[test]
-    fn one_port_applies_to_every_host() {
+    fn a_host_without_a_port_gets_the_default_as_in_libpq() {
         let t = PgTarget::parse("postgresql://u@a,b:6000/x").unwrap();
         let names: Vec<&str> = t.hosts.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["a:6000", "b:6000"]);
+        assert_eq!(names, ["a:5432", "b:6000"]);
     }
 
     #[test]
