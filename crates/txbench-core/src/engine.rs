@@ -40,6 +40,73 @@ impl Isolation {
     }
 }
 
+/// Whether a pipelined statement returns rows or changes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    /// A query: its rows come back.
+    Query,
+    /// A change: the number of rows changed comes back.
+    Execute,
+}
+
+/// One statement of a [`Session::pipeline`].
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    /// The statement.
+    pub stmt: &'static Statement,
+    /// Its parameters.
+    pub params: &'a [Param<'a>],
+    /// Query or change.
+    pub kind: CallKind,
+}
+
+impl<'a> Call<'a> {
+    /// A query in a pipeline.
+    pub fn query(stmt: &'static Statement, params: &'a [Param<'a>]) -> Self {
+        Call {
+            stmt,
+            params,
+            kind: CallKind::Query,
+        }
+    }
+
+    /// A change in a pipeline.
+    pub fn execute(stmt: &'static Statement, params: &'a [Param<'a>]) -> Self {
+        Call {
+            stmt,
+            params,
+            kind: CallKind::Execute,
+        }
+    }
+}
+
+/// The answer to one [`Call`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// The rows of a query.
+    Rows(Rows),
+    /// The rows a change affected.
+    Affected(u64),
+}
+
+impl Reply {
+    /// The rows (none for a change).
+    pub fn rows(&self) -> Option<&Rows> {
+        match self {
+            Reply::Rows(r) => Some(r),
+            Reply::Affected(_) => None,
+        }
+    }
+
+    /// Rows affected (0 for a query).
+    pub fn affected(&self) -> u64 {
+        match self {
+            Reply::Rows(_) => 0,
+            Reply::Affected(n) => *n,
+        }
+    }
+}
+
 /// One connection to a database, used by one task at a time.
 ///
 /// Methods return futures so that network engines are truly asynchronous; an
@@ -64,6 +131,25 @@ pub trait Session: Send + 'static {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> impl Future<Output = Result<u64, DbError>> + Send;
+    /// Run statements that do not depend on each other's results, in order, and
+    /// return their replies in order. A network engine sends them all before it
+    /// waits for the first answer (one round trip instead of one each); an
+    /// embedded engine runs them one by one. The first failure is returned.
+    fn pipeline(
+        &mut self,
+        calls: &[Call<'_>],
+    ) -> impl Future<Output = Result<Vec<Reply>, DbError>> + Send {
+        async move {
+            let mut out = Vec::with_capacity(calls.len());
+            for c in calls {
+                out.push(match c.kind {
+                    CallKind::Query => Reply::Rows(self.query(c.stmt, c.params).await?),
+                    CallKind::Execute => Reply::Affected(self.execute(c.stmt, c.params).await?),
+                });
+            }
+            Ok(out)
+        }
+    }
     /// Run ad-hoc SQL that returns rows (checks, metadata); not prepared.
     fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send;
     /// Create a table (without secondary indexes). Engines that load faster

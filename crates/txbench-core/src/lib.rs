@@ -36,7 +36,7 @@ pub mod value;
 pub mod workload;
 
 pub use driver::{RunOptions, WaitMode};
-pub use engine::{Engine, Isolation, Session, TxMode};
+pub use engine::{Call, Engine, Isolation, Reply, Session, TxMode};
 pub use error::{DbError, ErrorKind};
 pub use value::{Param, Rows, Value};
 pub use workload::{Outcome, Planned, Terminal, TxnTypeInfo, Workload};

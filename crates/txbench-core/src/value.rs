@@ -114,6 +114,14 @@ pub struct Rows {
 }
 
 impl Rows {
+    /// A result with no columns and no rows.
+    pub const fn empty() -> Self {
+        Rows {
+            columns: 0,
+            values: Vec::new(),
+        }
+    }
+
     /// An empty result with a number of columns.
     pub fn new(columns: usize) -> Self {
         Rows {

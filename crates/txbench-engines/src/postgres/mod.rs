@@ -22,13 +22,17 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use futures_util::future::try_join_all;
 use futures_util::{TryStreamExt, pin_mut};
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::{Client, NoTls};
 use tokio_postgres_rustls::MakeRustlsConnect;
+use txbench_core::engine::CallKind;
 use txbench_core::schema::{ForeignKey, Index, Statement, Table};
 use txbench_core::value::RowBatch;
-use txbench_core::{DbError, Engine, ErrorKind, Isolation, Param, Rows, Session, TxMode};
+use txbench_core::{
+    Call, DbError, Engine, ErrorKind, Isolation, Param, Reply, Rows, Session, TxMode,
+};
 
 use dialect::{begin_sql, map_err, translate};
 use types::{PgParam, ddl_type, pg_type, value};
@@ -169,6 +173,41 @@ impl PgSession {
         Ok(st)
     }
 
+    /// Send a prepared statement and collect its answer.
+    async fn call(
+        client: &Client,
+        st: &tokio_postgres::Statement,
+        call: &Call<'_>,
+    ) -> Result<Reply, DbError> {
+        let params = call.params.iter().map(|p| PgParam(*p));
+        match call.kind {
+            CallKind::Execute => client
+                .execute_raw(st, params)
+                .await
+                .map(Reply::Affected)
+                .map_err(|e| map_err(&e, call.stmt.name)),
+            CallKind::Query => {
+                let stream = client
+                    .query_raw(st, params)
+                    .await
+                    .map_err(|e| map_err(&e, call.stmt.name))?;
+                pin_mut!(stream);
+                let columns = st.columns().len();
+                let mut out = Rows::new(columns);
+                while let Some(row) = stream
+                    .try_next()
+                    .await
+                    .map_err(|e| map_err(&e, call.stmt.name))?
+                {
+                    for i in 0..columns {
+                        out.push(value(&row, i)?);
+                    }
+                }
+                Ok(Reply::Rows(out))
+            }
+        }
+    }
+
     async fn batch(&mut self, sql: &str) -> Result<(), DbError> {
         self.client
             .batch_execute(sql)
@@ -206,24 +245,10 @@ impl Session for PgSession {
         params: &[Param<'_>],
     ) -> Result<Rows, DbError> {
         let st = self.prepared(stmt).await?;
-        let stream = self
-            .client
-            .query_raw(&st, params.iter().map(|p| PgParam(*p)))
-            .await
-            .map_err(|e| map_err(&e, stmt.name))?;
-        pin_mut!(stream);
-        let columns = st.columns().len();
-        let mut out = Rows::new(columns);
-        while let Some(row) = stream
-            .try_next()
-            .await
-            .map_err(|e| map_err(&e, stmt.name))?
-        {
-            for i in 0..columns {
-                out.push(value(&row, i)?);
-            }
+        match Self::call(&self.client, &st, &Call::query(stmt, params)).await? {
+            Reply::Rows(rows) => Ok(rows),
+            Reply::Affected(_) => unreachable!("a query answers with rows"),
         }
-        Ok(out)
     }
 
     async fn execute(
@@ -232,10 +257,26 @@ impl Session for PgSession {
         params: &[Param<'_>],
     ) -> Result<u64, DbError> {
         let st = self.prepared(stmt).await?;
-        self.client
-            .execute_raw(&st, params.iter().map(|p| PgParam(*p)))
-            .await
-            .map_err(|e| map_err(&e, stmt.name))
+        Ok(Self::call(&self.client, &st, &Call::execute(stmt, params))
+            .await?
+            .affected())
+    }
+
+    async fn pipeline(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
+        let mut statements = Vec::with_capacity(calls.len());
+        for c in calls {
+            statements.push(self.prepared(c.stmt).await?);
+        }
+        // Polled together, every request is written before the first answer is
+        // awaited; tokio-postgres matches the answers in order.
+        let client = &self.client;
+        try_join_all(
+            calls
+                .iter()
+                .zip(&statements)
+                .map(|(c, st)| Self::call(client, st, c)),
+        )
+        .await
     }
 
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {

@@ -2,10 +2,10 @@
 //! districts, in one transaction.
 
 use txbench_core::schema::Statement;
-use txbench_core::{DbError, ErrorKind, Outcome, Param, Session, TxMode};
+use txbench_core::{Call, DbError, ErrorKind, Outcome, Param, Session, TxMode};
 
 use super::constants::DISTRICTS;
-use super::fields::{first, float, int};
+use super::fields::{first, float, int, rows};
 use super::input::DeliveryInput;
 use super::load::now_micros;
 
@@ -41,6 +41,10 @@ static CUSTOMER_DELIVERED: Statement = Statement::new(
 
 /// Execute Delivery; returns how many districts had an order to deliver (the
 /// others are skipped, as 2.7.4.2 allows).
+///
+/// Pipelined in three round trips: the oldest new order of every district; then
+/// for each, the delete, the order's customer, the carrier, the delivery dates and
+/// the amount; then the customers' balances.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &DeliveryInput,
@@ -48,50 +52,69 @@ pub async fn execute<S: Session>(
     let w = input.w_id;
     session.begin(TxMode::ReadWrite).await?;
     let delivered_at = now_micros();
-    let mut delivered = 0;
-    for d in 1..=DISTRICTS {
-        let rows = session
-            .query(&OLDEST_NEW_ORDER, &[Param::Int(w), Param::Int(d)])
-            .await?;
-        let Some(row) = rows.row(0) else { continue };
-        let o_id = int(row, 0, "no_o_id")?;
-        let key = [Param::Int(w), Param::Int(d), Param::Int(o_id)];
-        if session.execute(&DELETE_NEW_ORDER, &key).await? != 1 {
+    let districts: Vec<[Param<'_>; 2]> = (1..=DISTRICTS)
+        .map(|d| [Param::Int(w), Param::Int(d)])
+        .collect();
+    let calls: Vec<Call<'_>> = districts
+        .iter()
+        .map(|k| Call::query(&OLDEST_NEW_ORDER, k))
+        .collect();
+    let oldest = session.pipeline(&calls).await?;
+
+    // (district, order) of the districts with something to deliver.
+    let mut orders = Vec::with_capacity(DISTRICTS as usize);
+    for (d, reply) in (1..=DISTRICTS).zip(&oldest) {
+        if let Some(row) = rows(reply).row(0) {
+            orders.push((d, int(row, 0, "no_o_id")?));
+        }
+    }
+    let keys: Vec<[Param<'_>; 3]> = orders
+        .iter()
+        .map(|&(d, o)| [Param::Int(w), Param::Int(d), Param::Int(o)])
+        .collect();
+    let carrier: Vec<[Param<'_>; 4]> = keys
+        .iter()
+        .map(|k| [Param::Int(input.carrier_id), k[0], k[1], k[2]])
+        .collect();
+    let dated: Vec<[Param<'_>; 4]> = keys
+        .iter()
+        .map(|k| [Param::Timestamp(delivered_at), k[0], k[1], k[2]])
+        .collect();
+    let mut calls = Vec::with_capacity(keys.len() * 5);
+    for i in 0..keys.len() {
+        calls.extend([
+            Call::execute(&DELETE_NEW_ORDER, &keys[i]),
+            Call::query(&ORDER_CUSTOMER, &keys[i]),
+            Call::execute(&ORDER_CARRIER, &carrier[i]),
+            Call::execute(&LINES_DELIVERED, &dated[i]),
+            Call::query(&LINES_AMOUNT, &keys[i]),
+        ]);
+    }
+    let replies = session.pipeline(&calls).await?;
+
+    let mut balances: Vec<[Param<'_>; 4]> = Vec::with_capacity(orders.len());
+    for (&(d, _), r) in orders.iter().zip(replies.chunks_exact(5)) {
+        if r[0].affected() != 1 {
             // Another Delivery took it between our read and delete.
             return Err(DbError::new(
                 ErrorKind::Conflict,
                 "delivery: new_order row taken concurrently",
             ));
         }
-        let rows = session.query(&ORDER_CUSTOMER, &key).await?;
-        let c = int(first(&rows, "delivered order")?, 0, "o_c_id")?;
-        session
-            .execute(
-                &ORDER_CARRIER,
-                &[Param::Int(input.carrier_id), key[0], key[1], key[2]],
-            )
-            .await?;
-        session
-            .execute(
-                &LINES_DELIVERED,
-                &[Param::Timestamp(delivered_at), key[0], key[1], key[2]],
-            )
-            .await?;
-        let rows = session.query(&LINES_AMOUNT, &key).await?;
-        let amount = float(first(&rows, "order line sum")?, 0, "sum(ol_amount)")?;
-        session
-            .execute(
-                &CUSTOMER_DELIVERED,
-                &[
-                    Param::Float(amount),
-                    Param::Int(w),
-                    Param::Int(d),
-                    Param::Int(c),
-                ],
-            )
-            .await?;
-        delivered += 1;
+        let c = int(first(rows(&r[1]), "delivered order")?, 0, "o_c_id")?;
+        let amount = float(first(rows(&r[4]), "order line sum")?, 0, "sum(ol_amount)")?;
+        balances.push([
+            Param::Float(amount),
+            Param::Int(w),
+            Param::Int(d),
+            Param::Int(c),
+        ]);
     }
+    let calls: Vec<Call<'_>> = balances
+        .iter()
+        .map(|b| Call::execute(&CUSTOMER_DELIVERED, b))
+        .collect();
+    session.pipeline(&calls).await?;
     session.commit().await?;
-    Ok((Outcome::Committed, delivered))
+    Ok((Outcome::Committed, orders.len()))
 }

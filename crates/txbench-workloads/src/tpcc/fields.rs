@@ -1,6 +1,12 @@
 //! Reading typed fields out of result rows, with errors that say what was missing.
 
-use txbench_core::{DbError, ErrorKind, Rows, Value};
+use txbench_core::{DbError, ErrorKind, Reply, Rows, Value};
+
+/// The rows of a pipelined query's reply (none for a change).
+pub fn rows(reply: &Reply) -> &Rows {
+    static EMPTY: Rows = Rows::empty();
+    reply.rows().unwrap_or(&EMPTY)
+}
 
 /// The first row of a result, or a data error naming what was looked up.
 pub fn first<'a>(rows: &'a Rows, what: &str) -> Result<&'a [Value], DbError> {

@@ -1,9 +1,9 @@
 //! New-Order (clause 2.4): enter a complete order in one transaction.
 
 use txbench_core::schema::Statement;
-use txbench_core::{DbError, Outcome, Param, Session, TxMode};
+use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode};
 
-use super::fields::{cents, first, float, int, text};
+use super::fields::{cents, first, float, int, rows, text};
 use super::input::NewOrderInput;
 use super::load::now_micros;
 
@@ -81,124 +81,131 @@ pub struct NewOrderOutput {
 
 /// Execute New-Order. An unused item id rolls the transaction back (2.4.2.3) and
 /// returns [`Outcome::ExpectedRollback`].
+///
+/// Statements that do not depend on each other go out as one pipeline, so a
+/// network engine needs four round trips besides BEGIN and COMMIT: warehouse,
+/// district and customer; the district update, the order rows and every item;
+/// every stock row (locked in item order, so concurrent New-Orders cannot
+/// deadlock); every stock update and order line.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &NewOrderInput,
 ) -> Result<(Outcome, Option<NewOrderOutput>), DbError> {
     let (w, d, c) = (input.w_id, input.d_id, input.c_id);
+    let ol_cnt = input.lines.len();
     session.begin(TxMode::ReadWrite).await?;
 
-    let rows = session.query(&WAREHOUSE_TAX, &[Param::Int(w)]).await?;
-    let w_tax = float(first(&rows, "warehouse")?, 0, "w_tax")?;
-
-    let rows = session
-        .query(&DISTRICT, &[Param::Int(w), Param::Int(d)])
+    let (wd, wdc) = (
+        [Param::Int(w)],
+        [Param::Int(w), Param::Int(d), Param::Int(c)],
+    );
+    let replies = session
+        .pipeline(&[
+            Call::query(&WAREHOUSE_TAX, &wd),
+            Call::query(&DISTRICT, &wdc[..2]),
+            Call::query(&CUSTOMER, &wdc),
+        ])
         .await?;
-    let row = first(&rows, "district")?;
-    let d_tax = float(row, 0, "d_tax")?;
-    let o_id = int(row, 1, "d_next_o_id")?;
-    session
-        .execute(
-            &DISTRICT_NEXT,
-            &[Param::Int(o_id + 1), Param::Int(w), Param::Int(d)],
-        )
-        .await?;
+    let w_tax = float(first(rows(&replies[0]), "warehouse")?, 0, "w_tax")?;
+    let district = first(rows(&replies[1]), "district")?;
+    let d_tax = float(district, 0, "d_tax")?;
+    let o_id = int(district, 1, "d_next_o_id")?;
+    let c_discount = float(first(rows(&replies[2]), "customer")?, 0, "c_discount")?;
 
-    let rows = session
-        .query(&CUSTOMER, &[Param::Int(w), Param::Int(d), Param::Int(c)])
-        .await?;
-    let c_discount = float(first(&rows, "customer")?, 0, "c_discount")?;
-
-    let ol_cnt = input.lines.len() as i64;
     let all_local = i64::from(input.all_local());
-    session
-        .execute(
-            &INSERT_ORDER,
-            &[
-                Param::Int(o_id),
-                Param::Int(d),
-                Param::Int(w),
-                Param::Int(c),
-                Param::Timestamp(now_micros()),
-                Param::Int(ol_cnt),
-                Param::Int(all_local),
-            ],
-        )
-        .await?;
-    session
-        .execute(
-            &INSERT_NEW_ORDER,
-            &[Param::Int(o_id), Param::Int(d), Param::Int(w)],
-        )
-        .await?;
+    let next = [Param::Int(o_id + 1), Param::Int(w), Param::Int(d)];
+    let order = [
+        Param::Int(o_id),
+        Param::Int(d),
+        Param::Int(w),
+        Param::Int(c),
+        Param::Timestamp(now_micros()),
+        Param::Int(ol_cnt as i64),
+        Param::Int(all_local),
+    ];
+    let item_keys: Vec<[Param<'_>; 1]> = input.lines.iter().map(|l| [Param::Int(l.item)]).collect();
+    let mut calls = vec![
+        Call::execute(&DISTRICT_NEXT, &next),
+        Call::execute(&INSERT_ORDER, &order),
+        Call::execute(&INSERT_NEW_ORDER, &order[..3]),
+    ];
+    calls.extend(item_keys.iter().map(|k| Call::query(&ITEM, k)));
+    let replies = session.pipeline(&calls).await?;
+    let items = &replies[3..];
+    if items.iter().any(|r| rows(r).is_empty()) {
+        // The unused item of the 1% rollback (2.4.2.3): undo everything.
+        session.rollback().await?;
+        return Ok((Outcome::ExpectedRollback, None));
+    }
 
-    // Lock stock rows in item order so concurrent New-Orders cannot deadlock;
-    // each line keeps its own OL_NUMBER.
-    let mut order: Vec<usize> = (0..input.lines.len()).collect();
-    order.sort_by_key(|&i| (input.lines[i].item, input.lines[i].supply_w_id));
-    let mut brand_generic = vec!['G'; input.lines.len()];
+    // Lock stock rows in item order; each line keeps its own OL_NUMBER.
+    let mut order_of_lines: Vec<usize> = (0..ol_cnt).collect();
+    order_of_lines.sort_by_key(|&i| (input.lines[i].item, input.lines[i].supply_w_id));
+    let stock_keys: Vec<[Param<'_>; 2]> = order_of_lines
+        .iter()
+        .map(|&i| {
+            [
+                Param::Int(input.lines[i].item),
+                Param::Int(input.lines[i].supply_w_id),
+            ]
+        })
+        .collect();
+    let stock_query = &STOCK[(d - 1) as usize];
+    let calls: Vec<Call<'_>> = stock_keys
+        .iter()
+        .map(|k| Call::query(stock_query, k))
+        .collect();
+    let stocks = session.pipeline(&calls).await?;
+
+    let mut brand_generic = vec!['G'; ol_cnt];
+    let mut updates: Vec<[Param<'_>; 5]> = Vec::with_capacity(ol_cnt);
+    let mut lines: Vec<[Param<'_>; 9]> = Vec::with_capacity(ol_cnt);
     let mut sum = 0.0;
-    for i in order {
+    for (&i, stock) in order_of_lines.iter().zip(&stocks) {
         let line = input.lines[i];
-        let rows = session.query(&ITEM, &[Param::Int(line.item)]).await?;
-        let Some(item) = rows.row(0) else {
-            // The unused item of the 1% rollback (2.4.2.3): undo everything.
-            session.rollback().await?;
-            return Ok((Outcome::ExpectedRollback, None));
-        };
+        let item = first(rows(&items[i]), "item")?;
         let price = float(item, 0, "i_price")?;
         let i_data = text(item, 2, "i_data")?;
-
-        let rows = session
-            .query(
-                &STOCK[(d - 1) as usize],
-                &[Param::Int(line.item), Param::Int(line.supply_w_id)],
-            )
-            .await?;
-        let stock = first(&rows, "stock")?;
+        let stock = first(rows(stock), "stock")?;
         let quantity = int(stock, 0, "s_quantity")?;
         let s_data = text(stock, 1, "s_data")?;
         let dist_info = text(stock, 2, "s_dist_xx")?;
+        // 2.4.2.2: subtract, or add 91 when fewer than quantity + 10 would remain.
         let new_quantity = if quantity >= line.quantity + 10 {
             quantity - line.quantity
         } else {
             quantity - line.quantity + 91
         };
-        let remote = i64::from(line.supply_w_id != w);
-        session
-            .execute(
-                &STOCK_UPDATE,
-                &[
-                    Param::Int(new_quantity),
-                    Param::Int(line.quantity),
-                    Param::Int(remote),
-                    Param::Int(line.item),
-                    Param::Int(line.supply_w_id),
-                ],
-            )
-            .await?;
         if i_data.contains("ORIGINAL") && s_data.contains("ORIGINAL") {
             brand_generic[i] = 'B';
         }
         let amount = cents(line.quantity as f64 * price);
         sum += amount;
-        session
-            .execute(
-                &INSERT_LINE,
-                &[
-                    Param::Int(o_id),
-                    Param::Int(d),
-                    Param::Int(w),
-                    Param::Int(i as i64 + 1),
-                    Param::Int(line.item),
-                    Param::Int(line.supply_w_id),
-                    Param::Int(line.quantity),
-                    Param::Float(amount),
-                    Param::Text(dist_info),
-                ],
-            )
-            .await?;
+        updates.push([
+            Param::Int(new_quantity),
+            Param::Int(line.quantity),
+            Param::Int(i64::from(line.supply_w_id != w)),
+            Param::Int(line.item),
+            Param::Int(line.supply_w_id),
+        ]);
+        lines.push([
+            Param::Int(o_id),
+            Param::Int(d),
+            Param::Int(w),
+            Param::Int(i as i64 + 1),
+            Param::Int(line.item),
+            Param::Int(line.supply_w_id),
+            Param::Int(line.quantity),
+            Param::Float(amount),
+            Param::Text(dist_info),
+        ]);
     }
+    let mut calls: Vec<Call<'_>> = updates
+        .iter()
+        .map(|u| Call::execute(&STOCK_UPDATE, u))
+        .collect();
+    calls.extend(lines.iter().map(|l| Call::execute(&INSERT_LINE, l)));
+    session.pipeline(&calls).await?;
     session.commit().await?;
     let total = cents(sum * (1.0 - c_discount) * (1.0 + w_tax + d_tax));
     Ok((

@@ -1,10 +1,10 @@
 //! Order-Status (clause 2.6): a customer's last order, read only.
 
 use txbench_core::schema::Statement;
-use txbench_core::{DbError, Outcome, Param, Session, TxMode};
+use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode};
 
 use super::customer;
-use super::fields::{first, int};
+use super::fields::{first, int, rows};
 use super::input::OrderStatusInput;
 
 static CUSTOMER: Statement = Statement::new(
@@ -22,7 +22,8 @@ static LINES: Statement = Statement::new(
      WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?",
 );
 
-/// Execute Order-Status; returns the number of order lines shown.
+/// Execute Order-Status; returns the number of order lines shown. The customer
+/// row and the last order go out as one pipeline.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &OrderStatusInput,
@@ -30,14 +31,16 @@ pub async fn execute<S: Session>(
     let (w, d) = (input.w_id, input.d_id);
     session.begin(TxMode::ReadOnly).await?;
     let c = customer::resolve(session, w, d, &input.customer).await?;
-    let rows = session
-        .query(&CUSTOMER, &[Param::Int(w), Param::Int(d), Param::Int(c)])
+    let key = [Param::Int(w), Param::Int(d), Param::Int(c)];
+    let replies = session
+        .pipeline(&[Call::query(&CUSTOMER, &key), Call::query(&LAST_ORDER, &key)])
         .await?;
-    first(&rows, "customer")?;
-    let rows = session
-        .query(&LAST_ORDER, &[Param::Int(w), Param::Int(d), Param::Int(c)])
-        .await?;
-    let o_id = int(first(&rows, "customer's last order")?, 0, "o_id")?;
+    first(rows(&replies[0]), "customer")?;
+    let o_id = int(
+        first(rows(&replies[1]), "customer's last order")?,
+        0,
+        "o_id",
+    )?;
     let lines = session
         .query(&LINES, &[Param::Int(w), Param::Int(d), Param::Int(o_id)])
         .await?;

@@ -3,11 +3,11 @@
 use std::fmt::Write as _;
 
 use txbench_core::schema::Statement;
-use txbench_core::{DbError, Outcome, Param, Session, TxMode};
+use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode};
 
 use super::customer;
-use super::fields::{cents, first, float, int, text};
-use super::input::PaymentInput;
+use super::fields::{cents, first, float, int, rows, text};
+use super::input::{CustomerKey, PaymentInput};
 use super::load::now_micros;
 
 static WAREHOUSE_YTD: Statement = Statement::new(
@@ -56,6 +56,10 @@ static INSERT_HISTORY: Statement = Statement::new(
 const C_DATA_MAX: usize = 500;
 
 /// Execute Payment; returns the customer's id (useful when chosen by name).
+///
+/// Pipelined: warehouse and district (and the customer's name lookup) in one
+/// round trip, the customer row in a second (and C_DATA for bad credit in a
+/// third), the customer update and the history row in the last.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &PaymentInput,
@@ -69,92 +73,85 @@ pub async fn execute<S: Session>(
     );
     session.begin(TxMode::ReadWrite).await?;
 
-    session
-        .execute(&WAREHOUSE_YTD, &[Param::Float(amount), Param::Int(w)])
-        .await?;
-    let rows = session.query(&WAREHOUSE, &[Param::Int(w)]).await?;
-    let w_name = text(first(&rows, "warehouse")?, 0, "w_name")?.to_string();
+    let wh = [Param::Float(amount), Param::Int(w), Param::Int(d)];
+    let by_name_key;
+    let mut calls = vec![
+        Call::execute(&WAREHOUSE_YTD, &wh[..2]),
+        Call::query(&WAREHOUSE, &wh[1..2]),
+        Call::execute(&DISTRICT_YTD, &wh),
+        Call::query(&DISTRICT, &wh[1..]),
+    ];
+    if let CustomerKey::LastName(name) = &input.customer {
+        by_name_key = [Param::Int(cw), Param::Int(cd), Param::Text(name)];
+        calls.push(Call::query(&customer::BY_LAST_NAME, &by_name_key));
+    }
+    let replies = session.pipeline(&calls).await?;
+    let w_name = text(first(rows(&replies[1]), "warehouse")?, 0, "w_name")?;
+    let d_name = text(first(rows(&replies[3]), "district")?, 0, "d_name")?;
+    // H_DATA is W_NAME and D_NAME separated by four spaces (2.5.2.2).
+    let h_data = format!("{w_name}    {d_name}");
+    let c = match &input.customer {
+        CustomerKey::Id(id) => *id,
+        CustomerKey::LastName(name) => customer::middle(rows(&replies[4]), name)?,
+    };
 
-    session
-        .execute(
-            &DISTRICT_YTD,
-            &[Param::Float(amount), Param::Int(w), Param::Int(d)],
-        )
-        .await?;
-    let rows = session
-        .query(&DISTRICT, &[Param::Int(w), Param::Int(d)])
-        .await?;
-    let d_name = text(first(&rows, "district")?, 0, "d_name")?.to_string();
-
-    let c = customer::resolve(session, cw, cd, &input.customer).await?;
-    let rows = session
-        .query(&CUSTOMER, &[Param::Int(cw), Param::Int(cd), Param::Int(c)])
-        .await?;
-    let row = first(&rows, "customer")?;
+    let key = [Param::Int(cw), Param::Int(cd), Param::Int(c)];
+    let rows_c = session.query(&CUSTOMER, &key).await?;
+    let row = first(&rows_c, "customer")?;
     let balance = cents(float(row, 13, "c_balance")? - amount);
     let ytd_payment = cents(float(row, 14, "c_ytd_payment")? + amount);
     let payment_cnt = int(row, 15, "c_payment_cnt")? + 1;
     let bad_credit = text(row, 10, "c_credit")? == "BC";
 
-    let key = [Param::Int(cw), Param::Int(cd), Param::Int(c)];
-    if bad_credit {
+    let history = [
+        Param::Int(c),
+        Param::Int(cd),
+        Param::Int(cw),
+        Param::Int(d),
+        Param::Int(w),
+        Param::Timestamp(now_micros()),
+        Param::Float(amount),
+        Param::Text(&h_data),
+    ];
+    let data;
+    let update_good;
+    let update_bad;
+    let update = if bad_credit {
         // Prepend the payment to C_DATA, keeping 500 characters (2.5.2.2).
-        let rows = session.query(&CUSTOMER_DATA, &key).await?;
-        let old = text(first(&rows, "customer data")?, 0, "c_data")?;
-        let mut data = String::with_capacity(C_DATA_MAX + 64);
-        let _ = write!(data, "{c} {cd} {cw} {d} {w} {amount:.2} | ");
-        data.push_str(old);
-        let cut = data
+        let rows_d = session.query(&CUSTOMER_DATA, &key).await?;
+        let old = text(first(&rows_d, "customer data")?, 0, "c_data")?;
+        let mut new = String::with_capacity(C_DATA_MAX + 64);
+        let _ = write!(new, "{c} {cd} {cw} {d} {w} {amount:.2} | ");
+        new.push_str(old);
+        let cut = new
             .char_indices()
             .nth(C_DATA_MAX)
-            .map_or(data.len(), |(i, _)| i);
-        data.truncate(cut);
-        session
-            .execute(
-                &CUSTOMER_UPDATE_BAD_CREDIT,
-                &[
-                    Param::Float(balance),
-                    Param::Float(ytd_payment),
-                    Param::Int(payment_cnt),
-                    Param::Text(&data),
-                    key[0],
-                    key[1],
-                    key[2],
-                ],
-            )
-            .await?;
+            .map_or(new.len(), |(i, _)| i);
+        new.truncate(cut);
+        data = new;
+        update_bad = [
+            Param::Float(balance),
+            Param::Float(ytd_payment),
+            Param::Int(payment_cnt),
+            Param::Text(&data),
+            key[0],
+            key[1],
+            key[2],
+        ];
+        Call::execute(&CUSTOMER_UPDATE_BAD_CREDIT, &update_bad)
     } else {
-        session
-            .execute(
-                &CUSTOMER_UPDATE,
-                &[
-                    Param::Float(balance),
-                    Param::Float(ytd_payment),
-                    Param::Int(payment_cnt),
-                    key[0],
-                    key[1],
-                    key[2],
-                ],
-            )
-            .await?;
-    }
-
-    // H_DATA is W_NAME and D_NAME separated by four spaces (2.5.2.2).
-    let h_data = format!("{w_name}    {d_name}");
+        update_good = [
+            Param::Float(balance),
+            Param::Float(ytd_payment),
+            Param::Int(payment_cnt),
+            key[0],
+            key[1],
+            key[2],
+        ];
+        Call::execute(&CUSTOMER_UPDATE, &update_good)
+    };
     session
-        .execute(
-            &INSERT_HISTORY,
-            &[
-                Param::Int(c),
-                Param::Int(cd),
-                Param::Int(cw),
-                Param::Int(d),
-                Param::Int(w),
-                Param::Timestamp(now_micros()),
-                Param::Float(amount),
-                Param::Text(&h_data),
-            ],
-        )
+        .pipeline(&[update, Call::execute(&INSERT_HISTORY, &history)])
         .await?;
     session.commit().await?;
     Ok((Outcome::Committed, c))
