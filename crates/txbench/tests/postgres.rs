@@ -1,0 +1,183 @@
+//! TPC-C against the local PostgreSQL, through the command line as a user runs
+//! it. Needs TXBENCH_TEST_POSTGRES_URL (CI sets it); skips with a notice otherwise.
+
+mod support;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use support::{PgDatabase, server_url};
+
+fn txbench() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin("txbench"))
+}
+
+fn run_ok(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{cmd:?} failed: {stderr}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn load_run_check_two_warehouses() {
+    let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    let db = PgDatabase::create(&base, "lrc").await;
+    let out = run_ok(txbench().args([
+        "tpcc",
+        "load",
+        "--db",
+        &db.url,
+        "--warehouses",
+        "2",
+        "--threads",
+        "2",
+    ]));
+    assert!(out.contains("loaded 2 warehouses"), "{out}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_ok(txbench().current_dir(dir.path()).args([
+        "tpcc",
+        "run",
+        "--db",
+        &db.url,
+        "--duration",
+        "20s",
+        "--warmup",
+        "1s",
+        "--terminals",
+        "8",
+        "-q",
+    ]));
+    assert!(out.contains("tpmC"), "{out}");
+    let summary = summary_json(dir.path());
+    let committed: u64 = summary["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["committed"].as_u64().unwrap())
+        .sum();
+    assert!(committed > 500, "only {committed} committed in 20 s");
+    // Both warehouses got load: 8 terminals over 2 warehouses.
+    let out = run_ok(txbench().args(["tpcc", "check", "--db", &db.url]));
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("PASS")).count(),
+        12,
+        "{out}"
+    );
+    db.drop_now().await;
+}
+
+fn summary_json(results_parent: &std::path::Path) -> serde_json::Value {
+    let base = results_parent.join("results");
+    let run = std::fs::read_dir(&base)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_credentials_and_unreachable_ports_fail_clearly_and_fast() {
+    let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    // The local server trusts every connection, so no password is ever wrong
+    // here; an unknown role is the credential error it can produce.
+    let root = base.split_once("://").unwrap().1;
+    let host = root.split_once('@').map_or(root, |(_, h)| h);
+    let host = host.split_once('/').map_or(host, |(h, _)| h);
+    let cases = [
+        (
+            format!("postgres://no_such_role_txbench:pw@{host}/test?sslmode=disable"),
+            "no_such_role_txbench",
+        ),
+        (
+            "postgres://postgres@127.0.0.1:1/test?sslmode=disable".to_string(),
+            "127.0.0.1:1",
+        ),
+    ];
+    for (url, named) in cases {
+        let started = Instant::now();
+        let out = txbench()
+            .args(["tpcc", "check", "--db", &url])
+            .output()
+            .unwrap();
+        let elapsed = started.elapsed();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{url}: {stderr}");
+        assert!(stderr.contains(named), "{url}: {stderr}");
+        assert!(!stderr.contains(":pw@"), "the password leaked: {stderr}");
+        assert!(elapsed < Duration::from_secs(10), "{url} took {elapsed:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_backends_are_survived_and_counted() {
+    let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    let db = PgDatabase::create(&base, "kill").await;
+    run_ok(txbench().args(["tpcc", "load", "--db", &db.url, "--threads", "2"]));
+    let dir = tempfile::tempdir().unwrap();
+    let child = txbench()
+        .current_dir(dir.path())
+        .args([
+            "tpcc",
+            "run",
+            "--db",
+            &db.url,
+            "--duration",
+            "8s",
+            "--warmup",
+            "0s",
+            "--terminals",
+            "4",
+            "-q",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let killed = db
+        .admin()
+        .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'txbench'",
+            &[&db.name()],
+        )
+        .await
+        .unwrap();
+    assert!(!killed.is_empty(), "no txbench backend to kill");
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the run did not survive: {stderr}");
+    let summary = summary_json(dir.path());
+    let transactions = summary["transactions"].as_array().unwrap();
+    let lost: u64 = transactions
+        .iter()
+        .map(|t| t["errors"]["connection"].as_u64().unwrap_or(0))
+        .sum();
+    let committed: u64 = transactions
+        .iter()
+        .map(|t| t["committed"].as_u64().unwrap())
+        .sum();
+    assert!(lost >= 1, "killed sessions were not counted: {summary}");
+    assert!(
+        committed > 100,
+        "the run did not go on after the kill: {committed}"
+    );
+    let out = run_ok(txbench().args(["tpcc", "check", "--db", &db.url]));
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("PASS")).count(),
+        12,
+        "{out}"
+    );
+    db.drop_now().await;
+}

@@ -1,0 +1,83 @@
+//! Helpers for tests against real database servers.
+
+#![allow(dead_code)]
+
+use tokio_postgres::{Client, NoTls};
+
+/// The server URL from `var`, or `None` (with a notice) when it is unset; with
+/// `TXBENCH_REQUIRE_SERVICES=1` an unset variable fails the test instead.
+pub fn server_url(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            if std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() == Ok("1") {
+                panic!("{var} is not set and TXBENCH_REQUIRE_SERVICES=1");
+            }
+            eprintln!("skipping: set {var} to run this test against a real server");
+            None
+        }
+    }
+}
+
+/// A database created for one test and dropped when it ends.
+pub struct PgDatabase {
+    admin: Client,
+    name: String,
+    /// The URL of the new database.
+    pub url: String,
+}
+
+async fn connect(url: &str) -> Client {
+    let (client, connection) = tokio_postgres::connect(url, NoTls)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to {url}: {e}"));
+    tokio::spawn(connection);
+    client
+}
+
+impl PgDatabase {
+    /// Create `txbench_<tag>_<pid>` on the server of `base`.
+    pub async fn create(base: &str, tag: &str) -> PgDatabase {
+        let admin = connect(base).await;
+        let name = format!("txbench_{tag}_{}", std::process::id());
+        // Two calls: DROP DATABASE may not share an implicit transaction.
+        admin
+            .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .await
+            .unwrap();
+        admin
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .await
+            .unwrap();
+        let (prefix, query) = base
+            .split_once('?')
+            .map_or((base, None), |(p, q)| (p, Some(q)));
+        let root = prefix.rsplit_once('/').map_or(prefix, |(r, _)| r);
+        let url = match query {
+            Some(q) => format!("{root}/{name}?{q}"),
+            None => format!("{root}/{name}?sslmode=disable"),
+        };
+        PgDatabase { admin, name, url }
+    }
+
+    /// The admin connection (to the base database).
+    pub fn admin(&self) -> &Client {
+        &self.admin
+    }
+
+    /// The database's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Drop the database.
+    pub async fn drop_now(self) {
+        self.admin
+            .batch_execute(&format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ))
+            .await
+            .unwrap();
+    }
+}
