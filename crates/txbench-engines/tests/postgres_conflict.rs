@@ -1,0 +1,156 @@
+//! A serialization failure forced on PostgreSQL is classified as a conflict,
+//! retried by the driver inside the transaction's latency, and counted.
+//! Needs TXBENCH_TEST_POSTGRES_URL; skips with a notice otherwise.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tokio_postgres::NoTls;
+use txbench_core::driver::pool::RetryPolicy;
+use txbench_core::driver::{self, RunOptions, WaitMode};
+use txbench_core::schema::Statement;
+use txbench_core::{
+    DbError, Engine, ErrorKind, Isolation, Outcome, Param, Planned, Session, Terminal, TxMode,
+    TxnTypeInfo, Workload,
+};
+use txbench_engines::postgres::{PgEngine, PgTarget};
+
+fn server_url() -> Option<String> {
+    match std::env::var("TXBENCH_TEST_POSTGRES_URL") {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ => {
+            assert!(
+                std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() != Ok("1"),
+                "TXBENCH_TEST_POSTGRES_URL is not set and TXBENCH_REQUIRE_SERVICES=1"
+            );
+            eprintln!("skipping: set TXBENCH_TEST_POSTGRES_URL to run this test");
+            None
+        }
+    }
+}
+
+static READ: Statement = Statement::new("read", "SELECT v FROM txbench_conflict WHERE k = 1");
+static WRITE: Statement = Statement::new("write", "UPDATE txbench_conflict SET v = ? WHERE k = 1");
+
+static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo {
+    name: "Bump",
+    key: "bump",
+    mix: 1.0,
+    keying: Duration::ZERO,
+    mean_think: Duration::ZERO,
+    p90_limit: Duration::from_secs(1),
+}];
+
+/// Read-modify-write of one row; the first attempt has the row changed under it
+/// by another connection between the read and the write.
+struct Bump {
+    interferer: tokio_postgres::Client,
+    interfered: AtomicBool,
+}
+
+struct OneTerminal;
+
+impl Terminal for OneTerminal {
+    type Input = ();
+    fn next(&mut self) -> Planned<()> {
+        Planned {
+            input: (),
+            txn_type: 0,
+            keying: Duration::ZERO,
+            think: Duration::ZERO,
+        }
+    }
+}
+
+impl Workload for Bump {
+    type Input = ();
+    type Terminal = OneTerminal;
+
+    fn name(&self) -> &'static str {
+        "bump"
+    }
+    fn transaction_types(&self) -> &'static [TxnTypeInfo] {
+        &TYPES
+    }
+    fn default_terminals(&self) -> usize {
+        1
+    }
+    fn terminal(&self, _: usize, _: u64) -> OneTerminal {
+        OneTerminal
+    }
+
+    async fn execute<S: Session>(&self, s: &mut S, _: &()) -> Result<Outcome, DbError> {
+        s.begin(TxMode::ReadWrite).await?;
+        let rows = s.query(&READ, &[]).await?;
+        let v = rows.row(0).and_then(|r| r[0].as_i64()).unwrap_or(0);
+        if !self.interfered.swap(true, Ordering::SeqCst) {
+            self.interferer
+                .batch_execute("UPDATE txbench_conflict SET v = v + 1000 WHERE k = 1")
+                .await
+                .map_err(|e| DbError::new(ErrorKind::Other, e.to_string()))?;
+        }
+        s.execute(&WRITE, &[Param::Int(v + 1)]).await?;
+        s.commit().await?;
+        Ok(Outcome::Committed)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn forced_serialization_failure_is_retried_and_counted() {
+    let Some(url) = server_url() else { return };
+    let (admin, conn) = tokio_postgres::connect(&url, NoTls).await.unwrap();
+    tokio::spawn(conn);
+    admin
+        .batch_execute(
+            "DROP TABLE IF EXISTS txbench_conflict; \
+             CREATE TABLE txbench_conflict (k int PRIMARY KEY, v bigint NOT NULL); \
+             INSERT INTO txbench_conflict VALUES (1, 0)",
+        )
+        .await
+        .unwrap();
+    let (interferer, conn) = tokio_postgres::connect(&url, NoTls).await.unwrap();
+    tokio::spawn(conn);
+
+    // The classification alone first: the engine maps 40001 to a conflict.
+    let engine = Arc::new(PgEngine::new(
+        PgTarget::parse(&url).unwrap(),
+        Some(Isolation::Serializable),
+    ));
+    let workload = Bump {
+        interferer,
+        interfered: AtomicBool::new(false),
+    };
+    let mut s = engine.connect().await.unwrap();
+    let err = workload.execute(&mut s, &()).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Conflict, "{err}");
+    assert!(err.message.contains("40001"), "{err}");
+    s.rollback().await.unwrap();
+
+    // Then through the driver: the conflict is retried and counted, not failed.
+    workload.interfered.store(false, Ordering::SeqCst);
+    let workload = Arc::new(workload);
+    let opts = RunOptions {
+        duration: Duration::from_millis(500),
+        warmup: Duration::ZERO,
+        terminals: 1,
+        connections: 1,
+        wait: WaitMode::None,
+        seed: 1,
+        retry: RetryPolicy::default(),
+    };
+    let (_tx, stop) = tokio::sync::watch::channel(false);
+    let rec = driver::run(&engine, &workload, &opts, stop, |_| {})
+        .await
+        .unwrap();
+    let stats = &rec.total.measured[0];
+    assert_eq!(stats.retries, 1, "exactly the forced conflict is retried");
+    assert_eq!(stats.failed(), 0, "{:?}", rec.total.error_samples);
+    assert!(stats.committed >= 1);
+    // Every committed transaction has a latency, the retried one with both attempts.
+    assert_eq!(stats.latency.len(), stats.committed);
+    admin
+        .batch_execute("DROP TABLE txbench_conflict")
+        .await
+        .unwrap();
+}
