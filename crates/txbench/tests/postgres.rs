@@ -181,3 +181,90 @@ async fn killed_backends_are_survived_and_counted() {
     );
     db.drop_now().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hosts_that_are_down_are_skipped_and_tls_modes_work() {
+    let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    let db = PgDatabase::create(&base, "hosts").await;
+    run_ok(txbench().args([
+        "tpcc",
+        "load",
+        "--db",
+        &db.url,
+        "--threads",
+        "2",
+        "--foreign-keys",
+    ]));
+    // --foreign-keys added the ten constraints of clause 1.3 after the data.
+    let (client, conn) = tokio_postgres::connect(&db.url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let n: i64 = client
+        .query_one(
+            "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conname LIKE 'fk_%'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 10);
+    drop(client);
+
+    // A first host that refuses connections is skipped with a warning.
+    let (prefix, rest) = db.url.split_once("://").unwrap();
+    let (user, after) = rest.split_once('@').unwrap();
+    let two_hosts = format!("{prefix}://{user}@127.0.0.1:1,{after}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench()
+        .current_dir(dir.path())
+        .args([
+            "tpcc",
+            "run",
+            "--db",
+            &two_hosts,
+            "--duration",
+            "2s",
+            "--warmup",
+            "0s",
+            "--terminals",
+            "2",
+            "-q",
+        ])
+        .args(["--no-results"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("skipping PostgreSQL host 127.0.0.1:1"),
+        "{stderr}"
+    );
+
+    // sslmode=require encrypts; verify-full refuses the server's self-signed
+    // certificate with a clear message (when the server has TLS on at all).
+    let ssl: String = db.admin().query_one("SHOW ssl", &[]).await.unwrap().get(0);
+    if ssl != "on" {
+        eprintln!("skipping the TLS part: the server has ssl = {ssl}");
+        db.drop_now().await;
+        return;
+    }
+    let tls = db.url.replace("sslmode=disable", "sslmode=require");
+    let out = run_ok(txbench().args(["tpcc", "check", "--db", &tls]));
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("PASS")).count(),
+        12,
+        "{out}"
+    );
+    let verify = db.url.replace("sslmode=disable", "sslmode=verify-full");
+    let out = txbench()
+        .args(["tpcc", "check", "--db", &verify])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.to_lowercase().contains("certificate"), "{stderr}");
+    db.drop_now().await;
+}
