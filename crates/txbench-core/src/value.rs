@@ -196,6 +196,11 @@ impl RowBatch {
         }
     }
 
+    /// An empty batch for `table`, with room for `rows` rows.
+    pub fn for_table(table: &crate::schema::Table, rows: usize) -> Self {
+        RowBatch::with_capacity(table.name, table.columns.len(), rows)
+    }
+
     /// The number of rows in the batch.
     pub fn len(&self) -> usize {
         self.values.len() / self.columns.max(1)

@@ -21,9 +21,10 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::types::{Null, ValueRef};
 use rusqlite::{Connection, ErrorCode, OpenFlags};
+use txbench_core::engine::CallKind;
 use txbench_core::schema::{ColumnType, Index, Statement, Table};
 use txbench_core::value::RowBatch;
-use txbench_core::{DbError, Engine, ErrorKind, Param, Rows, Session, TxMode, Value};
+use txbench_core::{Call, DbError, Engine, ErrorKind, Param, Reply, Rows, Session, TxMode, Value};
 
 use crate::target::TargetError;
 
@@ -379,38 +380,23 @@ impl SqliteSession {
             .map_err(|e| map_err(e, context))
     }
 
-    fn query_now(
-        &mut self,
-        stmt: &'static Statement,
-        params: &[Param<'_>],
-    ) -> Result<Rows, DbError> {
+    /// Run one workload statement: the path of `query`, `execute` and `pipeline`.
+    fn call_now(&mut self, call: &Call<'_>) -> Result<Reply, DbError> {
+        let stmt = call.stmt;
         let key = StatementKey::Workload(stmt as *const Statement as usize);
         self.with_statement(
             key,
             || stmt.sql.to_string(),
             stmt.name,
             |st| {
-                bind(st, params, stmt.name)?;
-                collect_rows(st, stmt.name)
-            },
-        )
-    }
-
-    fn execute_now(
-        &mut self,
-        stmt: &'static Statement,
-        params: &[Param<'_>],
-    ) -> Result<u64, DbError> {
-        let key = StatementKey::Workload(stmt as *const Statement as usize);
-        self.with_statement(
-            key,
-            || stmt.sql.to_string(),
-            stmt.name,
-            |st| {
-                bind(st, params, stmt.name)?;
-                st.raw_execute()
-                    .map(|n| n as u64)
-                    .map_err(|e| map_err(e, stmt.name))
+                bind(st, call.params, stmt.name)?;
+                match call.kind {
+                    CallKind::Query => collect_rows(st, stmt.name).map(Reply::Rows),
+                    CallKind::Execute => st
+                        .raw_execute()
+                        .map(|n| Reply::Affected(n as u64))
+                        .map_err(|e| map_err(e, stmt.name)),
+                }
             },
         )
     }
@@ -495,7 +481,10 @@ impl Session for SqliteSession {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> impl Future<Output = Result<Rows, DbError>> + Send {
-        ready(self.query_now(stmt, params))
+        ready(self.call_now(&Call::query(stmt, params)).map(|r| match r {
+            Reply::Rows(rows) => rows,
+            Reply::Affected(_) => Rows::empty(),
+        }))
     }
 
     fn execute(
@@ -503,7 +492,10 @@ impl Session for SqliteSession {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> impl Future<Output = Result<u64, DbError>> + Send {
-        ready(self.execute_now(stmt, params))
+        ready(
+            self.call_now(&Call::execute(stmt, params))
+                .map(|r| r.affected()),
+        )
     }
 
     fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send {

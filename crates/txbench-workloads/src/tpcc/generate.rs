@@ -75,10 +75,8 @@ impl Population {
 
     fn customers(&self, rng: &mut Rand, w: i64, d: i64) -> Vec<RowBatch> {
         let n = CUSTOMERS as usize;
-        let mut customers =
-            RowBatch::with_capacity(schema::CUSTOMER.name, schema::CUSTOMER.columns.len(), n);
-        let mut history =
-            RowBatch::with_capacity(schema::HISTORY.name, schema::HISTORY.columns.len(), n);
+        let mut customers = RowBatch::for_table(&schema::CUSTOMER, n);
+        let mut history = RowBatch::for_table(&schema::HISTORY, n);
         for c in 1..=CUSTOMERS {
             // The first 1000 customers cover every last name; the rest are NURand (4.3.3.1).
             let name_number = if c <= 1000 {
@@ -128,16 +126,10 @@ impl Population {
 
     fn orders(&self, rng: &mut Rand, w: i64, d: i64) -> Vec<RowBatch> {
         let n = ORDERS as usize;
-        let mut orders =
-            RowBatch::with_capacity(schema::ORDERS.name, schema::ORDERS.columns.len(), n);
-        let mut lines = RowBatch::with_capacity(
-            schema::ORDER_LINE.name,
-            schema::ORDER_LINE.columns.len(),
-            n * 10,
-        );
+        let mut orders = RowBatch::for_table(&schema::ORDERS, n);
+        let mut lines = RowBatch::for_table(&schema::ORDER_LINE, n * 10);
         let new = (ORDERS - FIRST_NEW_ORDER + 1) as usize;
-        let mut new_orders =
-            RowBatch::with_capacity(schema::NEW_ORDER.name, schema::NEW_ORDER.columns.len(), new);
+        let mut new_orders = RowBatch::for_table(&schema::NEW_ORDER, new);
         // O_C_ID is a random permutation of 1..3000 (4.3.3.1).
         let customers = rng.permutation(CUSTOMERS as usize);
         for o in 1..=ORDERS {
@@ -190,11 +182,7 @@ impl Population {
 }
 
 fn items(rng: &mut Rand, chunk: i64) -> RowBatch {
-    let mut batch = RowBatch::with_capacity(
-        schema::ITEM.name,
-        schema::ITEM.columns.len(),
-        CHUNK as usize,
-    );
+    let mut batch = RowBatch::for_table(&schema::ITEM, CHUNK as usize);
     for i in chunk * CHUNK + 1..=(chunk + 1) * CHUNK {
         batch.values.extend([
             Value::Int(i),
@@ -218,8 +206,7 @@ fn address(rng: &mut Rand, out: &mut Vec<Value>) {
 }
 
 fn warehouse(rng: &mut Rand, w: i64) -> Vec<RowBatch> {
-    let mut wh =
-        RowBatch::with_capacity(schema::WAREHOUSE.name, schema::WAREHOUSE.columns.len(), 1);
+    let mut wh = RowBatch::for_table(&schema::WAREHOUSE, 1);
     wh.values
         .extend([Value::Int(w), Value::Text(rng.astring(6, 10))]);
     address(rng, &mut wh.values);
@@ -227,11 +214,7 @@ fn warehouse(rng: &mut Rand, w: i64) -> Vec<RowBatch> {
         Value::Float(rng.decimal(0.0, 0.2, 4)),
         Value::Float(300_000.0),
     ]);
-    let mut districts = RowBatch::with_capacity(
-        schema::DISTRICT.name,
-        schema::DISTRICT.columns.len(),
-        DISTRICTS as usize,
-    );
+    let mut districts = RowBatch::for_table(&schema::DISTRICT, DISTRICTS as usize);
     for d in 1..=DISTRICTS {
         districts.values.extend([
             Value::Int(d),
@@ -249,11 +232,7 @@ fn warehouse(rng: &mut Rand, w: i64) -> Vec<RowBatch> {
 }
 
 fn stock(rng: &mut Rand, w: i64, chunk: i64) -> RowBatch {
-    let mut batch = RowBatch::with_capacity(
-        schema::STOCK.name,
-        schema::STOCK.columns.len(),
-        CHUNK as usize,
-    );
+    let mut batch = RowBatch::for_table(&schema::STOCK, CHUNK as usize);
     for i in chunk * CHUNK + 1..=(chunk + 1) * CHUNK {
         batch.values.extend([
             Value::Int(i),
