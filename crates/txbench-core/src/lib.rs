@@ -32,6 +32,7 @@ pub mod recorder;
 pub mod result;
 pub mod rng;
 pub mod schema;
+pub mod stats;
 pub mod value;
 pub mod workload;
 

@@ -1,0 +1,15 @@
+//! Statistics that check a run's own measurement (after Lancet, ATC'19): pure
+//! functions over samples, each tested against known values.
+//!
+//! * [`quantile_ci`]: distribution-free confidence intervals of percentiles from
+//!   order statistics.
+//! * [`anderson_darling`]: is a sample of gaps exponential (Poisson arrivals)?
+//! * [`spearman`]: rank correlation of a series with itself at a lag
+//!   (independence of consecutive latencies).
+
+pub mod anderson_darling;
+pub mod quantile_ci;
+pub mod spearman;
+
+/// The two-sided 95% point of the standard normal distribution.
+pub const Z95: f64 = 1.959_963_984_540_054;
