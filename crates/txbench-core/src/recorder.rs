@@ -34,6 +34,9 @@ pub struct TypeStats {
     pub latency: Histogram<u64>,
     /// Service time: from the start of execution to completion (µs).
     pub service: Histogram<u64>,
+    /// Queueing time: from the intended start to the start of execution (µs), the
+    /// wait for a free session in the client.
+    pub queue: Histogram<u64>,
     /// Transactions that committed.
     pub committed: u64,
     /// Transactions that rolled back as the specification expects.
@@ -49,6 +52,7 @@ impl Default for TypeStats {
         TypeStats {
             latency: new_histogram(),
             service: new_histogram(),
+            queue: new_histogram(),
             committed: 0,
             expected_rollbacks: 0,
             retries: 0,
@@ -76,6 +80,9 @@ impl TypeStats {
         self.service
             .add(&other.service)
             .expect("histograms share bounds");
+        self.queue
+            .add(&other.queue)
+            .expect("histograms share bounds");
         self.committed += other.committed;
         self.expected_rollbacks += other.expected_rollbacks;
         self.retries += other.retries;
@@ -88,6 +95,7 @@ impl TypeStats {
     pub fn reset(&mut self) {
         self.latency.reset();
         self.service.reset();
+        self.queue.reset();
         self.committed = 0;
         self.expected_rollbacks = 0;
         self.retries = 0;
@@ -104,6 +112,8 @@ pub struct Completion<'a> {
     pub latency: Duration,
     /// From the start of execution to completion.
     pub service: Duration,
+    /// From the intended start to the start of execution.
+    pub queue: Duration,
     /// Attempts beyond the first.
     pub retries: u32,
     /// The outcome, or the error of the last attempt.
@@ -154,6 +164,7 @@ impl Recorder {
         }
         stats.latency.saturating_record(micros(c.latency));
         stats.service.saturating_record(micros(c.service));
+        stats.queue.saturating_record(micros(c.queue));
     }
 
     fn sample_error(&mut self, e: &DbError) {
@@ -201,6 +212,7 @@ mod tests {
             txn_type: t,
             latency: Duration::from_millis(ms),
             service: Duration::from_millis(ms),
+            queue: Duration::ZERO,
             retries: 1,
             result,
         }

@@ -90,6 +90,9 @@ pub struct TypeResult {
     pub latency_ms: Percentiles,
     /// Service time (execution only).
     pub service_ms: Percentiles,
+    /// Queueing time in the client (waiting for a free session).
+    #[serde(default)]
+    pub queue_ms: Percentiles,
 }
 
 impl TypeResult {
@@ -135,6 +138,28 @@ pub struct ErrorSample {
     pub message: String,
 }
 
+/// How an open-loop run's load was offered and taken.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenLoopResult {
+    /// The arrival process ("poisson", "uniform", "fixed").
+    pub arrival: String,
+    /// The rate asked for, per second.
+    pub offered_rate: f64,
+    /// Arrivals scheduled in the measurement window, per second.
+    pub scheduled_rate: f64,
+    /// Transactions completed in the window (committed or expected rollback), per second.
+    pub achieved_rate: f64,
+    /// Achieved over offered.
+    pub achieved_ratio: f64,
+    /// Arrivals shed because the client queue was full.
+    pub shed: u64,
+    /// How late the dispatcher sent arrivals, in microseconds.
+    pub lateness_us: Percentiles,
+    /// Anderson-Darling statistic of the actual send gaps against the exponential
+    /// (Poisson arrivals only; 5% critical value 1.341).
+    pub send_gaps_anderson_darling: Option<f64>,
+}
+
 /// One run's results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
@@ -164,6 +189,9 @@ pub struct RunResult {
     pub cpu: CpuResult,
     /// A few error messages per kind.
     pub error_samples: Vec<ErrorSample>,
+    /// The open-loop load, for open-loop runs.
+    #[serde(default)]
+    pub open_loop: Option<OpenLoopResult>,
 }
 
 impl RunResult {
@@ -212,6 +240,7 @@ pub fn type_results(types: &[TxnTypeInfo], stats: &[TypeStats]) -> Vec<TypeResul
             spec_share: info.mix,
             latency_ms: Percentiles::from_micros(&s.latency),
             service_ms: Percentiles::from_micros(&s.service),
+            queue_ms: Percentiles::from_micros(&s.queue),
         })
         .collect()
 }
@@ -231,6 +260,40 @@ pub fn cpu_result(rec: &Recording) -> CpuResult {
             .filter(|_| process > 0.0)
             .map(|e| ((process - e) / process).max(0.0)),
     }
+}
+
+/// The open-loop part of a result from a recording and its load.
+pub fn open_loop_result(rec: &Recording, load: &crate::driver::OpenLoop) -> Option<OpenLoopResult> {
+    let d = rec.dispatch.as_ref()?;
+    let secs = rec.measured.as_secs_f64();
+    let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+    let achieved = per_sec(rec.total.completed());
+    let mut lateness = Percentiles::from_micros(&d.lateness);
+    // from_micros reports milliseconds; keep microseconds here.
+    for v in [
+        &mut lateness.mean,
+        &mut lateness.p50,
+        &mut lateness.p90,
+        &mut lateness.p95,
+        &mut lateness.p99,
+        &mut lateness.p999,
+        &mut lateness.max,
+    ] {
+        *v *= 1000.0;
+    }
+    Some(OpenLoopResult {
+        arrival: format!("{:?}", load.arrival).to_lowercase(),
+        offered_rate: load.rate,
+        scheduled_rate: per_sec(d.scheduled),
+        achieved_rate: achieved,
+        achieved_ratio: achieved / load.rate,
+        shed: d.shed,
+        lateness_us: lateness,
+        send_gaps_anderson_darling: (load.arrival == crate::driver::Arrival::Poisson)
+            .then(|| crate::stats::anderson_darling::exponential(&d.send_gaps))
+            .flatten()
+            .map(|ad| ad.statistic),
+    })
 }
 
 /// The error samples of a recording.

@@ -109,6 +109,38 @@ pub fn summary(r: &RunResult) -> String {
         row(&mut out, t);
     }
     let _ = writeln!(out);
+    if let Some(o) = &r.open_loop {
+        let _ = writeln!(
+            out,
+            "open loop ({}): offered {}/s, achieved {}/s ({:.1}%), shed {}, dispatcher lateness p50 {:.0} us p99 {:.0} us max {:.0} us",
+            o.arrival,
+            grouped(o.offered_rate, 0),
+            grouped(o.achieved_rate, 0),
+            o.achieved_ratio * 100.0,
+            o.shed,
+            o.lateness_us.p50,
+            o.lateness_us.p99,
+            o.lateness_us.max,
+        );
+        if let Some(ad) = o.send_gaps_anderson_darling {
+            let _ = writeln!(
+                out,
+                "  send gaps vs exponential: Anderson-Darling A2* = {ad:.3} ({} at 5%, critical 1.341)",
+                if ad > 1.341 {
+                    "rejected"
+                } else {
+                    "not rejected"
+                }
+            );
+        }
+        let queue: Vec<String> = r
+            .transactions
+            .iter()
+            .map(|t| format!("{} {}", t.name, ms(t.queue_ms.p99)))
+            .collect();
+        let _ = writeln!(out, "  client queueing p99 ms: {}", queue.join(", "));
+        let _ = writeln!(out);
+    }
     let cpu = &r.cpu;
     match (cpu.engine_thread_secs, cpu.driver_share) {
         (Some(engine), Some(share)) => {

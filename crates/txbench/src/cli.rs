@@ -99,6 +99,17 @@ pub enum WaitArg {
     Spec,
 }
 
+/// Arrival processes of an open-loop run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ArrivalArg {
+    /// Exponential gaps (a Poisson process).
+    Poisson,
+    /// Gaps uniform in [0, 2 / rate].
+    Uniform,
+    /// Equal gaps.
+    Fixed,
+}
+
 /// Transaction isolation levels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum IsolationArg {
@@ -157,6 +168,18 @@ pub struct RunArgs {
     /// Seed of the run's random streams (inputs, C-Run).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Open loop: offered transactions per second (e.g. 3000/s, 180000/min);
+    /// transactions start on schedule whatever the database does, and latency
+    /// counts from the scheduled time. Without it, terminals run closed-loop.
+    #[arg(long, value_parser = parse_rate, value_name = "RATE")]
+    pub rate: Option<f64>,
+    /// Open loop: the arrival process.
+    #[arg(long, value_enum, default_value_t = ArrivalArg::Poisson)]
+    pub arrival: ArrivalArg,
+    /// Open loop: most transactions waiting in the client for a session; more
+    /// are shed and counted (default: no limit).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub queue_limit: Option<u64>,
     /// Isolation level of the transactions (default: the database's own).
     #[arg(long, value_enum)]
     pub isolation: Option<IsolationArg>,
@@ -193,6 +216,28 @@ pub struct AllInOneArgs {
 fn parse_duration(s: &str) -> Result<Duration, String> {
     humantime::parse_duration(s)
         .map_err(|e| format!("invalid duration '{s}': {e} (examples: 30s, 2m, 1h)"))
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let (number, per) = match s.split_once('/') {
+        Some((n, unit)) => (n, unit),
+        None => (s, "s"),
+    };
+    let seconds = match per {
+        "s" | "sec" | "second" => 1.0,
+        "m" | "min" | "minute" => 60.0,
+        other => {
+            return Err(format!(
+                "invalid rate '{s}': unknown unit '/{other}' (use /s or /min)"
+            ));
+        }
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v / seconds),
+        _ => Err(format!(
+            "invalid rate '{s}': expected a positive number such as 3000/s"
+        )),
+    }
 }
 
 fn parse_positive_duration(s: &str) -> Result<Duration, String> {

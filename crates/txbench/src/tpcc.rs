@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use tokio::sync::watch;
 use txbench_core::driver::pool::RetryPolicy;
-use txbench_core::driver::{self, RunOptions, WaitMode};
+use txbench_core::driver::{self, Arrival, OpenLoop, RunOptions, WaitMode};
 use txbench_core::result::{self, RESULT_SCHEMA_VERSION, RunResult};
 use txbench_core::{Engine, Workload, exec};
 use txbench_engines::Target;
@@ -20,7 +20,9 @@ use txbench_report::{json, terminal};
 use txbench_workloads::tpcc::load::{LoadOptions, drop_all};
 use txbench_workloads::tpcc::{Tpcc, check, generate, load, meta};
 
-use crate::cli::{AllInOneArgs, DbArgs, IsolationArg, LoadArgs, RunArgs, TpccVerb, WaitArg};
+use crate::cli::{
+    AllInOneArgs, ArrivalArg, DbArgs, IsolationArg, LoadArgs, RunArgs, TpccVerb, WaitArg,
+};
 use crate::failure::Failure;
 use crate::progress::{RunProgress, load_bar};
 
@@ -227,6 +229,15 @@ async fn run_on<E: Engine>(
             max_retries: a.max_retries,
             ..RetryPolicy::default()
         },
+        open: a.rate.map(|rate| OpenLoop {
+            rate,
+            arrival: match a.arrival {
+                ArrivalArg::Poisson => Arrival::Poisson,
+                ArrivalArg::Uniform => Arrival::Uniform,
+                ArrivalArg::Fixed => Arrival::Fixed,
+            },
+            queue_limit: a.queue_limit.map(|q| q as usize),
+        }),
     };
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let mut progress =
@@ -247,6 +258,12 @@ async fn run_on<E: Engine>(
         ("duration_secs", a.duration.as_secs_f64().to_string()),
         ("warmup_secs", a.warmup.as_secs_f64().to_string()),
         ("max_retries", a.max_retries.to_string()),
+        (
+            "load",
+            a.rate.map_or("closed".to_string(), |r| {
+                format!("open {r}/s {:?}", a.arrival).to_lowercase()
+            }),
+        ),
         (
             "isolation",
             a.isolation
@@ -269,6 +286,10 @@ async fn run_on<E: Engine>(
         transactions,
         cpu: result::cpu_result(&recording),
         error_samples: result::error_samples(&recording),
+        open_loop: opts
+            .open
+            .as_ref()
+            .and_then(|load| result::open_loop_result(&recording, load)),
     };
     print!("{}", terminal::summary(&result));
     if !a.no_results {

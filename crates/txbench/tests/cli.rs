@@ -53,6 +53,9 @@ fn bad_flags_and_values_exit_2_naming_them() {
         (&["tpcc", "run", "--duration", "0s"], "0s"),
         (&["tpcc", "run", "--terminals", "0"], "0"),
         (&["tpcc", "run", "--wait", "sometimes"], "sometimes"),
+        (&["tpcc", "run", "--rate", "fast"], "fast"),
+        (&["tpcc", "run", "--rate", "100/h"], "/h"),
+        (&["tpcc", "run", "--arrival", "bursty"], "bursty"),
         (&["tpcc", "load", "--warehouses", "-3"], "-3"),
         (&["tpcc", "load", "--warehouses", "many"], "many"),
         (&["tpcc", "check", "--db", "oracle://x"], "oracle"),
@@ -294,4 +297,61 @@ fn all_in_one_loads_runs_and_reports() {
         "{text}"
     );
     assert!(text.contains("tpmC"), "{text}");
+}
+
+#[test]
+fn open_loop_run_holds_a_modest_rate_and_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    load(dir.path(), "sqlite:t.db");
+    let out = txbench(dir.path())
+        .args([
+            "tpcc",
+            "run",
+            "--db",
+            "sqlite:t.db",
+            "--duration",
+            "3s",
+            "--warmup",
+            "1s",
+            "-q",
+        ])
+        .args([
+            "--rate",
+            "300/s",
+            "--arrival",
+            "poisson",
+            "--results",
+            "res",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("open loop (poisson): offered 300/s"),
+        "{text}"
+    );
+    let run_dir = std::fs::read_dir(dir.path().join("res"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).unwrap())
+            .unwrap();
+    let open = &json["open_loop"];
+    let ratio = open["achieved_ratio"].as_f64().unwrap();
+    // 900 Poisson arrivals: the count's sd is 30, so 0.85..1.15 is 4.5 sd wide.
+    assert!(
+        (0.85..=1.15).contains(&ratio),
+        "achieved/offered {ratio}: {open}"
+    );
+    assert_eq!(open["shed"], 0);
+    assert!(
+        json["transactions"][0]["queue_ms"]["samples"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
 }

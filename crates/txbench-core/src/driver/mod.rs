@@ -2,6 +2,7 @@
 //! window and a graceful stop. It knows no SQL.
 
 mod closed_loop;
+pub mod open_loop;
 pub mod pool;
 
 use std::sync::{Arc, Mutex};
@@ -10,6 +11,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 pub use closed_loop::WaitMode;
+pub use open_loop::{Arrival, DispatchStats, OpenLoop};
 use pool::{Job, RetryPolicy, Window, WorkerContext, spawn_worker};
 
 use crate::cpu;
@@ -37,6 +39,8 @@ pub struct RunOptions {
     pub seed: u64,
     /// Retry policy for conflicts.
     pub retry: RetryPolicy,
+    /// Open-loop load; `None` for closed-loop terminals.
+    pub open: Option<OpenLoop>,
 }
 
 /// One second of a run, for the progress line.
@@ -79,6 +83,8 @@ pub struct Recording {
     pub wall: Duration,
     /// CPU used by the process over the whole run.
     pub cpu: CpuUsage,
+    /// What the open-loop dispatcher saw (`None` for closed-loop runs).
+    pub dispatch: Option<DispatchStats>,
 }
 
 /// Connect the sessions, run the terminals for warm-up plus duration, and return
@@ -103,8 +109,18 @@ pub async fn run<E: Engine, W: Workload>(
         start: started + opts.warmup,
         end: started + opts.warmup + opts.duration,
     };
-    // A bounded queue: terminals wait for a slot, they never drop a transaction.
-    let (job_tx, job_rx) = async_channel::bounded::<Job<W::Input>>(opts.terminals.max(1));
+    // Closed loop: a bounded queue, terminals wait for a slot and never drop a
+    // transaction. Open loop: the client queue, unbounded unless a limit sheds.
+    let (job_tx, job_rx) = match opts.open {
+        None => async_channel::bounded::<Job<W::Input>>(opts.terminals.max(1)),
+        Some(OpenLoop {
+            queue_limit: Some(limit),
+            ..
+        }) => async_channel::bounded(limit.max(1)),
+        Some(OpenLoop {
+            queue_limit: None, ..
+        }) => async_channel::unbounded(),
+    };
 
     let placement = exec::placement::<E>(sessions.len());
     let mut recorders = Vec::new();
@@ -125,16 +141,34 @@ pub async fn run<E: Engine, W: Workload>(
     drop(job_rx);
 
     let mut terminals = tokio::task::JoinSet::new();
-    for t in 0..opts.terminals {
-        let terminal = workload.terminal(t, opts.seed);
-        terminals.spawn(closed_loop::run_terminal(
-            terminal,
-            job_tx.clone(),
-            opts.wait,
-            window.end,
-            stop.clone(),
-        ));
-    }
+    let dispatcher = match opts.open {
+        Some(load) => {
+            let all = (0..opts.terminals.max(1))
+                .map(|t| workload.terminal(t, opts.seed))
+                .collect();
+            Some(tokio::spawn(open_loop::run_dispatcher(
+                all,
+                job_tx.clone(),
+                load,
+                opts.seed,
+                window,
+                stop.clone(),
+            )))
+        }
+        None => {
+            for t in 0..opts.terminals {
+                let terminal = workload.terminal(t, opts.seed);
+                terminals.spawn(closed_loop::run_terminal(
+                    terminal,
+                    job_tx.clone(),
+                    opts.wait,
+                    window.end,
+                    stop.clone(),
+                ));
+            }
+            None
+        }
+    };
     drop(job_tx);
 
     let mut total = Recorder::new(types);
@@ -149,7 +183,13 @@ pub async fn run<E: Engine, W: Workload>(
         tokio::select! {
             _ = ticker.tick() => {}
             _ = stop_rx.changed() => { interrupted = true; }
-            _ = async { while terminals.join_next().await.is_some() {} } => {}
+            _ = async {
+                if dispatcher.is_some() {
+                    // The dispatcher ends with the window; ticks notice it.
+                    std::future::pending::<()>().await;
+                }
+                while terminals.join_next().await.is_some() {}
+            } => {}
         }
         let now = Instant::now();
         collect(&recorders, &mut interval, &mut total);
@@ -161,7 +201,11 @@ pub async fn run<E: Engine, W: Workload>(
             total: &total,
         });
         last_tick = now;
-        if interrupted || terminals.is_empty() || now >= window.end {
+        let senders_done = match &dispatcher {
+            Some(d) => d.is_finished(),
+            None => terminals.is_empty(),
+        };
+        if interrupted || senders_done || now >= window.end {
             break;
         }
     }
@@ -171,6 +215,10 @@ pub async fn run<E: Engine, W: Workload>(
         terminals.abort_all();
     }
     while terminals.join_next().await.is_some() {}
+    let dispatch = match dispatcher {
+        Some(d) => d.await.ok(),
+        None => None,
+    };
     let mut engine_cpu = Duration::ZERO;
     for w in workers {
         if let Some(exit) = w.join().await {
@@ -189,6 +237,7 @@ pub async fn run<E: Engine, W: Workload>(
             process: cpu::process_cpu_time().saturating_sub(cpu_start),
             engine_threads: E::BLOCKING.then_some(engine_cpu),
         },
+        dispatch,
     })
 }
 

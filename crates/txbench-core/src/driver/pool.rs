@@ -149,6 +149,7 @@ async fn worker_loop<S: Session, W: Workload>(
             txn_type: job.txn_type,
             latency: finished.saturating_duration_since(job.intended),
             service: finished - started,
+            queue: started.saturating_duration_since(job.intended),
             retries,
             result: &result,
         };

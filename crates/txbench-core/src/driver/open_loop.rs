@@ -1,0 +1,157 @@
+//! Open-loop load: transactions start at the times an arrival process sets,
+//! whatever the database does. Latency counts from those intended times, so a
+//! slow database or a late client shows up in the numbers instead of hiding.
+
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use tokio::sync::watch;
+use tokio::time::sleep_until;
+
+use super::pool::{Job, Window};
+use crate::recorder::new_histogram;
+use crate::rng::Rand;
+use crate::workload::Terminal;
+
+/// How arrivals are spaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrival {
+    /// Exponential gaps: a Poisson process.
+    Poisson,
+    /// Gaps uniform in [0, 2 / rate].
+    Uniform,
+    /// Every gap exactly 1 / rate.
+    Fixed,
+}
+
+/// An open-loop load.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OpenLoop {
+    /// Transactions per second offered, all types together.
+    pub rate: f64,
+    /// The arrival process.
+    pub arrival: Arrival,
+    /// Largest number of transactions waiting in the client for a session; an
+    /// arrival that finds the queue full is shed (and counted). `None`: unbounded.
+    pub queue_limit: Option<usize>,
+}
+
+/// Send gaps kept for the arrival-process test.
+const GAP_SAMPLE: usize = 10_000;
+/// Arrivals dispatched in a burst before the dispatcher lets other tasks run.
+const BURST: u32 = 64;
+
+/// What the dispatcher saw.
+#[derive(Debug, Clone)]
+pub struct DispatchStats {
+    /// Arrivals whose intended time fell in the measurement window.
+    pub scheduled: u64,
+    /// Of those, arrivals shed because the client queue was full.
+    pub shed: u64,
+    /// How late the dispatcher sent each arrival of the window (µs).
+    pub lateness: Histogram<u64>,
+    /// The first gaps (seconds) between actual sends in the window.
+    pub send_gaps: Vec<f64>,
+}
+
+fn gap(arrival: Arrival, mean: f64, rng: &mut Rand) -> f64 {
+    match arrival {
+        Arrival::Poisson => rng.exponential(mean),
+        Arrival::Uniform => rng.unit() * 2.0 * mean,
+        Arrival::Fixed => mean,
+    }
+}
+
+/// Dispatch arrivals until the window ends or `stop` turns true. Each arrival
+/// takes its input from a terminal chosen at random (their home warehouses and
+/// districts keep the workload's distribution); keying and think times do not
+/// apply in an open loop.
+pub async fn run_dispatcher<T: Terminal>(
+    mut terminals: Vec<T>,
+    jobs: async_channel::Sender<Job<T::Input>>,
+    load: OpenLoop,
+    seed: u64,
+    window: Window,
+    mut stop: watch::Receiver<bool>,
+) -> DispatchStats {
+    let mut stats = DispatchStats {
+        scheduled: 0,
+        shed: 0,
+        lateness: new_histogram(),
+        send_gaps: Vec::with_capacity(GAP_SAMPLE),
+    };
+    if terminals.is_empty() || load.rate <= 0.0 {
+        return stats;
+    }
+    let mut rng = Rand::derive(seed, u64::MAX - 2);
+    let mean = 1.0 / load.rate;
+    let mut intended = Instant::now();
+    let mut last_send: Option<Instant> = None;
+    let mut burst = 0u32;
+    loop {
+        intended += Duration::from_secs_f64(gap(load.arrival, mean, &mut rng));
+        if intended >= window.end || *stop.borrow() {
+            return stats;
+        }
+        if intended > Instant::now() {
+            burst = 0;
+            tokio::select! {
+                _ = sleep_until(intended.into()) => {}
+                _ = stop.changed() => return stats,
+            }
+        } else {
+            burst += 1;
+            if burst >= BURST {
+                burst = 0;
+                tokio::task::yield_now().await;
+            }
+        }
+        let sent = Instant::now();
+        let measured = window.contains(intended);
+        if measured {
+            stats.scheduled += 1;
+            stats
+                .lateness
+                .saturating_record(sent.saturating_duration_since(intended).as_micros() as u64);
+            if let Some(last) = last_send
+                && stats.send_gaps.len() < GAP_SAMPLE
+            {
+                stats.send_gaps.push((sent - last).as_secs_f64());
+            }
+            last_send = Some(sent);
+        }
+        let i = rng.uniform(0, terminals.len() as i64 - 1) as usize;
+        let plan = terminals[i].next();
+        let job = Job {
+            input: plan.input,
+            txn_type: plan.txn_type,
+            intended,
+            done: None,
+        };
+        match jobs.try_send(job) {
+            Ok(()) => {}
+            Err(async_channel::TrySendError::Full(_)) => {
+                if measured {
+                    stats.shed += 1;
+                }
+            }
+            Err(async_channel::TrySendError::Closed(_)) => return stats,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaps_have_the_mean_of_the_rate() {
+        let mut rng = Rand::new(3);
+        for arrival in [Arrival::Poisson, Arrival::Uniform, Arrival::Fixed] {
+            let n = 100_000;
+            let mean = (0..n).map(|_| gap(arrival, 0.002, &mut rng)).sum::<f64>() / n as f64;
+            assert!((mean - 0.002).abs() < 0.00005, "{arrival:?}: {mean}");
+        }
+    }
+}
