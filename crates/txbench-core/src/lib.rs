@@ -23,6 +23,7 @@
 //! whole transaction there: one hand-off per transaction, not per statement.
 #![warn(missing_docs)]
 
+pub mod checks;
 pub mod cpu;
 pub mod driver;
 pub mod engine;
@@ -31,6 +32,7 @@ pub mod exec;
 pub mod recorder;
 pub mod result;
 pub mod rng;
+pub mod sample;
 pub mod schema;
 pub mod stats;
 pub mod value;

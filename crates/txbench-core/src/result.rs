@@ -18,6 +18,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use crate::checks::{Check, PercentileInterval};
 use crate::driver::Recording;
 use crate::error::ErrorKind;
 use crate::recorder::TypeStats;
@@ -93,6 +94,10 @@ pub struct TypeResult {
     /// Queueing time in the client (waiting for a free session).
     #[serde(default)]
     pub queue_ms: Percentiles,
+    /// 95% confidence intervals of the latency percentiles (from a sample of the
+    /// latencies in send order, thinned to the independence lag).
+    #[serde(default)]
+    pub latency_intervals_ms: Vec<PercentileInterval>,
 }
 
 impl TypeResult {
@@ -192,6 +197,12 @@ pub struct RunResult {
     /// The open-loop load, for open-loop runs.
     #[serde(default)]
     pub open_loop: Option<OpenLoopResult>,
+    /// The measurement checks.
+    #[serde(default)]
+    pub checks: Vec<Check>,
+    /// Whether to trust the run, in one line.
+    #[serde(default)]
+    pub verdict: String,
 }
 
 impl RunResult {
@@ -241,6 +252,7 @@ pub fn type_results(types: &[TxnTypeInfo], stats: &[TypeStats]) -> Vec<TypeResul
             latency_ms: Percentiles::from_micros(&s.latency),
             service_ms: Percentiles::from_micros(&s.service),
             queue_ms: Percentiles::from_micros(&s.queue),
+            latency_intervals_ms: Vec::new(),
         })
         .collect()
 }

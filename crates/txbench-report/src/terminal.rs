@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use txbench_core::checks::Status;
 use txbench_core::result::{RunResult, TypeResult};
 
 /// Format a number with thousands separators and `decimals` digits.
@@ -109,6 +110,27 @@ pub fn summary(r: &RunResult) -> String {
         row(&mut out, t);
     }
     let _ = writeln!(out);
+    if r.transactions
+        .iter()
+        .any(|t| !t.latency_intervals_ms.is_empty())
+    {
+        let _ = writeln!(out, "95% confidence intervals of latency (ms):");
+        for t in &r.transactions {
+            let cells: Vec<String> = t
+                .latency_intervals_ms
+                .iter()
+                .filter(|i| i.percentile >= 50.0 && i.percentile <= 99.9)
+                .map(|i| match (i.low, i.high) {
+                    (Some(lo), Some(hi)) => format!("p{} [{}, {}]", i.percentile, ms(lo), ms(hi)),
+                    _ => format!("p{} insufficient samples", i.percentile),
+                })
+                .collect();
+            if !cells.is_empty() {
+                let _ = writeln!(out, "  {:<13} {}", t.name, cells.join("  "));
+            }
+        }
+        let _ = writeln!(out);
+    }
     if let Some(o) = &r.open_loop {
         let _ = writeln!(
             out,
@@ -139,6 +161,23 @@ pub fn summary(r: &RunResult) -> String {
             .map(|t| format!("{} {}", t.name, ms(t.queue_ms.p99)))
             .collect();
         let _ = writeln!(out, "  client queueing p99 ms: {}", queue.join(", "));
+        let _ = writeln!(out);
+    }
+    if !r.checks.is_empty() {
+        let _ = writeln!(out, "measurement checks:");
+        for c in &r.checks {
+            let status = match c.status {
+                Status::Pass => "PASS",
+                Status::Warn => "WARN",
+                Status::Fail => "FAIL",
+            };
+            let _ = writeln!(
+                out,
+                "  {status}  {:<18} {}  ({})",
+                c.name, c.statistic, c.detail
+            );
+        }
+        let _ = writeln!(out, "verdict: {}", r.verdict);
         let _ = writeln!(out);
     }
     let cpu = &r.cpu;

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use tokio::sync::watch;
+use txbench_core::checks;
 use txbench_core::driver::pool::RetryPolicy;
 use txbench_core::driver::{self, Arrival, OpenLoop, RunOptions, WaitMode};
 use txbench_core::result::{self, RESULT_SCHEMA_VERSION, RunResult};
@@ -247,8 +248,12 @@ async fn run_on<E: Engine>(
     let recording = recording?;
 
     let measured_secs = recording.measured.as_secs_f64();
-    let transactions =
+    let mut transactions =
         result::type_results(workload.transaction_types(), &recording.total.measured);
+    let analysis = checks::analyse(&recording, opts.open.as_ref(), workload.transaction_types());
+    for (i, t) in transactions.iter_mut().enumerate() {
+        t.latency_intervals_ms = checks::intervals(&recording.samples, i as u16, analysis.lag);
+    }
     let mut parameters: BTreeMap<String, String> = workload.parameters().into_iter().collect();
     for (k, v) in [
         ("terminals", terminals.to_string()),
@@ -290,6 +295,8 @@ async fn run_on<E: Engine>(
             .open
             .as_ref()
             .and_then(|load| result::open_loop_result(&recording, load)),
+        verdict: checks::verdict(&analysis.checks),
+        checks: analysis.checks,
     };
     print!("{}", terminal::summary(&result));
     if !a.no_results {

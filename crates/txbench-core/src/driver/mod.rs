@@ -20,6 +20,7 @@ use crate::error::DbError;
 use crate::exec;
 use crate::recorder::Recorder;
 use crate::rng::Rand;
+use crate::sample::Sample;
 use crate::workload::Workload;
 
 /// How to drive a run.
@@ -85,7 +86,12 @@ pub struct Recording {
     pub cpu: CpuUsage,
     /// What the open-loop dispatcher saw (`None` for closed-loop runs).
     pub dispatch: Option<DispatchStats>,
+    /// A uniform sample of measured latencies, sorted by intended start.
+    pub samples: Vec<Sample>,
 }
+
+/// Latencies kept per run for the statistics (split over the sessions).
+const SAMPLES_PER_RUN: usize = 200_000;
 
 /// Connect the sessions, run the terminals for warm-up plus duration, and return
 /// what was measured. `stop` ends the run early (Ctrl-C); `on_tick` is called once
@@ -123,6 +129,7 @@ pub async fn run<E: Engine, W: Workload>(
     };
 
     let placement = exec::placement::<E>(sessions.len());
+    let sessions_count = sessions.len().max(1);
     let mut recorders = Vec::new();
     let mut workers = Vec::new();
     for (i, session) in sessions.into_iter().enumerate() {
@@ -135,6 +142,7 @@ pub async fn run<E: Engine, W: Workload>(
             window,
             retry: opts.retry,
             seed: Rand::derive(opts.seed, u64::MAX - i as u64).uniform(0, i64::MAX) as u64,
+            sample_capacity: SAMPLES_PER_RUN / sessions_count,
         };
         workers.push(spawn_worker::<E, W>(session, ctx, placement));
     }
@@ -220,11 +228,14 @@ pub async fn run<E: Engine, W: Workload>(
         None => None,
     };
     let mut engine_cpu = Duration::ZERO;
+    let mut samples = Vec::new();
     for w in workers {
         if let Some(exit) = w.join().await {
             engine_cpu += exit.thread_cpu.unwrap_or(exit.busy);
+            samples.extend(exit.samples.into_items());
         }
     }
+    samples.sort_unstable_by_key(|s| s.intended_us);
     collect(&recorders, &mut interval, &mut total);
 
     let measured_end = stopped_at.min(window.end);
@@ -238,6 +249,7 @@ pub async fn run<E: Engine, W: Workload>(
             engine_threads: E::BLOCKING.then_some(engine_cpu),
         },
         dispatch,
+        samples,
     })
 }
 

@@ -21,6 +21,7 @@ use crate::error::ErrorKind;
 use crate::exec::{self, Placement, Spawned};
 use crate::recorder::{Completion, Recorder};
 use crate::rng::Rand;
+use crate::sample::{Reservoir, Sample};
 use crate::workload::Workload;
 
 /// One transaction to execute.
@@ -78,6 +79,8 @@ pub struct WorkerExit {
     pub thread_cpu: Option<Duration>,
     /// Wall time spent executing transactions (retries and backoff included).
     pub busy: Duration,
+    /// A uniform sample of the measured transactions' latencies.
+    pub samples: Reservoir,
 }
 
 /// Everything a worker needs besides its session.
@@ -94,6 +97,8 @@ pub struct WorkerContext<W: Workload> {
     pub retry: RetryPolicy,
     /// Seed of the backoff jitter stream.
     pub seed: u64,
+    /// Capacity of the worker's latency sample.
+    pub sample_capacity: usize,
 }
 
 /// Start one worker for a session, on a thread or a task (see [`exec::placement`]).
@@ -119,6 +124,7 @@ async fn worker_loop<S: Session, W: Workload>(
 ) -> WorkerExit {
     let mut jitter = Rand::new(ctx.seed);
     let mut busy = Duration::ZERO;
+    let mut samples = Reservoir::new(ctx.sample_capacity, ctx.seed ^ 0x5A5A);
     while let Ok(job) = ctx.jobs.recv().await {
         let started = Instant::now();
         let mut retries = 0u32;
@@ -153,10 +159,21 @@ async fn worker_loop<S: Session, W: Workload>(
             retries,
             result: &result,
         };
+        let in_window = ctx.window.contains(finished);
         ctx.recorder
             .lock()
             .expect("recorder lock")
-            .record(&completion, ctx.window.contains(finished));
+            .record(&completion, in_window);
+        if in_window && result.is_ok() {
+            samples.offer(Sample {
+                intended_us: job
+                    .intended
+                    .saturating_duration_since(ctx.window.start)
+                    .as_micros() as u64,
+                latency_us: completion.latency.as_micros() as u64,
+                txn_type: job.txn_type as u16,
+            });
+        }
         if let Some(done) = job.done {
             let _ = done.send(());
         }
@@ -165,6 +182,7 @@ async fn worker_loop<S: Session, W: Workload>(
         // On its own thread, the thread's clock is the worker's CPU.
         thread_cpu: own_thread.then(cpu::thread_cpu_time),
         busy,
+        samples,
     }
 }
 

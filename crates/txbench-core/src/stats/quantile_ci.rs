@@ -32,6 +32,24 @@ pub fn interval<T: Copy>(sorted: &[T], p: f64) -> Option<(T, T)> {
     Some((sorted[j - 1], sorted[k - 1]))
 }
 
+/// The 95% interval of quantile `p` of `sorted` when the samples are dependent
+/// and only every `lag`-th can be taken as independent: the ranks are those of
+/// `n / lag` samples, mapped back onto all `n` (no thinning, so no aliasing with
+/// periodic structure in the series).
+pub fn interval_dependent<T: Copy>(sorted: &[T], p: f64, lag: usize) -> Option<(T, T)> {
+    let n = sorted.len();
+    let lag = lag.max(1);
+    if lag == 1 {
+        return interval(sorted, p);
+    }
+    let n_eff = n / lag;
+    let (j, k) = ranks(n_eff, p)?;
+    let scale = n as f64 / n_eff as f64;
+    let jj = ((j as f64 * scale).floor() as usize).clamp(1, n);
+    let kk = ((k as f64 * scale).ceil() as usize).clamp(1, n);
+    Some((sorted[jj - 1], sorted[kk - 1]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,6 +68,17 @@ mod tests {
         assert_eq!(ranks(1000, 0.9999), None);
         assert!(ranks(100_000, 0.9999).is_some());
         assert_eq!(ranks(0, 0.5), None);
+    }
+
+    #[test]
+    fn dependent_samples_widen_the_interval() {
+        let v: Vec<u32> = (1..=10_000).collect();
+        let (lo1, hi1) = interval(&v, 0.5).unwrap();
+        let (lo10, hi10) = interval_dependent(&v, 0.5, 10).unwrap();
+        assert!(lo10 < lo1 && hi10 > hi1);
+        // n_eff = 1000: ranks 469..532 of 1000, scaled by 10.
+        assert_eq!((lo10, hi10), (4690, 5320));
+        assert_eq!(interval_dependent(&v, 0.999, 100), None);
     }
 
     #[test]

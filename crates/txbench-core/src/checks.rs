@@ -1,0 +1,289 @@
+//! The run's checks of its own measurement, each with its statistic and a
+//! PASS/WARN/FAIL, and the percentile intervals they justify (after Lancet,
+//! ATC'19; see SPEC-NOTES.md "Measuring latency soundly").
+
+use serde::{Deserialize, Serialize};
+
+use crate::driver::{Arrival, OpenLoop, Recording};
+use crate::sample::Sample;
+use crate::stats::{anderson_darling, quantile_ci, spearman};
+use crate::workload::TxnTypeInfo;
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    /// The measurement is sound in this respect.
+    Pass,
+    /// Usable with care.
+    Warn,
+    /// Do not trust the figures this check covers.
+    Fail,
+}
+
+/// One check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// What is checked.
+    pub name: String,
+    /// The statistic, as text with its value.
+    pub statistic: String,
+    /// The outcome.
+    pub status: Status,
+    /// What it means and what to do.
+    pub detail: String,
+}
+
+/// A percentile's 95% confidence interval, in milliseconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PercentileInterval {
+    /// The percentile, 0..100.
+    pub percentile: f64,
+    /// Lower bound, or `None` when the samples do not suffice.
+    pub low: Option<f64>,
+    /// Upper bound, or `None` when the samples do not suffice.
+    pub high: Option<f64>,
+}
+
+/// The percentiles that get intervals.
+pub const PERCENTILES: [f64; 6] = [50.0, 90.0, 95.0, 99.0, 99.9, 99.99];
+/// Largest lag searched for independence.
+const MAX_LAG: usize = 200;
+/// Dispatcher lateness (p99) above which the client is called saturated.
+const LATE_WARN_US: f64 = 1_000.0;
+const LATE_FAIL_US: f64 = 10_000.0;
+
+/// The checks of a run and the lag its intervals use.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// Every check, in a fixed order.
+    pub checks: Vec<Check>,
+    /// Intervals use every `lag`-th sample in send order (1: all).
+    pub lag: usize,
+}
+
+fn latencies_ms(samples: &[Sample]) -> Vec<f64> {
+    samples
+        .iter()
+        .map(|s| s.latency_us as f64 / 1000.0)
+        .collect()
+}
+
+/// 95% intervals of the percentiles of one type's latencies, counting only every
+/// `lag`-th sample as independent.
+pub fn intervals(samples: &[Sample], txn_type: u16, lag: usize) -> Vec<PercentileInterval> {
+    let mut values: Vec<f64> = samples
+        .iter()
+        .filter(|s| s.txn_type == txn_type)
+        .map(|s| s.latency_us as f64 / 1000.0)
+        .collect();
+    values.sort_by(f64::total_cmp);
+    PERCENTILES
+        .iter()
+        .map(|&p| {
+            let bounds = quantile_ci::interval_dependent(&values, p / 100.0, lag);
+            PercentileInterval {
+                percentile: p,
+                low: bounds.map(|b| b.0),
+                high: bounds.map(|b| b.1),
+            }
+        })
+        .collect()
+}
+
+/// Check a recording; `open` is the open-loop load, if any.
+pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) -> Analysis {
+    let mut checks = Vec::new();
+    let samples = &rec.samples;
+
+    if let (Some(load), Some(d)) = (open, rec.dispatch.as_ref()) {
+        let secs = rec.measured.as_secs_f64().max(1e-9);
+        let ratio = rec.total.completed() as f64 / secs / load.rate;
+        let ok = (0.9..=1.1).contains(&ratio);
+        checks.push(Check {
+            name: "achieved rate".into(),
+            statistic: format!("achieved/offered = {ratio:.3}"),
+            status: if ok { Status::Pass } else { Status::Fail },
+            detail: if ok {
+                "within 0.9..1.1 of the offered rate".into()
+            } else {
+                "outside 0.9..1.1: the system (or the client) did not take the offered load; \
+                 lower the rate"
+                    .into()
+            },
+        });
+        if load.arrival == Arrival::Poisson {
+            match anderson_darling::exponential(&d.send_gaps) {
+                Some(ad) => checks.push(Check {
+                    name: "arrival process".into(),
+                    statistic: format!("Anderson-Darling A2* = {:.3} (5% critical 1.341)", ad.statistic),
+                    status: if ad.rejected { Status::Warn } else { Status::Pass },
+                    detail: if ad.rejected {
+                        "actual send gaps are not exponential (timer granularity or a busy client); \
+                         latency still counts from the scheduled times"
+                            .into()
+                    } else {
+                        "send gaps fit the exponential".into()
+                    },
+                }),
+                None => checks.push(Check {
+                    name: "arrival process".into(),
+                    statistic: format!("{} gaps", d.send_gaps.len()),
+                    status: Status::Warn,
+                    detail: "too few sends to test".into(),
+                }),
+            }
+        }
+        let late = d.lateness.value_at_quantile(0.99) as f64;
+        let status = if late > LATE_FAIL_US {
+            Status::Fail
+        } else if late > LATE_WARN_US {
+            Status::Warn
+        } else {
+            Status::Pass
+        };
+        checks.push(Check {
+            name: "client saturation".into(),
+            statistic: format!("dispatcher lateness p99 = {late:.0} us, shed = {}", d.shed),
+            status: if d.shed > 0 { Status::Fail } else { status },
+            detail: match (status, d.shed) {
+                (Status::Pass, 0) => "the client kept its schedule".into(),
+                _ => "the client fell behind its schedule: add --driver-threads or client machines"
+                    .into(),
+            },
+        });
+    }
+
+    let series = latencies_ms(samples);
+    let mut lag = 1;
+    match spearman::autocorrelation(&series, 1) {
+        None => checks.push(Check {
+            name: "independence".into(),
+            statistic: format!("{} samples", series.len()),
+            status: Status::Warn,
+            detail: "too few samples to test".into(),
+        }),
+        Some(r) if !spearman::significant(r, series.len() - 1) => checks.push(Check {
+            name: "independence".into(),
+            statistic: format!("lag-1 Spearman rho = {r:.3}"),
+            status: Status::Pass,
+            detail: "consecutive latencies are independent".into(),
+        }),
+        Some(r) => match spearman::independence_lag(&series, MAX_LAG) {
+            Some(l) => {
+                lag = l;
+                checks.push(Check {
+                    name: "independence".into(),
+                    statistic: format!("lag-1 Spearman rho = {r:.3}; independent at lag {l}"),
+                    status: Status::Warn,
+                    detail: format!("latencies are correlated; intervals count one sample in {l}"),
+                });
+            }
+            None => {
+                // No independent lag: thin as far as we looked, so the intervals
+                // are at least not narrower than the data justify.
+                lag = MAX_LAG;
+                checks.push(Check {
+                    name: "independence".into(),
+                    statistic: format!("lag-1 Spearman rho = {r:.3}; dependent up to lag {MAX_LAG}"),
+                    status: if open.is_some() { Status::Fail } else { Status::Warn },
+                    detail: if open.is_some() {
+                        "latencies stay correlated: run longer (or the system is not stationary)".into()
+                    } else {
+                        format!(
+                            "closed-loop latencies depend on each other by construction (terminals queue \
+                             behind each other); intervals count one sample in {MAX_LAG} and are approximate"
+                        )
+                    },
+                });
+            }
+        },
+    }
+
+    let half = rec.measured.as_micros() as u64 / 2;
+    let (first, second): (Vec<Sample>, Vec<Sample>) =
+        samples.iter().partition(|s| s.intended_us < half);
+    let median_ci = |part: &[Sample]| {
+        let mut v: Vec<f64> = part.iter().map(|s| s.latency_us as f64 / 1000.0).collect();
+        v.sort_by(f64::total_cmp);
+        quantile_ci::interval_dependent(&v, 0.5, lag)
+    };
+    match (median_ci(&first), median_ci(&second)) {
+        (Some(a), Some(b)) => {
+            let overlap = a.0 <= b.1 && b.0 <= a.1;
+            checks.push(Check {
+                name: "stationarity".into(),
+                statistic: format!(
+                    "median first half [{:.3}, {:.3}] ms, second half [{:.3}, {:.3}] ms",
+                    a.0, a.1, b.0, b.1
+                ),
+                status: if overlap { Status::Pass } else { Status::Warn },
+                detail: if overlap {
+                    "the two halves agree".into()
+                } else {
+                    "the halves differ: lengthen the warm-up or the run".into()
+                },
+            });
+        }
+        _ => checks.push(Check {
+            name: "stationarity".into(),
+            statistic: format!("{} samples", samples.len()),
+            status: Status::Warn,
+            detail: "too few samples to compare the halves".into(),
+        }),
+    }
+
+    let mut short = Vec::new();
+    for t in 0..rec.total.measured.len() as u16 {
+        if rec.total.measured[t as usize].latency.is_empty() {
+            continue;
+        }
+        let iv = intervals(samples, t, lag);
+        if let Some(p) = iv.iter().find(|i| i.low.is_none() && i.percentile <= 99.0) {
+            let name = types.get(t as usize).map_or("?", |i| i.name);
+            short.push(format!("{name} p{}", p.percentile));
+        }
+    }
+    checks.push(Check {
+        name: "sample sufficiency".into(),
+        statistic: format!("{} samples kept, lag {lag}", samples.len()),
+        status: if short.is_empty() {
+            Status::Pass
+        } else {
+            Status::Warn
+        },
+        detail: if short.is_empty() {
+            "every type has intervals up to p99".into()
+        } else {
+            format!("not enough samples for {}: run longer", short.join(", "))
+        },
+    });
+    Analysis { checks, lag }
+}
+
+/// One line that says whether to trust the run.
+pub fn verdict(checks: &[Check]) -> String {
+    let worst = checks
+        .iter()
+        .map(|c| c.status)
+        .max()
+        .unwrap_or(Status::Pass);
+    let named = |s: Status| -> Vec<&str> {
+        checks
+            .iter()
+            .filter(|c| c.status == s)
+            .map(|c| c.name.as_str())
+            .collect()
+    };
+    match worst {
+        Status::Pass => "SOUND: every measurement check passed".into(),
+        Status::Warn => format!(
+            "USABLE WITH CARE: warnings on {}",
+            named(Status::Warn).join(", ")
+        ),
+        Status::Fail => format!(
+            "NOT SOUND: {} failed; do not trust the latency figures of this run",
+            named(Status::Fail).join(", ")
+        ),
+    }
+}
