@@ -51,7 +51,6 @@ pub const PERCENTILES: [f64; 6] = [50.0, 90.0, 95.0, 99.0, 99.9, 99.99];
 const MAX_LAG: usize = 200;
 /// Dispatcher lateness (p99) above which the client is called saturated.
 const LATE_WARN_US: f64 = 1_000.0;
-const LATE_FAIL_US: f64 = 10_000.0;
 
 /// The checks of a run and the lag its intervals use.
 #[derive(Debug, Clone)]
@@ -135,9 +134,10 @@ pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) 
             }
         }
         let late = d.lateness.value_at_quantile(0.99) as f64;
-        let status = if late > LATE_FAIL_US {
-            Status::Fail
-        } else if late > LATE_WARN_US {
+        // Lateness alone does not falsify latency (it counts from the scheduled
+        // times), but a late client may under-load the system: a warning. Shed
+        // arrivals were never measured at all: a failure.
+        let status = if late > LATE_WARN_US {
             Status::Warn
         } else {
             Status::Pass

@@ -39,6 +39,8 @@ pub struct OpenLoop {
 
 /// Send gaps kept for the arrival-process test.
 const GAP_SAMPLE: usize = 10_000;
+/// How much earlier than an arrival the dispatcher asks tokio's timer to wake it.
+const TIMER_SLACK: Duration = Duration::from_micros(3000);
 /// Arrivals dispatched in a burst before the dispatcher lets other tasks run.
 const BURST: u32 = 64;
 
@@ -96,9 +98,19 @@ pub async fn run_dispatcher<T: Terminal>(
         }
         if intended > Instant::now() {
             burst = 0;
-            tokio::select! {
-                _ = sleep_until(intended.into()) => {}
-                _ = stop.changed() => return stats,
+            // tokio's timer fires on millisecond ticks, up to a tick late: sleep to
+            // a tick before the arrival, then yield until it is due. Without this,
+            // an arrival that finds the database idle would start up to 1 ms late.
+            if let Some(early) = intended.checked_sub(TIMER_SLACK)
+                && early > Instant::now()
+            {
+                tokio::select! {
+                    _ = sleep_until(early.into()) => {}
+                    _ = stop.changed() => return stats,
+                }
+            }
+            while Instant::now() < intended {
+                tokio::task::yield_now().await;
             }
         } else {
             burst += 1;
