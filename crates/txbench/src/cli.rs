@@ -32,6 +32,55 @@ pub struct Cli {
 pub enum Command {
     /// TPC-C: without a verb, load, run and report in one go (embedded SQLite by default).
     Tpcc(TpccCommand),
+    /// Find capacity: run open-loop steps of rising rate until a latency objective
+    /// fails, refine, and report the highest rate that met it.
+    Sweep(SweepCommand),
+}
+
+/// `txbench sweep WORKLOAD`.
+#[derive(Debug, Args)]
+pub struct SweepCommand {
+    /// The workload to sweep.
+    #[command(subcommand)]
+    pub workload: SweepWorkload,
+}
+
+/// Workloads a sweep can drive.
+#[derive(Debug, Subcommand)]
+pub enum SweepWorkload {
+    /// TPC-C (the data must be loaded).
+    Tpcc(SweepArgs),
+}
+
+/// A latency objective: a percentile of every transaction type at or under a limit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Slo {
+    /// The percentile, 0..100.
+    pub percentile: f64,
+    /// The limit in milliseconds.
+    pub limit_ms: f64,
+}
+
+/// Flags of `sweep tpcc`.
+#[derive(Debug, Clone, Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// The range of offered rates, e.g. 500..8000 (per second).
+    #[arg(long, value_parser = parse_rate_range, value_name = "FROM..TO")]
+    pub rates: (f64, f64),
+    /// Rate added per step (per second).
+    #[arg(long, value_parser = parse_rate)]
+    pub step: f64,
+    /// Measurement time of each step.
+    #[arg(long, default_value = "30s", value_parser = parse_positive_duration)]
+    pub step_duration: Duration,
+    /// The latency objective, e.g. 'p99<=10ms' (every transaction type must meet it).
+    #[arg(long, value_parser = parse_slo)]
+    pub slo: Slo,
+    /// Steps of refinement between the last passing and the first failing rate.
+    #[arg(long, default_value_t = 2)]
+    pub refine: u32,
 }
 
 /// `txbench tpcc [VERB]`.
@@ -238,6 +287,37 @@ fn parse_rate(s: &str) -> Result<f64, String> {
             "invalid rate '{s}': expected a positive number such as 3000/s"
         )),
     }
+}
+
+fn parse_rate_range(s: &str) -> Result<(f64, f64), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("invalid rate range '{s}': expected FROM..TO such as 500..8000"))?;
+    let (a, b) = (parse_rate(a)?, parse_rate(b)?);
+    if a > b {
+        return Err(format!("invalid rate range '{s}': {a} is above {b}"));
+    }
+    Ok((a, b))
+}
+
+fn parse_slo(s: &str) -> Result<Slo, String> {
+    let bad =
+        || format!("invalid objective '{s}': expected a percentile and a limit such as p99<=10ms");
+    let (p, limit) = s.split_once("<=").ok_or_else(bad)?;
+    let percentile: f64 = p
+        .trim()
+        .strip_prefix('p')
+        .ok_or_else(bad)?
+        .parse()
+        .map_err(|_| bad())?;
+    if !(0.0..100.0).contains(&percentile) || percentile <= 0.0 {
+        return Err(bad());
+    }
+    let limit = humantime::parse_duration(limit.trim()).map_err(|_| bad())?;
+    Ok(Slo {
+        percentile,
+        limit_ms: limit.as_secs_f64() * 1000.0,
+    })
 }
 
 fn parse_positive_duration(s: &str) -> Result<Duration, String> {

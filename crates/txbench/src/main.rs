@@ -4,6 +4,7 @@ mod cli;
 mod config;
 mod failure;
 mod progress;
+mod sweep;
 mod tpcc;
 
 use clap::Parser;
@@ -55,6 +56,9 @@ fn real_main() -> Result<(), Failure> {
         });
         match cli.command {
             Command::Tpcc(t) => tpcc::main(t.verb, t.all, stop_rx).await,
+            Command::Sweep(s) => match s.workload {
+                cli::SweepWorkload::Tpcc(args) => tpcc::sweep(args, stop_rx).await,
+            },
         }
     })
 }

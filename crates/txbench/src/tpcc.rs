@@ -70,6 +70,14 @@ pub async fn main(
     }
 }
 
+/// `txbench sweep tpcc`.
+pub async fn sweep(a: crate::cli::SweepArgs, stop: watch::Receiver<bool>) -> Result<(), Failure> {
+    with_engine!(&a.run.db.db, a.run.isolation, |e| crate::sweep::sweep_on(
+        e, &a, stop
+    )
+    .await)
+}
+
 /// Run a future on a session of the engine, on the executor the engine needs.
 async fn on_session<E, T, Fut>(
     engine: &Arc<E>,
@@ -203,6 +211,26 @@ async fn run_on<E: Engine>(
     a: &RunArgs,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
+    let (result, started_at) = measure(&engine, a, stop).await?;
+    print!("{}", terminal::summary(&result));
+    if !a.no_results {
+        let dir = results_dir(&a.results, &started_at, engine.name());
+        let path = dir.join("summary.json");
+        json::write(&path, &result)
+            .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
+        println!("results: {}", path.display());
+    }
+    Ok(())
+}
+
+/// Run once and build its result (nothing printed but the progress line).
+/// Returns the result and its start time (RFC 3339).
+pub async fn measure<E: Engine>(
+    engine: &Arc<E>,
+    a: &RunArgs,
+    stop: watch::Receiver<bool>,
+) -> Result<(RunResult, String), Failure> {
+    let engine = Arc::clone(engine);
     let (asked, seed) = (a.warehouses, a.seed);
     let tpcc = on_session(&engine, |mut s| async move {
         Tpcc::open(&mut s, asked, seed).await
@@ -298,19 +326,11 @@ async fn run_on<E: Engine>(
         verdict: checks::verdict(&analysis.checks),
         checks: analysis.checks,
     };
-    print!("{}", terminal::summary(&result));
-    if !a.no_results {
-        let dir = results_dir(&a.results, &started_at, engine.name());
-        let path = dir.join("summary.json");
-        json::write(&path, &result)
-            .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
-        println!("results: {}", path.display());
-    }
-    Ok(())
+    Ok((result, started_at))
 }
 
 /// `results/<UTC time>-tpcc-<engine>`.
-fn results_dir(base: &Path, started_at: &str, engine: &str) -> PathBuf {
+pub fn results_dir(base: &Path, started_at: &str, engine: &str) -> PathBuf {
     let stamp: String = started_at
         .chars()
         .filter(|c| *c != '-' && *c != ':')

@@ -355,3 +355,71 @@ fn open_loop_run_holds_a_modest_rate_and_reports_it() {
             > 0
     );
 }
+
+#[test]
+fn sweep_writes_every_step_and_reports_capacity() {
+    let dir = tempfile::tempdir().unwrap();
+    load(dir.path(), "sqlite:t.db");
+    let out = txbench(dir.path())
+        .args([
+            "sweep",
+            "tpcc",
+            "--db",
+            "sqlite:t.db?synchronous=off",
+            "--rates",
+            "100..300",
+        ])
+        .args([
+            "--step",
+            "100",
+            "--step-duration",
+            "1s",
+            "--warmup",
+            "0s",
+            "--slo",
+            "p99<=5s",
+        ])
+        .args(["--results", "res"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("capacity: 300 txn/s"), "{text}");
+    let sweep_dir = std::fs::read_dir(dir.path().join("res"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sweep_dir.join("sweep.json")).unwrap())
+            .unwrap();
+    let steps = json["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3, "{json}");
+    assert!(steps.iter().all(|s| s["passed"] == true));
+    assert_eq!(json["capacity_rate"], 300.0);
+    for s in steps {
+        assert!(
+            std::path::Path::new(s["results"].as_str().unwrap()).exists()
+                || dir.path().join(s["results"].as_str().unwrap()).exists()
+        );
+    }
+
+    let out = txbench(dir.path())
+        .args([
+            "sweep",
+            "tpcc",
+            "--db",
+            "sqlite:t.db",
+            "--rates",
+            "100..300",
+            "--step",
+            "100",
+            "--slo",
+            "p99<10ms",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("p99<10ms"), "{}", stderr(&out));
+}

@@ -1,0 +1,169 @@
+//! `txbench sweep tpcc`: capacity search after the VoltDB TATP method. Each step
+//! is an ordinary open-loop run (its full results written under the sweep's
+//! directory); a step passes when at least 90% of the offered load completed and
+//! the latency objective held for every transaction type. The sweep stops after
+//! the first failing step, refines between the last pass and the first fail, and
+//! reports the highest passing rate.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use tokio::sync::watch;
+use txbench_core::Engine;
+use txbench_core::result::{Percentiles, RunResult};
+use txbench_report::{json, terminal};
+
+use crate::cli::{Slo, SweepArgs};
+use crate::failure::Failure;
+use crate::tpcc::{measure, results_dir};
+
+/// One step of a sweep.
+#[derive(Debug, Clone, Serialize)]
+struct Step {
+    offered_rate: f64,
+    achieved_rate: f64,
+    worst_latency_ms: f64,
+    passed: bool,
+    verdict: String,
+    results: String,
+}
+
+/// The sweep's own summary (`sweep.json`).
+#[derive(Debug, Serialize)]
+struct SweepSummary {
+    schema_version: u32,
+    objective: String,
+    steps: Vec<Step>,
+    capacity_rate: Option<f64>,
+}
+
+fn percentile(p: &Percentiles, at: f64) -> f64 {
+    match at {
+        x if x <= 50.0 => p.p50,
+        x if x <= 90.0 => p.p90,
+        x if x <= 95.0 => p.p95,
+        x if x <= 99.0 => p.p99,
+        _ => p.p999,
+    }
+}
+
+fn worst(result: &RunResult, slo: &Slo) -> f64 {
+    result
+        .transactions
+        .iter()
+        .filter(|t| t.latency_ms.samples > 0)
+        .map(|t| percentile(&t.latency_ms, slo.percentile))
+        .fold(0.0, f64::max)
+}
+
+/// Run the sweep.
+pub async fn sweep_on<E: Engine>(
+    engine: Arc<E>,
+    s: &SweepArgs,
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
+    let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let dir = results_dir(&s.run.results, &started, engine.name()).with_extension("sweep");
+    let objective = format!("p{}<={}ms", s.slo.percentile, s.slo.limit_ms);
+    println!(
+        "sweep of {} on {}: objective {objective}",
+        "TPC-C",
+        engine.describe()
+    );
+    println!(
+        "{:>10} {:>10} {:>8} {:>14}  {}",
+        "offered/s",
+        "achieved/s",
+        "ratio",
+        format!("worst p{} ms", s.slo.percentile),
+        "step"
+    );
+    let mut steps: Vec<Step> = Vec::new();
+    let run_step = async |rate: f64, steps: &mut Vec<Step>| -> Result<bool, Failure> {
+        let mut args = s.run.clone();
+        args.rate = Some(rate);
+        args.duration = s.step_duration;
+        args.quiet = true;
+        let (result, _) = measure(&engine, &args, stop.clone()).await?;
+        let achieved = result.open_loop.as_ref().map_or(0.0, |o| o.achieved_rate);
+        let ratio = achieved / rate;
+        let worst_ms = worst(&result, &s.slo);
+        let passed = ratio >= 0.9 && worst_ms <= s.slo.limit_ms && !result.interrupted;
+        let path = dir
+            .join(format!("step-{:02}-{}", steps.len() + 1, rate.round()))
+            .join("summary.json");
+        json::write(&path, &result)
+            .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
+        println!(
+            "{:>10} {:>10} {:>8.3} {:>14.2}  {}",
+            terminal::grouped(rate, 0),
+            terminal::grouped(achieved, 0),
+            ratio,
+            worst_ms,
+            if passed { "PASS" } else { "FAIL" }
+        );
+        steps.push(Step {
+            offered_rate: rate,
+            achieved_rate: achieved,
+            worst_latency_ms: worst_ms,
+            passed,
+            verdict: result.verdict.clone(),
+            results: path.display().to_string(),
+        });
+        if result.interrupted {
+            return Err(Failure::Failed("sweep interrupted".into()));
+        }
+        Ok(passed)
+    };
+
+    let (from, to) = s.rates;
+    let mut last_pass: Option<f64> = None;
+    let mut first_fail: Option<f64> = None;
+    let mut rate = from;
+    while rate <= to * (1.0 + 1e-9) {
+        if run_step(rate, &mut steps).await? {
+            last_pass = Some(rate);
+        } else {
+            first_fail = Some(rate);
+            break;
+        }
+        rate += s.step;
+    }
+    if let (Some(mut lo), Some(mut hi)) = (last_pass, first_fail) {
+        for _ in 0..s.refine {
+            let mid = (lo + hi) / 2.0;
+            if run_step(mid, &mut steps).await? {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+    }
+    let capacity = steps
+        .iter()
+        .filter(|st| st.passed)
+        .map(|st| st.offered_rate)
+        .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+    match capacity {
+        Some(c) => println!(
+            "capacity: {} txn/s offered met {objective}",
+            terminal::grouped(c, 0)
+        ),
+        None => println!("capacity: no step met {objective}; start lower"),
+    }
+    let summary = SweepSummary {
+        schema_version: 1,
+        objective,
+        steps,
+        capacity_rate: capacity,
+    };
+    let path = dir.join("sweep.json");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Failure::Failed(format!("creating {}: {e}", dir.display())))?;
+    let text =
+        serde_json::to_string_pretty(&summary).map_err(|e| Failure::Failed(e.to_string()))?;
+    std::fs::write(&path, text + "\n")
+        .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
+    println!("results: {}", dir.display());
+    Ok(())
+}
