@@ -66,17 +66,13 @@ pub async fn sweep_on<E: Engine>(
     let dir = results_dir(&s.run.results, &started, engine.name()).with_extension("sweep");
     let objective = format!("p{}<={}ms", s.slo.percentile, s.slo.limit_ms);
     println!(
-        "sweep of {} on {}: objective {objective}",
-        "TPC-C",
+        "sweep of TPC-C on {}: objective {objective}",
         engine.describe()
     );
+    let worst_header = format!("worst p{} ms", s.slo.percentile);
     println!(
-        "{:>10} {:>10} {:>8} {:>14}  {}",
-        "offered/s",
-        "achieved/s",
-        "ratio",
-        format!("worst p{} ms", s.slo.percentile),
-        "step"
+        "{:>10} {:>10} {:>8} {worst_header:>14}  step",
+        "offered/s", "achieved/s", "ratio"
     );
     let mut steps: Vec<Step> = Vec::new();
     let run_step = async |rate: f64, steps: &mut Vec<Step>| -> Result<bool, Failure> {
