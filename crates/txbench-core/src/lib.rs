@@ -42,4 +42,4 @@ pub use driver::{RunOptions, WaitMode};
 pub use engine::{Call, Engine, Isolation, Reply, Session, TxMode};
 pub use error::{DbError, ErrorKind};
 pub use value::{Param, Rows, Value};
-pub use workload::{Outcome, Planned, Terminal, TxnTypeInfo, Workload};
+pub use workload::{Outcome, Planned, RepeatTerminal, Terminal, TxnTypeInfo, Workload};

@@ -58,6 +58,23 @@ pub trait Terminal: Send + 'static {
     fn next(&mut self) -> Planned<Self::Input>;
 }
 
+/// A terminal that submits the same input, of type 0, back to back: for synthetic
+/// workloads (tests, the driver's own ceiling).
+#[derive(Debug, Clone)]
+pub struct RepeatTerminal<I>(pub I);
+
+impl<I: Clone + Send + 'static> Terminal for RepeatTerminal<I> {
+    type Input = I;
+    fn next(&mut self) -> Planned<I> {
+        Planned {
+            input: self.0.clone(),
+            txn_type: 0,
+            keying: Duration::ZERO,
+            think: Duration::ZERO,
+        }
+    }
+}
+
 /// A benchmark workload.
 pub trait Workload: Send + Sync + 'static {
     /// The input of one transaction (its type and parameters).

@@ -15,8 +15,7 @@ use txbench_core::rng::Rand;
 use txbench_core::schema::{Index, Statement, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{
-    DbError, Engine, Outcome, Param, Planned, Rows, Session, Terminal, TxMode, TxnTypeInfo,
-    Workload,
+    DbError, Engine, Outcome, Param, RepeatTerminal, Rows, Session, TxMode, TxnTypeInfo, Workload,
 };
 
 /// A session that does nothing; the workload spends the service time.
@@ -105,23 +104,9 @@ static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo {
 }];
 
 struct FixedService(Duration);
-struct Term;
-
-impl Terminal for Term {
-    type Input = ();
-    fn next(&mut self) -> Planned<()> {
-        Planned {
-            input: (),
-            txn_type: 0,
-            keying: Duration::ZERO,
-            think: Duration::ZERO,
-        }
-    }
-}
-
 impl Workload for FixedService {
     type Input = ();
-    type Terminal = Term;
+    type Terminal = RepeatTerminal<()>;
     fn name(&self) -> &'static str {
         "md1"
     }
@@ -131,8 +116,8 @@ impl Workload for FixedService {
     fn default_terminals(&self) -> usize {
         1
     }
-    fn terminal(&self, _: usize, _: u64) -> Term {
-        Term
+    fn terminal(&self, _: usize, _: u64) -> RepeatTerminal<()> {
+        RepeatTerminal(())
     }
     async fn execute<S: Session>(&self, _: &mut S, _: &()) -> Result<Outcome, DbError> {
         // Spin, not sleep: the service time must be exactly D, not a timer's D.

@@ -11,7 +11,7 @@ use txbench_core::driver::pool::RetryPolicy;
 use txbench_core::driver::{self, RunOptions, WaitMode};
 use txbench_core::schema::Statement;
 use txbench_core::{
-    DbError, Engine, ErrorKind, Isolation, Outcome, Param, Planned, Session, Terminal, TxMode,
+    DbError, Engine, ErrorKind, Isolation, Outcome, Param, RepeatTerminal, Session, TxMode,
     TxnTypeInfo, Workload,
 };
 use txbench_engines::postgres::{PgEngine, PgTarget};
@@ -49,23 +49,9 @@ struct Bump {
     interfered: AtomicBool,
 }
 
-struct OneTerminal;
-
-impl Terminal for OneTerminal {
-    type Input = ();
-    fn next(&mut self) -> Planned<()> {
-        Planned {
-            input: (),
-            txn_type: 0,
-            keying: Duration::ZERO,
-            think: Duration::ZERO,
-        }
-    }
-}
-
 impl Workload for Bump {
     type Input = ();
-    type Terminal = OneTerminal;
+    type Terminal = RepeatTerminal<()>;
 
     fn name(&self) -> &'static str {
         "bump"
@@ -76,8 +62,8 @@ impl Workload for Bump {
     fn default_terminals(&self) -> usize {
         1
     }
-    fn terminal(&self, _: usize, _: u64) -> OneTerminal {
-        OneTerminal
+    fn terminal(&self, _: usize, _: u64) -> RepeatTerminal<()> {
+        RepeatTerminal(())
     }
 
     async fn execute<S: Session>(&self, s: &mut S, _: &()) -> Result<Outcome, DbError> {

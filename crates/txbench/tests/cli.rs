@@ -5,6 +5,9 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
+mod support;
+use support::only_result;
+
 fn txbench(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("txbench").unwrap();
     cmd.current_dir(dir);
@@ -155,15 +158,7 @@ fn load_run_check_clean_round_trip() {
     );
 
     // The JSON summary is written and says what the terminal said.
-    let run_dir = std::fs::read_dir(dir.path().join("res"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).unwrap())
-            .unwrap();
+    let json = only_result(&dir.path().join("res"), "summary.json");
     assert_eq!(json["schema_version"], 1);
     assert_eq!(json["workload"], "tpcc");
     let tpmc = json["metrics"][0]["value"].as_f64().unwrap();
@@ -331,15 +326,7 @@ fn open_loop_run_holds_a_modest_rate_and_reports_it() {
         text.contains("open loop (poisson): offered 300/s"),
         "{text}"
     );
-    let run_dir = std::fs::read_dir(dir.path().join("res"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run_dir.join("summary.json")).unwrap())
-            .unwrap();
+    let json = only_result(&dir.path().join("res"), "summary.json");
     let open = &json["open_loop"];
     let ratio = open["achieved_ratio"].as_f64().unwrap();
     // 900 Poisson arrivals: the count's sd is 30, so 0.85..1.15 is 4.5 sd wide.
@@ -385,15 +372,7 @@ fn sweep_writes_every_step_and_reports_capacity() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("capacity: 300 txn/s"), "{text}");
-    let sweep_dir = std::fs::read_dir(dir.path().join("res"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(sweep_dir.join("sweep.json")).unwrap())
-            .unwrap();
+    let json = only_result(&dir.path().join("res"), "sweep.json");
     let steps = json["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 3, "{json}");
     assert!(steps.iter().all(|s| s["passed"] == true));

@@ -70,14 +70,7 @@ async fn load_run_check_two_warehouses() {
 }
 
 fn summary_json(results_parent: &std::path::Path) -> serde_json::Value {
-    let base = results_parent.join("results");
-    let run = std::fs::read_dir(&base)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap()
+    support::only_result(&results_parent.join("results"), "summary.json")
 }
 
 #[tokio::test(flavor = "multi_thread")]

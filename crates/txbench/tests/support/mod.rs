@@ -2,7 +2,20 @@
 
 #![allow(dead_code)]
 
+use std::path::Path;
+
 use tokio_postgres::{Client, NoTls};
+
+/// The JSON file `name` of the only run (or sweep) written under `results`.
+pub fn only_result(results: &Path, name: &str) -> serde_json::Value {
+    let run = std::fs::read_dir(results)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", results.display()))
+        .next()
+        .expect("a results directory")
+        .unwrap()
+        .path();
+    serde_json::from_str(&std::fs::read_to_string(run.join(name)).unwrap()).unwrap()
+}
 
 /// The server URL from `var`, or `None` (with a notice) when it is unset; with
 /// `TXBENCH_REQUIRE_SERVICES=1` an unset variable fails the test instead.
