@@ -15,7 +15,7 @@ use txbench_report::{json, terminal};
 
 use crate::cli::{Slo, SweepArgs};
 use crate::failure::Failure;
-use crate::tpcc::{measure, results_dir};
+use crate::tpcc::measure;
 
 /// One step of a sweep.
 #[derive(Debug, Clone, Serialize)]
@@ -63,7 +63,11 @@ pub async fn sweep_on<E: Engine>(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let dir = results_dir(&s.run.results, &started, engine.name()).with_extension("sweep");
+    let stamp: String = started.chars().filter(|c| *c != '-' && *c != ':').collect();
+    let dir = s
+        .run
+        .results
+        .join(format!("{stamp}-sweep-tpcc-{}", engine.name()));
     let objective = format!("p{}<={}ms", s.slo.percentile, s.slo.limit_ms);
     println!(
         "sweep of TPC-C on {}: objective {objective}",

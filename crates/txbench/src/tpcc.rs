@@ -330,7 +330,7 @@ pub async fn measure<E: Engine>(
 }
 
 /// `results/<UTC time>-tpcc-<engine>`.
-pub fn results_dir(base: &Path, started_at: &str, engine: &str) -> PathBuf {
+fn results_dir(base: &Path, started_at: &str, engine: &str) -> PathBuf {
     let stamp: String = started_at
         .chars()
         .filter(|c| *c != '-' && *c != ':')
