@@ -60,13 +60,18 @@ async fn load_run_check_two_warehouses() {
         .sum();
     assert!(committed > 500, "only {committed} committed in 20 s");
     // Both warehouses got load: 8 terminals over 2 warehouses.
-    let out = run_ok(txbench().args(["tpcc", "check", "--db", &db.url]));
+    assert_check_passes(&db.url);
+    db.drop_now().await;
+}
+
+/// `txbench tpcc check` passes all twelve conditions on `url`.
+fn assert_check_passes(url: &str) {
+    let out = run_ok(txbench().args(["tpcc", "check", "--db", url]));
     assert_eq!(
         out.lines().filter(|l| l.starts_with("PASS")).count(),
         12,
         "{out}"
     );
-    db.drop_now().await;
 }
 
 fn summary_json(results_parent: &std::path::Path) -> serde_json::Value {
@@ -166,12 +171,7 @@ async fn killed_backends_are_survived_and_counted() {
         committed > 100,
         "the run did not go on after the kill: {committed}"
     );
-    let out = run_ok(txbench().args(["tpcc", "check", "--db", &db.url]));
-    assert_eq!(
-        out.lines().filter(|l| l.starts_with("PASS")).count(),
-        12,
-        "{out}"
-    );
+    assert_check_passes(&db.url);
     db.drop_now().await;
 }
 

@@ -389,15 +389,14 @@ impl Session for PgSession {
             .map_err(|e| map_err(&e, table.name))?;
         let writer = BinaryCopyInWriter::new(sink, &types);
         pin_mut!(writer);
+        // One parameter buffer for the whole batch: no allocation per row.
+        let mut params: Vec<PgParam<'_>> = Vec::with_capacity(table.columns.len());
         for row in batch.rows() {
-            let params: Vec<PgParam<'_>> = row.iter().map(|v| PgParam(v.as_param())).collect();
-            let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                .iter()
-                .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-                .collect();
+            params.clear();
+            params.extend(row.iter().map(PgParam::of));
             writer
                 .as_mut()
-                .write(&refs)
+                .write_raw(params.iter())
                 .await
                 .map_err(|e| map_err(&e, table.name))?;
         }

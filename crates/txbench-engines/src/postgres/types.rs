@@ -18,6 +18,13 @@ type BoxError = Box<dyn Error + Sync + Send>;
 #[derive(Debug)]
 pub struct PgParam<'a>(pub Param<'a>);
 
+impl<'a> PgParam<'a> {
+    /// The parameter for a loaded value.
+    pub fn of(value: &'a txbench_core::Value) -> Self {
+        PgParam(value.as_param())
+    }
+}
+
 fn timestamp(micros: i64) -> SystemTime {
     if micros >= 0 {
         UNIX_EPOCH + Duration::from_micros(micros as u64)

@@ -31,6 +31,17 @@ macro_rules! money_differs {
     };
 }
 
+/// Each customer joined with the sum of its delivered order lines (`dl.s`), for
+/// conditions 3.3.2.10 and 3.3.2.12.
+macro_rules! delivered_per_customer {
+    () => {
+        "LEFT JOIN (SELECT o_w_id, o_d_id, o_c_id, sum(ol_amount) AS s FROM orders JOIN order_line \
+         ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id \
+         WHERE ol_delivery_d IS NOT NULL GROUP BY o_w_id, o_d_id, o_c_id) dl \
+         ON dl.o_w_id = c.c_w_id AND dl.o_d_id = c.c_d_id AND dl.o_c_id = c.c_id"
+    };
+}
+
 static CONDITIONS: [Condition; 12] = [
     Condition {
         clause: "3.3.2.1",
@@ -114,12 +125,9 @@ static CONDITIONS: [Condition; 12] = [
         clause: "3.3.2.10",
         text: "C_BALANCE = sum(delivered OL_AMOUNT) - sum(H_AMOUNT) per customer",
         sql: concat!(
-            "SELECT count(*) FROM customer c \
-             LEFT JOIN (SELECT o_w_id, o_d_id, o_c_id, sum(ol_amount) AS s FROM orders JOIN order_line \
-               ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id \
-               WHERE ol_delivery_d IS NOT NULL GROUP BY o_w_id, o_d_id, o_c_id) dl \
-               ON dl.o_w_id = c.c_w_id AND dl.o_d_id = c.c_d_id AND dl.o_c_id = c.c_id \
-             LEFT JOIN (SELECT h_c_w_id, h_c_d_id, h_c_id, sum(h_amount) AS s FROM history \
+            "SELECT count(*) FROM customer c ",
+            delivered_per_customer!(),
+            " LEFT JOIN (SELECT h_c_w_id, h_c_d_id, h_c_id, sum(h_amount) AS s FROM history \
                GROUP BY h_c_w_id, h_c_d_id, h_c_id) h \
                ON h.h_c_w_id = c.c_w_id AND h.h_c_d_id = c.c_d_id AND h.h_c_id = c.c_id WHERE ",
             money_differs!("c.c_balance", "coalesce(dl.s, 0) - coalesce(h.s, 0)")
@@ -138,11 +146,9 @@ static CONDITIONS: [Condition; 12] = [
         clause: "3.3.2.12",
         text: "C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT) per customer",
         sql: concat!(
-            "SELECT count(*) FROM customer c \
-             LEFT JOIN (SELECT o_w_id, o_d_id, o_c_id, sum(ol_amount) AS s FROM orders JOIN order_line \
-               ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id \
-               WHERE ol_delivery_d IS NOT NULL GROUP BY o_w_id, o_d_id, o_c_id) dl \
-               ON dl.o_w_id = c.c_w_id AND dl.o_d_id = c.c_d_id AND dl.o_c_id = c.c_id WHERE ",
+            "SELECT count(*) FROM customer c ",
+            delivered_per_customer!(),
+            " WHERE ",
             money_differs!("c.c_balance + c.c_ytd_payment", "coalesce(dl.s, 0)")
         ),
     },
