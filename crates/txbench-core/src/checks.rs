@@ -47,8 +47,6 @@ pub struct PercentileInterval {
 
 /// The percentiles that get intervals.
 pub const PERCENTILES: [f64; 6] = [50.0, 90.0, 95.0, 99.0, 99.9, 99.99];
-/// Largest lag searched for independence.
-const MAX_LAG: usize = 200;
 /// Dispatcher lateness (p99) above which the client is called saturated.
 const LATE_WARN_US: f64 = 1_000.0;
 
@@ -115,7 +113,12 @@ pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) 
             match anderson_darling::exponential(&d.send_gaps) {
                 Some(ad) => checks.push(Check {
                     name: "arrival process".into(),
-                    statistic: format!("Anderson-Darling A2* = {:.3} (5% critical 1.341)", ad.statistic),
+                    statistic: format!(
+                        "Anderson-Darling A2* = {:.3} (5% critical 1.341) over {} gaps thinned to {}/s",
+                        ad.statistic,
+                        d.send_gaps.len(),
+                        d.gap_test_rate
+                    ),
                     status: if ad.rejected { Status::Warn } else { Status::Pass },
                     detail: if ad.rejected {
                         "actual send gaps are not exponential (timer granularity or a busy client); \
@@ -152,6 +155,7 @@ pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) 
                     .into(),
             },
         });
+        checks.push(queue_growth(&rec.queue_ms));
     }
 
     let series = latencies_ms(samples);
@@ -169,7 +173,7 @@ pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) 
             status: Status::Pass,
             detail: "consecutive latencies are independent".into(),
         }),
-        Some(r) => match spearman::independence_lag(&series, MAX_LAG) {
+        Some(r) => match spearman::independence_lag(&series) {
             Some(l) => {
                 lag = l;
                 checks.push(Check {
@@ -180,20 +184,22 @@ pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) 
                 });
             }
             None => {
-                // No independent lag: thin as far as we looked, so the intervals
-                // are at least not narrower than the data justify.
-                lag = MAX_LAG;
+                // No independent lag: the intervals would claim more than the data
+                // hold, so there are none.
+                lag = series.len();
                 checks.push(Check {
                     name: "independence".into(),
-                    statistic: format!("lag-1 Spearman rho = {r:.3}; dependent up to lag {MAX_LAG}"),
+                    statistic: format!(
+                        "lag-1 Spearman rho = {r:.3}; dependent at every lag up to {}",
+                        series.len() / spearman::MIN_THINNED
+                    ),
                     status: if open.is_some() { Status::Fail } else { Status::Warn },
                     detail: if open.is_some() {
                         "latencies stay correlated: run longer (or the system is not stationary)".into()
                     } else {
-                        format!(
-                            "closed-loop latencies depend on each other by construction (terminals queue \
-                             behind each other); intervals count one sample in {MAX_LAG} and are approximate"
-                        )
+                        "closed-loop latencies depend on each other by construction (terminals queue \
+                         behind each other); no percentile intervals"
+                            .into()
                     },
                 });
             }
@@ -261,6 +267,58 @@ pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) 
     Analysis { checks, lag }
 }
 
+/// Growth of the queueing time, in seconds per second, above which the client
+/// queue counts as growing: at utilisation 1 + g the queueing time grows by about
+/// g seconds each second.
+const QUEUE_GROWTH_SLOPE: f64 = 0.02;
+
+/// Whether the time transactions wait in the client for a session grew through
+/// the window: the sessions did not keep up with the offered rate, so latency
+/// grows with the run's length and no steady state was measured. Compares the
+/// mean queueing time of the window's first and last thirds (one reading a second).
+fn queue_growth(queue_ms: &[(f64, f64)]) -> Check {
+    let name = "client queue".to_string();
+    if queue_ms.len() < 3 {
+        return Check {
+            name,
+            statistic: format!("{} readings", queue_ms.len()),
+            status: Status::Warn,
+            detail: "too short to tell whether queueing grew (one reading a second)".into(),
+        };
+    }
+    let third = queue_ms.len() / 3;
+    let mean = |part: &[(f64, f64)]| {
+        let n = part.len() as f64;
+        (
+            part.iter().map(|p| p.0).sum::<f64>() / n,
+            part.iter().map(|p| p.1).sum::<f64>() / n,
+        )
+    };
+    let (t0, first) = mean(&queue_ms[..third]);
+    let (t1, last) = mean(&queue_ms[queue_ms.len() - third..]);
+    // ms per s is 1/1000 of s per s.
+    let slope = (last - first) / (t1 - t0).max(1e-9) / 1000.0;
+    // A queue that doubles and rises faster than the slope is growing; noise on a
+    // steady queue does neither for long.
+    let grew = slope > QUEUE_GROWTH_SLOPE && last > 2.0 * first;
+    Check {
+        name,
+        statistic: format!(
+            "mean queueing first third {first:.3} ms, last third {last:.3} ms ({:+.1} ms/s)",
+            slope * 1000.0
+        ),
+        status: if grew { Status::Fail } else { Status::Pass },
+        detail: if grew {
+            "transactions waited longer and longer for a session: the system did not keep up with \
+             the offered rate, and latency grows with the run's length; lower the rate (or add \
+             --connections if the database has room)"
+                .into()
+        } else {
+            "no growth: the sessions kept up".into()
+        },
+    }
+}
+
 /// One line that says whether to trust the run.
 pub fn verdict(checks: &[Check]) -> String {
     let worst = checks
@@ -285,5 +343,33 @@ pub fn verdict(checks: &[Check]) -> String {
             "NOT SOUND: {} failed; do not trust the latency figures of this run",
             named(Status::Fail).join(", ")
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn readings(values: &[f64]) -> Vec<(f64, f64)> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, &q)| (i as f64 + 1.0, q))
+            .collect()
+    }
+
+    #[test]
+    fn growing_queueing_fails_and_steady_queueing_passes() {
+        // Utilisation 1.5: a third of a second more queueing each second.
+        let growing = queue_growth(&readings(&[170.0, 500.0, 830.0, 1170.0, 1500.0, 1830.0]));
+        assert_eq!(growing.status, Status::Fail, "{growing:?}");
+        // Long but steady queueing is queueing, not saturation.
+        let steady = queue_growth(&readings(&[40.0, 38.0, 42.0, 39.0, 41.0, 40.0]));
+        assert_eq!(steady.status, Status::Pass, "{steady:?}");
+        // Doubling but slowly (a millisecond over the run) is noise.
+        let slow = queue_growth(&readings(&[0.5, 0.6, 0.8, 1.0, 1.2, 1.5]));
+        assert_eq!(slow.status, Status::Pass, "{slow:?}");
+        let short = queue_growth(&readings(&[0.0, 1000.0]));
+        assert_eq!(short.status, Status::Warn, "{short:?}");
     }
 }

@@ -113,6 +113,10 @@ impl Reply {
 /// embedded engine completes them synchronously and the driver gives each of its
 /// sessions an OS thread of its own.
 pub trait Session: Send + 'static {
+    /// False for a session that executes nothing (the null engine): the driver then
+    /// counts each transaction committed at once without running its procedure, and
+    /// a workload takes its scale from the command line instead of the database.
+    const EXECUTES: bool = true;
     /// Start a transaction.
     fn begin(&mut self, mode: TxMode) -> impl Future<Output = Result<(), DbError>> + Send;
     /// Commit the current transaction.

@@ -41,5 +41,5 @@ pub mod workload;
 pub use driver::{RunOptions, WaitMode};
 pub use engine::{Call, Engine, Isolation, Reply, Session, TxMode};
 pub use error::{DbError, ErrorKind};
-pub use value::{Param, Rows, Value};
+pub use value::{Param, RowBatch, Rows, Value};
 pub use workload::{Outcome, Planned, RepeatTerminal, Terminal, TxnTypeInfo, Workload};

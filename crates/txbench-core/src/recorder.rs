@@ -74,15 +74,16 @@ impl TypeStats {
 
     /// Add another's numbers into these (histograms add exactly).
     pub fn merge(&mut self, other: &TypeStats) {
-        self.latency
-            .add(&other.latency)
-            .expect("histograms share bounds");
-        self.service
-            .add(&other.service)
-            .expect("histograms share bounds");
-        self.queue
-            .add(&other.queue)
-            .expect("histograms share bounds");
+        for (a, b) in [
+            (&mut self.latency, &other.latency),
+            (&mut self.service, &other.service),
+            (&mut self.queue, &other.queue),
+        ] {
+            // Adding walks every bucket (tens of thousands): skip the empty ones.
+            if !b.is_empty() {
+                a.add(b).expect("histograms share bounds");
+            }
+        }
         self.committed += other.committed;
         self.expected_rollbacks += other.expected_rollbacks;
         self.retries += other.retries;
@@ -93,9 +94,11 @@ impl TypeStats {
 
     /// Empty these numbers, keeping the allocations.
     pub fn reset(&mut self) {
-        self.latency.reset();
-        self.service.reset();
-        self.queue.reset();
+        for h in [&mut self.latency, &mut self.service, &mut self.queue] {
+            if !h.is_empty() {
+                h.reset();
+            }
+        }
         self.committed = 0;
         self.expected_rollbacks = 0;
         self.retries = 0;
@@ -184,6 +187,12 @@ impl Recorder {
         for (a, b) in self.measured.iter_mut().zip(&other.measured) {
             a.merge(b);
         }
+        self.merge_untyped(other);
+    }
+
+    /// Add the numbers that belong to no type (warm-up count, error samples);
+    /// with a merge of every [`TypeStats`] that is a whole [`Recorder::merge`].
+    pub fn merge_untyped(&mut self, other: &Recorder) {
         self.unmeasured += other.unmeasured;
         for (k, m) in &other.error_samples {
             self.sample_error(&DbError::new(*k, m.clone()));

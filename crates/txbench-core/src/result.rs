@@ -163,6 +163,8 @@ pub struct OpenLoopResult {
     /// Anderson-Darling statistic of the actual send gaps against the exponential
     /// (Poisson arrivals only; 5% critical value 1.341).
     pub send_gaps_anderson_darling: Option<f64>,
+    /// The rate the sends were thinned to, at random, for that test (per second).
+    pub send_gaps_thinned_to: f64,
 }
 
 /// One run's results.
@@ -305,6 +307,7 @@ pub fn open_loop_result(rec: &Recording, load: &crate::driver::OpenLoop) -> Opti
             .then(|| crate::stats::anderson_darling::exponential(&d.send_gaps))
             .flatten()
             .map(|ad| ad.statistic),
+        send_gaps_thinned_to: d.gap_test_rate,
     })
 }
 

@@ -236,6 +236,12 @@ async fn past_capacity_the_checks_fail_and_the_verdict_says_so() {
         .find(|c| c.name == "achieved rate")
         .unwrap();
     assert_eq!(rate.status, Status::Fail, "{rate:?}");
+    let queue = analysis
+        .checks
+        .iter()
+        .find(|c| c.name == "client queue")
+        .unwrap();
+    assert_eq!(queue.status, Status::Fail, "{queue:?}");
     let verdict = checks::verdict(&analysis.checks);
     assert!(
         verdict.starts_with("NOT SOUND") && verdict.contains("achieved rate"),

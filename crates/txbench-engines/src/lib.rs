@@ -2,11 +2,13 @@
 //! workload; every dialect difference lives in its engine's module.
 //!
 //! * [`sqlite`]: embedded SQLite (bundled), in memory or in a file.
+//! * [`null`]: executes nothing, to measure txbench's own ceiling.
 //! * [`postgres`]: PostgreSQL, CockroachDB and YugabyteDB over tokio-postgres.
 //!
 //! [`Target::parse`] turns a `--db` URL into the engine to use.
 #![warn(missing_docs)]
 
+pub mod null;
 pub mod postgres;
 pub mod sqlite;
 mod target;

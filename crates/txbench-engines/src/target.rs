@@ -12,6 +12,8 @@ pub enum Target {
     Sqlite(SqliteConfig),
     /// A PostgreSQL-wire database: `postgres://user:password@host:port,host2/db?sslmode=...`.
     Postgres(PgTarget),
+    /// `null:`: executes nothing (measures txbench's own ceiling).
+    Null,
 }
 
 /// A `--db` value that could not be understood.
@@ -36,13 +38,17 @@ impl Target {
         })?;
         match scheme {
             "sqlite" => SqliteConfig::parse(rest).map(Target::Sqlite),
+            "null" if rest.is_empty() => Ok(Target::Null),
+            "null" => Err(TargetError(format!(
+                "invalid database URL '{url}': the null engine takes no settings, write 'null:'"
+            ))),
             "postgres" | "postgresql" => PgTarget::parse(url).map(Target::Postgres),
             "mysql" | "txbench" | "redis" => Err(TargetError(format!(
                 "database URL '{}': the {scheme} engine is not built into this version of txbench yet",
                 redact(url)
             ))),
             other => Err(TargetError(format!(
-                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres)",
+                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, null)",
                 redact(url)
             ))),
         }

@@ -147,7 +147,8 @@ pub fn summary(r: &RunResult) -> String {
         if let Some(ad) = o.send_gaps_anderson_darling {
             let _ = writeln!(
                 out,
-                "  send gaps vs exponential: Anderson-Darling A2* = {ad:.3} ({} at 5%, critical 1.341)",
+                "  send gaps vs exponential (sends thinned at random to {}/s): Anderson-Darling A2* = {ad:.3} ({} at 5%, critical 1.341)",
+                grouped(o.send_gaps_thinned_to, 0),
                 if ad > 1.341 {
                     "rejected"
                 } else {

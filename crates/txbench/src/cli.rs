@@ -196,7 +196,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub db: DbArgs,
     /// Warehouses expected in the database (default: what is loaded); a different
-    /// count is refused.
+    /// count is refused. With `--db null:` it sets the scale (default 1).
     #[arg(long, short = 'w', value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
     pub warehouses: Option<i64>,
     /// Length of the measurement interval (e.g. 60s, 2m).

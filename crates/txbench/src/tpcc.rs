@@ -15,6 +15,7 @@ use txbench_core::driver::{self, Arrival, OpenLoop, RunOptions, WaitMode};
 use txbench_core::result::{self, RESULT_SCHEMA_VERSION, RunResult};
 use txbench_core::{Engine, Workload, exec};
 use txbench_engines::Target;
+use txbench_engines::null::NullEngine;
 use txbench_engines::postgres::PgEngine;
 use txbench_engines::sqlite::SqliteEngine;
 use txbench_report::{json, terminal};
@@ -44,6 +45,10 @@ macro_rules! with_engine {
             }
             Target::Postgres(target) => {
                 let $engine = Arc::new(PgEngine::new(target, isolation.map(IsolationArg::level)));
+                $body
+            }
+            Target::Null => {
+                let $engine = Arc::new(NullEngine);
                 $body
             }
         }

@@ -344,6 +344,35 @@ fn open_loop_run_holds_a_modest_rate_and_reports_it() {
 }
 
 #[test]
+fn the_null_engine_holds_a_rate_without_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench(dir.path())
+        .args(["tpcc", "run", "--db", "null:", "--warehouses", "3"])
+        .args(["--rate", "20000/s", "--duration", "3s", "--warmup", "1s"])
+        .args(["-q", "--results", "res"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json = only_result(&dir.path().join("res"), "summary.json");
+    assert_eq!(json["engine"], "null");
+    assert_eq!(json["parameters"]["warehouses"], "3");
+    let ratio = json["open_loop"]["achieved_ratio"].as_f64().unwrap();
+    // 60,000 arrivals: the count's sd is under 0.5%.
+    assert!((0.97..=1.03).contains(&ratio), "{}", json["open_loop"]);
+    // Every transaction "commits"; none is an error.
+    for t in json["transactions"].as_array().unwrap() {
+        assert!(t["committed"].as_u64().unwrap() > 0, "{t}");
+        assert!(t["errors"].as_object().unwrap().is_empty(), "{t}");
+    }
+    // Nothing to check in a database that holds nothing: say so, do not pass.
+    let out = txbench(dir.path())
+        .args(["tpcc", "check", "--db", "null:"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
+
+#[test]
 fn sweep_writes_every_step_and_reports_capacity() {
     let dir = tempfile::tempdir().unwrap();
     load(dir.path(), "sqlite:t.db");

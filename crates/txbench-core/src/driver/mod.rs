@@ -88,6 +88,9 @@ pub struct Recording {
     pub dispatch: Option<DispatchStats>,
     /// A uniform sample of measured latencies, sorted by intended start.
     pub samples: Vec<Sample>,
+    /// Mean queueing time (intended start to start of execution, all types) of
+    /// each second of the measurement window: (seconds since its start, ms).
+    pub queue_ms: Vec<(f64, f64)>,
 }
 
 /// Latencies kept per run for the statistics (split over the sessions).
@@ -130,11 +133,15 @@ pub async fn run<E: Engine, W: Workload>(
 
     let placement = exec::placement::<E>(sessions.len());
     let sessions_count = sessions.len().max(1);
-    let mut recorders = Vec::new();
+    let mut collector = Collector {
+        workers: Vec::new(),
+        spares: Vec::new(),
+    };
     let mut workers = Vec::new();
     for (i, session) in sessions.into_iter().enumerate() {
         let recorder = Arc::new(Mutex::new(Recorder::new(types)));
-        recorders.push(Arc::clone(&recorder));
+        collector.workers.push(Arc::clone(&recorder));
+        collector.spares.push(Recorder::new(types));
         let ctx = WorkerContext {
             workload: Arc::clone(workload),
             jobs: job_rx.clone(),
@@ -147,6 +154,7 @@ pub async fn run<E: Engine, W: Workload>(
         workers.push(spawn_worker::<E, W>(session, ctx, placement));
     }
     drop(job_rx);
+    let mut queue_ms = Vec::new();
 
     let mut terminals = tokio::task::JoinSet::new();
     let dispatcher = match opts.open {
@@ -200,7 +208,12 @@ pub async fn run<E: Engine, W: Workload>(
             } => {}
         }
         let now = Instant::now();
-        collect(&recorders, &mut interval, &mut total);
+        collector.collect(&mut interval, &mut total).await;
+        if let Some(q) = mean_queue_ms(&interval)
+            && now > window.start
+        {
+            queue_ms.push(((now.min(window.end) - window.start).as_secs_f64(), q));
+        }
         on_tick(&Tick {
             elapsed: now - started,
             warming_up: now < window.start,
@@ -236,7 +249,7 @@ pub async fn run<E: Engine, W: Workload>(
         }
     }
     samples.sort_unstable_by_key(|s| s.intended_us);
-    collect(&recorders, &mut interval, &mut total);
+    collector.collect(&mut interval, &mut total).await;
 
     let measured_end = stopped_at.min(window.end);
     Ok(Recording {
@@ -250,16 +263,48 @@ pub async fn run<E: Engine, W: Workload>(
         },
         dispatch,
         samples,
+        queue_ms,
     })
 }
 
-/// Move every worker's numbers into `interval` (emptied first) and add them to `total`.
-fn collect(workers: &[Arc<Mutex<Recorder>>], interval: &mut Recorder, total: &mut Recorder) {
-    interval.reset();
-    for w in workers {
-        let mut w = w.lock().expect("recorder lock");
-        interval.merge(&w);
-        w.reset();
+/// The recorders the collector reads: each worker's, and an empty spare per
+/// worker to swap in, so a worker's lock is held for a swap only.
+struct Collector {
+    workers: Vec<Arc<Mutex<Recorder>>>,
+    spares: Vec<Recorder>,
+}
+
+impl Collector {
+    /// Move every worker's numbers into `interval` (emptied first) and add them to
+    /// `total`. A full interval's histograms take milliseconds to add, so the merge
+    /// yields after each transaction type: an open-loop dispatcher on the same
+    /// thread would otherwise fall that far behind its schedule once a second.
+    async fn collect(&mut self, interval: &mut Recorder, total: &mut Recorder) {
+        interval.reset();
+        for (worker, spare) in self.workers.iter().zip(&mut self.spares) {
+            std::mem::swap(&mut *worker.lock().expect("recorder lock"), spare);
+            merge_yielding(interval, spare).await;
+            spare.reset();
+        }
+        merge_yielding(total, interval).await;
     }
-    total.merge(interval);
+}
+
+/// Mean queueing time of an interval's measured transactions, all types (ms).
+fn mean_queue_ms(interval: &Recorder) -> Option<f64> {
+    let (sum, n) = interval.measured.iter().fold((0.0, 0u64), |(sum, n), t| {
+        (
+            sum + t.queue.mean() * t.queue.len() as f64,
+            n + t.queue.len(),
+        )
+    });
+    (n > 0).then(|| sum / n as f64 / 1000.0)
+}
+
+async fn merge_yielding(into: &mut Recorder, from: &Recorder) {
+    for (a, b) in into.measured.iter_mut().zip(&from.measured) {
+        a.merge(b);
+        tokio::task::yield_now().await;
+    }
+    into.merge_untyped(from);
 }

@@ -96,6 +96,19 @@ impl Tpcc {
         asked_warehouses: Option<i64>,
         seed: u64,
     ) -> Result<Tpcc, TpccError> {
+        let mut rng = Rand::derive(seed, u64::MAX - 1);
+        if !S::EXECUTES {
+            // A session that holds no data (the null engine): the scale is the one asked for.
+            let load = NurandConstants::random(&mut rng);
+            let warehouses = asked_warehouses.unwrap_or(1);
+            if warehouses < 1 {
+                return Err(TpccError::BadScale(warehouses));
+            }
+            return Ok(Tpcc::new(
+                warehouses,
+                NurandConstants::for_run(&load, &mut rng),
+            ));
+        }
         let state = meta::read(session).await?.ok_or(TpccError::NotLoaded)?;
         if !state.complete || state.warehouses < 1 {
             return Err(TpccError::Incomplete);
@@ -108,7 +121,6 @@ impl Tpcc {
                 loaded: state.warehouses,
             });
         }
-        let mut rng = Rand::derive(seed, u64::MAX - 1);
         // A database another tool loaded does not say its C-Load: any C is then as
         // good as another, and the parameters say it was unknown.
         let load = state
