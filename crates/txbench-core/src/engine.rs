@@ -154,6 +154,18 @@ pub trait Session: Send + 'static {
             Ok(out)
         }
     }
+    /// The server's own version string, for the results ("PostgreSQL 15.2 on ...").
+    fn server_version(&mut self) -> impl Future<Output = Result<String, DbError>> + Send {
+        async move {
+            let rows = self.query_sql("SELECT version()").await?;
+            Ok(rows
+                .row(0)
+                .and_then(|r| r.first())
+                .and_then(|v| v.as_str())
+                .unwrap_or("unknown")
+                .to_string())
+        }
+    }
     /// Run ad-hoc SQL that returns rows (checks, metadata); not prepared.
     fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send;
     /// Create a table (without secondary indexes). Engines that load faster

@@ -29,6 +29,7 @@ pub mod driver;
 pub mod engine;
 pub mod error;
 pub mod exec;
+pub mod machine;
 pub mod recorder;
 pub mod result;
 pub mod rng;

@@ -1,7 +1,10 @@
 //! The result model: one versioned, self-describing value per run, written as JSON
 //! and rendered offline by reports.
 //!
-//! Schema version 1 (`schema_version`):
+//! Schema version 2 (`schema_version`; the whole schema is described in
+//! docs/results.md). Version 2 added `window_start_unix_s`, `server_version`,
+//! `machine` and `merged_from`; a version 1 file still reads.
+//!
 //! * `workload`, `engine`, `target` (secrets removed), `started_at` (RFC 3339, UTC);
 //! * `parameters`: the run's settings and the workload's constants (seed, NURand C);
 //! * `measured_secs`, `interrupted`;
@@ -25,7 +28,7 @@ use crate::recorder::TypeStats;
 use crate::workload::TxnTypeInfo;
 
 /// The version of the result schema this build writes.
-pub const RESULT_SCHEMA_VERSION: u32 = 1;
+pub const RESULT_SCHEMA_VERSION: u32 = 2;
 
 /// Latency percentiles of one transaction type, in milliseconds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -182,6 +185,19 @@ pub struct RunResult {
     pub target: String,
     /// When the run started (RFC 3339, UTC).
     pub started_at: String,
+    /// When the measurement window started, in seconds since the Unix epoch (the
+    /// interval log's StartTime; merges line runs up by it).
+    #[serde(default)]
+    pub window_start_unix_s: f64,
+    /// The database server's own version string, as it reports it.
+    #[serde(default)]
+    pub server_version: String,
+    /// The client machine.
+    #[serde(default)]
+    pub machine: crate::machine::Machine,
+    /// For a merged result: the results directories it was merged from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<String>,
     /// Settings and workload constants.
     pub parameters: BTreeMap<String, String>,
     /// Seconds of the measurement interval covered.
@@ -321,4 +337,41 @@ pub fn error_samples(rec: &Recording) -> Vec<ErrorSample> {
             message: m.clone(),
         })
         .collect()
+}
+
+/// One step of a capacity sweep (`sweep.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepStep {
+    /// The rate offered, per second.
+    pub offered_rate: f64,
+    /// The rate achieved, per second.
+    pub achieved_rate: f64,
+    /// The objective's percentile of the worst transaction type (ms).
+    pub worst_latency_ms: f64,
+    /// Whether the step met the objective with at least 90% of the load completed.
+    pub passed: bool,
+    /// The step's verdict line.
+    pub verdict: String,
+    /// The step's `summary.json`, relative to the sweep's directory when written by
+    /// this version (absolute or relative to the working directory before).
+    pub results: String,
+}
+
+/// A capacity sweep's own summary (`sweep.json`, schema version 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepResult {
+    /// Version of this schema.
+    pub schema_version: u32,
+    /// The latency objective, e.g. "p99<=10ms".
+    pub objective: String,
+    /// The objective's percentile (99 for p99).
+    #[serde(default)]
+    pub objective_percentile: f64,
+    /// The objective's limit in milliseconds.
+    #[serde(default)]
+    pub objective_limit_ms: f64,
+    /// The steps in the order they ran.
+    pub steps: Vec<SweepStep>,
+    /// The highest passing rate, if any step passed.
+    pub capacity_rate: Option<f64>,
 }

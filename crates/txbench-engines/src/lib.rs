@@ -13,4 +13,4 @@ pub mod postgres;
 pub mod sqlite;
 mod target;
 
-pub use target::{Target, TargetError};
+pub use target::{Target, TargetError, redact};

@@ -38,6 +38,10 @@ impl Engine for NullEngine {
 impl Session for NullSession {
     const EXECUTES: bool = false;
 
+    async fn server_version(&mut self) -> Result<String, DbError> {
+        Ok("none (the null engine)".to_string())
+    }
+
     async fn begin(&mut self, _mode: TxMode) -> Result<(), DbError> {
         Ok(())
     }

@@ -446,6 +446,10 @@ impl SqliteSession {
 }
 
 impl Session for SqliteSession {
+    fn server_version(&mut self) -> impl Future<Output = Result<String, DbError>> + Send {
+        ready(Ok(format!("SQLite {} (embedded)", rusqlite::version())))
+    }
+
     fn begin(&mut self, mode: TxMode) -> impl Future<Output = Result<(), DbError>> + Send {
         let sql = match mode {
             TxMode::ReadWrite => "BEGIN IMMEDIATE",

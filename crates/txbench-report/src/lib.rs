@@ -1,6 +1,9 @@
-//! Rendering results: the terminal summary and the JSON file. Reports read only
+//! Rendering results: the terminal summary, the results directory (JSON, interval
+//! log, timeline), and the HTML report. Reports read only
 //! the result model ([`txbench_core::result::RunResult`]), never a live run.
 #![warn(missing_docs)]
 
+pub mod intervals;
 pub mod json;
+pub mod results;
 pub mod terminal;

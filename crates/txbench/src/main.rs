@@ -49,10 +49,9 @@ fn real_main() -> Result<(), Failure> {
     runtime.block_on(async {
         let (stop_tx, stop_rx) = watch::channel(false);
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\ntxbench: stopping (Ctrl-C); finishing in-flight transactions");
-                let _ = stop_tx.send(true);
-            }
+            let signal = stop_signal().await;
+            eprintln!("\ntxbench: stopping ({signal}); finishing in-flight transactions");
+            let _ = stop_tx.send(true);
         });
         match cli.command {
             Command::Tpcc(t) => tpcc::main(t.verb, t.all, stop_rx).await,
@@ -61,4 +60,21 @@ fn real_main() -> Result<(), Failure> {
             },
         }
     })
+}
+
+/// Wait for Ctrl-C (SIGINT) or, on Unix, SIGTERM (what `kill` and orchestrators
+/// send): both end a run cleanly with a complete summary of what was measured.
+async fn stop_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            return tokio::select! {
+                _ = tokio::signal::ctrl_c() => "Ctrl-C",
+                _ = term.recv() => "SIGTERM",
+            };
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+    "Ctrl-C"
 }

@@ -7,35 +7,15 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
 use tokio::sync::watch;
 use txbench_core::Engine;
-use txbench_core::result::{Percentiles, RunResult};
-use txbench_report::{json, terminal};
+use txbench_core::result::{Percentiles, RunResult, SweepResult, SweepStep};
+use txbench_report::{json, results, terminal};
 
 use crate::cli::{Slo, SweepArgs};
 use crate::failure::Failure;
-use crate::tpcc::measure;
-
-/// One step of a sweep.
-#[derive(Debug, Clone, Serialize)]
-struct Step {
-    offered_rate: f64,
-    achieved_rate: f64,
-    worst_latency_ms: f64,
-    passed: bool,
-    verdict: String,
-    results: String,
-}
-
-/// The sweep's own summary (`sweep.json`).
-#[derive(Debug, Serialize)]
-struct SweepSummary {
-    schema_version: u32,
-    objective: String,
-    steps: Vec<Step>,
-    capacity_rate: Option<f64>,
-}
+use crate::tpcc::{measure, now_rfc3339};
+use txbench_report::results::SWEEP_FILE;
 
 fn percentile(p: &Percentiles, at: f64) -> f64 {
     match at {
@@ -78,22 +58,26 @@ pub async fn sweep_on<E: Engine>(
         "{:>10} {:>10} {:>8} {worst_header:>14}  step",
         "offered/s", "achieved/s", "ratio"
     );
-    let mut steps: Vec<Step> = Vec::new();
-    let run_step = async |rate: f64, steps: &mut Vec<Step>| -> Result<bool, Failure> {
+    let mut steps: Vec<SweepStep> = Vec::new();
+    let run_step = async |rate: f64, steps: &mut Vec<SweepStep>| -> Result<bool, Failure> {
         let mut args = s.run.clone();
         args.rate = Some(rate);
         args.duration = s.step_duration;
         args.quiet = true;
-        let (result, _) = measure(&engine, &args, stop.clone()).await?;
+        let step_dir = (!s.run.no_results)
+            .then(|| dir.join(format!("step-{:02}-{}", steps.len() + 1, rate.round())));
+        let result = measure(
+            &engine,
+            &args,
+            stop.clone(),
+            &now_rfc3339(),
+            step_dir.as_deref(),
+        )
+        .await?;
         let achieved = result.open_loop.as_ref().map_or(0.0, |o| o.achieved_rate);
         let ratio = achieved / rate;
         let worst_ms = worst(&result, &s.slo);
         let passed = ratio >= 0.9 && worst_ms <= s.slo.limit_ms && !result.interrupted;
-        let path = dir
-            .join(format!("step-{:02}-{}", steps.len() + 1, rate.round()))
-            .join("summary.json");
-        json::write(&path, &result)
-            .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
         println!(
             "{:>10} {:>10} {:>8.3} {:>14.2}  {}",
             terminal::grouped(rate, 0),
@@ -102,13 +86,17 @@ pub async fn sweep_on<E: Engine>(
             worst_ms,
             if passed { "PASS" } else { "FAIL" }
         );
-        steps.push(Step {
+        steps.push(SweepStep {
             offered_rate: rate,
             achieved_rate: achieved,
             worst_latency_ms: worst_ms,
             passed,
             verdict: result.verdict.clone(),
-            results: path.display().to_string(),
+            results: step_dir
+                .as_deref()
+                .and_then(|d| d.strip_prefix(&dir).ok())
+                .map(|d| d.join(results::SUMMARY_FILE).display().to_string())
+                .unwrap_or_default(),
         });
         if result.interrupted {
             return Err(Failure::Failed("sweep interrupted".into()));
@@ -151,18 +139,16 @@ pub async fn sweep_on<E: Engine>(
         ),
         None => println!("capacity: no step met {objective}; start lower"),
     }
-    let summary = SweepSummary {
+    let summary = SweepResult {
         schema_version: 1,
         objective,
+        objective_percentile: s.slo.percentile,
+        objective_limit_ms: s.slo.limit_ms,
         steps,
         capacity_rate: capacity,
     };
-    let path = dir.join("sweep.json");
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| Failure::Failed(format!("creating {}: {e}", dir.display())))?;
-    let text =
-        serde_json::to_string_pretty(&summary).map_err(|e| Failure::Failed(e.to_string()))?;
-    std::fs::write(&path, text + "\n")
+    let path = dir.join(SWEEP_FILE);
+    json::write_value(&path, &summary)
         .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
     println!("results: {}", dir.display());
     Ok(())

@@ -12,13 +12,15 @@ use tokio::sync::watch;
 use txbench_core::checks;
 use txbench_core::driver::pool::RetryPolicy;
 use txbench_core::driver::{self, Arrival, OpenLoop, RunOptions, WaitMode};
+use txbench_core::machine::Machine;
 use txbench_core::result::{self, RESULT_SCHEMA_VERSION, RunResult};
-use txbench_core::{Engine, Workload, exec};
+use txbench_core::{Engine, Session, Workload, exec};
 use txbench_engines::Target;
 use txbench_engines::null::NullEngine;
 use txbench_engines::postgres::PgEngine;
+use txbench_engines::redact;
 use txbench_engines::sqlite::SqliteEngine;
-use txbench_report::{json, terminal};
+use txbench_report::{results, terminal};
 use txbench_workloads::tpcc::load::{LoadOptions, drop_all};
 use txbench_workloads::tpcc::{Tpcc, check, generate, load, meta};
 
@@ -216,29 +218,40 @@ async fn run_on<E: Engine>(
     a: &RunArgs,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    let (result, started_at) = measure(&engine, a, stop).await?;
+    let started_at = now_rfc3339();
+    let dir = (!a.no_results).then(|| results_dir(&a.results, &started_at, engine.name()));
+    let result = measure(&engine, a, stop, &started_at, dir.as_deref()).await?;
     print!("{}", terminal::summary(&result));
-    if !a.no_results {
-        let dir = results_dir(&a.results, &started_at, engine.name());
-        let path = dir.join("summary.json");
-        json::write(&path, &result)
-            .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
-        println!("results: {}", path.display());
+    if let Some(dir) = dir {
+        println!("results: {}", dir.display());
     }
     Ok(())
 }
 
-/// Run once and build its result (nothing printed but the progress line).
-/// Returns the result and its start time (RFC 3339).
+/// The current time, RFC 3339 to the second (UTC).
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+/// Run once and build its result (nothing printed but the progress line). With a
+/// results directory, the interval log and timeline are written there as the run
+/// goes, then `summary.json`; `config.toml` holds the flags that repeat the run.
 pub async fn measure<E: Engine>(
     engine: &Arc<E>,
     a: &RunArgs,
     stop: watch::Receiver<bool>,
-) -> Result<(RunResult, String), Failure> {
+    started_at: &str,
+    dir: Option<&Path>,
+) -> Result<RunResult, Failure> {
     let engine = Arc::clone(engine);
     let (asked, seed) = (a.warehouses, a.seed);
-    let tpcc = on_session(&engine, |mut s| async move {
-        Tpcc::open(&mut s, asked, seed).await
+    let (tpcc, server_version) = on_session(&engine, |mut s| async move {
+        let tpcc = Tpcc::open(&mut s, asked, seed).await?;
+        let version = s
+            .server_version()
+            .await
+            .unwrap_or_else(|_| "unknown".into());
+        Ok::<_, Failure>((tpcc, version))
     })
     .await??;
     let workload = Arc::new(tpcc);
@@ -273,12 +286,42 @@ pub async fn measure<E: Engine>(
             queue_limit: a.queue_limit.map(|q| q as usize),
         }),
     };
-    let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    let mut progress =
-        RunProgress::new(a.warmup + a.duration, workload.transaction_types(), a.quiet);
-    let recording = driver::run(&engine, &workload, &opts, stop, |t| progress.tick(t)).await;
+    let types = workload.transaction_types();
+    let writer = match dir {
+        Some(dir) => {
+            let io = |e: std::io::Error| Failure::Failed(format!("writing {}: {e}", dir.display()));
+            std::fs::create_dir_all(dir).map_err(io)?;
+            std::fs::write(
+                dir.join(results::CONFIG_FILE),
+                effective_config(a, workload.warehouses(), terminals, connections),
+            )
+            .map_err(io)?;
+            Some(results::IntervalWriter::create(dir, types).map_err(io)?)
+        }
+        None => None,
+    };
+    let mut progress = RunProgress::new(a.warmup + a.duration, types, a.quiet);
+    let recording = driver::run(&engine, &workload, &opts, stop, |t| {
+        progress.tick(&t);
+        if let Some(w) = &writer
+            && t.window_span.1 > t.window_span.0
+        {
+            w.push(results::Interval {
+                window_start: t.window_start,
+                start: t.window_span.0,
+                length: t.window_span.1 - t.window_span.0,
+                numbers: t.interval,
+            });
+        }
+    })
+    .await;
     progress.finish();
+    // Whatever happened to the run, the intervals measured so far are on disk.
+    let written = writer.map(results::IntervalWriter::finish);
     let recording = recording?;
+    if let (Some(Err(e)), Some(dir)) = (written, dir) {
+        return Err(Failure::Failed(format!("writing {}: {e}", dir.display())));
+    }
 
     let measured_secs = recording.measured.as_secs_f64();
     let mut transactions =
@@ -316,7 +359,14 @@ pub async fn measure<E: Engine>(
         workload: workload.name().to_string(),
         engine: engine.name().to_string(),
         target: engine.describe(),
-        started_at: started_at.clone(),
+        started_at: started_at.to_string(),
+        window_start_unix_s: recording
+            .window_start
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64()),
+        server_version,
+        machine: Machine::current(),
+        merged_from: Vec::new(),
         parameters,
         measured_secs,
         interrupted: recording.interrupted,
@@ -331,7 +381,50 @@ pub async fn measure<E: Engine>(
         verdict: checks::verdict(&analysis.checks),
         checks: analysis.checks,
     };
-    Ok((result, started_at))
+    if let Some(dir) = dir {
+        results::write_summary(dir, &result)
+            .map_err(|e| Failure::Failed(format!("writing {}: {e}", dir.display())))?;
+    }
+    Ok(result)
+}
+
+/// The flags of a run as TOML that `--config` reads back: the run as it was
+/// configured, with the defaults it resolved (scale, terminals, connections) made
+/// explicit and any password removed from the URL.
+fn effective_config(a: &RunArgs, warehouses: i64, terminals: usize, connections: usize) -> String {
+    let mut t = toml::Table::new();
+    let mut put = |k: &str, v: toml::Value| {
+        t.insert(k.to_string(), v);
+    };
+    put("db", redact(&a.db.db).into());
+    put("warehouses", warehouses.into());
+    put(
+        "duration",
+        humantime::format_duration(a.duration).to_string().into(),
+    );
+    put(
+        "warmup",
+        humantime::format_duration(a.warmup).to_string().into(),
+    );
+    put("terminals", (terminals as i64).into());
+    put("connections", (connections as i64).into());
+    put("wait", format!("{:?}", a.wait).to_lowercase().into());
+    put("seed", (a.seed as i64).into());
+    if let Some(rate) = a.rate {
+        put("rate", format!("{rate}/s").into());
+        put("arrival", format!("{:?}", a.arrival).to_lowercase().into());
+    }
+    if let Some(q) = a.queue_limit {
+        put("queue-limit", (q as i64).into());
+    }
+    if let Some(i) = a.isolation {
+        put("isolation", i.name().into());
+    }
+    put("max-retries", i64::from(a.max_retries).into());
+    format!(
+        "# txbench tpcc run --config config.toml repeats this run.\n{}",
+        toml::to_string(&t).expect("a TOML table serializes")
+    )
 }
 
 /// `results/<UTC time>-tpcc-<engine>`.

@@ -159,7 +159,7 @@ fn load_run_check_clean_round_trip() {
 
     // The JSON summary is written and says what the terminal said.
     let json = only_result(&dir.path().join("res"), "summary.json");
-    assert_eq!(json["schema_version"], 1);
+    assert_eq!(json["schema_version"], 2);
     assert_eq!(json["workload"], "tpcc");
     let tpmc = json["metrics"][0]["value"].as_f64().unwrap();
     assert_eq!(json["metrics"][0]["name"], "tpmC");
@@ -406,11 +406,20 @@ fn sweep_writes_every_step_and_reports_capacity() {
     assert_eq!(steps.len(), 3, "{json}");
     assert!(steps.iter().all(|s| s["passed"] == true));
     assert_eq!(json["capacity_rate"], 300.0);
+    // Each step is a whole results directory, named relative to the sweep's.
+    let sweep_dir = std::fs::read_dir(dir.path().join("res"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     for s in steps {
-        assert!(
-            std::path::Path::new(s["results"].as_str().unwrap()).exists()
-                || dir.path().join(s["results"].as_str().unwrap()).exists()
-        );
+        let summary = sweep_dir.join(s["results"].as_str().unwrap());
+        assert!(summary.exists(), "{}", summary.display());
+        let step = summary.parent().unwrap();
+        for file in ["config.toml", "intervals.hlog", "timeline.csv"] {
+            assert!(step.join(file).exists(), "{}", step.join(file).display());
+        }
     }
 
     let out = txbench(dir.path())
@@ -430,4 +439,98 @@ fn sweep_writes_every_step_and_reports_capacity() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("p99<10ms"), "{}", stderr(&out));
+}
+
+/// Start a long run in `dir`, wait until its timeline has `rows` rows, send `signal`.
+fn run_and_signal(dir: &Path, signal: &str, rows: usize) -> std::process::Output {
+    load(dir, "sqlite:t.db");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"))
+        .current_dir(dir)
+        .args(["tpcc", "run", "--db", "sqlite:t.db", "--duration", "60s"])
+        .args(["--warmup", "0s", "-q", "--results", "res"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let timeline = std::fs::read_dir(dir.join("res"))
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| std::fs::read_to_string(e.unwrap().path().join("timeline.csv")).ok());
+        if timeline.is_some_and(|t| t.lines().count() > rows) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no timeline rows");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let status = std::process::Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn an_interrupted_run_writes_a_complete_summary_of_what_it_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_and_signal(dir.path(), "-INT", 2);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("stopping (Ctrl-C)"),
+        "{}",
+        stderr(&out)
+    );
+    let json = only_result(&dir.path().join("res"), "summary.json");
+    assert_eq!(json["interrupted"], true);
+    let secs = json["measured_secs"].as_f64().unwrap();
+    assert!((1.5..30.0).contains(&secs), "measured {secs} s");
+    // The timeline adds up to the summary.
+    let run = std::fs::read_dir(dir.path().join("res"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let timeline = std::fs::read_to_string(run.join("timeline.csv")).unwrap();
+    let header: Vec<&str> = timeline.lines().next().unwrap().split(',').collect();
+    let column = header
+        .iter()
+        .position(|h| *h == "new_order_committed")
+        .unwrap();
+    let committed: u64 = timeline
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(column).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(
+        committed,
+        json["transactions"][0]["committed"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn a_killed_run_keeps_its_intervals_up_to_the_last_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_and_signal(dir.path(), "-KILL", 2);
+    assert!(!out.status.success());
+    let run = std::fs::read_dir(dir.path().join("res"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert!(!run.join("summary.json").exists());
+    let timeline = std::fs::read_to_string(run.join("timeline.csv")).unwrap();
+    assert!(timeline.lines().count() >= 3, "{timeline}");
+    assert!(timeline.ends_with('\n'), "a torn last line: {timeline}");
+    let hlog = std::fs::read_to_string(run.join("intervals.hlog")).unwrap();
+    assert!(
+        hlog.lines()
+            .filter(|l| l.starts_with("Tag=new_order,"))
+            .count()
+            >= 2,
+        "{hlog}"
+    );
 }

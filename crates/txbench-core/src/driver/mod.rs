@@ -6,7 +6,7 @@ pub mod open_loop;
 pub mod pool;
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::watch;
 
@@ -44,17 +44,22 @@ pub struct RunOptions {
     pub open: Option<OpenLoop>,
 }
 
-/// One second of a run, for the progress line.
+/// One second of a run, for the progress line and the interval files.
 #[derive(Debug)]
 pub struct Tick<'a> {
     /// Time since the run started.
     pub elapsed: Duration,
     /// Whether the run is still warming up.
     pub warming_up: bool,
-    /// The numbers of the last interval.
-    pub interval: &'a Recorder,
+    /// The numbers of the last interval (the receiver may keep them).
+    pub interval: Recorder,
     /// The length of the last interval.
     pub interval_length: Duration,
+    /// The part of the measurement window the interval covers, as offsets from
+    /// the window's start (empty during warm-up).
+    pub window_span: (Duration, Duration),
+    /// When the measurement window starts (or started), by the wall clock.
+    pub window_start: SystemTime,
     /// The measured numbers so far.
     pub total: &'a Recorder,
 }
@@ -76,6 +81,8 @@ pub struct CpuUsage {
 pub struct Recording {
     /// The measured numbers, all workers merged.
     pub total: Recorder,
+    /// When the measurement window started, by the wall clock.
+    pub window_start: SystemTime,
     /// The measurement interval actually covered (shorter when the run was stopped early).
     pub measured: Duration,
     /// Whether the run was stopped before its planned end.
@@ -104,7 +111,7 @@ pub async fn run<E: Engine, W: Workload>(
     workload: &Arc<W>,
     opts: &RunOptions,
     stop: watch::Receiver<bool>,
-    mut on_tick: impl FnMut(&Tick<'_>),
+    mut on_tick: impl FnMut(Tick<'_>),
 ) -> Result<Recording, DbError> {
     let types = workload.transaction_types().len();
     let mut sessions = Vec::with_capacity(opts.connections);
@@ -114,6 +121,7 @@ pub async fn run<E: Engine, W: Workload>(
 
     let cpu_start = cpu::process_cpu_time();
     let started = Instant::now();
+    let window_start_wall = SystemTime::now() + opts.warmup;
     let window = Window {
         start: started + opts.warmup,
         end: started + opts.warmup + opts.duration,
@@ -214,11 +222,15 @@ pub async fn run<E: Engine, W: Workload>(
         {
             queue_ms.push(((now.min(window.end) - window.start).as_secs_f64(), q));
         }
-        on_tick(&Tick {
+        on_tick(Tick {
             elapsed: now - started,
             warming_up: now < window.start,
-            interval: &interval,
+            // A fresh recorder for the next interval: its histograms are zeroed
+            // pages that cost nothing until used, and the receiver keeps these.
+            interval: std::mem::replace(&mut interval, Recorder::new(types)),
             interval_length: now - last_tick,
+            window_span: window.span(last_tick, now),
+            window_start: window_start_wall,
             total: &total,
         });
         last_tick = now;
@@ -249,10 +261,29 @@ pub async fn run<E: Engine, W: Workload>(
         }
     }
     samples.sort_unstable_by_key(|s| s.intended_us);
+    // Transactions that were in flight at the last tick: one more (short) interval,
+    // so the intervals add up to the totals exactly.
     collector.collect(&mut interval, &mut total).await;
+    if !interval
+        .measured
+        .iter()
+        .all(|t| t.latency.is_empty() && t.failed() == 0)
+    {
+        let now = Instant::now();
+        on_tick(Tick {
+            elapsed: now - started,
+            warming_up: false,
+            interval,
+            interval_length: now - last_tick,
+            window_span: window.span(last_tick, now),
+            window_start: window_start_wall,
+            total: &total,
+        });
+    }
 
     let measured_end = stopped_at.min(window.end);
     Ok(Recording {
+        window_start: window_start_wall,
         total,
         measured: measured_end.saturating_duration_since(window.start),
         interrupted,

@@ -50,6 +50,12 @@ impl Window {
     pub fn contains(&self, t: Instant) -> bool {
         t >= self.start && t < self.end
     }
+
+    /// The part of `from..to` inside the window, as offsets from its start.
+    pub fn span(&self, from: Instant, to: Instant) -> (Duration, Duration) {
+        let offset = |t: Instant| t.clamp(self.start, self.end) - self.start;
+        (offset(from), offset(to))
+    }
 }
 
 /// How conflicts are retried.

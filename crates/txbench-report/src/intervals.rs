@@ -1,0 +1,315 @@
+//! The files a run writes as it goes, one interval (about a second) at a time:
+//! `intervals.hlog`, an HdrHistogram interval log that HdrHistogram's own tools
+//! read, and `timeline.csv`. They are written and flushed on a thread of their own,
+//! so the driver never waits for a disk, and a run that is killed keeps every
+//! interval up to its last second.
+//!
+//! Tags in the log: the transaction type's key (`new_order`) holds its latency
+//! from the intended start; `new_order.service` and `new_order.queue` hold the
+//! service and client queueing times. Values are microseconds; the log's
+//! "max" column is in milliseconds (`MaxValueDivisor: 1000`).
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime};
+
+use hdrhistogram::serialization::V2DeflateSerializer;
+use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
+use txbench_core::TxnTypeInfo;
+use txbench_core::recorder::Recorder;
+
+/// The interval log's file name in a results directory.
+pub const HLOG_FILE: &str = "intervals.hlog";
+/// The timeline's file name in a results directory.
+pub const TIMELINE_FILE: &str = "timeline.csv";
+
+/// One measured interval.
+pub struct Interval {
+    /// When the measurement window started, by the wall clock.
+    pub window_start: SystemTime,
+    /// Its start, from the start of the measurement window.
+    pub start: Duration,
+    /// Its length.
+    pub length: Duration,
+    /// What completed in it.
+    pub numbers: Recorder,
+}
+
+/// Writes the interval files on a thread of its own.
+pub struct IntervalWriter {
+    sender: Option<mpsc::Sender<Interval>>,
+    thread: Option<JoinHandle<io::Result<()>>>,
+}
+
+impl IntervalWriter {
+    /// Create `intervals.hlog` and `timeline.csv` in `dir` (which must exist).
+    pub fn create(dir: &Path, types: &'static [TxnTypeInfo]) -> io::Result<IntervalWriter> {
+        let hlog = File::create(dir.join(HLOG_FILE))?;
+        let mut timeline = BufWriter::new(File::create(dir.join(TIMELINE_FILE))?);
+        write_timeline_header(&mut timeline, types)?;
+        timeline.flush()?;
+        let (sender, receiver) = mpsc::channel::<Interval>();
+        let thread = std::thread::Builder::new()
+            .name("txbench-results".into())
+            .spawn(move || write_all(hlog, timeline, types, receiver))?;
+        Ok(IntervalWriter {
+            sender: Some(sender),
+            thread: Some(thread),
+        })
+    }
+
+    /// Queue one interval for writing.
+    pub fn push(&self, interval: Interval) {
+        if let Some(s) = &self.sender {
+            // A send fails only when the thread stopped on an error; finish() reports it.
+            let _ = s.send(interval);
+        }
+    }
+
+    /// Write what is queued, close the files and report the first error.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.sender.take();
+        match self.thread.take().map(JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(io::Error::other("the results writer panicked")),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for IntervalWriter {
+    fn drop(&mut self) {
+        self.sender.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A tag for a histogram of the interval log (keys are plain identifiers).
+fn tag(key: &str) -> Tag<'_> {
+    Tag::new(key).expect("transaction type keys have no commas or spaces")
+}
+
+fn write_all(
+    mut hlog: File,
+    mut timeline: BufWriter<File>,
+    types: &'static [TxnTypeInfo],
+    receiver: mpsc::Receiver<Interval>,
+) -> io::Result<()> {
+    // The log's header names the window's start, which the first interval brings.
+    let Ok(first) = receiver.recv() else {
+        return Ok(());
+    };
+    let window_start = first.window_start;
+    let mut serializer = V2DeflateSerializer::new();
+    let mut log = IntervalLogWriterBuilder::new()
+        .add_comment("txbench interval log: latency (tag = transaction type), service and queueing time (tags <type>.service, <type>.queue); values in microseconds")
+        .with_start_time(window_start)
+        .with_base_time(window_start)
+        .with_max_value_divisor(1000.0)
+        .begin_log_with(&mut hlog, &mut serializer)?;
+    let extra: Vec<(String, String)> = types
+        .iter()
+        .map(|t| (format!("{}.service", t.key), format!("{}.queue", t.key)))
+        .collect();
+    for interval in std::iter::once(first).chain(receiver) {
+        for ((info, stats), (service_tag, queue_tag)) in
+            types.iter().zip(&interval.numbers.measured).zip(&extra)
+        {
+            for (histogram, key) in [
+                (&stats.latency, info.key),
+                (&stats.service, service_tag.as_str()),
+                (&stats.queue, queue_tag.as_str()),
+            ] {
+                log.write_histogram(histogram, interval.start, interval.length, Some(tag(key)))
+                    .map_err(|e| io::Error::other(format!("writing {HLOG_FILE}: {e}")))?;
+            }
+        }
+        write_timeline_row(&mut timeline, &interval, window_start)?;
+        // A killed run keeps every interval written so far.
+        timeline.flush()?;
+    }
+    Ok(())
+}
+
+fn write_timeline_header(out: &mut impl Write, types: &[TxnTypeInfo]) -> io::Result<()> {
+    write!(out, "start_s,length_s,unix_time_s,txn_per_s,errors,retries")?;
+    for t in types {
+        let k = t.key;
+        write!(
+            out,
+            ",{k}_per_s,{k}_committed,{k}_rollbacks,{k}_errors,{k}_retries,{k}_p50_ms,{k}_p99_ms,{k}_max_ms"
+        )?;
+    }
+    writeln!(out)
+}
+
+fn write_timeline_row(
+    out: &mut impl Write,
+    interval: &Interval,
+    window_start: SystemTime,
+) -> io::Result<()> {
+    let secs = interval.length.as_secs_f64().max(1e-9);
+    let n = &interval.numbers;
+    let errors: u64 = n.measured.iter().map(|t| t.failed()).sum();
+    let retries: u64 = n.measured.iter().map(|t| t.retries).sum();
+    let unix = (window_start + interval.start)
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs_f64();
+    write!(
+        out,
+        "{:.3},{:.3},{unix:.3},{:.1},{errors},{retries}",
+        interval.start.as_secs_f64(),
+        secs,
+        n.completed() as f64 / secs,
+    )?;
+    let ms = |h: &hdrhistogram::Histogram<u64>, q: f64| {
+        if h.is_empty() {
+            String::new()
+        } else {
+            format!("{:.3}", h.value_at_quantile(q) as f64 / 1000.0)
+        }
+    };
+    for t in &n.measured {
+        write!(
+            out,
+            ",{:.1},{},{},{},{},{},{},{}",
+            t.completed() as f64 / secs,
+            t.committed,
+            t.expected_rollbacks,
+            t.failed(),
+            t.retries,
+            ms(&t.latency, 0.5),
+            ms(&t.latency, 0.99),
+            if t.latency.is_empty() {
+                String::new()
+            } else {
+                format!("{:.3}", t.latency.max() as f64 / 1000.0)
+            },
+        )?;
+    }
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hdrhistogram::Histogram;
+    use hdrhistogram::serialization::Deserializer;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    use txbench_core::recorder::Completion;
+    use txbench_core::{DbError, Outcome};
+
+    static TYPES: [TxnTypeInfo; 2] = [
+        TxnTypeInfo {
+            name: "A",
+            key: "a",
+            mix: 0.5,
+            keying: Duration::ZERO,
+            mean_think: Duration::ZERO,
+            p90_limit: Duration::from_secs(1),
+        },
+        TxnTypeInfo {
+            name: "B",
+            key: "b",
+            mix: 0.5,
+            keying: Duration::ZERO,
+            mean_think: Duration::ZERO,
+            p90_limit: Duration::from_secs(1),
+        },
+    ];
+
+    fn interval(second: u64, latencies_us: &[(usize, u64)]) -> Interval {
+        let mut numbers = Recorder::new(2);
+        let ok: Result<Outcome, DbError> = Ok(Outcome::Committed);
+        for &(t, us) in latencies_us {
+            numbers.record(
+                &Completion {
+                    txn_type: t,
+                    latency: Duration::from_micros(us),
+                    service: Duration::from_micros(us / 2),
+                    queue: Duration::from_micros(us - us / 2),
+                    retries: 0,
+                    result: &ok,
+                },
+                true,
+            );
+        }
+        Interval {
+            window_start: SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
+            start: Duration::from_secs(second),
+            length: Duration::from_secs(1),
+            numbers,
+        }
+    }
+
+    #[test]
+    fn the_interval_log_reads_back_with_hdrhistograms_own_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = IntervalWriter::create(dir.path(), &TYPES).unwrap();
+        let mut expected_a = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+        for s in 0..3u64 {
+            let lat: Vec<(usize, u64)> = (1..=100)
+                .map(|i| ((i % 2) as usize, i * (s + 1) * 10))
+                .collect();
+            for &(t, us) in &lat {
+                if t == 0 {
+                    expected_a.record(us).unwrap();
+                }
+            }
+            writer.push(interval(s, &lat));
+        }
+        writer.finish().unwrap();
+
+        let text = std::fs::read(dir.path().join(HLOG_FILE)).unwrap();
+        let mut deserializer = Deserializer::new();
+        let mut a = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+        let mut tags = std::collections::BTreeSet::new();
+        let mut start_time = None;
+        for entry in IntervalLogIterator::new(&text) {
+            match entry.unwrap() {
+                LogEntry::StartTime(t) => start_time = Some(t),
+                LogEntry::Interval(h) => {
+                    let tag = h.tag().unwrap().as_str().to_string();
+                    let bytes = base64_decode(h.encoded_histogram());
+                    let decoded: Histogram<u64> =
+                        deserializer.deserialize(&mut bytes.as_slice()).unwrap();
+                    if tag == "a" {
+                        a.add(&decoded).unwrap();
+                    }
+                    tags.insert(tag);
+                }
+                LogEntry::BaseTime(_) => {}
+            }
+        }
+        assert_eq!(start_time, Some(Duration::from_secs(1_800_000_000)));
+        assert_eq!(
+            tags.into_iter().collect::<Vec<_>>(),
+            ["a", "a.queue", "a.service", "b", "b.queue", "b.service"]
+        );
+        assert_eq!(a, expected_a);
+
+        // One timeline row per interval, each naming its counts.
+        let timeline = std::fs::read_to_string(dir.path().join(TIMELINE_FILE)).unwrap();
+        let lines: Vec<&str> = timeline.lines().collect();
+        assert_eq!(lines.len(), 4, "{timeline}");
+        assert!(lines[0].starts_with("start_s,length_s,unix_time_s,txn_per_s"));
+        assert!(
+            lines[1].starts_with("0.000,1.000,1800000000.000,100.0,0,0,50.0,50,"),
+            "{}",
+            lines[1]
+        );
+    }
+
+    fn base64_decode(text: &str) -> Vec<u8> {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .unwrap()
+    }
+}

@@ -1,0 +1,36 @@
+//! A results directory: everything one run leaves behind (see docs/results.md).
+//!
+//! * `summary.json`: the [`RunResult`], written when the run ends (also when it
+//!   was interrupted with Ctrl-C);
+//! * `config.toml`: the flags that repeat the run (`txbench tpcc run --config
+//!   config.toml`), secrets removed;
+//! * `intervals.hlog` and `timeline.csv`: written a second at a time as the run
+//!   goes ([`IntervalWriter`]);
+//! * `report.html`: written by `txbench report`.
+
+use std::io;
+use std::path::Path;
+
+pub use crate::intervals::{HLOG_FILE, Interval, IntervalWriter, TIMELINE_FILE};
+use txbench_core::result::RunResult;
+
+/// The summary's file name.
+pub const SUMMARY_FILE: &str = "summary.json";
+/// The effective configuration's file name.
+pub const CONFIG_FILE: &str = "config.toml";
+/// A sweep's own summary file name.
+pub const SWEEP_FILE: &str = "sweep.json";
+/// The HTML report's file name.
+pub const REPORT_FILE: &str = "report.html";
+
+/// Write `summary.json` into a results directory.
+pub fn write_summary(dir: &Path, result: &RunResult) -> io::Result<()> {
+    crate::json::write(&dir.join(SUMMARY_FILE), result)
+}
+
+/// Read the `summary.json` of a results directory, with a message naming the file.
+pub fn read_summary(dir: &Path) -> io::Result<RunResult> {
+    let path = dir.join(SUMMARY_FILE);
+    crate::json::read(&path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
