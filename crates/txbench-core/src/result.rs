@@ -249,30 +249,35 @@ pub fn type_results(types: &[TxnTypeInfo], stats: &[TypeStats]) -> Vec<TypeResul
     types
         .iter()
         .zip(stats)
-        .map(|(info, s)| TypeResult {
-            name: info.name.to_string(),
-            key: info.key.to_string(),
-            committed: s.committed,
-            expected_rollbacks: s.expected_rollbacks,
-            retries: s.retries,
-            errors: ErrorKind::ALL
-                .iter()
-                .zip(s.errors)
-                .filter(|(_, n)| *n > 0)
-                .map(|(k, n)| (k.name().to_string(), n))
-                .collect(),
-            share: if all > 0 {
-                s.completed() as f64 / all as f64
-            } else {
-                0.0
-            },
-            spec_share: info.mix,
-            latency_ms: Percentiles::from_micros(&s.latency),
-            service_ms: Percentiles::from_micros(&s.service),
-            queue_ms: Percentiles::from_micros(&s.queue),
-            latency_intervals_ms: Vec::new(),
-        })
+        .map(|(info, s)| type_result(info.name, info.key, info.mix, s, all))
         .collect()
+}
+
+/// One type's result from its stats; `all` is the completed count of every type.
+pub fn type_result(name: &str, key: &str, mix: f64, s: &TypeStats, all: u64) -> TypeResult {
+    TypeResult {
+        name: name.to_string(),
+        key: key.to_string(),
+        committed: s.committed,
+        expected_rollbacks: s.expected_rollbacks,
+        retries: s.retries,
+        errors: ErrorKind::ALL
+            .iter()
+            .zip(s.errors)
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| (k.name().to_string(), n))
+            .collect(),
+        share: if all > 0 {
+            s.completed() as f64 / all as f64
+        } else {
+            0.0
+        },
+        spec_share: mix,
+        latency_ms: Percentiles::from_micros(&s.latency),
+        service_ms: Percentiles::from_micros(&s.service),
+        queue_ms: Percentiles::from_micros(&s.queue),
+        latency_intervals_ms: Vec::new(),
+    }
 }
 
 /// The CPU part of a result from a recording.

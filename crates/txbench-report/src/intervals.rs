@@ -18,7 +18,6 @@ use std::time::{Duration, SystemTime};
 
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
-use txbench_core::TxnTypeInfo;
 use txbench_core::recorder::Recorder;
 
 /// The interval log's file name in a results directory.
@@ -45,16 +44,17 @@ pub struct IntervalWriter {
 }
 
 impl IntervalWriter {
-    /// Create `intervals.hlog` and `timeline.csv` in `dir` (which must exist).
-    pub fn create(dir: &Path, types: &'static [TxnTypeInfo]) -> io::Result<IntervalWriter> {
+    /// Create `intervals.hlog` and `timeline.csv` in `dir` (which must exist) for
+    /// transaction types with these keys, in the order of the recorders' types.
+    pub fn create(dir: &Path, keys: Vec<String>) -> io::Result<IntervalWriter> {
         let hlog = File::create(dir.join(HLOG_FILE))?;
         let mut timeline = BufWriter::new(File::create(dir.join(TIMELINE_FILE))?);
-        write_timeline_header(&mut timeline, types)?;
+        write_timeline_header(&mut timeline, &keys)?;
         timeline.flush()?;
         let (sender, receiver) = mpsc::channel::<Interval>();
         let thread = std::thread::Builder::new()
             .name("txbench-results".into())
-            .spawn(move || write_all(hlog, timeline, types, receiver))?;
+            .spawn(move || write_all(hlog, timeline, &keys, receiver))?;
         Ok(IntervalWriter {
             sender: Some(sender),
             thread: Some(thread),
@@ -97,7 +97,7 @@ fn tag(key: &str) -> Tag<'_> {
 fn write_all(
     mut hlog: File,
     mut timeline: BufWriter<File>,
-    types: &'static [TxnTypeInfo],
+    keys: &[String],
     receiver: mpsc::Receiver<Interval>,
 ) -> io::Result<()> {
     // The log's header names the window's start, which the first interval brings.
@@ -112,16 +112,16 @@ fn write_all(
         .with_base_time(window_start)
         .with_max_value_divisor(1000.0)
         .begin_log_with(&mut hlog, &mut serializer)?;
-    let extra: Vec<(String, String)> = types
+    let extra: Vec<(String, String)> = keys
         .iter()
-        .map(|t| (format!("{}.service", t.key), format!("{}.queue", t.key)))
+        .map(|k| (format!("{k}.service"), format!("{k}.queue")))
         .collect();
     for interval in std::iter::once(first).chain(receiver) {
-        for ((info, stats), (service_tag, queue_tag)) in
-            types.iter().zip(&interval.numbers.measured).zip(&extra)
+        for ((key, stats), (service_tag, queue_tag)) in
+            keys.iter().zip(&interval.numbers.measured).zip(&extra)
         {
             for (histogram, key) in [
-                (&stats.latency, info.key),
+                (&stats.latency, key.as_str()),
                 (&stats.service, service_tag.as_str()),
                 (&stats.queue, queue_tag.as_str()),
             ] {
@@ -136,10 +136,9 @@ fn write_all(
     Ok(())
 }
 
-fn write_timeline_header(out: &mut impl Write, types: &[TxnTypeInfo]) -> io::Result<()> {
+fn write_timeline_header(out: &mut impl Write, keys: &[String]) -> io::Result<()> {
     write!(out, "start_s,length_s,unix_time_s,txn_per_s,errors,retries")?;
-    for t in types {
-        let k = t.key;
+    for k in keys {
         write!(
             out,
             ",{k}_per_s,{k}_committed,{k}_rollbacks,{k}_errors,{k}_retries,{k}_p50_ms,{k}_p99_ms,{k}_max_ms"
@@ -205,26 +204,7 @@ mod tests {
     use txbench_core::recorder::Completion;
     use txbench_core::{DbError, Outcome};
 
-    static TYPES: [TxnTypeInfo; 2] = [
-        TxnTypeInfo {
-            name: "A",
-            key: "a",
-            mix: 0.5,
-            keying: Duration::ZERO,
-            mean_think: Duration::ZERO,
-            p90_limit: Duration::from_secs(1),
-        },
-        TxnTypeInfo {
-            name: "B",
-            key: "b",
-            mix: 0.5,
-            keying: Duration::ZERO,
-            mean_think: Duration::ZERO,
-            p90_limit: Duration::from_secs(1),
-        },
-    ];
-
-    fn interval(second: u64, latencies_us: &[(usize, u64)]) -> Interval {
+    pub(crate) fn interval(second: u64, latencies_us: &[(usize, u64)]) -> Interval {
         let mut numbers = Recorder::new(2);
         let ok: Result<Outcome, DbError> = Ok(Outcome::Committed);
         for &(t, us) in latencies_us {
@@ -251,7 +231,7 @@ mod tests {
     #[test]
     fn the_interval_log_reads_back_with_hdrhistograms_own_reader() {
         let dir = tempfile::tempdir().unwrap();
-        let writer = IntervalWriter::create(dir.path(), &TYPES).unwrap();
+        let writer = IntervalWriter::create(dir.path(), vec!["a".into(), "b".into()]).unwrap();
         let mut expected_a = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
         for s in 0..3u64 {
             let lat: Vec<(usize, u64)> = (1..=100)

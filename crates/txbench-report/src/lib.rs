@@ -3,7 +3,11 @@
 //! the result model ([`txbench_core::result::RunResult`]), never a live run.
 #![warn(missing_docs)]
 
+pub mod hlog;
+pub mod html;
 pub mod intervals;
 pub mod json;
+pub mod merge;
+pub mod plots;
 pub mod results;
 pub mod terminal;

@@ -34,3 +34,23 @@ pub fn read_summary(dir: &Path) -> io::Result<RunResult> {
     crate::json::read(&path)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
+
+/// Create a new directory `base/name`, or `base/name-2`, `-3`, ... when that
+/// exists: runs started in the same second (two client processes on one machine)
+/// never share a directory.
+pub fn create_unique(base: &Path, name: &str) -> io::Result<std::path::PathBuf> {
+    std::fs::create_dir_all(base)?;
+    for n in 1u32.. {
+        let dir = if n == 1 {
+            base.join(name)
+        } else {
+            base.join(format!("{name}-{n}"))
+        };
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    unreachable!("some suffix is free")
+}

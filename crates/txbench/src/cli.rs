@@ -35,6 +35,47 @@ pub enum Command {
     /// Find capacity: run open-loop steps of rising rate until a latency objective
     /// fails, refine, and report the highest rate that met it.
     Sweep(SweepCommand),
+    /// Re-render a results directory: print its summary and write its report.html.
+    Report(ReportArgs),
+    /// Compare runs side by side: throughput, percentiles, errors, and changes in %
+    /// against the first.
+    Compare(CompareArgs),
+    /// Merge runs made in parallel (one per client machine) into one result:
+    /// histograms added, rates recomputed over the common measurement interval.
+    Merge(MergeArgs),
+}
+
+/// Flags of `report`.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// A results directory (of a run, a sweep, or a merge).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Write report.html only; print nothing but its path.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// Flags of `compare`.
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// Results directories; the first is the baseline.
+    #[arg(value_name = "DIR", num_args = 2.., required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Also write the comparison as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+/// Flags of `merge`.
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// Results directories of runs made at the same time.
+    #[arg(value_name = "DIR", num_args = 2.., required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// The merged results directory to write.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub output: PathBuf,
 }
 
 /// `txbench sweep WORKLOAD`.

@@ -1,9 +1,12 @@
 //! The txbench binary: parse the command line, run the command, choose the exit code.
 
 mod cli;
+mod compare;
 mod config;
 mod failure;
+mod merge;
 mod progress;
+mod report;
 mod sweep;
 mod tpcc;
 
@@ -58,6 +61,9 @@ fn real_main() -> Result<(), Failure> {
             Command::Sweep(s) => match s.workload {
                 cli::SweepWorkload::Tpcc(args) => tpcc::sweep(args, stop_rx).await,
             },
+            Command::Report(a) => report::main(&a),
+            Command::Compare(a) => compare::main(&a),
+            Command::Merge(a) => merge::main(&a),
         }
     })
 }

@@ -14,7 +14,7 @@ use txbench_report::{json, results, terminal};
 
 use crate::cli::{Slo, SweepArgs};
 use crate::failure::Failure;
-use crate::tpcc::{measure, now_rfc3339};
+use crate::tpcc::{compact_stamp, measure, now_rfc3339};
 use txbench_report::results::SWEEP_FILE;
 
 fn percentile(p: &Percentiles, at: f64) -> f64 {
@@ -42,12 +42,13 @@ pub async fn sweep_on<E: Engine>(
     s: &SweepArgs,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let stamp: String = started.chars().filter(|c| *c != '-' && *c != ':').collect();
-    let dir = s
-        .run
-        .results
-        .join(format!("{stamp}-sweep-tpcc-{}", engine.name()));
+    let name = format!(
+        "{}-sweep-tpcc-{}",
+        compact_stamp(&now_rfc3339()),
+        engine.name()
+    );
+    let dir = results::create_unique(&s.run.results, &name)
+        .map_err(|e| Failure::Failed(format!("creating {}: {e}", s.run.results.display())))?;
     let objective = format!("p{}<={}ms", s.slo.percentile, s.slo.limit_ms);
     println!(
         "sweep of TPC-C on {}: objective {objective}",

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
@@ -219,7 +219,15 @@ async fn run_on<E: Engine>(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let started_at = now_rfc3339();
-    let dir = (!a.no_results).then(|| results_dir(&a.results, &started_at, engine.name()));
+    let dir = if a.no_results {
+        None
+    } else {
+        let name = format!("{}-tpcc-{}", compact_stamp(&started_at), engine.name());
+        Some(
+            results::create_unique(&a.results, &name)
+                .map_err(|e| Failure::Failed(format!("creating {}: {e}", a.results.display())))?,
+        )
+    };
     let result = measure(&engine, a, stop, &started_at, dir.as_deref()).await?;
     print!("{}", terminal::summary(&result));
     if let Some(dir) = dir {
@@ -296,7 +304,13 @@ pub async fn measure<E: Engine>(
                 effective_config(a, workload.warehouses(), terminals, connections),
             )
             .map_err(io)?;
-            Some(results::IntervalWriter::create(dir, types).map_err(io)?)
+            Some(
+                results::IntervalWriter::create(
+                    dir,
+                    types.iter().map(|t| t.key.to_string()).collect(),
+                )
+                .map_err(io)?,
+            )
         }
         None => None,
     };
@@ -427,11 +441,7 @@ fn effective_config(a: &RunArgs, warehouses: i64, terminals: usize, connections:
     )
 }
 
-/// `results/<UTC time>-tpcc-<engine>`.
-fn results_dir(base: &Path, started_at: &str, engine: &str) -> PathBuf {
-    let stamp: String = started_at
-        .chars()
-        .filter(|c| *c != '-' && *c != ':')
-        .collect();
-    base.join(format!("{stamp}-tpcc-{engine}"))
+/// An RFC 3339 time without separators, for directory names (20261122T221924Z).
+pub fn compact_stamp(rfc3339: &str) -> String {
+    rfc3339.chars().filter(|c| *c != '-' && *c != ':').collect()
 }

@@ -1,0 +1,416 @@
+//! `report.html`: one self-contained page (inline CSS and SVG, no script, nothing
+//! fetched) with a run's figures, plots, checks and verdict, or a sweep's.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use txbench_core::checks::Status;
+use txbench_core::result::{Percentiles, RunResult, SweepResult};
+
+use crate::hlog::IntervalLog;
+use crate::plots::{self, Series};
+use crate::terminal::grouped;
+
+/// Text made safe inside HTML elements and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}\
+h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}\
+table{border-collapse:collapse;margin:.5em 0}td,th{padding:.25em .6em;border-bottom:1px solid #e4e4e4;text-align:right}\
+th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}\
+.PASS{color:#0a6e31;font-weight:600}.WARN{color:#a66300;font-weight:600}.FAIL{color:#b00020;font-weight:600}\
+.verdict{padding:.6em 1em;border-radius:4px;font-weight:600}.v-PASS{background:#e3f4e8}.v-WARN{background:#fff3dc}.v-FAIL{background:#fde4e7}\
+.muted{color:#666}.chart{margin:1em 0}";
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+         <title>{}</title><style>{STYLE}</style></head><body>\n{body}\n</body></html>\n",
+        escape(title)
+    )
+}
+
+fn ms(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn worst_status(r: &RunResult) -> Status {
+    r.checks
+        .iter()
+        .map(|c| c.status)
+        .max()
+        .unwrap_or(Status::Pass)
+}
+
+fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Pass => "PASS",
+        Status::Warn => "WARN",
+        Status::Fail => "FAIL",
+    }
+}
+
+fn percentile_cells(p: &Percentiles) -> String {
+    [p.p50, p.p90, p.p95, p.p99, p.p999, p.max]
+        .iter()
+        .map(|v| format!("<td>{}</td>", ms(*v)))
+        .collect()
+}
+
+/// The report of one run; `log` is its interval log when there is one (the plots
+/// come from it).
+pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
+    let mut b = String::new();
+    let title = format!("{} on {}", r.workload.to_uppercase(), r.target);
+    let _ = writeln!(b, "<h1>{}</h1>", escape(&title));
+    let _ = writeln!(
+        b,
+        "<p class=\"muted\">started {} &middot; {:.1} s measured{} &middot; txbench {} &middot; server: {}</p>",
+        escape(&r.started_at),
+        r.measured_secs,
+        if r.interrupted { " (interrupted)" } else { "" },
+        escape(&r.txbench_version),
+        escape(&r.server_version)
+    );
+    if !r.verdict.is_empty() {
+        let s = status_name(worst_status(r));
+        let _ = writeln!(b, "<p class=\"verdict v-{s}\">{}</p>", escape(&r.verdict));
+    }
+
+    let _ = writeln!(b, "<h2>Headline</h2><table>");
+    for m in &r.metrics {
+        let _ = writeln!(
+            b,
+            "<tr><td>{}</td><td>{} {}</td></tr>",
+            escape(&m.name),
+            grouped(m.value, if m.value.abs() >= 100.0 { 0 } else { 2 }),
+            escape(&m.unit)
+        );
+    }
+    if r.metric("throughput").is_none() {
+        let _ = writeln!(
+            b,
+            "<tr><td>throughput</td><td>{} txn/s</td></tr>",
+            grouped(r.throughput(), 0)
+        );
+    }
+    let _ = writeln!(b, "</table>");
+
+    let _ = writeln!(
+        b,
+        "<h2>Transactions</h2><table><tr><th>type</th><th>completed</th><th>share</th><th>spec share</th>\
+         <th>p50 ms</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th>\
+         <th>rollbacks</th><th>retries</th><th>errors</th></tr>"
+    );
+    for t in &r.transactions {
+        let _ = writeln!(
+            b,
+            "<tr><td>{}</td><td>{}</td><td>{:.2}%</td><td>{:.2}%</td>{}<td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&t.name),
+            grouped(t.completed() as f64, 0),
+            t.share * 100.0,
+            t.spec_share * 100.0,
+            percentile_cells(&t.latency_ms),
+            grouped(t.expected_rollbacks as f64, 0),
+            grouped(t.retries as f64, 0),
+            grouped(t.failed() as f64, 0)
+        );
+    }
+    let _ = writeln!(b, "</table>");
+
+    let _ = writeln!(
+        b,
+        "<h2>Where the time went</h2><p class=\"muted\">Latency counts from the intended start; \
+         queueing is the wait in the client for a free session, service the execution.</p>\
+         <table><tr><th>type</th><th>latency p50 ms</th><th>p99</th><th>queueing p50</th><th>p99</th>\
+         <th>service p50</th><th>p99</th></tr>"
+    );
+    for t in &r.transactions {
+        let _ = writeln!(
+            b,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&t.name),
+            ms(t.latency_ms.p50),
+            ms(t.latency_ms.p99),
+            ms(t.queue_ms.p50),
+            ms(t.queue_ms.p99),
+            ms(t.service_ms.p50),
+            ms(t.service_ms.p99)
+        );
+    }
+    let _ = writeln!(b, "</table>");
+
+    if let Some(log) = log {
+        let totals = log.totals();
+        let ccdf: Vec<Series> = r
+            .transactions
+            .iter()
+            .filter_map(|t| {
+                let h = totals.get(&t.key).filter(|h| !h.is_empty())?;
+                Some(Series {
+                    name: t.name.clone(),
+                    points: plots::ccdf_points(h),
+                })
+            })
+            .collect();
+        let _ = writeln!(b, "<h2>Latency distribution</h2>");
+        if ccdf.is_empty() {
+            let _ = writeln!(b, "<p>No latencies were measured.</p>");
+        } else {
+            let _ = writeln!(
+                b,
+                "<div class=\"chart\">{}</div>",
+                plots::latency_ccdf(&ccdf)
+            );
+        }
+        let (throughput, p99) = over_time(r, log);
+        let _ = writeln!(
+            b,
+            "<h2>Over time</h2><div class=\"chart\">{}</div><div class=\"chart\">{}</div>",
+            plots::over_time(
+                "Throughput, one point a second",
+                "completed transactions/s",
+                &throughput
+            ),
+            plots::over_time("p99 latency, one point a second", "p99 latency (ms)", &p99)
+        );
+    }
+
+    let _ = writeln!(
+        b,
+        "<h2>Confidence intervals</h2><p class=\"muted\">95% intervals of the latency percentiles (ms), \
+         from order statistics of a sample in send order.</p><table><tr><th>type</th>"
+    );
+    if let Some(first) = r.transactions.first() {
+        for i in &first.latency_intervals_ms {
+            let _ = write!(b, "<th>p{}</th>", i.percentile);
+        }
+    }
+    let _ = writeln!(b, "</tr>");
+    for t in &r.transactions {
+        let cells: String = t
+            .latency_intervals_ms
+            .iter()
+            .map(|i| match (i.low, i.high) {
+                (Some(l), Some(h)) => format!("<td>[{}, {}]</td>", ms(l), ms(h)),
+                _ => "<td class=\"muted\">insufficient samples</td>".to_string(),
+            })
+            .collect();
+        let _ = writeln!(b, "<tr><td>{}</td>{cells}</tr>", escape(&t.name));
+    }
+    let _ = writeln!(b, "</table>");
+
+    if let Some(o) = &r.open_loop {
+        let _ = writeln!(
+            b,
+            "<h2>Open loop</h2><table><tr><td>arrivals</td><td>{}</td></tr>\
+             <tr><td>offered</td><td>{}/s</td></tr><tr><td>achieved</td><td>{}/s ({:.1}%)</td></tr>\
+             <tr><td>shed</td><td>{}</td></tr><tr><td>dispatcher lateness p50 / p99 / max</td><td>{:.0} / {:.0} / {:.0} us</td></tr></table>",
+            escape(&o.arrival),
+            grouped(o.offered_rate, 0),
+            grouped(o.achieved_rate, 0),
+            o.achieved_ratio * 100.0,
+            o.shed,
+            o.lateness_us.p50,
+            o.lateness_us.p99,
+            o.lateness_us.max
+        );
+    }
+
+    let _ = writeln!(
+        b,
+        "<h2>Measurement checks</h2><table><tr><th>check</th><th>status</th><th>statistic</th><th>meaning</th></tr>"
+    );
+    for c in &r.checks {
+        let s = status_name(c.status);
+        let _ = writeln!(
+            b,
+            "<tr><td>{}</td><td class=\"{s}\">{s}</td><td>{}</td><td>{}</td></tr>",
+            escape(&c.name),
+            escape(&c.statistic),
+            escape(&c.detail)
+        );
+    }
+    let _ = writeln!(b, "</table>");
+
+    let _ = writeln!(b, "<h2>Configuration</h2><table>");
+    for (k, v) in &r.parameters {
+        let _ = writeln!(b, "<tr><td>{}</td><td>{}</td></tr>", escape(k), escape(v));
+    }
+    let m = &r.machine;
+    let _ = writeln!(
+        b,
+        "<tr><td>client machine</td><td>{} ({}, {} cores, {:.1} GiB, {}, kernel {})</td></tr>",
+        escape(&m.hostname),
+        escape(&m.cpu),
+        m.cores,
+        m.memory_bytes as f64 / (1u64 << 30) as f64,
+        escape(&m.os),
+        escape(&m.kernel)
+    );
+    let _ = writeln!(
+        b,
+        "<tr><td>CPU of the txbench process</td><td>{:.1} s</td></tr></table>",
+        r.cpu.process_secs
+    );
+    page(&title, &b)
+}
+
+/// Throughput (all types) and p99 (per type) of each logged interval.
+fn over_time(r: &RunResult, log: &IntervalLog) -> (Vec<Series>, Vec<Series>) {
+    let mut per_second: BTreeMap<u64, (f64, f64)> = BTreeMap::new();
+    let mut p99 = Vec::new();
+    for t in &r.transactions {
+        let mut points = Vec::new();
+        for i in log.of(&t.key) {
+            let end = (i.start + i.length).as_secs_f64();
+            let secs = i.length.as_secs_f64();
+            let slot = per_second
+                .entry(i.start.as_millis() as u64)
+                .or_insert((end, 0.0));
+            if secs > 0.0 {
+                slot.1 += i.histogram.len() as f64 / secs;
+            }
+            if !i.histogram.is_empty() {
+                points.push((end, i.histogram.value_at_quantile(0.99) as f64 / 1000.0));
+            }
+        }
+        p99.push(Series {
+            name: t.name.clone(),
+            points,
+        });
+    }
+    let throughput = vec![Series {
+        name: "all types".into(),
+        points: per_second.into_values().collect(),
+    }];
+    (throughput, p99)
+}
+
+/// The report of a sweep, from its summary and each step's result.
+pub fn sweep_report(s: &SweepResult, steps: &[RunResult]) -> String {
+    let mut b = String::new();
+    let target = steps.first().map_or("?", |r| r.target.as_str());
+    let title = format!("Capacity sweep on {target}");
+    let _ = writeln!(b, "<h1>{}</h1>", escape(&title));
+    let _ = writeln!(
+        b,
+        "<p class=\"verdict v-{}\">{}</p>",
+        if s.capacity_rate.is_some() {
+            "PASS"
+        } else {
+            "FAIL"
+        },
+        match s.capacity_rate {
+            Some(c) => format!(
+                "capacity: {} transactions/s offered met {} with at least 90% of the load completed",
+                grouped(c, 0),
+                escape(&s.objective)
+            ),
+            None => format!("no step met {}", escape(&s.objective)),
+        }
+    );
+    // Each step's slowest type at p50 and at the objective's percentile.
+    let worst = |r: &RunResult, pick: fn(&Percentiles) -> f64| {
+        r.transactions
+            .iter()
+            .filter(|t| t.latency_ms.samples > 0)
+            .map(|t| pick(&t.latency_ms))
+            .fold(0.0, f64::max)
+    };
+    let mut points: Vec<(f64, f64, f64)> = steps
+        .iter()
+        .zip(&s.steps)
+        .map(|(r, step)| {
+            (
+                step.achieved_rate,
+                worst(r, |p| p.p50),
+                step.worst_latency_ms,
+            )
+        })
+        .collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let pct = if s.objective_percentile > 0.0 {
+        format!("p{}", s.objective_percentile)
+    } else {
+        "objective percentile".to_string()
+    };
+    let series = [
+        Series {
+            name: pct,
+            points: points.iter().map(|p| (p.0, p.2.max(1e-3))).collect(),
+        },
+        Series {
+            name: "p50".into(),
+            points: points.iter().map(|p| (p.0, p.1.max(1e-3))).collect(),
+        },
+    ];
+    let limit = if s.objective_limit_ms > 0.0 {
+        s.objective_limit_ms
+    } else {
+        points.iter().map(|p| p.2).fold(1.0, f64::max)
+    };
+    let capacity_achieved = s.capacity_rate.and_then(|c| {
+        s.steps
+            .iter()
+            .find(|st| st.offered_rate == c)
+            .map(|st| st.achieved_rate)
+    });
+    let _ = writeln!(
+        b,
+        "<div class=\"chart\">{}</div>",
+        plots::sweep(&series, (&s.objective, limit), capacity_achieved)
+    );
+    let _ = writeln!(
+        b,
+        "<h2>Steps</h2><table><tr><th>step</th><th>offered/s</th><th>achieved/s</th><th>worst latency ms</th>\
+         <th>result</th><th>verdict</th></tr>"
+    );
+    for (i, st) in s.steps.iter().enumerate() {
+        let r = if st.passed { "PASS" } else { "FAIL" };
+        let _ = writeln!(
+            b,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{r}\">{r}</td><td>{}</td></tr>",
+            i + 1,
+            grouped(st.offered_rate, 0),
+            grouped(st.achieved_rate, 0),
+            ms(st.worst_latency_ms),
+            escape(&st.verdict)
+        );
+    }
+    let _ = writeln!(b, "</table>");
+    page(&title, &b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            escape("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+    }
+}

@@ -1,0 +1,499 @@
+//! Exact merges of runs made at the same time (one per client machine): the
+//! runs' per-second intervals inside the common measurement window are added,
+//! histograms bucket by bucket and counts one by one; nothing is averaged.
+//!
+//! An interval belongs to the common window when its middle lies inside it. The
+//! merged measured length is the mean of the seconds each run contributed (they
+//! differ by a fraction of a second), so throughput and tpmC over it are the runs'
+//! rates added up.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
+
+use txbench_core::recorder::Recorder;
+use txbench_core::result::{RunResult, TypeResult, type_result};
+
+use crate::hlog::IntervalLog;
+use crate::intervals::{HLOG_FILE, Interval, TIMELINE_FILE};
+use crate::results::read_summary;
+
+/// The counts of one type in one timeline row.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TypeCounts {
+    /// Committed.
+    pub committed: u64,
+    /// Expected rollbacks.
+    pub rollbacks: u64,
+    /// Failed, all kinds.
+    pub errors: u64,
+    /// Retries.
+    pub retries: u64,
+}
+
+/// One row of `timeline.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelineRow {
+    /// Start from the window's start, seconds.
+    pub start_s: f64,
+    /// Length, seconds.
+    pub length_s: f64,
+    /// Per type, in the summary's type order.
+    pub types: Vec<TypeCounts>,
+}
+
+/// Everything merge reads from one results directory.
+pub struct RunFiles {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Its summary.
+    pub summary: RunResult,
+    /// Its interval log.
+    pub log: IntervalLog,
+    /// Its timeline.
+    pub timeline: Vec<TimelineRow>,
+}
+
+fn invalid(path: &Path, what: impl std::fmt::Display) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}: {what}", path.display()),
+    )
+}
+
+/// Read a timeline for types with these keys.
+pub fn read_timeline(path: &Path, keys: &[&str]) -> io::Result<Vec<TimelineRow>> {
+    let mut reader = csv::Reader::from_path(path).map_err(|e| invalid(path, e))?;
+    let headers = reader.headers().map_err(|e| invalid(path, e))?.clone();
+    let column = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| invalid(path, format!("no column '{name}'")))
+    };
+    let (start, length) = (column("start_s")?, column("length_s")?);
+    let mut per_type = Vec::new();
+    for k in keys {
+        per_type.push([
+            column(&format!("{k}_committed"))?,
+            column(&format!("{k}_rollbacks"))?,
+            column(&format!("{k}_errors"))?,
+            column(&format!("{k}_retries"))?,
+        ]);
+    }
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        // A torn last line (a killed run) ends the timeline.
+        let Ok(record) = record else { break };
+        let num = |i: usize| record.get(i).and_then(|v| v.parse::<f64>().ok());
+        let count = |i: usize| record.get(i).and_then(|v| v.parse::<u64>().ok());
+        let (Some(start_s), Some(length_s)) = (num(start), num(length)) else {
+            break;
+        };
+        let mut types = Vec::new();
+        for cols in &per_type {
+            match cols.map(count) {
+                [
+                    Some(committed),
+                    Some(rollbacks),
+                    Some(errors),
+                    Some(retries),
+                ] => types.push(TypeCounts {
+                    committed,
+                    rollbacks,
+                    errors,
+                    retries,
+                }),
+                _ => return Err(invalid(path, format!("bad row at {start_s} s"))),
+            }
+        }
+        rows.push(TimelineRow {
+            start_s,
+            length_s,
+            types,
+        });
+    }
+    Ok(rows)
+}
+
+/// Read the summary, interval log and timeline of a results directory.
+pub fn read_run(dir: &Path) -> io::Result<RunFiles> {
+    let summary = read_summary(dir)?;
+    let keys: Vec<&str> = summary
+        .transactions
+        .iter()
+        .map(|t| t.key.as_str())
+        .collect();
+    let timeline = read_timeline(&dir.join(TIMELINE_FILE), &keys)?;
+    let log = IntervalLog::read(&dir.join(HLOG_FILE))?;
+    Ok(RunFiles {
+        dir: dir.to_path_buf(),
+        summary,
+        log,
+        timeline,
+    })
+}
+
+/// The merged runs.
+pub struct Merged {
+    /// The merged result (headline metrics left to the workload).
+    pub result: RunResult,
+    /// The merged intervals, one a second of the common window.
+    pub intervals: Vec<Interval>,
+    /// The type keys, in order.
+    pub keys: Vec<String>,
+}
+
+/// Why runs cannot be merged.
+fn refuse(why: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, why)
+}
+
+/// Merge runs made at the same time. Refuses runs of different workloads,
+/// scales or transaction types, and runs whose windows do not overlap.
+pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
+    let first = runs
+        .first()
+        .ok_or_else(|| refuse("nothing to merge".into()))?;
+    let base = &first.summary;
+    let keys: Vec<String> = base.transactions.iter().map(|t| t.key.clone()).collect();
+    for r in &runs[1..] {
+        let s = &r.summary;
+        let d = r.dir.display();
+        if s.workload != base.workload {
+            return Err(refuse(format!(
+                "{d} ran workload '{}', {} ran '{}': refusing to merge",
+                s.workload,
+                first.dir.display(),
+                base.workload
+            )));
+        }
+        for scale in ["warehouses", "subscribers", "keys"] {
+            if s.parameters.get(scale) != base.parameters.get(scale) {
+                return Err(refuse(format!(
+                    "{d} has {scale} = {}, {} has {}: refusing to merge runs of different scales",
+                    s.parameters.get(scale).map_or("none", String::as_str),
+                    first.dir.display(),
+                    base.parameters.get(scale).map_or("none", String::as_str)
+                )));
+            }
+        }
+        let their: Vec<&str> = s.transactions.iter().map(|t| t.key.as_str()).collect();
+        if their != keys.iter().map(String::as_str).collect::<Vec<_>>() {
+            return Err(refuse(format!("{d} has other transaction types")));
+        }
+    }
+    for r in runs {
+        if r.summary.window_start_unix_s <= 0.0 {
+            return Err(refuse(format!(
+                "{} does not record its measurement window (written by an older txbench)",
+                r.dir.display()
+            )));
+        }
+    }
+    let start = runs
+        .iter()
+        .map(|r| r.summary.window_start_unix_s)
+        .fold(f64::MIN, f64::max);
+    let end = runs
+        .iter()
+        .map(|r| r.summary.window_start_unix_s + r.summary.measured_secs)
+        .fold(f64::MAX, f64::min);
+    if end - start < 1.0 {
+        return Err(refuse(format!(
+            "the runs' measurement windows overlap by {:.1} s (less than a second): they were not run at the same time",
+            (end - start).max(0.0)
+        )));
+    }
+
+    let types = keys.len();
+    let seconds = (end - start).ceil() as usize;
+    let mut merged: Vec<Recorder> = (0..seconds).map(|_| Recorder::new(types)).collect();
+    let mut contributed_secs = Vec::new();
+    let mut errors = vec![0u64; types];
+    for r in runs {
+        let offset = r.summary.window_start_unix_s - start;
+        // Which common second an interval of this run falls in, if any.
+        let slot = |start_s: f64, length_s: f64| {
+            let middle = offset + start_s + length_s / 2.0;
+            (middle >= 0.0 && middle < end - start).then(|| middle.floor() as usize)
+        };
+        let mut secs = 0.0;
+        for row in &r.timeline {
+            let Some(i) = slot(row.start_s, row.length_s) else {
+                continue;
+            };
+            secs += row.length_s;
+            for (t, c) in row.types.iter().enumerate() {
+                let m = &mut merged[i].measured[t];
+                m.committed += c.committed;
+                m.expected_rollbacks += c.rollbacks;
+                m.retries += c.retries;
+                errors[t] += c.errors;
+            }
+        }
+        for interval in &r.log.intervals {
+            let Some(i) = slot(interval.start.as_secs_f64(), interval.length.as_secs_f64()) else {
+                continue;
+            };
+            let (key, part) = match interval.tag.split_once('.') {
+                Some((k, p)) => (k, p),
+                None => (interval.tag.as_str(), "latency"),
+            };
+            let Some(t) = keys.iter().position(|k| k == key) else {
+                continue;
+            };
+            let stats = &mut merged[i].measured[t];
+            let h = match part {
+                "latency" => &mut stats.latency,
+                "service" => &mut stats.service,
+                "queue" => &mut stats.queue,
+                _ => continue,
+            };
+            h.add(&interval.histogram).expect("same bounds");
+        }
+        contributed_secs.push(secs);
+    }
+
+    let mut total = Recorder::new(types);
+    for m in &merged {
+        total.merge(m);
+    }
+    let all = total.completed();
+    // The measured length that makes each type's count over it equal the sum of
+    // the runs' rates (the runs contributed nearly the same seconds).
+    let measured_secs = contributed_secs.iter().sum::<f64>() / contributed_secs.len() as f64;
+    let transactions: Vec<TypeResult> = base
+        .transactions
+        .iter()
+        .enumerate()
+        .map(|(t, info)| {
+            let mut r = type_result(
+                &info.name,
+                &info.key,
+                info.spec_share,
+                &total.measured[t],
+                all,
+            );
+            if errors[t] > 0 {
+                // The timeline keeps errors per type, not per kind.
+                r.errors.insert("all kinds".into(), errors[t]);
+            }
+            r
+        })
+        .collect();
+    let mut parameters = base.parameters.clone();
+    parameters.insert("merged_runs".into(), runs.len().to_string());
+    let mut checks = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        for c in &r.summary.checks {
+            let mut c = c.clone();
+            c.name = format!("run {}: {}", i + 1, c.name);
+            checks.push(c);
+        }
+    }
+    let verdict = txbench_core::checks::verdict(&checks);
+    let window_start = UNIX_EPOCH + Duration::from_secs_f64(start);
+    let intervals = merged
+        .into_iter()
+        .enumerate()
+        .map(|(i, numbers)| Interval {
+            window_start,
+            start: Duration::from_secs(i as u64),
+            length: Duration::from_secs_f64((end - start - i as f64).min(1.0)),
+            numbers,
+        })
+        .collect();
+    let result = RunResult {
+        started_at: humantime::format_rfc3339_seconds(window_start).to_string(),
+        window_start_unix_s: start,
+        measured_secs,
+        interrupted: runs.iter().any(|r| r.summary.interrupted),
+        metrics: Vec::new(),
+        transactions,
+        // Whole runs' CPU, warm-up included: what the client machines spent.
+        cpu: txbench_core::result::CpuResult {
+            process_secs: runs.iter().map(|r| r.summary.cpu.process_secs).sum(),
+            engine_thread_secs: None,
+            driver_share: None,
+        },
+        error_samples: runs
+            .iter()
+            .flat_map(|r| r.summary.error_samples.clone())
+            .collect(),
+        open_loop: None,
+        checks,
+        verdict: format!("merged from {} runs: {verdict}", runs.len()),
+        merged_from: runs.iter().map(|r| r.dir.display().to_string()).collect(),
+        parameters,
+        ..base.clone()
+    };
+    Ok(Merged {
+        result,
+        intervals,
+        keys,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::intervals::IntervalWriter;
+    use crate::results::write_summary;
+    use std::collections::BTreeMap;
+    use std::time::SystemTime;
+    use txbench_core::recorder::Completion;
+    use txbench_core::result::{CpuResult, Percentiles};
+    use txbench_core::rng::Rand;
+    use txbench_core::{DbError, Outcome};
+
+    const START: f64 = 1_800_000_000.0;
+
+    /// (second, type, latency us) of every transaction of a run.
+    fn samples() -> Vec<(u64, usize, u64)> {
+        let mut rng = Rand::new(5);
+        (0..5u64)
+            .flat_map(|s| (0..400).map(move |_| s))
+            .map(|s| {
+                (
+                    s,
+                    rng.uniform(0, 1) as usize,
+                    rng.uniform(50, 50_000) as u64,
+                )
+            })
+            .collect()
+    }
+
+    fn summary(warehouses: &str, start: f64) -> RunResult {
+        let t = |name: &str, key: &str| TypeResult {
+            name: name.into(),
+            key: key.into(),
+            committed: 0,
+            expected_rollbacks: 0,
+            retries: 0,
+            errors: BTreeMap::new(),
+            share: 0.0,
+            spec_share: 0.5,
+            latency_ms: Percentiles::default(),
+            service_ms: Percentiles::default(),
+            queue_ms: Percentiles::default(),
+            latency_intervals_ms: Vec::new(),
+        };
+        RunResult {
+            schema_version: 2,
+            txbench_version: "test".into(),
+            workload: "tpcc".into(),
+            engine: "sqlite".into(),
+            target: "sqlite::memory:".into(),
+            started_at: "2027-01-15T08:00:00Z".into(),
+            window_start_unix_s: start,
+            server_version: String::new(),
+            machine: Default::default(),
+            merged_from: Vec::new(),
+            parameters: [("warehouses".to_string(), warehouses.to_string())].into(),
+            measured_secs: 5.0,
+            interrupted: false,
+            metrics: Vec::new(),
+            transactions: vec![t("A", "a"), t("B", "b")],
+            cpu: CpuResult::default(),
+            error_samples: Vec::new(),
+            open_loop: None,
+            checks: Vec::new(),
+            verdict: String::new(),
+        }
+    }
+
+    /// Write a results directory holding `samples`, one interval a second.
+    fn write_run(dir: &Path, samples: &[(u64, usize, u64)], warehouses: &str, start: f64) {
+        std::fs::create_dir_all(dir).unwrap();
+        let writer = IntervalWriter::create(dir, vec!["a".into(), "b".into()]).unwrap();
+        let ok: Result<Outcome, DbError> = Ok(Outcome::Committed);
+        for second in 0..5u64 {
+            let mut numbers = Recorder::new(2);
+            for &(_, t, us) in samples.iter().filter(|s| s.0 == second) {
+                numbers.record(
+                    &Completion {
+                        txn_type: t,
+                        latency: Duration::from_micros(us),
+                        service: Duration::from_micros(us / 3),
+                        queue: Duration::from_micros(us - us / 3),
+                        retries: 0,
+                        result: &ok,
+                    },
+                    true,
+                );
+            }
+            writer.push(Interval {
+                window_start: SystemTime::UNIX_EPOCH + Duration::from_secs_f64(start),
+                start: Duration::from_secs(second),
+                length: Duration::from_secs(1),
+                numbers,
+            });
+        }
+        writer.finish().unwrap();
+        write_summary(dir, &summary(warehouses, start)).unwrap();
+    }
+
+    #[test]
+    fn merging_two_halves_equals_the_single_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let all = samples();
+        let (odd, even): (Vec<_>, Vec<_>) = all.iter().enumerate().partition(|(i, _)| i % 2 == 1);
+        let strip = |v: Vec<(usize, &(u64, usize, u64))>| {
+            v.into_iter().map(|(_, s)| *s).collect::<Vec<_>>()
+        };
+        write_run(&dir.path().join("a"), &strip(odd), "2", START);
+        write_run(&dir.path().join("b"), &strip(even), "2", START);
+        write_run(&dir.path().join("all"), &all, "2", START);
+
+        let halves = [
+            read_run(&dir.path().join("a")).unwrap(),
+            read_run(&dir.path().join("b")).unwrap(),
+        ];
+        let merged = merge(&halves).unwrap();
+        let single = merge(&[read_run(&dir.path().join("all")).unwrap()]).unwrap();
+        for (m, s) in merged
+            .result
+            .transactions
+            .iter()
+            .zip(&single.result.transactions)
+        {
+            assert_eq!(m.committed, s.committed);
+            assert!(m.committed > 900, "{m:?}");
+            assert_eq!(m.latency_ms, s.latency_ms, "{}", m.key);
+            assert_eq!(m.service_ms, s.service_ms);
+            assert_eq!(m.queue_ms, s.queue_ms);
+        }
+        assert_eq!(merged.result.measured_secs, 5.0);
+        assert_eq!(merged.result.merged_from.len(), 2);
+        for (m, s) in merged.intervals.iter().zip(&single.intervals) {
+            assert_eq!(m.numbers.measured[0].latency, s.numbers.measured[0].latency);
+        }
+        // And the single run's merged percentiles are the recorded ones: p50 of
+        // type a straight from the samples.
+        let mut a: Vec<u64> = all.iter().filter(|s| s.1 == 0).map(|s| s.2).collect();
+        a.sort_unstable();
+        let p50 = a[(a.len() - 1) / 2] as f64 / 1000.0;
+        let got = merged.result.transactions[0].latency_ms.p50;
+        assert!((got - p50).abs() / p50 < 0.002, "p50 {got} vs {p50}");
+    }
+
+    #[test]
+    fn refuses_other_scales_and_runs_that_did_not_overlap() {
+        let dir = tempfile::tempdir().unwrap();
+        let all = samples();
+        write_run(&dir.path().join("a"), &all, "2", START);
+        write_run(&dir.path().join("b"), &all, "3", START);
+        write_run(&dir.path().join("late"), &all, "2", START + 60.0);
+        let a = read_run(&dir.path().join("a")).unwrap();
+        let e = merge(&[a, read_run(&dir.path().join("b")).unwrap()])
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("warehouses = 3"), "{e}");
+        let a = read_run(&dir.path().join("a")).unwrap();
+        let e = merge(&[a, read_run(&dir.path().join("late")).unwrap()])
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("not run at the same time"), "{e}");
+    }
+}

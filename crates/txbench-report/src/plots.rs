@@ -1,0 +1,275 @@
+//! The report's charts as SVG text (plotters' SVG backend; the browser draws the
+//! text, so no font library is involved).
+
+use hdrhistogram::Histogram;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// Size of every chart, in pixels.
+const SIZE: (u32, u32) = (760, 400);
+
+/// A named line of (x, y) points.
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// The points.
+    pub points: Vec<(f64, f64)>,
+}
+
+type PlotResult = Result<(), Box<dyn std::error::Error>>;
+
+fn svg(draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> PlotResult) -> String {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
+        let drawn = root
+            .fill(&WHITE)
+            .map_err(Into::into)
+            .and_then(|()| draw(&root))
+            .and_then(|()| root.present().map_err(Into::into));
+        if let Err(e) = drawn {
+            // A chart that cannot be drawn says so in place of itself.
+            return format!(
+                "<p class=\"error\">chart not drawn: {}</p>",
+                crate::html::escape(&e.to_string())
+            );
+        }
+    }
+    out
+}
+
+fn color(i: usize) -> RGBColor {
+    // Colour-blind-safe (Okabe-Ito).
+    const PALETTE: [(u8, u8, u8); 7] = [
+        (0, 114, 178),
+        (230, 159, 0),
+        (0, 158, 115),
+        (204, 121, 167),
+        (213, 94, 0),
+        (86, 180, 233),
+        (0, 0, 0),
+    ];
+    let (r, g, b) = PALETTE[i % PALETTE.len()];
+    RGBColor(r, g, b)
+}
+
+/// Bounds of a log axis holding `values` (all > 0), widened to decades.
+fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if lo > hi {
+        return (0.001, 1.0);
+    }
+    (
+        10f64.powf(lo.log10().floor()),
+        10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
+    )
+}
+
+/// The points of a latency CCDF: (latency in ms, share of transactions slower).
+pub fn ccdf_points(h: &Histogram<u64>) -> Vec<(f64, f64)> {
+    let total = h.len() as f64;
+    let mut below = 0u64;
+    let mut points = Vec::new();
+    for v in h.iter_recorded() {
+        below += v.count_since_last_iteration();
+        let slower = (total - below as f64) / total;
+        let ms = h.highest_equivalent(v.value_iterated_to()) as f64 / 1000.0;
+        // The last point (nothing slower) cannot sit on a log axis: end at 1/n.
+        points.push((ms, slower.max(1.0 / total)));
+    }
+    points
+}
+
+/// Latency CCDF per transaction type: log-log, the tail made visible.
+pub fn latency_ccdf(series: &[Series]) -> String {
+    svg(|root| {
+        let (x0, x1) = decades(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
+        let (y0, _) = decades(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
+        let mut chart = ChartBuilder::on(root)
+            .caption(
+                "Latency CCDF (share of transactions slower than x)",
+                ("sans-serif", 20),
+            )
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(70)
+            .build_cartesian_2d((x0..x1).log_scale(), (y0..1.0).log_scale())?;
+        chart
+            .configure_mesh()
+            .x_desc("latency (ms, log scale)")
+            .y_desc("P(latency > x) (log scale)")
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
+            .draw()?;
+        for (i, s) in series.iter().enumerate() {
+            let c = color(i);
+            chart
+                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))?
+                .label(s.name.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .draw()?;
+        Ok(())
+    })
+}
+
+/// Lines over the run's time (x in seconds from the start of measurement).
+pub fn over_time(title: &str, y_desc: &str, series: &[Series]) -> String {
+    svg(|root| {
+        let x1 = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .fold(1.0f64, f64::max);
+        let y1 = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .fold(0.0f64, f64::max)
+            .max(1e-3)
+            * 1.1;
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..x1, 0.0..y1)?;
+        chart
+            .configure_mesh()
+            .x_desc("time since the start of measurement (s)")
+            .y_desc(y_desc)
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
+            .draw()?;
+        for (i, s) in series.iter().enumerate() {
+            let c = color(i);
+            chart
+                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))?
+                .label(s.name.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .draw()?;
+        Ok(())
+    })
+}
+
+/// A sweep: latency against achieved throughput, with the objective as a
+/// horizontal line and the capacity as a vertical one.
+pub fn sweep(series: &[Series], objective: (&str, f64), capacity: Option<f64>) -> String {
+    svg(|root| {
+        let x1 = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .chain(capacity)
+            .fold(1.0f64, f64::max)
+            * 1.05;
+        let (y0, y1) = decades(
+            series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1))
+                .chain([objective.1]),
+        );
+        let mut chart = ChartBuilder::on(root)
+            .caption("Latency against throughput", ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..x1, (y0..y1).log_scale())?;
+        chart
+            .configure_mesh()
+            .x_desc("achieved throughput (transactions/s)")
+            .y_desc("latency of the slowest type (ms, log scale)")
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
+            .draw()?;
+        for (i, s) in series.iter().enumerate() {
+            let c = color(i);
+            chart
+                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))?
+                .label(s.name.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+            chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
+        }
+        let red = RGBColor(200, 0, 0);
+        chart
+            .draw_series(LineSeries::new(
+                [(0.0, objective.1), (x1, objective.1)],
+                red.stroke_width(1),
+            ))?
+            .label(format!("objective {}", objective.0))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red));
+        if let Some(cap) = capacity {
+            let green = RGBColor(0, 140, 60);
+            chart
+                .draw_series(LineSeries::new(
+                    [(cap, y0), (cap, y1)],
+                    green.stroke_width(2),
+                ))?
+                .label(format!("capacity {cap:.0}/s"))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], green.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .draw()?;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use txbench_core::recorder::new_histogram;
+
+    #[test]
+    fn ccdf_falls_from_one_to_the_last_sample() {
+        let mut h = new_histogram();
+        for us in 1..=1000u64 {
+            h.record(us * 10).unwrap();
+        }
+        let p = ccdf_points(&h);
+        assert!(p.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 >= w[1].1));
+        assert!((p[0].1 - 0.999).abs() < 1e-9, "{:?}", p[0]);
+        assert!((p.last().unwrap().1 - 0.001).abs() < 1e-9);
+        assert!((p.last().unwrap().0 - 10.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn charts_are_svg_with_labelled_axes() {
+        let s = [Series {
+            name: "New-Order".into(),
+            points: vec![(0.1, 1.0), (1.0, 0.1), (10.0, 0.001)],
+        }];
+        let text = latency_ccdf(&s);
+        assert!(text.starts_with("<svg"), "{text}");
+        assert!(text.contains("latency (ms, log scale)") && text.contains("New-Order"));
+        let text = sweep(&s, ("p99<=5ms", 5.0), Some(1.0));
+        assert!(
+            text.contains("capacity 1/s") && text.contains("objective p99&lt;=5ms"),
+            "{text}"
+        );
+    }
+}

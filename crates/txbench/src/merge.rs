@@ -1,0 +1,73 @@
+//! `txbench merge DIR... -o DIR`: one result from runs made at the same time.
+
+use std::io;
+
+use txbench_core::Workload;
+use txbench_core::driver::WaitMode;
+use txbench_core::rng::Rand;
+use txbench_report::merge::{merge, read_run};
+use txbench_report::results::{IntervalWriter, write_summary};
+use txbench_report::terminal;
+use txbench_workloads::tpcc::Tpcc;
+use txbench_workloads::tpcc::random::NurandConstants;
+
+use crate::cli::MergeArgs;
+use crate::failure::Failure;
+
+fn failed(e: io::Error) -> Failure {
+    if e.kind() == io::ErrorKind::InvalidInput {
+        Failure::Usage(e.to_string())
+    } else {
+        Failure::Failed(e.to_string())
+    }
+}
+
+/// Merge the runs and write the merged results directory.
+pub fn main(a: &MergeArgs) -> Result<(), Failure> {
+    if a.output.exists() {
+        return Err(Failure::Usage(format!(
+            "'{}' exists: merge writes a new directory",
+            a.output.display()
+        )));
+    }
+    let runs = a
+        .dirs
+        .iter()
+        .map(|d| read_run(d))
+        .collect::<io::Result<Vec<_>>>()
+        .map_err(failed)?;
+    let mut merged = merge(&runs).map_err(failed)?;
+    let r = &mut merged.result;
+    match r.workload.as_str() {
+        "tpcc" => {
+            let warehouses = r
+                .parameters
+                .get("warehouses")
+                .and_then(|w| w.parse::<i64>().ok())
+                .unwrap_or(1);
+            let wait = match r.parameters.get("wait").map(String::as_str) {
+                Some("spec") => WaitMode::Spec,
+                _ => WaitMode::None,
+            };
+            // The constants do not enter the metrics; the scale does.
+            let tpcc = Tpcc::new(warehouses, NurandConstants::random(&mut Rand::new(0)));
+            r.metrics = tpcc.metrics(&r.transactions, r.measured_secs, wait);
+        }
+        other => {
+            return Err(Failure::Usage(format!(
+                "merging '{other}' runs is not supported by this version"
+            )));
+        }
+    }
+    let io_err = |e: io::Error| Failure::Failed(format!("writing {}: {e}", a.output.display()));
+    std::fs::create_dir_all(&a.output).map_err(io_err)?;
+    let writer = IntervalWriter::create(&a.output, merged.keys.clone()).map_err(io_err)?;
+    for i in merged.intervals {
+        writer.push(i);
+    }
+    writer.finish().map_err(io_err)?;
+    write_summary(&a.output, &merged.result).map_err(io_err)?;
+    print!("{}", terminal::summary(&merged.result));
+    println!("merged {} runs: {}", a.dirs.len(), a.output.display());
+    Ok(())
+}

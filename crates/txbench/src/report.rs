@@ -1,0 +1,88 @@
+//! `txbench report DIR`: the terminal summary again, and report.html.
+
+use std::path::Path;
+
+use txbench_core::result::{RunResult, SweepResult};
+use txbench_report::hlog::IntervalLog;
+use txbench_report::results::{self, HLOG_FILE, REPORT_FILE, SWEEP_FILE};
+use txbench_report::{html, json, terminal};
+
+use crate::cli::ReportArgs;
+use crate::failure::Failure;
+
+fn failed(path: &Path, e: impl std::fmt::Display) -> Failure {
+    Failure::Failed(format!("{}: {e}", path.display()))
+}
+
+/// Render a results directory.
+pub fn main(a: &ReportArgs) -> Result<(), Failure> {
+    let dir = &a.dir;
+    if !dir.is_dir() {
+        return Err(Failure::Usage(format!(
+            "'{}' is not a results directory",
+            dir.display()
+        )));
+    }
+    let page = if dir.join(SWEEP_FILE).exists() {
+        let (sweep, steps) = read_sweep(dir)?;
+        if !a.quiet {
+            for (step, r) in sweep.steps.iter().zip(&steps) {
+                println!(
+                    "{:>10}/s offered  {:>10}/s achieved  worst {:.2} ms  {}  {}",
+                    terminal::grouped(step.offered_rate, 0),
+                    terminal::grouped(step.achieved_rate, 0),
+                    step.worst_latency_ms,
+                    if step.passed { "PASS" } else { "FAIL" },
+                    r.verdict
+                );
+            }
+            match sweep.capacity_rate {
+                Some(c) => println!(
+                    "capacity: {} txn/s ({})",
+                    terminal::grouped(c, 0),
+                    sweep.objective
+                ),
+                None => println!("capacity: no step met {}", sweep.objective),
+            }
+        }
+        html::sweep_report(&sweep, &steps)
+    } else {
+        let result = results::read_summary(dir).map_err(|e| Failure::Failed(e.to_string()))?;
+        let log = read_log(dir)?;
+        if !a.quiet {
+            print!("{}", terminal::summary(&result));
+        }
+        html::run_report(&result, log.as_ref())
+    };
+    let path = dir.join(REPORT_FILE);
+    std::fs::write(&path, page).map_err(|e| failed(&path, e))?;
+    println!("report: {}", path.display());
+    Ok(())
+}
+
+/// The interval log of a results directory, if it has one.
+pub fn read_log(dir: &Path) -> Result<Option<IntervalLog>, Failure> {
+    let path = dir.join(HLOG_FILE);
+    if !path.exists() {
+        return Ok(None);
+    }
+    IntervalLog::read(&path)
+        .map(Some)
+        .map_err(|e| Failure::Failed(e.to_string()))
+}
+
+/// A sweep's summary and its steps' results.
+fn read_sweep(dir: &Path) -> Result<(SweepResult, Vec<RunResult>), Failure> {
+    let path = dir.join(SWEEP_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| failed(&path, e))?;
+    let sweep: SweepResult = serde_json::from_str(&text).map_err(|e| failed(&path, e))?;
+    let steps = sweep
+        .steps
+        .iter()
+        .map(|s| {
+            let p = dir.join(&s.results);
+            json::read(&p).map_err(|e| failed(&p, e))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((sweep, steps))
+}
