@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 
+use crate::driver::phases::Phases;
 use crate::error::{DbError, ErrorKind};
 use crate::workload::Outcome;
 
@@ -45,6 +46,9 @@ pub struct TypeStats {
     pub retries: u64,
     /// Transactions that failed, by [`ErrorKind`] (indexed as [`ErrorKind::ALL`]).
     pub errors: [u64; ErrorKind::ALL.len()],
+    /// Microseconds spent in BEGIN, in statements and in COMMIT/ROLLBACK, summed
+    /// over the completed transactions.
+    pub phase_us: [u64; 3],
 }
 
 impl Default for TypeStats {
@@ -57,6 +61,7 @@ impl Default for TypeStats {
             expected_rollbacks: 0,
             retries: 0,
             errors: [0; ErrorKind::ALL.len()],
+            phase_us: [0; 3],
         }
     }
 }
@@ -90,6 +95,9 @@ impl TypeStats {
         for (a, b) in self.errors.iter_mut().zip(other.errors) {
             *a += b;
         }
+        for (a, b) in self.phase_us.iter_mut().zip(other.phase_us) {
+            *a += b;
+        }
     }
 
     /// Empty these numbers, keeping the allocations.
@@ -103,6 +111,7 @@ impl TypeStats {
         self.expected_rollbacks = 0;
         self.retries = 0;
         self.errors = [0; ErrorKind::ALL.len()];
+        self.phase_us = [0; 3];
     }
 }
 
@@ -117,6 +126,8 @@ pub struct Completion<'a> {
     pub service: Duration,
     /// From the intended start to the start of execution.
     pub queue: Duration,
+    /// Where the service time went.
+    pub phases: Phases,
     /// Attempts beyond the first.
     pub retries: u32,
     /// The outcome, or the error of the last attempt.
@@ -168,6 +179,14 @@ impl Recorder {
         stats.latency.saturating_record(micros(c.latency));
         stats.service.saturating_record(micros(c.service));
         stats.queue.saturating_record(micros(c.queue));
+        for (sum, d) in
+            stats
+                .phase_us
+                .iter_mut()
+                .zip([c.phases.begin, c.phases.statements, c.phases.commit])
+        {
+            *sum += d.as_micros() as u64;
+        }
     }
 
     fn sample_error(&mut self, e: &DbError) {
@@ -222,6 +241,7 @@ mod tests {
             latency: Duration::from_millis(ms),
             service: Duration::from_millis(ms),
             queue: Duration::ZERO,
+            phases: Phases::default(),
             retries: 1,
             result,
         }

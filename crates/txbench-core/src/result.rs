@@ -101,6 +101,26 @@ pub struct TypeResult {
     /// latencies in send order, thinned to the independence lag).
     #[serde(default)]
     pub latency_intervals_ms: Vec<PercentileInterval>,
+    /// Mean time per completed transaction in each phase of its execution.
+    #[serde(default)]
+    pub phases_ms: PhaseMeans,
+}
+
+/// Mean milliseconds per completed transaction in each phase: with the client's
+/// queueing they make up the latency; `other` is the service time the phases do not
+/// cover (the procedure's own code, retries' backoff, the hand-off to a session).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseMeans {
+    /// Waiting in the client for a session.
+    pub queue: f64,
+    /// BEGIN.
+    pub begin: f64,
+    /// The statements.
+    pub statements: f64,
+    /// COMMIT (or ROLLBACK).
+    pub commit: f64,
+    /// The rest of the service time.
+    pub other: f64,
 }
 
 impl TypeResult {
@@ -277,6 +297,24 @@ pub fn type_result(name: &str, key: &str, mix: f64, s: &TypeStats, all: u64) -> 
         service_ms: Percentiles::from_micros(&s.service),
         queue_ms: Percentiles::from_micros(&s.queue),
         latency_intervals_ms: Vec::new(),
+        phases_ms: phase_means(s),
+    }
+}
+
+/// The mean phases of a type's completed transactions.
+pub fn phase_means(s: &TypeStats) -> PhaseMeans {
+    let n = s.latency.len();
+    if n == 0 {
+        return PhaseMeans::default();
+    }
+    let mean = |us: u64| us as f64 / n as f64 / 1000.0;
+    let [begin, statements, commit] = s.phase_us.map(mean);
+    PhaseMeans {
+        queue: s.queue.mean() / 1000.0,
+        begin,
+        statements,
+        commit,
+        other: (s.service.mean() / 1000.0 - begin - statements - commit).max(0.0),
     }
 }
 

@@ -141,21 +141,30 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
     let _ = writeln!(
         b,
         "<h2>Where the time went</h2><p class=\"muted\">Latency counts from the intended start; \
-         queueing is the wait in the client for a free session, service the execution.</p>\
+         queueing is the wait in the client for a free session, service the execution. \
+         Means per transaction: queueing, then BEGIN, the statements and COMMIT as the session saw them, \
+         and the rest of the service time (the procedure's own code, retry backoff).</p>\
          <table><tr><th>type</th><th>latency p50 ms</th><th>p99</th><th>queueing p50</th><th>p99</th>\
-         <th>service p50</th><th>p99</th></tr>"
+         <th>service p50</th><th>p99</th><th>mean queueing</th><th>begin</th><th>statements</th><th>commit</th><th>other</th></tr>"
     );
     for t in &r.transactions {
+        let p = &t.phases_ms;
         let _ = writeln!(
             b,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&t.name),
             ms(t.latency_ms.p50),
             ms(t.latency_ms.p99),
             ms(t.queue_ms.p50),
             ms(t.queue_ms.p99),
             ms(t.service_ms.p50),
-            ms(t.service_ms.p99)
+            ms(t.service_ms.p99),
+            ms(p.queue),
+            ms(p.begin),
+            ms(p.statements),
+            ms(p.commit),
+            ms(p.other)
         );
     }
     let _ = writeln!(b, "</table>");

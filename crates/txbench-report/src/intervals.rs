@@ -214,6 +214,7 @@ mod tests {
                     latency: Duration::from_micros(us),
                     service: Duration::from_micros(us / 2),
                     queue: Duration::from_micros(us - us / 2),
+                    phases: Default::default(),
                     retries: 0,
                     result: &ok,
                 },

@@ -144,6 +144,36 @@ pub struct Merged {
     pub keys: Vec<String>,
 }
 
+/// The runs' mean phases of type `t`, weighted by their completed transactions.
+/// The phases are not logged per interval, so these cover the whole runs.
+fn weighted_phases(runs: &[RunFiles], t: usize) -> txbench_core::result::PhaseMeans {
+    let mut out = txbench_core::result::PhaseMeans::default();
+    let mut n = 0.0;
+    for r in runs {
+        let x = &r.summary.transactions[t];
+        let w = x.completed() as f64;
+        let p = x.phases_ms;
+        out.queue += p.queue * w;
+        out.begin += p.begin * w;
+        out.statements += p.statements * w;
+        out.commit += p.commit * w;
+        out.other += p.other * w;
+        n += w;
+    }
+    if n > 0.0 {
+        for v in [
+            &mut out.queue,
+            &mut out.begin,
+            &mut out.statements,
+            &mut out.commit,
+            &mut out.other,
+        ] {
+            *v /= n;
+        }
+    }
+    out
+}
+
 /// Why runs cannot be merged.
 fn refuse(why: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, why)
@@ -275,6 +305,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
                 &total.measured[t],
                 all,
             );
+            r.phases_ms = weighted_phases(runs, t);
             if errors[t] > 0 {
                 // The timeline keeps errors per type, not per kind.
                 r.errors.insert("all kinds".into(), errors[t]);
@@ -378,6 +409,7 @@ mod tests {
             service_ms: Percentiles::default(),
             queue_ms: Percentiles::default(),
             latency_intervals_ms: Vec::new(),
+            phases_ms: Default::default(),
         };
         RunResult {
             schema_version: 2,
@@ -417,6 +449,7 @@ mod tests {
                         latency: Duration::from_micros(us),
                         service: Duration::from_micros(us / 3),
                         queue: Duration::from_micros(us - us / 3),
+                        phases: Default::default(),
                         retries: 0,
                         result: &ok,
                     },

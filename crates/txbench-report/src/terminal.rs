@@ -110,6 +110,27 @@ pub fn summary(r: &RunResult) -> String {
         row(&mut out, t);
     }
     let _ = writeln!(out);
+    if r.transactions.iter().any(|t| t.latency_ms.samples > 0) {
+        let _ = writeln!(
+            out,
+            "where the time went (mean ms per transaction):\n  {:<13} {:>9} {:>9} {:>11} {:>9} {:>9}",
+            "", "queueing", "begin", "statements", "commit", "other"
+        );
+        for t in r.transactions.iter().filter(|t| t.latency_ms.samples > 0) {
+            let p = &t.phases_ms;
+            let _ = writeln!(
+                out,
+                "  {:<13} {:>9} {:>9} {:>11} {:>9} {:>9}",
+                t.name,
+                ms(p.queue),
+                ms(p.begin),
+                ms(p.statements),
+                ms(p.commit),
+                ms(p.other)
+            );
+        }
+        let _ = writeln!(out);
+    }
     if r.transactions
         .iter()
         .any(|t| !t.latency_intervals_ms.is_empty())

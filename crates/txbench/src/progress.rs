@@ -53,9 +53,10 @@ impl RunProgress {
         };
         let errors: u64 = t.total.measured.iter().map(|s| s.failed()).sum();
         let line = format!(
-            "{:>4.0}s/{:.0}s {:<8} {:>9.0} txn/s  {} committed/min {:>9.0}  {} p99 {:>9}  errors {}",
+            "{:>4.0}s/{:.0}s ({:.0}s left) {:<8} {:>9.0} txn/s  {} committed/min {:>9.0}  {} p99 {:>9}  errors {}",
             t.elapsed.as_secs_f64(),
             self.planned.as_secs_f64(),
+            self.planned.saturating_sub(t.elapsed).as_secs_f64(),
             if t.warming_up { "warm-up" } else { "measure" },
             done as f64 / secs,
             self.types[0].name,

@@ -421,6 +421,27 @@ fn sweep_writes_every_step_and_reports_capacity() {
             assert!(step.join(file).exists(), "{}", step.join(file).display());
         }
     }
+    // The sweep's report: latency against throughput with the objective and capacity.
+    let out = txbench(dir.path())
+        .arg("report")
+        .arg(&sweep_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("capacity: 300 txn/s"),
+        "{}",
+        stdout(&out)
+    );
+    let html = std::fs::read_to_string(sweep_dir.join("report.html")).unwrap();
+    for text in [
+        "<svg",
+        "achieved throughput (transactions/s)",
+        "objective p99&lt;=5000ms",
+        "capacity",
+    ] {
+        assert!(html.contains(text), "missing {text}");
+    }
 
     let out = txbench(dir.path())
         .args([

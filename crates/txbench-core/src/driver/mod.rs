@@ -3,6 +3,7 @@
 
 mod closed_loop;
 pub mod open_loop;
+pub mod phases;
 pub mod pool;
 
 use std::sync::{Arc, Mutex};

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
+use super::phases::Timed;
 use crate::cpu;
 use crate::engine::{Engine, Session};
 use crate::error::ErrorKind;
@@ -124,10 +125,11 @@ pub fn spawn_worker<E: Engine, W: Workload>(
 /// `own_thread`: the worker has an OS thread to itself, so it may sleep the thread
 /// and its thread clock is its CPU time.
 async fn worker_loop<S: Session, W: Workload>(
-    mut session: S,
+    session: S,
     ctx: WorkerContext<W>,
     own_thread: bool,
 ) -> WorkerExit {
+    let mut session = Timed::new(session);
     let mut jitter = Rand::new(ctx.seed);
     let mut busy = Duration::ZERO;
     let mut samples = Reservoir::new(ctx.sample_capacity, ctx.seed ^ 0x5A5A);
@@ -160,11 +162,13 @@ async fn worker_loop<S: Session, W: Workload>(
         };
         let finished = Instant::now();
         busy += finished - started;
+        let phases = session.take();
         let completion = Completion {
             txn_type: job.txn_type,
             latency: finished.saturating_duration_since(job.intended),
             service: finished - started,
             queue: started.saturating_duration_since(job.intended),
+            phases,
             retries,
             result: &result,
         };
