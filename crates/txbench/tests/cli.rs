@@ -160,6 +160,13 @@ fn load_run_check_clean_round_trip() {
     // The JSON summary is written and says what the terminal said.
     let json = only_result(&dir.path().join("res"), "summary.json");
     assert_eq!(json["schema_version"], 2);
+    // The schema round-trips: the file reads into the result model and writes back
+    // the same document.
+    let model: txbench_core::result::RunResult = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&model).unwrap(), json);
+    assert!(!json["server_version"].as_str().unwrap().is_empty());
+    assert!(json["machine"]["cores"].as_u64().unwrap() >= 1);
+    assert!(json["window_start_unix_s"].as_f64().unwrap() > 1.7e9);
     assert_eq!(json["workload"], "tpcc");
     let tpmc = json["metrics"][0]["value"].as_f64().unwrap();
     assert_eq!(json["metrics"][0]["name"], "tpmC");

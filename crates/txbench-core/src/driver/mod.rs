@@ -235,6 +235,8 @@ pub async fn run<E: Engine, W: Workload>(
             total: &total,
         });
         last_tick = now;
+        // The terminals see a stop too, and may end before the select sees it.
+        interrupted |= *stop_rx.borrow();
         let senders_done = match &dispatcher {
             Some(d) => d.is_finished(),
             None => terminals.is_empty(),
