@@ -2,12 +2,14 @@
 //! workload; every dialect difference lives in its engine's module.
 //!
 //! * [`sqlite`]: embedded SQLite (bundled), in memory or in a file.
+//! * [`mysql`]: MySQL, MariaDB, Galera clusters and TiDB over mysql_async.
 //! * [`null`]: executes nothing, to measure txbench's own ceiling.
 //! * [`postgres`]: PostgreSQL, CockroachDB and YugabyteDB over tokio-postgres.
 //!
 //! [`Target::parse`] turns a `--db` URL into the engine to use.
 #![warn(missing_docs)]
 
+pub mod mysql;
 pub mod null;
 pub mod postgres;
 pub mod sqlite;

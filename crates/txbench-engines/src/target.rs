@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::mysql::MyTarget;
 use crate::postgres::PgTarget;
 use crate::sqlite::SqliteConfig;
 
@@ -12,6 +13,8 @@ pub enum Target {
     Sqlite(SqliteConfig),
     /// A PostgreSQL-wire database: `postgres://user:password@host:port,host2/db?sslmode=...`.
     Postgres(PgTarget),
+    /// A MySQL-wire database: `mysql://user:password@host:port/database`.
+    Mysql(MyTarget),
     /// `null:`: executes nothing (measures txbench's own ceiling).
     Null,
 }
@@ -43,12 +46,15 @@ impl Target {
                 "invalid database URL '{url}': the null engine takes no settings, write 'null:'"
             ))),
             "postgres" | "postgresql" => PgTarget::parse(url).map(Target::Postgres),
-            "mysql" | "txbench" | "redis" => Err(TargetError(format!(
+            "mysql" | "mariadb" => {
+                MyTarget::parse(&url.replacen("mariadb:", "mysql:", 1)).map(Target::Mysql)
+            }
+            "txbench" | "redis" => Err(TargetError(format!(
                 "database URL '{}': the {scheme} engine is not built into this version of txbench yet",
                 redact(url)
             ))),
             other => Err(TargetError(format!(
-                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, null)",
+                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, mysql, null)",
                 redact(url)
             ))),
         }
@@ -92,7 +98,7 @@ mod tests {
 
     #[test]
     fn redacts_passwords() {
-        let e = Target::parse("mysql://app:secret@db1/tpcc").unwrap_err();
+        let e = Target::parse("redis://app:secret@db1/0").unwrap_err();
         assert!(!e.0.contains("secret"), "{e}");
         assert_eq!(
             redact("mysql://root:pw@h:3306/db"),

@@ -16,6 +16,7 @@ use txbench_core::machine::Machine;
 use txbench_core::result::{self, RESULT_SCHEMA_VERSION, RunResult};
 use txbench_core::{Engine, Session, Workload, exec};
 use txbench_engines::Target;
+use txbench_engines::mysql::MyEngine;
 use txbench_engines::null::NullEngine;
 use txbench_engines::postgres::PgEngine;
 use txbench_engines::redact;
@@ -47,6 +48,10 @@ macro_rules! with_engine {
             }
             Target::Postgres(target) => {
                 let $engine = Arc::new(PgEngine::new(target, isolation.map(IsolationArg::level)));
+                $body
+            }
+            Target::Mysql(target) => {
+                let $engine = Arc::new(MyEngine::new(target, isolation.map(IsolationArg::level)));
                 $body
             }
             Target::Null => {

@@ -1,0 +1,542 @@
+//! MySQL-wire databases (MySQL, MariaDB, Galera clusters, TiDB) over mysql_async.
+//!
+//! Dialect decisions, all here:
+//! * the workloads' `?` placeholders are MySQL's own; `FOR UPDATE` is appended
+//!   where asked; statements are prepared once per session (binary protocol);
+//! * money is `DECIMAL(p, s)` (read back as text and parsed), timestamps are
+//!   `DATETIME(6)`, bound as `'YYYY-MM-DD HH:MM:SS.ffffff'` in UTC;
+//! * tables are created with their primary key (InnoDB clusters rows by it, and
+//!   adding it later rebuilds the table) and loaded with multi-row INSERTs of up to
+//!   [`MAX_PLACEHOLDERS`] values, unique and foreign-key checks off;
+//! * errors 1213 (deadlock; how Galera reports a certification failure) and 1205
+//!   (lock wait timeout) are conflicts the driver retries; a broken connection
+//!   (I/O errors, 2006/2013, Galera's 1047 "not ready") is a lost connection.
+//!
+//! URL: `mysql://user:password@host:port/database`, with mysql_async's options
+//! (`?require_ssl=true&verify_ca=true`, ...).
+
+use std::collections::HashMap;
+use std::time::{Duration, UNIX_EPOCH};
+
+use mysql_async::consts::ColumnType as MyType;
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Opts, OptsBuilder, Params, Row};
+use txbench_core::schema::{ColumnType, ForeignKey, Index, Statement, Table};
+use txbench_core::value::RowBatch;
+use txbench_core::{DbError, Engine, ErrorKind, Isolation, Param, Rows, Session, TxMode, Value};
+
+/// Most placeholders in one statement (the protocol's limit is 65,535).
+pub const MAX_PLACEHOLDERS: usize = 60_000;
+
+/// A parsed `mysql://` target.
+#[derive(Debug, Clone)]
+pub struct MyTarget {
+    opts: Opts,
+    /// The URL with the password removed, for output.
+    pub display: String,
+}
+
+impl PartialEq for MyTarget {
+    fn eq(&self, other: &Self) -> bool {
+        self.display == other.display
+    }
+}
+
+impl MyTarget {
+    /// Parse a `mysql://` URL.
+    pub fn parse(url: &str) -> Result<MyTarget, crate::TargetError> {
+        let display = crate::redact(url);
+        let opts = Opts::from_url(url)
+            .map_err(|e| crate::TargetError(format!("invalid MySQL URL '{display}': {e}")))?;
+        if opts.db_name().is_none() {
+            return Err(crate::TargetError(format!(
+                "MySQL URL '{display}' names no database (mysql://user@host:3306/DATABASE)"
+            )));
+        }
+        // Statements are kept per session by txbench; the driver's cache must hold
+        // them all or it would close statements still in use.
+        let opts = OptsBuilder::from_opts(opts)
+            .stmt_cache_size(1024)
+            .prefer_socket(false)
+            .into();
+        Ok(MyTarget { opts, display })
+    }
+}
+
+/// The MySQL-wire engine.
+pub struct MyEngine {
+    target: MyTarget,
+    isolation: Option<Isolation>,
+}
+
+impl MyEngine {
+    /// An engine for a target; `isolation` `None` keeps the server's default.
+    pub fn new(target: MyTarget, isolation: Option<Isolation>) -> Self {
+        MyEngine { target, isolation }
+    }
+}
+
+fn server_error_kind(code: u16) -> ErrorKind {
+    match code {
+        // Deadlock (and Galera's certification failure), lock wait timeout.
+        1213 | 1205 => ErrorKind::Conflict,
+        // Duplicate key, foreign key violations, NULL into NOT NULL.
+        1062 | 1451 | 1452 | 1048 | 1586 => ErrorKind::Constraint,
+        // Galera node not ready (WSREP), server gone / lost during a query,
+        // connection killed, server shutdown.
+        1047 | 2006 | 2013 | 1927 | 1053 => ErrorKind::Connection,
+        // Data too long, out of range, bad value.
+        1406 | 1264 | 1366 | 1292 => ErrorKind::Data,
+        _ => ErrorKind::Other,
+    }
+}
+
+fn map_err(e: mysql_async::Error, context: &str) -> DbError {
+    let (kind, message) = match &e {
+        mysql_async::Error::Server(s) => (
+            server_error_kind(s.code),
+            format!("ERROR {} ({}): {}", s.code, s.state, s.message),
+        ),
+        mysql_async::Error::Io(_) | mysql_async::Error::Driver(_) => {
+            (ErrorKind::Connection, e.to_string())
+        }
+        _ => (ErrorKind::Other, e.to_string()),
+    };
+    DbError::new(kind, format!("{context}: {message}"))
+}
+
+impl Engine for MyEngine {
+    type Session = MySession;
+    const BLOCKING: bool = false;
+
+    fn name(&self) -> &'static str {
+        "mysql"
+    }
+
+    fn describe(&self) -> String {
+        self.target.display.clone()
+    }
+
+    async fn connect(&self) -> Result<MySession, DbError> {
+        let mut session = MySession {
+            conn: connect(&self.target).await?,
+            target: self.target.clone(),
+            isolation: self.isolation,
+            statements: HashMap::new(),
+            in_transaction: false,
+        };
+        session.configure().await?;
+        Ok(session)
+    }
+}
+
+async fn connect(target: &MyTarget) -> Result<Conn, DbError> {
+    match tokio::time::timeout(Duration::from_secs(10), Conn::new(target.opts.clone())).await {
+        Ok(Ok(conn)) => Ok(conn),
+        Ok(Err(e)) => {
+            let e = map_err(e, &target.display);
+            // Refused credentials are not a lost connection: say so plainly.
+            Err(DbError::new(
+                if e.message.contains("ERROR 1045") || e.message.contains("ERROR 1044") {
+                    ErrorKind::Other
+                } else {
+                    ErrorKind::Connection
+                },
+                e.message,
+            ))
+        }
+        Err(_) => Err(DbError::new(
+            ErrorKind::Connection,
+            format!("{}: no answer within 10 s", target.display),
+        )),
+    }
+}
+
+/// One MySQL connection with its prepared statements.
+pub struct MySession {
+    conn: Conn,
+    target: MyTarget,
+    isolation: Option<Isolation>,
+    /// Prepared statements by the address of their (static) definition.
+    statements: HashMap<usize, mysql_async::Statement>,
+    in_transaction: bool,
+}
+
+/// A parameter as MySQL binds it.
+fn my_value(p: &Param<'_>) -> mysql_async::Value {
+    use mysql_async::Value as V;
+    match *p {
+        Param::Null => V::NULL,
+        Param::Int(v) => V::Int(v),
+        Param::Float(v) => V::Double(v),
+        Param::Text(s) => V::Bytes(s.as_bytes().to_vec()),
+        Param::Timestamp(us) => V::Bytes(datetime_text(us).into_bytes()),
+    }
+}
+
+/// `YYYY-MM-DD HH:MM:SS.ffffff` (UTC) of a time in microseconds since the epoch.
+fn datetime_text(micros: i64) -> String {
+    let t = UNIX_EPOCH + Duration::from_micros(micros.max(0) as u64);
+    // RFC 3339 "2026-11-22T22:51:25.123456Z" without the T and the Z.
+    let mut s = humantime::format_rfc3339_micros(t).to_string();
+    s.pop();
+    s.replace('T', " ")
+}
+
+/// Microseconds since the epoch of a DATETIME value.
+fn datetime_micros(y: u16, mo: u8, d: u8, h: u8, mi: u8, s: u8, us: u32) -> Option<i64> {
+    let text = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{us:06}Z");
+    let t = humantime::parse_rfc3339(&text).ok()?;
+    Some(t.duration_since(UNIX_EPOCH).ok()?.as_micros() as i64)
+}
+
+/// A column value as txbench carries it. Text-protocol rows bring every value as
+/// bytes, so the column's type decides.
+fn value_of(v: &mysql_async::Value, ty: MyType) -> Result<Value, DbError> {
+    use mysql_async::Value as V;
+    let bad = || DbError::new(ErrorKind::Data, format!("cannot read a {ty:?} value"));
+    Ok(match v {
+        V::NULL => Value::Null,
+        V::Int(i) => Value::Int(*i),
+        V::UInt(u) => Value::Int(i64::try_from(*u).map_err(|_| bad())?),
+        V::Float(f) => Value::Float(f64::from(*f)),
+        V::Double(f) => Value::Float(*f),
+        V::Date(y, mo, d, h, mi, s, us) => {
+            Value::Timestamp(datetime_micros(*y, *mo, *d, *h, *mi, *s, *us).ok_or_else(bad)?)
+        }
+        V::Time(..) => return Err(bad()),
+        V::Bytes(b) => {
+            let text = std::str::from_utf8(b).map_err(|_| bad())?;
+            match ty {
+                MyType::MYSQL_TYPE_TINY
+                | MyType::MYSQL_TYPE_SHORT
+                | MyType::MYSQL_TYPE_INT24
+                | MyType::MYSQL_TYPE_LONG
+                | MyType::MYSQL_TYPE_LONGLONG => Value::Int(text.parse().map_err(|_| bad())?),
+                MyType::MYSQL_TYPE_NEWDECIMAL
+                | MyType::MYSQL_TYPE_DECIMAL
+                | MyType::MYSQL_TYPE_FLOAT
+                | MyType::MYSQL_TYPE_DOUBLE => Value::Float(text.parse().map_err(|_| bad())?),
+                MyType::MYSQL_TYPE_DATETIME | MyType::MYSQL_TYPE_TIMESTAMP => {
+                    let iso = format!("{}Z", text.replace(' ', "T"));
+                    let t = humantime::parse_rfc3339(&iso).map_err(|_| bad())?;
+                    Value::Timestamp(
+                        t.duration_since(UNIX_EPOCH).map_err(|_| bad())?.as_micros() as i64
+                    )
+                }
+                _ => Value::Text(text.to_string()),
+            }
+        }
+    })
+}
+
+fn rows_of(rows: Vec<Row>, columns: usize) -> Result<Rows, DbError> {
+    let mut out = Rows::new(columns);
+    for row in rows {
+        let types: Vec<MyType> = row.columns_ref().iter().map(|c| c.column_type()).collect();
+        for (v, ty) in row.unwrap().iter().zip(types) {
+            out.push(value_of(v, ty)?);
+        }
+    }
+    Ok(out)
+}
+
+fn ddl_type(ty: ColumnType) -> String {
+    match ty {
+        ColumnType::Int => "INT".into(),
+        ColumnType::BigInt => "BIGINT".into(),
+        ColumnType::Decimal(p, s) => format!("DECIMAL({p},{s})"),
+        ColumnType::Char(n) => format!("CHAR({n})"),
+        ColumnType::Varchar(n) => format!("VARCHAR({n})"),
+        ColumnType::Timestamp => "DATETIME(6)".into(),
+    }
+}
+
+fn isolation_sql(i: Isolation) -> &'static str {
+    match i {
+        Isolation::ReadCommitted => "READ COMMITTED",
+        Isolation::RepeatableRead => "REPEATABLE READ",
+        Isolation::Serializable => "SERIALIZABLE",
+    }
+}
+
+impl MySession {
+    /// Session settings: the isolation level asked for, UTC for DATETIME text.
+    async fn configure(&mut self) -> Result<(), DbError> {
+        let mut sql = "SET time_zone = '+00:00'".to_string();
+        if let Some(i) = self.isolation {
+            sql.push_str(&format!(
+                ", SESSION TRANSACTION ISOLATION LEVEL {}",
+                isolation_sql(i)
+            ));
+        }
+        self.run(&sql).await
+    }
+
+    async fn run(&mut self, sql: &str) -> Result<(), DbError> {
+        self.conn.query_drop(sql).await.map_err(|e| map_err(e, sql))
+    }
+
+    async fn prepared(
+        &mut self,
+        stmt: &'static Statement,
+    ) -> Result<mysql_async::Statement, DbError> {
+        let key = stmt as *const Statement as usize;
+        if let Some(st) = self.statements.get(&key) {
+            return Ok(st.clone());
+        }
+        let sql = if stmt.for_update {
+            format!("{} FOR UPDATE", stmt.sql)
+        } else {
+            stmt.sql.to_string()
+        };
+        let st = self
+            .conn
+            .prep(sql)
+            .await
+            .map_err(|e| map_err(e, stmt.name))?;
+        self.statements.insert(key, st.clone());
+        Ok(st)
+    }
+}
+
+fn params(ps: &[Param<'_>]) -> Params {
+    if ps.is_empty() {
+        Params::Empty
+    } else {
+        Params::Positional(ps.iter().map(my_value).collect())
+    }
+}
+
+impl Session for MySession {
+    async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
+        let sql = match mode {
+            TxMode::ReadWrite => "START TRANSACTION",
+            TxMode::ReadOnly => "START TRANSACTION READ ONLY",
+            // One snapshot for a consistency check, whatever the session's level.
+            TxMode::Snapshot => {
+                self.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                    .await?;
+                "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"
+            }
+        };
+        self.run(sql).await?;
+        self.in_transaction = true;
+        Ok(())
+    }
+
+    async fn commit(&mut self) -> Result<(), DbError> {
+        let r = self.run("COMMIT").await;
+        self.in_transaction = false;
+        r
+    }
+
+    async fn rollback(&mut self) -> Result<(), DbError> {
+        if !self.in_transaction {
+            return Ok(());
+        }
+        self.in_transaction = false;
+        self.run("ROLLBACK").await
+    }
+
+    async fn query(&mut self, stmt: &'static Statement, ps: &[Param<'_>]) -> Result<Rows, DbError> {
+        let st = self.prepared(stmt).await?;
+        let columns = st.columns().len();
+        let rows: Vec<Row> = self
+            .conn
+            .exec(&st, params(ps))
+            .await
+            .map_err(|e| map_err(e, stmt.name))?;
+        rows_of(rows, columns)
+    }
+
+    async fn execute(
+        &mut self,
+        stmt: &'static Statement,
+        ps: &[Param<'_>],
+    ) -> Result<u64, DbError> {
+        let st = self.prepared(stmt).await?;
+        self.conn
+            .exec_drop(&st, params(ps))
+            .await
+            .map_err(|e| map_err(e, stmt.name))?;
+        Ok(self.conn.affected_rows())
+    }
+
+    async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
+        let mut result = self
+            .conn
+            .query_iter(sql)
+            .await
+            .map_err(|e| map_err(e, sql))?;
+        let columns = result.columns().map_or(0, |c| c.len());
+        let rows: Vec<Row> = result.collect().await.map_err(|e| map_err(e, sql))?;
+        rows_of(rows, columns)
+    }
+
+    async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
+        let mut columns: Vec<String> = table
+            .columns
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}{}",
+                    c.name,
+                    ddl_type(c.ty),
+                    if c.nullable { "" } else { " NOT NULL" }
+                )
+            })
+            .collect();
+        if !table.primary_key.is_empty() {
+            columns.push(format!("PRIMARY KEY ({})", table.primary_key.join(", ")));
+        }
+        self.run(&format!(
+            "CREATE TABLE {} ({}) ENGINE = InnoDB",
+            table.name,
+            columns.join(", ")
+        ))
+        .await
+    }
+
+    async fn add_foreign_key(&mut self, key: &ForeignKey) -> Result<(), DbError> {
+        self.run(&format!(
+            "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
+            key.table,
+            key.name,
+            key.columns.join(", "),
+            key.references,
+            key.referenced_columns.join(", ")
+        ))
+        .await
+    }
+
+    async fn reconnect(&mut self) -> Result<(), DbError> {
+        self.conn = connect(&self.target).await?;
+        self.statements.clear();
+        self.in_transaction = false;
+        self.configure().await
+    }
+
+    async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {
+        self.run(&format!(
+            "CREATE {}INDEX {} ON {} ({})",
+            if index.unique { "UNIQUE " } else { "" },
+            index.name,
+            index.table,
+            index.columns.join(", ")
+        ))
+        .await
+    }
+
+    async fn drop_table(&mut self, name: &str) -> Result<(), DbError> {
+        // Other tables' foreign keys must not stop the drop.
+        self.run("SET foreign_key_checks = 0").await?;
+        let dropped = self.run(&format!("DROP TABLE IF EXISTS {name}")).await;
+        self.run("SET foreign_key_checks = 1").await?;
+        dropped
+    }
+
+    async fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
+        let n: Option<i64> = self
+            .conn
+            .exec_first(
+                "SELECT COUNT(*) FROM information_schema.tables \
+                 WHERE table_schema = DATABASE() AND table_name = ?",
+                (name,),
+            )
+            .await
+            .map_err(|e| map_err(e, "table_exists"))?;
+        Ok(n.unwrap_or(0) > 0)
+    }
+
+    async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
+        let cols = table.columns.len();
+        let per_statement = (MAX_PLACEHOLDERS / cols).max(1);
+        let names: Vec<&str> = table.columns.iter().map(|c| c.name).collect();
+        let row_marks = format!("({})", vec!["?"; cols].join(","));
+        let rows: Vec<&[Value]> = batch.rows().collect();
+        for chunk in rows.chunks(per_statement) {
+            let sql = format!(
+                "INSERT INTO {} ({}) VALUES {}",
+                table.name,
+                names.join(","),
+                vec![row_marks.as_str(); chunk.len()].join(",")
+            );
+            let values: Vec<mysql_async::Value> = chunk
+                .iter()
+                .flat_map(|row| row.iter().map(|v| my_value(&v.as_param())))
+                .collect();
+            // Prepared through the driver's cache: every full chunk reuses one.
+            self.conn
+                .exec_drop(sql, Params::Positional(values))
+                .await
+                .map_err(|e| map_err(e, table.name))?;
+        }
+        Ok(())
+    }
+
+    async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
+        self.run("SET unique_checks = 0, foreign_key_checks = 0")
+            .await
+    }
+
+    async fn end_bulk_load(&mut self) -> Result<(), DbError> {
+        self.run("SET unique_checks = 1, foreign_key_checks = 1")
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn datetimes_round_trip_through_text_and_fields() {
+        let us = 1_795_385_965_138_449;
+        let text = datetime_text(us);
+        assert_eq!(text, "2026-11-22 22:19:25.138449");
+        assert_eq!(datetime_micros(2026, 11, 22, 22, 19, 25, 138_449), Some(us));
+        let v = value_of(
+            &mysql_async::Value::Bytes(text.into_bytes()),
+            MyType::MYSQL_TYPE_DATETIME,
+        );
+        assert_eq!(v.unwrap(), Value::Timestamp(us));
+    }
+
+    #[test]
+    fn text_protocol_values_follow_the_column_type() {
+        let b = |s: &str| mysql_async::Value::Bytes(s.as_bytes().to_vec());
+        assert_eq!(
+            value_of(&b("42"), MyType::MYSQL_TYPE_LONG).unwrap(),
+            Value::Int(42)
+        );
+        assert_eq!(
+            value_of(&b("3.25"), MyType::MYSQL_TYPE_NEWDECIMAL).unwrap(),
+            Value::Float(3.25)
+        );
+        assert_eq!(
+            value_of(&b("ORIGINAL"), MyType::MYSQL_TYPE_VAR_STRING).unwrap(),
+            Value::Text("ORIGINAL".into())
+        );
+        assert!(value_of(&b("x"), MyType::MYSQL_TYPE_LONG).is_err());
+    }
+
+    #[test]
+    fn classifies_conflicts_and_lost_connections() {
+        assert_eq!(server_error_kind(1213), ErrorKind::Conflict);
+        assert_eq!(server_error_kind(1205), ErrorKind::Conflict);
+        assert_eq!(server_error_kind(1047), ErrorKind::Connection);
+        assert_eq!(server_error_kind(1062), ErrorKind::Constraint);
+    }
+
+    #[test]
+    fn urls_need_a_database_and_hide_passwords() {
+        let e = MyTarget::parse("mysql://root:secret@127.0.0.1:3306").unwrap_err();
+        assert!(
+            e.0.contains("names no database") && !e.0.contains("secret"),
+            "{e}"
+        );
+        let t = MyTarget::parse("mysql://root:secret@127.0.0.1:3306/tpcc").unwrap();
+        assert_eq!(t.display, "mysql://root:***@127.0.0.1:3306/tpcc");
+    }
+}
