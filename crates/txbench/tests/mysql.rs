@@ -1,0 +1,218 @@
+//! TPC-C against the local MariaDB (or MySQL), through the command line as a user
+//! runs it. Needs TXBENCH_TEST_MYSQL_URL (CI sets it); skips with a notice otherwise.
+
+mod support;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mysql_async::prelude::Queryable;
+use support::server_url;
+
+fn txbench() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin("txbench"))
+}
+
+fn run_ok(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{cmd:?} failed: {stderr}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A database of its own on the server of the base URL, dropped at the end.
+struct MyDatabase {
+    admin: mysql_async::Conn,
+    name: String,
+    url: String,
+}
+
+impl MyDatabase {
+    async fn create(base: &str, tag: &str) -> MyDatabase {
+        let mut admin = mysql_async::Conn::from_url(base)
+            .await
+            .unwrap_or_else(|e| panic!("connecting to {base}: {e}"));
+        let name = format!("txbench_{tag}_{}", std::process::id());
+        admin
+            .query_drop(format!("DROP DATABASE IF EXISTS {name}"))
+            .await
+            .unwrap();
+        admin
+            .query_drop(format!("CREATE DATABASE {name}"))
+            .await
+            .unwrap();
+        let root = base.rsplit_once('/').map_or(base, |(r, _)| r);
+        MyDatabase {
+            admin,
+            url: format!("{root}/{name}"),
+            name,
+        }
+    }
+
+    async fn drop_now(mut self) {
+        self.admin
+            .query_drop(format!("DROP DATABASE IF EXISTS {}", self.name))
+            .await
+            .unwrap();
+    }
+}
+
+fn assert_check_passes(url: &str) {
+    let out = run_ok(txbench().args(["tpcc", "check", "--db", url]));
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("PASS")).count(),
+        12,
+        "{out}"
+    );
+}
+
+fn summary_json(results_parent: &std::path::Path) -> serde_json::Value {
+    support::only_result(&results_parent.join("results"), "summary.json")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn load_run_check_two_warehouses() {
+    let Some(base) = server_url("TXBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let db = MyDatabase::create(&base, "lrc").await;
+    let out =
+        run_ok(txbench().args(["tpcc", "load", "--db", &db.url, "-w", "2", "--threads", "2"]));
+    assert!(out.contains("loaded 2 warehouses"), "{out}");
+    assert_check_passes(&db.url);
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_ok(txbench().current_dir(dir.path()).args([
+        "tpcc",
+        "run",
+        "--db",
+        &db.url,
+        "--duration",
+        "15s",
+        "--warmup",
+        "1s",
+        "--terminals",
+        "8",
+        "-q",
+    ]));
+    assert!(out.contains("tpmC"), "{out}");
+    let summary = summary_json(dir.path());
+    assert!(
+        summary["server_version"]
+            .as_str()
+            .unwrap()
+            .contains("MariaDB")
+            || summary["server_version"].as_str().unwrap().starts_with('8')
+    );
+    let transactions = summary["transactions"].as_array().unwrap();
+    let committed: u64 = transactions
+        .iter()
+        .map(|t| t["committed"].as_u64().unwrap())
+        .sum();
+    assert!(committed > 300, "only {committed} committed in 15 s");
+    // New-Order's 1% of unused items rolled back as the specification expects.
+    assert!(transactions[0]["expected_rollbacks"].as_u64().unwrap() > 0);
+    let errors: u64 = transactions
+        .iter()
+        .flat_map(|t| t["errors"].as_object().unwrap().values())
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(errors, 0, "{summary}");
+    assert_check_passes(&db.url);
+    db.drop_now().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_credentials_and_unreachable_ports_fail_clearly_and_fast() {
+    let Some(base) = server_url("TXBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let root = base.split_once("://").unwrap().1;
+    let host = root.split_once('@').map_or(root, |(_, h)| h);
+    let host = host.split_once('/').map_or(host, |(h, _)| h);
+    let cases = [
+        (
+            format!("mysql://no_such_user_txbench:pw@{host}/test"),
+            "no_such_user_txbench",
+        ),
+        ("mysql://root@127.0.0.1:1/test".to_string(), "127.0.0.1:1"),
+    ];
+    for (url, named) in cases {
+        let started = Instant::now();
+        let out = txbench()
+            .args(["tpcc", "check", "--db", &url])
+            .output()
+            .unwrap();
+        let elapsed = started.elapsed();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{url}: {stderr}");
+        assert!(stderr.contains(named), "{url}: {stderr}");
+        assert!(!stderr.contains(":pw@"), "the password leaked: {stderr}");
+        assert!(elapsed < Duration::from_secs(12), "{url} took {elapsed:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_connections_are_survived_and_counted() {
+    let Some(base) = server_url("TXBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let mut db = MyDatabase::create(&base, "kill").await;
+    run_ok(txbench().args(["tpcc", "load", "--db", &db.url, "--threads", "2"]));
+    let dir = tempfile::tempdir().unwrap();
+    let child = txbench()
+        .current_dir(dir.path())
+        .args([
+            "tpcc",
+            "run",
+            "--db",
+            &db.url,
+            "--duration",
+            "8s",
+            "--warmup",
+            "0s",
+            "--terminals",
+            "4",
+            "-q",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let ids: Vec<u64> = db
+        .admin
+        .exec(
+            "SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()",
+            (db.name.as_str(),),
+        )
+        .await
+        .unwrap();
+    assert!(!ids.is_empty(), "no txbench connection to kill");
+    for id in &ids {
+        // A connection may end on its own in between.
+        let _ = db.admin.query_drop(format!("KILL CONNECTION {id}")).await;
+    }
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the run did not survive: {stderr}");
+    let summary = summary_json(dir.path());
+    let transactions = summary["transactions"].as_array().unwrap();
+    let lost: u64 = transactions
+        .iter()
+        .map(|t| t["errors"]["connection"].as_u64().unwrap_or(0))
+        .sum();
+    let committed: u64 = transactions
+        .iter()
+        .map(|t| t["committed"].as_u64().unwrap())
+        .sum();
+    assert!(lost >= 1, "killed connections were not counted: {summary}");
+    assert!(
+        committed > 100,
+        "the run did not go on after the kill: {committed}"
+    );
+    assert_check_passes(&db.url);
+    db.drop_now().await;
+}
