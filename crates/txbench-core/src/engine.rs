@@ -239,4 +239,19 @@ pub trait Engine: Send + Sync + 'static {
     fn max_writers(&self) -> usize {
         usize::MAX
     }
+
+    /// The nodes of the database this engine was given (several `--db` URLs).
+    fn nodes(&self) -> usize {
+        1
+    }
+
+    /// Open a new session on node `node` (0-based, below [`Engine::nodes`]), for
+    /// runs that keep each terminal's work on one node.
+    fn connect_node(
+        &self,
+        node: usize,
+    ) -> impl Future<Output = Result<Self::Session, DbError>> + Send {
+        let _ = node;
+        self.connect()
+    }
 }

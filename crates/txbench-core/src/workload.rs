@@ -56,6 +56,12 @@ pub trait Terminal: Send + 'static {
     type Input: Send + 'static;
     /// The next transaction this terminal submits.
     fn next(&mut self) -> Planned<Self::Input>;
+
+    /// The key a partition-aware client routes this terminal's work by (TPC-C:
+    /// the home warehouse); `None` when the workload has none.
+    fn home(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A terminal that submits the same input, of type 0, back to back: for synthetic

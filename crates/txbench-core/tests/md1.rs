@@ -152,6 +152,7 @@ async fn run(rate: f64, service: Duration, seconds: u64) -> (driver::Recording, 
         wait: WaitMode::None,
         seed: 7,
         retry: RetryPolicy::default(),
+        affinity: false,
         open: Some(OpenLoop {
             rate,
             arrival: Arrival::Poisson,

@@ -16,6 +16,8 @@
 //! (`?require_ssl=true&verify_ca=true`, ...).
 
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, UNIX_EPOCH};
 
 use mysql_async::consts::ColumnType as MyType;
@@ -63,16 +65,48 @@ impl MyTarget {
     }
 }
 
-/// The MySQL-wire engine.
+/// The MySQL-wire engine: one server, or the nodes of a cluster, over which new
+/// sessions are spread in turn (a node that does not answer is skipped).
 pub struct MyEngine {
-    target: MyTarget,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    nodes: Vec<MyTarget>,
     isolation: Option<Isolation>,
+    next: AtomicUsize,
 }
 
 impl MyEngine {
-    /// An engine for a target; `isolation` `None` keeps the server's default.
-    pub fn new(target: MyTarget, isolation: Option<Isolation>) -> Self {
-        MyEngine { target, isolation }
+    /// An engine for the nodes of one database; `isolation` `None` keeps the
+    /// server's default.
+    pub fn new(nodes: Vec<MyTarget>, isolation: Option<Isolation>) -> Self {
+        assert!(!nodes.is_empty(), "a MySQL engine needs a node");
+        MyEngine {
+            shared: Arc::new(Shared {
+                nodes,
+                isolation,
+                next: AtomicUsize::new(0),
+            }),
+        }
+    }
+}
+
+impl Shared {
+    /// Connect to the next node in turn; on failure try the others, and report
+    /// the last failure when none answers.
+    async fn connect(&self) -> Result<Conn, DbError> {
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        let mut last = None;
+        for k in 0..self.nodes.len() {
+            match connect(&self.nodes[(start + k) % self.nodes.len()]).await {
+                Ok(conn) => return Ok(conn),
+                // Refused credentials will not work on another node either.
+                Err(e) if e.kind != ErrorKind::Connection => return Err(e),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.expect("at least one node"))
     }
 }
 
@@ -114,14 +148,34 @@ impl Engine for MyEngine {
     }
 
     fn describe(&self) -> String {
-        self.target.display.clone()
+        let nodes: Vec<&str> = self
+            .shared
+            .nodes
+            .iter()
+            .map(|n| n.display.as_str())
+            .collect();
+        nodes.join(" ")
+    }
+
+    fn nodes(&self) -> usize {
+        self.shared.nodes.len()
+    }
+
+    async fn connect_node(&self, node: usize) -> Result<MySession, DbError> {
+        let target = &self.shared.nodes[node % self.shared.nodes.len()];
+        self.session(connect(target).await?).await
     }
 
     async fn connect(&self) -> Result<MySession, DbError> {
+        self.session(self.shared.connect().await?).await
+    }
+}
+
+impl MyEngine {
+    async fn session(&self, conn: Conn) -> Result<MySession, DbError> {
         let mut session = MySession {
-            conn: connect(&self.target).await?,
-            target: self.target.clone(),
-            isolation: self.isolation,
+            conn,
+            shared: Arc::clone(&self.shared),
             statements: HashMap::new(),
             in_transaction: false,
         };
@@ -155,8 +209,7 @@ async fn connect(target: &MyTarget) -> Result<Conn, DbError> {
 /// One MySQL connection with its prepared statements.
 pub struct MySession {
     conn: Conn,
-    target: MyTarget,
-    isolation: Option<Isolation>,
+    shared: Arc<Shared>,
     /// Prepared statements by the address of their (static) definition.
     statements: HashMap<usize, mysql_async::Statement>,
     in_transaction: bool,
@@ -264,7 +317,7 @@ impl MySession {
     /// Session settings: the isolation level asked for, UTC for DATETIME text.
     async fn configure(&mut self) -> Result<(), DbError> {
         let mut sql = "SET time_zone = '+00:00'".to_string();
-        if let Some(i) = self.isolation {
+        if let Some(i) = self.shared.isolation {
             sql.push_str(&format!(
                 ", SESSION TRANSACTION ISOLATION LEVEL {}",
                 isolation_sql(i)
@@ -411,7 +464,9 @@ impl Session for MySession {
     }
 
     async fn reconnect(&mut self) -> Result<(), DbError> {
-        self.conn = connect(&self.target).await?;
+        // Any node that answers: a client fails over rather than wait for its node
+        // (with affinity the session then serves its terminals from another node).
+        self.conn = self.shared.connect().await?;
         self.statements.clear();
         self.in_transaction = false;
         self.configure().await

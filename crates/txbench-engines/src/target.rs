@@ -15,6 +15,8 @@ pub enum Target {
     Postgres(PgTarget),
     /// A MySQL-wire database: `mysql://user:password@host:port/database`.
     Mysql(MyTarget),
+    /// The nodes of a MySQL-wire cluster (several `--db` URLs).
+    MysqlCluster(Vec<MyTarget>),
     /// `null:`: executes nothing (measures txbench's own ceiling).
     Null,
 }
@@ -59,6 +61,68 @@ impl Target {
             ))),
         }
     }
+}
+
+impl Target {
+    /// Parse one or more URLs of one database: several are the nodes of a
+    /// cluster (PostgreSQL-wire or MySQL-wire), over which sessions are spread.
+    pub fn parse_all(urls: &[String]) -> Result<Target, TargetError> {
+        let mut targets = urls
+            .iter()
+            .map(|u| Target::parse(u))
+            .collect::<Result<Vec<_>, _>>()?;
+        if targets.len() <= 1 {
+            return targets
+                .pop()
+                .ok_or_else(|| TargetError("no database URL given (--db)".into()));
+        }
+        let mut rest = targets.split_off(1);
+        match targets.pop().expect("one left") {
+            Target::Postgres(mut first) => {
+                for t in rest.drain(..) {
+                    match t {
+                        Target::Postgres(t) if t.ssl == first.ssl => {
+                            first.hosts.extend(t.hosts);
+                            first.display = format!("{} {}", first.display, t.display);
+                        }
+                        Target::Postgres(t) => {
+                            return Err(TargetError(format!(
+                                "{}: every --db of one run needs the same sslmode",
+                                t.display
+                            )));
+                        }
+                        other => return Err(mixed(&other)),
+                    }
+                }
+                Ok(Target::Postgres(first))
+            }
+            Target::Mysql(first) => {
+                let mut nodes = vec![first];
+                for t in rest.drain(..) {
+                    match t {
+                        Target::Mysql(t) => nodes.push(t),
+                        other => return Err(mixed(&other)),
+                    }
+                }
+                Ok(Target::MysqlCluster(nodes))
+            }
+            Target::Sqlite(_) | Target::Null | Target::MysqlCluster(_) => Err(TargetError(
+                "only PostgreSQL-wire and MySQL-wire databases take several --db URLs".into(),
+            )),
+        }
+    }
+}
+
+fn mixed(t: &Target) -> TargetError {
+    let kind = match t {
+        Target::Sqlite(_) => "sqlite",
+        Target::Postgres(_) => "postgres",
+        Target::Mysql(_) | Target::MysqlCluster(_) => "mysql",
+        Target::Null => "null",
+    };
+    TargetError(format!(
+        "the --db URLs of one run must all name the same kind of database (found a {kind} one among others)"
+    ))
 }
 
 /// A URL with any password replaced by `***`, safe to print.

@@ -124,6 +124,7 @@ async fn forced_serialization_failure_is_retried_and_counted() {
         wait: WaitMode::None,
         seed: 1,
         retry: RetryPolicy::default(),
+        affinity: false,
         open: None,
     };
     let (_tx, stop) = tokio::sync::watch::channel(false);

@@ -541,6 +541,7 @@ fn check_passes_after_a_run() {
         wait: WaitMode::None,
         seed: 5,
         retry: RetryPolicy::default(),
+        affinity: false,
         open: None,
     };
     let (_stop_tx, stop) = tokio::sync::watch::channel(false);

@@ -153,9 +153,18 @@ pub enum TpccVerb {
 /// Where the database is.
 #[derive(Debug, Clone, Args)]
 pub struct DbArgs {
-    /// Database URL: sqlite::memory:, sqlite:path.db, postgres://user:pw@host:port[,host2...]/db[?sslmode=...].
-    #[arg(long, default_value = "sqlite::memory:", value_name = "URL")]
-    pub db: String,
+    /// Database URL: sqlite::memory:, sqlite:path.db, postgres://user:pw@host:port[,host2...]/db[?sslmode=...],
+    /// mysql://user:pw@host:port/db, null:. Give it once per node of a cluster to
+    /// spread the sessions over the nodes.
+    #[arg(long, default_value = "sqlite::memory:", value_name = "URL", action = clap::ArgAction::Append)]
+    pub db: Vec<String>,
+}
+
+impl std::fmt::Display for DbArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let urls: Vec<String> = self.db.iter().map(|u| txbench_engines::redact(u)).collect();
+        f.write_str(&urls.join(" "))
+    }
 }
 
 /// Flags of `load`.
@@ -187,6 +196,16 @@ pub enum WaitArg {
     None,
     /// Keying and think times of clause 5.2.5.7.
     Spec,
+}
+
+/// How terminals' work is placed on the nodes of a multi-node database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AffinityArg {
+    /// Sessions spread over the nodes in turn; any session takes any terminal's work.
+    Off,
+    /// Each terminal's transactions go to one node, chosen by its home warehouse
+    /// ((warehouse - 1) mod nodes), as partition-aware clients do.
+    Warehouse,
 }
 
 /// Arrival processes of an open-loop run.
@@ -270,6 +289,10 @@ pub struct RunArgs {
     /// are shed and counted (default: no limit).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub queue_limit: Option<u64>,
+    /// With several --db URLs: keep each terminal's work on the node of its home
+    /// warehouse, or spread it over all nodes.
+    #[arg(long, value_enum, default_value_t = AffinityArg::Off)]
+    pub affinity: AffinityArg,
     /// Isolation level of the transactions (default: the database's own).
     #[arg(long, value_enum)]
     pub isolation: Option<IsolationArg>,

@@ -81,6 +81,12 @@ fn flags_from_config(file: &Path, path: &[String], args: &[OsString]) -> Result<
             toml::Value::String(s) => flags.push(format!("--{flag}={s}").into()),
             toml::Value::Integer(i) => flags.push(format!("--{flag}={i}").into()),
             toml::Value::Float(f) => flags.push(format!("--{flag}={f}").into()),
+            // A flag given several times (db = ["mysql://...", "mysql://..."]).
+            toml::Value::Array(items) if items.iter().all(|v| v.is_str()) => {
+                for v in items {
+                    flags.push(format!("--{flag}={}", v.as_str().expect("checked")).into());
+                }
+            }
             other => bail!(
                 "config file '{}': key '{key}' has a value of type {} (expected a string, number or boolean)",
                 file.display(),

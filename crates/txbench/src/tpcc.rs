@@ -26,7 +26,8 @@ use txbench_workloads::tpcc::load::{LoadOptions, drop_all};
 use txbench_workloads::tpcc::{Tpcc, check, generate, load, meta};
 
 use crate::cli::{
-    AllInOneArgs, ArrivalArg, DbArgs, IsolationArg, LoadArgs, RunArgs, TpccVerb, WaitArg,
+    AffinityArg, AllInOneArgs, ArrivalArg, DbArgs, IsolationArg, LoadArgs, RunArgs, TpccVerb,
+    WaitArg,
 };
 use crate::failure::Failure;
 use crate::progress::{RunProgress, load_bar};
@@ -35,7 +36,7 @@ use crate::progress::{RunProgress, load_bar};
 macro_rules! with_engine {
     ($url:expr, $isolation:expr, |$engine:ident| $body:expr) => {{
         let isolation: Option<IsolationArg> = $isolation;
-        match Target::parse($url).map_err(|e| Failure::Usage(e.to_string()))? {
+        match Target::parse_all($url).map_err(|e| Failure::Usage(e.to_string()))? {
             Target::Sqlite(cfg) => {
                 if let Some(i) = isolation.filter(|i| *i != IsolationArg::Serializable) {
                     return Err(Failure::Usage(format!(
@@ -51,7 +52,14 @@ macro_rules! with_engine {
                 $body
             }
             Target::Mysql(target) => {
-                let $engine = Arc::new(MyEngine::new(target, isolation.map(IsolationArg::level)));
+                let $engine = Arc::new(MyEngine::new(
+                    vec![target],
+                    isolation.map(IsolationArg::level),
+                ));
+                $body
+            }
+            Target::MysqlCluster(nodes) => {
+                let $engine = Arc::new(MyEngine::new(nodes, isolation.map(IsolationArg::level)));
                 $body
             }
             Target::Null => {
@@ -177,7 +185,7 @@ async fn check_on<E: Engine>(engine: Arc<E>) -> Result<(), Failure> {
 
 async fn clean_on<E: Engine>(engine: Arc<E>, a: &DbArgs) -> Result<(), Failure> {
     on_session(&engine, |mut s| async move { drop_all(&mut s).await }).await??;
-    println!("dropped the TPC-C tables in {}", a.db);
+    println!("dropped the TPC-C tables in {a}");
     Ok(())
 }
 
@@ -289,6 +297,7 @@ pub async fn measure<E: Engine>(
             max_retries: a.max_retries,
             ..RetryPolicy::default()
         },
+        affinity: a.affinity == AffinityArg::Warehouse,
         open: a.rate.map(|rate| OpenLoop {
             rate,
             arrival: match a.arrival {
@@ -364,6 +373,8 @@ pub async fn measure<E: Engine>(
                 format!("open {r}/s {:?}", a.arrival).to_lowercase()
             }),
         ),
+        ("affinity", format!("{:?}", a.affinity).to_lowercase()),
+        ("nodes", engine.nodes().to_string()),
         (
             "isolation",
             a.isolation
@@ -415,7 +426,13 @@ fn effective_config(a: &RunArgs, warehouses: i64, terminals: usize, connections:
     let mut put = |k: &str, v: toml::Value| {
         t.insert(k.to_string(), v);
     };
-    put("db", redact(&a.db.db).into());
+    match a.db.db.as_slice() {
+        [one] => put("db", redact(one).into()),
+        many => put(
+            "db",
+            toml::Value::Array(many.iter().map(|u| redact(u).into()).collect()),
+        ),
+    }
     put("warehouses", warehouses.into());
     put(
         "duration",
@@ -440,6 +457,10 @@ fn effective_config(a: &RunArgs, warehouses: i64, terminals: usize, connections:
         put("isolation", i.name().into());
     }
     put("max-retries", i64::from(a.max_retries).into());
+    put(
+        "affinity",
+        format!("{:?}", a.affinity).to_lowercase().into(),
+    );
     format!(
         "# txbench tpcc run --config config.toml repeats this run.\n{}",
         toml::to_string(&t).expect("a TOML table serializes")

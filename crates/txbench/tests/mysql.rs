@@ -216,3 +216,64 @@ async fn killed_connections_are_survived_and_counted() {
     assert_check_passes(&db.url);
     db.drop_now().await;
 }
+
+/// A real multi-node engine: the 3-node MariaDB Galera cluster of
+/// scripts/galera-cluster.sh (`.ci/run` starts it and sets
+/// TXBENCH_TEST_GALERA_URLS to its node URLs, space separated).
+#[tokio::test(flavor = "multi_thread")]
+async fn galera_cluster_conflicts_are_retried_and_every_node_checks() {
+    let Some(urls) = server_url("TXBENCH_TEST_GALERA_URLS") else {
+        return;
+    };
+    let nodes: Vec<&str> = urls.split_whitespace().collect();
+    assert_eq!(nodes.len(), 3, "{urls}");
+    let mut db = MyDatabase::create(nodes[0], "galera").await;
+    let on_node = |node: &str| {
+        let root = node.rsplit_once('/').map_or(node, |(r, _)| r);
+        format!("{root}/{}", db.name)
+    };
+    run_ok(txbench().args(["tpcc", "load", "--db", &db.url, "-w", "2", "--threads", "2"]));
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = txbench();
+    run.current_dir(dir.path()).args(["tpcc", "run"]);
+    for n in &nodes {
+        run.args(["--db", &on_node(n)]);
+    }
+    // Every node takes writes to the same rows: certification conflicts.
+    run.args([
+        "--affinity",
+        "off",
+        "--duration",
+        "30s",
+        "--warmup",
+        "2s",
+        "--terminals",
+        "16",
+        "--connections",
+        "12",
+        "--max-retries",
+        "20",
+        "-q",
+    ]);
+    let out = run_ok(&mut run);
+    assert!(out.contains("tpmC"), "{out}");
+    let summary = summary_json(dir.path());
+    let transactions = summary["transactions"].as_array().unwrap();
+    let retries: u64 = transactions
+        .iter()
+        .map(|t| t["retries"].as_u64().unwrap())
+        .sum();
+    let committed: u64 = transactions
+        .iter()
+        .map(|t| t["committed"].as_u64().unwrap())
+        .sum();
+    assert!(retries > 0, "no conflict was retried: {summary}");
+    assert!(committed > 500, "only {committed} committed");
+    for n in &nodes {
+        assert_check_passes(&on_node(n));
+    }
+    db.admin
+        .query_drop(format!("DROP DATABASE IF EXISTS {}", db.name))
+        .await
+        .unwrap();
+}

@@ -13,7 +13,7 @@ use tokio::sync::watch;
 
 pub use closed_loop::WaitMode;
 pub use open_loop::{Arrival, DispatchStats, OpenLoop};
-use pool::{Job, RetryPolicy, Window, WorkerContext, spawn_worker};
+use pool::{Job, RetryPolicy, Route, Window, WorkerContext, spawn_worker};
 
 use crate::cpu;
 use crate::engine::Engine;
@@ -22,7 +22,7 @@ use crate::exec;
 use crate::recorder::Recorder;
 use crate::rng::Rand;
 use crate::sample::Sample;
-use crate::workload::Workload;
+use crate::workload::{Terminal, Workload};
 
 /// How to drive a run.
 #[derive(Debug, Clone)]
@@ -43,6 +43,11 @@ pub struct RunOptions {
     pub retry: RetryPolicy,
     /// Open-loop load; `None` for closed-loop terminals.
     pub open: Option<OpenLoop>,
+    /// Keep each terminal's transactions on one node of a multi-node database,
+    /// chosen by the terminal's home (warehouse): node = (home - 1) mod nodes, and
+    /// each node has its own sessions. Off: sessions spread over the nodes in turn
+    /// and take any terminal's work.
+    pub affinity: bool,
 }
 
 /// One second of a run, for the progress line and the interval files.
@@ -115,9 +120,20 @@ pub async fn run<E: Engine, W: Workload>(
     mut on_tick: impl FnMut(Tick<'_>),
 ) -> Result<Recording, DbError> {
     let types = workload.transaction_types().len();
+    // With affinity, session i lives on node i mod nodes and takes work from that
+    // node's queue only.
+    let nodes = if opts.affinity {
+        engine.nodes().max(1)
+    } else {
+        1
+    };
     let mut sessions = Vec::with_capacity(opts.connections);
-    for _ in 0..opts.connections.max(1) {
-        sessions.push(engine.connect().await?);
+    for i in 0..opts.connections.max(nodes) {
+        sessions.push(if nodes > 1 {
+            engine.connect_node(i % nodes).await?
+        } else {
+            engine.connect().await?
+        });
     }
 
     let cpu_start = cpu::process_cpu_time();
@@ -129,7 +145,7 @@ pub async fn run<E: Engine, W: Workload>(
     };
     // Closed loop: a bounded queue, terminals wait for a slot and never drop a
     // transaction. Open loop: the client queue, unbounded unless a limit sheds.
-    let (job_tx, job_rx) = match opts.open {
+    let queue = || match opts.open {
         None => async_channel::bounded::<Job<W::Input>>(opts.terminals.max(1)),
         Some(OpenLoop {
             queue_limit: Some(limit),
@@ -139,6 +155,8 @@ pub async fn run<E: Engine, W: Workload>(
             queue_limit: None, ..
         }) => async_channel::unbounded(),
     };
+    let (job_txs, job_rxs): (Vec<_>, Vec<_>) = (0..nodes).map(|_| queue()).unzip();
+    let route = Route { senders: job_txs };
 
     let placement = exec::placement::<E>(sessions.len());
     let sessions_count = sessions.len().max(1);
@@ -153,7 +171,7 @@ pub async fn run<E: Engine, W: Workload>(
         collector.spares.push(Recorder::new(types));
         let ctx = WorkerContext {
             workload: Arc::clone(workload),
-            jobs: job_rx.clone(),
+            jobs: job_rxs[i % nodes].clone(),
             recorder,
             window,
             retry: opts.retry,
@@ -162,7 +180,7 @@ pub async fn run<E: Engine, W: Workload>(
         };
         workers.push(spawn_worker::<E, W>(session, ctx, placement));
     }
-    drop(job_rx);
+    drop(job_rxs);
     let mut queue_ms = Vec::new();
 
     let mut terminals = tokio::task::JoinSet::new();
@@ -173,7 +191,7 @@ pub async fn run<E: Engine, W: Workload>(
                 .collect();
             Some(tokio::spawn(open_loop::run_dispatcher(
                 all,
-                job_tx.clone(),
+                route.clone(),
                 load,
                 opts.seed,
                 window,
@@ -183,9 +201,10 @@ pub async fn run<E: Engine, W: Workload>(
         None => {
             for t in 0..opts.terminals {
                 let terminal = workload.terminal(t, opts.seed);
+                let jobs = route.sender(terminal.home(), t).clone();
                 terminals.spawn(closed_loop::run_terminal(
                     terminal,
-                    job_tx.clone(),
+                    jobs,
                     opts.wait,
                     window.end,
                     stop.clone(),
@@ -194,7 +213,7 @@ pub async fn run<E: Engine, W: Workload>(
             None
         }
     };
-    drop(job_tx);
+    drop(route);
 
     let mut total = Recorder::new(types);
     let mut interval = Recorder::new(types);

@@ -8,7 +8,7 @@ use hdrhistogram::Histogram;
 use tokio::sync::watch;
 use tokio::time::sleep_until;
 
-use super::pool::{Job, Window};
+use super::pool::{Job, Route, Window};
 use crate::recorder::new_histogram;
 use crate::rng::Rand;
 use crate::workload::Terminal;
@@ -81,7 +81,7 @@ fn gap(arrival: Arrival, mean: f64, rng: &mut Rand) -> f64 {
 /// apply in an open loop.
 pub async fn run_dispatcher<T: Terminal>(
     mut terminals: Vec<T>,
-    jobs: async_channel::Sender<Job<T::Input>>,
+    route: Route<T::Input>,
     load: OpenLoop,
     seed: u64,
     window: Window,
@@ -155,7 +155,7 @@ pub async fn run_dispatcher<T: Terminal>(
             intended,
             done: None,
         };
-        match jobs.try_send(job) {
+        match route.sender(terminals[i].home(), i).try_send(job) {
             Ok(()) => {}
             Err(async_channel::TrySendError::Full(_)) => {
                 if measured {

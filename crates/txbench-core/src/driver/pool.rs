@@ -37,6 +37,34 @@ pub struct Job<I> {
     pub done: Option<oneshot::Sender<()>>,
 }
 
+/// Where a terminal's jobs go: one queue, or one per node of the database when
+/// terminals keep to a node (affinity).
+pub struct Route<I> {
+    /// The queues, one per node.
+    pub senders: Vec<async_channel::Sender<Job<I>>>,
+}
+
+impl<I> Clone for Route<I> {
+    fn clone(&self) -> Self {
+        Route {
+            senders: self.senders.clone(),
+        }
+    }
+}
+
+impl<I> Route<I> {
+    /// The queue of the terminal with this home and index: node (home - 1) mod
+    /// nodes, or by index for terminals without a home.
+    pub fn sender(&self, home: Option<u64>, index: usize) -> &async_channel::Sender<Job<I>> {
+        let n = self.senders.len();
+        let node = match home {
+            Some(h) => (h.saturating_sub(1) % n as u64) as usize,
+            None => index % n,
+        };
+        &self.senders[node]
+    }
+}
+
 /// The measurement window: completions inside it are measured.
 #[derive(Debug, Clone, Copy)]
 pub struct Window {

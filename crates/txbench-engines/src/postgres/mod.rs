@@ -135,6 +135,26 @@ impl Engine for PgEngine {
         self.shared.target.display.clone()
     }
 
+    fn nodes(&self) -> usize {
+        self.shared.target.hosts.len()
+    }
+
+    async fn connect_node(&self, node: usize) -> Result<PgSession, DbError> {
+        let hosts = &self.shared.target.hosts;
+        let (name, config) = &hosts[node % hosts.len()];
+        let client = self
+            .shared
+            .connect_to(config)
+            .await
+            .map_err(|e| DbError::new(e.kind, format!("{name}: {}", e.message)))?;
+        Ok(PgSession {
+            client,
+            shared: Arc::clone(&self.shared),
+            statements: HashMap::new(),
+            in_transaction: false,
+        })
+    }
+
     async fn connect(&self) -> Result<PgSession, DbError> {
         let client = self.shared.connect().await?;
         Ok(PgSession {

@@ -71,6 +71,10 @@ impl TpccTerminal {
 impl Terminal for TpccTerminal {
     type Input = TpccInput;
 
+    fn home(&self) -> Option<u64> {
+        Some(self.w_id as u64)
+    }
+
     fn next(&mut self) -> Planned<TpccInput> {
         let txn_type = self.next_type();
         let (rng, g, w) = (&mut self.rng, &self.inputs, self.w_id);
