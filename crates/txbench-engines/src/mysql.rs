@@ -23,9 +23,12 @@ use std::time::{Duration, UNIX_EPOCH};
 use mysql_async::consts::ColumnType as MyType;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Params, Row};
+use txbench_core::engine::CallKind;
 use txbench_core::schema::{ColumnType, ForeignKey, Index, Statement, Table};
 use txbench_core::value::RowBatch;
-use txbench_core::{DbError, Engine, ErrorKind, Isolation, Param, Rows, Session, TxMode, Value};
+use txbench_core::{
+    Call, DbError, Engine, ErrorKind, Isolation, Param, Reply, Rows, Session, TxMode, Value,
+};
 
 /// Most placeholders in one statement (the protocol's limit is 65,535).
 pub const MAX_PLACEHOLDERS: usize = 60_000;
@@ -175,6 +178,8 @@ impl MyEngine {
     async fn session(&self, conn: Conn) -> Result<MySession, DbError> {
         let mut session = MySession {
             conn,
+            no_backslash_escapes: false,
+            pending_begin: None,
             shared: Arc::clone(&self.shared),
             statements: HashMap::new(),
             in_transaction: false,
@@ -210,6 +215,11 @@ async fn connect(target: &MyTarget) -> Result<Conn, DbError> {
 pub struct MySession {
     conn: Conn,
     shared: Arc<Shared>,
+    /// The server's sql_mode has NO_BACKSLASH_ESCAPES (literals quote differently).
+    no_backslash_escapes: bool,
+    /// A START TRANSACTION not sent yet: it goes out with the transaction's first
+    /// statements, saving a round trip per transaction.
+    pending_begin: Option<&'static str>,
     /// Prepared statements by the address of their (static) definition.
     statements: HashMap<usize, mysql_async::Statement>,
     in_transaction: bool,
@@ -323,11 +333,56 @@ impl MySession {
                 isolation_sql(i)
             ));
         }
-        self.run(&sql).await
+        self.run(&sql).await?;
+        let mode: Option<String> = self
+            .conn
+            .query_first("SELECT @@SESSION.sql_mode")
+            .await
+            .map_err(|e| map_err(e, "sql_mode"))?;
+        self.no_backslash_escapes = mode.is_some_and(|m| m.contains("NO_BACKSLASH_ESCAPES"));
+        Ok(())
+    }
+
+    /// A statement with its parameters written in as SQL literals (quoted and
+    /// escaped by mysql_common), for a multi-statement pipeline.
+    fn inline(&self, call: &Call<'_>) -> Result<String, DbError> {
+        let mut out = String::with_capacity(call.stmt.sql.len() + 16 * call.params.len());
+        let mut params = call.params.iter();
+        let mut quoted = false;
+        for ch in call.stmt.sql.chars() {
+            match ch {
+                '\'' => {
+                    quoted = !quoted;
+                    out.push(ch);
+                }
+                '?' if !quoted => {
+                    let p = params.next().ok_or_else(|| {
+                        DbError::new(
+                            ErrorKind::Other,
+                            format!("{}: too few parameters", call.stmt.name),
+                        )
+                    })?;
+                    out.push_str(&my_value(p).as_sql(self.no_backslash_escapes));
+                }
+                _ => out.push(ch),
+            }
+        }
+        if call.stmt.for_update {
+            out.push_str(" FOR UPDATE");
+        }
+        Ok(out)
     }
 
     async fn run(&mut self, sql: &str) -> Result<(), DbError> {
         self.conn.query_drop(sql).await.map_err(|e| map_err(e, sql))
+    }
+
+    /// Send a START TRANSACTION that is still pending.
+    async fn send_begin(&mut self) -> Result<(), DbError> {
+        match self.pending_begin.take() {
+            Some(sql) => self.run(sql).await,
+            None => Ok(()),
+        }
     }
 
     async fn prepared(
@@ -373,15 +428,18 @@ impl Session for MySession {
                 "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"
             }
         };
-        self.run(sql).await?;
+        self.pending_begin = Some(sql);
         self.in_transaction = true;
         Ok(())
     }
 
     async fn commit(&mut self) -> Result<(), DbError> {
-        let r = self.run("COMMIT").await;
         self.in_transaction = false;
-        r
+        if self.pending_begin.take().is_some() {
+            // Nothing was sent: an empty transaction.
+            return Ok(());
+        }
+        self.run("COMMIT").await
     }
 
     async fn rollback(&mut self) -> Result<(), DbError> {
@@ -389,10 +447,14 @@ impl Session for MySession {
             return Ok(());
         }
         self.in_transaction = false;
+        if self.pending_begin.take().is_some() {
+            return Ok(());
+        }
         self.run("ROLLBACK").await
     }
 
     async fn query(&mut self, stmt: &'static Statement, ps: &[Param<'_>]) -> Result<Rows, DbError> {
+        self.send_begin().await?;
         let st = self.prepared(stmt).await?;
         let columns = st.columns().len();
         let rows: Vec<Row> = self
@@ -408,6 +470,7 @@ impl Session for MySession {
         stmt: &'static Statement,
         ps: &[Param<'_>],
     ) -> Result<u64, DbError> {
+        self.send_begin().await?;
         let st = self.prepared(stmt).await?;
         self.conn
             .exec_drop(&st, params(ps))
@@ -416,7 +479,79 @@ impl Session for MySession {
         Ok(self.conn.affected_rows())
     }
 
+    /// Independent statements in one round trip: the classic protocol cannot
+    /// pipeline prepared statements, so they go as one multi-statement query with
+    /// their parameters written in as literals, and the replies come back as
+    /// consecutive result sets. A single statement stays prepared.
+    async fn pipeline(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
+        // Only reads share a multi-statement round trip: a server that goes on
+        // with the rest of a batch after a failed statement (seen on a Galera
+        // cluster: orders committed without some of their lines) must never run a
+        // write outside the transaction. Changes go one prepared statement each.
+        let reads_only = calls.iter().all(|c| c.kind == CallKind::Query);
+        if !reads_only {
+            let mut replies = Vec::with_capacity(calls.len());
+            for c in calls {
+                replies.push(match c.kind {
+                    CallKind::Query => Reply::Rows(self.query(c.stmt, c.params).await?),
+                    CallKind::Execute => Reply::Affected(self.execute(c.stmt, c.params).await?),
+                });
+            }
+            return Ok(replies);
+        }
+        if calls.len() == 1 && self.pending_begin.is_none() {
+            let c = &calls[0];
+            let reply = match c.kind {
+                CallKind::Query => Reply::Rows(self.query(c.stmt, c.params).await?),
+                CallKind::Execute => Reply::Affected(self.execute(c.stmt, c.params).await?),
+            };
+            return Ok(vec![reply]);
+        }
+        let begin = self.pending_begin.take();
+        let mut sql = begin.unwrap_or_default().to_string();
+        for c in calls {
+            if !sql.is_empty() {
+                sql.push_str(";\n");
+            }
+            sql.push_str(&self.inline(c)?);
+        }
+        let name = calls.first().map_or("pipeline", |c| c.stmt.name);
+        let mut result = self
+            .conn
+            .query_iter(sql)
+            .await
+            .map_err(|e| map_err(e, name))?;
+        if let Some(begin) = begin {
+            let _: Vec<Row> = result.collect().await.map_err(|e| map_err(e, begin))?;
+        }
+        let mut replies = Vec::with_capacity(calls.len());
+        for c in calls {
+            match c.kind {
+                CallKind::Execute => {
+                    // The set's OK packet is read: its count is current until the
+                    // set is consumed.
+                    let n = result.affected_rows();
+                    let _: Vec<Row> = result
+                        .collect()
+                        .await
+                        .map_err(|e| map_err(e, c.stmt.name))?;
+                    replies.push(Reply::Affected(n));
+                }
+                CallKind::Query => {
+                    let columns = result.columns_ref().len();
+                    let rows: Vec<Row> = result
+                        .collect()
+                        .await
+                        .map_err(|e| map_err(e, c.stmt.name))?;
+                    replies.push(Reply::Rows(rows_of(rows, columns)?));
+                }
+            }
+        }
+        Ok(replies)
+    }
+
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
+        self.send_begin().await?;
         let mut result = self
             .conn
             .query_iter(sql)
@@ -469,6 +604,7 @@ impl Session for MySession {
         self.conn = self.shared.connect().await?;
         self.statements.clear();
         self.in_transaction = false;
+        self.pending_begin = None;
         self.configure().await
     }
 
