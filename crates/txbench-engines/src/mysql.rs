@@ -217,8 +217,9 @@ pub struct MySession {
     shared: Arc<Shared>,
     /// The server's sql_mode has NO_BACKSLASH_ESCAPES (literals quote differently).
     no_backslash_escapes: bool,
-    /// A START TRANSACTION not sent yet: it goes out with the transaction's first
-    /// statements, saving a round trip per transaction.
+    /// A START TRANSACTION not sent yet: it goes out (after `SET autocommit = 0`)
+    /// with the transaction's first statements, saving a round trip per
+    /// transaction; COMMIT and ROLLBACK turn autocommit back on in their round trip.
     pending_begin: Option<&'static str>,
     /// Prepared statements by the address of their (static) definition.
     statements: HashMap<usize, mysql_async::Statement>,
@@ -380,7 +381,7 @@ impl MySession {
     /// Send a START TRANSACTION that is still pending.
     async fn send_begin(&mut self) -> Result<(), DbError> {
         match self.pending_begin.take() {
-            Some(sql) => self.run(sql).await,
+            Some(sql) => self.run(&format!("SET autocommit = 0; {sql}")).await,
             None => Ok(()),
         }
     }
@@ -439,7 +440,12 @@ impl Session for MySession {
             // Nothing was sent: an empty transaction.
             return Ok(());
         }
-        self.run("COMMIT").await
+        let committed = self.run("COMMIT; SET autocommit = 1").await;
+        if committed.is_err() {
+            // The SET did not run after a failed COMMIT.
+            let _ = self.run("SET autocommit = 1").await;
+        }
+        committed
     }
 
     async fn rollback(&mut self) -> Result<(), DbError> {
@@ -450,7 +456,7 @@ impl Session for MySession {
         if self.pending_begin.take().is_some() {
             return Ok(());
         }
-        self.run("ROLLBACK").await
+        self.run("ROLLBACK; SET autocommit = 1").await
     }
 
     async fn query(&mut self, stmt: &'static Statement, ps: &[Param<'_>]) -> Result<Rows, DbError> {
@@ -484,21 +490,11 @@ impl Session for MySession {
     /// their parameters written in as literals, and the replies come back as
     /// consecutive result sets. A single statement stays prepared.
     async fn pipeline(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
-        // Only reads share a multi-statement round trip: a server that goes on
-        // with the rest of a batch after a failed statement (seen on a Galera
-        // cluster: orders committed without some of their lines) must never run a
-        // write outside the transaction. Changes go one prepared statement each.
-        let reads_only = calls.iter().all(|c| c.kind == CallKind::Query);
-        if !reads_only {
-            let mut replies = Vec::with_capacity(calls.len());
-            for c in calls {
-                replies.push(match c.kind {
-                    CallKind::Query => Reply::Rows(self.query(c.stmt, c.params).await?),
-                    CallKind::Execute => Reply::Affected(self.execute(c.stmt, c.params).await?),
-                });
-            }
-            return Ok(replies);
-        }
+        // Inside a transaction autocommit is off (see `begin`): if a server went on
+        // with the rest of a batch after aborting the transaction (seen on a Galera
+        // cluster while autocommit was on: orders committed without some of their
+        // lines), those statements open a new transaction that the driver's
+        // ROLLBACK discards, instead of committing one by one.
         if calls.len() == 1 && self.pending_begin.is_none() {
             let c = &calls[0];
             let reply = match c.kind {
@@ -508,7 +504,7 @@ impl Session for MySession {
             return Ok(vec![reply]);
         }
         let begin = self.pending_begin.take();
-        let mut sql = begin.unwrap_or_default().to_string();
+        let mut sql = begin.map_or(String::new(), |b| format!("SET autocommit = 0;\n{b}"));
         for c in calls {
             if !sql.is_empty() {
                 sql.push_str(";\n");
@@ -522,7 +518,9 @@ impl Session for MySession {
             .await
             .map_err(|e| map_err(e, name))?;
         if let Some(begin) = begin {
-            let _: Vec<Row> = result.collect().await.map_err(|e| map_err(e, begin))?;
+            for _ in 0..2 {
+                let _: Vec<Row> = result.collect().await.map_err(|e| map_err(e, begin))?;
+            }
         }
         let mut replies = Vec::with_capacity(calls.len());
         for c in calls {
