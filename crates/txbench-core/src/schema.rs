@@ -73,6 +73,19 @@ pub struct Index {
     pub unique: bool,
 }
 
+impl Index {
+    /// `CREATE [UNIQUE] INDEX ...`: the same in every engine txbench has.
+    pub fn create_sql(&self) -> String {
+        format!(
+            "CREATE {}INDEX {} ON {} ({})",
+            if self.unique { "UNIQUE " } else { "" },
+            self.name,
+            self.table,
+            self.columns.join(", ")
+        )
+    }
+}
+
 /// A foreign key, added after the load when asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ForeignKey {
@@ -86,6 +99,20 @@ pub struct ForeignKey {
     pub references: &'static str,
     /// The referenced columns (its primary key).
     pub referenced_columns: &'static [&'static str],
+}
+
+impl ForeignKey {
+    /// `ALTER TABLE ... ADD CONSTRAINT ... FOREIGN KEY ...` (PostgreSQL and MySQL).
+    pub fn add_sql(&self) -> String {
+        format!(
+            "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
+            self.table,
+            self.name,
+            self.columns.join(", "),
+            self.references,
+            self.referenced_columns.join(", ")
+        )
+    }
 }
 
 /// A workload's whole schema.

@@ -129,6 +129,15 @@ impl Workload for FixedService {
     }
 }
 
+/// The check of this name.
+fn check<'a>(analysis: &'a checks::Analysis, name: &str) -> &'a checks::Check {
+    analysis
+        .checks
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no check named {name}"))
+}
+
 /// Latency quantiles of an M/D/1 queue by Lindley's recursion.
 fn simulated_quantiles(lambda: f64, d: f64, n: usize) -> (f64, f64, f64) {
     let mut rng = Rand::new(99);
@@ -205,17 +214,9 @@ async fn latency_matches_the_md1_queue_at_half_load() {
         sim_p99 * 1000.0
     );
     let analysis = checks::analyse(&rec, opts.open.as_ref(), &TYPES);
-    let rate = analysis
-        .checks
-        .iter()
-        .find(|c| c.name == "achieved rate")
-        .unwrap();
+    let rate = check(&analysis, "achieved rate");
     assert_eq!(rate.status, Status::Pass, "{rate:?}");
-    let stationarity = analysis
-        .checks
-        .iter()
-        .find(|c| c.name == "stationarity")
-        .unwrap();
+    let stationarity = check(&analysis, "stationarity");
     assert_eq!(stationarity.status, Status::Pass, "{stationarity:?}");
     // Nothing fails; the arrival-process and saturation checks may warn, since the
     // session shares the dispatcher's thread and holds it for each service time.
@@ -231,17 +232,9 @@ async fn past_capacity_the_checks_fail_and_the_verdict_says_so() {
     // Utilisation 1.5: the queue grows without bound.
     let (rec, opts) = run(375.0, Duration::from_millis(4), 3).await;
     let analysis = checks::analyse(&rec, opts.open.as_ref(), &TYPES);
-    let rate = analysis
-        .checks
-        .iter()
-        .find(|c| c.name == "achieved rate")
-        .unwrap();
+    let rate = check(&analysis, "achieved rate");
     assert_eq!(rate.status, Status::Fail, "{rate:?}");
-    let queue = analysis
-        .checks
-        .iter()
-        .find(|c| c.name == "client queue")
-        .unwrap();
+    let queue = check(&analysis, "client queue");
     assert_eq!(queue.status, Status::Fail, "{queue:?}");
     let verdict = checks::verdict(&analysis.checks);
     assert!(

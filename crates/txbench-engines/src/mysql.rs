@@ -120,8 +120,11 @@ fn server_error_kind(code: u16) -> ErrorKind {
         // Duplicate key, foreign key violations, NULL into NOT NULL.
         1062 | 1451 | 1452 | 1048 | 1586 => ErrorKind::Constraint,
         // Galera node not ready (WSREP), server gone / lost during a query,
-        // connection killed, server shutdown.
-        1047 | 2006 | 2013 | 1927 | 1053 => ErrorKind::Connection,
+        // connection killed, server shutdown, too many connections.
+        1047 | 2006 | 2013 | 1927 | 1053 | 1040 => ErrorKind::Connection,
+        // Refused credentials or database access: not a lost connection, so no
+        // reconnecting and retrying, a plain failure.
+        1045 | 1044 => ErrorKind::Other,
         // Data too long, out of range, bad value.
         1406 | 1264 | 1366 | 1292 => ErrorKind::Data,
         _ => ErrorKind::Other,
@@ -192,18 +195,7 @@ impl MyEngine {
 async fn connect(target: &MyTarget) -> Result<Conn, DbError> {
     match tokio::time::timeout(Duration::from_secs(10), Conn::new(target.opts.clone())).await {
         Ok(Ok(conn)) => Ok(conn),
-        Ok(Err(e)) => {
-            let e = map_err(e, &target.display);
-            // Refused credentials are not a lost connection: say so plainly.
-            Err(DbError::new(
-                if e.message.contains("ERROR 1045") || e.message.contains("ERROR 1044") {
-                    ErrorKind::Other
-                } else {
-                    ErrorKind::Connection
-                },
-                e.message,
-            ))
-        }
+        Ok(Err(e)) => Err(map_err(e, &target.display)),
         Err(_) => Err(DbError::new(
             ErrorKind::Connection,
             format!("{}: no answer within 10 s", target.display),
@@ -296,10 +288,18 @@ fn value_of(v: &mysql_async::Value, ty: MyType) -> Result<Value, DbError> {
 
 fn rows_of(rows: Vec<Row>, columns: usize) -> Result<Rows, DbError> {
     let mut out = Rows::new(columns);
+    // Every row of a result shares its columns: their types are read once.
+    let Some(first) = rows.first() else {
+        return Ok(out);
+    };
+    let types: Vec<MyType> = first
+        .columns_ref()
+        .iter()
+        .map(|c| c.column_type())
+        .collect();
     for row in rows {
-        let types: Vec<MyType> = row.columns_ref().iter().map(|c| c.column_type()).collect();
-        for (v, ty) in row.unwrap().iter().zip(types) {
-            out.push(value_of(v, ty)?);
+        for (v, ty) in row.unwrap().iter().zip(&types) {
+            out.push(value_of(v, *ty)?);
         }
     }
     Ok(out)
@@ -585,15 +585,7 @@ impl Session for MySession {
     }
 
     async fn add_foreign_key(&mut self, key: &ForeignKey) -> Result<(), DbError> {
-        self.run(&format!(
-            "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
-            key.table,
-            key.name,
-            key.columns.join(", "),
-            key.references,
-            key.referenced_columns.join(", ")
-        ))
-        .await
+        self.run(&key.add_sql()).await
     }
 
     async fn reconnect(&mut self) -> Result<(), DbError> {
@@ -607,14 +599,7 @@ impl Session for MySession {
     }
 
     async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {
-        self.run(&format!(
-            "CREATE {}INDEX {} ON {} ({})",
-            if index.unique { "UNIQUE " } else { "" },
-            index.name,
-            index.table,
-            index.columns.join(", ")
-        ))
-        .await
+        self.run(&index.create_sql()).await
     }
 
     async fn drop_table(&mut self, name: &str) -> Result<(), DbError> {
@@ -716,6 +701,8 @@ mod tests {
         assert_eq!(server_error_kind(1205), ErrorKind::Conflict);
         assert_eq!(server_error_kind(1047), ErrorKind::Connection);
         assert_eq!(server_error_kind(1062), ErrorKind::Constraint);
+        // Refused credentials are not worth reconnecting for.
+        assert_eq!(server_error_kind(1045), ErrorKind::Other);
     }
 
     #[test]

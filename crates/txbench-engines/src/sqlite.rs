@@ -528,13 +528,7 @@ impl Session for SqliteSession {
     }
 
     fn create_index(&mut self, index: &Index) -> impl Future<Output = Result<(), DbError>> + Send {
-        let sql = format!(
-            "CREATE {}INDEX {} ON {} ({})",
-            if index.unique { "UNIQUE " } else { "" },
-            index.name,
-            index.table,
-            index.columns.join(", ")
-        );
+        let sql = index.create_sql();
         ready(self.batch(&sql, index.name))
     }
 

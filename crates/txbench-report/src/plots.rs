@@ -38,6 +38,59 @@ fn svg(draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> PlotResult) -> 
     out
 }
 
+/// A chart of the common size and style on `root`, with a title and two axes.
+macro_rules! chart {
+    ($root:expr, $title:expr, $x:expr, $y:expr) => {
+        ChartBuilder::on($root)
+            .caption($title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(70)
+            .build_cartesian_2d($x, $y)
+    };
+}
+
+/// The grid and the axis titles.
+macro_rules! axes {
+    ($chart:expr, $x_desc:expr, $y_desc:expr) => {
+        $chart
+            .configure_mesh()
+            .x_desc($x_desc)
+            .y_desc($y_desc)
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
+            .draw()
+    };
+}
+
+/// One coloured line per series, each with its legend entry.
+macro_rules! lines {
+    ($chart:expr, $series:expr) => {
+        for (i, s) in $series.iter().enumerate() {
+            let c = color(i);
+            $chart
+                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))?
+                .label(s.name.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+        }
+    };
+}
+
+/// The legend box at a corner.
+macro_rules! legend {
+    ($chart:expr, $position:expr) => {
+        $chart
+            .configure_series_labels()
+            .position($position)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .draw()
+    };
+}
+
 fn color(i: usize) -> RGBColor {
     // Colour-blind-safe (Okabe-Ito).
     const PALETTE: [(u8, u8, u8); 7] = [
@@ -87,38 +140,19 @@ pub fn latency_ccdf(series: &[Series]) -> String {
     svg(|root| {
         let (x0, x1) = decades(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
         let (y0, _) = decades(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                "Latency CCDF (share of transactions slower than x)",
-                ("sans-serif", 20),
-            )
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(70)
-            .build_cartesian_2d((x0..x1).log_scale(), (y0..1.0).log_scale())?;
-        chart
-            .configure_mesh()
-            .x_desc("latency (ms, log scale)")
-            .y_desc("P(latency > x) (log scale)")
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 15))
-            .draw()?;
-        for (i, s) in series.iter().enumerate() {
-            let c = color(i);
-            chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))?
-                .label(s.name.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 14))
-            .draw()?;
+        let mut chart = chart!(
+            root,
+            "Latency CCDF (share of transactions slower than x)",
+            (x0..x1).log_scale(),
+            (y0..1.0).log_scale()
+        )?;
+        axes!(
+            chart,
+            "latency (ms, log scale)",
+            "P(latency > x) (log scale)"
+        )?;
+        lines!(chart, series);
+        legend!(chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     })
 }
@@ -136,35 +170,10 @@ pub fn over_time(title: &str, y_desc: &str, series: &[Series]) -> String {
             .fold(0.0f64, f64::max)
             .max(1e-3)
             * 1.1;
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..x1, 0.0..y1)?;
-        chart
-            .configure_mesh()
-            .x_desc("time since the start of measurement (s)")
-            .y_desc(y_desc)
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 15))
-            .draw()?;
-        for (i, s) in series.iter().enumerate() {
-            let c = color(i);
-            chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))?
-                .label(s.name.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 14))
-            .draw()?;
+        let mut chart = chart!(root, title, 0.0..x1, 0.0..y1)?;
+        axes!(chart, "time since the start of measurement (s)", y_desc)?;
+        lines!(chart, series);
+        legend!(chart, SeriesLabelPosition::LowerRight)?;
         Ok(())
     })
 }
@@ -185,27 +194,20 @@ pub fn sweep(series: &[Series], objective: (&str, f64), capacity: Option<f64>) -
                 .flat_map(|s| s.points.iter().map(|p| p.1))
                 .chain([objective.1]),
         );
-        let mut chart = ChartBuilder::on(root)
-            .caption("Latency against throughput", ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..x1, (y0..y1).log_scale())?;
-        chart
-            .configure_mesh()
-            .x_desc("achieved throughput (transactions/s)")
-            .y_desc("latency of the slowest type (ms, log scale)")
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 15))
-            .draw()?;
+        let mut chart = chart!(
+            root,
+            "Latency against throughput",
+            0.0..x1,
+            (y0..y1).log_scale()
+        )?;
+        axes!(
+            chart,
+            "achieved throughput (transactions/s)",
+            "latency of the slowest type (ms, log scale)"
+        )?;
+        lines!(chart, series);
         for (i, s) in series.iter().enumerate() {
             let c = color(i);
-            chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))?
-                .label(s.name.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
             chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
         }
         let red = RGBColor(200, 0, 0);
@@ -228,13 +230,7 @@ pub fn sweep(series: &[Series], objective: (&str, f64), capacity: Option<f64>) -
                     PathElement::new(vec![(x, y), (x + 20, y)], green.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 14))
-            .draw()?;
+        legend!(chart, SeriesLabelPosition::UpperLeft)?;
         Ok(())
     })
 }

@@ -33,6 +33,11 @@ struct Comparison {
     rows: Vec<Row>,
 }
 
+/// A run's result for the transaction type with this key.
+fn type_of<'a>(r: &'a RunResult, key: &str) -> Option<&'a txbench_core::result::TypeResult> {
+    r.transactions.iter().find(|x| x.key == key)
+}
+
 fn rows(runs: &[RunResult]) -> Vec<Row> {
     let mut out = Vec::new();
     let mut push = |name: String, better: Better, values: Vec<Option<f64>>| {
@@ -69,7 +74,6 @@ fn rows(runs: &[RunResult]) -> Vec<Row> {
         );
     }
     for t in &runs[0].transactions {
-        let of = |r: &RunResult| r.transactions.iter().find(|x| x.key == t.key).cloned();
         for (label, pick) in [
             (
                 "p50 ms",
@@ -83,7 +87,7 @@ fn rows(runs: &[RunResult]) -> Vec<Row> {
                 Better::Lower,
                 runs.iter()
                     .map(|r| {
-                        of(r)
+                        type_of(r, &t.key)
                             .filter(|x| x.latency_ms.samples > 0)
                             .map(|x| pick(&x.latency_ms))
                     })
@@ -94,7 +98,7 @@ fn rows(runs: &[RunResult]) -> Vec<Row> {
             format!("{} errors", t.name),
             Better::Lower,
             runs.iter()
-                .map(|r| of(r).map(|x| x.failed() as f64))
+                .map(|r| type_of(r, &t.key).map(|x| x.failed() as f64))
                 .collect(),
         );
     }

@@ -104,10 +104,7 @@ async fn load_run_check_two_warehouses() {
             || summary["server_version"].as_str().unwrap().starts_with('8')
     );
     let transactions = summary["transactions"].as_array().unwrap();
-    let committed: u64 = transactions
-        .iter()
-        .map(|t| t["committed"].as_u64().unwrap())
-        .sum();
+    let committed = support::type_sum(&summary, &["committed"]);
     assert!(committed > 300, "only {committed} committed in 15 s");
     // New-Order's 1% of unused items rolled back as the specification expects.
     assert!(transactions[0]["expected_rollbacks"].as_u64().unwrap() > 0);
@@ -199,15 +196,8 @@ async fn killed_connections_are_survived_and_counted() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the run did not survive: {stderr}");
     let summary = summary_json(dir.path());
-    let transactions = summary["transactions"].as_array().unwrap();
-    let lost: u64 = transactions
-        .iter()
-        .map(|t| t["errors"]["connection"].as_u64().unwrap_or(0))
-        .sum();
-    let committed: u64 = transactions
-        .iter()
-        .map(|t| t["committed"].as_u64().unwrap())
-        .sum();
+    let lost = support::type_sum(&summary, &["errors", "connection"]);
+    let committed = support::type_sum(&summary, &["committed"]);
     assert!(lost >= 1, "killed connections were not counted: {summary}");
     assert!(
         committed > 100,
@@ -258,15 +248,8 @@ async fn galera_cluster_conflicts_are_retried_and_every_node_checks() {
     let out = run_ok(&mut run);
     assert!(out.contains("tpmC"), "{out}");
     let summary = summary_json(dir.path());
-    let transactions = summary["transactions"].as_array().unwrap();
-    let retries: u64 = transactions
-        .iter()
-        .map(|t| t["retries"].as_u64().unwrap())
-        .sum();
-    let committed: u64 = transactions
-        .iter()
-        .map(|t| t["committed"].as_u64().unwrap())
-        .sum();
+    let retries = support::type_sum(&summary, &["retries"]);
+    let committed = support::type_sum(&summary, &["committed"]);
     assert!(retries > 0, "no conflict was retried: {summary}");
     assert!(committed > 500, "only {committed} committed");
     for n in &nodes {

@@ -52,12 +52,7 @@ async fn load_run_check_two_warehouses() {
     ]));
     assert!(out.contains("tpmC"), "{out}");
     let summary = summary_json(dir.path());
-    let committed: u64 = summary["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["committed"].as_u64().unwrap())
-        .sum();
+    let committed = support::type_sum(&summary, &["committed"]);
     assert!(committed > 500, "only {committed} committed in 20 s");
     // Both warehouses got load: 8 terminals over 2 warehouses.
     assert_check_passes(&db.url);
@@ -157,15 +152,8 @@ async fn killed_backends_are_survived_and_counted() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the run did not survive: {stderr}");
     let summary = summary_json(dir.path());
-    let transactions = summary["transactions"].as_array().unwrap();
-    let lost: u64 = transactions
-        .iter()
-        .map(|t| t["errors"]["connection"].as_u64().unwrap_or(0))
-        .sum();
-    let committed: u64 = transactions
-        .iter()
-        .map(|t| t["committed"].as_u64().unwrap())
-        .sum();
+    let lost = support::type_sum(&summary, &["errors", "connection"]);
+    let committed = support::type_sum(&summary, &["committed"]);
     assert!(lost >= 1, "killed sessions were not counted: {summary}");
     assert!(
         committed > 100,

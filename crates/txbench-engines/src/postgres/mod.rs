@@ -354,26 +354,11 @@ impl Session for PgSession {
     }
 
     async fn add_foreign_key(&mut self, key: &ForeignKey) -> Result<(), DbError> {
-        self.batch(&format!(
-            "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
-            key.table,
-            key.name,
-            key.columns.join(", "),
-            key.references,
-            key.referenced_columns.join(", ")
-        ))
-        .await
+        self.batch(&key.add_sql()).await
     }
 
     async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {
-        self.batch(&format!(
-            "CREATE {}INDEX {} ON {} ({})",
-            if index.unique { "UNIQUE " } else { "" },
-            index.name,
-            index.table,
-            index.columns.join(", ")
-        ))
-        .await
+        self.batch(&index.create_sql()).await
     }
 
     async fn drop_table(&mut self, name: &str) -> Result<(), DbError> {

@@ -17,6 +17,17 @@ pub fn only_result(results: &Path, name: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(run.join(name)).unwrap()).unwrap()
 }
 
+/// A count summed over a summary's transaction types: `path` leads from a type
+/// to the count (`["committed"]`, `["errors", "connection"]`); a missing one is 0.
+pub fn type_sum(summary: &serde_json::Value, path: &[&str]) -> u64 {
+    summary["transactions"]
+        .as_array()
+        .expect("transactions")
+        .iter()
+        .map(|t| path.iter().fold(t, |v, k| &v[*k]).as_u64().unwrap_or(0))
+        .sum()
+}
+
 /// The server URL from `var`, or `None` (with a notice) when it is unset; with
 /// `TXBENCH_REQUIRE_SERVICES=1` an unset variable fails the test instead.
 pub fn server_url(var: &str) -> Option<String> {
