@@ -90,6 +90,10 @@ pub struct TypeResult {
     pub share: f64,
     /// The share the specification asks for, 0..1.
     pub spec_share: f64,
+    /// The share of completed transactions that should commit (the rest end in
+    /// rollbacks the specification expects); absent when all should.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_success: Option<f64>,
     /// Latency from the intended start, all attempts included.
     pub latency_ms: Percentiles,
     /// Service time (execution only).
@@ -132,6 +136,12 @@ impl TypeResult {
     /// Failed transactions, all kinds.
     pub fn failed(&self) -> u64 {
         self.errors.values().sum()
+    }
+
+    /// The share of completed transactions that committed; `None` before any completed.
+    pub fn success_rate(&self) -> Option<f64> {
+        let n = self.completed();
+        (n > 0).then(|| self.committed as f64 / n as f64)
     }
 }
 
@@ -269,7 +279,10 @@ pub fn type_results(types: &[TxnTypeInfo], stats: &[TypeStats]) -> Vec<TypeResul
     types
         .iter()
         .zip(stats)
-        .map(|(info, s)| type_result(info.name, info.key, info.mix, s, all))
+        .map(|(info, s)| TypeResult {
+            expected_success: info.expected_success,
+            ..type_result(info.name, info.key, info.mix, s, all)
+        })
         .collect()
 }
 
@@ -293,6 +306,7 @@ pub fn type_result(name: &str, key: &str, mix: f64, s: &TypeStats, all: u64) -> 
             0.0
         },
         spec_share: mix,
+        expected_success: None,
         latency_ms: Percentiles::from_micros(&s.latency),
         service_ms: Percentiles::from_micros(&s.service),
         queue_ms: Percentiles::from_micros(&s.queue),

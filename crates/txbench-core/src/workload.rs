@@ -25,6 +25,10 @@ pub struct TxnTypeInfo {
     pub mean_think: Duration,
     /// The specification's limit on the 90th percentile response time.
     pub p90_limit: Duration,
+    /// The share of transactions that should commit rather than end in an
+    /// expected rollback (TATP's missing rows, TPC-C's 1% New-Order rollbacks);
+    /// `None` when every one should commit.
+    pub expected_success: Option<f64>,
 }
 
 /// How a transaction attempt ended when the database did not fail it.

@@ -101,6 +101,7 @@ static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo {
     keying: Duration::ZERO,
     mean_think: Duration::ZERO,
     p90_limit: Duration::from_secs(1),
+    expected_success: None,
 }];
 
 struct FixedService(Duration);

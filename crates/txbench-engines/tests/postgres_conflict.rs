@@ -40,6 +40,7 @@ static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo {
     keying: Duration::ZERO,
     mean_think: Duration::ZERO,
     p90_limit: Duration::from_secs(1),
+    expected_success: None,
 }];
 
 /// Read-modify-write of one row; the first attempt has the row changed under it

@@ -306,6 +306,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
                 all,
             );
             r.phases_ms = weighted_phases(runs, t);
+            r.expected_success = info.expected_success;
             if errors[t] > 0 {
                 // The timeline keeps errors per type, not per kind.
                 r.errors.insert("all kinds".into(), errors[t]);
@@ -405,6 +406,7 @@ mod tests {
             errors: BTreeMap::new(),
             share: 0.0,
             spec_share: 0.5,
+            expected_success: None,
             latency_ms: Percentiles::default(),
             service_ms: Percentiles::default(),
             queue_ms: Percentiles::default(),

@@ -35,11 +35,11 @@ fn ms(v: f64) -> String {
     }
 }
 
-fn row(out: &mut String, t: &TypeResult) {
+fn row(out: &mut String, t: &TypeResult, w: usize) {
     let l = &t.latency_ms;
     let _ = writeln!(
         out,
-        "{:<13} {:>10} {:>6.2}% {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
+        "{:<w$} {:>10} {:>6.2}% {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
         t.name,
         grouped(t.completed() as f64, 0),
         t.share * 100.0,
@@ -53,6 +53,16 @@ fn row(out: &mut String, t: &TypeResult) {
         grouped(t.retries as f64, 0),
         grouped(t.failed() as f64, 0),
     );
+}
+
+/// The width of the transaction name column: the longest name.
+fn name_width(r: &RunResult) -> usize {
+    r.transactions
+        .iter()
+        .map(|t| t.name.len())
+        .chain(std::iter::once("transaction".len()))
+        .max()
+        .unwrap_or(13)
 }
 
 /// The whole summary as text.
@@ -90,9 +100,10 @@ pub fn summary(r: &RunResult) -> String {
         );
     }
     let _ = writeln!(out);
+    let w = name_width(r);
     let _ = writeln!(
         out,
-        "{:<13} {:>10} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
+        "{:<w$} {:>10} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
         "transaction",
         "count",
         "share",
@@ -107,20 +118,35 @@ pub fn summary(r: &RunResult) -> String {
         "errors"
     );
     for t in &r.transactions {
-        row(&mut out, t);
+        row(&mut out, t, w);
     }
     let _ = writeln!(out);
+    if r.transactions.iter().any(|t| t.expected_success.is_some()) {
+        let _ = writeln!(out, "success rate, observed (expected):");
+        for t in &r.transactions {
+            if let (Some(expected), Some(seen)) = (t.expected_success, t.success_rate()) {
+                let _ = writeln!(
+                    out,
+                    "  {:<w$} {:>7.2}% ({:.2}%)",
+                    t.name,
+                    seen * 100.0,
+                    expected * 100.0
+                );
+            }
+        }
+        let _ = writeln!(out);
+    }
     if r.transactions.iter().any(|t| t.latency_ms.samples > 0) {
         let _ = writeln!(
             out,
-            "where the time went (mean ms per transaction):\n  {:<13} {:>9} {:>9} {:>11} {:>9} {:>9}",
+            "where the time went (mean ms per transaction):\n  {:<w$} {:>9} {:>9} {:>11} {:>9} {:>9}",
             "", "queueing", "begin", "statements", "commit", "other"
         );
         for t in r.transactions.iter().filter(|t| t.latency_ms.samples > 0) {
             let p = &t.phases_ms;
             let _ = writeln!(
                 out,
-                "  {:<13} {:>9} {:>9} {:>11} {:>9} {:>9}",
+                "  {:<w$} {:>9} {:>9} {:>11} {:>9} {:>9}",
                 t.name,
                 ms(p.queue),
                 ms(p.begin),
@@ -147,7 +173,7 @@ pub fn summary(r: &RunResult) -> String {
                 })
                 .collect();
             if !cells.is_empty() {
-                let _ = writeln!(out, "  {:<13} {}", t.name, cells.join("  "));
+                let _ = writeln!(out, "  {:<w$} {}", t.name, cells.join("  "));
             }
         }
         let _ = writeln!(out);

@@ -3,6 +3,11 @@
 //! [`txbench_core::Session`]) and its consistency checks.
 //!
 //! * [`tpcc`]: TPC-C v5.11.
+//! * [`tatp`]: TATP (Telecom Application Transaction Processing).
 #![warn(missing_docs)]
 
+pub mod bulk;
+pub mod conditions;
+pub mod fields;
+pub mod tatp;
 pub mod tpcc;

@@ -32,6 +32,8 @@ pub struct Cli {
 pub enum Command {
     /// TPC-C: without a verb, load, run and report in one go (embedded SQLite by default).
     Tpcc(TpccCommand),
+    /// TATP: without a verb, load 100,000 subscribers, run and report (embedded SQLite by default).
+    Tatp(TatpCommand),
     /// Find capacity: run open-loop steps of rising rate until a latency objective
     /// fails, refine, and report the highest rate that met it.
     Sweep(SweepCommand),
@@ -90,7 +92,9 @@ pub struct SweepCommand {
 #[derive(Debug, Subcommand)]
 pub enum SweepWorkload {
     /// TPC-C (the data must be loaded).
-    Tpcc(SweepArgs),
+    Tpcc(TpccSweepArgs),
+    /// TATP (the data must be loaded).
+    Tatp(TatpSweepArgs),
 }
 
 /// A latency objective: a percentile of every transaction type at or under a limit.
@@ -102,7 +106,7 @@ pub struct Slo {
     pub limit_ms: f64,
 }
 
-/// Flags of `sweep tpcc`.
+/// Flags of every sweep.
 #[derive(Debug, Clone, Args)]
 pub struct SweepArgs {
     #[command(flatten)]
@@ -143,7 +147,7 @@ pub enum TpccVerb {
     /// Create the schema and load the initial population.
     Load(LoadArgs),
     /// Drive the transaction mix and report throughput and latency.
-    Run(RunArgs),
+    Run(TpccRunArgs),
     /// Verify the twelve consistency conditions (exit 0 if all hold, 1 otherwise).
     Check(DbArgs),
     /// Drop every TPC-C table.
@@ -255,10 +259,6 @@ impl IsolationArg {
 pub struct RunArgs {
     #[command(flatten)]
     pub db: DbArgs,
-    /// Warehouses expected in the database (default: what is loaded); a different
-    /// count is refused. With `--db null:` it sets the scale (default 1).
-    #[arg(long, short = 'w', value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
-    pub warehouses: Option<i64>,
     /// Length of the measurement interval (e.g. 60s, 2m).
     #[arg(long, short = 'd', default_value = "60s", value_parser = parse_positive_duration)]
     pub duration: Duration,
@@ -310,20 +310,126 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
-/// Flags of the all-in-one form: those of load and run together.
+/// Flags of `tpcc run`.
 #[derive(Debug, Clone, Args)]
-pub struct AllInOneArgs {
+pub struct TpccRunArgs {
     #[command(flatten)]
     pub run: RunArgs,
+    /// Warehouses expected in the database (default: what is loaded); a different
+    /// count is refused. With `--db null:` it sets the scale (default 1).
+    #[arg(long, short = 'w', value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
+    pub warehouses: Option<i64>,
+}
+
+/// Flags of `tatp run`.
+#[derive(Debug, Clone, Args)]
+pub struct TatpRunArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Subscribers expected in the database (default: what is loaded); a different
+    /// count is refused. With `--db null:` it sets the scale (default 100,000).
+    #[arg(long, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
+    pub subscribers: Option<i64>,
+}
+
+/// Flags of the all-in-one form that only its load uses.
+#[derive(Debug, Clone, Args)]
+pub struct LoadExtras {
     /// Threads generating rows during the load (default: every core).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
-    /// Replace TPC-C data already in the database.
+    /// Replace the workload's data already in the database.
     #[arg(long)]
     pub drop: bool,
-    /// Add the foreign keys of clause 1.3 after the data (not on SQLite).
+    /// Add the foreign keys after the data (not on SQLite).
     #[arg(long)]
     pub foreign_keys: bool,
+}
+
+/// Flags of `txbench tpcc` without a verb: those of load and run together.
+#[derive(Debug, Clone, Args)]
+pub struct AllInOneArgs {
+    #[command(flatten)]
+    pub run: TpccRunArgs,
+    #[command(flatten)]
+    pub load: LoadExtras,
+}
+
+/// Flags of `txbench tatp` without a verb: those of load and run together.
+#[derive(Debug, Clone, Args)]
+pub struct TatpAllInOneArgs {
+    #[command(flatten)]
+    pub run: TatpRunArgs,
+    #[command(flatten)]
+    pub load: LoadExtras,
+}
+
+/// `txbench tatp [VERB]`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct TatpCommand {
+    /// What to do; without one, load (if needed), run and report.
+    #[command(subcommand)]
+    pub verb: Option<TatpVerb>,
+
+    /// Flags of load and run, for the all-in-one form.
+    #[command(flatten)]
+    pub all: TatpAllInOneArgs,
+}
+
+/// The TATP verbs.
+#[derive(Debug, Subcommand)]
+pub enum TatpVerb {
+    /// Create the schema and load the subscribers.
+    Load(TatpLoadArgs),
+    /// Drive the transaction mix and report MQTh and latency.
+    Run(TatpRunArgs),
+    /// Verify the population's invariants (exit 0 if all hold, 1 otherwise).
+    Check(DbArgs),
+    /// Drop every TATP table.
+    Clean(DbArgs),
+}
+
+/// Flags of `tatp load`.
+#[derive(Debug, Clone, Args)]
+pub struct TatpLoadArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// Subscribers to load.
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
+    pub subscribers: i64,
+    /// Threads generating rows (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Replace TATP data already in the database.
+    #[arg(long)]
+    pub drop: bool,
+    /// Seed of the population.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Add the foreign keys after the data (not on SQLite).
+    #[arg(long)]
+    pub foreign_keys: bool,
+}
+
+/// Flags of `sweep tpcc`.
+#[derive(Debug, Clone, Args)]
+pub struct TpccSweepArgs {
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+    /// Warehouses expected in the database (default: what is loaded).
+    #[arg(long, short = 'w', value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
+    pub warehouses: Option<i64>,
+}
+
+/// Flags of `sweep tatp`.
+#[derive(Debug, Clone, Args)]
+pub struct TatpSweepArgs {
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+    /// Subscribers expected in the database (default: what is loaded).
+    #[arg(long, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
+    pub subscribers: Option<i64>,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {

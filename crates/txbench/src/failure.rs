@@ -3,6 +3,7 @@
 use std::fmt;
 
 use txbench_core::DbError;
+use txbench_workloads::tatp::TatpError;
 use txbench_workloads::tpcc::TpccError;
 
 /// A command's failure; `main` alone turns it into an exit code.
@@ -49,6 +50,19 @@ impl From<TpccError> for Failure {
             | TpccError::WarehouseMismatch { .. }
             | TpccError::BadScale(_) => Failure::Usage(e.to_string()),
             TpccError::NotLoaded | TpccError::Incomplete | TpccError::Db(_) => {
+                Failure::Failed(e.to_string())
+            }
+        }
+    }
+}
+
+impl From<TatpError> for Failure {
+    fn from(e: TatpError) -> Self {
+        match e {
+            TatpError::AlreadyLoaded(_)
+            | TatpError::ScaleMismatch { .. }
+            | TatpError::BadScale(_) => Failure::Usage(e.to_string()),
+            TatpError::NotLoaded | TatpError::Incomplete | TatpError::Db(_) => {
                 Failure::Failed(e.to_string())
             }
         }

@@ -7,7 +7,9 @@ mod failure;
 mod merge;
 mod progress;
 mod report;
+mod runner;
 mod sweep;
+mod tatp;
 mod tpcc;
 
 use clap::Parser;
@@ -58,8 +60,10 @@ fn real_main() -> Result<(), Failure> {
         });
         match cli.command {
             Command::Tpcc(t) => tpcc::main(t.verb, t.all, stop_rx).await,
+            Command::Tatp(t) => tatp::main(t.verb, t.all, stop_rx).await,
             Command::Sweep(s) => match s.workload {
                 cli::SweepWorkload::Tpcc(args) => tpcc::sweep(args, stop_rx).await,
+                cli::SweepWorkload::Tatp(args) => tatp::sweep(args, stop_rx).await,
             },
             Command::Report(a) => report::main(&a),
             Command::Compare(a) => compare::main(&a),

@@ -8,6 +8,7 @@ use txbench_core::rng::Rand;
 use txbench_report::merge::{merge, read_run};
 use txbench_report::results::{IntervalWriter, write_summary};
 use txbench_report::terminal;
+use txbench_workloads::tatp::Tatp;
 use txbench_workloads::tpcc::Tpcc;
 use txbench_workloads::tpcc::random::NurandConstants;
 
@@ -52,6 +53,15 @@ pub fn main(a: &MergeArgs) -> Result<(), Failure> {
             // The constants do not enter the metrics; the scale does.
             let tpcc = Tpcc::new(warehouses, NurandConstants::random(&mut Rand::new(0)));
             r.metrics = tpcc.metrics(&r.transactions, r.measured_secs, wait);
+        }
+        "tatp" => {
+            let subscribers = r
+                .parameters
+                .get("subscribers")
+                .and_then(|n| n.parse::<i64>().ok())
+                .unwrap_or(1);
+            r.metrics =
+                Tatp::new(subscribers).metrics(&r.transactions, r.measured_secs, WaitMode::None);
         }
         other => {
             return Err(Failure::Usage(format!(

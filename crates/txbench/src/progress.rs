@@ -1,7 +1,10 @@
 //! The live progress line: one update a second, drawn in place on a terminal, or
 //! a plain line every ten seconds when stderr is not a terminal.
 
+use std::future::Future;
 use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -81,11 +84,9 @@ impl RunProgress {
     }
 }
 
-/// A progress bar for a load of `total` rows.
-pub fn load_bar(total: u64, quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
+/// Run a load, drawing a progress bar of `rows` (counted by the loader) out of
+/// about `total` until it ends.
+pub async fn track_load<T>(total: u64, rows: Arc<AtomicU64>, load: impl Future<Output = T>) -> T {
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template(
@@ -94,5 +95,17 @@ pub fn load_bar(total: u64, quiet: bool) -> ProgressBar {
         .expect("static template")
         .progress_chars("=> "),
     );
-    bar
+    let watcher = {
+        let bar = bar.clone();
+        tokio::spawn(async move {
+            loop {
+                bar.set_position(rows.load(Ordering::Relaxed));
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        })
+    };
+    let out = load.await;
+    watcher.abort();
+    bar.finish_and_clear();
+    out
 }

@@ -1,4 +1,4 @@
-//! `txbench sweep tpcc`: capacity search after the VoltDB TATP method. Each step
+//! `txbench sweep WORKLOAD`: capacity search after the VoltDB TATP method. Each step
 //! is an ordinary open-loop run (its full results written under the sweep's
 //! directory); a step passes when at least 90% of the offered load completed and
 //! the latency objective held for every transaction type. The sweep stops after
@@ -14,7 +14,7 @@ use txbench_report::{json, results, terminal};
 
 use crate::cli::{Slo, SweepArgs};
 use crate::failure::Failure;
-use crate::tpcc::{compact_stamp, measure, now_rfc3339};
+use crate::runner::{Bench, compact_stamp, measure, now_rfc3339};
 use txbench_report::results::SWEEP_FILE;
 
 fn percentile(p: &Percentiles, at: f64) -> f64 {
@@ -37,21 +37,24 @@ fn worst(result: &RunResult, slo: &Slo) -> f64 {
 }
 
 /// Run the sweep.
-pub async fn sweep_on<E: Engine>(
+pub async fn sweep_on<E: Engine, W: Bench>(
     engine: Arc<E>,
     s: &SweepArgs,
+    asked: Option<i64>,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let name = format!(
-        "{}-sweep-tpcc-{}",
+        "{}-sweep-{}-{}",
         compact_stamp(&now_rfc3339()),
+        W::NAME,
         engine.name()
     );
     let dir = results::create_unique(&s.run.results, &name)
         .map_err(|e| Failure::Failed(format!("creating {}: {e}", s.run.results.display())))?;
     let objective = format!("p{}<={}ms", s.slo.percentile, s.slo.limit_ms);
     println!(
-        "sweep of TPC-C on {}: objective {objective}",
+        "sweep of {} on {}: objective {objective}",
+        W::NAME.to_uppercase(),
         engine.describe()
     );
     let worst_header = format!("worst p{} ms", s.slo.percentile);
@@ -67,9 +70,10 @@ pub async fn sweep_on<E: Engine>(
         args.quiet = true;
         let step_dir = (!s.run.no_results)
             .then(|| dir.join(format!("step-{:02}-{}", steps.len() + 1, rate.round())));
-        let result = measure(
+        let result = measure::<E, W>(
             &engine,
             &args,
+            asked,
             stop.clone(),
             &now_rfc3339(),
             step_dir.as_deref(),

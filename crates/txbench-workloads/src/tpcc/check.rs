@@ -8,7 +8,7 @@
 
 use txbench_core::{DbError, Session, TxMode};
 
-use super::fields::{first, int};
+use crate::fields::{first, int};
 
 /// One condition and its SQL.
 struct Condition {
@@ -154,23 +154,7 @@ static CONDITIONS: [Condition; 12] = [
     },
 ];
 
-/// The result of one condition.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConditionResult {
-    /// The clause ("3.3.2.1").
-    pub clause: &'static str,
-    /// What it requires.
-    pub text: &'static str,
-    /// Rows that violate it.
-    pub violations: i64,
-}
-
-impl ConditionResult {
-    /// Whether the condition holds.
-    pub fn passed(&self) -> bool {
-        self.violations == 0
-    }
-}
+pub use crate::conditions::ConditionResult;
 
 /// Run all twelve conditions in one read-only transaction.
 pub async fn check<S: Session>(session: &mut S) -> Result<Vec<ConditionResult>, DbError> {

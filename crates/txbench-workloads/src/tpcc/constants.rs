@@ -30,6 +30,7 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
         keying: secs(18),
         mean_think: secs(12),
         p90_limit: secs(5),
+        expected_success: Some(0.99),
     },
     TxnTypeInfo {
         name: "Payment",
@@ -38,6 +39,7 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
         keying: secs(3),
         mean_think: secs(12),
         p90_limit: secs(5),
+        expected_success: None,
     },
     TxnTypeInfo {
         name: "Order-Status",
@@ -46,6 +48,7 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
         keying: secs(2),
         mean_think: secs(10),
         p90_limit: secs(5),
+        expected_success: None,
     },
     TxnTypeInfo {
         name: "Delivery",
@@ -54,6 +57,7 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
         keying: secs(2),
         mean_think: secs(5),
         p90_limit: secs(5),
+        expected_success: None,
     },
     TxnTypeInfo {
         name: "Stock-Level",
@@ -62,6 +66,7 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
         keying: secs(2),
         mean_think: secs(5),
         p90_limit: secs(20),
+        expected_success: None,
     },
 ];
 

@@ -3,8 +3,8 @@
 use txbench_core::schema::Statement;
 use txbench_core::{DbError, Param, Rows, Session};
 
-use super::fields::int;
 use super::input::CustomerKey;
+use crate::fields::int;
 
 /// The customers of a district with a last name, sorted by first name.
 pub static BY_LAST_NAME: Statement = Statement::new(

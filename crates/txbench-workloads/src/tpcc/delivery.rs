@@ -5,9 +5,9 @@ use txbench_core::schema::Statement;
 use txbench_core::{Call, DbError, ErrorKind, Outcome, Param, Session, TxMode};
 
 use super::constants::DISTRICTS;
-use super::fields::{first, float, int, rows};
 use super::input::DeliveryInput;
 use super::load::now_micros;
+use crate::fields::{first, float, int, rows};
 
 static OLDEST_NEW_ORDER: Statement = Statement::new(
     "delivery: oldest new_order",

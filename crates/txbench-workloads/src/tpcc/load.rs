@@ -3,21 +3,17 @@
 //! after the data, and the C-Load constants recorded.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use txbench_core::rng::Rand;
-use txbench_core::value::RowBatch;
-use txbench_core::{DbError, Engine, ErrorKind, Session, TxMode, exec};
+use txbench_core::{DbError, Engine, Session, exec};
 
 use super::TpccError;
 use super::generate::{Population, units};
 use super::meta;
 use super::random::NurandConstants;
 use super::schema::SCHEMA;
-
-/// Rows per write transaction during a load.
-const ROWS_PER_COMMIT: u64 = 250_000;
 
 /// How to load.
 #[derive(Debug, Clone)]
@@ -108,64 +104,16 @@ pub async fn load<E: Engine>(
     let (session, r) = prepared.join().await.ok_or_else(worker_died)?;
     r?;
 
-    // Generators: every core makes rows; a bounded queue keeps memory flat.
-    let threads = opts.threads.max(1);
-    let work = Arc::new(units(opts.warehouses));
-    let next = Arc::new(AtomicUsize::new(0));
-    let (tx, rx) = async_channel::bounded::<RowBatch>(threads * 4);
-    let mut generators = Vec::new();
-    for _ in 0..threads {
-        let (work, next, tx) = (Arc::clone(&work), Arc::clone(&next), tx.clone());
-        generators.push(
-            std::thread::Builder::new()
-                .name("txbench-gen".into())
-                .spawn(move || {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&unit) = work.get(i) else { break };
-                        for batch in population.generate(i, unit) {
-                            if tx.send_blocking(batch).is_err() {
-                                return; // A writer failed; it reports the error.
-                            }
-                        }
-                    }
-                })
-                .expect("spawning a row generator"),
-        );
-    }
-    drop(tx);
-
-    // Writers: as many as the engine allows, the first on the prepared session.
-    let writers = threads.min(engine.max_writers()).max(1);
-    let mut handles = Vec::new();
-    let mut first = Some(session);
-    for _ in 0..writers {
-        let session = match first.take() {
-            Some(s) => s,
-            None => engine.connect().await?,
-        };
-        handles.push(exec::spawn::<E, _, _>(
-            "txbench-load",
-            write_batches(session, rx.clone(), Arc::clone(&rows_done)),
-        ));
-    }
-    drop(rx);
-    let mut sessions = Vec::new();
-    let mut failure = None;
-    for h in handles {
-        match h.join().await.ok_or_else(worker_died)? {
-            Ok(s) => sessions.push(s),
-            Err(e) => failure = Some(e),
-        }
-    }
-    for g in generators {
-        let _ = g.join();
-    }
-    if let Some(e) = failure {
-        return Err(e.into());
-    }
-    let mut session = sessions.swap_remove(0);
-    drop(sessions);
+    let mut session = crate::bulk::write_population(
+        &engine,
+        session,
+        &SCHEMA,
+        units(opts.warehouses),
+        move |i, unit| population.generate(i, unit),
+        opts.threads,
+        Arc::clone(&rows_done),
+    )
+    .await?;
 
     let warehouses = opts.warehouses;
     let seed = opts.seed;
@@ -196,40 +144,5 @@ pub async fn load<E: Engine>(
 }
 
 fn worker_died() -> TpccError {
-    TpccError::Db(DbError::new(
-        ErrorKind::Other,
-        "a load worker stopped unexpectedly",
-    ))
-}
-
-/// Write batches from the queue in large transactions; hand the session back.
-async fn write_batches<S: Session>(
-    mut session: S,
-    rx: async_channel::Receiver<RowBatch>,
-    rows_done: Arc<AtomicU64>,
-) -> Result<S, DbError> {
-    let mut in_txn = 0u64;
-    let mut open = false;
-    while let Ok(batch) = rx.recv().await {
-        let table = SCHEMA
-            .table(batch.table)
-            .ok_or_else(|| DbError::new(ErrorKind::Other, format!("no table {}", batch.table)))?;
-        if !open {
-            session.begin(TxMode::ReadWrite).await?;
-            open = true;
-        }
-        session.insert_batch(table, &batch).await?;
-        let n = batch.len() as u64;
-        rows_done.fetch_add(n, Ordering::Relaxed);
-        in_txn += n;
-        if in_txn >= ROWS_PER_COMMIT {
-            session.commit().await?;
-            open = false;
-            in_txn = 0;
-        }
-    }
-    if open {
-        session.commit().await?;
-    }
-    Ok(session)
+    TpccError::Db(crate::bulk::worker_died())
 }

@@ -16,7 +16,6 @@ pub mod check;
 pub mod constants;
 mod customer;
 pub mod delivery;
-mod fields;
 pub mod generate;
 pub mod input;
 pub mod load;

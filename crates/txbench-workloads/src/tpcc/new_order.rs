@@ -3,9 +3,9 @@
 use txbench_core::schema::Statement;
 use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode};
 
-use super::fields::{cents, first, float, int, rows, text};
 use super::input::NewOrderInput;
 use super::load::now_micros;
+use crate::fields::{cents, first, float, int, rows, text};
 
 static WAREHOUSE_TAX: Statement = Statement::new(
     "new_order: warehouse",

@@ -4,8 +4,8 @@ use txbench_core::schema::Statement;
 use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode};
 
 use super::customer;
-use super::fields::{first, int, rows};
 use super::input::OrderStatusInput;
+use crate::fields::{first, int, rows};
 
 static CUSTOMER: Statement = Statement::new(
     "order_status: customer",

@@ -6,9 +6,9 @@ use txbench_core::schema::Statement;
 use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode};
 
 use super::customer;
-use super::fields::{cents, first, float, int, rows, text};
 use super::input::{CustomerKey, PaymentInput};
 use super::load::now_micros;
+use crate::fields::{cents, first, float, int, rows, text};
 
 static WAREHOUSE_YTD: Statement = Statement::new(
     "payment: warehouse update",

@@ -3,8 +3,8 @@
 use txbench_core::schema::Statement;
 use txbench_core::{DbError, Outcome, Param, Session, TxMode};
 
-use super::fields::{first, int};
 use super::input::StockLevelInput;
+use crate::fields::{first, int};
 
 static NEXT_ORDER: Statement = Statement::new(
     "stock_level: district",

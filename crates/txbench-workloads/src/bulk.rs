@@ -1,0 +1,218 @@
+//! Writing a workload's initial population in parallel: generator threads make
+//! rows unit by unit (each unit from its own random stream, so the database is
+//! the same whatever the order), a bounded queue keeps memory flat, and as many
+//! writer sessions as the engine allows insert them in large transactions
+//! through the engine's bulk path.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use txbench_core::schema::Schema;
+use txbench_core::value::RowBatch;
+use txbench_core::{DbError, Engine, ErrorKind, Session, TxMode, exec};
+
+/// A boxed future borrowing a session, for steps run by [`on_session`].
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Rows per write transaction during a load.
+const ROWS_PER_COMMIT: u64 = 250_000;
+
+/// Generate the rows of every unit on `threads` threads and write them through
+/// `session` and further sessions of `engine` (up to its writer limit). Returns a
+/// session for the steps after the data (keys, indexes, metadata). `rows_done`
+/// counts rows as they are written, for a progress bar.
+pub async fn write_population<E, U, G>(
+    engine: &Arc<E>,
+    session: E::Session,
+    schema: &'static Schema,
+    units: Vec<U>,
+    generate: G,
+    threads: usize,
+    rows_done: Arc<AtomicU64>,
+) -> Result<E::Session, DbError>
+where
+    E: Engine,
+    U: Copy + Send + Sync + 'static,
+    G: Fn(usize, U) -> Vec<RowBatch> + Send + Sync + 'static,
+{
+    let threads = threads.max(1);
+    let units = Arc::new(units);
+    let generate = Arc::new(generate);
+    let next = Arc::new(AtomicUsize::new(0));
+    let (tx, rx) = async_channel::bounded::<RowBatch>(threads * 4);
+    let mut generators = Vec::new();
+    for _ in 0..threads {
+        let (units, next, tx, generate) = (
+            Arc::clone(&units),
+            Arc::clone(&next),
+            tx.clone(),
+            Arc::clone(&generate),
+        );
+        generators.push(
+            std::thread::Builder::new()
+                .name("txbench-gen".into())
+                .spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&unit) = units.get(i) else { break };
+                        for batch in generate(i, unit) {
+                            if tx.send_blocking(batch).is_err() {
+                                return; // A writer failed; it reports the error.
+                            }
+                        }
+                    }
+                })
+                .map_err(|e| {
+                    DbError::new(ErrorKind::Other, format!("starting a row generator: {e}"))
+                })?,
+        );
+    }
+    drop(tx);
+
+    // Writers: as many as the engine allows, the first on the given session.
+    let writers = threads.min(engine.max_writers()).max(1);
+    let mut handles = Vec::new();
+    let mut first = Some(session);
+    for _ in 0..writers {
+        let session = match first.take() {
+            Some(s) => s,
+            None => engine.connect().await?,
+        };
+        handles.push(exec::spawn::<E, _, _>(
+            "txbench-load",
+            write_batches(session, schema, rx.clone(), Arc::clone(&rows_done)),
+        ));
+    }
+    drop(rx);
+    let mut sessions = Vec::new();
+    let mut failure = None;
+    for h in handles {
+        match h.join().await.ok_or_else(worker_died)? {
+            Ok(s) => sessions.push(s),
+            Err(e) => failure = Some(e),
+        }
+    }
+    for g in generators {
+        let _ = g.join();
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(sessions.swap_remove(0))
+}
+
+/// The error for a load worker that vanished (panicked or was cancelled).
+pub fn worker_died() -> DbError {
+    DbError::new(ErrorKind::Other, "a load worker stopped unexpectedly")
+}
+
+/// Write batches from the queue in large transactions; hand the session back.
+async fn write_batches<S: Session>(
+    mut session: S,
+    schema: &'static Schema,
+    rx: async_channel::Receiver<RowBatch>,
+    rows_done: Arc<AtomicU64>,
+) -> Result<S, DbError> {
+    let mut in_txn = 0u64;
+    let mut open = false;
+    while let Ok(batch) = rx.recv().await {
+        let table = schema
+            .table(batch.table)
+            .ok_or_else(|| DbError::new(ErrorKind::Other, format!("no table {}", batch.table)))?;
+        if !open {
+            session.begin(TxMode::ReadWrite).await?;
+            open = true;
+        }
+        session.insert_batch(table, &batch).await?;
+        let n = batch.len() as u64;
+        rows_done.fetch_add(n, Ordering::Relaxed);
+        in_txn += n;
+        if in_txn >= ROWS_PER_COMMIT {
+            session.commit().await?;
+            open = false;
+            in_txn = 0;
+        }
+    }
+    if open {
+        session.commit().await?;
+    }
+    Ok(session)
+}
+
+/// Drop every table of a schema, last created first.
+pub async fn drop_tables<S: Session>(session: &mut S, schema: &Schema) -> Result<(), DbError> {
+    for table in schema.tables.iter().rev() {
+        session.drop_table(table.name).await?;
+    }
+    Ok(())
+}
+
+/// Run a step on a session, on the executor its engine needs (an OS thread for a
+/// blocking engine), and hand the session back.
+pub async fn on_session<E, T, F>(session: E::Session, step: F) -> Result<(E::Session, T), DbError>
+where
+    E: Engine,
+    T: Send + 'static,
+    F: for<'s> FnOnce(&'s mut E::Session) -> BoxFuture<'s, Result<T, DbError>> + Send + 'static,
+{
+    let mut session = session;
+    let handle = exec::spawn::<E, _, _>("txbench-load", async move {
+        let r = step(&mut session).await;
+        (session, r)
+    });
+    let (session, r) = handle.join().await.ok_or_else(worker_died)?;
+    Ok((session, r?))
+}
+
+/// Prepare for a load: drop the schema's tables first when `drop_first`, enter
+/// the engine's bulk-load mode and create the tables.
+pub async fn create_tables<E: Engine>(
+    session: E::Session,
+    schema: &'static Schema,
+    drop_first: bool,
+) -> Result<E::Session, DbError> {
+    let (session, ()) = on_session::<E, _, _>(session, move |s| {
+        Box::pin(async move {
+            if drop_first {
+                drop_tables(s, schema).await?;
+            }
+            s.begin_bulk_load().await?;
+            for table in schema.tables {
+                s.create_table(table).await?;
+            }
+            Ok(())
+        })
+    })
+    .await?;
+    Ok(session)
+}
+
+/// After the data: primary keys (where the engine left them out), indexes and,
+/// when asked, foreign keys; building them once is faster than maintaining them
+/// row by row. Leaves the engine's bulk-load mode.
+pub async fn finish_tables<E: Engine>(
+    session: E::Session,
+    schema: &'static Schema,
+    foreign_keys: bool,
+) -> Result<E::Session, DbError> {
+    let (session, ()) = on_session::<E, _, _>(session, move |s| {
+        Box::pin(async move {
+            for table in schema.tables {
+                s.add_primary_key(table).await?;
+            }
+            for index in schema.indexes {
+                s.create_index(index).await?;
+            }
+            if foreign_keys {
+                for key in schema.foreign_keys {
+                    s.add_foreign_key(key).await?;
+                }
+            }
+            s.end_bulk_load().await
+        })
+    })
+    .await?;
+    Ok(session)
+}

@@ -1,0 +1,121 @@
+//! The population's invariants, which the seven transactions preserve, read in
+//! one snapshot: the subscriber ids and numbers, 1..4 access-info rows and
+//! special facilities per subscriber with valid types, and at most three call
+//! forwardings per facility, at the three start times, each of an existing
+//! facility. Distinct types and start times are the tables' primary keys.
+
+use txbench_core::{DbError, Session, TxMode};
+
+use super::schema::sub_nbr;
+use crate::conditions::ConditionResult;
+use crate::fields::{first, int};
+
+/// One condition and its counting SQL.
+struct Condition {
+    clause: &'static str,
+    text: &'static str,
+    sql: &'static str,
+}
+
+static CONDITIONS: [Condition; 6] = [
+    Condition {
+        clause: "access",
+        text: "1..4 ACCESS_INFO rows per subscriber",
+        sql: "SELECT count(*) FROM subscriber s WHERE \
+              (SELECT count(*) FROM access_info a WHERE a.s_id = s.s_id) NOT BETWEEN 1 AND 4",
+    },
+    Condition {
+        clause: "access",
+        text: "AI_TYPE in 1..4, S_ID of a subscriber",
+        sql: "SELECT count(*) FROM access_info a WHERE a.ai_type NOT BETWEEN 1 AND 4 \
+              OR NOT EXISTS (SELECT 1 FROM subscriber s WHERE s.s_id = a.s_id)",
+    },
+    Condition {
+        clause: "facility",
+        text: "1..4 SPECIAL_FACILITY rows per subscriber",
+        sql: "SELECT count(*) FROM subscriber s WHERE \
+              (SELECT count(*) FROM special_facility f WHERE f.s_id = s.s_id) NOT BETWEEN 1 AND 4",
+    },
+    Condition {
+        clause: "facility",
+        text: "SF_TYPE in 1..4, IS_ACTIVE 0 or 1, S_ID of a subscriber",
+        sql: "SELECT count(*) FROM special_facility f WHERE f.sf_type NOT BETWEEN 1 AND 4 \
+              OR f.is_active NOT IN (0, 1) \
+              OR NOT EXISTS (SELECT 1 FROM subscriber s WHERE s.s_id = f.s_id)",
+    },
+    Condition {
+        clause: "forward",
+        text: "0..3 CALL_FORWARDING rows per facility",
+        sql: "SELECT count(*) FROM special_facility f WHERE \
+              (SELECT count(*) FROM call_forwarding c \
+               WHERE c.s_id = f.s_id AND c.sf_type = f.sf_type) > 3",
+    },
+    Condition {
+        clause: "forward",
+        text: "START_TIME in {0, 8, 16}, of an existing facility",
+        sql: "SELECT count(*) FROM call_forwarding c WHERE c.start_time NOT IN (0, 8, 16) \
+              OR NOT EXISTS (SELECT 1 FROM special_facility f \
+                             WHERE f.s_id = c.s_id AND f.sf_type = c.sf_type)",
+    },
+];
+
+/// Run every condition in one read-only transaction; `subscribers` is the scale
+/// the load recorded.
+pub async fn check<S: Session>(
+    session: &mut S,
+    subscribers: i64,
+) -> Result<Vec<ConditionResult>, DbError> {
+    session.begin(TxMode::Snapshot).await?;
+    let out = conditions(session, subscribers).await;
+    match out {
+        Ok(out) => {
+            session.commit().await?;
+            Ok(out)
+        }
+        Err(e) => {
+            let _ = session.rollback().await;
+            Err(e)
+        }
+    }
+}
+
+async fn conditions<S: Session>(
+    session: &mut S,
+    subscribers: i64,
+) -> Result<Vec<ConditionResult>, DbError> {
+    let mut out = Vec::with_capacity(CONDITIONS.len() + 1);
+    // The ids are 1..N and each sub_nbr is its id in 15 digits. Zero-padding is
+    // spelled differently in every SQL dialect, so the comparison is made here.
+    let ids = session
+        .query_sql("SELECT s_id, sub_nbr FROM subscriber")
+        .await?;
+    let mut bad = 0i64;
+    let mut seen = vec![false; subscribers.max(0) as usize + 1];
+    for row in ids.iter() {
+        let s_id = int(row, 0, "s_id")?;
+        let in_range = (1..=subscribers).contains(&s_id);
+        let number_ok = row[1].as_str().map(str::trim_end) == Some(sub_nbr(s_id).as_str());
+        if in_range {
+            seen[s_id as usize] = true;
+        }
+        bad += i64::from(!in_range || !number_ok);
+    }
+    bad += seen[1..].iter().filter(|s| !**s).count() as i64;
+    out.push(ConditionResult {
+        clause: "subscriber",
+        text: "S_ID 1..N, each once; SUB_NBR = S_ID in 15 digits",
+        violations: bad,
+    });
+    for c in &CONDITIONS {
+        let rows = session
+            .query_sql(c.sql)
+            .await
+            .map_err(|e| DbError::new(e.kind, format!("condition '{}': {}", c.text, e.message)))?;
+        out.push(ConditionResult {
+            clause: c.clause,
+            text: c.text,
+            violations: int(first(&rows, c.text)?, 0, c.text)?,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,399 @@
+//! What every workload's commands share: the engine a URL names, a session on
+//! the executor its engine needs, and a measured run (progress line, results
+//! directory, checks, summary), generic over the workload.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use tokio::sync::watch;
+use txbench_core::checks;
+use txbench_core::driver::pool::RetryPolicy;
+use txbench_core::driver::{self, Arrival, OpenLoop, RunOptions, WaitMode};
+use txbench_core::machine::Machine;
+use txbench_core::result::{self, RESULT_SCHEMA_VERSION, RunResult};
+use txbench_core::{Engine, Session, Workload, exec};
+use txbench_engines::redact;
+use txbench_report::{results, terminal};
+use txbench_workloads::conditions::ConditionResult;
+
+use crate::cli::{AffinityArg, ArrivalArg, RunArgs, WaitArg};
+use crate::failure::Failure;
+use crate::progress::RunProgress;
+
+/// A workload as the command line drives it.
+pub trait Bench: Workload + Sized {
+    /// The workload's name in commands and directory names ("tpcc").
+    const NAME: &'static str;
+    /// The flag and parameter that give the scale ("warehouses").
+    const SCALE: &'static str;
+
+    /// Open the workload on a session of a loaded database; `asked` is the scale
+    /// the command line gives (checked against what is loaded).
+    fn open<S: Session>(
+        session: &mut S,
+        asked: Option<i64>,
+        seed: u64,
+    ) -> impl Future<Output = Result<Self, Failure>> + Send;
+
+    /// The scale in the database.
+    fn scale(&self) -> i64;
+
+    /// Settings worth recording with the results.
+    fn parameters(&self) -> Vec<(String, String)>;
+}
+
+/// Call a generic function with the engine a URL names.
+macro_rules! with_engine {
+    ($url:expr, $isolation:expr, |$engine:ident| $body:expr) => {{
+        let isolation: Option<$crate::cli::IsolationArg> = $isolation;
+        match txbench_engines::Target::parse_all($url)
+            .map_err(|e| $crate::failure::Failure::Usage(e.to_string()))?
+        {
+            txbench_engines::Target::Sqlite(cfg) => {
+                if let Some(i) = isolation.filter(|i| *i != $crate::cli::IsolationArg::Serializable)
+                {
+                    return Err($crate::failure::Failure::Usage(format!(
+                        "--isolation {}: SQLite runs every transaction serializable",
+                        i.name()
+                    )));
+                }
+                let $engine = std::sync::Arc::new(txbench_engines::sqlite::SqliteEngine::new(cfg)?);
+                $body
+            }
+            txbench_engines::Target::Postgres(target) => {
+                let $engine = std::sync::Arc::new(txbench_engines::postgres::PgEngine::new(
+                    target,
+                    isolation.map($crate::cli::IsolationArg::level),
+                ));
+                $body
+            }
+            txbench_engines::Target::Mysql(target) => {
+                let $engine = std::sync::Arc::new(txbench_engines::mysql::MyEngine::new(
+                    vec![target],
+                    isolation.map($crate::cli::IsolationArg::level),
+                ));
+                $body
+            }
+            txbench_engines::Target::MysqlCluster(nodes) => {
+                let $engine = std::sync::Arc::new(txbench_engines::mysql::MyEngine::new(
+                    nodes,
+                    isolation.map($crate::cli::IsolationArg::level),
+                ));
+                $body
+            }
+            txbench_engines::Target::Null => {
+                let $engine = std::sync::Arc::new(txbench_engines::null::NullEngine);
+                $body
+            }
+        }
+    }};
+}
+
+pub(crate) use with_engine;
+
+/// Run a future on a session of the engine, on the executor the engine needs.
+pub async fn on_session<E, T, Fut>(
+    engine: &Arc<E>,
+    f: impl FnOnce(E::Session) -> Fut,
+) -> Result<T, Failure>
+where
+    E: Engine,
+    T: Send + 'static,
+    Fut: Future<Output = T> + Send + 'static,
+{
+    let session = engine.connect().await?;
+    exec::spawn::<E, _, _>("txbench-session", f(session))
+        .join()
+        .await
+        .ok_or_else(|| Failure::Failed("a database session stopped unexpectedly".into()))
+}
+
+/// Run once, print the summary and where the results are.
+pub async fn run_on<E: Engine, W: Bench>(
+    engine: Arc<E>,
+    a: &RunArgs,
+    asked: Option<i64>,
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
+    let started_at = now_rfc3339();
+    let dir = if a.no_results {
+        None
+    } else {
+        let name = format!(
+            "{}-{}-{}",
+            compact_stamp(&started_at),
+            W::NAME,
+            engine.name()
+        );
+        Some(
+            results::create_unique(&a.results, &name)
+                .map_err(|e| Failure::Failed(format!("creating {}: {e}", a.results.display())))?,
+        )
+    };
+    let result = measure::<E, W>(&engine, a, asked, stop, &started_at, dir.as_deref()).await?;
+    print!("{}", terminal::summary(&result));
+    if let Some(dir) = dir {
+        println!("results: {}", dir.display());
+    }
+    Ok(())
+}
+
+/// The current time, RFC 3339 to the second (UTC).
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+/// Run once and build its result (nothing printed but the progress line). With a
+/// results directory, the interval log and timeline are written there as the run
+/// goes, then `summary.json`; `config.toml` holds the flags that repeat the run.
+pub async fn measure<E: Engine, W: Bench>(
+    engine: &Arc<E>,
+    a: &RunArgs,
+    asked: Option<i64>,
+    stop: watch::Receiver<bool>,
+    started_at: &str,
+    dir: Option<&Path>,
+) -> Result<RunResult, Failure> {
+    let engine = Arc::clone(engine);
+    let seed = a.seed;
+    let (workload, server_version) = on_session(&engine, |mut s| async move {
+        let workload = W::open(&mut s, asked, seed).await?;
+        let version = s
+            .server_version()
+            .await
+            .unwrap_or_else(|_| "unknown".into());
+        Ok::<_, Failure>((workload, version))
+    })
+    .await??;
+    let workload = Arc::new(workload);
+    let terminals = a
+        .terminals
+        .map_or(workload.default_terminals(), |t| t as usize);
+    let connections = a
+        .connections
+        .map_or(engine.max_writers().min(terminals).min(64), |c| c as usize);
+    let wait = match a.wait {
+        WaitArg::None => WaitMode::None,
+        WaitArg::Spec => WaitMode::Spec,
+    };
+    let opts = RunOptions {
+        duration: a.duration,
+        warmup: a.warmup,
+        terminals,
+        connections,
+        wait,
+        seed,
+        retry: RetryPolicy {
+            max_retries: a.max_retries,
+            ..RetryPolicy::default()
+        },
+        affinity: a.affinity == AffinityArg::Warehouse,
+        open: a.rate.map(|rate| OpenLoop {
+            rate,
+            arrival: match a.arrival {
+                ArrivalArg::Poisson => Arrival::Poisson,
+                ArrivalArg::Uniform => Arrival::Uniform,
+                ArrivalArg::Fixed => Arrival::Fixed,
+            },
+            queue_limit: a.queue_limit.map(|q| q as usize),
+        }),
+    };
+    let types = workload.transaction_types();
+    let writer = match dir {
+        Some(dir) => {
+            let io = |e: std::io::Error| Failure::Failed(format!("writing {}: {e}", dir.display()));
+            std::fs::create_dir_all(dir).map_err(io)?;
+            std::fs::write(
+                dir.join(results::CONFIG_FILE),
+                effective_config(
+                    a,
+                    W::NAME,
+                    (W::SCALE, workload.scale()),
+                    terminals,
+                    connections,
+                ),
+            )
+            .map_err(io)?;
+            Some(
+                results::IntervalWriter::create(
+                    dir,
+                    types.iter().map(|t| t.key.to_string()).collect(),
+                )
+                .map_err(io)?,
+            )
+        }
+        None => None,
+    };
+    let mut progress = RunProgress::new(a.warmup + a.duration, types, a.quiet);
+    let recording = driver::run(&engine, &workload, &opts, stop, |t| {
+        progress.tick(&t);
+        if let Some(w) = &writer
+            && t.window_span.1 > t.window_span.0
+        {
+            w.push(results::Interval {
+                window_start: t.window_start,
+                start: t.window_span.0,
+                length: t.window_span.1 - t.window_span.0,
+                numbers: t.interval,
+            });
+        }
+    })
+    .await;
+    progress.finish();
+    // Whatever happened to the run, the intervals measured so far are on disk.
+    let written = writer.map(results::IntervalWriter::finish);
+    let recording = recording?;
+    if let (Some(Err(e)), Some(dir)) = (written, dir) {
+        return Err(Failure::Failed(format!("writing {}: {e}", dir.display())));
+    }
+
+    let measured_secs = recording.measured.as_secs_f64();
+    let mut transactions =
+        result::type_results(workload.transaction_types(), &recording.total.measured);
+    let analysis = checks::analyse(&recording, opts.open.as_ref(), workload.transaction_types());
+    for (i, t) in transactions.iter_mut().enumerate() {
+        t.latency_intervals_ms = checks::intervals(&recording.samples, i as u16, analysis.lag);
+    }
+    let mut parameters: BTreeMap<String, String> = workload.parameters().into_iter().collect();
+    for (k, v) in [
+        ("terminals", terminals.to_string()),
+        ("connections", connections.to_string()),
+        ("wait", format!("{:?}", wait).to_lowercase()),
+        ("seed", seed.to_string()),
+        ("duration_secs", a.duration.as_secs_f64().to_string()),
+        ("warmup_secs", a.warmup.as_secs_f64().to_string()),
+        ("max_retries", a.max_retries.to_string()),
+        (
+            "load",
+            a.rate.map_or("closed".to_string(), |r| {
+                format!("open {r}/s {:?}", a.arrival).to_lowercase()
+            }),
+        ),
+        ("affinity", format!("{:?}", a.affinity).to_lowercase()),
+        ("nodes", engine.nodes().to_string()),
+        (
+            "isolation",
+            a.isolation
+                .map_or("default".to_string(), |i| i.name().to_string()),
+        ),
+    ] {
+        parameters.insert(k.to_string(), v);
+    }
+    let result = RunResult {
+        schema_version: RESULT_SCHEMA_VERSION,
+        txbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        workload: workload.name().to_string(),
+        engine: engine.name().to_string(),
+        target: engine.describe(),
+        started_at: started_at.to_string(),
+        window_start_unix_s: recording
+            .window_start
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64()),
+        server_version,
+        machine: Machine::current(),
+        merged_from: Vec::new(),
+        parameters,
+        measured_secs,
+        interrupted: recording.interrupted,
+        metrics: workload.metrics(&transactions, measured_secs, wait),
+        transactions,
+        cpu: result::cpu_result(&recording),
+        error_samples: result::error_samples(&recording),
+        open_loop: opts
+            .open
+            .as_ref()
+            .and_then(|load| result::open_loop_result(&recording, load)),
+        verdict: checks::verdict(&analysis.checks),
+        checks: analysis.checks,
+    };
+    if let Some(dir) = dir {
+        results::write_summary(dir, &result)
+            .map_err(|e| Failure::Failed(format!("writing {}: {e}", dir.display())))?;
+    }
+    Ok(result)
+}
+
+/// The flags of a run as TOML that `--config` reads back: the run as it was
+/// configured, with the defaults it resolved (scale, terminals, connections) made
+/// explicit and any password removed from the URL.
+fn effective_config(
+    a: &RunArgs,
+    workload: &str,
+    (scale_flag, scale): (&str, i64),
+    terminals: usize,
+    connections: usize,
+) -> String {
+    let mut t = toml::Table::new();
+    let mut put = |k: &str, v: toml::Value| {
+        t.insert(k.to_string(), v);
+    };
+    match a.db.db.as_slice() {
+        [one] => put("db", redact(one).into()),
+        many => put(
+            "db",
+            toml::Value::Array(many.iter().map(|u| redact(u).into()).collect()),
+        ),
+    }
+    put(scale_flag, scale.into());
+    put(
+        "duration",
+        humantime::format_duration(a.duration).to_string().into(),
+    );
+    put(
+        "warmup",
+        humantime::format_duration(a.warmup).to_string().into(),
+    );
+    put("terminals", (terminals as i64).into());
+    put("connections", (connections as i64).into());
+    put("wait", format!("{:?}", a.wait).to_lowercase().into());
+    put("seed", (a.seed as i64).into());
+    if let Some(rate) = a.rate {
+        put("rate", format!("{rate}/s").into());
+        put("arrival", format!("{:?}", a.arrival).to_lowercase().into());
+    }
+    if let Some(q) = a.queue_limit {
+        put("queue-limit", (q as i64).into());
+    }
+    if let Some(i) = a.isolation {
+        put("isolation", i.name().into());
+    }
+    put("max-retries", i64::from(a.max_retries).into());
+    put(
+        "affinity",
+        format!("{:?}", a.affinity).to_lowercase().into(),
+    );
+    format!(
+        "# txbench {workload} run --config config.toml repeats this run.\n{}",
+        toml::to_string(&t).expect("a TOML table serializes")
+    )
+}
+
+/// An RFC 3339 time without separators, for directory names (20261122T221924Z).
+pub fn compact_stamp(rfc3339: &str) -> String {
+    rfc3339.chars().filter(|c| *c != '-' && *c != ':').collect()
+}
+
+/// Print check results, one a line; `Err(CheckFailed)` when any failed.
+pub fn report_conditions(results: &[ConditionResult]) -> Result<(), Failure> {
+    let mut ok = true;
+    for r in results {
+        ok &= r.passed();
+        if r.passed() {
+            println!("PASS  {:<10} {}", r.clause, r.text);
+        } else {
+            println!(
+                "FAIL  {:<10} {} ({} violations)",
+                r.clause, r.text, r.violations
+            );
+        }
+    }
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::CheckFailed)
+    }
+}

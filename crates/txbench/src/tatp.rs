@@ -1,0 +1,149 @@
+//! `txbench tatp ...`: loading, checking and cleaning TATP, and the TATP side of
+//! a run (opening the workload on a loaded database).
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use tokio::sync::watch;
+use txbench_core::{Engine, Session};
+use txbench_report::terminal;
+use txbench_workloads::bulk::drop_tables;
+use txbench_workloads::tatp::load::LoadOptions;
+use txbench_workloads::tatp::schema::SCHEMA;
+use txbench_workloads::tatp::{Tatp, TatpError, check, generate, load, meta};
+
+use crate::cli::{DbArgs, TatpAllInOneArgs, TatpLoadArgs, TatpSweepArgs, TatpVerb};
+use crate::failure::Failure;
+use crate::progress::track_load;
+use crate::runner::{Bench, on_session, report_conditions, run_on, with_engine};
+
+impl Bench for Tatp {
+    const NAME: &'static str = "tatp";
+    const SCALE: &'static str = "subscribers";
+
+    async fn open<S: Session>(
+        session: &mut S,
+        asked: Option<i64>,
+        _seed: u64,
+    ) -> Result<Self, Failure> {
+        Ok(Tatp::open(session, asked).await?)
+    }
+
+    fn scale(&self) -> i64 {
+        self.subscribers()
+    }
+
+    fn parameters(&self) -> Vec<(String, String)> {
+        Tatp::parameters(self)
+    }
+}
+
+/// Run a TATP verb, or the all-in-one form.
+pub async fn main(
+    verb: Option<TatpVerb>,
+    all: TatpAllInOneArgs,
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
+    match verb {
+        Some(TatpVerb::Load(a)) => with_engine!(&a.db.db, None, |e| load_on(e, &a).await),
+        Some(TatpVerb::Run(a)) => with_engine!(&a.run.db.db, a.run.isolation, |e| {
+            run_on::<_, Tatp>(e, &a.run, a.subscribers, stop).await
+        }),
+        Some(TatpVerb::Check(a)) => with_engine!(&a.db, None, |e| check_on(e).await),
+        Some(TatpVerb::Clean(a)) => with_engine!(&a.db, None, |e| clean_on(e, &a).await),
+        None => with_engine!(&all.run.run.db.db, all.run.run.isolation, |e| {
+            all_in_one(e, &all, stop).await
+        }),
+    }
+}
+
+/// `txbench sweep tatp`.
+pub async fn sweep(a: TatpSweepArgs, stop: watch::Receiver<bool>) -> Result<(), Failure> {
+    with_engine!(&a.sweep.run.db.db, a.sweep.run.isolation, |e| {
+        crate::sweep::sweep_on::<_, Tatp>(e, &a.sweep, a.subscribers, stop).await
+    })
+}
+
+async fn load_on<E: Engine>(engine: Arc<E>, a: &TatpLoadArgs) -> Result<(), Failure> {
+    let opts = LoadOptions {
+        subscribers: a.subscribers,
+        threads: a
+            .threads
+            .map(|t| t as usize)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        seed: a.seed,
+        drop: a.drop,
+        foreign_keys: a.foreign_keys,
+    };
+    let rows = Arc::new(AtomicU64::new(0));
+    let summary = track_load(
+        generate::expected_rows(a.subscribers),
+        Arc::clone(&rows),
+        load::load(Arc::clone(&engine), &opts, rows),
+    )
+    .await?;
+    let secs = summary.elapsed.as_secs_f64();
+    println!(
+        "loaded {} subscribers into {}: {} rows in {:.2} s ({} rows/s)",
+        terminal::grouped(a.subscribers as f64, 0),
+        engine.describe(),
+        terminal::grouped(summary.rows as f64, 0),
+        secs,
+        terminal::grouped(summary.rows as f64 / secs.max(1e-9), 0),
+    );
+    Ok(())
+}
+
+async fn check_on<E: Engine>(engine: Arc<E>) -> Result<(), Failure> {
+    let results = on_session(&engine, |mut s| async move {
+        let state = meta::read(&mut s).await?.ok_or(TatpError::NotLoaded)?;
+        Ok::<_, Failure>(check::check(&mut s, state.subscribers).await?)
+    })
+    .await??;
+    report_conditions(&results)
+}
+
+async fn clean_on<E: Engine>(engine: Arc<E>, a: &DbArgs) -> Result<(), Failure> {
+    on_session(&engine, |mut s| async move {
+        drop_tables(&mut s, &SCHEMA).await
+    })
+    .await??;
+    println!("dropped the TATP tables in {a}");
+    Ok(())
+}
+
+async fn all_in_one<E: Engine>(
+    engine: Arc<E>,
+    a: &TatpAllInOneArgs,
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
+    let state = on_session(&engine, |mut s| async move { meta::read(&mut s).await }).await??;
+    let loaded = state.as_ref().filter(|s| s.complete).map(|s| s.subscribers);
+    match loaded {
+        Some(n) if !a.load.drop => {
+            if let Some(asked) = a.run.subscribers.filter(|&asked| asked != n) {
+                return Err(TatpError::ScaleMismatch { asked, loaded: n }.into());
+            }
+            println!(
+                "using the {} subscribers already loaded in {}",
+                terminal::grouped(n as f64, 0),
+                engine.describe()
+            );
+        }
+        _ => {
+            let load_args = TatpLoadArgs {
+                db: a.run.run.db.clone(),
+                subscribers: a
+                    .run
+                    .subscribers
+                    .unwrap_or(txbench_workloads::tatp::constants::DEFAULT_SUBSCRIBERS),
+                threads: a.load.threads,
+                drop: a.load.drop || state.is_some(),
+                seed: a.run.run.seed,
+                foreign_keys: a.load.foreign_keys,
+            };
+            load_on(Arc::clone(&engine), &load_args).await?;
+        }
+    }
+    run_on::<_, Tatp>(engine, &a.run.run, a.run.subscribers, stop).await
+}
