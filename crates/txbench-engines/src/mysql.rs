@@ -59,9 +59,12 @@ impl MyTarget {
             )));
         }
         // Statements are kept per session by txbench; the driver's cache must hold
-        // them all or it would close statements still in use.
+        // them all or it would close statements still in use. Found rows: an UPDATE
+        // reports the rows it matched, as other engines do, not only those whose
+        // value changed (setting a bit to the value it has is still a hit).
         let opts = OptsBuilder::from_opts(opts)
             .stmt_cache_size(1024)
+            .client_found_rows(true)
             .prefer_socket(false)
             .into();
         Ok(MyTarget { opts, display })

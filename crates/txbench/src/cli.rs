@@ -274,9 +274,11 @@ pub struct RunArgs {
     /// Keying and think times: none (back to back) or spec.
     #[arg(long, value_enum, default_value_t = WaitArg::None)]
     pub wait: WaitArg,
-    /// Seed of the run's random streams (inputs, C-Run).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// Seed of the run's random streams (inputs, C-Run). Default: a fresh one per
+    /// run (recorded in the results), so a second run on the same database does
+    /// not replay the first one's inserts and deletes.
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Open loop: offered transactions per second (e.g. 3000/s, 180000/min);
     /// transactions start on schedule whatever the database does, and latency
     /// counts from the scheduled time. Without it, terminals run closed-loop.

@@ -141,6 +141,19 @@ pub async fn run_on<E: Engine, W: Bench>(
     Ok(())
 }
 
+/// A seed no earlier run used: std's randomly keyed hasher over the clock.
+fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    // Kept within i64 so that config.toml (TOML integers are signed) holds it.
+    h.finish() >> 1
+}
+
 /// The current time, RFC 3339 to the second (UTC).
 pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
@@ -158,7 +171,7 @@ pub async fn measure<E: Engine, W: Bench>(
     dir: Option<&Path>,
 ) -> Result<RunResult, Failure> {
     let engine = Arc::clone(engine);
-    let seed = a.seed;
+    let seed = a.seed.unwrap_or_else(fresh_seed);
     let (workload, server_version) = on_session(&engine, |mut s| async move {
         let workload = W::open(&mut s, asked, seed).await?;
         let version = s
@@ -210,6 +223,7 @@ pub async fn measure<E: Engine, W: Bench>(
                 dir.join(results::CONFIG_FILE),
                 effective_config(
                     a,
+                    seed,
                     W::NAME,
                     (W::SCALE, workload.scale()),
                     terminals,
@@ -322,6 +336,7 @@ pub async fn measure<E: Engine, W: Bench>(
 /// explicit and any password removed from the URL.
 fn effective_config(
     a: &RunArgs,
+    seed: u64,
     workload: &str,
     (scale_flag, scale): (&str, i64),
     terminals: usize,
@@ -350,7 +365,7 @@ fn effective_config(
     put("terminals", (terminals as i64).into());
     put("connections", (connections as i64).into());
     put("wait", format!("{:?}", a.wait).to_lowercase().into());
-    put("seed", (a.seed as i64).into());
+    put("seed", (seed as i64).into());
     if let Some(rate) = a.rate {
         put("rate", format!("{rate}/s").into());
         put("arrival", format!("{:?}", a.arrival).to_lowercase().into());

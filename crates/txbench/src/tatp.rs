@@ -139,7 +139,7 @@ async fn all_in_one<E: Engine>(
                     .unwrap_or(txbench_workloads::tatp::constants::DEFAULT_SUBSCRIBERS),
                 threads: a.load.threads,
                 drop: a.load.drop || state.is_some(),
-                seed: a.run.run.seed,
+                seed: a.run.run.seed.unwrap_or(1),
                 foreign_keys: a.load.foreign_keys,
             };
             load_on(Arc::clone(&engine), &load_args).await?;

@@ -40,6 +40,12 @@ fn every_verb_has_help() {
         vec!["tpcc", "run", "--help"],
         vec!["tpcc", "check", "--help"],
         vec!["tpcc", "clean", "--help"],
+        vec!["tatp", "--help"],
+        vec!["tatp", "load", "--help"],
+        vec!["tatp", "run", "--help"],
+        vec!["tatp", "check", "--help"],
+        vec!["tatp", "clean", "--help"],
+        vec!["sweep", "tatp", "--help"],
     ] {
         let out = txbench(dir.path()).args(&args).output().unwrap();
         assert!(out.status.success(), "{args:?}");
@@ -753,4 +759,98 @@ fn the_report_renders_in_headless_chromium() {
     if let Ok(keep) = std::env::var("TXBENCH_KEEP_SCREENSHOT") {
         std::fs::copy(&shot, keep).unwrap();
     }
+}
+
+#[test]
+fn tatp_all_in_one_loads_runs_reports_and_the_file_passes_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench(dir.path())
+        .args(["tatp", "--db", "sqlite:tatp.db", "--subscribers", "5000"])
+        .args([
+            "--duration",
+            "2s",
+            "--warmup",
+            "0s",
+            "-q",
+            "--results",
+            "res",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("loaded 5,000 subscribers"), "{text}");
+    assert!(
+        text.contains("MQTh") && text.contains("Get-New-Destination"),
+        "{text}"
+    );
+    let json = only_result(&dir.path().join("res"), "summary.json");
+    assert_eq!(json["workload"], "tatp");
+    assert_eq!(json["metrics"][0]["name"], "MQTh");
+    let types = json["transactions"].as_array().unwrap();
+    assert_eq!(types.len(), 7);
+    // Every type ran; the reads that can miss did, as expected outcomes.
+    let access = &types[2];
+    assert_eq!(access["key"], "get_access_data");
+    assert_eq!(access["expected_success"], 0.625);
+    assert!(
+        access["expected_rollbacks"].as_u64().unwrap() > 0,
+        "{access}"
+    );
+    // The seed the run used is recorded, so the run can be repeated.
+    let config = std::fs::read_to_string(
+        std::fs::read_dir(dir.path().join("res"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path()
+            .join("config.toml"),
+    )
+    .unwrap();
+    assert!(
+        config.contains("subscribers = 5000") && config.contains("seed = "),
+        "{config}"
+    );
+    // A second all-in-one run uses what is loaded; another scale is refused.
+    let out = txbench(dir.path())
+        .args(["tatp", "--db", "sqlite:tatp.db", "--subscribers", "6000"])
+        .args(["--duration", "1s", "--no-results", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--subscribers 6000 disagrees with the 5000"),
+        "{}",
+        stderr(&out)
+    );
+    let out = txbench(dir.path())
+        .args(["tatp", "check", "--db", "sqlite:tatp.db"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert_eq!(
+        stdout(&out)
+            .lines()
+            .filter(|l| l.starts_with("PASS"))
+            .count(),
+        7
+    );
+}
+
+#[test]
+fn tatp_runs_open_loop_on_the_null_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench(dir.path())
+        .args(["tatp", "run", "--db", "null:", "--subscribers", "1000000"])
+        .args(["--rate", "20000/s", "--duration", "2s", "--warmup", "0s"])
+        .args(["-q", "--results", "res"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json = only_result(&dir.path().join("res"), "summary.json");
+    assert_eq!(json["parameters"]["subscribers"], "1000000");
+    assert_eq!(json["parameters"]["nurand_a"], "65535");
+    let ratio = json["open_loop"]["achieved_ratio"].as_f64().unwrap();
+    assert!((0.96..=1.04).contains(&ratio), "{}", json["open_loop"]);
 }

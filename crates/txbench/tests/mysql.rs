@@ -260,3 +260,16 @@ async fn galera_cluster_conflicts_are_retried_and_every_node_checks() {
         .await
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tatp_loads_runs_and_checks() {
+    let Some(base) = server_url("TXBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let db = MyDatabase::create(&base, "tatp").await;
+    let url = db.url.clone();
+    tokio::task::spawn_blocking(move || support::tatp_load_run_check(&url))
+        .await
+        .unwrap();
+    db.drop_now().await;
+}

@@ -28,6 +28,63 @@ pub fn type_sum(summary: &serde_json::Value, path: &[&str]) -> u64 {
         .sum()
 }
 
+/// TATP on a server through the command line: load 10,000 subscribers, run the
+/// mix for 5 s with the default 10 terminals, and pass `check`. Expected failures
+/// appear as rollbacks, never as errors, and the headline is MQTh.
+pub fn tatp_load_run_check(url: &str) {
+    let txbench = || std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"));
+    let ok = |cmd: &mut std::process::Command| {
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{cmd:?} failed: {stderr}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let out = ok(txbench().args(["tatp", "load", "--db", url, "--subscribers", "10000"]));
+    assert!(out.contains("loaded 10,000 subscribers"), "{out}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = ok(txbench().current_dir(dir.path()).args([
+        "tatp",
+        "run",
+        "--db",
+        url,
+        "--duration",
+        "5s",
+        "--warmup",
+        "1s",
+        "-q",
+    ]));
+    assert!(
+        out.contains("MQTh") && out.contains("success rate"),
+        "{out}"
+    );
+    let summary = only_result(&dir.path().join("results"), "summary.json");
+    assert_eq!(summary["workload"], "tatp");
+    assert_eq!(summary["parameters"]["subscribers"], "10000");
+    assert!(type_sum(&summary, &["committed"]) > 1_000, "{summary}");
+    assert!(
+        type_sum(&summary, &["expected_rollbacks"]) > 100,
+        "{summary}"
+    );
+    let errors: u64 = summary["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            t["errors"]
+                .as_object()
+                .map_or(0, |e| e.values().map(|v| v.as_u64().unwrap()).sum())
+        })
+        .sum();
+    assert_eq!(errors, 0, "{summary}");
+    let out = ok(txbench().args(["tatp", "check", "--db", url]));
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("PASS")).count(),
+        7,
+        "{out}"
+    );
+    ok(txbench().args(["tatp", "clean", "--db", url]));
+}
+
 /// The server URL from `var`, or `None` (with a notice) when it is unset; with
 /// `TXBENCH_REQUIRE_SERVICES=1` an unset variable fails the test instead.
 pub fn server_url(var: &str) -> Option<String> {
