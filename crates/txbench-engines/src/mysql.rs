@@ -185,10 +185,10 @@ impl MyEngine {
         let mut session = MySession {
             conn,
             no_backslash_escapes: false,
-            pending_begin: None,
             shared: Arc::clone(&self.shared),
             statements: HashMap::new(),
             in_transaction: false,
+            sent: false,
         };
         session.configure().await?;
         Ok(session)
@@ -212,13 +212,15 @@ pub struct MySession {
     shared: Arc<Shared>,
     /// The server's sql_mode has NO_BACKSLASH_ESCAPES (literals quote differently).
     no_backslash_escapes: bool,
-    /// A START TRANSACTION not sent yet: it goes out (after `SET autocommit = 0`)
-    /// with the transaction's first statements, saving a round trip per
-    /// transaction; COMMIT and ROLLBACK turn autocommit back on in their round trip.
-    pending_begin: Option<&'static str>,
     /// Prepared statements by the address of their (static) definition.
     statements: HashMap<usize, mysql_async::Statement>,
+    /// Between `begin` and `commit`/`rollback`.
     in_transaction: bool,
+    /// A statement went to the server since the last COMMIT or ROLLBACK, so the
+    /// server has a transaction open (autocommit is off) that one must end.
+    /// Outside `begin`..`commit` (metadata, what is loaded) each call ends it
+    /// with [`MySession::end_implicit`].
+    sent: bool,
 }
 
 /// A parameter as MySQL binds it.
@@ -329,22 +331,29 @@ fn isolation_sql(i: Isolation) -> &'static str {
 
 impl MySession {
     /// Session settings: the isolation level asked for, UTC for DATETIME text.
+    ///
+    /// Autocommit is off for the session's life: a transaction starts with its
+    /// first statement, so BEGIN costs no round trip and COMMIT is one statement.
+    /// It also keeps a batch whole: if a server went on with the rest of a
+    /// multi-statement batch after aborting the transaction (seen on a Galera
+    /// cluster while autocommit was on: orders committed without some of their
+    /// lines), those statements open a new transaction that the driver's
+    /// ROLLBACK discards instead of committing one by one.
     async fn configure(&mut self) -> Result<(), DbError> {
-        let mut sql = "SET time_zone = '+00:00'".to_string();
-        if let Some(i) = self.shared.isolation {
-            sql.push_str(&format!(
-                ", SESSION TRANSACTION ISOLATION LEVEL {}",
-                isolation_sql(i)
-            ));
-        }
-        self.run(&sql).await?;
         let mode: Option<String> = self
             .conn
             .query_first("SELECT @@SESSION.sql_mode")
             .await
             .map_err(|e| map_err(e, "sql_mode"))?;
         self.no_backslash_escapes = mode.is_some_and(|m| m.contains("NO_BACKSLASH_ESCAPES"));
-        Ok(())
+        let mut sql = "SET time_zone = '+00:00', autocommit = 0".to_string();
+        if let Some(i) = self.shared.isolation {
+            sql.push_str(&format!(
+                ", SESSION TRANSACTION ISOLATION LEVEL {}",
+                isolation_sql(i)
+            ));
+        }
+        self.run(&sql).await
     }
 
     /// A statement with its parameters written in as SQL literals (quoted and
@@ -381,12 +390,15 @@ impl MySession {
         self.conn.query_drop(sql).await.map_err(|e| map_err(e, sql))
     }
 
-    /// Send a START TRANSACTION that is still pending.
-    async fn send_begin(&mut self) -> Result<(), DbError> {
-        match self.pending_begin.take() {
-            Some(sql) => self.run(&format!("SET autocommit = 0; {sql}")).await,
-            None => Ok(()),
+    /// Commit the implicit transaction a statement outside `begin`..`commit`
+    /// opened (the session runs with autocommit off), so that no idle session
+    /// holds locks or an old snapshot.
+    async fn end_implicit(&mut self) -> Result<(), DbError> {
+        if self.in_transaction {
+            return Ok(());
         }
+        self.sent = false;
+        self.run("COMMIT").await
     }
 
     async fn prepared(
@@ -422,33 +434,27 @@ fn params(ps: &[Param<'_>]) -> Params {
 
 impl Session for MySession {
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
-        let sql = match mode {
-            TxMode::ReadWrite => "START TRANSACTION",
-            TxMode::ReadOnly => "START TRANSACTION READ ONLY",
-            // One snapshot for a consistency check, whatever the session's level.
-            TxMode::Snapshot => {
-                self.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                    .await?;
-                "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"
-            }
-        };
-        self.pending_begin = Some(sql);
+        // Read-write and read-only transactions start with their first statement
+        // (autocommit is off; InnoDB treats a transaction as read-only until it
+        // writes). A consistency check needs its snapshot taken now.
+        if mode == TxMode::Snapshot {
+            self.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                .await?;
+            self.run("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
+                .await?;
+            self.sent = true;
+        }
         self.in_transaction = true;
         Ok(())
     }
 
     async fn commit(&mut self) -> Result<(), DbError> {
         self.in_transaction = false;
-        if self.pending_begin.take().is_some() {
+        if !std::mem::take(&mut self.sent) {
             // Nothing was sent: an empty transaction.
             return Ok(());
         }
-        let committed = self.run("COMMIT; SET autocommit = 1").await;
-        if committed.is_err() {
-            // The SET did not run after a failed COMMIT.
-            let _ = self.run("SET autocommit = 1").await;
-        }
-        committed
+        self.run("COMMIT").await
     }
 
     async fn rollback(&mut self) -> Result<(), DbError> {
@@ -456,21 +462,22 @@ impl Session for MySession {
             return Ok(());
         }
         self.in_transaction = false;
-        if self.pending_begin.take().is_some() {
-            return Ok(());
-        }
-        self.run("ROLLBACK; SET autocommit = 1").await
+        self.sent = false;
+        // Sent even when no statement succeeded: after an error the server may
+        // hold a transaction that a later statement of a batch opened.
+        self.run("ROLLBACK").await
     }
 
     async fn query(&mut self, stmt: &'static Statement, ps: &[Param<'_>]) -> Result<Rows, DbError> {
-        self.send_begin().await?;
         let st = self.prepared(stmt).await?;
         let columns = st.columns().len();
+        self.sent = true;
         let rows: Vec<Row> = self
             .conn
             .exec(&st, params(ps))
             .await
             .map_err(|e| map_err(e, stmt.name))?;
+        self.end_implicit().await?;
         rows_of(rows, columns)
     }
 
@@ -479,13 +486,15 @@ impl Session for MySession {
         stmt: &'static Statement,
         ps: &[Param<'_>],
     ) -> Result<u64, DbError> {
-        self.send_begin().await?;
         let st = self.prepared(stmt).await?;
+        self.sent = true;
         self.conn
             .exec_drop(&st, params(ps))
             .await
             .map_err(|e| map_err(e, stmt.name))?;
-        Ok(self.conn.affected_rows())
+        let affected = self.conn.affected_rows();
+        self.end_implicit().await?;
+        Ok(affected)
     }
 
     /// Independent statements in one round trip: the classic protocol cannot
@@ -493,12 +502,7 @@ impl Session for MySession {
     /// their parameters written in as literals, and the replies come back as
     /// consecutive result sets. A single statement stays prepared.
     async fn pipeline(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
-        // Inside a transaction autocommit is off (see `begin`): if a server went on
-        // with the rest of a batch after aborting the transaction (seen on a Galera
-        // cluster while autocommit was on: orders committed without some of their
-        // lines), those statements open a new transaction that the driver's
-        // ROLLBACK discards, instead of committing one by one.
-        if calls.len() == 1 && self.pending_begin.is_none() {
+        if calls.len() == 1 {
             let c = &calls[0];
             let reply = match c.kind {
                 CallKind::Query => Reply::Rows(self.query(c.stmt, c.params).await?),
@@ -506,8 +510,7 @@ impl Session for MySession {
             };
             return Ok(vec![reply]);
         }
-        let begin = self.pending_begin.take();
-        let mut sql = begin.map_or(String::new(), |b| format!("SET autocommit = 0;\n{b}"));
+        let mut sql = String::new();
         for c in calls {
             if !sql.is_empty() {
                 sql.push_str(";\n");
@@ -515,16 +518,12 @@ impl Session for MySession {
             sql.push_str(&self.inline(c)?);
         }
         let name = calls.first().map_or("pipeline", |c| c.stmt.name);
+        self.sent = true;
         let mut result = self
             .conn
             .query_iter(sql)
             .await
             .map_err(|e| map_err(e, name))?;
-        if let Some(begin) = begin {
-            for _ in 0..2 {
-                let _: Vec<Row> = result.collect().await.map_err(|e| map_err(e, begin))?;
-            }
-        }
         let mut replies = Vec::with_capacity(calls.len());
         for c in calls {
             match c.kind {
@@ -548,11 +547,13 @@ impl Session for MySession {
                 }
             }
         }
+        drop(result);
+        self.end_implicit().await?;
         Ok(replies)
     }
 
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
-        self.send_begin().await?;
+        self.sent = true;
         let mut result = self
             .conn
             .query_iter(sql)
@@ -560,6 +561,8 @@ impl Session for MySession {
             .map_err(|e| map_err(e, sql))?;
         let columns = result.columns().map_or(0, |c| c.len());
         let rows: Vec<Row> = result.collect().await.map_err(|e| map_err(e, sql))?;
+        drop(result);
+        self.end_implicit().await?;
         rows_of(rows, columns)
     }
 
@@ -597,7 +600,7 @@ impl Session for MySession {
         self.conn = self.shared.connect().await?;
         self.statements.clear();
         self.in_transaction = false;
-        self.pending_begin = None;
+        self.sent = false;
         self.configure().await
     }
 
@@ -614,6 +617,7 @@ impl Session for MySession {
     }
 
     async fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
+        self.sent = true;
         let n: Option<i64> = self
             .conn
             .exec_first(
@@ -623,6 +627,7 @@ impl Session for MySession {
             )
             .await
             .map_err(|e| map_err(e, "table_exists"))?;
+        self.end_implicit().await?;
         Ok(n.unwrap_or(0) > 0)
     }
 
@@ -649,7 +654,8 @@ impl Session for MySession {
                 .await
                 .map_err(|e| map_err(e, table.name))?;
         }
-        Ok(())
+        self.sent = true;
+        self.end_implicit().await
     }
 
     async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
