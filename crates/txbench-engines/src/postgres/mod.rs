@@ -22,7 +22,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use futures_util::future::try_join_all;
+use futures_util::future::{try_join, try_join_all};
 use futures_util::{TryStreamExt, pin_mut};
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::{Client, NoTls};
@@ -147,22 +147,24 @@ impl Engine for PgEngine {
             .connect_to(config)
             .await
             .map_err(|e| DbError::new(e.kind, format!("{name}: {}", e.message)))?;
-        Ok(PgSession {
-            client,
-            shared: Arc::clone(&self.shared),
-            statements: HashMap::new(),
-            in_transaction: false,
-        })
+        Ok(self.session(client))
     }
 
     async fn connect(&self) -> Result<PgSession, DbError> {
         let client = self.shared.connect().await?;
-        Ok(PgSession {
+        Ok(self.session(client))
+    }
+}
+
+impl PgEngine {
+    fn session(&self, client: Client) -> PgSession {
+        PgSession {
             client,
             shared: Arc::clone(&self.shared),
             statements: HashMap::new(),
             in_transaction: false,
-        })
+            pending_begin: None,
+        }
     }
 }
 
@@ -173,6 +175,9 @@ pub struct PgSession {
     /// Prepared statements by the address of their (static) definition.
     statements: HashMap<usize, tokio_postgres::Statement>,
     in_transaction: bool,
+    /// A BEGIN not sent yet: it goes out with the transaction's first statements,
+    /// written before them on the connection, so it costs no round trip of its own.
+    pending_begin: Option<&'static str>,
 }
 
 impl PgSession {
@@ -228,7 +233,16 @@ impl PgSession {
         }
     }
 
+    /// Send a BEGIN that is still pending, before a call that cannot carry it.
+    async fn flush_begin(&mut self) -> Result<(), DbError> {
+        match self.pending_begin.take() {
+            Some(sql) => begin_on(&self.client, sql).await,
+            None => Ok(()),
+        }
+    }
+
     async fn batch(&mut self, sql: &str) -> Result<(), DbError> {
+        self.flush_begin().await?;
         self.client
             .batch_execute(sql)
             .await
@@ -236,19 +250,42 @@ impl PgSession {
     }
 }
 
+/// BEGIN on a client.
+async fn begin_on(client: &Client, sql: &'static str) -> Result<(), DbError> {
+    client
+        .batch_execute(sql)
+        .await
+        .map_err(|e| map_err(&e, sql))
+}
+
+/// Await `work` after a pending BEGIN, both written before either answer is
+/// awaited (polled together, tokio-postgres sends requests in order).
+async fn after_begin<T>(
+    client: &Client,
+    begin: Option<&'static str>,
+    work: impl std::future::Future<Output = Result<T, DbError>>,
+) -> Result<T, DbError> {
+    match begin {
+        Some(sql) => Ok(try_join(begin_on(client, sql), work).await?.1),
+        None => work.await,
+    }
+}
+
 impl Session for PgSession {
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
-        let sql = begin_sql(mode, self.shared.isolation);
-        self.batch(sql).await?;
+        self.pending_begin = Some(begin_sql(mode, self.shared.isolation));
         self.in_transaction = true;
         Ok(())
     }
 
     async fn commit(&mut self) -> Result<(), DbError> {
-        let r = self.batch("COMMIT").await;
         // After COMMIT the transaction is over whatever the outcome.
         self.in_transaction = false;
-        r
+        if self.pending_begin.take().is_some() {
+            // Nothing was sent: an empty transaction.
+            return Ok(());
+        }
+        self.batch("COMMIT").await
     }
 
     async fn rollback(&mut self) -> Result<(), DbError> {
@@ -256,6 +293,9 @@ impl Session for PgSession {
             return Ok(());
         }
         self.in_transaction = false;
+        if self.pending_begin.take().is_some() {
+            return Ok(());
+        }
         self.batch("ROLLBACK").await
     }
 
@@ -265,7 +305,9 @@ impl Session for PgSession {
         params: &[Param<'_>],
     ) -> Result<Rows, DbError> {
         let st = self.prepared(stmt).await?;
-        match Self::call(&self.client, &st, &Call::query(stmt, params)).await? {
+        let begin = self.pending_begin.take();
+        let call = Call::query(stmt, params);
+        match after_begin(&self.client, begin, Self::call(&self.client, &st, &call)).await? {
             Reply::Rows(rows) => Ok(rows),
             Reply::Affected(_) => unreachable!("a query answers with rows"),
         }
@@ -277,9 +319,13 @@ impl Session for PgSession {
         params: &[Param<'_>],
     ) -> Result<u64, DbError> {
         let st = self.prepared(stmt).await?;
-        Ok(Self::call(&self.client, &st, &Call::execute(stmt, params))
-            .await?
-            .affected())
+        let begin = self.pending_begin.take();
+        let call = Call::execute(stmt, params);
+        Ok(
+            after_begin(&self.client, begin, Self::call(&self.client, &st, &call))
+                .await?
+                .affected(),
+        )
     }
 
     async fn pipeline(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
@@ -289,17 +335,19 @@ impl Session for PgSession {
         }
         // Polled together, every request is written before the first answer is
         // awaited; tokio-postgres matches the answers in order.
+        let begin = self.pending_begin.take();
         let client = &self.client;
-        try_join_all(
+        let all = try_join_all(
             calls
                 .iter()
                 .zip(&statements)
                 .map(|(c, st)| Self::call(client, st, c)),
-        )
-        .await
+        );
+        after_begin(client, begin, all).await
     }
 
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
+        self.flush_begin().await?;
         let st = self
             .client
             .prepare(sql)
@@ -367,6 +415,7 @@ impl Session for PgSession {
     }
 
     async fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
+        self.flush_begin().await?;
         let row = self
             .client
             .query_one(
@@ -380,6 +429,7 @@ impl Session for PgSession {
     }
 
     async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
+        self.flush_begin().await?;
         let names: Vec<&str> = table.columns.iter().map(|c| c.name).collect();
         let types: Vec<_> = table.columns.iter().map(|c| pg_type(c.ty)).collect();
         let sql = format!(
@@ -422,6 +472,7 @@ impl Session for PgSession {
         self.client = self.shared.connect().await?;
         self.statements.clear();
         self.in_transaction = false;
+        self.pending_begin = None;
         Ok(())
     }
 }
