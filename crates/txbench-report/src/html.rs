@@ -120,18 +120,26 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         b,
         "<h2>Transactions</h2><table><tr><th>type</th><th>completed</th><th>share</th><th>spec share</th>\
          <th>p50 ms</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th>\
-         <th>rollbacks</th><th>retries</th><th>errors</th></tr>"
+         <th>rollbacks</th><th>success (expected)</th><th>retries</th><th>errors</th></tr>"
     );
     for t in &r.transactions {
+        let success = match (t.success_rate(), t.expected_success) {
+            (Some(seen), Some(expected)) => {
+                format!("{:.2}% ({:.2}%)", seen * 100.0, expected * 100.0)
+            }
+            (Some(seen), None) => format!("{:.2}%", seen * 100.0),
+            (None, _) => String::new(),
+        };
         let _ = writeln!(
             b,
-            "<tr><td>{}</td><td>{}</td><td>{:.2}%</td><td>{:.2}%</td>{}<td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{:.2}%</td><td>{:.2}%</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&t.name),
             grouped(t.completed() as f64, 0),
             t.share * 100.0,
             t.spec_share * 100.0,
             percentile_cells(&t.latency_ms),
             grouped(t.expected_rollbacks as f64, 0),
+            success,
             grouped(t.retries as f64, 0),
             grouped(t.failed() as f64, 0)
         );

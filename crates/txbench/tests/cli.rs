@@ -797,17 +797,30 @@ fn tatp_all_in_one_loads_runs_reports_and_the_file_passes_check() {
         access["expected_rollbacks"].as_u64().unwrap() > 0,
         "{access}"
     );
+    let run_dir = std::fs::read_dir(dir.path().join("res"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    // The report shows the headline and each type's success against the expected rate.
+    let out = txbench(dir.path())
+        .args(["report", "-q"])
+        .arg(&run_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
+    assert!(
+        html.contains("MQTh") && html.contains("success (expected)"),
+        "report lacks TATP"
+    );
+    assert!(
+        html.contains("(62.50%)"),
+        "no expected rate for Get-Access-Data"
+    );
     // The seed the run used is recorded, so the run can be repeated.
-    let config = std::fs::read_to_string(
-        std::fs::read_dir(dir.path().join("res"))
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path()
-            .join("config.toml"),
-    )
-    .unwrap();
+    let config = std::fs::read_to_string(run_dir.join("config.toml")).unwrap();
     assert!(
         config.contains("subscribers = 5000") && config.contains("seed = "),
         "{config}"
@@ -839,18 +852,41 @@ fn tatp_all_in_one_loads_runs_reports_and_the_file_passes_check() {
 }
 
 #[test]
-fn tatp_runs_open_loop_on_the_null_engine() {
+fn tatp_runs_open_loop_on_the_null_engine_and_parallel_runs_merge() {
     let dir = tempfile::tempdir().unwrap();
-    let out = txbench(dir.path())
-        .args(["tatp", "run", "--db", "null:", "--subscribers", "1000000"])
-        .args(["--rate", "20000/s", "--duration", "2s", "--warmup", "0s"])
-        .args(["-q", "--results", "res"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let json = only_result(&dir.path().join("res"), "summary.json");
+    let start = || {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"))
+            .current_dir(dir.path())
+            .args(["tatp", "run", "--db", "null:", "--subscribers", "1000000"])
+            .args(["--rate", "10000/s", "--duration", "3s", "--warmup", "1s"])
+            .args(["-q", "--results", "res"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (mut a, mut b) = (start(), start());
+    assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
+    let runs = results_dirs(&dir.path().join("res"));
+    assert_eq!(runs.len(), 2);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(runs[0].join("summary.json")).unwrap())
+            .unwrap();
     assert_eq!(json["parameters"]["subscribers"], "1000000");
     assert_eq!(json["parameters"]["nurand_a"], "65535");
     let ratio = json["open_loop"]["achieved_ratio"].as_f64().unwrap();
-    assert!((0.96..=1.04).contains(&ratio), "{}", json["open_loop"]);
+    assert!((0.95..=1.05).contains(&ratio), "{}", json["open_loop"]);
+    // Merged, the headline is MQTh of both runs together (about 20,000/s).
+    let out = txbench(dir.path())
+        .args(["merge", "-o", "all"])
+        .args(&runs)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let merged: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("all/summary.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(merged["metrics"][0]["name"], "MQTh");
+    let mqth = merged["metrics"][0]["value"].as_f64().unwrap();
+    assert!((18_000.0..22_000.0).contains(&mqth), "merged MQTh {mqth}");
 }
