@@ -154,6 +154,24 @@ pub trait Session: Send + 'static {
             Ok(out)
         }
     }
+    /// True for a session of a server that executes whole transactions itself
+    /// (a txbench server): the driver then sends each transaction's input with
+    /// [`Session::run_transaction`] instead of running the procedure here.
+    const RUNS_TRANSACTIONS: bool = false;
+    /// Have the server execute one whole transaction of type `txn_type` with
+    /// `input`; returns how it ended and the server's own execution time.
+    fn run_transaction<I: serde::Serialize + Sync>(
+        &mut self,
+        txn_type: usize,
+        input: &I,
+    ) -> impl Future<Output = Result<(crate::workload::Outcome, std::time::Duration), DbError>> + Send
+    {
+        let _ = (txn_type, input);
+        std::future::ready(Err(DbError::new(
+            crate::error::ErrorKind::Other,
+            "this engine runs statements, not whole transactions",
+        )))
+    }
     /// The server's own version string, for the results ("PostgreSQL 15.2 on ...").
     fn server_version(&mut self) -> impl Future<Output = Result<String, DbError>> + Send {
         async move {

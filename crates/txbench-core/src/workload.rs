@@ -56,8 +56,8 @@ pub struct Planned<I> {
 
 /// One emulated user: generates the inputs of the transactions it submits.
 pub trait Terminal: Send + 'static {
-    /// The workload's transaction input.
-    type Input: Send + 'static;
+    /// The workload's transaction input (serializable: a txbench server receives it).
+    type Input: Send + Sync + serde::Serialize + 'static;
     /// The next transaction this terminal submits.
     fn next(&mut self) -> Planned<Self::Input>;
 
@@ -73,7 +73,7 @@ pub trait Terminal: Send + 'static {
 #[derive(Debug, Clone)]
 pub struct RepeatTerminal<I>(pub I);
 
-impl<I: Clone + Send + 'static> Terminal for RepeatTerminal<I> {
+impl<I: Clone + Send + Sync + serde::Serialize + 'static> Terminal for RepeatTerminal<I> {
     type Input = I;
     fn next(&mut self) -> Planned<I> {
         Planned {
@@ -87,8 +87,9 @@ impl<I: Clone + Send + 'static> Terminal for RepeatTerminal<I> {
 
 /// A benchmark workload.
 pub trait Workload: Send + Sync + 'static {
-    /// The input of one transaction (its type and parameters).
-    type Input: Send + 'static;
+    /// The input of one transaction (its type and parameters); serializable, so
+    /// that a txbench server can execute it.
+    type Input: Send + Sync + serde::Serialize + 'static;
     /// The terminal type that generates inputs.
     type Terminal: Terminal<Input = Self::Input>;
 

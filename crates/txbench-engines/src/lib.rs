@@ -12,6 +12,7 @@
 pub mod mysql;
 pub mod null;
 pub mod postgres;
+pub mod remote;
 pub mod sqlite;
 mod target;
 

@@ -168,7 +168,15 @@ async fn worker_loop<S: Session, W: Workload>(
             if !S::EXECUTES {
                 break Ok(Outcome::Committed);
             }
-            match ctx.workload.execute(&mut session, &job.input).await {
+            let attempt = if S::RUNS_TRANSACTIONS {
+                session
+                    .run_transaction(job.txn_type, &job.input)
+                    .await
+                    .map(|(outcome, _)| outcome)
+            } else {
+                ctx.workload.execute(&mut session, &job.input).await
+            };
+            match attempt {
                 Ok(outcome) => break Ok(outcome),
                 Err(e) if e.kind == ErrorKind::Connection => {
                     // The transaction is lost with the connection: it counts as an

@@ -16,7 +16,7 @@ use super::constants::{
 
 /// Fifteen decimal digits (a `sub_nbr` or a `numberx`), kept inline so drawing
 /// an input allocates nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Digits([u8; 15]);
 
 impl Digits {
@@ -37,7 +37,7 @@ impl Digits {
 }
 
 /// The input of one TATP transaction.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum TatpInput {
     /// Read one subscriber row by `s_id`.
     GetSubscriberData {

@@ -7,7 +7,7 @@ use super::constants::{CUSTOMERS, DISTRICTS, ITEMS};
 use super::random::{NurandConstants, last_name};
 
 /// How a customer is identified.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CustomerKey {
     /// By C_ID.
     Id(i64),
@@ -16,7 +16,7 @@ pub enum CustomerKey {
 }
 
 /// One order line of a New-Order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineInput {
     /// OL_I_ID (an unused id on the last line of a rollback transaction).
     pub item: i64,
@@ -27,7 +27,7 @@ pub struct LineInput {
 }
 
 /// New-Order input (2.4.1).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NewOrderInput {
     /// Home warehouse.
     pub w_id: i64,
@@ -52,7 +52,7 @@ impl NewOrderInput {
 }
 
 /// Payment input (2.5.1).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PaymentInput {
     /// Home warehouse.
     pub w_id: i64,
@@ -69,7 +69,7 @@ pub struct PaymentInput {
 }
 
 /// Order-Status input (2.6.1).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OrderStatusInput {
     /// Home warehouse.
     pub w_id: i64,
@@ -80,7 +80,7 @@ pub struct OrderStatusInput {
 }
 
 /// Delivery input (2.7.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeliveryInput {
     /// Home warehouse.
     pub w_id: i64,
@@ -89,7 +89,7 @@ pub struct DeliveryInput {
 }
 
 /// Stock-Level input (2.8.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StockLevelInput {
     /// Home warehouse.
     pub w_id: i64,
@@ -100,7 +100,7 @@ pub struct StockLevelInput {
 }
 
 /// One TPC-C transaction's input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum TpccInput {
     /// New-Order.
     NewOrder(NewOrderInput),

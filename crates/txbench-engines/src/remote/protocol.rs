@@ -1,0 +1,197 @@
+//! The txbench transaction server's wire protocol, version 1.
+//!
+//! Every message is one frame: a 4-byte big-endian length, then that many bytes
+//! of a [postcard]-encoded message. Frames longer than [`MAX_FRAME`] are refused.
+//!
+//! 1. The client opens with [`ClientMessage::Hello`] (magic `TXBN`, protocol
+//!    version, workload, optional token). The server answers
+//!    [`ServerMessage::Welcome`] (its version, workload and scale) or
+//!    [`ServerMessage::Refused`] with the reason, then closes.
+//! 2. The client sends [`ClientMessage::Request`]s: a request id of its choosing,
+//!    the transaction type (an index into the workload's types) and the input,
+//!    the workload's own input struct encoded with postcard. Any number may be
+//!    in flight on one connection.
+//! 3. The server answers each with [`ServerMessage::Response`] (same id), in the
+//!    order transactions finish, not the order they were sent: the status
+//!    (committed, expected rollback, or an error with its kind and message) and
+//!    the server's execution time in microseconds.
+//!
+//! A frame that does not decode, or a request before the handshake, gets a
+//! `Refused` answer and the connection is closed; nothing a client sends can
+//! stop the server or a worker.
+
+use bytes::{Bytes, BytesMut};
+use serde::{Deserialize, Serialize};
+use tokio_util::codec::LengthDelimitedCodec;
+
+/// The protocol version this build speaks.
+pub const VERSION: u16 = 1;
+/// The first four bytes of a Hello.
+pub const MAGIC: [u8; 4] = *b"TXBN";
+/// The longest frame either side accepts (a TPC-C input is under 1 KiB).
+pub const MAX_FRAME: usize = 1 << 20;
+
+/// What a client sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ClientMessage {
+    /// The handshake: the first frame of every connection.
+    Hello {
+        /// [`MAGIC`].
+        magic: [u8; 4],
+        /// The client's protocol version.
+        version: u16,
+        /// The workload the client drives ("tpcc").
+        workload: String,
+        /// The server's token, when it asks for one.
+        token: Option<String>,
+    },
+    /// Execute one transaction.
+    Request {
+        /// Chosen by the client; the response carries it back.
+        id: u64,
+        /// The transaction type.
+        txn_type: u16,
+        /// The workload's input, postcard-encoded.
+        input: Vec<u8>,
+    },
+}
+
+/// How a transaction ended on the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Status {
+    /// Committed.
+    Committed,
+    /// Rolled back as the specification expects.
+    ExpectedRollback,
+    /// Failed (after the server's own retries of conflicts).
+    Error {
+        /// The error kind's name ("conflict", "connection", ...).
+        kind: String,
+        /// The engine's message.
+        message: String,
+    },
+}
+
+/// What a server sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ServerMessage {
+    /// The handshake succeeded.
+    Welcome {
+        /// The server's protocol version.
+        version: u16,
+        /// The workload it serves.
+        workload: String,
+        /// The workload's scale in the server's database (warehouses, subscribers).
+        scale: i64,
+    },
+    /// The server will not go on with this connection; it closes after this.
+    Refused {
+        /// Why, for the client to show.
+        reason: String,
+    },
+    /// The outcome of one request.
+    Response {
+        /// The request's id.
+        id: u64,
+        /// How the transaction ended.
+        status: Status,
+        /// Microseconds the server spent executing it (all attempts).
+        server_us: u64,
+    },
+}
+
+/// The frame codec both sides use: 4-byte big-endian length, at most [`MAX_FRAME`].
+pub fn codec() -> LengthDelimitedCodec {
+    LengthDelimitedCodec::builder()
+        .length_field_length(4)
+        .max_frame_length(MAX_FRAME)
+        .new_codec()
+}
+
+/// A message as a frame body.
+pub fn encode<T: Serialize>(message: &T) -> Bytes {
+    Bytes::from(postcard::to_stdvec(message).expect("protocol messages always serialize"))
+}
+
+/// A frame body as a message; an error names what did not decode.
+pub fn decode<'a, T: Deserialize<'a>>(frame: &'a BytesMut) -> Result<T, String> {
+    postcard::from_bytes(frame)
+        .map_err(|e| format!("undecodable frame ({} bytes): {e}", frame.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::BufMut;
+    use proptest::prelude::*;
+    use tokio_util::codec::{Decoder, Encoder};
+
+    #[test]
+    fn messages_round_trip_through_frames() {
+        let messages = vec![
+            ClientMessage::Hello {
+                magic: MAGIC,
+                version: VERSION,
+                workload: "tpcc".into(),
+                token: Some("secret".into()),
+            },
+            ClientMessage::Request {
+                id: u64::MAX,
+                txn_type: 4,
+                input: vec![1, 2, 3],
+            },
+        ];
+        let mut codec = codec();
+        let mut wire = BytesMut::new();
+        for m in &messages {
+            codec.encode(encode(m), &mut wire).unwrap();
+        }
+        for m in &messages {
+            let frame = codec.decode(&mut wire).unwrap().unwrap();
+            assert_eq!(&decode::<ClientMessage>(&frame).unwrap(), m);
+        }
+        assert!(codec.decode(&mut wire).unwrap().is_none());
+    }
+
+    #[test]
+    fn oversized_and_truncated_frames_are_refused_or_awaited() {
+        let mut codec = codec();
+        let mut wire = BytesMut::new();
+        wire.put_u32(MAX_FRAME as u32 + 1);
+        wire.put_slice(&[0; 16]);
+        assert!(
+            codec.decode(&mut wire).is_err(),
+            "a frame over the limit is an error"
+        );
+        let mut codec = super::codec();
+        let mut wire = BytesMut::new();
+        wire.put_u32(10);
+        wire.put_slice(&[1, 2, 3]);
+        assert!(
+            codec.decode(&mut wire).unwrap().is_none(),
+            "a short frame waits for more"
+        );
+    }
+
+    proptest! {
+        /// Any bytes at all: the frame decoder and the message decoder return a
+        /// frame, "need more", or an error; they never panic.
+        #[test]
+        fn random_bytes_never_panic_the_decoders(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
+            let mut codec = codec();
+            let mut wire = BytesMut::from(&bytes[..]);
+            while let Ok(Some(frame)) = codec.decode(&mut wire) {
+                let _ = decode::<ClientMessage>(&frame);
+                let _ = decode::<ServerMessage>(&frame);
+            }
+        }
+
+        /// Random frame bodies behind a valid length prefix reach the message decoder.
+        #[test]
+        fn random_frame_bodies_decode_or_fail_cleanly(body in proptest::collection::vec(any::<u8>(), 0..2048)) {
+            let frame = BytesMut::from(&body[..]);
+            let _ = decode::<ClientMessage>(&frame);
+            let _ = decode::<ServerMessage>(&frame);
+        }
+    }
+}
