@@ -172,6 +172,11 @@ pub trait Session: Send + 'static {
             "this engine runs statements, not whole transactions",
         )))
     }
+    /// What a server that runs whole transactions said of its workload in the
+    /// handshake (`workload`, its scale, its constants); `None` for other engines.
+    fn served_parameters(&self) -> Option<&[(String, String)]> {
+        None
+    }
     /// The server's own version string, for the results ("PostgreSQL 15.2 on ...").
     fn server_version(&mut self) -> impl Future<Output = Result<String, DbError>> + Send {
         async move {

@@ -41,6 +41,14 @@ impl ErrorKind {
         }
     }
 
+    /// The kind a [`ErrorKind::name`] names; `Other` for a name this build does not know.
+    pub fn from_name(name: &str) -> ErrorKind {
+        ErrorKind::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .unwrap_or(ErrorKind::Other)
+    }
+
     /// Whether a transaction that failed this way may be retried.
     pub fn is_retryable(self) -> bool {
         matches!(self, ErrorKind::Conflict)

@@ -114,6 +114,17 @@ pub trait Workload: Send + Sync + 'static {
         input: &'a Self::Input,
     ) -> impl Future<Output = Result<Outcome, DbError>> + Send + 'a;
 
+    /// Execute one transaction as [`Workload::execute`] does, and also return
+    /// what the specification says the terminal displays, as name/value pairs (a
+    /// txbench server sends them back with the outcome). Default: nothing shown.
+    fn execute_displayed<'a, S: Session>(
+        &'a self,
+        session: &'a mut S,
+        input: &'a Self::Input,
+    ) -> impl Future<Output = Result<(Outcome, Vec<(String, String)>), DbError>> + Send + 'a {
+        async move { Ok((self.execute(session, input).await?, Vec::new())) }
+    }
+
     /// The headline figures of a run (tpmC, MQTh, ...) from its per-type results.
     fn metrics(&self, types: &[TypeResult], measured_secs: f64, wait: WaitMode) -> Vec<Metric> {
         let _ = (types, measured_secs, wait);

@@ -19,6 +19,8 @@ pub enum Target {
     MysqlCluster(Vec<MyTarget>),
     /// `null:`: executes nothing (measures txbench's own ceiling).
     Null,
+    /// `txbench://host:port`: a txbench transaction server.
+    Remote(crate::remote::RemoteTarget),
 }
 
 /// A `--db` value that could not be understood.
@@ -51,12 +53,13 @@ impl Target {
             "mysql" | "mariadb" => {
                 MyTarget::parse(&url.replacen("mariadb:", "mysql:", 1)).map(Target::Mysql)
             }
-            "txbench" | "redis" => Err(TargetError(format!(
+            "txbench" => crate::remote::RemoteTarget::parse(url).map(Target::Remote),
+            "redis" => Err(TargetError(format!(
                 "database URL '{}': the {scheme} engine is not built into this version of txbench yet",
                 redact(url)
             ))),
             other => Err(TargetError(format!(
-                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, mysql, null)",
+                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, mysql, txbench, null)",
                 redact(url)
             ))),
         }
@@ -106,9 +109,11 @@ impl Target {
                 }
                 Ok(Target::MysqlCluster(nodes))
             }
-            Target::Sqlite(_) | Target::Null | Target::MysqlCluster(_) => Err(TargetError(
-                "only PostgreSQL-wire and MySQL-wire databases take several --db URLs".into(),
-            )),
+            Target::Sqlite(_) | Target::Null | Target::MysqlCluster(_) | Target::Remote(_) => {
+                Err(TargetError(
+                    "only PostgreSQL-wire and MySQL-wire databases take several --db URLs".into(),
+                ))
+            }
         }
     }
 }
@@ -119,6 +124,7 @@ fn mixed(t: &Target) -> TargetError {
         Target::Postgres(_) => "postgres",
         Target::Mysql(_) | Target::MysqlCluster(_) => "mysql",
         Target::Null => "null",
+        Target::Remote(_) => "txbench",
     };
     TargetError(format!(
         "the --db URLs of one run must all name the same kind of database (found a {kind} one among others)"

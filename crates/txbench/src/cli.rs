@@ -34,6 +34,9 @@ pub enum Command {
     Tpcc(TpccCommand),
     /// TATP: without a verb, load 100,000 subscribers, run and report (embedded SQLite by default).
     Tatp(TatpCommand),
+    /// Serve a workload's transactions over TCP (the txbench transaction server):
+    /// clients run with `--db txbench://HOST:PORT`; loads the database first if needed.
+    Serve(ServeArgs),
     /// Find capacity: run open-loop steps of rising rate until a latency objective
     /// fails, refine, and report the highest rate that met it.
     Sweep(SweepCommand),
@@ -95,6 +98,42 @@ pub enum SweepWorkload {
     Tpcc(TpccSweepArgs),
     /// TATP (the data must be loaded).
     Tatp(TatpSweepArgs),
+}
+
+/// Workloads `serve` can serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WorkloadArg {
+    /// TPC-C.
+    Tpcc,
+    /// TATP.
+    Tatp,
+}
+
+/// Flags of `serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// The workload to serve.
+    #[arg(long, value_enum)]
+    pub workload: WorkloadArg,
+    /// TPC-C warehouses (loaded when the database holds none; default 1).
+    #[arg(long, short = 'w', value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
+    pub warehouses: Option<i64>,
+    /// TATP subscribers (loaded when the database holds none; default 100,000).
+    #[arg(long, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
+    pub subscribers: Option<i64>,
+    /// Address to listen on (loopback unless told otherwise).
+    #[arg(long, default_value = "127.0.0.1:7077", value_name = "ADDR")]
+    pub listen: std::net::SocketAddr,
+    /// Sessions executing transactions (default: the cores, or what the engine allows writers).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub workers: Option<u32>,
+    /// Token clients must present (default: the TXBENCH_TOKEN variable; none: no check).
+    #[arg(long)]
+    pub token: Option<String>,
+    #[command(flatten)]
+    pub load: LoadExtras,
 }
 
 /// A latency objective: a percentile of every transaction type at or under a limit.

@@ -8,6 +8,7 @@ mod merge;
 mod progress;
 mod report;
 mod runner;
+mod serve;
 mod sweep;
 mod tatp;
 mod tpcc;
@@ -65,6 +66,7 @@ fn real_main() -> Result<(), Failure> {
                 cli::SweepWorkload::Tpcc(args) => tpcc::sweep(args, stop_rx).await,
                 cli::SweepWorkload::Tatp(args) => tatp::sweep(args, stop_rx).await,
             },
+            Command::Serve(a) => serve::main(a, stop_rx).await,
             Command::Report(a) => report::main(&a),
             Command::Compare(a) => compare::main(&a),
             Command::Merge(a) => merge::main(&a),

@@ -19,7 +19,7 @@ use txbench_engines::redact;
 use txbench_report::{results, terminal};
 use txbench_workloads::conditions::ConditionResult;
 
-use crate::cli::{AffinityArg, ArrivalArg, RunArgs, WaitArg};
+use crate::cli::{AffinityArg, ArrivalArg, DbArgs, LoadExtras, RunArgs, WaitArg};
 use crate::failure::Failure;
 use crate::progress::RunProgress;
 
@@ -43,6 +43,19 @@ pub trait Bench: Workload + Sized {
 
     /// Settings worth recording with the results.
     fn parameters(&self) -> Vec<(String, String)>;
+
+    /// What `txbench serve` tells its clients in the handshake.
+    fn served_parameters(&self) -> Vec<(String, String)>;
+
+    /// Load the workload at scale `asked` (its default when `None`) unless a
+    /// complete load is there already; another scale than the loaded one is refused.
+    fn ensure_loaded<E: Engine>(
+        engine: &Arc<E>,
+        db: &DbArgs,
+        asked: Option<i64>,
+        load: &LoadExtras,
+        seed: u64,
+    ) -> impl Future<Output = Result<(), Failure>>;
 }
 
 /// Call a generic function with the engine a URL names.
@@ -86,6 +99,11 @@ macro_rules! with_engine {
             }
             txbench_engines::Target::Null => {
                 let $engine = std::sync::Arc::new(txbench_engines::null::NullEngine);
+                $body
+            }
+            txbench_engines::Target::Remote(target) => {
+                let $engine =
+                    std::sync::Arc::new(txbench_engines::remote::RemoteEngine::new(target));
                 $body
             }
         }

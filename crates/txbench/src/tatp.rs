@@ -8,11 +8,12 @@ use tokio::sync::watch;
 use txbench_core::{Engine, Session};
 use txbench_report::terminal;
 use txbench_workloads::bulk::drop_tables;
+use txbench_workloads::tatp::constants::DEFAULT_SUBSCRIBERS;
 use txbench_workloads::tatp::load::LoadOptions;
 use txbench_workloads::tatp::schema::SCHEMA;
 use txbench_workloads::tatp::{Tatp, TatpError, check, generate, load, meta};
 
-use crate::cli::{DbArgs, TatpAllInOneArgs, TatpLoadArgs, TatpSweepArgs, TatpVerb};
+use crate::cli::{DbArgs, LoadExtras, TatpAllInOneArgs, TatpLoadArgs, TatpSweepArgs, TatpVerb};
 use crate::failure::Failure;
 use crate::progress::track_load;
 use crate::runner::{Bench, on_session, report_conditions, run_on, with_engine};
@@ -35,6 +36,44 @@ impl Bench for Tatp {
 
     fn parameters(&self) -> Vec<(String, String)> {
         Tatp::parameters(self)
+    }
+
+    fn served_parameters(&self) -> Vec<(String, String)> {
+        Tatp::served_parameters(self)
+    }
+
+    async fn ensure_loaded<E: Engine>(
+        engine: &Arc<E>,
+        db: &DbArgs,
+        asked: Option<i64>,
+        load: &LoadExtras,
+        seed: u64,
+    ) -> Result<(), Failure> {
+        let state = on_session(engine, |mut s| async move { meta::read(&mut s).await }).await??;
+        match state.as_ref().filter(|s| s.complete).map(|s| s.subscribers) {
+            Some(n) if !load.drop => {
+                if let Some(asked) = asked.filter(|&asked| asked != n) {
+                    return Err(TatpError::ScaleMismatch { asked, loaded: n }.into());
+                }
+                println!(
+                    "using the {} subscribers already loaded in {}",
+                    terminal::grouped(n as f64, 0),
+                    engine.describe()
+                );
+                Ok(())
+            }
+            _ => {
+                let load_args = TatpLoadArgs {
+                    db: db.clone(),
+                    subscribers: asked.unwrap_or(DEFAULT_SUBSCRIBERS),
+                    threads: load.threads,
+                    drop: load.drop || state.is_some(),
+                    seed,
+                    foreign_keys: load.foreign_keys,
+                };
+                load_on(Arc::clone(engine), &load_args).await
+            }
+        }
     }
 }
 
@@ -117,33 +156,7 @@ async fn all_in_one<E: Engine>(
     a: &TatpAllInOneArgs,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    let state = on_session(&engine, |mut s| async move { meta::read(&mut s).await }).await??;
-    let loaded = state.as_ref().filter(|s| s.complete).map(|s| s.subscribers);
-    match loaded {
-        Some(n) if !a.load.drop => {
-            if let Some(asked) = a.run.subscribers.filter(|&asked| asked != n) {
-                return Err(TatpError::ScaleMismatch { asked, loaded: n }.into());
-            }
-            println!(
-                "using the {} subscribers already loaded in {}",
-                terminal::grouped(n as f64, 0),
-                engine.describe()
-            );
-        }
-        _ => {
-            let load_args = TatpLoadArgs {
-                db: a.run.run.db.clone(),
-                subscribers: a
-                    .run
-                    .subscribers
-                    .unwrap_or(txbench_workloads::tatp::constants::DEFAULT_SUBSCRIBERS),
-                threads: a.load.threads,
-                drop: a.load.drop || state.is_some(),
-                seed: a.run.run.seed.unwrap_or(1),
-                foreign_keys: a.load.foreign_keys,
-            };
-            load_on(Arc::clone(&engine), &load_args).await?;
-        }
-    }
+    let seed = a.run.run.seed.unwrap_or(1);
+    Tatp::ensure_loaded(&engine, &a.run.run.db, a.run.subscribers, &a.load, seed).await?;
     run_on::<_, Tatp>(engine, &a.run.run, a.run.subscribers, stop).await
 }

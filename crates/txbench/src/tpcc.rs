@@ -10,7 +10,7 @@ use txbench_report::terminal;
 use txbench_workloads::tpcc::load::{LoadOptions, drop_all};
 use txbench_workloads::tpcc::{Tpcc, TpccError, check, generate, load, meta};
 
-use crate::cli::{AllInOneArgs, DbArgs, LoadArgs, TpccSweepArgs, TpccVerb};
+use crate::cli::{AllInOneArgs, DbArgs, LoadArgs, LoadExtras, TpccSweepArgs, TpccVerb};
 use crate::failure::Failure;
 use crate::progress::track_load;
 use crate::runner::{Bench, on_session, report_conditions, run_on, with_engine};
@@ -33,6 +33,44 @@ impl Bench for Tpcc {
 
     fn parameters(&self) -> Vec<(String, String)> {
         Tpcc::parameters(self)
+    }
+
+    fn served_parameters(&self) -> Vec<(String, String)> {
+        Tpcc::served_parameters(self)
+    }
+
+    async fn ensure_loaded<E: Engine>(
+        engine: &Arc<E>,
+        db: &DbArgs,
+        asked: Option<i64>,
+        load: &LoadExtras,
+        seed: u64,
+    ) -> Result<(), Failure> {
+        let state = on_session(engine, |mut s| async move { meta::read(&mut s).await }).await??;
+        match state.as_ref().filter(|s| s.complete).map(|s| s.warehouses) {
+            Some(w) if !load.drop => {
+                if let Some(asked) = asked.filter(|&asked| asked != w) {
+                    return Err(TpccError::WarehouseMismatch { asked, loaded: w }.into());
+                }
+                println!(
+                    "using the {w} warehouse{} already loaded in {}",
+                    if w == 1 { "" } else { "s" },
+                    engine.describe()
+                );
+                Ok(())
+            }
+            _ => {
+                let load_args = LoadArgs {
+                    db: db.clone(),
+                    warehouses: asked.unwrap_or(1),
+                    threads: load.threads,
+                    drop: load.drop || state.is_some(),
+                    seed,
+                    foreign_keys: load.foreign_keys,
+                };
+                load_on(Arc::clone(engine), &load_args).await
+            }
+        }
     }
 }
 
@@ -118,30 +156,7 @@ async fn all_in_one<E: Engine>(
     a: &AllInOneArgs,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    let state = on_session(&engine, |mut s| async move { meta::read(&mut s).await }).await??;
-    let loaded = state.as_ref().filter(|s| s.complete).map(|s| s.warehouses);
-    match loaded {
-        Some(w) if !a.load.drop => {
-            if let Some(asked) = a.run.warehouses.filter(|&asked| asked != w) {
-                return Err(TpccError::WarehouseMismatch { asked, loaded: w }.into());
-            }
-            println!(
-                "using the {w} warehouse{} already loaded in {}",
-                if w == 1 { "" } else { "s" },
-                engine.describe()
-            );
-        }
-        _ => {
-            let load_args = LoadArgs {
-                db: a.run.run.db.clone(),
-                warehouses: a.run.warehouses.unwrap_or(1),
-                threads: a.load.threads,
-                drop: a.load.drop || state.is_some(),
-                seed: a.run.run.seed.unwrap_or(1),
-                foreign_keys: a.load.foreign_keys,
-            };
-            load_on(Arc::clone(&engine), &load_args).await?;
-        }
-    }
+    let seed = a.run.run.seed.unwrap_or(1);
+    Tpcc::ensure_loaded(&engine, &a.run.run.db, a.run.warehouses, &a.load, seed).await?;
     run_on::<_, Tpcc>(engine, &a.run.run, a.run.warehouses, stop).await
 }

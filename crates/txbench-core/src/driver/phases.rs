@@ -104,6 +104,10 @@ impl<S: Session> Session for Timed<S> {
         timed!(self, statements, self.inner.pipeline(calls))
     }
 
+    fn served_parameters(&self) -> Option<&[(String, String)]> {
+        self.inner.served_parameters()
+    }
+
     async fn server_version(&mut self) -> Result<String, DbError> {
         self.inner.server_version().await
     }

@@ -1,4 +1,396 @@
-//! The client side of the txbench transaction server (`txbench://`): for now its
-//! wire protocol; the engine that speaks it comes with `txbench serve`.
+//! `txbench://host:port`: the client of a txbench transaction server
+//! (`txbench serve`), which executes whole transactions next to its database.
+//!
+//! Sessions share TCP connections, [`SESSIONS_PER_CONNECTION`] to a connection:
+//! each connection has a writer task that batches requests into the socket and a
+//! reader task that hands each response to the session waiting for its id, so
+//! many requests are in flight per connection and answers may come in any order.
+//! The wire format is in [`protocol`].
 
 pub mod protocol;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::codec::Framed;
+use txbench_core::schema::{Index, Statement, Table};
+use txbench_core::value::RowBatch;
+use txbench_core::{DbError, Engine, ErrorKind, Outcome, Param, Rows, Session, TxMode};
+
+use protocol::{ClientMessage, MAGIC, ServerMessage, Status, VERSION};
+
+/// Sessions that share one connection before another is opened.
+pub const SESSIONS_PER_CONNECTION: usize = 8;
+
+/// A parsed `txbench://` target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteTarget {
+    /// `host:port`.
+    pub addr: String,
+    /// The server's token: `?token=` in the URL, else `TXBENCH_TOKEN`.
+    token: Option<String>,
+    /// The URL without the token, for output.
+    pub display: String,
+}
+
+impl RemoteTarget {
+    /// Parse `txbench://host:port[?token=T]`.
+    pub fn parse(url: &str) -> Result<RemoteTarget, crate::TargetError> {
+        let rest = url.strip_prefix("txbench://").ok_or_else(|| {
+            crate::TargetError("invalid txbench URL: expected txbench://host:port".to_string())
+        })?;
+        let (addr, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let addr = addr.trim_end_matches('/');
+        let display = format!("txbench://{addr}");
+        let port_ok = addr
+            .rsplit_once(':')
+            .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+        if !port_ok {
+            return Err(crate::TargetError(format!(
+                "invalid txbench URL '{display}': expected txbench://host:port"
+            )));
+        }
+        let mut token = std::env::var("TXBENCH_TOKEN")
+            .ok()
+            .filter(|t| !t.is_empty());
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            match pair.split_once('=') {
+                Some(("token", t)) => token = Some(t.to_string()),
+                _ => {
+                    return Err(crate::TargetError(format!(
+                        "invalid txbench URL '{display}': unknown option '{}' (known: token)",
+                        pair.split('=').next().unwrap_or(pair)
+                    )));
+                }
+            }
+        }
+        Ok(RemoteTarget {
+            addr: addr.to_string(),
+            token,
+            display,
+        })
+    }
+}
+
+/// The client engine of a txbench server.
+pub struct RemoteEngine {
+    target: RemoteTarget,
+    connections: tokio::sync::Mutex<Vec<Arc<Connection>>>,
+    sessions: AtomicUsize,
+}
+
+impl RemoteEngine {
+    /// An engine for one server.
+    pub fn new(target: RemoteTarget) -> Self {
+        RemoteEngine {
+            target,
+            connections: tokio::sync::Mutex::new(Vec::new()),
+            sessions: AtomicUsize::new(0),
+        }
+    }
+
+    /// A live connection for session number `n`: shared with its neighbours, a
+    /// new one when its slot is empty or its connection died.
+    async fn connection(&self, n: usize) -> Result<Arc<Connection>, DbError> {
+        let slot = n / SESSIONS_PER_CONNECTION;
+        let mut connections = self.connections.lock().await;
+        if let Some(c) = connections.get(slot).filter(|c| c.alive()) {
+            return Ok(Arc::clone(c));
+        }
+        let fresh = Connection::open(&self.target).await?;
+        if slot < connections.len() {
+            connections[slot] = Arc::clone(&fresh);
+        } else {
+            connections.push(Arc::clone(&fresh));
+        }
+        Ok(fresh)
+    }
+}
+
+type Waiting = oneshot::Sender<(Status, u64)>;
+
+/// One TCP connection to the server, shared by several sessions.
+struct Connection {
+    requests: mpsc::UnboundedSender<bytes::Bytes>,
+    waiting: Mutex<HashMap<u64, Waiting>>,
+    next_id: AtomicU64,
+    alive: AtomicBool,
+    parameters: Vec<(String, String)>,
+}
+
+fn lost(target: &str, what: impl std::fmt::Display) -> DbError {
+    DbError::new(ErrorKind::Connection, format!("{target}: {what}"))
+}
+
+impl Connection {
+    fn alive(&self) -> bool {
+        self.alive.load(Ordering::SeqCst)
+    }
+
+    /// Connect, shake hands, and start the writer and reader tasks.
+    async fn open(target: &RemoteTarget) -> Result<Arc<Connection>, DbError> {
+        let who = &target.display;
+        let stream =
+            tokio::time::timeout(Duration::from_secs(10), TcpStream::connect(&target.addr))
+                .await
+                .map_err(|_| lost(who, "no answer within 10 s"))?
+                .map_err(|e| lost(who, e))?;
+        stream.set_nodelay(true).map_err(|e| lost(who, e))?;
+        let mut framed = Framed::new(stream, protocol::codec());
+        let hello = ClientMessage::Hello {
+            magic: MAGIC,
+            version: VERSION,
+            workload: None,
+            token: target.token.clone(),
+        };
+        framed
+            .send(protocol::encode(&hello))
+            .await
+            .map_err(|e| lost(who, e))?;
+        let frame = tokio::time::timeout(Duration::from_secs(10), framed.next())
+            .await
+            .map_err(|_| lost(who, "no handshake within 10 s"))?
+            .ok_or_else(|| lost(who, "the server closed the connection during the handshake"))?
+            .map_err(|e| lost(who, e))?;
+        let parameters = match protocol::decode::<ServerMessage>(&frame) {
+            Ok(ServerMessage::Welcome { parameters, .. }) => parameters,
+            // Refused (bad token, other version): not worth reconnecting for.
+            Ok(ServerMessage::Refused { reason }) => {
+                return Err(DbError::new(
+                    ErrorKind::Other,
+                    format!("{who} refused: {reason}"),
+                ));
+            }
+            Ok(other) => return Err(lost(who, format!("unexpected handshake answer {other:?}"))),
+            Err(e) => return Err(lost(who, e)),
+        };
+        let (mut sink, mut stream) = framed.split();
+        let (requests, mut outgoing) = mpsc::unbounded_channel::<bytes::Bytes>();
+        let conn = Arc::new(Connection {
+            requests,
+            waiting: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            alive: AtomicBool::new(true),
+            parameters,
+        });
+        // Writer: everything queued goes out in one flush.
+        tokio::spawn(async move {
+            while let Some(frame) = outgoing.recv().await {
+                if sink.feed(frame).await.is_err() {
+                    return;
+                }
+                while let Ok(frame) = outgoing.try_recv() {
+                    if sink.feed(frame).await.is_err() {
+                        return;
+                    }
+                }
+                if sink.flush().await.is_err() {
+                    return;
+                }
+            }
+        });
+        // Reader: each response to the session waiting for its id.
+        let reader = Arc::clone(&conn);
+        tokio::spawn(async move {
+            while let Some(Ok(frame)) = stream.next().await {
+                match protocol::decode::<ServerMessage>(&frame) {
+                    Ok(ServerMessage::Response {
+                        id,
+                        status,
+                        server_us,
+                        ..
+                    }) => {
+                        let waiting = reader.waiting.lock().expect("waiting lock").remove(&id);
+                        if let Some(w) = waiting {
+                            let _ = w.send((status, server_us));
+                        }
+                    }
+                    _ => break,
+                }
+            }
+            // Dropping the senders wakes every waiting session with an error.
+            reader.alive.store(false, Ordering::SeqCst);
+            reader.waiting.lock().expect("waiting lock").clear();
+        });
+        Ok(conn)
+    }
+
+    /// Send one request and wait for its response.
+    async fn call(
+        &self,
+        who: &str,
+        txn_type: usize,
+        input: Vec<u8>,
+    ) -> Result<(Status, u64), DbError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.waiting.lock().expect("waiting lock").insert(id, tx);
+        // After the insert: a reader that died before it cleared the map first.
+        if !self.alive() {
+            self.waiting.lock().expect("waiting lock").remove(&id);
+            return Err(lost(who, "the connection to the server is closed"));
+        }
+        let request = ClientMessage::Request {
+            id,
+            txn_type: u16::try_from(txn_type).map_err(|_| {
+                DbError::new(ErrorKind::Other, format!("transaction type {txn_type}"))
+            })?,
+            input,
+        };
+        if self.requests.send(protocol::encode(&request)).is_err() {
+            self.waiting.lock().expect("waiting lock").remove(&id);
+            return Err(lost(who, "the connection to the server is closed"));
+        }
+        rx.await
+            .map_err(|_| lost(who, "the server closed the connection"))
+    }
+}
+
+impl Engine for RemoteEngine {
+    type Session = RemoteSession;
+    const BLOCKING: bool = false;
+
+    fn name(&self) -> &'static str {
+        "txbench"
+    }
+
+    fn describe(&self) -> String {
+        self.target.display.clone()
+    }
+
+    async fn connect(&self) -> Result<RemoteSession, DbError> {
+        let n = self.sessions.fetch_add(1, Ordering::Relaxed);
+        Ok(RemoteSession {
+            conn: self.connection(n).await?,
+            target: self.target.clone(),
+        })
+    }
+}
+
+/// A session on a txbench server: it runs whole transactions, nothing else.
+pub struct RemoteSession {
+    conn: Arc<Connection>,
+    target: RemoteTarget,
+}
+
+fn statements_refused() -> DbError {
+    DbError::new(
+        ErrorKind::Other,
+        "a txbench server runs whole transactions only: load and check its database \
+         through the database's own URL (or let `txbench serve` load it)",
+    )
+}
+
+impl Session for RemoteSession {
+    const RUNS_TRANSACTIONS: bool = true;
+
+    async fn run_transaction<I: serde::Serialize + Sync>(
+        &mut self,
+        txn_type: usize,
+        input: &I,
+    ) -> Result<(Outcome, Duration), DbError> {
+        let bytes = postcard::to_stdvec(input)
+            .map_err(|e| DbError::new(ErrorKind::Other, format!("encoding the input: {e}")))?;
+        let (status, server_us) = self
+            .conn
+            .call(&self.target.display, txn_type, bytes)
+            .await?;
+        let server = Duration::from_micros(server_us);
+        match status {
+            Status::Committed => Ok((Outcome::Committed, server)),
+            Status::ExpectedRollback => Ok((Outcome::ExpectedRollback, server)),
+            Status::Error { kind, message } => Err(DbError::new(
+                ErrorKind::from_name(&kind),
+                format!("server: {message}"),
+            )),
+        }
+    }
+
+    fn served_parameters(&self) -> Option<&[(String, String)]> {
+        Some(&self.conn.parameters)
+    }
+
+    async fn server_version(&mut self) -> Result<String, DbError> {
+        let p = &self.conn.parameters;
+        let get = |k: &str| p.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+        Ok(format!(
+            "txbench server {} on {}",
+            get("txbench_version").unwrap_or("?"),
+            get("server_version").unwrap_or("?")
+        ))
+    }
+
+    async fn reconnect(&mut self) -> Result<(), DbError> {
+        // A connection of its own: the shared one is gone.
+        self.conn = Connection::open(&self.target).await?;
+        Ok(())
+    }
+
+    async fn begin(&mut self, _: TxMode) -> Result<(), DbError> {
+        Err(statements_refused())
+    }
+    async fn commit(&mut self) -> Result<(), DbError> {
+        Err(statements_refused())
+    }
+    async fn rollback(&mut self) -> Result<(), DbError> {
+        // Nothing is open on this side: the server ends its own transactions.
+        Ok(())
+    }
+    async fn query(&mut self, _: &'static Statement, _: &[Param<'_>]) -> Result<Rows, DbError> {
+        Err(statements_refused())
+    }
+    async fn execute(&mut self, _: &'static Statement, _: &[Param<'_>]) -> Result<u64, DbError> {
+        Err(statements_refused())
+    }
+    async fn query_sql(&mut self, _: &str) -> Result<Rows, DbError> {
+        Err(statements_refused())
+    }
+    async fn create_table(&mut self, _: &Table) -> Result<(), DbError> {
+        Err(statements_refused())
+    }
+    async fn create_index(&mut self, _: &Index) -> Result<(), DbError> {
+        Err(statements_refused())
+    }
+    async fn drop_table(&mut self, _: &str) -> Result<(), DbError> {
+        Err(statements_refused())
+    }
+    async fn table_exists(&mut self, _: &str) -> Result<bool, DbError> {
+        Err(statements_refused())
+    }
+    async fn insert_batch(&mut self, _: &Table, _: &RowBatch) -> Result<(), DbError> {
+        Err(statements_refused())
+    }
+    async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
+        Err(statements_refused())
+    }
+    async fn end_bulk_load(&mut self) -> Result<(), DbError> {
+        Err(statements_refused())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_need_host_and_port_and_hide_the_token() {
+        let t = RemoteTarget::parse("txbench://127.0.0.1:7077?token=s3cret").unwrap();
+        assert_eq!(t.addr, "127.0.0.1:7077");
+        assert_eq!(t.token.as_deref(), Some("s3cret"));
+        assert!(!t.display.contains("s3cret"));
+        for bad in [
+            "txbench://127.0.0.1",
+            "txbench://:7077",
+            "txbench://h:99999",
+            "txbench://h:1?x=1",
+        ] {
+            let e = RemoteTarget::parse(bad).unwrap_err();
+            assert!(e.0.contains("txbench"), "{bad}: {e}");
+        }
+    }
+}

@@ -5,7 +5,7 @@
 //!
 //! 1. The client opens with [`ClientMessage::Hello`] (magic `TXBN`, protocol
 //!    version, workload, optional token). The server answers
-//!    [`ServerMessage::Welcome`] (its version, workload and scale) or
+//!    [`ServerMessage::Welcome`] (its version, workload and its parameters) or
 //!    [`ServerMessage::Refused`] with the reason, then closes.
 //! 2. The client sends [`ClientMessage::Request`]s: a request id of its choosing,
 //!    the transaction type (an index into the workload's types) and the input,
@@ -14,7 +14,8 @@
 //! 3. The server answers each with [`ServerMessage::Response`] (same id), in the
 //!    order transactions finish, not the order they were sent: the status
 //!    (committed, expected rollback, or an error with its kind and message) and
-//!    the server's execution time in microseconds.
+//!    the server's execution time in microseconds, and the fields the terminal
+//!    displays.
 //!
 //! A frame that does not decode, or a request before the handshake, gets a
 //! `Refused` answer and the connection is closed; nothing a client sends can
@@ -40,8 +41,9 @@ pub enum ClientMessage {
         magic: [u8; 4],
         /// The client's protocol version.
         version: u16,
-        /// The workload the client drives ("tpcc").
-        workload: String,
+        /// The workload the client drives ("tpcc"), when it insists on one; the
+        /// server refuses another. `None`: whatever the server serves.
+        workload: Option<String>,
         /// The server's token, when it asks for one.
         token: Option<String>,
     },
@@ -81,8 +83,10 @@ pub enum ServerMessage {
         version: u16,
         /// The workload it serves.
         workload: String,
-        /// The workload's scale in the server's database (warehouses, subscribers).
-        scale: i64,
+        /// What the workload needs to know to draw inputs: `workload`, its scale
+        /// (`warehouses`, `subscribers`), constants (TPC-C's C-Load), and the
+        /// server's `engine` and `server_version`.
+        parameters: Vec<(String, String)>,
     },
     /// The server will not go on with this connection; it closes after this.
     Refused {
@@ -95,8 +99,11 @@ pub enum ServerMessage {
         id: u64,
         /// How the transaction ended.
         status: Status,
-        /// Microseconds the server spent executing it (all attempts).
+        /// Microseconds the server spent executing it.
         server_us: u64,
+        /// What the specification says the terminal displays, as name/value
+        /// pairs (TPC-C New-Order: `o_id`, `total`, `brand_generic`); empty on errors.
+        output: Vec<(String, String)>,
     },
 }
 
@@ -132,7 +139,7 @@ mod tests {
             ClientMessage::Hello {
                 magic: MAGIC,
                 version: VERSION,
-                workload: "tpcc".into(),
+                workload: Some("tpcc".into()),
                 token: Some("secret".into()),
             },
             ClientMessage::Request {

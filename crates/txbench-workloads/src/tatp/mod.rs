@@ -76,6 +76,31 @@ impl Tatp {
     /// Open the workload on a loaded database, checking the scale against
     /// `asked` (a session that holds no data, the null engine, takes `asked`).
     pub async fn open<S: Session>(session: &mut S, asked: Option<i64>) -> Result<Tatp, TatpError> {
+        if let Some(served) = session.served_parameters() {
+            let get = |k: &str| {
+                served
+                    .iter()
+                    .find(|(key, _)| key == k)
+                    .map(|(_, v)| v.as_str())
+            };
+            if get("workload") != Some("tatp") {
+                return Err(TatpError::Db(DbError::new(
+                    txbench_core::ErrorKind::Other,
+                    format!(
+                        "the txbench server serves '{}', not TATP",
+                        get("workload").unwrap_or("an unknown workload")
+                    ),
+                )));
+            }
+            let n = get("subscribers")
+                .and_then(|v| v.parse::<i64>().ok())
+                .filter(|&n| n >= 1)
+                .ok_or(TatpError::Incomplete)?;
+            if let Some(asked) = asked.filter(|&a| a != n) {
+                return Err(TatpError::ScaleMismatch { asked, loaded: n });
+            }
+            return Ok(Tatp::new(n));
+        }
         if !S::EXECUTES {
             let n = asked.unwrap_or(constants::DEFAULT_SUBSCRIBERS);
             if n < 1 {
@@ -101,6 +126,17 @@ impl Tatp {
     /// Subscribers in the database.
     pub fn subscribers(&self) -> i64 {
         self.inputs.subscribers
+    }
+
+    /// What a txbench server tells its clients about the TATP database it serves.
+    pub fn served_parameters(&self) -> Vec<(String, String)> {
+        vec![
+            ("workload".to_string(), "tatp".to_string()),
+            (
+                "subscribers".to_string(),
+                self.inputs.subscribers.to_string(),
+            ),
+        ]
     }
 
     /// Settings worth recording with the results.

@@ -96,6 +96,9 @@ impl Tpcc {
         seed: u64,
     ) -> Result<Tpcc, TpccError> {
         let mut rng = Rand::derive(seed, u64::MAX - 1);
+        if let Some(served) = session.served_parameters() {
+            return Tpcc::from_served(served, asked_warehouses, &mut rng);
+        }
         if !S::EXECUTES {
             // A session that holds no data (the null engine): the scale is the one asked for.
             let load = NurandConstants::random(&mut rng);
@@ -127,6 +130,67 @@ impl Tpcc {
             .unwrap_or_else(|| NurandConstants::random(&mut rng));
         let mut tpcc = Tpcc::new(state.warehouses, NurandConstants::for_run(&load, &mut rng));
         tpcc.load_constants = state.constants;
+        Ok(tpcc)
+    }
+
+    /// What a txbench server tells its clients about the TPC-C database it serves
+    /// (see [`Tpcc::from_served`]).
+    pub fn served_parameters(&self) -> Vec<(String, String)> {
+        let mut out = vec![
+            ("workload".to_string(), "tpcc".to_string()),
+            ("warehouses".to_string(), self.inputs.warehouses.to_string()),
+        ];
+        if let Some(load) = self.load_constants {
+            out.push(("c_last_load".to_string(), load.c_last.to_string()));
+            out.push(("c_id".to_string(), load.c_id.to_string()));
+            out.push(("ol_i_id".to_string(), load.ol_i_id.to_string()));
+        }
+        out
+    }
+
+    /// The workload a client of a txbench server drives: the server's scale, and
+    /// a C-Run valid for the server's C-Load.
+    fn from_served(
+        served: &[(String, String)],
+        asked: Option<i64>,
+        rng: &mut Rand,
+    ) -> Result<Tpcc, TpccError> {
+        let get = |k: &str| {
+            served
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        };
+        let int = |k: &str| get(k).and_then(|v| v.parse::<i64>().ok());
+        if get("workload") != Some("tpcc") {
+            return Err(TpccError::Db(DbError::new(
+                txbench_core::ErrorKind::Other,
+                format!(
+                    "the txbench server serves '{}', not TPC-C",
+                    get("workload").unwrap_or("an unknown workload")
+                ),
+            )));
+        }
+        let warehouses = int("warehouses")
+            .filter(|&w| w >= 1)
+            .ok_or(TpccError::Incomplete)?;
+        if let Some(asked) = asked.filter(|&a| a != warehouses) {
+            return Err(TpccError::WarehouseMismatch {
+                asked,
+                loaded: warehouses,
+            });
+        }
+        let load = match (int("c_last_load"), int("c_id"), int("ol_i_id")) {
+            (Some(c_last), Some(c_id), Some(ol_i_id)) => Some(NurandConstants {
+                c_last,
+                c_id,
+                ol_i_id,
+            }),
+            _ => None,
+        };
+        let base = load.unwrap_or_else(|| NurandConstants::random(rng));
+        let mut tpcc = Tpcc::new(warehouses, NurandConstants::for_run(&base, rng));
+        tpcc.load_constants = load;
         Ok(tpcc)
     }
 
@@ -189,6 +253,50 @@ impl Workload for Tpcc {
             TpccInput::OrderStatus(i) => order_status::execute(session, i).await?.0,
             TpccInput::Delivery(i) => delivery::execute(session, i).await?.0,
             TpccInput::StockLevel(i) => stock_level::execute(session, i).await?.0,
+        })
+    }
+
+    /// The displayed fields, in part: New-Order's order id, total and
+    /// brand-generic flags (or the "Item number is not valid" message of a
+    /// rollback, 2.4.3.4), the customer Payment charged, Order-Status's line count,
+    /// Delivery's delivered orders and Stock-Level's low-stock count.
+    async fn execute_displayed<S: Session>(
+        &self,
+        session: &mut S,
+        input: &TpccInput,
+    ) -> Result<(Outcome, Vec<(String, String)>), DbError> {
+        let field = |name: &str, value: String| (name.to_string(), value);
+        Ok(match input {
+            TpccInput::NewOrder(i) => match new_order::execute(session, i).await? {
+                (outcome, Some(out)) => (
+                    outcome,
+                    vec![
+                        field("o_id", out.o_id.to_string()),
+                        field("total", format!("{:.2}", out.total)),
+                        field("brand_generic", out.brand_generic.iter().collect()),
+                    ],
+                ),
+                (outcome, None) => (
+                    outcome,
+                    vec![field("message", "Item number is not valid".into())],
+                ),
+            },
+            TpccInput::Payment(i) => {
+                let (outcome, c_id) = payment::execute(session, i).await?;
+                (outcome, vec![field("c_id", c_id.to_string())])
+            }
+            TpccInput::OrderStatus(i) => {
+                let (outcome, lines) = order_status::execute(session, i).await?;
+                (outcome, vec![field("order_lines", lines.to_string())])
+            }
+            TpccInput::Delivery(i) => {
+                let (outcome, orders) = delivery::execute(session, i).await?;
+                (outcome, vec![field("delivered", orders.to_string())])
+            }
+            TpccInput::StockLevel(i) => {
+                let (outcome, low) = stock_level::execute(session, i).await?;
+                (outcome, vec![field("low_stock", low.to_string())])
+            }
         })
     }
 
