@@ -164,6 +164,7 @@ async fn worker_loop<S: Session, W: Workload>(
     while let Ok(job) = ctx.jobs.recv().await {
         let started = Instant::now();
         let mut retries = 0u32;
+        let mut lost_connection = false;
         let result = loop {
             if !S::EXECUTES {
                 break Ok(Outcome::Committed);
@@ -180,9 +181,9 @@ async fn worker_loop<S: Session, W: Workload>(
                 Ok(outcome) => break Ok(outcome),
                 Err(e) if e.kind == ErrorKind::Connection => {
                     // The transaction is lost with the connection: it counts as an
-                    // error of kind "connection", and the session comes back before
-                    // the next job.
-                    reconnect(&mut session, &ctx.retry, &mut jitter, own_thread).await;
+                    // error of kind "connection", ending when it failed, and the
+                    // session comes back (after the recording) before the next job.
+                    lost_connection = true;
                     break Err(e);
                 }
                 Err(e) => {
@@ -225,6 +226,12 @@ async fn worker_loop<S: Session, W: Workload>(
         }
         if let Some(done) = job.done {
             let _ = done.send(());
+        }
+        if lost_connection {
+            // Jobs wait in the queue meanwhile: the outage shows as their queueing.
+            let down = Instant::now();
+            reconnect(&mut session, &ctx.retry, &mut jitter, own_thread).await;
+            busy += down.elapsed();
         }
     }
     WorkerExit {
