@@ -374,7 +374,7 @@ pub struct TatpRunArgs {
 }
 
 /// Flags of the all-in-one form that only its load uses.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub struct LoadExtras {
     /// Threads generating rows during the load (default: every core).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]

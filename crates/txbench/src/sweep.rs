@@ -8,11 +8,11 @@
 use std::sync::Arc;
 
 use tokio::sync::watch;
-use txbench_core::Engine;
 use txbench_core::result::{Percentiles, RunResult, SweepResult, SweepStep};
+use txbench_core::{Engine, Session};
 use txbench_report::{json, results, terminal};
 
-use crate::cli::{Slo, SweepArgs};
+use crate::cli::{LoadExtras, Slo, SweepArgs};
 use crate::failure::Failure;
 use crate::runner::{Bench, compact_stamp, measure, now_rfc3339};
 use txbench_report::results::SWEEP_FILE;
@@ -43,6 +43,12 @@ pub async fn sweep_on<E: Engine, W: Bench>(
     asked: Option<i64>,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
+    // Like the all-in-one form, a sweep of an empty database (in-memory SQLite)
+    // loads it first; a server or the null engine holds its own data.
+    if <E::Session as Session>::EXECUTES && !<E::Session as Session>::RUNS_TRANSACTIONS {
+        let seed = s.run.seed.unwrap_or(1);
+        W::ensure_loaded(&engine, &s.run.db, asked, &LoadExtras::default(), seed).await?;
+    }
     let name = format!(
         "{}-sweep-{}-{}",
         compact_stamp(&now_rfc3339()),

@@ -262,3 +262,46 @@ async fn tatp_loads_runs_and_checks() {
         .unwrap();
     db.drop_now().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_runs_transactions_on_postgres_sessions() {
+    let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    let db = PgDatabase::create(&base, "serve").await;
+    let url = db.url.clone();
+    tokio::task::spawn_blocking(move || {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut server, remote) = support::serve(
+            dir.path(),
+            &["--db", &url, "--workload", "tpcc", "--workers", "4"],
+        );
+        let out = run_ok(txbench().current_dir(dir.path()).args([
+            "tpcc",
+            "run",
+            "--db",
+            &remote,
+            "--duration",
+            "3s",
+            "--warmup",
+            "1s",
+            "-q",
+        ]));
+        assert!(out.contains("tpmC"), "{out}");
+        let summary = summary_json(dir.path());
+        assert_eq!(summary["engine"], "txbench");
+        assert!(
+            summary["server_version"]
+                .as_str()
+                .unwrap()
+                .contains("PostgreSQL")
+        );
+        assert!(support::type_sum(&summary, &["committed"]) > 100);
+        server.kill().unwrap();
+        let _ = server.wait();
+        assert_check_passes(&url);
+    })
+    .await
+    .unwrap();
+    db.drop_now().await;
+}

@@ -2,38 +2,16 @@
 //! the server passes `check` on the server's database, and a server killed
 //! mid-run shows up as connection errors in a run that still ends with results.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 mod support;
-use support::only_result;
+use support::{only_result, serve};
 
 fn txbench(dir: &Path) -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("txbench"));
     cmd.current_dir(dir);
     cmd
-}
-
-/// Start `txbench serve` on a free loopback port; returns it and its URL.
-fn serve(dir: &Path, args: &[&str]) -> (Child, String) {
-    let mut child = txbench(dir)
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let url = loop {
-        let line = lines.next().expect("serve printed its address").unwrap();
-        if let Some(at) = line.find("txbench://") {
-            break line[at..].split_whitespace().next().unwrap().to_string();
-        }
-    };
-    // Keep reading so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    (child, url)
 }
 
 fn ok(cmd: &mut Command) -> String {

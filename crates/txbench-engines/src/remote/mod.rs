@@ -11,7 +11,7 @@ pub mod protocol;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -80,7 +80,9 @@ impl RemoteTarget {
 /// The client engine of a txbench server.
 pub struct RemoteEngine {
     target: RemoteTarget,
-    connections: tokio::sync::Mutex<Vec<Arc<Connection>>>,
+    /// Weak: a connection closes when the last session using it is dropped
+    /// (a sweep's steps each connect their own sessions).
+    connections: tokio::sync::Mutex<Vec<Weak<Connection>>>,
     sessions: AtomicUsize,
 }
 
@@ -99,14 +101,19 @@ impl RemoteEngine {
     async fn connection(&self, n: usize) -> Result<Arc<Connection>, DbError> {
         let slot = n / SESSIONS_PER_CONNECTION;
         let mut connections = self.connections.lock().await;
-        if let Some(c) = connections.get(slot).filter(|c| c.alive()) {
-            return Ok(Arc::clone(c));
+        if let Some(c) = connections
+            .get(slot)
+            .and_then(Weak::upgrade)
+            .filter(|c| c.alive())
+        {
+            return Ok(c);
         }
         let fresh = Connection::open(&self.target).await?;
         if slot < connections.len() {
-            connections[slot] = Arc::clone(&fresh);
+            connections[slot] = Arc::downgrade(&fresh);
         } else {
-            connections.push(Arc::clone(&fresh));
+            connections.resize(slot, Weak::new());
+            connections.push(Arc::downgrade(&fresh));
         }
         Ok(fresh)
     }
@@ -115,11 +122,13 @@ impl RemoteEngine {
 type Waiting = oneshot::Sender<(Status, u64)>;
 
 /// One TCP connection to the server, shared by several sessions.
+/// Dropping it ends the writer task, which shuts the socket down; the reader
+/// task then sees the server close.
 struct Connection {
     requests: mpsc::UnboundedSender<bytes::Bytes>,
-    waiting: Mutex<HashMap<u64, Waiting>>,
+    waiting: Arc<Mutex<HashMap<u64, Waiting>>>,
     next_id: AtomicU64,
-    alive: AtomicBool,
+    alive: Arc<AtomicBool>,
     parameters: Vec<(String, String)>,
 }
 
@@ -173,9 +182,9 @@ impl Connection {
         let (requests, mut outgoing) = mpsc::unbounded_channel::<bytes::Bytes>();
         let conn = Arc::new(Connection {
             requests,
-            waiting: Mutex::new(HashMap::new()),
+            waiting: Arc::new(Mutex::new(HashMap::new())),
             next_id: AtomicU64::new(1),
-            alive: AtomicBool::new(true),
+            alive: Arc::new(AtomicBool::new(true)),
             parameters,
         });
         // Writer: everything queued goes out in one flush.
@@ -193,9 +202,10 @@ impl Connection {
                     return;
                 }
             }
+            let _ = sink.close().await;
         });
         // Reader: each response to the session waiting for its id.
-        let reader = Arc::clone(&conn);
+        let (waiting, alive) = (Arc::clone(&conn.waiting), Arc::clone(&conn.alive));
         tokio::spawn(async move {
             while let Some(Ok(frame)) = stream.next().await {
                 match protocol::decode::<ServerMessage>(&frame) {
@@ -205,8 +215,8 @@ impl Connection {
                         server_us,
                         ..
                     }) => {
-                        let waiting = reader.waiting.lock().expect("waiting lock").remove(&id);
-                        if let Some(w) = waiting {
+                        let waiter = waiting.lock().expect("waiting lock").remove(&id);
+                        if let Some(w) = waiter {
                             let _ = w.send((status, server_us));
                         }
                     }
@@ -214,8 +224,8 @@ impl Connection {
                 }
             }
             // Dropping the senders wakes every waiting session with an error.
-            reader.alive.store(false, Ordering::SeqCst);
-            reader.waiting.lock().expect("waiting lock").clear();
+            alive.store(false, Ordering::SeqCst);
+            waiting.lock().expect("waiting lock").clear();
         });
         Ok(conn)
     }

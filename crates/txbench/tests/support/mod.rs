@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+use std::io::BufRead;
 use std::path::Path;
 
 use tokio_postgres::{Client, NoTls};
@@ -83,6 +84,28 @@ pub fn tatp_load_run_check(url: &str) {
         "{out}"
     );
     ok(txbench().args(["tatp", "clean", "--db", url]));
+}
+
+/// Start `txbench serve` on a free loopback port; returns it and its URL.
+pub fn serve(dir: &Path, args: &[&str]) -> (std::process::Child, String) {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"))
+        .current_dir(dir)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = loop {
+        let line = lines.next().expect("serve printed its address").unwrap();
+        if let Some(at) = line.find("txbench://") {
+            break line[at..].split_whitespace().next().unwrap().to_string();
+        }
+    };
+    // Keep reading so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    (child, url)
 }
 
 /// The server URL from `var`, or `None` (with a notice) when it is unset; with
