@@ -281,24 +281,9 @@ async fn connection<I: DeserializeOwned + Send + 'static>(
             return;
         }
     }
-    let (mut sink, mut frames) = framed.split();
-    let (reply, mut replies) = mpsc::unbounded_channel::<Bytes>();
-    let writer = tokio::spawn(async move {
-        while let Some(frame) = replies.recv().await {
-            if sink.feed(frame).await.is_err() {
-                return;
-            }
-            while let Ok(frame) = replies.try_recv() {
-                if sink.feed(frame).await.is_err() {
-                    return;
-                }
-            }
-            if sink.flush().await.is_err() {
-                return;
-            }
-        }
-        let _ = sink.close().await;
-    });
+    let (sink, mut frames) = framed.split();
+    let (reply, replies) = mpsc::unbounded_channel::<Bytes>();
+    let writer = tokio::spawn(protocol::write_frames(sink, replies));
     loop {
         let frame = tokio::select! {
             frame = frames.next() => frame,

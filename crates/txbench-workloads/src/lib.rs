@@ -9,5 +9,6 @@
 pub mod bulk;
 pub mod conditions;
 pub mod fields;
+pub mod meta_table;
 pub mod tatp;
 pub mod tpcc;

@@ -410,6 +410,14 @@ pub fn compact_stamp(rfc3339: &str) -> String {
     rfc3339.chars().filter(|c| *c != '-' && *c != ':').collect()
 }
 
+/// Row-generating threads for a load: as asked, else every core.
+pub fn load_threads(asked: Option<u32>) -> usize {
+    asked.map_or_else(
+        || std::thread::available_parallelism().map_or(2, |n| n.get()),
+        |t| t as usize,
+    )
+}
+
 /// Print check results, one a line; `Err(CheckFailed)` when any failed.
 pub fn report_conditions(results: &[ConditionResult]) -> Result<(), Failure> {
     let mut ok = true;

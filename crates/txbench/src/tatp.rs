@@ -16,7 +16,7 @@ use txbench_workloads::tatp::{Tatp, TatpError, check, generate, load, meta};
 use crate::cli::{DbArgs, LoadExtras, TatpAllInOneArgs, TatpLoadArgs, TatpSweepArgs, TatpVerb};
 use crate::failure::Failure;
 use crate::progress::track_load;
-use crate::runner::{Bench, on_session, report_conditions, run_on, with_engine};
+use crate::runner::{Bench, load_threads, on_session, report_conditions, run_on, with_engine};
 
 impl Bench for Tatp {
     const NAME: &'static str = "tatp";
@@ -106,10 +106,7 @@ pub async fn sweep(a: TatpSweepArgs, stop: watch::Receiver<bool>) -> Result<(), 
 async fn load_on<E: Engine>(engine: Arc<E>, a: &TatpLoadArgs) -> Result<(), Failure> {
     let opts = LoadOptions {
         subscribers: a.subscribers,
-        threads: a
-            .threads
-            .map(|t| t as usize)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        threads: load_threads(a.threads),
         seed: a.seed,
         drop: a.drop,
         foreign_keys: a.foreign_keys,

@@ -13,7 +13,7 @@ use txbench_workloads::tpcc::{Tpcc, TpccError, check, generate, load, meta};
 use crate::cli::{AllInOneArgs, DbArgs, LoadArgs, LoadExtras, TpccSweepArgs, TpccVerb};
 use crate::failure::Failure;
 use crate::progress::track_load;
-use crate::runner::{Bench, on_session, report_conditions, run_on, with_engine};
+use crate::runner::{Bench, load_threads, on_session, report_conditions, run_on, with_engine};
 
 impl Bench for Tpcc {
     const NAME: &'static str = "tpcc";
@@ -101,10 +101,7 @@ pub async fn sweep(a: TpccSweepArgs, stop: watch::Receiver<bool>) -> Result<(), 
 }
 
 async fn load_on<E: Engine>(engine: Arc<E>, a: &LoadArgs) -> Result<(), Failure> {
-    let threads = a
-        .threads
-        .map(|t| t as usize)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let threads = load_threads(a.threads);
     let opts = LoadOptions {
         warehouses: a.warehouses,
         threads,

@@ -178,8 +178,8 @@ impl Connection {
             Ok(other) => return Err(lost(who, format!("unexpected handshake answer {other:?}"))),
             Err(e) => return Err(lost(who, e)),
         };
-        let (mut sink, mut stream) = framed.split();
-        let (requests, mut outgoing) = mpsc::unbounded_channel::<bytes::Bytes>();
+        let (sink, mut stream) = framed.split();
+        let (requests, outgoing) = mpsc::unbounded_channel::<bytes::Bytes>();
         let conn = Arc::new(Connection {
             requests,
             waiting: Arc::new(Mutex::new(HashMap::new())),
@@ -187,23 +187,7 @@ impl Connection {
             alive: Arc::new(AtomicBool::new(true)),
             parameters,
         });
-        // Writer: everything queued goes out in one flush.
-        tokio::spawn(async move {
-            while let Some(frame) = outgoing.recv().await {
-                if sink.feed(frame).await.is_err() {
-                    return;
-                }
-                while let Ok(frame) = outgoing.try_recv() {
-                    if sink.feed(frame).await.is_err() {
-                        return;
-                    }
-                }
-                if sink.flush().await.is_err() {
-                    return;
-                }
-            }
-            let _ = sink.close().await;
-        });
+        tokio::spawn(protocol::write_frames(sink, outgoing));
         // Reader: each response to the session waiting for its id.
         let (waiting, alive) = (Arc::clone(&conn.waiting), Arc::clone(&conn.alive));
         tokio::spawn(async move {

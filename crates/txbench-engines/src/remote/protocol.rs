@@ -22,7 +22,9 @@
 //! stop the server or a worker.
 
 use bytes::{Bytes, BytesMut};
+use futures_util::{Sink, SinkExt};
 use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
 use tokio_util::codec::LengthDelimitedCodec;
 
 /// The protocol version this build speaks.
@@ -118,6 +120,29 @@ pub fn codec() -> LengthDelimitedCodec {
 /// A message as a frame body.
 pub fn encode<T: Serialize>(message: &T) -> Bytes {
     Bytes::from(postcard::to_stdvec(message).expect("protocol messages always serialize"))
+}
+
+/// Write the frames queued on `frames` to `sink` until the queue closes, then
+/// shut the sink down. Whatever is queued goes out with one flush, so a burst of
+/// requests or responses costs one write.
+pub async fn write_frames<S>(mut sink: S, mut frames: mpsc::UnboundedReceiver<Bytes>)
+where
+    S: Sink<Bytes> + Unpin,
+{
+    while let Some(frame) = frames.recv().await {
+        if sink.feed(frame).await.is_err() {
+            return;
+        }
+        while let Ok(frame) = frames.try_recv() {
+            if sink.feed(frame).await.is_err() {
+                return;
+            }
+        }
+        if sink.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = sink.close().await;
 }
 
 /// A frame body as a message; an error names what did not decode.

@@ -1,10 +1,10 @@
 //! What a TATP load records in the database (`txbench_tatp_meta`): the scale and
 //! the seed, and whether the load finished.
 
-use std::collections::BTreeMap;
-
 use txbench_core::schema::Statement;
-use txbench_core::{DbError, ErrorKind, Param, Session, TxMode};
+use txbench_core::{DbError, Session};
+
+use crate::meta_table;
 
 use super::schema;
 
@@ -44,13 +44,7 @@ pub async fn write<S: Session>(
         // Written last: its presence says the load completed.
         ("complete", "1".to_string()),
     ];
-    session.begin(TxMode::ReadWrite).await?;
-    for (k, v) in &entries {
-        session
-            .execute(&INSERT, &[Param::Text(k), Param::Text(v)])
-            .await?;
-    }
-    session.commit().await
+    meta_table::write(session, &INSERT, &entries).await
 }
 
 /// Read what is loaded; `None` when no TATP data is there at all.
@@ -70,26 +64,10 @@ pub async fn read<S: Session>(session: &mut S) -> Result<Option<LoadedState>, Db
             complete: subscribers > 0,
         }));
     }
-    let rows = session.query(&SELECT, &[]).await?;
-    let map: BTreeMap<&str, &str> = rows
-        .iter()
-        .filter_map(|r| Some((r[0].as_str()?, r[1].as_str()?)))
-        .collect();
-    let int = |key: &str| -> Result<Option<i64>, DbError> {
-        map.get(key)
-            .map(|v| {
-                v.parse::<i64>().map_err(|_| {
-                    DbError::new(
-                        ErrorKind::Data,
-                        format!("txbench_tatp_meta: bad value '{v}' for '{key}'"),
-                    )
-                })
-            })
-            .transpose()
-    };
+    let entries = meta_table::read(session, &SELECT, schema::META.name).await?;
     Ok(Some(LoadedState {
-        subscribers: int("subscribers")?.unwrap_or(0),
-        seed: int("seed")?.map(|s| s as u64),
-        complete: map.contains_key("complete"),
+        subscribers: entries.int("subscribers")?.unwrap_or(0),
+        seed: entries.int("seed")?.map(|s| s as u64),
+        complete: entries.has("complete"),
     }))
 }

@@ -1,10 +1,10 @@
 //! What a TPC-C load records in the database (`txbench_meta`): the scale, the seed
 //! and the NURand C-Load constants, so a run can choose a valid C-Run.
 
-use std::collections::BTreeMap;
-
 use txbench_core::schema::Statement;
-use txbench_core::{DbError, ErrorKind, Param, Session, TxMode};
+use txbench_core::{DbError, Session};
+
+use crate::meta_table;
 
 use super::random::NurandConstants;
 use super::schema;
@@ -49,13 +49,7 @@ pub async fn write<S: Session>(
         // Written last: its presence says the load completed.
         ("complete", "1".to_string()),
     ];
-    session.begin(TxMode::ReadWrite).await?;
-    for (k, v) in &entries {
-        session
-            .execute(&INSERT, &[Param::Text(k), Param::Text(v)])
-            .await?;
-    }
-    session.commit().await
+    meta_table::write(session, &INSERT, &entries).await
 }
 
 /// Read what is loaded; `None` when no TPC-C data is there at all.
@@ -76,23 +70,8 @@ pub async fn read<S: Session>(session: &mut S) -> Result<Option<LoadedState>, Db
             complete: warehouses > 0,
         }));
     }
-    let rows = session.query(&SELECT, &[]).await?;
-    let map: BTreeMap<String, String> = rows
-        .iter()
-        .filter_map(|r| Some((r[0].as_str()?.to_string(), r[1].as_str()?.to_string())))
-        .collect();
-    let int = |key: &str| -> Result<Option<i64>, DbError> {
-        map.get(key)
-            .map(|v| {
-                v.parse::<i64>().map_err(|_| {
-                    DbError::new(
-                        ErrorKind::Data,
-                        format!("txbench_meta: bad value '{v}' for '{key}'"),
-                    )
-                })
-            })
-            .transpose()
-    };
+    let entries = meta_table::read(session, &SELECT, schema::META.name).await?;
+    let int = |key: &str| entries.int(key);
     let constants = match (int("c_last_load")?, int("c_id")?, int("ol_i_id")?) {
         (Some(c_last), Some(c_id), Some(ol_i_id)) => Some(NurandConstants {
             c_last,
@@ -105,6 +84,6 @@ pub async fn read<S: Session>(session: &mut S) -> Result<Option<LoadedState>, Db
         warehouses: int("warehouses")?.unwrap_or(0),
         constants,
         seed: int("seed")?.map(|s| s as u64),
-        complete: map.contains_key("complete"),
+        complete: entries.has("complete"),
     }))
 }
