@@ -137,6 +137,13 @@ pub fn summary(r: &RunResult) -> String {
         let _ = writeln!(out);
     }
     if r.transactions.iter().any(|t| t.latency_ms.samples > 0) {
+        if r.engine == "txbench" {
+            let _ = writeln!(
+                out,
+                "a txbench server ran the transactions: \"statements\" is its own execution time, \
+                 \"other\" the network and its queue"
+            );
+        }
         let _ = writeln!(
             out,
             "where the time went (mean ms per transaction):\n  {:<w$} {:>9} {:>9} {:>11} {:>9} {:>9}",

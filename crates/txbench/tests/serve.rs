@@ -68,6 +68,10 @@ fn a_run_through_the_server_passes_check_and_reports_server_time() {
         "res",
     ]));
     assert!(text.contains("tpmC"), "{text}");
+    assert!(
+        text.contains("\"statements\" is its own execution time"),
+        "{text}"
+    );
     let json = only_result(&dir.path().join("res"), "summary.json");
     assert_eq!(json["engine"], "txbench");
     assert!(
