@@ -46,6 +46,7 @@ fn every_verb_has_help() {
         vec!["tatp", "check", "--help"],
         vec!["tatp", "clean", "--help"],
         vec!["sweep", "tatp", "--help"],
+        vec!["serve", "--help"],
     ] {
         let out = txbench(dir.path()).args(&args).output().unwrap();
         assert!(out.status.success(), "{args:?}");
@@ -72,6 +73,20 @@ fn bad_flags_and_values_exit_2_naming_them() {
         (
             &["tpcc", "check", "--db", "sqlite:t.db?synchronous=maybe"],
             "maybe",
+        ),
+        (
+            &["tpcc", "run", "--db", "txbench://host-without-port"],
+            "txbench",
+        ),
+        (&["tatp", "load", "--subscribers", "0"], "0"),
+        (&["serve", "--workload", "ycsb"], "ycsb"),
+        (
+            &["serve", "--workload", "tpcc", "--subscribers", "10"],
+            "--subscribers",
+        ),
+        (
+            &["serve", "--workload", "tpcc", "--listen", "nowhere"],
+            "nowhere",
         ),
     ];
     for (args, named) in cases {
