@@ -16,6 +16,7 @@
 //! * [`recorder`]: per-type HdrHistograms and counters, swapped every second.
 //! * [`result`]: the versioned result model written as JSON and rendered by reports.
 //! * [`rng`]: the seeded random stream and the distributions specifications ask for.
+//! * [`keys`]: keys of a key space drawn uniformly or Zipf-skewed (key-value workloads).
 //!
 //! Design decisions: procedures are `async fn` generic over `Session`, so the
 //! asynchronous network engines and the synchronous embedded SQLite share them
@@ -29,6 +30,7 @@ pub mod driver;
 pub mod engine;
 pub mod error;
 pub mod exec;
+pub mod keys;
 pub mod machine;
 pub mod recorder;
 pub mod result;

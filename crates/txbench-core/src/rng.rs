@@ -26,6 +26,11 @@ impl Rand {
         Rand(Xoshiro256PlusPlus::from_rng(&mut mix))
     }
 
+    /// A draw from any `rand` distribution (Zipf, ...).
+    pub fn sample<T, D: rand::distr::Distribution<T>>(&mut self, distribution: &D) -> T {
+        distribution.sample(&mut self.0)
+    }
+
     /// A uniform integer in `lo..=hi` (TPC-C's random(x, y)).
     #[inline]
     pub fn uniform(&mut self, lo: i64, hi: i64) -> i64 {

@@ -1,0 +1,104 @@
+//! Keys drawn from a key space, uniformly or Zipf-skewed, for key-value workloads
+//! (Retwis, and YCSB later). The Zipf sampler is `rand_distr`'s (rejection
+//! inversion, Hörmann and Derflinger): key 1 is the hottest, then 2, and so on;
+//! a coefficient of 0 is uniform.
+
+use rand_distr::Zipf;
+
+use crate::rng::Rand;
+
+/// How keys are drawn.
+#[derive(Debug, Clone)]
+pub struct KeyChooser {
+    keys: u64,
+    zipf: Option<Zipf<f64>>,
+}
+
+impl KeyChooser {
+    /// Keys `1..=keys` with Zipf coefficient `s` (0: uniform). An empty key space
+    /// or a coefficient that is negative or not a number is refused, named.
+    pub fn new(keys: u64, s: f64) -> Result<KeyChooser, String> {
+        if keys == 0 {
+            return Err("the key space is empty: give at least one key".into());
+        }
+        if !(s >= 0.0 && s.is_finite()) {
+            return Err(format!(
+                "invalid Zipf coefficient {s}: it must be 0 (uniform) or more"
+            ));
+        }
+        let zipf = if s == 0.0 {
+            None
+        } else {
+            Some(Zipf::new(keys as f64, s).map_err(|e| format!("Zipf({keys}, {s}): {e}"))?)
+        };
+        Ok(KeyChooser { keys, zipf })
+    }
+
+    /// The number of keys.
+    pub fn keys(&self) -> u64 {
+        self.keys
+    }
+
+    /// A key in `1..=keys`.
+    pub fn key(&self, rng: &mut Rand) -> u64 {
+        match &self.zipf {
+            // The sampler returns whole numbers as floats in 1..=keys.
+            Some(z) => (rng.sample(z) as u64).clamp(1, self.keys),
+            None => rng.uniform(1, self.keys as i64) as u64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The generalized harmonic number H(n, s) = sum of k^-s for k in 1..=n.
+    fn harmonic(n: u64, s: f64) -> f64 {
+        (1..=n).map(|k| (k as f64).powf(-s)).sum()
+    }
+
+    #[test]
+    fn rank_frequency_follows_zipf() {
+        let (n, draws) = (1_000u64, 2_000_000u32);
+        for s in [0.5, 0.75, 0.99, 1.2] {
+            let chooser = KeyChooser::new(n, s).unwrap();
+            let mut rng = Rand::new(7);
+            let mut counts = vec![0u32; n as usize + 1];
+            for _ in 0..draws {
+                counts[chooser.key(&mut rng) as usize] += 1;
+            }
+            let h = harmonic(n, s);
+            // The ten hottest keys and a few colder ranks, each within four
+            // binomial standard errors of k^-s / H(n, s).
+            for k in (1..=10).chain([50, 200, 1_000]) {
+                let p = (k as f64).powf(-s) / h;
+                let expected = p * f64::from(draws);
+                let sd = (expected * (1.0 - p)).sqrt();
+                let seen = f64::from(counts[k as usize]);
+                assert!(
+                    (seen - expected).abs() < 4.0 * sd + 1.0,
+                    "s {s}, rank {k}: {seen} draws, expected {expected:.0} +- {sd:.0}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn zero_is_uniform_and_bad_settings_are_named() {
+        let chooser = KeyChooser::new(10, 0.0).unwrap();
+        let mut rng = Rand::new(1);
+        let mut counts = [0u32; 11];
+        for _ in 0..100_000 {
+            counts[chooser.key(&mut rng) as usize] += 1;
+        }
+        assert_eq!(counts[0], 0);
+        assert!(
+            counts[1..].iter().all(|&c| (9_500..10_500).contains(&c)),
+            "{counts:?}"
+        );
+        assert!(KeyChooser::new(0, 0.5).unwrap_err().contains("empty"));
+        assert!(KeyChooser::new(10, -1.0).unwrap_err().contains("-1"));
+        assert!(KeyChooser::new(10, f64::NAN).unwrap_err().contains("NaN"));
+    }
+}
