@@ -4,11 +4,13 @@
 //!
 //! * [`tpcc`]: TPC-C v5.11.
 //! * [`tatp`]: TATP (Telecom Application Transaction Processing).
+//! * [`retwis`]: Retwis (in progress: the mix and its inputs).
 #![warn(missing_docs)]
 
 pub mod bulk;
 pub mod conditions;
 pub mod fields;
 pub mod meta_table;
+pub mod retwis;
 pub mod tatp;
 pub mod tpcc;
