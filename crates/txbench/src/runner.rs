@@ -47,15 +47,76 @@ pub trait Bench: Workload + Sized {
     /// What `txbench serve` tells its clients in the handshake.
     fn served_parameters(&self) -> Vec<(String, String)>;
 
-    /// Load the workload at scale `asked` (its default when `None`) unless a
-    /// complete load is there already; another scale than the loaded one is refused.
-    fn ensure_loaded<E: Engine>(
-        engine: &Arc<E>,
+    /// The scale a load uses when none is asked for.
+    const DEFAULT_SCALE: i64;
+
+    /// What is in the database: the scale of a finished load, and whether any
+    /// of the workload's tables are there at all (an interrupted load).
+    fn loaded<S: Session>(
+        session: &mut S,
+    ) -> impl Future<Output = Result<(Option<i64>, bool), Failure>> + Send;
+
+    /// Load `scale` (`drop`: replace what is there).
+    fn load<E: Engine>(
+        engine: Arc<E>,
         db: &DbArgs,
-        asked: Option<i64>,
+        scale: i64,
         load: &LoadExtras,
+        drop: bool,
         seed: u64,
     ) -> impl Future<Output = Result<(), Failure>>;
+}
+
+/// A scale with its unit: "1 warehouse", "100,000 subscribers".
+pub fn scale_text<W: Bench>(n: i64) -> String {
+    let unit = if n == 1 {
+        W::SCALE.trim_end_matches('s')
+    } else {
+        W::SCALE
+    };
+    format!("{} {unit}", terminal::grouped(n as f64, 0))
+}
+
+/// Load `W` at scale `asked` (its default when `None`) unless a finished load
+/// is there already (and `--drop` is not given); another scale than the loaded
+/// one is refused.
+pub async fn ensure_loaded<E: Engine, W: Bench>(
+    engine: &Arc<E>,
+    db: &DbArgs,
+    asked: Option<i64>,
+    load: &LoadExtras,
+    seed: u64,
+) -> Result<(), Failure> {
+    let (complete, present) =
+        on_session(engine, |mut s| async move { W::loaded(&mut s).await }).await??;
+    match complete {
+        Some(n) if !load.drop => {
+            if let Some(asked) = asked.filter(|&asked| asked != n) {
+                return Err(Failure::Usage(format!(
+                    "--{0} {asked} disagrees with the {n} {0} loaded in the database",
+                    W::SCALE
+                )));
+            }
+            println!(
+                "using the {} already loaded in {}",
+                scale_text::<W>(n),
+                engine.describe()
+            );
+            Ok(())
+        }
+        _ => {
+            let scale = asked.unwrap_or(W::DEFAULT_SCALE);
+            W::load(
+                Arc::clone(engine),
+                db,
+                scale,
+                load,
+                load.drop || present,
+                seed,
+            )
+            .await
+        }
+    }
 }
 
 /// Call a generic function with the engine a URL names.

@@ -13,7 +13,7 @@ use txbench_workloads::tpcc::Tpcc;
 
 use crate::cli::{ServeArgs, WorkloadArg};
 use crate::failure::Failure;
-use crate::runner::{Bench, on_session, with_engine};
+use crate::runner::{Bench, on_session, scale_text, with_engine};
 
 /// Run `txbench serve`.
 pub async fn main(a: ServeArgs, stop: watch::Receiver<bool>) -> Result<(), Failure> {
@@ -49,7 +49,7 @@ where
             "serve needs a database, not another txbench server".into(),
         ));
     }
-    W::ensure_loaded(&engine, &a.db, scale, &a.load, 1).await?;
+    crate::runner::ensure_loaded::<E, W>(&engine, &a.db, scale, &a.load, 1).await?;
     let (workload, version) = on_session(&engine, move |mut s| async move {
         let w = W::open(&mut s, scale, 1).await?;
         let v = s
@@ -87,10 +87,9 @@ where
         .local_addr()
         .map_err(|e| Failure::Failed(format!("listening on {}: {e}", a.listen)))?;
     println!(
-        "serving {} ({} {}) from {} on txbench://{addr} with {workers} worker{}{}",
+        "serving {} ({}) from {} on txbench://{addr} with {workers} worker{}{}",
         W::NAME,
-        workload.scale(),
-        W::SCALE,
+        scale_text::<W>(workload.scale()),
         engine.describe(),
         if workers == 1 { "" } else { "s" },
         if token.is_some() {

@@ -47,7 +47,14 @@ pub async fn sweep_on<E: Engine, W: Bench>(
     // loads it first; a server or the null engine holds its own data.
     if <E::Session as Session>::EXECUTES && !<E::Session as Session>::RUNS_TRANSACTIONS {
         let seed = s.run.seed.unwrap_or(1);
-        W::ensure_loaded(&engine, &s.run.db, asked, &LoadExtras::default(), seed).await?;
+        crate::runner::ensure_loaded::<E, W>(
+            &engine,
+            &s.run.db,
+            asked,
+            &LoadExtras::default(),
+            seed,
+        )
+        .await?;
     }
     let name = format!(
         "{}-sweep-{}-{}",

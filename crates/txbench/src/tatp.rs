@@ -16,7 +16,9 @@ use txbench_workloads::tatp::{Tatp, TatpError, check, generate, load, meta};
 use crate::cli::{DbArgs, LoadExtras, TatpAllInOneArgs, TatpLoadArgs, TatpSweepArgs, TatpVerb};
 use crate::failure::Failure;
 use crate::progress::track_load;
-use crate::runner::{Bench, load_threads, on_session, report_conditions, run_on, with_engine};
+use crate::runner::{
+    Bench, ensure_loaded, load_threads, on_session, report_conditions, run_on, with_engine,
+};
 
 impl Bench for Tatp {
     const NAME: &'static str = "tatp";
@@ -42,38 +44,31 @@ impl Bench for Tatp {
         Tatp::served_parameters(self)
     }
 
-    async fn ensure_loaded<E: Engine>(
-        engine: &Arc<E>,
+    const DEFAULT_SCALE: i64 = DEFAULT_SUBSCRIBERS;
+
+    async fn loaded<S: Session>(session: &mut S) -> Result<(Option<i64>, bool), Failure> {
+        let state = meta::read(session).await?;
+        let complete = state.as_ref().filter(|s| s.complete).map(|s| s.subscribers);
+        Ok((complete, state.is_some()))
+    }
+
+    async fn load<E: Engine>(
+        engine: Arc<E>,
         db: &DbArgs,
-        asked: Option<i64>,
+        subscribers: i64,
         load: &LoadExtras,
+        drop: bool,
         seed: u64,
     ) -> Result<(), Failure> {
-        let state = on_session(engine, |mut s| async move { meta::read(&mut s).await }).await??;
-        match state.as_ref().filter(|s| s.complete).map(|s| s.subscribers) {
-            Some(n) if !load.drop => {
-                if let Some(asked) = asked.filter(|&asked| asked != n) {
-                    return Err(TatpError::ScaleMismatch { asked, loaded: n }.into());
-                }
-                println!(
-                    "using the {} subscribers already loaded in {}",
-                    terminal::grouped(n as f64, 0),
-                    engine.describe()
-                );
-                Ok(())
-            }
-            _ => {
-                let load_args = TatpLoadArgs {
-                    db: db.clone(),
-                    subscribers: asked.unwrap_or(DEFAULT_SUBSCRIBERS),
-                    threads: load.threads,
-                    drop: load.drop || state.is_some(),
-                    seed,
-                    foreign_keys: load.foreign_keys,
-                };
-                load_on(Arc::clone(engine), &load_args).await
-            }
-        }
+        let args = TatpLoadArgs {
+            db: db.clone(),
+            subscribers,
+            threads: load.threads,
+            drop,
+            seed,
+            foreign_keys: load.foreign_keys,
+        };
+        load_on(engine, &args).await
     }
 }
 
@@ -154,6 +149,6 @@ async fn all_in_one<E: Engine>(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let seed = a.run.run.seed.unwrap_or(1);
-    Tatp::ensure_loaded(&engine, &a.run.run.db, a.run.subscribers, &a.load, seed).await?;
+    ensure_loaded::<E, Tatp>(&engine, &a.run.run.db, a.run.subscribers, &a.load, seed).await?;
     run_on::<_, Tatp>(engine, &a.run.run, a.run.subscribers, stop).await
 }

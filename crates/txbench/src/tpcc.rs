@@ -13,7 +13,9 @@ use txbench_workloads::tpcc::{Tpcc, TpccError, check, generate, load, meta};
 use crate::cli::{AllInOneArgs, DbArgs, LoadArgs, LoadExtras, TpccSweepArgs, TpccVerb};
 use crate::failure::Failure;
 use crate::progress::track_load;
-use crate::runner::{Bench, load_threads, on_session, report_conditions, run_on, with_engine};
+use crate::runner::{
+    Bench, ensure_loaded, load_threads, on_session, report_conditions, run_on, with_engine,
+};
 
 impl Bench for Tpcc {
     const NAME: &'static str = "tpcc";
@@ -39,38 +41,31 @@ impl Bench for Tpcc {
         Tpcc::served_parameters(self)
     }
 
-    async fn ensure_loaded<E: Engine>(
-        engine: &Arc<E>,
+    const DEFAULT_SCALE: i64 = 1;
+
+    async fn loaded<S: Session>(session: &mut S) -> Result<(Option<i64>, bool), Failure> {
+        let state = meta::read(session).await?;
+        let complete = state.as_ref().filter(|s| s.complete).map(|s| s.warehouses);
+        Ok((complete, state.is_some()))
+    }
+
+    async fn load<E: Engine>(
+        engine: Arc<E>,
         db: &DbArgs,
-        asked: Option<i64>,
+        warehouses: i64,
         load: &LoadExtras,
+        drop: bool,
         seed: u64,
     ) -> Result<(), Failure> {
-        let state = on_session(engine, |mut s| async move { meta::read(&mut s).await }).await??;
-        match state.as_ref().filter(|s| s.complete).map(|s| s.warehouses) {
-            Some(w) if !load.drop => {
-                if let Some(asked) = asked.filter(|&asked| asked != w) {
-                    return Err(TpccError::WarehouseMismatch { asked, loaded: w }.into());
-                }
-                println!(
-                    "using the {w} warehouse{} already loaded in {}",
-                    if w == 1 { "" } else { "s" },
-                    engine.describe()
-                );
-                Ok(())
-            }
-            _ => {
-                let load_args = LoadArgs {
-                    db: db.clone(),
-                    warehouses: asked.unwrap_or(1),
-                    threads: load.threads,
-                    drop: load.drop || state.is_some(),
-                    seed,
-                    foreign_keys: load.foreign_keys,
-                };
-                load_on(Arc::clone(engine), &load_args).await
-            }
-        }
+        let args = LoadArgs {
+            db: db.clone(),
+            warehouses,
+            threads: load.threads,
+            drop,
+            seed,
+            foreign_keys: load.foreign_keys,
+        };
+        load_on(engine, &args).await
     }
 }
 
@@ -154,6 +149,6 @@ async fn all_in_one<E: Engine>(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let seed = a.run.run.seed.unwrap_or(1);
-    Tpcc::ensure_loaded(&engine, &a.run.run.db, a.run.warehouses, &a.load, seed).await?;
+    ensure_loaded::<E, Tpcc>(&engine, &a.run.run.db, a.run.warehouses, &a.load, seed).await?;
     run_on::<_, Tpcc>(engine, &a.run.run, a.run.warehouses, stop).await
 }

@@ -139,14 +139,15 @@ impl InputGenerator {
     /// An input of type `txn_type`.
     pub fn input(&self, rng: &mut Rand, txn_type: usize) -> TatpInput {
         let s_id = self.subscriber(rng);
-        let sub_nbr = Digits::of(s_id as u64);
-        let start_time = START_TIMES[rng.uniform(0, 2) as usize];
+        // Drawn per type, only where the transaction uses them.
+        let sub_nbr = || Digits::of(s_id as u64);
+        let start_time = |rng: &mut Rand| START_TIMES[rng.uniform(0, 2) as usize];
         match txn_type {
             GET_SUBSCRIBER_DATA => TatpInput::GetSubscriberData { s_id },
             GET_NEW_DESTINATION => TatpInput::GetNewDestination {
                 s_id,
                 sf_type: rng.uniform(1, 4),
-                start_time,
+                start_time: start_time(rng),
                 end_time: rng.uniform(1, 24),
             },
             GET_ACCESS_DATA => TatpInput::GetAccessData {
@@ -160,20 +161,20 @@ impl InputGenerator {
                 data_a: rng.uniform(0, 255),
             },
             UPDATE_LOCATION => TatpInput::UpdateLocation {
-                sub_nbr,
+                sub_nbr: sub_nbr(),
                 vlr_location: rng.uniform(1, u32::MAX as i64),
             },
             INSERT_CALL_FORWARDING => TatpInput::InsertCallForwarding {
-                sub_nbr,
+                sub_nbr: sub_nbr(),
                 sf_type: rng.uniform(1, 4),
-                start_time,
+                start_time: start_time(rng),
                 end_time: rng.uniform(1, 24),
                 numberx: Digits::of(rng.uniform(0, 999_999_999_999_999) as u64),
             },
             DELETE_CALL_FORWARDING => TatpInput::DeleteCallForwarding {
-                sub_nbr,
+                sub_nbr: sub_nbr(),
                 sf_type: rng.uniform(1, 4),
-                start_time,
+                start_time: start_time(rng),
             },
             other => unreachable!("TATP has seven transaction types, not {other}"),
         }

@@ -7,13 +7,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use txbench_core::rng::Rand;
-use txbench_core::{DbError, Engine, Session, exec};
+use txbench_core::{DbError, Engine, Session};
 
 use super::TpccError;
 use super::generate::{Population, units};
 use super::meta;
 use super::random::NurandConstants;
 use super::schema::SCHEMA;
+use crate::bulk;
 
 /// How to load.
 #[derive(Debug, Clone)]
@@ -51,10 +52,7 @@ pub fn now_micros() -> i64 {
 
 /// Drop every TPC-C table (and txbench's metadata).
 pub async fn drop_all<S: Session>(session: &mut S) -> Result<(), DbError> {
-    for table in SCHEMA.tables.iter().rev() {
-        session.drop_table(table.name).await?;
-    }
-    Ok(())
+    bulk::drop_tables(session, &SCHEMA).await
 }
 
 /// Load `opts.warehouses` warehouses. `rows_done` counts rows as they are written,
@@ -68,13 +66,10 @@ pub async fn load<E: Engine>(
         return Err(TpccError::BadScale(opts.warehouses));
     }
     let started = Instant::now();
-    let mut session = engine.connect().await?;
-    let existing = exec::spawn::<E, _, _>("txbench-load", async move {
-        let state = meta::read(&mut session).await;
-        (session, state)
-    });
-    let (mut session, state) = existing.join().await.ok_or_else(worker_died)?;
-    if let Some(state) = state?
+    let session = engine.connect().await?;
+    let (session, state) =
+        bulk::on_session::<E, _, _>(session, |s| Box::pin(meta::read(s))).await?;
+    if let Some(state) = state
         && !opts.drop
     {
         return Err(TpccError::AlreadyLoaded(state.warehouses));
@@ -86,25 +81,8 @@ pub async fn load<E: Engine>(
         constants,
         now: now_micros(),
     };
-    let drop_first = opts.drop;
-    let prepared = exec::spawn::<E, _, _>("txbench-load", async move {
-        let r = async {
-            if drop_first {
-                drop_all(&mut session).await?;
-            }
-            session.begin_bulk_load().await?;
-            for table in SCHEMA.tables {
-                session.create_table(table).await?;
-            }
-            Ok::<_, DbError>(())
-        }
-        .await;
-        (session, r)
-    });
-    let (session, r) = prepared.join().await.ok_or_else(worker_died)?;
-    r?;
-
-    let mut session = crate::bulk::write_population(
+    let session = bulk::create_tables::<E>(session, &SCHEMA, opts.drop).await?;
+    let session = bulk::write_population(
         &engine,
         session,
         &SCHEMA,
@@ -114,35 +92,15 @@ pub async fn load<E: Engine>(
         Arc::clone(&rows_done),
     )
     .await?;
-
-    let warehouses = opts.warehouses;
-    let seed = opts.seed;
-    let foreign_keys = opts.foreign_keys;
-    let finished = exec::spawn::<E, _, _>("txbench-load", async move {
-        // Keys and indexes after the data: building them once is faster than
-        // maintaining them row by row.
-        for table in SCHEMA.tables {
-            session.add_primary_key(table).await?;
-        }
-        for index in SCHEMA.indexes {
-            session.create_index(index).await?;
-        }
-        if foreign_keys {
-            for key in SCHEMA.foreign_keys {
-                session.add_foreign_key(key).await?;
-            }
-        }
-        meta::write(&mut session, warehouses, seed, &constants).await?;
-        session.end_bulk_load().await
-    });
-    finished.join().await.ok_or_else(worker_died)??;
+    let session = bulk::finish_tables::<E>(session, &SCHEMA, opts.foreign_keys).await?;
+    let (warehouses, seed) = (opts.warehouses, opts.seed);
+    bulk::on_session::<E, _, _>(session, move |s| {
+        Box::pin(async move { meta::write(s, warehouses, seed, &constants).await })
+    })
+    .await?;
     Ok(LoadSummary {
         rows: rows_done.load(Ordering::Relaxed),
         elapsed: started.elapsed(),
         constants,
     })
-}
-
-fn worker_died() -> TpccError {
-    TpccError::Db(crate::bulk::worker_died())
 }
