@@ -218,18 +218,11 @@ pub struct LoadArgs {
     /// Warehouses to load.
     #[arg(long, short = 'w', default_value_t = 1, value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
     pub warehouses: i64,
-    /// Threads generating rows (default: every core).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub threads: Option<u32>,
-    /// Replace TPC-C data already in the database.
-    #[arg(long)]
-    pub drop: bool,
     /// Seed of the population (and of the NURand C-Load constants).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Add the foreign keys of clause 1.3 after the data (not on SQLite).
-    #[arg(long)]
-    pub foreign_keys: bool,
+    #[command(flatten)]
+    pub load: LoadExtras,
 }
 
 /// Whether terminals wait as the specification says.
@@ -373,16 +366,16 @@ pub struct TatpRunArgs {
     pub subscribers: Option<i64>,
 }
 
-/// Flags of the all-in-one form that only its load uses.
+/// How to load: flags of `load` and of the all-in-one forms.
 #[derive(Debug, Clone, Default, Args)]
 pub struct LoadExtras {
-    /// Threads generating rows during the load (default: every core).
+    /// Threads generating rows (default: every core).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
     /// Replace the workload's data already in the database.
     #[arg(long)]
     pub drop: bool,
-    /// Add the foreign keys after the data (not on SQLite).
+    /// Add the foreign keys after the data (TPC-C's of clause 1.3; not on SQLite).
     #[arg(long)]
     pub foreign_keys: bool,
 }
@@ -439,18 +432,11 @@ pub struct TatpLoadArgs {
     /// Subscribers to load.
     #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
     pub subscribers: i64,
-    /// Threads generating rows (default: every core).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub threads: Option<u32>,
-    /// Replace TATP data already in the database.
-    #[arg(long)]
-    pub drop: bool,
     /// Seed of the population.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Add the foreign keys after the data (not on SQLite).
-    #[arg(long)]
-    pub foreign_keys: bool,
+    #[command(flatten)]
+    pub load: LoadExtras,
 }
 
 /// Flags of `sweep tpcc`.

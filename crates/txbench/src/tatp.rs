@@ -63,10 +63,11 @@ impl Bench for Tatp {
         let args = TatpLoadArgs {
             db: db.clone(),
             subscribers,
-            threads: load.threads,
-            drop,
             seed,
-            foreign_keys: load.foreign_keys,
+            load: LoadExtras {
+                drop,
+                ..load.clone()
+            },
         };
         load_on(engine, &args).await
     }
@@ -101,10 +102,10 @@ pub async fn sweep(a: TatpSweepArgs, stop: watch::Receiver<bool>) -> Result<(), 
 async fn load_on<E: Engine>(engine: Arc<E>, a: &TatpLoadArgs) -> Result<(), Failure> {
     let opts = LoadOptions {
         subscribers: a.subscribers,
-        threads: load_threads(a.threads),
+        threads: load_threads(a.load.threads),
         seed: a.seed,
-        drop: a.drop,
-        foreign_keys: a.foreign_keys,
+        drop: a.load.drop,
+        foreign_keys: a.load.foreign_keys,
     };
     let rows = Arc::new(AtomicU64::new(0));
     let summary = track_load(

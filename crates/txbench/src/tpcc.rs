@@ -60,10 +60,11 @@ impl Bench for Tpcc {
         let args = LoadArgs {
             db: db.clone(),
             warehouses,
-            threads: load.threads,
-            drop,
             seed,
-            foreign_keys: load.foreign_keys,
+            load: LoadExtras {
+                drop,
+                ..load.clone()
+            },
         };
         load_on(engine, &args).await
     }
@@ -96,13 +97,13 @@ pub async fn sweep(a: TpccSweepArgs, stop: watch::Receiver<bool>) -> Result<(), 
 }
 
 async fn load_on<E: Engine>(engine: Arc<E>, a: &LoadArgs) -> Result<(), Failure> {
-    let threads = load_threads(a.threads);
+    let threads = load_threads(a.load.threads);
     let opts = LoadOptions {
         warehouses: a.warehouses,
         threads,
         seed: a.seed,
-        drop: a.drop,
-        foreign_keys: a.foreign_keys,
+        drop: a.load.drop,
+        foreign_keys: a.load.foreign_keys,
     };
     let rows = Arc::new(AtomicU64::new(0));
     let summary = track_load(
