@@ -138,6 +138,29 @@ impl TypeResult {
         self.errors.values().sum()
     }
 
+    /// Attempts that ended in a conflict (and were retried, or failed when out
+    /// of retries): a serialization failure, deadlock, busy database or an
+    /// optimistic transaction whose reads changed.
+    pub fn aborts(&self) -> u64 {
+        self.retries
+            + self
+                .errors
+                .get(ErrorKind::Conflict.name())
+                .copied()
+                .unwrap_or(0)
+    }
+
+    /// Every attempt: each transaction's last one plus its retries.
+    pub fn attempts(&self) -> u64 {
+        self.completed() + self.failed() + self.retries
+    }
+
+    /// The share of attempts that aborted in a conflict; `None` before any attempt.
+    pub fn abort_rate(&self) -> Option<f64> {
+        let n = self.attempts();
+        (n > 0).then(|| self.aborts() as f64 / n as f64)
+    }
+
     /// The share of completed transactions that committed; `None` before any completed.
     pub fn success_rate(&self) -> Option<f64> {
         let n = self.completed();

@@ -136,15 +136,49 @@ impl Schema {
 /// A statement a procedure runs, with `?` placeholders in order.
 ///
 /// Engines translate placeholders and row-locking clauses into their dialect and
-/// prepare each statement once per session.
+/// prepare each statement once per session. A statement that is a point read or
+/// write of a key-value table also says so ([`Statement::kv`]), so that a
+/// key-value store (Redis) runs the same procedure without SQL.
 #[derive(Debug)]
 pub struct Statement {
-    /// A short name for error messages.
+    /// A short name for error messages and per-operation latency.
     pub name: &'static str,
     /// The SQL text, portable across engines, with `?` placeholders.
     pub sql: &'static str,
     /// Whether the rows read should be locked for update (`FOR UPDATE` where the engine has it).
     pub for_update: bool,
+    /// The same statement as a key-value operation, when it is one.
+    pub kv: Option<KvOp>,
+}
+
+/// A statement as an operation on a key-value table: a table whose primary key
+/// is its first column and whose value is its second. Key-value stores keep
+/// each row under the key `<table>:<primary key>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KvOp {
+    /// Read one key: parameter `key` is the key; the reply is one row holding
+    /// the value, or no row when the key is absent.
+    Get {
+        /// The table.
+        table: &'static str,
+        /// Which parameter is the key.
+        key: usize,
+    },
+    /// Write one key: parameter `key` is the key and parameter `value` its new
+    /// value; the reply is one changed row.
+    Put {
+        /// The table.
+        table: &'static str,
+        /// Which parameter is the key.
+        key: usize,
+        /// Which parameter is the value.
+        value: usize,
+    },
+    /// Read the whole table as (key, value) rows (small tables: metadata).
+    Scan {
+        /// The table.
+        table: &'static str,
+    },
 }
 
 impl Statement {
@@ -154,6 +188,7 @@ impl Statement {
             name,
             sql,
             for_update: false,
+            kv: None,
         }
     }
 
@@ -163,6 +198,15 @@ impl Statement {
             name,
             sql,
             for_update: true,
+            kv: None,
+        }
+    }
+
+    /// The statement, which is also the key-value operation `op`.
+    pub const fn key_value(self, op: KvOp) -> Self {
+        Statement {
+            kv: Some(op),
+            ..self
         }
     }
 }

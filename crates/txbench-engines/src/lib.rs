@@ -4,6 +4,7 @@
 //! * [`sqlite`]: embedded SQLite (bundled), in memory or in a file.
 //! * [`mysql`]: MySQL, MariaDB, Galera clusters and TiDB over mysql_async.
 //! * [`null`]: executes nothing, to measure txbench's own ceiling.
+//! * [`redis`]: Redis, for key-value workloads, with optimistic transactions.
 //! * [`postgres`]: PostgreSQL, CockroachDB and YugabyteDB over tokio-postgres.
 //!
 //! [`Target::parse`] turns a `--db` URL into the engine to use.
@@ -12,6 +13,7 @@
 pub mod mysql;
 pub mod null;
 pub mod postgres;
+pub mod redis;
 pub mod remote;
 pub mod sqlite;
 mod target;

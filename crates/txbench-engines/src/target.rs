@@ -21,6 +21,8 @@ pub enum Target {
     Null,
     /// `txbench://host:port`: a txbench transaction server.
     Remote(crate::remote::RemoteTarget),
+    /// `redis://host:port/n`: Redis, for key-value workloads.
+    Redis(crate::redis::RedisTarget),
 }
 
 /// A `--db` value that could not be understood.
@@ -54,12 +56,9 @@ impl Target {
                 MyTarget::parse(&url.replacen("mariadb:", "mysql:", 1)).map(Target::Mysql)
             }
             "txbench" => crate::remote::RemoteTarget::parse(url).map(Target::Remote),
-            "redis" => Err(TargetError(format!(
-                "database URL '{}': the {scheme} engine is not built into this version of txbench yet",
-                redact(url)
-            ))),
+            "redis" => crate::redis::RedisTarget::parse(url).map(Target::Redis),
             other => Err(TargetError(format!(
-                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, mysql, txbench, null)",
+                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, mysql, redis, txbench, null)",
                 redact(url)
             ))),
         }
@@ -109,11 +108,13 @@ impl Target {
                 }
                 Ok(Target::MysqlCluster(nodes))
             }
-            Target::Sqlite(_) | Target::Null | Target::MysqlCluster(_) | Target::Remote(_) => {
-                Err(TargetError(
-                    "only PostgreSQL-wire and MySQL-wire databases take several --db URLs".into(),
-                ))
-            }
+            Target::Sqlite(_)
+            | Target::Null
+            | Target::MysqlCluster(_)
+            | Target::Remote(_)
+            | Target::Redis(_) => Err(TargetError(
+                "only PostgreSQL-wire and MySQL-wire databases take several --db URLs".into(),
+            )),
         }
     }
 }
@@ -125,6 +126,7 @@ fn mixed(t: &Target) -> TargetError {
         Target::Mysql(_) | Target::MysqlCluster(_) => "mysql",
         Target::Null => "null",
         Target::Remote(_) => "txbench",
+        Target::Redis(_) => "redis",
     };
     TargetError(format!(
         "the --db URLs of one run must all name the same kind of database (found a {kind} one among others)"
@@ -168,7 +170,7 @@ mod tests {
 
     #[test]
     fn redacts_passwords() {
-        let e = Target::parse("redis://app:secret@db1/0").unwrap_err();
+        let e = Target::parse("oracle://app:secret@db1/0").unwrap_err();
         assert!(!e.0.contains("secret"), "{e}");
         assert_eq!(
             redact("mysql://root:pw@h:3306/db"),

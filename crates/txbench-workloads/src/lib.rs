@@ -4,7 +4,7 @@
 //!
 //! * [`tpcc`]: TPC-C v5.11.
 //! * [`tatp`]: TATP (Telecom Application Transaction Processing).
-//! * [`retwis`]: Retwis (in progress: the mix and its inputs).
+//! * [`retwis`]: Retwis, key-value transactions under contention (TAPIR's mix).
 #![warn(missing_docs)]
 
 pub mod bulk;

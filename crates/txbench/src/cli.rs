@@ -34,6 +34,9 @@ pub enum Command {
     Tpcc(TpccCommand),
     /// TATP: without a verb, load 100,000 subscribers, run and report (embedded SQLite by default).
     Tatp(TatpCommand),
+    /// Retwis: key-value transactions under contention (TAPIR's mix) on SQL engines or
+    /// Redis; without a verb, load 1,000,000 keys, run and report (embedded SQLite by default).
+    Retwis(RetwisCommand),
     /// Serve a workload's transactions over TCP (the txbench transaction server):
     /// clients run with `--db txbench://HOST:PORT`; loads the database first if needed.
     Serve(ServeArgs),
@@ -98,6 +101,8 @@ pub enum SweepWorkload {
     Tpcc(TpccSweepArgs),
     /// TATP (the data must be loaded).
     Tatp(TatpSweepArgs),
+    /// Retwis (an empty database is loaded first).
+    Retwis(RetwisSweepArgs),
 }
 
 /// Workloads `serve` can serve.
@@ -523,5 +528,97 @@ fn parse_positive_duration(s: &str) -> Result<Duration, String> {
             "invalid duration '{s}': it must be longer than zero"
         )),
         d => Ok(d),
+    }
+}
+
+/// `txbench retwis`: with a verb, that verb; without one, load (if empty) and run.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct RetwisCommand {
+    #[command(subcommand)]
+    pub verb: Option<RetwisVerb>,
+
+    #[command(flatten)]
+    pub all: RetwisAllInOneArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RetwisVerb {
+    /// Load the key space (keys 1..N, each with a random value)
+    Load(RetwisLoadArgs),
+    /// Run the mix against a loaded key space and report
+    Run(RetwisRunArgs),
+    /// Drop the Retwis tables (or keys)
+    Clean(DbArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RetwisLoadArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// Keys in the key space
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
+    pub keys: i64,
+    /// Bytes per value
+    #[arg(long, default_value_t = 64, value_parser = parse_value_size)]
+    pub value_size: usize,
+    /// Seed of the values
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub load: LoadExtras,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RetwisRunArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Keys expected in the database (checked against what is loaded)
+    #[arg(long, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
+    pub keys: Option<i64>,
+    /// Zipf coefficient of the key draw: 0 is uniform, 0.99 very skewed
+    #[arg(long, default_value_t = 0.0, value_parser = parse_zipf)]
+    pub zipf: f64,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RetwisAllInOneArgs {
+    #[command(flatten)]
+    pub run: RetwisRunArgs,
+    /// Bytes per value, when the database is loaded first
+    #[arg(long, default_value_t = 64, value_parser = parse_value_size)]
+    pub value_size: usize,
+    #[command(flatten)]
+    pub load: LoadExtras,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RetwisSweepArgs {
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+    /// Keys expected in the database (an empty one is loaded with this many)
+    #[arg(long, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
+    pub keys: Option<i64>,
+    /// Zipf coefficient of the key draw: 0 is uniform
+    #[arg(long, default_value_t = 0.0, value_parser = parse_zipf)]
+    pub zipf: f64,
+}
+
+fn parse_zipf(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v >= 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!(
+            "invalid Zipf coefficient '{s}': expected 0 (uniform) or a positive number such as 0.99"
+        )),
+    }
+}
+
+fn parse_value_size(s: &str) -> Result<usize, String> {
+    let max = txbench_workloads::retwis::schema::MAX_VALUE;
+    match s.trim().parse::<usize>() {
+        Ok(v) if (1..=max).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "invalid value size '{s}': expected 1..={max} bytes"
+        )),
     }
 }

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use txbench_core::DbError;
+use txbench_workloads::retwis::RetwisError;
 use txbench_workloads::tatp::TatpError;
 use txbench_workloads::tpcc::TpccError;
 
@@ -63,6 +64,21 @@ impl From<TatpError> for Failure {
             | TatpError::ScaleMismatch { .. }
             | TatpError::BadScale(_) => Failure::Usage(e.to_string()),
             TatpError::NotLoaded | TatpError::Incomplete | TatpError::Db(_) => {
+                Failure::Failed(e.to_string())
+            }
+        }
+    }
+}
+
+impl From<RetwisError> for Failure {
+    fn from(e: RetwisError) -> Self {
+        match e {
+            RetwisError::AlreadyLoaded(_)
+            | RetwisError::ScaleMismatch { .. }
+            | RetwisError::BadScale(_)
+            | RetwisError::BadValueSize(_)
+            | RetwisError::BadZipf(_) => Failure::Usage(e.to_string()),
+            RetwisError::NotLoaded | RetwisError::Incomplete | RetwisError::Db(_) => {
                 Failure::Failed(e.to_string())
             }
         }

@@ -7,6 +7,7 @@ mod failure;
 mod merge;
 mod progress;
 mod report;
+mod retwis;
 mod runner;
 mod serve;
 mod sweep;
@@ -62,9 +63,11 @@ fn real_main() -> Result<(), Failure> {
         match cli.command {
             Command::Tpcc(t) => tpcc::main(t.verb, t.all, stop_rx).await,
             Command::Tatp(t) => tatp::main(t.verb, t.all, stop_rx).await,
+            Command::Retwis(t) => retwis::main(t.verb, t.all, stop_rx).await,
             Command::Sweep(s) => match s.workload {
                 cli::SweepWorkload::Tpcc(args) => tpcc::sweep(args, stop_rx).await,
                 cli::SweepWorkload::Tatp(args) => tatp::sweep(args, stop_rx).await,
+                cli::SweepWorkload::Retwis(args) => retwis::sweep(args, stop_rx).await,
             },
             Command::Serve(a) => serve::main(a, stop_rx).await,
             Command::Report(a) => report::main(&a),

@@ -30,13 +30,25 @@ pub trait Bench: Workload + Sized {
     /// The flag and parameter that give the scale ("warehouses").
     const SCALE: &'static str;
 
+    /// The workload's own settings beyond the scale (Retwis: the key skew and
+    /// the value size); `()` for a workload that has none.
+    type Options: Clone + Default + Send + Sync + 'static;
+
     /// Open the workload on a session of a loaded database; `asked` is the scale
     /// the command line gives (checked against what is loaded).
     fn open<S: Session>(
         session: &mut S,
         asked: Option<i64>,
         seed: u64,
+        options: &Self::Options,
     ) -> impl Future<Output = Result<Self, Failure>> + Send;
+
+    /// The options as `config.toml` entries (flag name, value), so the file
+    /// repeats the run.
+    fn option_flags(options: &Self::Options) -> Vec<(&'static str, toml::Value)> {
+        let _ = options;
+        Vec::new()
+    }
 
     /// The scale in the database.
     fn scale(&self) -> i64;
@@ -64,6 +76,7 @@ pub trait Bench: Workload + Sized {
         load: &LoadExtras,
         drop: bool,
         seed: u64,
+        options: &Self::Options,
     ) -> impl Future<Output = Result<(), Failure>>;
 }
 
@@ -86,6 +99,7 @@ pub async fn ensure_loaded<E: Engine, W: Bench>(
     asked: Option<i64>,
     load: &LoadExtras,
     seed: u64,
+    options: &W::Options,
 ) -> Result<(), Failure> {
     let (complete, present) =
         on_session(engine, |mut s| async move { W::loaded(&mut s).await }).await??;
@@ -113,6 +127,7 @@ pub async fn ensure_loaded<E: Engine, W: Bench>(
                 load,
                 load.drop || present,
                 seed,
+                options,
             )
             .await
         }
@@ -162,6 +177,11 @@ macro_rules! with_engine {
                 let $engine = std::sync::Arc::new(txbench_engines::null::NullEngine);
                 $body
             }
+            txbench_engines::Target::Redis(target) => {
+                let $engine =
+                    std::sync::Arc::new(txbench_engines::redis::RedisEngine::new(target)?);
+                $body
+            }
             txbench_engines::Target::Remote(target) => {
                 let $engine =
                     std::sync::Arc::new(txbench_engines::remote::RemoteEngine::new(target));
@@ -195,6 +215,7 @@ pub async fn run_on<E: Engine, W: Bench>(
     engine: Arc<E>,
     a: &RunArgs,
     asked: Option<i64>,
+    options: &W::Options,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let started_at = now_rfc3339();
@@ -212,7 +233,16 @@ pub async fn run_on<E: Engine, W: Bench>(
                 .map_err(|e| Failure::Failed(format!("creating {}: {e}", a.results.display())))?,
         )
     };
-    let result = measure::<E, W>(&engine, a, asked, stop, &started_at, dir.as_deref()).await?;
+    let result = measure::<E, W>(
+        &engine,
+        a,
+        asked,
+        options,
+        stop,
+        &started_at,
+        dir.as_deref(),
+    )
+    .await?;
     print!("{}", terminal::summary(&result));
     if let Some(dir) = dir {
         println!("results: {}", dir.display());
@@ -245,14 +275,16 @@ pub async fn measure<E: Engine, W: Bench>(
     engine: &Arc<E>,
     a: &RunArgs,
     asked: Option<i64>,
+    options: &W::Options,
     stop: watch::Receiver<bool>,
     started_at: &str,
     dir: Option<&Path>,
 ) -> Result<RunResult, Failure> {
     let engine = Arc::clone(engine);
     let seed = a.seed.unwrap_or_else(fresh_seed);
+    let opened = options.clone();
     let (workload, server_version) = on_session(&engine, |mut s| async move {
-        let workload = W::open(&mut s, asked, seed).await?;
+        let workload = W::open(&mut s, asked, seed, &opened).await?;
         let version = s
             .server_version()
             .await
@@ -305,6 +337,7 @@ pub async fn measure<E: Engine, W: Bench>(
                     seed,
                     W::NAME,
                     (W::SCALE, workload.scale()),
+                    W::option_flags(options),
                     terminals,
                     connections,
                 ),
@@ -418,6 +451,7 @@ fn effective_config(
     seed: u64,
     workload: &str,
     (scale_flag, scale): (&str, i64),
+    options: Vec<(&str, toml::Value)>,
     terminals: usize,
     connections: usize,
 ) -> String {
@@ -433,6 +467,9 @@ fn effective_config(
         ),
     }
     put(scale_flag, scale.into());
+    for (flag, value) in options {
+        put(flag, value);
+    }
     put(
         "duration",
         humantime::format_duration(a.duration).to_string().into(),

@@ -49,9 +49,10 @@ where
             "serve needs a database, not another txbench server".into(),
         ));
     }
-    crate::runner::ensure_loaded::<E, W>(&engine, &a.db, scale, &a.load, 1).await?;
+    let options = W::Options::default();
+    crate::runner::ensure_loaded::<E, W>(&engine, &a.db, scale, &a.load, 1, &options).await?;
     let (workload, version) = on_session(&engine, move |mut s| async move {
-        let w = W::open(&mut s, scale, 1).await?;
+        let w = W::open(&mut s, scale, 1, &options).await?;
         let v = s
             .server_version()
             .await

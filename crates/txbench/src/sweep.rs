@@ -41,6 +41,7 @@ pub async fn sweep_on<E: Engine, W: Bench>(
     engine: Arc<E>,
     s: &SweepArgs,
     asked: Option<i64>,
+    options: &W::Options,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     // Like the all-in-one form, a sweep of an empty database (in-memory SQLite)
@@ -53,6 +54,7 @@ pub async fn sweep_on<E: Engine, W: Bench>(
             asked,
             &LoadExtras::default(),
             seed,
+            options,
         )
         .await?;
     }
@@ -87,6 +89,7 @@ pub async fn sweep_on<E: Engine, W: Bench>(
             &engine,
             &args,
             asked,
+            options,
             stop.clone(),
             &now_rfc3339(),
             step_dir.as_deref(),

@@ -24,10 +24,13 @@ impl Bench for Tatp {
     const NAME: &'static str = "tatp";
     const SCALE: &'static str = "subscribers";
 
+    type Options = ();
+
     async fn open<S: Session>(
         session: &mut S,
         asked: Option<i64>,
         _seed: u64,
+        _options: &(),
     ) -> Result<Self, Failure> {
         Ok(Tatp::open(session, asked).await?)
     }
@@ -59,6 +62,7 @@ impl Bench for Tatp {
         load: &LoadExtras,
         drop: bool,
         seed: u64,
+        _options: &(),
     ) -> Result<(), Failure> {
         let args = TatpLoadArgs {
             db: db.clone(),
@@ -82,7 +86,7 @@ pub async fn main(
     match verb {
         Some(TatpVerb::Load(a)) => with_engine!(&a.db.db, None, |e| load_on(e, &a).await),
         Some(TatpVerb::Run(a)) => with_engine!(&a.run.db.db, a.run.isolation, |e| {
-            run_on::<_, Tatp>(e, &a.run, a.subscribers, stop).await
+            run_on::<_, Tatp>(e, &a.run, a.subscribers, &(), stop).await
         }),
         Some(TatpVerb::Check(a)) => with_engine!(&a.db, None, |e| check_on(e).await),
         Some(TatpVerb::Clean(a)) => with_engine!(&a.db, None, |e| clean_on(e, &a).await),
@@ -95,7 +99,7 @@ pub async fn main(
 /// `txbench sweep tatp`.
 pub async fn sweep(a: TatpSweepArgs, stop: watch::Receiver<bool>) -> Result<(), Failure> {
     with_engine!(&a.sweep.run.db.db, a.sweep.run.isolation, |e| {
-        crate::sweep::sweep_on::<_, Tatp>(e, &a.sweep, a.subscribers, stop).await
+        crate::sweep::sweep_on::<_, Tatp>(e, &a.sweep, a.subscribers, &(), stop).await
     })
 }
 
@@ -150,6 +154,14 @@ async fn all_in_one<E: Engine>(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let seed = a.run.run.seed.unwrap_or(1);
-    ensure_loaded::<E, Tatp>(&engine, &a.run.run.db, a.run.subscribers, &a.load, seed).await?;
-    run_on::<_, Tatp>(engine, &a.run.run, a.run.subscribers, stop).await
+    ensure_loaded::<E, Tatp>(
+        &engine,
+        &a.run.run.db,
+        a.run.subscribers,
+        &a.load,
+        seed,
+        &(),
+    )
+    .await?;
+    run_on::<_, Tatp>(engine, &a.run.run, a.run.subscribers, &(), stop).await
 }

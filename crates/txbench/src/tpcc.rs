@@ -21,10 +21,13 @@ impl Bench for Tpcc {
     const NAME: &'static str = "tpcc";
     const SCALE: &'static str = "warehouses";
 
+    type Options = ();
+
     async fn open<S: Session>(
         session: &mut S,
         asked: Option<i64>,
         seed: u64,
+        _options: &(),
     ) -> Result<Self, Failure> {
         Ok(Tpcc::open(session, asked, seed).await?)
     }
@@ -56,6 +59,7 @@ impl Bench for Tpcc {
         load: &LoadExtras,
         drop: bool,
         seed: u64,
+        _options: &(),
     ) -> Result<(), Failure> {
         let args = LoadArgs {
             db: db.clone(),
@@ -79,7 +83,7 @@ pub async fn main(
     match verb {
         Some(TpccVerb::Load(a)) => with_engine!(&a.db.db, None, |e| load_on(e, &a).await),
         Some(TpccVerb::Run(a)) => with_engine!(&a.run.db.db, a.run.isolation, |e| {
-            run_on::<_, Tpcc>(e, &a.run, a.warehouses, stop).await
+            run_on::<_, Tpcc>(e, &a.run, a.warehouses, &(), stop).await
         }),
         Some(TpccVerb::Check(a)) => with_engine!(&a.db, None, |e| check_on(e).await),
         Some(TpccVerb::Clean(a)) => with_engine!(&a.db, None, |e| clean_on(e, &a).await),
@@ -92,7 +96,7 @@ pub async fn main(
 /// `txbench sweep tpcc`.
 pub async fn sweep(a: TpccSweepArgs, stop: watch::Receiver<bool>) -> Result<(), Failure> {
     with_engine!(&a.sweep.run.db.db, a.sweep.run.isolation, |e| {
-        crate::sweep::sweep_on::<_, Tpcc>(e, &a.sweep, a.warehouses, stop).await
+        crate::sweep::sweep_on::<_, Tpcc>(e, &a.sweep, a.warehouses, &(), stop).await
     })
 }
 
@@ -150,6 +154,6 @@ async fn all_in_one<E: Engine>(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let seed = a.run.run.seed.unwrap_or(1);
-    ensure_loaded::<E, Tpcc>(&engine, &a.run.run.db, a.run.warehouses, &a.load, seed).await?;
-    run_on::<_, Tpcc>(engine, &a.run.run, a.run.warehouses, stop).await
+    ensure_loaded::<E, Tpcc>(&engine, &a.run.run.db, a.run.warehouses, &a.load, seed, &()).await?;
+    run_on::<_, Tpcc>(engine, &a.run.run, a.run.warehouses, &(), stop).await
 }

@@ -1,14 +1,26 @@
 //! The Retwis transactions on SQL engines: each get a point read, each put a
 //! point update, in the transaction's order, with the same procedure on every
-//! engine. A key that is not there is a data error: every key is loaded.
+//! engine (a key-value store runs them as the key-value operations they
+//! declare). A key that is not there is a data error: every key is loaded.
 
-use txbench_core::schema::Statement;
+use txbench_core::schema::{KvOp, Statement};
 use txbench_core::{DbError, Outcome, Param, Session, TxMode};
 
 use super::input::{Op, RetwisInput};
 
-static GET: Statement = Statement::new("retwis get", "SELECT v FROM retwis_kv WHERE k = ?");
-static PUT: Statement = Statement::new("retwis put", "UPDATE retwis_kv SET v = ? WHERE k = ?");
+/// Read a key (a Redis GET under WATCH).
+pub static GET: Statement =
+    Statement::new("get", "SELECT v FROM retwis_kv WHERE k = ?").key_value(KvOp::Get {
+        table: "retwis_kv",
+        key: 0,
+    });
+/// Write a key (a Redis SET inside the commit's MULTI/EXEC).
+pub static PUT: Statement = Statement::new("put", "UPDATE retwis_kv SET v = ? WHERE k = ?")
+    .key_value(KvOp::Put {
+        table: "retwis_kv",
+        key: 1,
+        value: 0,
+    });
 
 /// Execute one transaction; `value` is what puts write.
 pub async fn execute<S: Session>(
