@@ -143,6 +143,10 @@ pub struct Recorder {
     pub unmeasured: u64,
     /// Up to a few distinct error messages per kind.
     pub error_samples: Vec<(ErrorKind, String)>,
+    /// Latency of each operation the workload times ([`crate::Workload::operations`],
+    /// by index), over the attempts of the transactions measured (µs); grows to
+    /// the operations seen, and stays empty for workloads that time none.
+    pub operations: Vec<Histogram<u64>>,
 }
 
 impl Recorder {
@@ -152,7 +156,36 @@ impl Recorder {
             measured: (0..types).map(|_| TypeStats::default()).collect(),
             unmeasured: 0,
             error_samples: Vec::new(),
+            operations: Vec::new(),
         }
+    }
+
+    /// Record the operations of one transaction (operation index and time, all
+    /// its attempts) when it completed inside the measurement window.
+    pub fn record_operations(&mut self, ops: &[(usize, Duration)], in_window: bool) {
+        if !in_window {
+            return;
+        }
+        for &(op, d) in ops {
+            self.operation(op).saturating_record(micros(d));
+        }
+    }
+
+    /// Add a histogram of operation `op` (µs), as read back from an interval log.
+    pub fn record_operation_histogram(
+        &mut self,
+        op: usize,
+        h: &Histogram<u64>,
+    ) -> Result<(), hdrhistogram::AdditionError> {
+        self.operation(op).add(h)
+    }
+
+    /// The histogram of operation `op`, created when first seen.
+    fn operation(&mut self, op: usize) -> &mut Histogram<u64> {
+        if self.operations.len() <= op {
+            self.operations.resize_with(op + 1, new_histogram);
+        }
+        &mut self.operations[op]
     }
 
     /// Record one transaction; `in_window` says whether it completed inside the
@@ -212,6 +245,11 @@ impl Recorder {
     /// Add the numbers that belong to no type (warm-up count, error samples);
     /// with a merge of every [`TypeStats`] that is a whole [`Recorder::merge`].
     pub fn merge_untyped(&mut self, other: &Recorder) {
+        for (op, h) in other.operations.iter().enumerate() {
+            if !h.is_empty() {
+                self.operation(op).add(h).expect("histograms share bounds");
+            }
+        }
         self.unmeasured += other.unmeasured;
         for (k, m) in &other.error_samples {
             self.sample_error(&DbError::new(*k, m.clone()));
@@ -223,6 +261,11 @@ impl Recorder {
         self.measured.iter_mut().for_each(TypeStats::reset);
         self.unmeasured = 0;
         self.error_samples.clear();
+        for h in &mut self.operations {
+            if !h.is_empty() {
+                h.reset();
+            }
+        }
     }
 
     /// Transactions completed (committed or expected rollback) in the window, all types.

@@ -13,7 +13,9 @@
 //!   errors by kind), the observed mix share and latency/service-time percentiles in
 //!   milliseconds;
 //! * `cpu`: process CPU and, for embedded engines, the engine threads' share;
-//! * `error_samples`: a few distinct error messages per kind.
+//! * `error_samples`: a few distinct error messages per kind;
+//! * `operations`: latency of the single operations the workload times (Retwis:
+//!   get, put, commit), over every attempt of the measured transactions.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -274,6 +276,33 @@ pub struct RunResult {
     /// Whether to trust the run, in one line.
     #[serde(default)]
     pub verdict: String,
+    /// Latency of the operations the workload times on their own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub operations: Vec<OperationResult>,
+}
+
+/// The latency of one kind of operation inside transactions (a get, a put, a
+/// commit), counted over every attempt, aborted ones too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OperationResult {
+    /// The operation's name ("get").
+    pub name: String,
+    /// Its latency in milliseconds.
+    pub latency_ms: Percentiles,
+}
+
+/// The operations' results from their histograms (µs), named as the workload
+/// names them; operations never called are left out.
+pub fn operation_results(names: &[&str], histograms: &[Histogram<u64>]) -> Vec<OperationResult> {
+    names
+        .iter()
+        .zip(histograms)
+        .filter(|(_, h)| !h.is_empty())
+        .map(|(name, h)| OperationResult {
+            name: (*name).to_string(),
+            latency_ms: Percentiles::from_micros(h),
+        })
+        .collect()
 }
 
 impl RunResult {

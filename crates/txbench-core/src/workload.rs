@@ -99,6 +99,15 @@ pub trait Workload: Send + Sync + 'static {
     /// The transaction types, indexed by [`Planned::txn_type`].
     fn transaction_types(&self) -> &'static [TxnTypeInfo];
 
+    /// The operations whose latency the run reports on their own, by the name of
+    /// the statement (`"get"`, `"put"`) or the call (`"begin"`, `"commit"`,
+    /// `"rollback"`, `"pipeline"`), as TAPIR's experiments report get, put and
+    /// commit. Default: none (timing every statement of TPC-C would cost a
+    /// histogram per statement per session).
+    fn operations(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The number of terminals the specification asks for at this scale.
     fn default_terminals(&self) -> usize;
 

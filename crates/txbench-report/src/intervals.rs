@@ -6,8 +6,9 @@
 //!
 //! Tags in the log: the transaction type's key (`new_order`) holds its latency
 //! from the intended start; `new_order.service` and `new_order.queue` hold the
-//! service and client queueing times. Values are microseconds; the log's
-//! "max" column is in milliseconds (`MaxValueDivisor: 1000`).
+//! service and client queueing times; `op.get` (and so on) the latency of the
+//! operations the workload times on their own. Values are microseconds; the
+//! log's "max" column is in milliseconds (`MaxValueDivisor: 1000`).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -45,8 +46,13 @@ pub struct IntervalWriter {
 
 impl IntervalWriter {
     /// Create `intervals.hlog` and `timeline.csv` in `dir` (which must exist) for
-    /// transaction types with these keys, in the order of the recorders' types.
-    pub fn create(dir: &Path, keys: Vec<String>) -> io::Result<IntervalWriter> {
+    /// transaction types with these keys, in the order of the recorders' types,
+    /// and the timed operations with these names, in the order of their indexes.
+    pub fn create(
+        dir: &Path,
+        keys: Vec<String>,
+        operations: Vec<String>,
+    ) -> io::Result<IntervalWriter> {
         let hlog = File::create(dir.join(HLOG_FILE))?;
         let mut timeline = BufWriter::new(File::create(dir.join(TIMELINE_FILE))?);
         write_timeline_header(&mut timeline, &keys)?;
@@ -54,7 +60,7 @@ impl IntervalWriter {
         let (sender, receiver) = mpsc::channel::<Interval>();
         let thread = std::thread::Builder::new()
             .name("txbench-results".into())
-            .spawn(move || write_all(hlog, timeline, &keys, receiver))?;
+            .spawn(move || write_all(hlog, timeline, &keys, &operations, receiver))?;
         Ok(IntervalWriter {
             sender: Some(sender),
             thread: Some(thread),
@@ -94,10 +100,19 @@ fn tag(key: &str) -> Tag<'_> {
     Tag::new(key).expect("transaction type keys have no commas or spaces")
 }
 
+/// The interval log's tag of a timed operation.
+pub fn operation_tag(name: &str) -> String {
+    format!("{OPERATION_TAG_PREFIX}{}", name.replace([' ', ','], "_"))
+}
+
+/// What the tags of timed operations start with.
+pub const OPERATION_TAG_PREFIX: &str = "op.";
+
 fn write_all(
     mut hlog: File,
     mut timeline: BufWriter<File>,
     keys: &[String],
+    operations: &[String],
     receiver: mpsc::Receiver<Interval>,
 ) -> io::Result<()> {
     // The log's header names the window's start, which the first interval brings.
@@ -107,7 +122,7 @@ fn write_all(
     let window_start = first.window_start;
     let mut serializer = V2DeflateSerializer::new();
     let mut log = IntervalLogWriterBuilder::new()
-        .add_comment("txbench interval log: latency (tag = transaction type), service and queueing time (tags <type>.service, <type>.queue); values in microseconds")
+        .add_comment("txbench interval log: latency (tag = transaction type), service and queueing time (tags <type>.service, <type>.queue), timed operations (tags op.<name>); values in microseconds")
         .with_start_time(window_start)
         .with_base_time(window_start)
         .with_max_value_divisor(1000.0)
@@ -116,6 +131,7 @@ fn write_all(
         .iter()
         .map(|k| (format!("{k}.service"), format!("{k}.queue")))
         .collect();
+    let op_tags: Vec<String> = operations.iter().map(|n| operation_tag(n)).collect();
     for interval in std::iter::once(first).chain(receiver) {
         for ((key, stats), (service_tag, queue_tag)) in
             keys.iter().zip(&interval.numbers.measured).zip(&extra)
@@ -128,6 +144,15 @@ fn write_all(
                 log.write_histogram(histogram, interval.start, interval.length, Some(tag(key)))
                     .map_err(|e| io::Error::other(format!("writing {HLOG_FILE}: {e}")))?;
             }
+        }
+        for (histogram, op_tag) in interval.numbers.operations.iter().zip(&op_tags) {
+            log.write_histogram(
+                histogram,
+                interval.start,
+                interval.length,
+                Some(tag(op_tag)),
+            )
+            .map_err(|e| io::Error::other(format!("writing {HLOG_FILE}: {e}")))?;
         }
         write_timeline_row(&mut timeline, &interval, window_start)?;
         // A killed run keeps every interval written so far.
@@ -232,7 +257,8 @@ mod tests {
     #[test]
     fn the_interval_log_reads_back_with_hdrhistograms_own_reader() {
         let dir = tempfile::tempdir().unwrap();
-        let writer = IntervalWriter::create(dir.path(), vec!["a".into(), "b".into()]).unwrap();
+        let writer =
+            IntervalWriter::create(dir.path(), vec!["a".into(), "b".into()], vec![]).unwrap();
         let mut expected_a = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
         for s in 0..3u64 {
             let lat: Vec<(usize, u64)> = (1..=100)

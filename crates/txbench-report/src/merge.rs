@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
 use txbench_core::recorder::Recorder;
-use txbench_core::result::{RunResult, TypeResult, type_result};
+use txbench_core::result::{RunResult, TypeResult, operation_results, type_result};
 
 use crate::hlog::IntervalLog;
-use crate::intervals::{HLOG_FILE, Interval, TIMELINE_FILE};
+use crate::intervals::{HLOG_FILE, Interval, TIMELINE_FILE, operation_tag};
 use crate::results::read_summary;
 
 /// The counts of one type in one timeline row.
@@ -142,6 +142,8 @@ pub struct Merged {
     pub intervals: Vec<Interval>,
     /// The type keys, in order.
     pub keys: Vec<String>,
+    /// The timed operations' names, in order.
+    pub operations: Vec<String>,
 }
 
 /// The runs' mean phases of type `t`, weighted by their completed transactions.
@@ -237,6 +239,8 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
     }
 
     let types = keys.len();
+    let op_names: Vec<&str> = base.operations.iter().map(|o| o.name.as_str()).collect();
+    let op_tags: Vec<String> = op_names.iter().map(|n| operation_tag(n)).collect();
     let seconds = (end - start).ceil() as usize;
     let mut merged: Vec<Recorder> = (0..seconds).map(|_| Recorder::new(types)).collect();
     let mut contributed_secs = Vec::new();
@@ -266,6 +270,12 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
             let Some(i) = slot(interval.start.as_secs_f64(), interval.length.as_secs_f64()) else {
                 continue;
             };
+            if let Some(op) = op_tags.iter().position(|t| *t == interval.tag) {
+                merged[i]
+                    .record_operation_histogram(op, &interval.histogram)
+                    .map_err(|e| invalid(&r.dir, format!("tag {}: {e}", interval.tag)))?;
+                continue;
+            }
             let (key, part) = match interval.tag.split_once('.') {
                 Some((k, p)) => (k, p),
                 None => (interval.tag.as_str(), "latency"),
@@ -358,12 +368,14 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         verdict: format!("merged from {} runs: {verdict}", runs.len()),
         merged_from: runs.iter().map(|r| r.dir.display().to_string()).collect(),
         parameters,
+        operations: operation_results(&op_names, &total.operations),
         ..base.clone()
     };
     Ok(Merged {
         result,
         intervals,
         keys,
+        operations: op_names.iter().map(|n| n.to_string()).collect(),
     })
 }
 
@@ -434,13 +446,18 @@ mod tests {
             open_loop: None,
             checks: Vec::new(),
             verdict: String::new(),
+            operations: vec![txbench_core::result::OperationResult {
+                name: "get".into(),
+                latency_ms: Percentiles::default(),
+            }],
         }
     }
 
     /// Write a results directory holding `samples`, one interval a second.
     fn write_run(dir: &Path, samples: &[(u64, usize, u64)], warehouses: &str, start: f64) {
         std::fs::create_dir_all(dir).unwrap();
-        let writer = IntervalWriter::create(dir, vec!["a".into(), "b".into()]).unwrap();
+        let writer =
+            IntervalWriter::create(dir, vec!["a".into(), "b".into()], vec!["get".into()]).unwrap();
         let ok: Result<Outcome, DbError> = Ok(Outcome::Committed);
         for second in 0..5u64 {
             let mut numbers = Recorder::new(2);
@@ -457,6 +474,8 @@ mod tests {
                     },
                     true,
                 );
+                // One timed "get" of a tenth of the transaction's time each.
+                numbers.record_operations(&[(0, Duration::from_micros(us / 10))], true);
             }
             writer.push(Interval {
                 window_start: SystemTime::UNIX_EPOCH + Duration::from_secs_f64(start),
@@ -501,6 +520,13 @@ mod tests {
         }
         assert_eq!(merged.result.measured_secs, 5.0);
         assert_eq!(merged.result.merged_from.len(), 2);
+        // Timed operations merge exactly too, from their own tags.
+        assert_eq!(merged.result.operations, single.result.operations);
+        let gets = &merged.result.operations[0];
+        assert_eq!(
+            (gets.name.as_str(), gets.latency_ms.samples),
+            ("get", all.len() as u64)
+        );
         for (m, s) in merged.intervals.iter().zip(&single.intervals) {
             assert_eq!(m.numbers.measured[0].latency, s.numbers.measured[0].latency);
         }

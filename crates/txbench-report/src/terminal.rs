@@ -136,6 +136,8 @@ pub fn summary(r: &RunResult) -> String {
         }
         let _ = writeln!(out);
     }
+    contention(&mut out, r, w);
+    operations(&mut out, r);
     if r.transactions.iter().any(|t| t.latency_ms.samples > 0) {
         if r.engine == "txbench" {
             let _ = writeln!(
@@ -257,6 +259,89 @@ pub fn summary(r: &RunResult) -> String {
         }
     }
     out
+}
+
+/// Aborts per type, when any attempt aborted in a conflict: committed
+/// transactions per second, the share of attempts that aborted, and retries
+/// per committed transaction.
+fn contention(out: &mut String, r: &RunResult, w: usize) {
+    if r.transactions.iter().all(|t| t.aborts() == 0) {
+        return;
+    }
+    let secs = r.measured_secs.max(1e-9);
+    let _ = writeln!(
+        out,
+        "conflicts:\n  {:<w$} {:>13} {:>9} {:>9} {:>17}",
+        "", "committed/s", "attempts", "aborted", "retries/committed"
+    );
+    let line =
+        |out: &mut String, name: &str, committed: u64, attempts: u64, aborts: u64, retries: u64| {
+            let _ = writeln!(
+                out,
+                "  {:<w$} {:>13} {:>9} {:>8.2}% {:>17.3}",
+                name,
+                grouped(committed as f64 / secs, 1),
+                grouped(attempts as f64, 0),
+                if attempts > 0 {
+                    aborts as f64 / attempts as f64 * 100.0
+                } else {
+                    0.0
+                },
+                if committed > 0 {
+                    retries as f64 / committed as f64
+                } else {
+                    0.0
+                },
+            );
+        };
+    for t in &r.transactions {
+        line(
+            out,
+            &t.name,
+            t.committed,
+            t.attempts(),
+            t.aborts(),
+            t.retries,
+        );
+    }
+    let sum = |f: fn(&TypeResult) -> u64| r.transactions.iter().map(f).sum::<u64>();
+    line(
+        out,
+        "all",
+        sum(|t| t.committed),
+        sum(TypeResult::attempts),
+        sum(TypeResult::aborts),
+        sum(|t| t.retries),
+    );
+    let _ = writeln!(out);
+}
+
+/// The latency of the operations the workload times on their own.
+fn operations(out: &mut String, r: &RunResult) {
+    if r.operations.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "operations (every attempt):\n  {:<10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "", "count", "mean ms", "p50", "p90", "p99", "p99.9", "max"
+    );
+    for o in &r.operations {
+        let l = &o.latency_ms;
+        let _ = writeln!(
+            out,
+            "  {:<10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+            o.name,
+            grouped(l.samples as f64, 0),
+            ms(l.mean),
+            ms(l.p50),
+            ms(l.p90),
+            ms(l.p99),
+            ms(l.p999),
+            ms(l.max)
+        );
+    }
+    let _ = writeln!(out);
 }
 
 #[cfg(test)]

@@ -71,7 +71,8 @@ pub fn main(a: &MergeArgs) -> Result<(), Failure> {
     }
     let io_err = |e: io::Error| Failure::Failed(format!("writing {}: {e}", a.output.display()));
     std::fs::create_dir_all(&a.output).map_err(io_err)?;
-    let writer = IntervalWriter::create(&a.output, merged.keys.clone()).map_err(io_err)?;
+    let writer = IntervalWriter::create(&a.output, merged.keys.clone(), merged.operations.clone())
+        .map_err(io_err)?;
     for i in merged.intervals {
         writer.push(i);
     }

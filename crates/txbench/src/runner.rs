@@ -347,6 +347,11 @@ pub async fn measure<E: Engine, W: Bench>(
                 results::IntervalWriter::create(
                     dir,
                     types.iter().map(|t| t.key.to_string()).collect(),
+                    workload
+                        .operations()
+                        .iter()
+                        .map(|o| o.to_string())
+                        .collect(),
                 )
                 .map_err(io)?,
             )
@@ -435,6 +440,7 @@ pub async fn measure<E: Engine, W: Bench>(
             .and_then(|load| result::open_loop_result(&recording, load)),
         verdict: checks::verdict(&analysis.checks),
         checks: analysis.checks,
+        operations: result::operation_results(workload.operations(), &recording.total.operations),
     };
     if let Some(dir) = dir {
         results::write_summary(dir, &result)

@@ -21,20 +21,35 @@ pub struct Phases {
     pub commit: Duration,
 }
 
-/// A session that adds the time of each call to its [`Phases`].
+/// A session that adds the time of each call to its [`Phases`], and keeps the
+/// time of each call of the operations it is asked to time.
 pub struct Timed<S> {
     /// The session.
     pub inner: S,
     /// The phases of the transaction in progress; the worker takes them.
     pub phases: Phases,
+    /// The operations to time, by name (see [`crate::Workload::operations`]).
+    timed: &'static [&'static str],
+    /// The timed calls of the transaction in progress: (operation index, time);
+    /// the worker records and clears them.
+    pub operations: Vec<(usize, Duration)>,
 }
 
 impl<S> Timed<S> {
-    /// Wrap a session.
-    pub fn new(inner: S) -> Self {
+    /// Wrap a session, timing the calls of the operations named in `timed`.
+    pub fn new(inner: S, timed: &'static [&'static str]) -> Self {
         Timed {
             inner,
             phases: Phases::default(),
+            timed,
+            operations: Vec::new(),
+        }
+    }
+
+    /// Keep the time of a call of operation `name`, if it is one to time.
+    fn note(&mut self, name: &str, d: Duration) {
+        if let Some(i) = self.timed.iter().position(|t| *t == name) {
+            self.operations.push((i, d));
         }
     }
 
@@ -48,10 +63,14 @@ impl<S> Timed<S> {
 /// call itself: an embedded engine does its work when called and returns a ready
 /// future.
 macro_rules! timed {
-    ($self:ident, $phase:ident, $call:expr) => {{
+    ($self:ident, $phase:ident, $op:expr, $call:expr) => {{
         let start = Instant::now();
         let out = $call.await;
-        $self.phases.$phase += start.elapsed();
+        let took = start.elapsed();
+        $self.phases.$phase += took;
+        if !$self.timed.is_empty() {
+            $self.note($op, took);
+        }
         out
     }};
 }
@@ -73,15 +92,15 @@ impl<S: Session> Session for Timed<S> {
     }
 
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
-        timed!(self, begin, self.inner.begin(mode))
+        timed!(self, begin, "begin", self.inner.begin(mode))
     }
 
     async fn commit(&mut self) -> Result<(), DbError> {
-        timed!(self, commit, self.inner.commit())
+        timed!(self, commit, "commit", self.inner.commit())
     }
 
     async fn rollback(&mut self) -> Result<(), DbError> {
-        timed!(self, commit, self.inner.rollback())
+        timed!(self, commit, "rollback", self.inner.rollback())
     }
 
     async fn query(
@@ -89,7 +108,7 @@ impl<S: Session> Session for Timed<S> {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> Result<Rows, DbError> {
-        timed!(self, statements, self.inner.query(stmt, params))
+        timed!(self, statements, stmt.name, self.inner.query(stmt, params))
     }
 
     async fn execute(
@@ -97,11 +116,16 @@ impl<S: Session> Session for Timed<S> {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> Result<u64, DbError> {
-        timed!(self, statements, self.inner.execute(stmt, params))
+        timed!(
+            self,
+            statements,
+            stmt.name,
+            self.inner.execute(stmt, params)
+        )
     }
 
     async fn pipeline(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
-        timed!(self, statements, self.inner.pipeline(calls))
+        timed!(self, statements, "pipeline", self.inner.pipeline(calls))
     }
 
     fn served_parameters(&self) -> Option<&[(String, String)]> {
@@ -113,7 +137,7 @@ impl<S: Session> Session for Timed<S> {
     }
 
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
-        timed!(self, statements, self.inner.query_sql(sql))
+        timed!(self, statements, "sql", self.inner.query_sql(sql))
     }
 
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {

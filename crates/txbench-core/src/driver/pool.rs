@@ -157,7 +157,7 @@ async fn worker_loop<S: Session, W: Workload>(
     ctx: WorkerContext<W>,
     own_thread: bool,
 ) -> WorkerExit {
-    let mut session = Timed::new(session);
+    let mut session = Timed::new(session, ctx.workload.operations());
     let mut jitter = Rand::new(ctx.seed);
     let mut busy = Duration::ZERO;
     let mut samples = Reservoir::new(ctx.sample_capacity, ctx.seed ^ 0x5A5A);
@@ -210,10 +210,14 @@ async fn worker_loop<S: Session, W: Workload>(
             result: &result,
         };
         let in_window = ctx.window.contains(finished);
-        ctx.recorder
-            .lock()
-            .expect("recorder lock")
-            .record(&completion, in_window);
+        {
+            let mut recorder = ctx.recorder.lock().expect("recorder lock");
+            recorder.record(&completion, in_window);
+            if !session.operations.is_empty() {
+                recorder.record_operations(&session.operations, in_window);
+                session.operations.clear();
+            }
+        }
         if in_window && result.is_ok() {
             samples.offer(Sample {
                 intended_us: job

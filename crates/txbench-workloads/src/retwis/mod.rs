@@ -165,6 +165,9 @@ impl Retwis {
     }
 }
 
+/// The operations timed on their own: the statements' names, and the commit.
+static OPERATIONS: [&str; 3] = [procedures::GET.name, procedures::PUT.name, "commit"];
+
 /// One Retwis client: draws the type from the mix, then its keys.
 pub struct RetwisTerminal {
     rng: Rand,
@@ -199,6 +202,11 @@ impl Workload for Retwis {
 
     fn default_terminals(&self) -> usize {
         DEFAULT_TERMINALS
+    }
+
+    /// Get, put and commit, as TAPIR's experiments report them.
+    fn operations(&self) -> &'static [&'static str] {
+        &OPERATIONS
     }
 
     fn terminal(&self, index: usize, seed: u64) -> RetwisTerminal {
