@@ -46,6 +46,11 @@ fn every_verb_has_help() {
         vec!["tatp", "check", "--help"],
         vec!["tatp", "clean", "--help"],
         vec!["sweep", "tatp", "--help"],
+        vec!["retwis", "--help"],
+        vec!["retwis", "load", "--help"],
+        vec!["retwis", "run", "--help"],
+        vec!["retwis", "clean", "--help"],
+        vec!["sweep", "retwis", "--help"],
         vec!["serve", "--help"],
     ] {
         let out = txbench(dir.path()).args(&args).output().unwrap();
