@@ -276,6 +276,9 @@ pub struct RunResult {
     /// Whether to trust the run, in one line.
     #[serde(default)]
     pub verdict: String,
+    /// Latency of every type's completed transactions together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_latency_ms: Option<Percentiles>,
     /// Latency of the operations the workload times on their own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub operations: Vec<OperationResult>,
@@ -336,6 +339,16 @@ pub fn type_results(types: &[TxnTypeInfo], stats: &[TypeStats]) -> Vec<TypeResul
             ..type_result(info.name, info.key, info.mix, s, all)
         })
         .collect()
+}
+
+/// The latency of every type's completed transactions together (the types'
+/// histograms added, never their percentiles averaged).
+pub fn total_latency(stats: &[TypeStats]) -> Percentiles {
+    let mut all = crate::recorder::new_histogram();
+    for s in stats.iter().filter(|s| !s.latency.is_empty()) {
+        all.add(&s.latency).expect("histograms share bounds");
+    }
+    Percentiles::from_micros(&all)
 }
 
 /// One type's result from its stats; `all` is the completed count of every type.

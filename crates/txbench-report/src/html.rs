@@ -144,7 +144,74 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
             grouped(t.failed() as f64, 0)
         );
     }
+    if let Some(total) = r
+        .total_latency_ms
+        .as_ref()
+        .filter(|_| r.transactions.len() > 1)
+    {
+        let _ = writeln!(
+            b,
+            "<tr><td>all</td><td>{}</td><td>100%</td><td></td>{}<td></td><td></td><td>{}</td><td>{}</td></tr>",
+            grouped(total.samples as f64, 0),
+            percentile_cells(total),
+            grouped(
+                r.transactions.iter().map(|t| t.retries).sum::<u64>() as f64,
+                0
+            ),
+            grouped(
+                r.transactions.iter().map(|t| t.failed()).sum::<u64>() as f64,
+                0
+            )
+        );
+    }
     let _ = writeln!(b, "</table>");
+
+    if r.transactions.iter().any(|t| t.aborts() > 0) {
+        let _ = writeln!(
+            b,
+            "<h2>Conflicts</h2><p class=\"muted\">Attempts that ended in a conflict \
+             (serialization failure, deadlock, busy database, or an optimistic transaction whose reads changed) \
+             and were retried, or failed when out of retries.</p>\
+             <table><tr><th>type</th><th>committed/s</th><th>attempts</th><th>aborted</th><th>retries per committed</th></tr>"
+        );
+        let secs = r.measured_secs.max(1e-9);
+        for t in &r.transactions {
+            let _ = writeln!(
+                b,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}%</td><td>{:.3}</td></tr>",
+                escape(&t.name),
+                grouped(t.committed as f64 / secs, 1),
+                grouped(t.attempts() as f64, 0),
+                t.abort_rate().unwrap_or(0.0) * 100.0,
+                if t.committed > 0 {
+                    t.retries as f64 / t.committed as f64
+                } else {
+                    0.0
+                }
+            );
+        }
+        let _ = writeln!(b, "</table>");
+    }
+
+    if !r.operations.is_empty() {
+        let _ = writeln!(
+            b,
+            "<h2>Operations</h2><p class=\"muted\">The time of single operations inside the measured transactions, \
+             every attempt counted.</p><table><tr><th>operation</th><th>count</th><th>mean ms</th>\
+             <th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th></tr>"
+        );
+        for o in &r.operations {
+            let _ = writeln!(
+                b,
+                "<tr><td>{}</td><td>{}</td><td>{}</td>{}</tr>",
+                escape(&o.name),
+                grouped(o.latency_ms.samples as f64, 0),
+                ms(o.latency_ms.mean),
+                percentile_cells(&o.latency_ms)
+            );
+        }
+        let _ = writeln!(b, "</table>");
+    }
 
     let _ = writeln!(
         b,

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
 use txbench_core::recorder::Recorder;
-use txbench_core::result::{RunResult, TypeResult, operation_results, type_result};
+use txbench_core::result::{RunResult, TypeResult, operation_results, total_latency, type_result};
 
 use crate::hlog::IntervalLog;
 use crate::intervals::{HLOG_FILE, Interval, TIMELINE_FILE, operation_tag};
@@ -368,6 +368,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         verdict: format!("merged from {} runs: {verdict}", runs.len()),
         merged_from: runs.iter().map(|r| r.dir.display().to_string()).collect(),
         parameters,
+        total_latency_ms: Some(total_latency(&total.measured)),
         operations: operation_results(&op_names, &total.operations),
         ..base.clone()
     };
@@ -446,6 +447,7 @@ mod tests {
             open_loop: None,
             checks: Vec::new(),
             verdict: String::new(),
+            total_latency_ms: None,
             operations: vec![txbench_core::result::OperationResult {
                 name: "get".into(),
                 latency_ms: Percentiles::default(),
@@ -520,6 +522,14 @@ mod tests {
         }
         assert_eq!(merged.result.measured_secs, 5.0);
         assert_eq!(merged.result.merged_from.len(), 2);
+        assert_eq!(
+            merged.result.total_latency_ms,
+            single.result.total_latency_ms
+        );
+        assert_eq!(
+            merged.result.total_latency_ms.as_ref().unwrap().samples,
+            all.len() as u64
+        );
         // Timed operations merge exactly too, from their own tags.
         assert_eq!(merged.result.operations, single.result.operations);
         let gets = &merged.result.operations[0];

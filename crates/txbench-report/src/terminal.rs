@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use txbench_core::checks::Status;
-use txbench_core::result::{RunResult, TypeResult};
+use txbench_core::result::{Percentiles, RunResult, TypeResult};
 
 /// Format a number with thousands separators and `decimals` digits.
 pub fn grouped(value: f64, decimals: usize) -> String {
@@ -36,22 +36,42 @@ fn ms(v: f64) -> String {
 }
 
 fn row(out: &mut String, t: &TypeResult, w: usize) {
-    let l = &t.latency_ms;
+    latency_row(
+        out,
+        w,
+        &t.name,
+        t.completed(),
+        t.share,
+        &t.latency_ms,
+        [t.expected_rollbacks, t.retries, t.failed()],
+    );
+}
+
+/// One row of the latency table; `counts` are rollbacks, retries and errors.
+fn latency_row(
+    out: &mut String,
+    w: usize,
+    name: &str,
+    completed: u64,
+    share: f64,
+    l: &Percentiles,
+    [rollbacks, retries, errors]: [u64; 3],
+) {
     let _ = writeln!(
         out,
         "{:<w$} {:>10} {:>6.2}% {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
-        t.name,
-        grouped(t.completed() as f64, 0),
-        t.share * 100.0,
+        name,
+        grouped(completed as f64, 0),
+        share * 100.0,
         ms(l.p50),
         ms(l.p90),
         ms(l.p95),
         ms(l.p99),
         ms(l.p999),
         ms(l.max),
-        grouped(t.expected_rollbacks as f64, 0),
-        grouped(t.retries as f64, 0),
-        grouped(t.failed() as f64, 0),
+        grouped(rollbacks as f64, 0),
+        grouped(retries as f64, 0),
+        grouped(errors as f64, 0),
     );
 }
 
@@ -119,6 +139,26 @@ pub fn summary(r: &RunResult) -> String {
     );
     for t in &r.transactions {
         row(&mut out, t, w);
+    }
+    if let Some(total) = r
+        .total_latency_ms
+        .as_ref()
+        .filter(|_| r.transactions.len() > 1)
+    {
+        let sum = |f: fn(&TypeResult) -> u64| r.transactions.iter().map(f).sum::<u64>();
+        latency_row(
+            &mut out,
+            w,
+            "all",
+            sum(TypeResult::completed),
+            1.0,
+            total,
+            [
+                sum(|t| t.expected_rollbacks),
+                sum(|t| t.retries),
+                sum(TypeResult::failed),
+            ],
+        );
     }
     let _ = writeln!(out);
     if r.transactions.iter().any(|t| t.expected_success.is_some()) {
