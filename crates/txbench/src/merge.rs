@@ -8,6 +8,7 @@ use txbench_core::rng::Rand;
 use txbench_report::merge::{merge, read_run};
 use txbench_report::results::{IntervalWriter, write_summary};
 use txbench_report::terminal;
+use txbench_workloads::retwis::Retwis;
 use txbench_workloads::tatp::Tatp;
 use txbench_workloads::tpcc::Tpcc;
 use txbench_workloads::tpcc::random::NurandConstants;
@@ -62,6 +63,21 @@ pub fn main(a: &MergeArgs) -> Result<(), Failure> {
                 .unwrap_or(1);
             r.metrics =
                 Tatp::new(subscribers).metrics(&r.transactions, r.measured_secs, WaitMode::None);
+        }
+        "retwis" => {
+            let int = |k: &str| r.parameters.get(k).and_then(|n| n.parse::<i64>().ok());
+            let zipf = r
+                .parameters
+                .get("zipf")
+                .and_then(|z| z.parse::<f64>().ok())
+                .unwrap_or(0.0);
+            let retwis = Retwis::new(
+                int("keys").unwrap_or(1),
+                int("value_size").unwrap_or(1) as usize,
+                zipf,
+                0,
+            )?;
+            r.metrics = retwis.metrics(&r.transactions, r.measured_secs, WaitMode::None);
         }
         other => {
             return Err(Failure::Usage(format!(

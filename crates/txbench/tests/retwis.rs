@@ -202,7 +202,9 @@ fn contended_run(url: &str, extra: &[&str]) -> serde_json::Value {
     let summary = only_result(&dir.path().join("results"), "summary.json");
     let committed = type_sum(&summary, &["committed"]);
     let retries = type_sum(&summary, &["retries"]);
-    assert!(committed > 500, "{committed} committed");
+    // PostgreSQL's deadlocks under this skew wait out deadlock_timeout (1 s):
+    // few commits in 3 s on a busy CI machine, but some.
+    assert!(committed > 50, "{committed} committed");
     assert!(
         retries > 0,
         "no retries at zipf 0.99 with 16 terminals: {summary}"
