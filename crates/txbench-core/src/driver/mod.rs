@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::watch;
 
-pub use closed_loop::WaitMode;
+pub use closed_loop::{SchedulerStats, WaitMode};
 pub use open_loop::{Arrival, DispatchStats, OpenLoop};
 use pool::{Job, RetryPolicy, Route, Window, WorkerContext, spawn_worker};
 
@@ -22,7 +22,7 @@ use crate::exec;
 use crate::recorder::Recorder;
 use crate::rng::Rand;
 use crate::sample::Sample;
-use crate::workload::{Terminal, Workload};
+use crate::workload::Workload;
 
 /// How to drive a run.
 #[derive(Debug, Clone)]
@@ -99,6 +99,8 @@ pub struct Recording {
     pub cpu: CpuUsage,
     /// What the open-loop dispatcher saw (`None` for closed-loop runs).
     pub dispatch: Option<DispatchStats>,
+    /// What the closed-loop scheduler saw (`None` for open-loop runs).
+    pub scheduler: Option<SchedulerStats>,
     /// A uniform sample of measured latencies, sorted by intended start.
     pub samples: Vec<Sample>,
     /// Mean queueing time (intended start to start of execution, all types) of
@@ -183,37 +185,31 @@ pub async fn run<E: Engine, W: Workload>(
     drop(job_rxs);
     let mut queue_ms = Vec::new();
 
-    let mut terminals = tokio::task::JoinSet::new();
-    let dispatcher = match opts.open {
-        Some(load) => {
-            let all = (0..opts.terminals.max(1))
-                .map(|t| workload.terminal(t, opts.seed))
-                .collect();
-            Some(tokio::spawn(open_loop::run_dispatcher(
-                all,
-                route.clone(),
-                load,
-                opts.seed,
-                window,
-                stop.clone(),
-            )))
-        }
-        None => {
-            for t in 0..opts.terminals {
-                let terminal = workload.terminal(t, opts.seed);
-                let jobs = route.sender(terminal.home(), t).clone();
-                terminals.spawn(closed_loop::run_terminal(
-                    terminal,
-                    jobs,
-                    opts.wait,
-                    window.end,
-                    stop.clone(),
-                ));
+    let sender = {
+        let (workload, seed, wait, stop) =
+            (Arc::clone(workload), opts.seed, opts.wait, stop.clone());
+        let (open, terminals) = (opts.open, opts.terminals);
+        tokio::spawn(async move {
+            match open {
+                Some(load) => {
+                    let all = (0..terminals.max(1))
+                        .map(|t| workload.terminal(t, seed))
+                        .collect();
+                    Senders::Open(
+                        open_loop::run_dispatcher(all, route, load, seed, window, stop).await,
+                    )
+                }
+                None => {
+                    let all = (0..terminals).map(|t| workload.terminal(t, seed)).collect();
+                    Senders::Closed(
+                        closed_loop::run_terminals(all, route, wait, seed, window, stop).await,
+                    )
+                }
             }
-            None
-        }
+        })
     };
-    drop(route);
+    tokio::pin!(sender);
+    let mut senders: Option<Senders> = None;
 
     let mut total = Recorder::new(types);
     let mut interval = Recorder::new(types);
@@ -227,13 +223,12 @@ pub async fn run<E: Engine, W: Workload>(
         tokio::select! {
             _ = ticker.tick() => {}
             _ = stop_rx.changed() => { interrupted = true; }
-            _ = async {
-                if dispatcher.is_some() {
-                    // The dispatcher ends with the window; ticks notice it.
-                    std::future::pending::<()>().await;
-                }
-                while terminals.join_next().await.is_some() {}
-            } => {}
+            done = &mut sender, if senders.is_none() => {
+                senders = Some(done.map_err(|e| DbError::new(
+                    crate::error::ErrorKind::Other,
+                    format!("the transaction sender stopped: {e}"),
+                ))?);
+            }
         }
         let now = Instant::now();
         collector.collect(&mut interval, &mut total).await;
@@ -254,25 +249,27 @@ pub async fn run<E: Engine, W: Workload>(
             total: &total,
         });
         last_tick = now;
-        // The terminals see a stop too, and may end before the select sees it.
+        // The senders see a stop too, and may end before the select sees it.
         interrupted |= *stop_rx.borrow();
-        let senders_done = match &dispatcher {
-            Some(d) => d.is_finished(),
-            None => terminals.is_empty(),
-        };
-        if interrupted || senders_done || now >= window.end {
+        if interrupted || senders.is_some() || now >= window.end {
             break;
         }
     }
     let stopped_at = Instant::now();
-    if interrupted {
-        // Terminals see the stop and return; in-flight transactions finish.
-        terminals.abort_all();
-    }
-    while terminals.join_next().await.is_some() {}
-    let dispatch = match dispatcher {
-        Some(d) => d.await.ok(),
-        None => None,
+    // On a stop the senders return at once; at the window's end the closed-loop
+    // scheduler waits for its terminals' last transactions.
+    let senders = match senders {
+        Some(s) => s,
+        None => (&mut sender).await.map_err(|e| {
+            DbError::new(
+                crate::error::ErrorKind::Other,
+                format!("the transaction sender stopped: {e}"),
+            )
+        })?,
+    };
+    let (dispatch, scheduler) = match senders {
+        Senders::Open(d) => (Some(d), None),
+        Senders::Closed(s) => (None, Some(s)),
     };
     let mut engine_cpu = Duration::ZERO;
     let mut samples = Vec::new();
@@ -315,9 +312,18 @@ pub async fn run<E: Engine, W: Workload>(
             engine_threads: E::BLOCKING.then_some(engine_cpu),
         },
         dispatch,
+        scheduler,
         samples,
         queue_ms,
     })
+}
+
+/// What the task that sends transactions saw.
+enum Senders {
+    /// The open-loop dispatcher.
+    Open(DispatchStats),
+    /// The closed-loop terminals' scheduler.
+    Closed(SchedulerStats),
 }
 
 /// The recorders the collector reads: each worker's, and an empty spare per

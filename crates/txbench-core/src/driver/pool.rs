@@ -13,7 +13,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::sync::oneshot;
+use tokio::sync::mpsc;
 
 use super::phases::Timed;
 use crate::cpu;
@@ -33,8 +33,18 @@ pub struct Job<I> {
     pub txn_type: usize,
     /// When it should have started; latency counts from here.
     pub intended: Instant,
-    /// Told when the transaction is done (closed-loop terminals wait on it).
-    pub done: Option<oneshot::Sender<()>>,
+    /// Told when the transaction is done (the closed-loop scheduler waits for it).
+    pub done: Option<Done>,
+}
+
+/// Where a worker reports a closed-loop terminal's transaction done: the
+/// scheduler's one channel, with the terminal's number and the finish time.
+#[derive(Debug)]
+pub struct Done {
+    /// The scheduler's channel.
+    pub to: mpsc::UnboundedSender<(u32, Instant)>,
+    /// The terminal.
+    pub terminal: u32,
 }
 
 /// Where a terminal's jobs go: one queue, or one per node of the database when
@@ -229,7 +239,7 @@ async fn worker_loop<S: Session, W: Workload>(
             });
         }
         if let Some(done) = job.done {
-            let _ = done.send(());
+            let _ = done.to.send((done.terminal, finished));
         }
         if lost_connection {
             // Jobs wait in the queue meanwhile: the outage shows as their queueing.
