@@ -276,6 +276,9 @@ pub struct RunResult {
     /// Whether to trust the run, in one line.
     #[serde(default)]
     pub verdict: String,
+    /// The closed-loop scheduler, for closed-loop runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<SchedulerResult>,
     /// Latency of every type's completed transactions together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_latency_ms: Option<Percentiles>,
@@ -420,19 +423,7 @@ pub fn open_loop_result(rec: &Recording, load: &crate::driver::OpenLoop) -> Opti
     let secs = rec.measured.as_secs_f64();
     let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     let achieved = per_sec(rec.total.completed());
-    let mut lateness = Percentiles::from_micros(&d.lateness);
-    // from_micros reports milliseconds; keep microseconds here.
-    for v in [
-        &mut lateness.mean,
-        &mut lateness.p50,
-        &mut lateness.p90,
-        &mut lateness.p95,
-        &mut lateness.p99,
-        &mut lateness.p999,
-        &mut lateness.max,
-    ] {
-        *v *= 1000.0;
-    }
+    let lateness = micros_percentiles(&d.lateness);
     Some(OpenLoopResult {
         arrival: format!("{:?}", load.arrival).to_lowercase(),
         offered_rate: load.rate,
@@ -446,6 +437,45 @@ pub fn open_loop_result(rec: &Recording, load: &crate::driver::OpenLoop) -> Opti
             .flatten()
             .map(|ad| ad.statistic),
         send_gaps_thinned_to: d.gap_test_rate,
+    })
+}
+
+/// Percentiles of a histogram in microseconds, kept in microseconds.
+fn micros_percentiles(h: &Histogram<u64>) -> Percentiles {
+    let mut p = Percentiles::from_micros(h);
+    // from_micros reports milliseconds.
+    for v in [
+        &mut p.mean,
+        &mut p.p50,
+        &mut p.p90,
+        &mut p.p95,
+        &mut p.p99,
+        &mut p.p999,
+        &mut p.max,
+    ] {
+        *v *= 1000.0;
+    }
+    p
+}
+
+/// What the closed-loop scheduler saw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchedulerResult {
+    /// Terminals driven.
+    pub terminals: usize,
+    /// Transactions sent whose intended start fell in the measurement window.
+    pub scheduled: u64,
+    /// How late the scheduler sent them after their intended start (µs).
+    pub lateness_us: Percentiles,
+}
+
+/// The closed-loop scheduler's part of a result.
+pub fn scheduler_result(rec: &Recording) -> Option<SchedulerResult> {
+    let s = rec.scheduler.as_ref()?;
+    Some(SchedulerResult {
+        terminals: s.terminals,
+        scheduled: s.scheduled,
+        lateness_us: micros_percentiles(&s.lateness),
     })
 }
 

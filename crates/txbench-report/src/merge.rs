@@ -368,6 +368,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         verdict: format!("merged from {} runs: {verdict}", runs.len()),
         merged_from: runs.iter().map(|r| r.dir.display().to_string()).collect(),
         parameters,
+        scheduler: None,
         total_latency_ms: Some(total_latency(&total.measured)),
         operations: operation_results(&op_names, &total.operations),
         ..base.clone()
@@ -447,6 +448,7 @@ mod tests {
             open_loop: None,
             checks: Vec::new(),
             verdict: String::new(),
+            scheduler: None,
             total_latency_ms: None,
             operations: vec![txbench_core::result::OperationResult {
                 name: "get".into(),

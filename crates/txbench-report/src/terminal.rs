@@ -260,6 +260,18 @@ pub fn summary(r: &RunResult) -> String {
         let _ = writeln!(out, "  client queueing p99 ms: {}", queue.join(", "));
         let _ = writeln!(out);
     }
+    if let Some(s) = &r.scheduler {
+        let _ = writeln!(
+            out,
+            "closed loop: {} terminals, scheduler lateness p50 {:.0} us p99 {:.0} us max {:.0} us ({} sends in the window)",
+            grouped(s.terminals as f64, 0),
+            s.lateness_us.p50,
+            s.lateness_us.p99,
+            s.lateness_us.max,
+            grouped(s.scheduled as f64, 0)
+        );
+        let _ = writeln!(out);
+    }
     if !r.checks.is_empty() {
         let _ = writeln!(out, "measurement checks:");
         for c in &r.checks {

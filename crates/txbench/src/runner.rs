@@ -440,6 +440,7 @@ pub async fn measure<E: Engine, W: Bench>(
             .and_then(|load| result::open_loop_result(&recording, load)),
         verdict: checks::verdict(&analysis.checks),
         checks: analysis.checks,
+        scheduler: result::scheduler_result(&recording),
         total_latency_ms: Some(result::total_latency(&recording.total.measured)),
         operations: result::operation_results(workload.operations(), &recording.total.operations),
     };
