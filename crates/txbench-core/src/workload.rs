@@ -31,6 +31,28 @@ pub struct TxnTypeInfo {
     pub expected_success: Option<f64>,
 }
 
+impl TxnTypeInfo {
+    /// A type of a workload whose clients submit back to back: no keying or
+    /// think times, and no response-time limit (left at a day so no check trips
+    /// on it). TATP and Retwis.
+    pub const fn back_to_back(
+        name: &'static str,
+        key: &'static str,
+        mix: f64,
+        expected_success: Option<f64>,
+    ) -> TxnTypeInfo {
+        TxnTypeInfo {
+            name,
+            key,
+            mix,
+            keying: Duration::ZERO,
+            mean_think: Duration::ZERO,
+            p90_limit: Duration::from_secs(86_400),
+            expected_success,
+        }
+    }
+}
+
 /// How a transaction attempt ended when the database did not fail it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {

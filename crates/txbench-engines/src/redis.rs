@@ -91,12 +91,15 @@ impl RedisEngine {
 pub struct RedisSession {
     engine: RedisEngine,
     conn: MultiplexedConnection,
-    tx: Option<Transaction>,
+    tx: Transaction,
 }
 
-/// What a transaction has done so far.
+/// What the transaction in progress has done so far; kept between
+/// transactions so its write buffer is allocated once per session.
 #[derive(Debug, Default)]
 struct Transaction {
+    /// Whether a transaction is in progress.
+    open: bool,
     /// Keys read (and so WATCHed).
     watched: bool,
     /// Writes to send at commit, in order.
@@ -119,7 +122,7 @@ impl Engine for RedisEngine {
         Ok(RedisSession {
             conn: self.open().await?,
             engine: self.clone(),
-            tx: None,
+            tx: Transaction::default(),
         })
     }
 }
@@ -187,13 +190,14 @@ fn marker(table: &str) -> String {
 impl RedisSession {
     async fn get(&mut self, table: &str, key: String) -> Result<Option<String>, DbError> {
         let key = row_key(table, &key);
-        let Some(tx) = &mut self.tx else {
+        let tx = &mut self.tx;
+        if !tx.open {
             return redis::cmd("GET")
                 .arg(&key)
                 .query_async(&mut self.conn)
                 .await
                 .map_err(classify);
-        };
+        }
         // Read your own writes: the latest buffered write of the key wins.
         if let Some((_, v)) = tx.writes.iter().rev().find(|(k, _)| *k == key) {
             return Ok(Some(v.clone()));
@@ -262,15 +266,16 @@ impl Session for RedisSession {
     }
 
     async fn begin(&mut self, _mode: TxMode) -> Result<(), DbError> {
-        self.tx = Some(Transaction::default());
+        let tx = &mut self.tx;
+        tx.open = true;
+        tx.watched = false;
+        tx.writes.clear();
         Ok(())
     }
 
     async fn commit(&mut self) -> Result<(), DbError> {
-        let Some(tx) = self.tx.take() else {
-            return Ok(());
-        };
-        if !tx.watched && tx.writes.is_empty() {
+        let tx = &mut self.tx;
+        if !std::mem::take(&mut tx.open) || (!tx.watched && tx.writes.is_empty()) {
             return Ok(());
         }
         let mut pipe = redis::pipe();
@@ -290,9 +295,7 @@ impl Session for RedisSession {
     }
 
     async fn rollback(&mut self) -> Result<(), DbError> {
-        if let Some(tx) = self.tx.take()
-            && tx.watched
-        {
+        if std::mem::take(&mut self.tx.open) && self.tx.watched {
             redis::cmd("UNWATCH")
                 .exec_async(&mut self.conn)
                 .await
@@ -336,9 +339,9 @@ impl Session for RedisSession {
         };
         let key = row_key(table, &param_text(stmt, params, key)?);
         let value = param_text(stmt, params, value)?;
-        match &mut self.tx {
-            Some(tx) => tx.writes.push((key, value)),
-            None => redis::cmd("SET")
+        match self.tx.open {
+            true => self.tx.writes.push((key, value)),
+            false => redis::cmd("SET")
                 .arg(key)
                 .arg(value)
                 .exec_async(&mut self.conn)
@@ -378,7 +381,7 @@ impl Session for RedisSession {
 
     async fn reconnect(&mut self) -> Result<(), DbError> {
         self.conn = self.engine.open().await?;
-        self.tx = None;
+        self.tx.open = false;
         Ok(())
     }
 

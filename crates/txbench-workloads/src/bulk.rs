@@ -16,6 +16,15 @@ use txbench_core::{DbError, Engine, ErrorKind, Session, TxMode, exec};
 /// A boxed future borrowing a session, for steps run by [`on_session`].
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// What a load did.
+#[derive(Debug, Clone)]
+pub struct LoadSummary {
+    /// Rows written.
+    pub rows: u64,
+    /// Time spent, from connecting to the last index.
+    pub elapsed: std::time::Duration,
+}
+
 /// Rows per write transaction during a load.
 const ROWS_PER_COMMIT: u64 = 250_000;
 

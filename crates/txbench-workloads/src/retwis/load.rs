@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use txbench_core::Engine;
 
@@ -27,14 +27,7 @@ pub struct LoadOptions {
     pub drop: bool,
 }
 
-/// What a load did.
-#[derive(Debug, Clone)]
-pub struct LoadSummary {
-    /// Rows (keys) written.
-    pub rows: u64,
-    /// Time spent.
-    pub elapsed: Duration,
-}
+pub use crate::bulk::LoadSummary;
 
 /// Load `opts.keys` keys. `rows_done` counts keys as they are written.
 pub async fn load<E: Engine>(

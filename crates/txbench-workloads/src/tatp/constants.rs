@@ -1,8 +1,6 @@
 //! The constants of TATP in one table: the mix, the expected success rates and
 //! the parameter ranges the driver, the auditor and the report all read.
 
-use std::time::Duration;
-
 use txbench_core::TxnTypeInfo;
 
 /// Index of GET_SUBSCRIBER_DATA in [`TXN_TYPES`].
@@ -33,21 +31,10 @@ pub const ACTIVE_SHARE: f64 = 0.85;
 pub const START_TIMES: [i64; 3] = [0, 8, 16];
 
 /// TATP has no keying or think times and no response-time limits: its clients
-/// submit back to back (`p90_limit` is left at a day so no check trips on it).
-const NONE: Duration = Duration::ZERO;
-const NO_LIMIT: Duration = Duration::from_secs(86_400);
-
+/// submit back to back.
 macro_rules! txn {
     ($name:literal, $key:literal, $mix:expr, $success:expr) => {
-        TxnTypeInfo {
-            name: $name,
-            key: $key,
-            mix: $mix,
-            keying: NONE,
-            mean_think: NONE,
-            p90_limit: NO_LIMIT,
-            expected_success: Some($success),
-        }
+        TxnTypeInfo::back_to_back($name, $key, $mix, Some($success))
     };
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use txbench_core::Engine;
 
@@ -27,14 +27,7 @@ pub struct LoadOptions {
     pub foreign_keys: bool,
 }
 
-/// What a load did.
-#[derive(Debug, Clone)]
-pub struct LoadSummary {
-    /// Rows written.
-    pub rows: u64,
-    /// Time spent, from connecting to the last index.
-    pub elapsed: Duration,
-}
+pub use crate::bulk::LoadSummary;
 
 /// Load `opts.subscribers` subscribers. `rows_done` counts rows as they are
 /// written, for a progress bar.
