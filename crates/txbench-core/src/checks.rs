@@ -239,6 +239,10 @@ pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) 
         }),
     }
 
+    if let Some(check) = mix_minimums(rec, types) {
+        checks.push(check);
+    }
+
     let mut short = Vec::new();
     for t in 0..rec.total.measured.len() as u16 {
         if rec.total.measured[t as usize].latency.is_empty() {
@@ -265,6 +269,54 @@ pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) 
         },
     });
     Analysis { checks, lag }
+}
+
+/// Whether each type's share of the transactions completed in the window meets
+/// the least share its specification allows (TPC-C clause 5.2.3); `None` when
+/// the workload sets no minimum.
+fn mix_minimums(rec: &Recording, types: &[TxnTypeInfo]) -> Option<Check> {
+    if types.iter().all(|t| t.min_share.is_none()) {
+        return None;
+    }
+    let total = rec.total.completed();
+    let share = |t: usize| {
+        rec.total
+            .measured
+            .get(t)
+            .map_or(0.0, |s| s.completed() as f64 / total.max(1) as f64)
+    };
+    let shares: Vec<String> = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{} {:.2}%", t.name, 100.0 * share(i)))
+        .collect();
+    let below: Vec<String> = types
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let min = t.min_share?;
+            (share(i) < min).then(|| format!("{} < {:.0}%", t.name, 100.0 * min))
+        })
+        .collect();
+    Some(Check {
+        name: "transaction mix".into(),
+        statistic: shares.join(", "),
+        status: if below.is_empty() && total > 0 {
+            Status::Pass
+        } else {
+            Status::Warn
+        },
+        detail: if total == 0 {
+            "no transactions completed in the window".into()
+        } else if below.is_empty() {
+            "every type meets its minimum share".into()
+        } else {
+            format!(
+                "below the specification's minimum: {} (a short run deals partial decks; run longer)",
+                below.join(", ")
+            )
+        },
+    })
 }
 
 /// Growth of the queueing time, in seconds per second, above which the client

@@ -19,6 +19,9 @@ pub struct TxnTypeInfo {
     pub key: &'static str,
     /// The share of the mix the specification requires, 0..1.
     pub mix: f64,
+    /// The least share of the measured transactions the specification allows
+    /// (TPC-C clause 5.2.3); `None` when it sets none.
+    pub min_share: Option<f64>,
     /// The keying time the specification requires before the transaction.
     pub keying: Duration,
     /// The mean think time after the transaction.
@@ -45,6 +48,7 @@ impl TxnTypeInfo {
             name,
             key,
             mix,
+            min_share: None,
             keying: Duration::ZERO,
             mean_think: Duration::ZERO,
             p90_limit: Duration::from_secs(86_400),

@@ -37,6 +37,7 @@ static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo {
     name: "Bump",
     key: "bump",
     mix: 1.0,
+    min_share: None,
     keying: Duration::ZERO,
     mean_think: Duration::ZERO,
     p90_limit: Duration::from_secs(1),

@@ -268,6 +268,53 @@ pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
 }
 
+/// Sessions for the run and how that number was reached (kept in the
+/// parameters). `--connections` decides outright. Closed-loop terminals with
+/// spec waits get a pool sized by Little's law for the rate they offer;
+/// otherwise (back-to-back terminals, always busy, or an open loop) one
+/// session per terminal up to 64. Never more than the engine takes writers, or
+/// than there are terminals.
+fn pool_size(
+    a: &RunArgs,
+    max_writers: usize,
+    terminals: usize,
+    wait: WaitMode,
+    types: &[txbench_core::TxnTypeInfo],
+) -> (usize, String) {
+    use txbench_core::driver::sizing;
+    if let Some(c) = a.connections {
+        return (c as usize, "--connections".into());
+    }
+    let cap = max_writers.min(terminals).max(1);
+    let rate = match (wait, a.rate) {
+        (WaitMode::Spec, None) => sizing::offered_rate(types, terminals),
+        _ => None,
+    };
+    match rate {
+        Some(rate) => {
+            let wanted = sizing::sessions_for(rate, sizing::ASSUMED_HOLD);
+            (
+                wanted.min(cap),
+                format!(
+                    "little's law: {rate:.1} txn/s offered x {} ms hold = {:.1} busy, \
+                     + 3 sqrt = {wanted}{}",
+                    sizing::ASSUMED_HOLD.as_millis(),
+                    rate * sizing::ASSUMED_HOLD.as_secs_f64(),
+                    if wanted > cap {
+                        format!(", capped at {cap}")
+                    } else {
+                        String::new()
+                    }
+                ),
+            )
+        }
+        None => (
+            cap.min(64),
+            "one per terminal, at most 64 and the engine's writers".into(),
+        ),
+    }
+}
+
 /// Run once and build its result (nothing printed but the progress line). With a
 /// results directory, the interval log and timeline are written there as the run
 /// goes, then `summary.json`; `config.toml` holds the flags that repeat the run.
@@ -296,13 +343,17 @@ pub async fn measure<E: Engine, W: Bench>(
     let terminals = a
         .terminals
         .map_or(workload.default_terminals(), |t| t as usize);
-    let connections = a
-        .connections
-        .map_or(engine.max_writers().min(terminals).min(64), |c| c as usize);
     let wait = match a.wait {
         WaitArg::None => WaitMode::None,
         WaitArg::Spec => WaitMode::Spec,
     };
+    let (connections, sizing) = pool_size(
+        a,
+        engine.max_writers(),
+        terminals,
+        wait,
+        workload.transaction_types(),
+    );
     let opts = RunOptions {
         duration: a.duration,
         warmup: a.warmup,
@@ -392,6 +443,7 @@ pub async fn measure<E: Engine, W: Bench>(
     for (k, v) in [
         ("terminals", terminals.to_string()),
         ("connections", connections.to_string()),
+        ("connections_sizing", sizing),
         ("wait", format!("{:?}", wait).to_lowercase()),
         ("seed", seed.to_string()),
         ("duration_secs", a.duration.as_secs_f64().to_string()),

@@ -26,7 +26,7 @@ use tokio::time::sleep_until;
 use super::pool::{Done, Job, Route, Window};
 use crate::recorder::new_histogram;
 use crate::rng::Rand;
-use crate::workload::{Planned, Terminal};
+use crate::workload::{Planned, Terminal, TxnTypeInfo};
 
 /// Whether terminals apply the specification's keying and think times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -49,6 +49,97 @@ pub struct SchedulerStats {
     pub lateness: Histogram<u64>,
 }
 
+/// Where a terminal of a system in its steady state is at a random moment,
+/// from the mix and the mean keying and think times: keying a transaction
+/// (with probability mean keying / mean cycle; the type in keying then weighted
+/// by its keying time, the part of it left uniform) or thinking after one (the
+/// type weighted by its mean think time, the rest of the think exponential,
+/// which has no memory). The transaction's own response time is left out: the
+/// waits are seconds, the responses that matter milliseconds.
+struct StartState {
+    /// Mean keying and think time per transaction over the mix (s).
+    keying: f64,
+    think: f64,
+    /// The longest keying time (s), for drawing a type weighted by keying time.
+    max_keying: f64,
+    /// Cumulative weights `mix x mean think` and each type's mean think (s).
+    think_weights: Vec<(f64, f64)>,
+}
+
+impl StartState {
+    fn new(types: &[TxnTypeInfo]) -> Self {
+        let mix: f64 = types
+            .iter()
+            .map(|t| t.mix)
+            .sum::<f64>()
+            .max(f64::MIN_POSITIVE);
+        let mean = |f: fn(&TxnTypeInfo) -> Duration| {
+            types
+                .iter()
+                .map(|t| t.mix / mix * f(t).as_secs_f64())
+                .sum::<f64>()
+        };
+        let mut cumulative = 0.0;
+        StartState {
+            keying: mean(|t| t.keying),
+            think: mean(|t| t.mean_think),
+            max_keying: types
+                .iter()
+                .map(|t| t.keying.as_secs_f64())
+                .fold(0.0, f64::max),
+            think_weights: types
+                .iter()
+                .map(|t| {
+                    let m = t.mean_think.as_secs_f64();
+                    cumulative += t.mix * m;
+                    (cumulative, m)
+                })
+                .collect(),
+        }
+    }
+
+    /// The terminal's first transaction and how long after the start to send it.
+    fn first_send<T: Terminal>(
+        &self,
+        terminal: &mut T,
+        rng: &mut Rand,
+    ) -> (Planned<T::Input>, Duration) {
+        let cycle = self.keying + self.think;
+        let mut plan = terminal.next();
+        if cycle <= 0.0 {
+            return (plan, Duration::ZERO);
+        }
+        if rng.unit() * cycle < self.think {
+            // Thinking after an earlier transaction, then keying this one in full.
+            let total = self.think_weights.last().map_or(0.0, |w| w.0);
+            let pick = rng.unit() * total;
+            let mean = self
+                .think_weights
+                .iter()
+                .find(|w| pick < w.0)
+                .map_or(self.think, |w| w.1);
+            let rest = rng.exponential(mean).min(mean * THINK_TRUNCATION);
+            let at = Duration::from_secs_f64(rest) + plan.keying;
+            return (plan, at);
+        }
+        // Keying: a type is in keying in proportion to its keying time, so draw
+        // plans until one is accepted with probability keying / longest keying.
+        // The rejected plans' cards are skipped, a few per terminal once.
+        for _ in 0..1_000 {
+            if rng.unit() * self.max_keying < plan.keying.as_secs_f64() {
+                break;
+            }
+            plan = terminal.next();
+        }
+        let left = plan.keying.mul_f64(rng.unit());
+        (plan, left)
+    }
+}
+
+/// Think times are truncated at this multiple of their mean (TPC-C clause
+/// 5.2.5.4; the workloads truncate the same way).
+const THINK_TRUNCATION: f64 = 10.0;
+
 /// One terminal: its generator, the transaction it will send next, and the
 /// think time that follows the one in flight.
 struct Slot<T: Terminal> {
@@ -63,6 +154,7 @@ pub async fn run_terminals<T: Terminal>(
     terminals: Vec<T>,
     route: Route<T::Input>,
     wait: WaitMode,
+    types: &[TxnTypeInfo],
     seed: u64,
     window: Window,
     mut stop: watch::Receiver<bool>,
@@ -84,17 +176,21 @@ pub async fn run_terminals<T: Terminal>(
         .collect();
     // Due times of terminals whose next transaction waits for its keying time.
     let mut due: BinaryHeap<Reverse<(Instant, u32)>> = BinaryHeap::with_capacity(n);
-    // With the specification's waits, terminals start at a random point of
-    // their first cycle (keying, a response, thinking) rather than all keying at
-    // once: a run whose terminals all begin together takes several cycles to
-    // lose the synchronisation, and the measurement would see the transient.
+    // With the specification's waits, each terminal starts where a terminal of
+    // a long-running system would be at a random moment (see `StartState`),
+    // not all keying at once: a run whose terminals all begin together takes
+    // several cycles to lose the synchronisation, and the measurement would see
+    // the transient.
     let mut phase = Rand::derive(seed, u64::MAX - 4);
+    let steady = StartState::new(types);
     let start = Instant::now();
     for (i, slot) in slots.iter_mut().enumerate() {
-        let plan = slot.terminal.next();
-        let at = match wait {
-            WaitMode::None => start,
-            WaitMode::Spec => start + (plan.keying + plan.think).mul_f64(phase.unit()),
+        let (plan, at) = match wait {
+            WaitMode::None => (slot.terminal.next(), start),
+            WaitMode::Spec => {
+                let (plan, offset) = steady.first_send(&mut slot.terminal, &mut phase);
+                (plan, start + offset)
+            }
         };
         slot.next = Some(plan);
         due.push(Reverse((at, i as u32)));
@@ -176,5 +272,86 @@ fn keying<I>(plan: &Planned<I>, wait: WaitMode) -> Duration {
     match wait {
         WaitMode::None => Duration::ZERO,
         WaitMode::Spec => plan.keying,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// TPC-C's keying and think times with its mix, without inputs.
+    fn types() -> Vec<TxnTypeInfo> {
+        let t = |mix, keying, think| TxnTypeInfo {
+            mix,
+            keying: Duration::from_secs(keying),
+            mean_think: Duration::from_secs(think),
+            ..TxnTypeInfo::back_to_back("t", "t", 0.0, None)
+        };
+        vec![
+            t(0.448, 18, 12),
+            t(0.4305, 3, 12),
+            t(0.0405, 2, 10),
+            t(0.0405, 2, 5),
+            t(0.0405, 2, 5),
+        ]
+    }
+
+    struct MixTerminal {
+        rng: Rand,
+        types: Vec<TxnTypeInfo>,
+    }
+
+    impl Terminal for MixTerminal {
+        type Input = ();
+        fn next(&mut self) -> Planned<()> {
+            let mut pick = self.rng.unit();
+            let i = self
+                .types
+                .iter()
+                .position(|t| {
+                    pick -= t.mix;
+                    pick < 0.0
+                })
+                .unwrap_or(0);
+            let t = &self.types[i];
+            let think = self.rng.exponential(t.mean_think.as_secs_f64());
+            Planned {
+                input: (),
+                txn_type: i,
+                keying: t.keying,
+                think: Duration::from_secs_f64(think),
+            }
+        }
+    }
+
+    #[test]
+    fn terminals_start_in_the_steady_state() {
+        // In the steady state N terminals send N / (mean cycle) a second from the
+        // first instant. Before the shortest keying time (2 s) only first sends
+        // can happen, so the first sends in [0, 2 s) must number N x 2 / cycle.
+        // Starting each terminal at a uniform point of its first plan's cycle
+        // instead sends about 30% too many there (short Payment cycles).
+        let types = types();
+        let steady = StartState::new(&types);
+        let cycle = steady.keying + steady.think;
+        let n = 200_000;
+        let mut rng = Rand::new(7);
+        let mut early = 0u32;
+        for i in 0..n {
+            let mut t = MixTerminal {
+                rng: Rand::derive(9, i),
+                types: types.clone(),
+            };
+            let (_, at) = steady.first_send(&mut t, &mut rng);
+            if at < Duration::from_secs(2) {
+                early += 1;
+            }
+        }
+        let expected = n as f64 * 2.0 / cycle;
+        let sd = expected.sqrt();
+        assert!(
+            (f64::from(early) - expected).abs() < 4.0 * sd,
+            "{early} first sends in 2 s, steady state {expected:.0}"
+        );
     }
 }

@@ -5,6 +5,7 @@ mod closed_loop;
 pub mod open_loop;
 pub mod phases;
 pub mod pool;
+pub mod sizing;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -202,7 +203,16 @@ pub async fn run<E: Engine, W: Workload>(
                 None => {
                     let all = (0..terminals).map(|t| workload.terminal(t, seed)).collect();
                     Senders::Closed(
-                        closed_loop::run_terminals(all, route, wait, seed, window, stop).await,
+                        closed_loop::run_terminals(
+                            all,
+                            route,
+                            wait,
+                            workload.transaction_types(),
+                            seed,
+                            window,
+                            stop,
+                        )
+                        .await,
                     )
                 }
             }

@@ -20,13 +20,14 @@ const fn secs(s: u64) -> Duration {
     Duration::from_secs(s)
 }
 
-/// The five transactions: mix (clause 5.2.3, as the 23-card deck realises it),
+/// The five transactions: mix (clause 5.2.3, as [`DECK`] realises it),
 /// keying and mean think times (clause 5.2.5.7) and 90th percentile limits (5.2.5.4).
 pub const TXN_TYPES: [TxnTypeInfo; 5] = [
     TxnTypeInfo {
         name: "New-Order",
         key: "new_order",
-        mix: 10.0 / 23.0,
+        mix: 896.0 / 2000.0,
+        min_share: None,
         keying: secs(18),
         mean_think: secs(12),
         p90_limit: secs(5),
@@ -35,7 +36,8 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
     TxnTypeInfo {
         name: "Payment",
         key: "payment",
-        mix: 10.0 / 23.0,
+        mix: 861.0 / 2000.0,
+        min_share: Some(0.43),
         keying: secs(3),
         mean_think: secs(12),
         p90_limit: secs(5),
@@ -44,7 +46,8 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
     TxnTypeInfo {
         name: "Order-Status",
         key: "order_status",
-        mix: 1.0 / 23.0,
+        mix: 81.0 / 2000.0,
+        min_share: Some(0.04),
         keying: secs(2),
         mean_think: secs(10),
         p90_limit: secs(5),
@@ -53,7 +56,8 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
     TxnTypeInfo {
         name: "Delivery",
         key: "delivery",
-        mix: 1.0 / 23.0,
+        mix: 81.0 / 2000.0,
+        min_share: Some(0.04),
         keying: secs(2),
         mean_think: secs(5),
         p90_limit: secs(5),
@@ -62,7 +66,8 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
     TxnTypeInfo {
         name: "Stock-Level",
         key: "stock_level",
-        mix: 1.0 / 23.0,
+        mix: 81.0 / 2000.0,
+        min_share: Some(0.04),
         keying: secs(2),
         mean_think: secs(5),
         p90_limit: secs(20),
@@ -70,33 +75,22 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
     },
 ];
 
-/// The deck of cards of clause 5.2.4.2: 10 New-Order, 10 Payment and one each of
-/// the others; shuffled per pass, it keeps the mix exact over every 23 transactions.
-pub const DECK: [usize; 23] = [
-    NEW_ORDER,
-    NEW_ORDER,
-    NEW_ORDER,
-    NEW_ORDER,
-    NEW_ORDER,
-    NEW_ORDER,
-    NEW_ORDER,
-    NEW_ORDER,
-    NEW_ORDER,
-    NEW_ORDER,
-    PAYMENT,
-    PAYMENT,
-    PAYMENT,
-    PAYMENT,
-    PAYMENT,
-    PAYMENT,
-    PAYMENT,
-    PAYMENT,
-    PAYMENT,
-    PAYMENT,
-    ORDER_STATUS,
-    DELIVERY,
-    STOCK_LEVEL,
-];
+/// The deck of cards of clause 5.2.4.2, as the number of cards of each type
+/// (indexed like [`TXN_TYPES`]). Each terminal deals its deck without
+/// replacement and reshuffles when it is used up, so over every 2,000 of a
+/// terminal's transactions the mix is exact.
+///
+/// Why not the 23-card deck (10, 10, 1, 1, 1) of the clause's example: it makes
+/// New-Order 43.5% of the mix, which caps throughput at 12.61 tpmC per warehouse
+/// (98.0% of the 12.86 the clause 4.2 maximum assumes), so no run could reach an
+/// efficiency above 98%. This deck keeps each type 0.05 points above its clause
+/// 5.2.3 minimum (Payment 43.05%, the others 4.05%; the margin keeps a measured
+/// window's share above the minimum despite partial decks) and gives New-Order
+/// the rest, 44.8%: at most 12.83 tpmC per warehouse, 99.8% of 12.86.
+pub const DECK: [u16; 5] = [896, 861, 81, 81, 81];
+
+/// Cards in [`DECK`].
+pub const DECK_SIZE: u16 = 2000;
 
 /// Think times are truncated at this multiple of their mean (clause 5.2.5.4).
 pub const THINK_TRUNCATION: f64 = 10.0;
