@@ -10,6 +10,8 @@ use crate::rng::Rand;
 /// How keys are drawn.
 #[derive(Debug, Clone)]
 pub struct KeyChooser {
+    /// The first key: 1, or the start of a shard's range.
+    first: u64,
     keys: u64,
     zipf: Option<Zipf<f64>>,
 }
@@ -18,6 +20,12 @@ impl KeyChooser {
     /// Keys `1..=keys` with Zipf coefficient `s` (0: uniform). An empty key space
     /// or a coefficient that is negative or not a number is refused, named.
     pub fn new(keys: u64, s: f64) -> Result<KeyChooser, String> {
+        KeyChooser::over(1, keys, s)
+    }
+
+    /// Keys `first..first + keys` with Zipf coefficient `s`: key `first` is the
+    /// hottest (a shard's part of a key space).
+    pub fn over(first: u64, keys: u64, s: f64) -> Result<KeyChooser, String> {
         if keys == 0 {
             return Err("the key space is empty: give at least one key".into());
         }
@@ -31,7 +39,7 @@ impl KeyChooser {
         } else {
             Some(Zipf::new(keys as f64, s).map_err(|e| format!("Zipf({keys}, {s}): {e}"))?)
         };
-        Ok(KeyChooser { keys, zipf })
+        Ok(KeyChooser { first, keys, zipf })
     }
 
     /// The number of keys.
@@ -39,13 +47,14 @@ impl KeyChooser {
         self.keys
     }
 
-    /// A key in `1..=keys`.
+    /// A key in `first..first + keys` (`1..=keys` unless made [`KeyChooser::over`]).
     pub fn key(&self, rng: &mut Rand) -> u64 {
-        match &self.zipf {
+        let rank = match &self.zipf {
             // The sampler returns whole numbers as floats in 1..=keys.
             Some(z) => (rng.sample(z) as u64).clamp(1, self.keys),
             None => rng.uniform(1, self.keys as i64) as u64,
-        }
+        };
+        self.first - 1 + rank
     }
 }
 

@@ -8,6 +8,7 @@ use crate::driver::WaitMode;
 use crate::engine::Session;
 use crate::error::DbError;
 use crate::result::{Metric, TypeResult};
+use crate::shard::Shard;
 
 /// The constants of one transaction type: the single table that the driver, the
 /// auditor and the report all read.
@@ -134,8 +135,21 @@ pub trait Workload: Send + Sync + 'static {
         &[]
     }
 
-    /// The number of terminals the specification asks for at this scale.
+    /// The number of terminals the specification asks for at this scale (of
+    /// the shard, once [`Workload::shard`] narrowed it).
     fn default_terminals(&self) -> usize;
+
+    /// Drive only `shard`'s part of the scale: its contiguous range of
+    /// warehouses, subscribers or keys ([`Shard::range`]), with terminals whose
+    /// random streams differ from every other shard's under the same seed. Runs
+    /// of the shards together make the whole run. Default: only the whole run.
+    fn shard(&mut self, shard: Shard) -> Result<(), String> {
+        if shard.is_whole() {
+            Ok(())
+        } else {
+            Err(format!("{} runs cannot be split into shards", self.name()))
+        }
+    }
 
     /// Terminal `index` (0-based) of the run, with its random stream derived from `seed`.
     fn terminal(&self, index: usize, seed: u64) -> Self::Terminal;

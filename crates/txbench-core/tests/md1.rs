@@ -164,6 +164,7 @@ async fn run(rate: f64, service: Duration, seconds: u64) -> (driver::Recording, 
         seed: 7,
         retry: RetryPolicy::default(),
         affinity: false,
+        start_at: None,
         open: Some(OpenLoop {
             rate,
             arrival: Arrival::Poisson,

@@ -127,6 +127,7 @@ async fn forced_serialization_failure_is_retried_and_counted() {
         seed: 1,
         retry: RetryPolicy::default(),
         affinity: false,
+        start_at: None,
         open: None,
     };
     let (_tx, stop) = tokio::sync::watch::channel(false);

@@ -6,7 +6,9 @@
 //!   config.toml`), secrets removed;
 //! * `intervals.hlog` and `timeline.csv`: written a second at a time as the run
 //!   goes ([`IntervalWriter`]);
-//! * `report.html`: written by `txbench report`.
+//! * `report.html`: written by `txbench report`;
+//! * `refused.json`: instead of `summary.json`, when a shard was ready too late
+//!   for the agreed start time ([`Refusal`]).
 
 use std::io;
 use std::path::Path;
@@ -22,6 +24,49 @@ pub const CONFIG_FILE: &str = "config.toml";
 pub const SWEEP_FILE: &str = "sweep.json";
 /// The HTML report's file name.
 pub const REPORT_FILE: &str = "report.html";
+
+/// A refusal's file name.
+pub const REFUSAL_FILE: &str = "refused.json";
+
+/// Why a shard did not run: it was ready later than `--start-at` plus the
+/// tolerance, so its window would not have been the other shards'.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Refusal {
+    /// The reason, as the process printed it.
+    pub reason: String,
+    /// The shard's index, 0-based.
+    pub shard_index: u32,
+    /// The run's shard count.
+    pub shards: u32,
+    /// The agreed start time (RFC 3339).
+    pub start_at: Option<String>,
+    /// How late the shard was ready (s).
+    pub late_secs: f64,
+    /// The tolerance it exceeded (s).
+    pub tolerance_secs: f64,
+    /// When it refused (RFC 3339).
+    pub refused_at: String,
+}
+
+/// Write `refused.json` into a results directory (atomically).
+pub fn write_refusal(dir: &Path, refusal: &Refusal) -> io::Result<()> {
+    crate::json::write_value(&dir.join(REFUSAL_FILE), refusal)
+}
+
+/// Read a results directory's `refused.json`, if it has one.
+pub fn read_refusal(dir: &Path) -> io::Result<Option<Refusal>> {
+    let path = dir.join(REFUSAL_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{}: {e}", path.display()),
+            )
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
 
 /// Write `summary.json` into a results directory.
 pub fn write_summary(dir: &Path, result: &RunResult) -> io::Result<()> {

@@ -542,6 +542,7 @@ fn check_passes_after_a_run() {
         seed: 5,
         retry: RetryPolicy::default(),
         affinity: false,
+        start_at: None,
         open: None,
     };
     let (_stop_tx, stop) = tokio::sync::watch::channel(false);

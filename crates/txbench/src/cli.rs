@@ -2,7 +2,7 @@
 //! happens in the command modules.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -338,6 +338,23 @@ pub struct RunArgs {
     /// Retries of a transaction that hits a conflict before it counts as an error.
     #[arg(long, default_value_t = 5)]
     pub max_retries: u32,
+    /// Split the run across this many client processes: each drives a
+    /// contiguous part of the scale (TPC-C warehouses, TATP subscribers, Retwis
+    /// keys) and writes its own results; `txbench merge` adds them up.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub shards: u32,
+    /// This process's shard, 0..SHARDS-1. Default: $JOB_COMPLETION_INDEX (set
+    /// by a Kubernetes Indexed Job) when --shards is above 1.
+    #[arg(long, value_name = "I")]
+    pub shard_index: Option<u32>,
+    /// Start the run (its warm-up) at this wall-clock time, RFC 3339 (e.g.
+    /// 2026-12-01T10:00:00Z), so that the shards share one measurement window.
+    #[arg(long, value_parser = parse_start_at, value_name = "TIME")]
+    pub start_at: Option<SystemTime>,
+    /// How late past --start-at a process may be ready before it refuses to run
+    /// (and records why in refused.json).
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub start_tolerance: Duration,
     /// Directory under which each run writes its results.
     #[arg(long, default_value = "results", value_name = "DIR")]
     pub results: PathBuf,
@@ -519,6 +536,12 @@ fn parse_slo(s: &str) -> Result<Slo, String> {
     Ok(Slo {
         percentile,
         limit_ms: limit.as_secs_f64() * 1000.0,
+    })
+}
+
+fn parse_start_at(s: &str) -> Result<SystemTime, String> {
+    humantime::parse_rfc3339_weak(s).map_err(|e| {
+        format!("invalid start time '{s}': {e} (an RFC 3339 time such as 2026-12-01T10:00:00Z)")
     })
 }
 

@@ -11,10 +11,10 @@ use std::time::SystemTime;
 use tokio::sync::watch;
 use txbench_core::checks;
 use txbench_core::driver::pool::RetryPolicy;
-use txbench_core::driver::{self, Arrival, OpenLoop, RunOptions, WaitMode};
+use txbench_core::driver::{self, Arrival, OpenLoop, RunError, RunOptions, StartAt, WaitMode};
 use txbench_core::machine::Machine;
 use txbench_core::result::{self, RESULT_SCHEMA_VERSION, RunResult};
-use txbench_core::{Engine, Session, Workload, exec};
+use txbench_core::{Engine, Session, Shard, Workload, exec};
 use txbench_engines::redact;
 use txbench_report::{results, terminal};
 use txbench_workloads::conditions::ConditionResult;
@@ -222,12 +222,16 @@ pub async fn run_on<E: Engine, W: Bench>(
     let dir = if a.no_results {
         None
     } else {
-        let name = format!(
+        let shard = shard_of(a)?;
+        let mut name = format!(
             "{}-{}-{}",
             compact_stamp(&started_at),
             W::NAME,
             engine.name()
         );
+        if !shard.is_whole() {
+            name += &format!("-shard{}of{}", shard.index(), shard.count());
+        }
         Some(
             results::create_unique(&a.results, &name)
                 .map_err(|e| Failure::Failed(format!("creating {}: {e}", a.results.display())))?,
@@ -266,6 +270,33 @@ fn fresh_seed() -> u64 {
 /// The current time, RFC 3339 to the second (UTC).
 pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+/// This process's shard: `--shard-index`, else $JOB_COMPLETION_INDEX when the
+/// run has several shards, of `--shards`.
+pub fn shard_of(a: &RunArgs) -> Result<Shard, Failure> {
+    const ENV: &str = "JOB_COMPLETION_INDEX";
+    let index = match (a.shard_index, a.shards) {
+        (Some(i), _) => i,
+        (None, 1) => 0,
+        (None, n) => match std::env::var(ENV) {
+            Ok(v) => {
+                let bad =
+                    || Failure::Usage(format!("{ENV}={v:?} is not a shard index (0..{})", n - 1));
+                let i: u32 = v.trim().parse().map_err(|_| bad())?;
+                if i >= n {
+                    return Err(bad());
+                }
+                i
+            }
+            Err(_) => {
+                return Err(Failure::Usage(format!(
+                    "--shards {n} needs --shard-index (or {ENV}, as a Kubernetes Indexed Job sets it)"
+                )));
+            }
+        },
+    };
+    Shard::new(index, a.shards).map_err(Failure::Usage)
 }
 
 /// Sessions for the run and how that number was reached (kept in the
@@ -330,7 +361,8 @@ pub async fn measure<E: Engine, W: Bench>(
     let engine = Arc::clone(engine);
     let seed = a.seed.unwrap_or_else(fresh_seed);
     let opened = options.clone();
-    let (workload, server_version) = on_session(&engine, |mut s| async move {
+    let shard = shard_of(a)?;
+    let (mut workload, server_version) = on_session(&engine, |mut s| async move {
         let workload = W::open(&mut s, asked, seed, &opened).await?;
         let version = s
             .server_version()
@@ -339,6 +371,7 @@ pub async fn measure<E: Engine, W: Bench>(
         Ok::<_, Failure>((workload, version))
     })
     .await??;
+    workload.shard(shard).map_err(Failure::Usage)?;
     let workload = Arc::new(workload);
     let terminals = a
         .terminals
@@ -366,6 +399,10 @@ pub async fn measure<E: Engine, W: Bench>(
             ..RetryPolicy::default()
         },
         affinity: a.affinity == AffinityArg::Warehouse,
+        start_at: a.start_at.map(|at| StartAt {
+            at,
+            tolerance: a.start_tolerance,
+        }),
         open: a.rate.map(|rate| OpenLoop {
             rate,
             arrival: match a.arrival {
@@ -427,7 +464,32 @@ pub async fn measure<E: Engine, W: Bench>(
     progress.finish();
     // Whatever happened to the run, the intervals measured so far are on disk.
     let written = writer.map(results::IntervalWriter::finish);
-    let recording = recording?;
+    let recording = match recording {
+        Ok(r) => r,
+        Err(RunError::LateStart { late, tolerance }) => {
+            let reason = RunError::LateStart { late, tolerance }.to_string();
+            if let Some(dir) = dir {
+                results::write_refusal(
+                    dir,
+                    &results::Refusal {
+                        reason: reason.clone(),
+                        shard_index: shard.index(),
+                        shards: shard.count(),
+                        start_at: a
+                            .start_at
+                            .map(|t| humantime::format_rfc3339_millis(t).to_string()),
+                        late_secs: late.as_secs_f64(),
+                        tolerance_secs: tolerance.as_secs_f64(),
+                        refused_at: now_rfc3339(),
+                    },
+                )
+                .map_err(|e| Failure::Failed(format!("writing {}: {e}", dir.display())))?;
+            }
+            return Err(Failure::Failed(format!("{shard} refused to run: {reason}")));
+        }
+        Err(RunError::Db(e)) => return Err(e.into()),
+        Err(e @ RunError::StoppedBeforeStart) => return Err(Failure::Failed(e.to_string())),
+    };
     if let (Some(Err(e)), Some(dir)) = (written, dir) {
         return Err(Failure::Failed(format!("writing {}: {e}", dir.display())));
     }
@@ -457,6 +519,14 @@ pub async fn measure<E: Engine, W: Bench>(
         ),
         ("affinity", format!("{:?}", a.affinity).to_lowercase()),
         ("nodes", engine.nodes().to_string()),
+        ("shards", shard.count().to_string()),
+        ("shard_index", shard.index().to_string()),
+        (
+            "start_at",
+            a.start_at.map_or("none".to_string(), |t| {
+                humantime::format_rfc3339_millis(t).to_string()
+            }),
+        ),
         (
             "isolation",
             a.isolation
@@ -557,6 +627,12 @@ fn effective_config(
         "affinity",
         format!("{:?}", a.affinity).to_lowercase().into(),
     );
+    if a.shards > 1 {
+        put("shards", i64::from(a.shards).into());
+        if let Some(i) = a.shard_index {
+            put("shard-index", i64::from(i).into());
+        }
+    }
     format!(
         "# txbench {workload} run --config config.toml repeats this run.\n{}",
         toml::to_string(&t).expect("a TOML table serializes")

@@ -44,6 +44,14 @@ pub async fn sweep_on<E: Engine, W: Bench>(
     options: &W::Options,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
+    // A sweep's steps each start when the last ends: no agreed start time, and
+    // shards of a sweep would not share their steps' windows.
+    if s.run.shards > 1 || s.run.start_at.is_some() {
+        return Err(Failure::Usage(
+            "sweep does not take --shards or --start-at: run the shards with `run` at each rate"
+                .into(),
+        ));
+    }
     // Like the all-in-one form, a sweep of an empty database (in-memory SQLite)
     // loads it first; a server or the null engine holds its own data.
     if <E::Session as Session>::EXECUTES && !<E::Session as Session>::RUNS_TRANSACTIONS {

@@ -49,7 +49,69 @@ pub struct RunOptions {
     /// each node has its own sessions. Off: sessions spread over the nodes in turn
     /// and take any terminal's work.
     pub affinity: bool,
+    /// Start at an agreed wall-clock time (the shards of a run share it), so
+    /// that the measurement window is `at + warmup .. at + warmup + duration`
+    /// in absolute time; `None`: start once the sessions are connected.
+    pub start_at: Option<StartAt>,
 }
+
+/// An agreed start time and how late a process may be for it.
+#[derive(Debug, Clone, Copy)]
+pub struct StartAt {
+    /// When the run (its warm-up) starts.
+    pub at: SystemTime,
+    /// How late after `at` the run may still start; later, it refuses.
+    pub tolerance: Duration,
+}
+
+impl StartAt {
+    /// Whether `now` is too late to start: by how much past `at`, if so.
+    pub fn too_late(&self, now: SystemTime) -> Option<Duration> {
+        let late = now.duration_since(self.at).ok()?;
+        (late > self.tolerance).then_some(late)
+    }
+}
+
+/// Why a run did not produce a recording.
+#[derive(Debug)]
+pub enum RunError {
+    /// The database failed (connecting, or a session the run could not go on without).
+    Db(DbError),
+    /// The sessions were ready only after the agreed start time plus its
+    /// tolerance: the run would not share its window with the other shards.
+    LateStart {
+        /// How late after the start time the run was ready.
+        late: Duration,
+        /// The tolerance it exceeded.
+        tolerance: Duration,
+    },
+    /// Stopped (Ctrl-C) while waiting for the start time; nothing was measured.
+    StoppedBeforeStart,
+}
+
+impl From<DbError> for RunError {
+    fn from(e: DbError) -> Self {
+        RunError::Db(e)
+    }
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Db(e) => write!(f, "{e}"),
+            RunError::LateStart { late, tolerance } => write!(
+                f,
+                "ready {:.3} s after --start-at, later than the tolerance of {:.3} s: \
+                 this shard's window would not be the others'",
+                late.as_secs_f64(),
+                tolerance.as_secs_f64()
+            ),
+            RunError::StoppedBeforeStart => f.write_str("stopped before the start time"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
 
 /// One second of a run, for the progress line and the interval files.
 #[derive(Debug)]
@@ -121,7 +183,7 @@ pub async fn run<E: Engine, W: Workload>(
     opts: &RunOptions,
     stop: watch::Receiver<bool>,
     mut on_tick: impl FnMut(Tick<'_>),
-) -> Result<Recording, DbError> {
+) -> Result<Recording, RunError> {
     let types = workload.transaction_types().len();
     // With affinity, session i lives on node i mod nodes and takes work from that
     // node's queue only.
@@ -139,9 +201,33 @@ pub async fn run<E: Engine, W: Workload>(
         });
     }
 
+    // With an agreed start, wait for it (the sessions are ready), and anchor the
+    // run at it: a process a little late (within the tolerance) has a shorter
+    // warm-up, not a later window.
+    let (started, run_start_wall) = match opts.start_at {
+        None => (Instant::now(), SystemTime::now()),
+        Some(start) => {
+            let now = SystemTime::now();
+            if let Some(late) = start.too_late(now) {
+                return Err(RunError::LateStart {
+                    late,
+                    tolerance: start.tolerance,
+                });
+            }
+            if let Ok(wait) = start.at.duration_since(now) {
+                let mut stop = stop.clone();
+                tokio::select! {
+                    _ = tokio::time::sleep(wait) => {}
+                    _ = stop.wait_for(|s| *s) => return Err(RunError::StoppedBeforeStart),
+                }
+            }
+            let (now, instant) = (SystemTime::now(), Instant::now());
+            let late = now.duration_since(start.at).unwrap_or_default();
+            (instant.checked_sub(late).unwrap_or(instant), start.at)
+        }
+    };
     let cpu_start = cpu::process_cpu_time();
-    let started = Instant::now();
-    let window_start_wall = SystemTime::now() + opts.warmup;
+    let window_start_wall = run_start_wall + opts.warmup;
     let window = Window {
         start: started + opts.warmup,
         end: started + opts.warmup + opts.duration,
@@ -234,10 +320,10 @@ pub async fn run<E: Engine, W: Workload>(
             _ = ticker.tick() => {}
             _ = stop_rx.changed() => { interrupted = true; }
             done = &mut sender, if senders.is_none() => {
-                senders = Some(done.map_err(|e| DbError::new(
+                senders = Some(done.map_err(|e| RunError::Db(DbError::new(
                     crate::error::ErrorKind::Other,
                     format!("the transaction sender stopped: {e}"),
-                ))?);
+                )))?);
             }
         }
         let now = Instant::now();
@@ -271,10 +357,10 @@ pub async fn run<E: Engine, W: Workload>(
     let senders = match senders {
         Some(s) => s,
         None => (&mut sender).await.map_err(|e| {
-            DbError::new(
+            RunError::Db(DbError::new(
                 crate::error::ErrorKind::Other,
                 format!("the transaction sender stopped: {e}"),
-            )
+            ))
         })?,
     };
     let (dispatch, scheduler) = match senders {

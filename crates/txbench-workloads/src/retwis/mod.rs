@@ -27,7 +27,7 @@ use txbench_core::keys::KeyChooser;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::rng::Rand;
 use txbench_core::{
-    DbError, ErrorKind, Outcome, Planned, Session, Terminal, TxnTypeInfo, Workload,
+    DbError, ErrorKind, Outcome, Planned, Session, Shard, Terminal, TxnTypeInfo, Workload,
 };
 
 use constants::{DEFAULT_KEYS, DEFAULT_TERMINALS, DEFAULT_VALUE_SIZE, TXN_TYPES};
@@ -77,6 +77,10 @@ pub struct Retwis {
     zipf: f64,
     chooser: Arc<KeyChooser>,
     value: Arc<str>,
+    /// The keys drawn from: all, or a shard's range.
+    drawn: (i64, i64),
+    /// The first terminal's random stream: 0, or a shard's own block.
+    stream_base: u64,
 }
 
 impl Retwis {
@@ -97,6 +101,8 @@ impl Retwis {
             zipf,
             chooser: Arc::new(chooser),
             value: value.into(),
+            drawn: (1, keys),
+            stream_base: 0,
         })
     }
 
@@ -161,6 +167,10 @@ impl Retwis {
             ("keys".to_string(), self.keys.to_string()),
             ("zipf".to_string(), self.zipf.to_string()),
             ("value_size".to_string(), self.value_size.to_string()),
+            (
+                "drawn_keys".to_string(),
+                format!("{}..{}", self.drawn.0, self.drawn.1),
+            ),
         ]
     }
 }
@@ -211,9 +221,24 @@ impl Workload for Retwis {
 
     fn terminal(&self, index: usize, seed: u64) -> RetwisTerminal {
         RetwisTerminal {
-            rng: Rand::derive(seed, index as u64),
+            rng: Rand::derive(seed, self.stream_base + index as u64),
             chooser: Arc::clone(&self.chooser),
         }
+    }
+
+    /// Keys drawn from the shard's range, with the skew over that range (its
+    /// first key the hottest); terminals on streams no other shard uses.
+    fn shard(&mut self, shard: Shard) -> Result<(), String> {
+        let range = shard.range(self.keys, "keys")?;
+        let (first, last) = (*range.start(), *range.end());
+        self.chooser = Arc::new(KeyChooser::over(
+            first as u64,
+            (last - first + 1) as u64,
+            self.zipf,
+        )?);
+        self.drawn = (first, last);
+        self.stream_base = u64::from(shard.index()) << 32;
+        Ok(())
     }
 
     async fn execute<S: Session>(

@@ -111,6 +111,8 @@ pub struct InputGenerator {
     pub subscribers: i64,
     /// The A of NURand(A, 1, subscribers).
     pub a: i64,
+    /// The subscribers drawn from: all (1..=subscribers), or a shard's range.
+    pub drawn: (i64, i64),
 }
 
 impl InputGenerator {
@@ -119,12 +121,15 @@ impl InputGenerator {
         InputGenerator {
             subscribers,
             a: nurand_a(subscribers),
+            drawn: (1, subscribers),
         }
     }
 
-    /// A subscriber id from NURand(A, 1, N) = ((random(0, A) | random(1, N)) mod N) + 1.
+    /// A subscriber id from NURand(A, 1, N) = ((random(0, A) | random(1, N)) mod N) + 1,
+    /// or over a shard's range x..=y, ((random(0, A) | random(x, y)) mod (y - x + 1)) + x
+    /// with the population's A.
     pub fn subscriber(&self, rng: &mut Rand) -> i64 {
-        rng.nurand(self.a, 1, self.subscribers, 0)
+        rng.nurand(self.a, self.drawn.0, self.drawn.1, 0)
     }
 
     /// The type index of the next transaction, from the standard mix.
@@ -191,8 +196,13 @@ pub struct TatpTerminal {
 impl TatpTerminal {
     /// Terminal `index` of a run, with its own random stream.
     pub fn new(index: usize, seed: u64, inputs: InputGenerator) -> Self {
+        TatpTerminal::on_stream(index as u64, seed, inputs)
+    }
+
+    /// A terminal with random stream `stream` of `seed`.
+    pub fn on_stream(stream: u64, seed: u64, inputs: InputGenerator) -> Self {
         TatpTerminal {
-            rng: Rand::derive(seed, index as u64),
+            rng: Rand::derive(seed, stream),
             inputs,
         }
     }

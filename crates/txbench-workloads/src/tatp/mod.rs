@@ -24,7 +24,7 @@ pub mod schema;
 use thiserror::Error;
 use txbench_core::driver::WaitMode;
 use txbench_core::result::{Metric, TypeResult};
-use txbench_core::{DbError, Outcome, Session, TxnTypeInfo, Workload};
+use txbench_core::{DbError, Outcome, Session, Shard, TxnTypeInfo, Workload};
 
 use constants::{DEFAULT_TERMINALS, TXN_TYPES};
 use input::{InputGenerator, TatpInput, TatpTerminal};
@@ -63,6 +63,8 @@ pub enum TatpError {
 #[derive(Debug, Clone)]
 pub struct Tatp {
     inputs: InputGenerator,
+    /// The first terminal's random stream: 0, or a shard's own block.
+    stream_base: u64,
 }
 
 impl Tatp {
@@ -70,6 +72,7 @@ impl Tatp {
     pub fn new(subscribers: i64) -> Self {
         Tatp {
             inputs: InputGenerator::new(subscribers),
+            stream_base: 0,
         }
     }
 
@@ -147,6 +150,10 @@ impl Tatp {
                 self.inputs.subscribers.to_string(),
             ),
             ("nurand_a".to_string(), self.inputs.a.to_string()),
+            (
+                "drawn_subscribers".to_string(),
+                format!("{}..{}", self.inputs.drawn.0, self.inputs.drawn.1),
+            ),
         ]
     }
 }
@@ -168,7 +175,16 @@ impl Workload for Tatp {
     }
 
     fn terminal(&self, index: usize, seed: u64) -> TatpTerminal {
-        TatpTerminal::new(index, seed, self.inputs)
+        TatpTerminal::on_stream(self.stream_base + index as u64, seed, self.inputs)
+    }
+
+    /// Subscribers drawn from the shard's range (NURand over it, with the
+    /// population's A); terminals on streams no other shard uses.
+    fn shard(&mut self, shard: Shard) -> Result<(), String> {
+        let range = shard.range(self.inputs.subscribers, "subscribers")?;
+        self.inputs.drawn = (*range.start(), *range.end());
+        self.stream_base = u64::from(shard.index()) << 32;
+        Ok(())
     }
 
     async fn execute<S: Session>(

@@ -28,13 +28,15 @@ pub mod schema;
 pub mod stock_level;
 pub mod terminal;
 
+use std::ops::RangeInclusive;
+
 use thiserror::Error;
 use txbench_core::driver::WaitMode;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::rng::Rand;
-use txbench_core::{DbError, Outcome, Session, TxnTypeInfo, Workload};
+use txbench_core::{DbError, Outcome, Session, Shard, TxnTypeInfo, Workload};
 
-use constants::{MAX_TPMC_PER_WAREHOUSE, NEW_ORDER, TERMINALS_PER_WAREHOUSE, TXN_TYPES};
+use constants::{DISTRICTS, MAX_TPMC_PER_WAREHOUSE, NEW_ORDER, TERMINALS_PER_WAREHOUSE, TXN_TYPES};
 use input::{InputGenerator, TpccInput};
 use random::NurandConstants;
 use terminal::TpccTerminal;
@@ -74,6 +76,9 @@ pub enum TpccError {
 pub struct Tpcc {
     inputs: InputGenerator,
     load_constants: Option<NurandConstants>,
+    /// The home warehouses this process's terminals take: all of them, or a
+    /// shard's contiguous range.
+    homes: RangeInclusive<i64>,
 }
 
 impl Tpcc {
@@ -85,6 +90,7 @@ impl Tpcc {
                 constants: run_constants,
             },
             load_constants: None,
+            homes: 1..=warehouses,
         }
     }
 
@@ -199,6 +205,11 @@ impl Tpcc {
         self.inputs.warehouses
     }
 
+    /// The home warehouses this process drives (all, or a shard's).
+    pub fn home_warehouses(&self) -> i64 {
+        self.homes.end() - self.homes.start() + 1
+    }
+
     /// The run's NURand constants.
     pub fn run_constants(&self) -> NurandConstants {
         self.inputs.constants
@@ -209,6 +220,10 @@ impl Tpcc {
         let c = self.inputs.constants;
         let mut out = vec![
             ("warehouses".to_string(), self.inputs.warehouses.to_string()),
+            (
+                "home_warehouses".to_string(),
+                format!("{}..{}", self.homes.start(), self.homes.end()),
+            ),
             ("c_last_run".to_string(), c.c_last.to_string()),
             ("c_id".to_string(), c.c_id.to_string()),
             ("ol_i_id".to_string(), c.ol_i_id.to_string()),
@@ -235,11 +250,38 @@ impl Workload for Tpcc {
     }
 
     fn default_terminals(&self) -> usize {
-        self.inputs.warehouses as usize * TERMINALS_PER_WAREHOUSE
+        self.home_warehouses() as usize * TERMINALS_PER_WAREHOUSE
     }
 
+    /// Terminals spread over the home warehouses first, then districts (as
+    /// [`TpccTerminal::new`] does over all of them); each takes the random
+    /// stream the same terminal has in an unsharded run, so the shards of a run
+    /// draw what the whole run would.
     fn terminal(&self, index: usize, seed: u64) -> TpccTerminal {
-        TpccTerminal::new(index, seed, self.inputs.clone())
+        let homes = self.home_warehouses() as usize;
+        let all = self.inputs.warehouses.max(1) as usize;
+        let districts = DISTRICTS as usize;
+        let (w, d, round) = (
+            index % homes,
+            (index / homes) % districts,
+            index / homes / districts,
+        );
+        let w_id = *self.homes.start() as usize + w;
+        let stream = round * districts * all + d * all + (w_id - 1);
+        TpccTerminal::at(
+            w_id as i64,
+            d as i64 + 1,
+            stream as u64,
+            seed,
+            self.inputs.clone(),
+        )
+    }
+
+    /// Home warehouses are the shard's range; remote warehouses (1% of
+    /// New-Order lines, 15% of Payments) are drawn from all of them.
+    fn shard(&mut self, shard: Shard) -> Result<(), String> {
+        self.homes = shard.range(self.inputs.warehouses, "warehouses")?;
+        Ok(())
     }
 
     async fn execute<S: Session>(
@@ -326,7 +368,7 @@ impl Workload for Tpcc {
         if wait == WaitMode::Spec {
             out.push(Metric {
                 name: "efficiency".into(),
-                value: 100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * self.inputs.warehouses as f64),
+                value: 100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * self.home_warehouses() as f64),
                 unit: "%".into(),
             });
         }

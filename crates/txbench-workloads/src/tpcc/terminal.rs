@@ -34,10 +34,18 @@ impl TpccTerminal {
     /// per warehouse each (warehouse, district) pair has exactly one terminal.
     pub fn new(index: usize, seed: u64, inputs: InputGenerator) -> Self {
         let w = inputs.warehouses.max(1) as usize;
+        let w_id = (index % w) as i64 + 1;
+        let d_id = ((index / w) % DISTRICTS as usize) as i64 + 1;
+        TpccTerminal::at(w_id, d_id, index as u64, seed, inputs)
+    }
+
+    /// A terminal at warehouse `w_id`, district `d_id`, with random stream
+    /// `stream` of `seed` (distinct streams for distinct terminals of a run).
+    pub fn at(w_id: i64, d_id: i64, stream: u64, seed: u64, inputs: InputGenerator) -> Self {
         TpccTerminal {
-            rng: Rand::derive(seed, index as u64),
-            w_id: (index % w) as i64 + 1,
-            d_id: ((index / w) % DISTRICTS as usize) as i64 + 1,
+            rng: Rand::derive(seed, stream),
+            w_id,
+            d_id,
             left: DECK,
             left_total: DECK_SIZE,
             inputs,
