@@ -176,6 +176,144 @@ fn weighted_phases(runs: &[RunFiles], t: usize) -> txbench_core::result::PhaseMe
     out
 }
 
+/// Parameters every shard of one run shares: they make the shards parts of the
+/// same run (the scale and workload are checked for every merge).
+const SHARED_PARAMETERS: [&str; 11] = [
+    "wait",
+    "duration_secs",
+    "warmup_secs",
+    "start_at",
+    "seed",
+    "isolation",
+    "max_retries",
+    "load",
+    "zipf",
+    "value_size",
+    "affinity",
+];
+
+/// Parameters that describe one shard, not the merged run.
+const SHARD_PARAMETERS: [&str; 4] = [
+    "shard_index",
+    "home_warehouses",
+    "drawn_subscribers",
+    "drawn_keys",
+];
+
+/// Window starts of a shard set may differ by this much (clocks and the start
+/// tolerance); more means the shards were not started for the same time.
+const SHARD_WINDOW_SLACK_SECS: f64 = 1.0;
+
+/// The shard count a run records (1 for an unsharded run, or one written
+/// before shards existed).
+fn shard_count(r: &RunFiles) -> io::Result<u32> {
+    match r.summary.parameters.get("shards") {
+        None => Ok(1),
+        Some(v) => v
+            .parse()
+            .map_err(|_| invalid(&r.dir, format!("shards = '{v}' is not a count"))),
+    }
+}
+
+/// When the runs are shards (`--shards` above 1), check that they are one
+/// run's complete set: one count N, indexes 0..N-1 each once, the same
+/// settings, and windows that start together. Runs that are not shards
+/// (separate clients driving the whole scale at once) are left as they are.
+pub fn check_shard_set(runs: &[RunFiles]) -> io::Result<()> {
+    let counts = runs
+        .iter()
+        .map(shard_count)
+        .collect::<io::Result<Vec<u32>>>()?;
+    if counts.iter().all(|&n| n == 1) {
+        return Ok(());
+    }
+    let first = &runs[0];
+    for (r, &n) in runs.iter().zip(&counts) {
+        if n != counts[0] {
+            return Err(refuse(format!(
+                "{} is a shard of {n}, {} of {}: not one run's shards",
+                r.dir.display(),
+                first.dir.display(),
+                counts[0]
+            )));
+        }
+    }
+    let n = counts[0];
+    let mut holders: Vec<Vec<String>> = vec![Vec::new(); n as usize];
+    for r in runs {
+        let index: u32 = r
+            .summary
+            .parameters
+            .get("shard_index")
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| {
+                refuse(format!(
+                    "{}: a shard without a shard_index",
+                    r.dir.display()
+                ))
+            })?;
+        let slot = holders.get_mut(index as usize).ok_or_else(|| {
+            refuse(format!(
+                "{}: shard index {index} of {n} is out of range",
+                r.dir.display()
+            ))
+        })?;
+        slot.push(r.dir.display().to_string());
+    }
+    let duplicates: Vec<String> = holders
+        .iter()
+        .enumerate()
+        .filter(|(_, dirs)| dirs.len() > 1)
+        .map(|(i, dirs)| format!("shard {i} ({})", dirs.join(", ")))
+        .collect();
+    if !duplicates.is_empty() {
+        return Err(refuse(format!(
+            "the same shard given more than once: {}",
+            duplicates.join("; ")
+        )));
+    }
+    let missing: Vec<String> = holders
+        .iter()
+        .enumerate()
+        .filter(|(_, dirs)| dirs.is_empty())
+        .map(|(i, _)| i.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(refuse(format!(
+            "shard{} {} of {n} missing: a shard set merges only when complete",
+            if missing.len() > 1 { "s" } else { "" },
+            missing.join(", ")
+        )));
+    }
+    for r in &runs[1..] {
+        for key in SHARED_PARAMETERS {
+            let (a, b) = (
+                first.summary.parameters.get(key),
+                r.summary.parameters.get(key),
+            );
+            if a != b {
+                return Err(refuse(format!(
+                    "{key} differs: {} in {}, {} in {}: not one run's shards",
+                    a.map_or("none", String::as_str),
+                    first.dir.display(),
+                    b.map_or("none", String::as_str),
+                    r.dir.display()
+                )));
+            }
+        }
+    }
+    let starts = runs.iter().map(|r| r.summary.window_start_unix_s);
+    let (lo, hi) = starts.fold((f64::MAX, f64::MIN), |(lo, hi), s| (lo.min(s), hi.max(s)));
+    if hi - lo > SHARD_WINDOW_SLACK_SECS {
+        return Err(refuse(format!(
+            "the shards' measurement windows start {:.3} s apart (more than {SHARD_WINDOW_SLACK_SECS} s): \
+             start them with the same --start-at",
+            hi - lo
+        )));
+    }
+    Ok(())
+}
+
 /// Why runs cannot be merged.
 fn refuse(why: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, why)
@@ -215,6 +353,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
             return Err(refuse(format!("{d} has other transaction types")));
         }
     }
+    check_shard_set(runs)?;
     for r in runs {
         if r.summary.window_start_unix_s <= 0.0 {
             return Err(refuse(format!(
@@ -326,6 +465,12 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         .collect();
     let mut parameters = base.parameters.clone();
     parameters.insert("merged_runs".into(), runs.len().to_string());
+    if shard_count(first)? > 1 {
+        // The merged run is the whole scale, not the first shard's part.
+        for key in SHARD_PARAMETERS {
+            parameters.remove(key);
+        }
+    }
     let mut checks = Vec::new();
     for (i, r) in runs.iter().enumerate() {
         for c in &r.summary.checks {

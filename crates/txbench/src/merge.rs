@@ -1,12 +1,13 @@
 //! `txbench merge DIR... -o DIR`: one result from runs made at the same time.
 
 use std::io;
+use std::path::PathBuf;
 
 use txbench_core::Workload;
 use txbench_core::driver::WaitMode;
 use txbench_core::rng::Rand;
 use txbench_report::merge::{merge, read_run};
-use txbench_report::results::{IntervalWriter, write_summary};
+use txbench_report::results::{IntervalWriter, SUMMARY_FILE, read_refusal, write_summary};
 use txbench_report::terminal;
 use txbench_workloads::retwis::Retwis;
 use txbench_workloads::tatp::Tatp;
@@ -24,6 +25,36 @@ fn failed(e: io::Error) -> Failure {
     }
 }
 
+/// Refuse directories that hold no finished run: a shard that refused to start
+/// (its refused.json says why) or one that has not written its summary yet.
+fn refuse_unfinished(dirs: &[PathBuf]) -> Result<(), Failure> {
+    let mut problems = Vec::new();
+    for dir in dirs {
+        if let Some(r) = read_refusal(dir).map_err(|e| Failure::Failed(e.to_string()))? {
+            problems.push(format!(
+                "shard {} of {} refused to run ({}): {}",
+                r.shard_index,
+                r.shards,
+                dir.display(),
+                r.reason
+            ));
+        } else if !dir.join(SUMMARY_FILE).exists() {
+            problems.push(format!(
+                "{} has no {SUMMARY_FILE}: the run has not finished, or is not a results directory",
+                dir.display()
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Usage(format!(
+            "nothing merged:\n  {}",
+            problems.join("\n  ")
+        )))
+    }
+}
+
 /// Merge the runs and write the merged results directory.
 pub fn main(a: &MergeArgs) -> Result<(), Failure> {
     if a.output.exists() {
@@ -32,6 +63,7 @@ pub fn main(a: &MergeArgs) -> Result<(), Failure> {
             a.output.display()
         )));
     }
+    refuse_unfinished(&a.dirs)?;
     let runs = a
         .dirs
         .iter()

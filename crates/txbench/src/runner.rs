@@ -254,6 +254,26 @@ pub async fn run_on<E: Engine, W: Bench>(
     Ok(())
 }
 
+/// The run's seed: `--seed`; for shards without one, a seed made from the
+/// agreed start time, so that every shard draws from the same seed (one C-Run,
+/// the terminals' streams of one run) and the next run from another; else a
+/// fresh one.
+fn run_seed(a: &RunArgs) -> Result<u64, Failure> {
+    match (a.seed, a.shards, a.start_at) {
+        (Some(seed), _, _) => Ok(seed),
+        (None, 1, _) => Ok(fresh_seed()),
+        (None, _, Some(at)) => {
+            let millis = at
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            Ok(txbench_core::rng::Rand::new(millis).uniform(0, i64::MAX) as u64)
+        }
+        (None, n, None) => Err(Failure::Usage(format!(
+            "--shards {n} needs --seed or --start-at: every shard must draw from the run's one seed"
+        ))),
+    }
+}
+
 /// A seed no earlier run used: std's randomly keyed hasher over the clock.
 fn fresh_seed() -> u64 {
     use std::hash::{BuildHasher, Hasher};
@@ -359,7 +379,7 @@ pub async fn measure<E: Engine, W: Bench>(
     dir: Option<&Path>,
 ) -> Result<RunResult, Failure> {
     let engine = Arc::clone(engine);
-    let seed = a.seed.unwrap_or_else(fresh_seed);
+    let seed = run_seed(a)?;
     let opened = options.clone();
     let shard = shard_of(a)?;
     let (mut workload, server_version) = on_session(&engine, |mut s| async move {
