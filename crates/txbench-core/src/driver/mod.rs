@@ -249,19 +249,24 @@ pub async fn run<E: Engine, W: Workload>(
 
     let placement = exec::placement::<E>(sessions.len());
     let sessions_count = sessions.len().max(1);
+    // Workers share a few recorders rather than each having its own: a recorder
+    // is some 15 histograms, and a pool of hundreds of sessions (100,000
+    // terminals with spec waits) would otherwise hold gigabytes of them and
+    // merge them all every second. A recorder's lock is held for one
+    // transaction's recording, so a few per core keep contention negligible.
+    let stripes = recorder_stripes(sessions_count);
     let mut collector = Collector {
-        workers: Vec::new(),
-        spares: Vec::new(),
+        workers: (0..stripes)
+            .map(|_| Arc::new(Mutex::new(Recorder::new(types))))
+            .collect(),
+        spares: (0..stripes).map(|_| Recorder::new(types)).collect(),
     };
     let mut workers = Vec::new();
     for (i, session) in sessions.into_iter().enumerate() {
-        let recorder = Arc::new(Mutex::new(Recorder::new(types)));
-        collector.workers.push(Arc::clone(&recorder));
-        collector.spares.push(Recorder::new(types));
         let ctx = WorkerContext {
             workload: Arc::clone(workload),
             jobs: job_rxs[i % nodes].clone(),
-            recorder,
+            recorder: Arc::clone(&collector.workers[i % stripes]),
             window,
             retry: opts.retry,
             seed: Rand::derive(opts.seed, u64::MAX - i as u64).uniform(0, i64::MAX) as u64,
@@ -422,8 +427,15 @@ enum Senders {
     Closed(SchedulerStats),
 }
 
-/// The recorders the collector reads: each worker's, and an empty spare per
-/// worker to swap in, so a worker's lock is held for a swap only.
+/// Recorders the workers of a pool of `sessions` share: four per core, at
+/// least 8, never more than the sessions.
+fn recorder_stripes(sessions: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    (4 * cores).max(8).min(sessions).max(1)
+}
+
+/// The recorders the collector reads: the workers' shared ones, and an empty
+/// spare per recorder to swap in, so a lock is held for a swap only.
 struct Collector {
     workers: Vec<Arc<Mutex<Recorder>>>,
     spares: Vec<Recorder>,

@@ -2,7 +2,7 @@
 //! taking jobs from one shared queue.
 //!
 //! A job is one transaction with its intended start time. The worker executes it
-//! (retrying conflicts), records the outcome in its own recorder, and answers the
+//! (retrying conflicts), records the outcome in a recorder it shares with a few other workers, and answers the
 //! submitter. Waiting in the queue for a free session is part of the latency,
 //! because latency is counted from the intended start.
 //!
@@ -134,7 +134,7 @@ pub struct WorkerContext<W: Workload> {
     pub workload: Arc<W>,
     /// The shared job queue.
     pub jobs: async_channel::Receiver<Job<W::Input>>,
-    /// The worker's own recorder.
+    /// The recorder the worker records into (shared with a few other workers).
     pub recorder: Arc<Mutex<Recorder>>,
     /// The measurement window.
     pub window: Window,
