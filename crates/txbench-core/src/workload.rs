@@ -35,7 +35,22 @@ pub struct TxnTypeInfo {
     pub expected_success: Option<f64>,
 }
 
+/// Think times are truncated at this multiple of their mean (TPC-C clause
+/// 5.2.5.4): the workloads that draw them and the scheduler that starts
+/// terminals mid-think use the one value.
+pub const THINK_TRUNCATION: f64 = 10.0;
+
 impl TxnTypeInfo {
+    /// The mean of `f` (in seconds) over the mix of `types`, each type
+    /// weighted by its share: the mean keying time, think time or cycle.
+    pub fn mix_mean(types: &[TxnTypeInfo], f: impl Fn(&TxnTypeInfo) -> Duration) -> f64 {
+        let mix: f64 = types.iter().map(|t| t.mix).sum();
+        if mix <= 0.0 {
+            return 0.0;
+        }
+        types.iter().map(|t| t.mix / mix * f(t).as_secs_f64()).sum()
+    }
+
     /// A type of a workload whose clients submit back to back: no keying or
     /// think times, and no response-time limit (left at a day so no check trips
     /// on it). TATP and Retwis.

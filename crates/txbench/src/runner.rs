@@ -486,13 +486,14 @@ pub async fn measure<E: Engine, W: Bench>(
     let written = writer.map(results::IntervalWriter::finish);
     let recording = match recording {
         Ok(r) => r,
-        Err(RunError::LateStart { late, tolerance }) => {
-            let reason = RunError::LateStart { late, tolerance }.to_string();
+        Err(RunError::Db(e)) => return Err(e.into()),
+        Err(e @ RunError::StoppedBeforeStart) => return Err(Failure::Failed(e.to_string())),
+        Err(e @ RunError::LateStart { late, tolerance }) => {
             if let Some(dir) = dir {
                 results::write_refusal(
                     dir,
                     &results::Refusal {
-                        reason: reason.clone(),
+                        reason: e.to_string(),
                         shard_index: shard.index(),
                         shards: shard.count(),
                         start_at: a
@@ -505,10 +506,8 @@ pub async fn measure<E: Engine, W: Bench>(
                 )
                 .map_err(|e| Failure::Failed(format!("writing {}: {e}", dir.display())))?;
             }
-            return Err(Failure::Failed(format!("{shard} refused to run: {reason}")));
+            return Err(Failure::Failed(format!("{shard} refused to run: {e}")));
         }
-        Err(RunError::Db(e)) => return Err(e.into()),
-        Err(e @ RunError::StoppedBeforeStart) => return Err(Failure::Failed(e.to_string())),
     };
     if let (Some(Err(e)), Some(dir)) = (written, dir) {
         return Err(Failure::Failed(format!("writing {}: {e}", dir.display())));

@@ -26,7 +26,7 @@ use tokio::time::sleep_until;
 use super::pool::{Done, Job, Route, Window};
 use crate::recorder::new_histogram;
 use crate::rng::Rand;
-use crate::workload::{Planned, Terminal, TxnTypeInfo};
+use crate::workload::{Planned, THINK_TRUNCATION, Terminal, TxnTypeInfo};
 
 /// Whether terminals apply the specification's keying and think times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -68,21 +68,10 @@ struct StartState {
 
 impl StartState {
     fn new(types: &[TxnTypeInfo]) -> Self {
-        let mix: f64 = types
-            .iter()
-            .map(|t| t.mix)
-            .sum::<f64>()
-            .max(f64::MIN_POSITIVE);
-        let mean = |f: fn(&TxnTypeInfo) -> Duration| {
-            types
-                .iter()
-                .map(|t| t.mix / mix * f(t).as_secs_f64())
-                .sum::<f64>()
-        };
         let mut cumulative = 0.0;
         StartState {
-            keying: mean(|t| t.keying),
-            think: mean(|t| t.mean_think),
+            keying: TxnTypeInfo::mix_mean(types, |t| t.keying),
+            think: TxnTypeInfo::mix_mean(types, |t| t.mean_think),
             max_keying: types
                 .iter()
                 .map(|t| t.keying.as_secs_f64())
@@ -135,10 +124,6 @@ impl StartState {
         (plan, left)
     }
 }
-
-/// Think times are truncated at this multiple of their mean (TPC-C clause
-/// 5.2.5.4; the workloads truncate the same way).
-const THINK_TRUNCATION: f64 = 10.0;
 
 /// One terminal: its generator, the transaction it will send next, and the
 /// think time that follows the one in flight.

@@ -2,8 +2,8 @@
 //! taking jobs from one shared queue.
 //!
 //! A job is one transaction with its intended start time. The worker executes it
-//! (retrying conflicts), records the outcome in a recorder it shares with a few other workers, and answers the
-//! submitter. Waiting in the queue for a free session is part of the latency,
+//! (retrying conflicts), records the outcome in a recorder it shares with a few
+//! other workers, and answers the submitter. Waiting in the queue for a free session is part of the latency,
 //! because latency is counted from the intended start.
 //!
 //! Workers of a blocking engine (SQLite) run on OS threads of their own, so a whole

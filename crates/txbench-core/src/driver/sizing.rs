@@ -25,11 +25,7 @@ pub const ASSUMED_HOLD: Duration = Duration::from_millis(100);
 /// terminals / (mean keying + mean think, over the mix). `None` when the types
 /// have no waits (back-to-back terminals are always busy).
 pub fn offered_rate(types: &[TxnTypeInfo], terminals: usize) -> Option<f64> {
-    let mix: f64 = types.iter().map(|t| t.mix).sum();
-    let cycle: f64 = types
-        .iter()
-        .map(|t| t.mix / mix * (t.keying + t.mean_think).as_secs_f64())
-        .sum();
+    let cycle = TxnTypeInfo::mix_mean(types, |t| t.keying + t.mean_think);
     (cycle > 0.0).then(|| terminals as f64 / cycle)
 }
 

@@ -90,10 +90,7 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
 pub const DECK: [u16; 5] = [896, 861, 81, 81, 81];
 
 /// Cards in [`DECK`].
-pub const DECK_SIZE: u16 = 2000;
-
-/// Think times are truncated at this multiple of their mean (clause 5.2.5.4).
-pub const THINK_TRUNCATION: f64 = 10.0;
+pub const DECK_SIZE: u16 = DECK[0] + DECK[1] + DECK[2] + DECK[3] + DECK[4];
 
 /// The highest tpmC per warehouse that the keying and think times allow.
 pub const MAX_TPMC_PER_WAREHOUSE: f64 = 12.86;

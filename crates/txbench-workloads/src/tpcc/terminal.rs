@@ -4,11 +4,11 @@
 use std::time::Duration;
 
 use txbench_core::rng::Rand;
+use txbench_core::workload::THINK_TRUNCATION;
 use txbench_core::{Planned, Terminal};
 
 use super::constants::{
-    DECK, DECK_SIZE, DELIVERY, DISTRICTS, NEW_ORDER, ORDER_STATUS, PAYMENT, STOCK_LEVEL,
-    THINK_TRUNCATION, TXN_TYPES,
+    DECK, DECK_SIZE, DELIVERY, DISTRICTS, NEW_ORDER, ORDER_STATUS, PAYMENT, STOCK_LEVEL, TXN_TYPES,
 };
 use super::input::{InputGenerator, TpccInput};
 
