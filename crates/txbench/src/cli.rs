@@ -305,7 +305,10 @@ pub struct RunArgs {
     /// Terminals (default: 10 per warehouse, as the specification has).
     #[arg(long, short = 't', value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub terminals: Option<u32>,
-    /// Database sessions shared by the terminals (default: 1 for SQLite).
+    /// Database sessions shared by the terminals. Default: with --wait spec, a
+    /// pool sized by Little's law for the rate the terminals offer (see
+    /// connections_sizing in the results); otherwise one per terminal up to
+    /// 64; never more than the engine takes writers (1 for SQLite).
     #[arg(long, short = 'c', value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub connections: Option<u32>,
     /// Keying and think times: none (back to back) or spec.
