@@ -136,7 +136,7 @@ pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) 
                 }),
             }
         }
-        let late = d.lateness.value_at_quantile(0.99) as f64;
+        let late = rec.total.lateness.value_at_quantile(0.99) as f64;
         // Lateness alone does not falsify latency (it counts from the scheduled
         // times), but a late client may under-load the system: a warning. Shed
         // arrivals were never measured at all: a failure.

@@ -8,12 +8,51 @@ use tokio::sync::oneshot;
 use crate::engine::Engine;
 
 /// A future started by [`spawn`]; [`Spawned::join`] waits for its output.
-pub struct Spawned<T>(oneshot::Receiver<T>);
+pub struct Spawned<T> {
+    output: oneshot::Receiver<T>,
+    /// The task, when it runs as one (a thread cannot be stopped from outside).
+    task: Option<tokio::task::AbortHandle>,
+}
 
 impl<T> Spawned<T> {
-    /// Wait for the output; `None` if the future panicked.
+    /// Wait for the output; `None` if the future panicked (or was aborted).
     pub async fn join(self) -> Option<T> {
-        self.0.await.ok()
+        self.output.await.ok()
+    }
+
+    /// Wait for the output until `deadline`; `None` if it did not come by then
+    /// (a task is then aborted; a thread is left to end by itself).
+    pub async fn join_until(self, deadline: std::time::Instant) -> Option<T> {
+        let task = self.task.clone();
+        match tokio::time::timeout_at(deadline.into(), self.join()).await {
+            Ok(out) => out,
+            Err(_) => {
+                if let Some(task) = task {
+                    task.abort();
+                }
+                None
+            }
+        }
+    }
+}
+
+/// Run `f` on a new OS thread named `name`; its result comes back through the
+/// returned handle.
+pub fn spawn_thread<T, F>(name: &str, f: F) -> Spawned<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let (tx, rx) = oneshot::channel();
+    std::thread::Builder::new()
+        .name(name.to_string())
+        .spawn(move || {
+            let _ = tx.send(f());
+        })
+        .expect("spawning a thread");
+    Spawned {
+        output: rx,
+        task: None,
     }
 }
 
@@ -69,20 +108,20 @@ where
     T: Send + 'static,
     F: Future<Output = T> + Send + 'static,
 {
-    let (tx, rx) = oneshot::channel();
     if placement == Placement::Thread {
         let handle = tokio::runtime::Handle::current();
-        std::thread::Builder::new()
-            .name(name.to_string())
-            .spawn(move || {
-                let _guard = handle.enter();
-                let _ = tx.send(pollster::block_on(fut));
-            })
-            .expect("spawning a session thread");
+        spawn_thread(name, move || {
+            let _guard = handle.enter();
+            pollster::block_on(fut)
+        })
     } else {
-        tokio::spawn(async move {
+        let (tx, rx) = oneshot::channel();
+        let task = tokio::spawn(async move {
             let _ = tx.send(fut.await);
         });
+        Spawned {
+            output: rx,
+            task: Some(task.abort_handle()),
+        }
     }
-    Spawned(rx)
 }

@@ -1,6 +1,12 @@
 //! The recorder owns the numbers: per transaction type, latency histograms and
-//! outcome counters. Each session worker has its own recorder (no shared lock on
-//! the hot path); the collector swaps them out once a second and merges them.
+//! outcome counters. A few session workers share a recorder (its lock is held
+//! for one transaction's recording); the collector swaps them out once a second
+//! and merges them.
+//!
+//! What is measured is every transaction completed in the measurement window,
+//! and every one unfinished when the window closes: the latter with their
+//! latency if they complete during the grace after it, else with the time they
+//! had waited as a lower bound (see docs/measurement.md).
 
 use std::time::Duration;
 
@@ -24,7 +30,8 @@ pub fn new_histogram() -> Histogram<u64> {
         .expect("constant histogram bounds are valid")
 }
 
-fn micros(d: Duration) -> u64 {
+/// A duration in whole microseconds, within the histograms' bounds.
+pub(crate) fn micros(d: Duration) -> u64 {
     (d.as_micros() as u64).clamp(1, MAX_LATENCY_US)
 }
 
@@ -49,6 +56,17 @@ pub struct TypeStats {
     /// Microseconds spent in BEGIN, in statements and in COMMIT/ROLLBACK, summed
     /// over the completed transactions.
     pub phase_us: [u64; 3],
+    /// Transactions unfinished when the window closed (queued in the client,
+    /// or sent and not answered): those that completed during the grace after
+    /// it (their latency is in `latency`), and those still unfinished when the
+    /// run stopped waiting (their latency's lower bound is in `censored`).
+    pub unfinished: u64,
+    /// Transactions the client shed in the window (its queue was full).
+    pub shed: u64,
+    /// Lower bounds of the latencies of the transactions given up, unfinished
+    /// or shed (µs): how long each had waited then. Their latency is at least
+    /// that; they enter the reported percentiles at these values.
+    pub censored: Histogram<u64>,
 }
 
 impl Default for TypeStats {
@@ -62,6 +80,9 @@ impl Default for TypeStats {
             retries: 0,
             errors: [0; ErrorKind::ALL.len()],
             phase_us: [0; 3],
+            unfinished: 0,
+            shed: 0,
+            censored: new_histogram(),
         }
     }
 }
@@ -77,12 +98,39 @@ impl TypeStats {
         self.errors.iter().sum()
     }
 
+    /// Transactions unfinished at the window's end or shed in it.
+    pub fn given_up(&self) -> u64 {
+        self.unfinished + self.shed
+    }
+
+    /// The latency histogram with the given-up transactions at their lower
+    /// bounds: what the reported percentiles are computed from.
+    pub fn latency_with_censored(&self) -> Histogram<u64> {
+        let mut all = self.latency.clone();
+        if !self.censored.is_empty() {
+            all.add(&self.censored).expect("histograms share bounds");
+        }
+        all
+    }
+
+    /// Record a transaction given up after waiting `waited` since its intended
+    /// start: `shed` by the client, or unfinished when the run stopped waiting.
+    pub fn record_given_up(&mut self, waited: Duration, shed: bool) {
+        if shed {
+            self.shed += 1;
+        } else {
+            self.unfinished += 1;
+        }
+        self.censored.saturating_record(micros(waited));
+    }
+
     /// Add another's numbers into these (histograms add exactly).
     pub fn merge(&mut self, other: &TypeStats) {
         for (a, b) in [
             (&mut self.latency, &other.latency),
             (&mut self.service, &other.service),
             (&mut self.queue, &other.queue),
+            (&mut self.censored, &other.censored),
         ] {
             // Adding walks every bucket (tens of thousands): skip the empty ones.
             if !b.is_empty() {
@@ -98,11 +146,18 @@ impl TypeStats {
         for (a, b) in self.phase_us.iter_mut().zip(other.phase_us) {
             *a += b;
         }
+        self.unfinished += other.unfinished;
+        self.shed += other.shed;
     }
 
     /// Empty these numbers, keeping the allocations.
     pub fn reset(&mut self) {
-        for h in [&mut self.latency, &mut self.service, &mut self.queue] {
+        for h in [
+            &mut self.latency,
+            &mut self.service,
+            &mut self.queue,
+            &mut self.censored,
+        ] {
             if !h.is_empty() {
                 h.reset();
             }
@@ -112,6 +167,8 @@ impl TypeStats {
         self.retries = 0;
         self.errors = [0; ErrorKind::ALL.len()];
         self.phase_us = [0; 3];
+        self.unfinished = 0;
+        self.shed = 0;
     }
 }
 
@@ -137,7 +194,8 @@ pub struct Completion<'a> {
 /// Numbers of one worker (or one merged interval), for every transaction type.
 #[derive(Debug, Clone)]
 pub struct Recorder {
-    /// Per-type numbers of transactions completed inside the measurement window.
+    /// Per-type numbers of the transactions completed inside the measurement
+    /// window, and of those unfinished when it closed.
     pub measured: Vec<TypeStats>,
     /// Completions outside the window (warm-up), counted for the progress line only.
     pub unmeasured: u64,
@@ -147,6 +205,11 @@ pub struct Recorder {
     /// by index), over the attempts of the transactions measured (µs); grows to
     /// the operations seen, and stays empty for workloads that time none.
     pub operations: Vec<Histogram<u64>>,
+    /// How late the client sent the transactions due in the window after their
+    /// intended start (µs): the open-loop dispatcher's or the closed-loop
+    /// scheduler's lateness, per interval, so a client that fell behind shows
+    /// when it did.
+    pub lateness: Histogram<u64>,
 }
 
 impl Recorder {
@@ -157,6 +220,7 @@ impl Recorder {
             unmeasured: 0,
             error_samples: Vec::new(),
             operations: Vec::new(),
+            lateness: new_histogram(),
         }
     }
 
@@ -188,8 +252,8 @@ impl Recorder {
         &mut self.operations[op]
     }
 
-    /// Record one transaction; `in_window` says whether it completed inside the
-    /// measurement window.
+    /// Record one transaction; `in_window` says whether it completed inside
+    /// the measurement window.
     pub fn record(&mut self, c: &Completion<'_>, in_window: bool) {
         if let Err(e) = c.result {
             self.sample_error(e);
@@ -222,6 +286,18 @@ impl Recorder {
         }
     }
 
+    /// Record a transaction that was unfinished when the window closed and
+    /// completed after it, during the grace: it counts as unfinished, and its
+    /// latency, now known, enters the latency histogram when it succeeded.
+    pub fn record_late(&mut self, c: &Completion<'_>) {
+        let stats = &mut self.measured[c.txn_type];
+        stats.unfinished += 1;
+        match c.result {
+            Ok(_) => stats.latency.saturating_record(micros(c.latency)),
+            Err(e) => self.sample_error(e),
+        }
+    }
+
     fn sample_error(&mut self, e: &DbError) {
         let same_kind = self.error_samples.iter().filter(|(k, _)| *k == e.kind);
         if same_kind.clone().count() < ERROR_SAMPLES
@@ -250,6 +326,11 @@ impl Recorder {
                 self.operation(op).add(h).expect("histograms share bounds");
             }
         }
+        if !other.lateness.is_empty() {
+            self.lateness
+                .add(&other.lateness)
+                .expect("histograms share bounds");
+        }
         self.unmeasured += other.unmeasured;
         for (k, m) in &other.error_samples {
             self.sample_error(&DbError::new(*k, m.clone()));
@@ -261,11 +342,16 @@ impl Recorder {
         self.measured.iter_mut().for_each(TypeStats::reset);
         self.unmeasured = 0;
         self.error_samples.clear();
-        for h in &mut self.operations {
+        for h in self.operations.iter_mut().chain([&mut self.lateness]) {
             if !h.is_empty() {
                 h.reset();
             }
         }
+    }
+
+    /// Transactions due in the window that never finished, all types.
+    pub fn given_up(&self) -> u64 {
+        self.measured.iter().map(TypeStats::given_up).sum()
     }
 
     /// Transactions completed (committed or expected rollback) in the window, all types.

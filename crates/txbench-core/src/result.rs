@@ -88,6 +88,23 @@ pub struct TypeResult {
     pub retries: u64,
     /// Failed transactions by error kind.
     pub errors: BTreeMap<String, u64>,
+    /// Transactions unfinished when the window closed (queued in the client,
+    /// or sent and not answered): they enter `latency_ms` with their latency
+    /// when they completed during the grace, else at its lower bound.
+    #[serde(default)]
+    pub unfinished: u64,
+    /// Transactions the client shed in the window (its queue was full).
+    #[serde(default)]
+    pub shed: u64,
+    /// Of the unfinished, those still unfinished when the run stopped waiting
+    /// (the rest completed during the grace).
+    #[serde(default)]
+    pub abandoned: u64,
+    /// The least lower bound among the unfinished and shed transactions' latencies
+    /// (ms): they enter `latency_ms` at their lower bounds, so a latency figure at
+    /// or above this is itself only a lower bound. Absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub censored_from_ms: Option<f64>,
     /// Share of all completed transactions, 0..1.
     pub share: f64,
     /// The share the specification asks for, 0..1.
@@ -96,7 +113,8 @@ pub struct TypeResult {
     /// rollbacks the specification expects); absent when all should.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_success: Option<f64>,
-    /// Latency from the intended start, all attempts included.
+    /// Latency from the intended start, all attempts included; the unfinished
+    /// and shed transactions count at the lower bounds of their latencies.
     pub latency_ms: Percentiles,
     /// Service time (execution only).
     pub service_ms: Percentiles,
@@ -163,6 +181,17 @@ impl TypeResult {
         (n > 0).then(|| self.aborts() as f64 / n as f64)
     }
 
+    /// Whether a latency figure of `ms` is only a lower bound: the unfinished
+    /// or shed transactions, counted at their lower bounds, may lie below it.
+    pub fn is_lower_bound(&self, ms: f64) -> bool {
+        self.censored_from_ms.is_some_and(|least| ms >= least)
+    }
+
+    /// Transactions unfinished at the window's end or shed in it.
+    pub fn given_up(&self) -> u64 {
+        self.unfinished + self.shed
+    }
+
     /// The share of completed transactions that committed; `None` before any completed.
     pub fn success_rate(&self) -> Option<f64> {
         let n = self.completed();
@@ -223,6 +252,12 @@ pub struct OpenLoopResult {
     pub send_gaps_anderson_darling: Option<f64>,
     /// The rate the sends were thinned to, at random, for that test (per second).
     pub send_gaps_thinned_to: f64,
+    /// Dispatcher threads.
+    #[serde(default)]
+    pub dispatchers: usize,
+    /// CPU the dispatcher threads used per arrival they sent (µs).
+    #[serde(default)]
+    pub dispatcher_cpu_us_per_arrival: Option<f64>,
 }
 
 /// One run's results.
@@ -282,6 +317,14 @@ pub struct RunResult {
     /// Latency of every type's completed transactions together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_latency_ms: Option<Percentiles>,
+    /// `censored_from_ms` of every type together: figures of `total_latency_ms`
+    /// at or above it are lower bounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_censored_from_ms: Option<f64>,
+    /// How long after the window's end the run waited for the transactions
+    /// unfinished then (at most the grace; seconds).
+    #[serde(default)]
+    pub tail_secs: f64,
     /// Latency of the operations the workload times on their own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub operations: Vec<OperationResult>,
@@ -344,14 +387,28 @@ pub fn type_results(types: &[TxnTypeInfo], stats: &[TypeStats]) -> Vec<TypeResul
         .collect()
 }
 
-/// The latency of every type's completed transactions together (the types'
-/// histograms added, never their percentiles averaged).
+/// The latency of every type's transactions together (the types' histograms
+/// added, never their percentiles averaged), the unfinished at their lower bounds.
 pub fn total_latency(stats: &[TypeStats]) -> Percentiles {
     let mut all = crate::recorder::new_histogram();
-    for s in stats.iter().filter(|s| !s.latency.is_empty()) {
-        all.add(&s.latency).expect("histograms share bounds");
+    for s in stats {
+        for h in [&s.latency, &s.censored] {
+            if !h.is_empty() {
+                all.add(h).expect("histograms share bounds");
+            }
+        }
     }
     Percentiles::from_micros(&all)
+}
+
+/// The least lower bound of the given-up transactions' latencies of these
+/// types together (ms), if any: the `censored_from_ms` of the total row.
+pub fn total_censored_from_ms(stats: &[TypeStats]) -> Option<f64> {
+    stats.iter().filter_map(censored_from_ms).reduce(f64::min)
+}
+
+fn censored_from_ms(s: &TypeStats) -> Option<f64> {
+    (!s.censored.is_empty()).then(|| s.censored.min() as f64 / 1000.0)
 }
 
 /// One type's result from its stats; `all` is the completed count of every type.
@@ -368,6 +425,10 @@ pub fn type_result(name: &str, key: &str, mix: f64, s: &TypeStats, all: u64) -> 
             .filter(|(_, n)| *n > 0)
             .map(|(k, n)| (k.name().to_string(), n))
             .collect(),
+        unfinished: s.unfinished,
+        shed: s.shed,
+        abandoned: s.censored.len().saturating_sub(s.shed),
+        censored_from_ms: censored_from_ms(s),
         share: if all > 0 {
             s.completed() as f64 / all as f64
         } else {
@@ -375,7 +436,7 @@ pub fn type_result(name: &str, key: &str, mix: f64, s: &TypeStats, all: u64) -> 
         },
         spec_share: mix,
         expected_success: None,
-        latency_ms: Percentiles::from_micros(&s.latency),
+        latency_ms: Percentiles::from_micros(&s.latency_with_censored()),
         service_ms: Percentiles::from_micros(&s.service),
         queue_ms: Percentiles::from_micros(&s.queue),
         latency_intervals_ms: Vec::new(),
@@ -385,7 +446,7 @@ pub fn type_result(name: &str, key: &str, mix: f64, s: &TypeStats, all: u64) -> 
 
 /// The mean phases of a type's completed transactions.
 pub fn phase_means(s: &TypeStats) -> PhaseMeans {
-    let n = s.latency.len();
+    let n = s.completed();
     if n == 0 {
         return PhaseMeans::default();
     }
@@ -423,7 +484,7 @@ pub fn open_loop_result(rec: &Recording, load: &crate::driver::OpenLoop) -> Opti
     let secs = rec.measured.as_secs_f64();
     let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     let achieved = per_sec(rec.total.completed());
-    let lateness = micros_percentiles(&d.lateness);
+    let lateness = micros_percentiles(&rec.total.lateness);
     Some(OpenLoopResult {
         arrival: format!("{:?}", load.arrival).to_lowercase(),
         offered_rate: load.rate,
@@ -437,6 +498,8 @@ pub fn open_loop_result(rec: &Recording, load: &crate::driver::OpenLoop) -> Opti
             .flatten()
             .map(|ad| ad.statistic),
         send_gaps_thinned_to: d.gap_test_rate,
+        dispatchers: d.threads,
+        dispatcher_cpu_us_per_arrival: d.cpu_per_arrival().map(|c| c.as_secs_f64() * 1e6),
     })
 }
 
@@ -475,7 +538,7 @@ pub fn scheduler_result(rec: &Recording) -> Option<SchedulerResult> {
     Some(SchedulerResult {
         terminals: s.terminals,
         scheduled: s.scheduled,
-        lateness_us: micros_percentiles(&s.lateness),
+        lateness_us: micros_percentiles(&rec.total.lateness),
     })
 }
 

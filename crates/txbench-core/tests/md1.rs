@@ -4,95 +4,17 @@
 //! (Pollaczek-Khinchine). Its quantiles come from simulating the same queue
 //! (Lindley's recursion) with many arrivals.
 
-use std::future::{Future, ready};
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use support::{Serve, Service, Synthetic};
+use txbench_core::TxnTypeInfo;
 use txbench_core::checks::{self, Status};
 use txbench_core::driver::pool::RetryPolicy;
 use txbench_core::driver::{self, Arrival, OpenLoop, RunOptions, WaitMode};
 use txbench_core::rng::Rand;
-use txbench_core::schema::{Index, Statement, Table};
-use txbench_core::value::RowBatch;
-use txbench_core::{
-    DbError, Engine, Outcome, Param, RepeatTerminal, Rows, Session, TxMode, TxnTypeInfo, Workload,
-};
-
-/// A session that does nothing; the workload spends the service time.
-struct Idle;
-
-impl Session for Idle {
-    fn begin(&mut self, _: TxMode) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn commit(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn rollback(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn query(
-        &mut self,
-        _: &'static Statement,
-        _: &[Param<'_>],
-    ) -> impl Future<Output = Result<Rows, DbError>> + Send {
-        ready(Ok(Rows::empty()))
-    }
-    fn execute(
-        &mut self,
-        _: &'static Statement,
-        _: &[Param<'_>],
-    ) -> impl Future<Output = Result<u64, DbError>> + Send {
-        ready(Ok(0))
-    }
-    fn query_sql(&mut self, _: &str) -> impl Future<Output = Result<Rows, DbError>> + Send {
-        ready(Ok(Rows::empty()))
-    }
-    fn create_table(&mut self, _: &Table) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn create_index(&mut self, _: &Index) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn drop_table(&mut self, _: &str) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn table_exists(&mut self, _: &str) -> impl Future<Output = Result<bool, DbError>> + Send {
-        ready(Ok(false))
-    }
-    fn insert_batch(
-        &mut self,
-        _: &Table,
-        _: &RowBatch,
-    ) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn begin_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn end_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-}
-
-/// A blocking engine. On the test's single-threaded runtime its one session runs
-/// on the dispatcher's thread: no cross-thread wake-up (which a VM can delay by
-/// most of a millisecond) sits between an arrival and its service.
-struct Synthetic;
-
-impl Engine for Synthetic {
-    type Session = Idle;
-    const BLOCKING: bool = true;
-    fn name(&self) -> &'static str {
-        "synthetic"
-    }
-    fn describe(&self) -> String {
-        "synthetic".into()
-    }
-    fn connect(&self) -> impl Future<Output = Result<Idle, DbError>> + Send {
-        ready(Ok(Idle))
-    }
-}
 
 static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo {
     name: "Fixed",
@@ -104,32 +26,6 @@ static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo {
     p90_limit: Duration::from_secs(1),
     expected_success: None,
 }];
-
-struct FixedService(Duration);
-impl Workload for FixedService {
-    type Input = ();
-    type Terminal = RepeatTerminal<()>;
-    fn name(&self) -> &'static str {
-        "md1"
-    }
-    fn transaction_types(&self) -> &'static [TxnTypeInfo] {
-        &TYPES
-    }
-    fn default_terminals(&self) -> usize {
-        1
-    }
-    fn terminal(&self, _: usize, _: u64) -> RepeatTerminal<()> {
-        RepeatTerminal(())
-    }
-    async fn execute<S: Session>(&self, _: &mut S, _: &()) -> Result<Outcome, DbError> {
-        // Spin, not sleep: the service time must be exactly D, not a timer's D.
-        let until = Instant::now() + self.0;
-        while Instant::now() < until {
-            std::hint::spin_loop();
-        }
-        Ok(Outcome::Committed)
-    }
-}
 
 /// The check of this name.
 fn check<'a>(analysis: &'a checks::Analysis, name: &str) -> &'a checks::Check {
@@ -165,16 +61,21 @@ async fn run(rate: f64, service: Duration, seconds: u64) -> (driver::Recording, 
         retry: RetryPolicy::default(),
         affinity: false,
         start_at: None,
+        grace: txbench_core::driver::DEFAULT_GRACE,
         open: Some(OpenLoop {
             rate,
             arrival: Arrival::Poisson,
             queue_limit: None,
+            dispatchers: 1,
         }),
     };
     let (_tx, stop) = tokio::sync::watch::channel(false);
     let rec = driver::run(
         &Arc::new(Synthetic),
-        &Arc::new(FixedService(service)),
+        &Arc::new(Service {
+            types: &TYPES,
+            serve: Serve::Spin(service),
+        }),
         &opts,
         stop,
         |_| {},

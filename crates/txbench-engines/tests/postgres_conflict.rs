@@ -128,6 +128,7 @@ async fn forced_serialization_failure_is_retried_and_counted() {
         retry: RetryPolicy::default(),
         affinity: false,
         start_at: None,
+        grace: txbench_core::driver::DEFAULT_GRACE,
         open: None,
     };
     let (_tx, stop) = tokio::sync::watch::channel(false);

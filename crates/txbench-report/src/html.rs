@@ -70,11 +70,20 @@ fn status_name(s: Status) -> &'static str {
     }
 }
 
-fn percentile_cells(p: &Percentiles) -> String {
-    [p.p50, p.p90, p.p95, p.p99, p.p999, p.max]
-        .iter()
-        .map(|v| format!("<td>{}</td>", ms(*v)))
-        .collect()
+/// Cells of the percentiles (and the mean, with `mean`); a figure at or above
+/// `censored_from` (ms), the least lower bound of the unfinished ones, is
+/// itself a lower bound and marked "≥".
+fn percentile_cells(p: &Percentiles, mean: bool, censored_from: Option<f64>) -> String {
+    let lower = |v: f64| censored_from.is_some_and(|least| v >= least);
+    let cell = |v: f64, lower: bool| format!("<td>{}{}</td>", if lower { "≥" } else { "" }, ms(v));
+    let mut cells = String::new();
+    if mean {
+        cells += &cell(p.mean, censored_from.is_some());
+    }
+    for v in [p.p50, p.p90, p.p95, p.p99, p.p999, p.max] {
+        cells += &cell(v, lower(v));
+    }
+    cells
 }
 
 /// The report of one run; `log` is its interval log when there is one (the plots
@@ -119,8 +128,8 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
     let _ = writeln!(
         b,
         "<h2>Transactions</h2><table><tr><th>type</th><th>completed</th><th>share</th><th>spec share</th>\
-         <th>p50 ms</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th>\
-         <th>rollbacks</th><th>success (expected)</th><th>retries</th><th>errors</th></tr>"
+         <th>mean ms</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th>\
+         <th>rollbacks</th><th>success (expected)</th><th>retries</th><th>errors</th><th>unfinished</th></tr>"
     );
     for t in &r.transactions {
         let success = match (t.success_rate(), t.expected_success) {
@@ -132,16 +141,17 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         };
         let _ = writeln!(
             b,
-            "<tr><td>{}</td><td>{}</td><td>{:.2}%</td><td>{:.2}%</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{:.2}%</td><td>{:.2}%</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&t.name),
             grouped(t.completed() as f64, 0),
             t.share * 100.0,
             t.spec_share * 100.0,
-            percentile_cells(&t.latency_ms),
+            percentile_cells(&t.latency_ms, true, t.censored_from_ms),
             grouped(t.expected_rollbacks as f64, 0),
             success,
             grouped(t.retries as f64, 0),
-            grouped(t.failed() as f64, 0)
+            grouped(t.failed() as f64, 0),
+            grouped(t.given_up() as f64, 0)
         );
     }
     if let Some(total) = r
@@ -151,15 +161,22 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
     {
         let _ = writeln!(
             b,
-            "<tr><td>all</td><td>{}</td><td>100%</td><td></td>{}<td></td><td></td><td>{}</td><td>{}</td></tr>",
-            grouped(total.samples as f64, 0),
-            percentile_cells(total),
+            "<tr><td>all</td><td>{}</td><td>100%</td><td></td>{}<td></td><td></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            grouped(
+                r.transactions.iter().map(|t| t.completed()).sum::<u64>() as f64,
+                0
+            ),
+            percentile_cells(total, true, r.total_censored_from_ms),
             grouped(
                 r.transactions.iter().map(|t| t.retries).sum::<u64>() as f64,
                 0
             ),
             grouped(
                 r.transactions.iter().map(|t| t.failed()).sum::<u64>() as f64,
+                0
+            ),
+            grouped(
+                r.transactions.iter().map(|t| t.given_up()).sum::<u64>() as f64,
                 0
             )
         );
@@ -207,7 +224,7 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
                 escape(&o.name),
                 grouped(o.latency_ms.samples as f64, 0),
                 ms(o.latency_ms.mean),
-                percentile_cells(&o.latency_ms)
+                percentile_cells(&o.latency_ms, false, None)
             );
         }
         let _ = writeln!(b, "</table>");

@@ -6,9 +6,15 @@
 //!
 //! Tags in the log: the transaction type's key (`new_order`) holds its latency
 //! from the intended start; `new_order.service` and `new_order.queue` hold the
-//! service and client queueing times; `op.get` (and so on) the latency of the
-//! operations the workload times on their own. Values are microseconds; the
-//! log's "max" column is in milliseconds (`MaxValueDivisor: 1000`).
+//! service and client queueing times; `new_order.unfinished` the lower bounds
+//! of the latencies of those due in the window that never finished (written
+//! only when there are any); `op.get` (and so on) the latency of the
+//! operations the workload times on their own; `client.lateness` how late the
+//! client sent the window's transactions. Values are microseconds; the log's
+//! "max" column is in milliseconds (`MaxValueDivisor: 1000`).
+//!
+//! The intervals after the window's end (its grace) hold the transactions due
+//! in the window that completed after it, and the last one those given up.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -107,6 +113,11 @@ pub fn operation_tag(name: &str) -> String {
 
 /// What the tags of timed operations start with.
 pub const OPERATION_TAG_PREFIX: &str = "op.";
+/// The tag of the client's lateness in sending.
+pub const LATENESS_TAG: &str = "client.lateness";
+/// What a type's key is followed by in the tag of its given-up transactions'
+/// latency lower bounds.
+pub const UNFINISHED_TAG_SUFFIX: &str = ".unfinished";
 
 fn write_all(
     mut hlog: File,
@@ -122,37 +133,42 @@ fn write_all(
     let window_start = first.window_start;
     let mut serializer = V2DeflateSerializer::new();
     let mut log = IntervalLogWriterBuilder::new()
-        .add_comment("txbench interval log: latency (tag = transaction type), service and queueing time (tags <type>.service, <type>.queue), timed operations (tags op.<name>); values in microseconds")
+        .add_comment("txbench interval log: latency (tag = transaction type), service and queueing time (tags <type>.service, <type>.queue), lower bounds of unfinished ones (<type>.unfinished), timed operations (tags op.<name>), client lateness (client.lateness); values in microseconds")
         .with_start_time(window_start)
         .with_base_time(window_start)
         .with_max_value_divisor(1000.0)
         .begin_log_with(&mut hlog, &mut serializer)?;
-    let extra: Vec<(String, String)> = keys
+    let extra: Vec<[String; 3]> = keys
         .iter()
-        .map(|k| (format!("{k}.service"), format!("{k}.queue")))
+        .map(|k| {
+            [
+                format!("{k}.service"),
+                format!("{k}.queue"),
+                format!("{k}{UNFINISHED_TAG_SUFFIX}"),
+            ]
+        })
         .collect();
     let op_tags: Vec<String> = operations.iter().map(|n| operation_tag(n)).collect();
     for interval in std::iter::once(first).chain(receiver) {
-        for ((key, stats), (service_tag, queue_tag)) in
+        let mut write = |histogram: &hdrhistogram::Histogram<u64>, key: &str| {
+            log.write_histogram(histogram, interval.start, interval.length, Some(tag(key)))
+                .map_err(|e| io::Error::other(format!("writing {HLOG_FILE}: {e}")))
+        };
+        for ((key, stats), [service_tag, queue_tag, unfinished_tag]) in
             keys.iter().zip(&interval.numbers.measured).zip(&extra)
         {
-            for (histogram, key) in [
-                (&stats.latency, key.as_str()),
-                (&stats.service, service_tag.as_str()),
-                (&stats.queue, queue_tag.as_str()),
-            ] {
-                log.write_histogram(histogram, interval.start, interval.length, Some(tag(key)))
-                    .map_err(|e| io::Error::other(format!("writing {HLOG_FILE}: {e}")))?;
+            write(&stats.latency, key)?;
+            write(&stats.service, service_tag)?;
+            write(&stats.queue, queue_tag)?;
+            if !stats.censored.is_empty() {
+                write(&stats.censored, unfinished_tag)?;
             }
         }
         for (histogram, op_tag) in interval.numbers.operations.iter().zip(&op_tags) {
-            log.write_histogram(
-                histogram,
-                interval.start,
-                interval.length,
-                Some(tag(op_tag)),
-            )
-            .map_err(|e| io::Error::other(format!("writing {HLOG_FILE}: {e}")))?;
+            write(histogram, op_tag)?;
+        }
+        if !interval.numbers.lateness.is_empty() {
+            write(&interval.numbers.lateness, LATENESS_TAG)?;
         }
         write_timeline_row(&mut timeline, &interval, window_start)?;
         // A killed run keeps every interval written so far.
@@ -162,11 +178,14 @@ fn write_all(
 }
 
 fn write_timeline_header(out: &mut impl Write, keys: &[String]) -> io::Result<()> {
-    write!(out, "start_s,length_s,unix_time_s,txn_per_s,errors,retries")?;
+    write!(
+        out,
+        "start_s,length_s,unix_time_s,txn_per_s,errors,retries,unfinished,shed,lateness_p99_us,lateness_max_us"
+    )?;
     for k in keys {
         write!(
             out,
-            ",{k}_per_s,{k}_committed,{k}_rollbacks,{k}_errors,{k}_retries,{k}_p50_ms,{k}_p99_ms,{k}_max_ms"
+            ",{k}_per_s,{k}_committed,{k}_rollbacks,{k}_errors,{k}_retries,{k}_unfinished,{k}_shed,{k}_p50_ms,{k}_p99_ms,{k}_max_ms"
         )?;
     }
     writeln!(out)
@@ -185,12 +204,24 @@ fn write_timeline_row(
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap_or_default()
         .as_secs_f64();
+    let unfinished: u64 = n.measured.iter().map(|t| t.unfinished).sum();
+    let shed: u64 = n.measured.iter().map(|t| t.shed).sum();
+    let lateness = |q: Option<f64>| {
+        if n.lateness.is_empty() {
+            String::new()
+        } else {
+            q.map_or(n.lateness.max(), |q| n.lateness.value_at_quantile(q))
+                .to_string()
+        }
+    };
     write!(
         out,
-        "{:.3},{:.3},{unix:.3},{:.1},{errors},{retries}",
+        "{:.3},{:.3},{unix:.3},{:.1},{errors},{retries},{unfinished},{shed},{},{}",
         interval.start.as_secs_f64(),
         secs,
         n.completed() as f64 / secs,
+        lateness(Some(0.99)),
+        lateness(None),
     )?;
     let ms = |h: &hdrhistogram::Histogram<u64>, q: f64| {
         if h.is_empty() {
@@ -202,12 +233,14 @@ fn write_timeline_row(
     for t in &n.measured {
         write!(
             out,
-            ",{:.1},{},{},{},{},{},{},{}",
+            ",{:.1},{},{},{},{},{},{},{},{},{}",
             t.completed() as f64 / secs,
             t.committed,
             t.expected_rollbacks,
             t.failed(),
             t.retries,
+            t.unfinished,
+            t.shed,
             ms(&t.latency, 0.5),
             ms(&t.latency, 0.99),
             if t.latency.is_empty() {
@@ -307,7 +340,7 @@ mod tests {
         assert_eq!(lines.len(), 4, "{timeline}");
         assert!(lines[0].starts_with("start_s,length_s,unix_time_s,txn_per_s"));
         assert!(
-            lines[1].starts_with("0.000,1.000,1800000000.000,100.0,0,0,50.0,50,"),
+            lines[1].starts_with("0.000,1.000,1800000000.000,100.0,0,0,0,0,,,50.0,50,"),
             "{}",
             lines[1]
         );

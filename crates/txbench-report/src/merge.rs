@@ -2,20 +2,24 @@
 //! runs' per-second intervals inside the common measurement window are added,
 //! histograms bucket by bucket and counts one by one; nothing is averaged.
 //!
-//! An interval belongs to the common window when its middle lies inside it. The
-//! merged measured length is the mean of the seconds each run contributed (they
-//! differ by a fraction of a second), so throughput and tpmC over it are the runs'
-//! rates added up.
+//! An interval belongs to the common window when its middle lies inside it; an
+//! interval after a run's own window (its grace: what was due in the window and
+//! completed after it, and what was given up) counts in that window's last
+//! second. The merged measured length is the mean of the seconds each run
+//! contributed (they differ by a fraction of a second), so throughput and tpmC
+//! over it are the runs' rates added up.
 
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
 use txbench_core::recorder::Recorder;
-use txbench_core::result::{RunResult, TypeResult, operation_results, total_latency, type_result};
+use txbench_core::result::{
+    RunResult, TypeResult, operation_results, total_censored_from_ms, total_latency, type_result,
+};
 
 use crate::hlog::IntervalLog;
-use crate::intervals::{HLOG_FILE, Interval, TIMELINE_FILE, operation_tag};
+use crate::intervals::{HLOG_FILE, Interval, LATENESS_TAG, TIMELINE_FILE, operation_tag};
 use crate::results::read_summary;
 
 /// The counts of one type in one timeline row.
@@ -29,6 +33,10 @@ pub struct TypeCounts {
     pub errors: u64,
     /// Retries.
     pub retries: u64,
+    /// Due in the window and never finished (0 in files written before it was kept).
+    pub unfinished: u64,
+    /// Shed by the client (likewise).
+    pub shed: u64,
 }
 
 /// One row of `timeline.csv`.
@@ -74,12 +82,18 @@ pub fn read_timeline(path: &Path, keys: &[&str]) -> io::Result<Vec<TimelineRow>>
     let (start, length) = (column("start_s")?, column("length_s")?);
     let mut per_type = Vec::new();
     for k in keys {
-        per_type.push([
-            column(&format!("{k}_committed"))?,
-            column(&format!("{k}_rollbacks"))?,
-            column(&format!("{k}_errors"))?,
-            column(&format!("{k}_retries"))?,
-        ]);
+        per_type.push((
+            [
+                column(&format!("{k}_committed"))?,
+                column(&format!("{k}_rollbacks"))?,
+                column(&format!("{k}_errors"))?,
+                column(&format!("{k}_retries"))?,
+            ],
+            [
+                column(&format!("{k}_unfinished")).ok(),
+                column(&format!("{k}_shed")).ok(),
+            ],
+        ));
     }
     let mut rows = Vec::new();
     for record in reader.records() {
@@ -91,7 +105,8 @@ pub fn read_timeline(path: &Path, keys: &[&str]) -> io::Result<Vec<TimelineRow>>
             break;
         };
         let mut types = Vec::new();
-        for cols in &per_type {
+        for (cols, optional) in &per_type {
+            let [unfinished, shed] = optional.map(|c| c.and_then(count).unwrap_or(0));
             match cols.map(count) {
                 [
                     Some(committed),
@@ -103,6 +118,8 @@ pub fn read_timeline(path: &Path, keys: &[&str]) -> io::Result<Vec<TimelineRow>>
                     rollbacks,
                     errors,
                     retries,
+                    unfinished,
+                    shed,
                 }),
                 _ => return Err(invalid(path, format!("bad row at {start_s} s"))),
             }
@@ -386,9 +403,11 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
     let mut errors = vec![0u64; types];
     for r in runs {
         let offset = r.summary.window_start_unix_s - start;
-        // Which common second an interval of this run falls in, if any.
+        let own_end = r.summary.measured_secs;
+        // Which common second an interval of this run falls in, if any; one
+        // after the run's own window counts in its last instant.
         let slot = |start_s: f64, length_s: f64| {
-            let middle = offset + start_s + length_s / 2.0;
+            let middle = (start_s + length_s / 2.0).min(own_end - 1e-6) + offset;
             (middle >= 0.0 && middle < end - start).then(|| middle.floor() as usize)
         };
         let mut secs = 0.0;
@@ -396,12 +415,15 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
             let Some(i) = slot(row.start_s, row.length_s) else {
                 continue;
             };
-            secs += row.length_s;
+            // Only the part inside the run's window is measured time.
+            secs += (row.start_s + row.length_s).min(own_end) - row.start_s.min(own_end);
             for (t, c) in row.types.iter().enumerate() {
                 let m = &mut merged[i].measured[t];
                 m.committed += c.committed;
                 m.expected_rollbacks += c.rollbacks;
                 m.retries += c.retries;
+                m.unfinished += c.unfinished;
+                m.shed += c.shed;
                 errors[t] += c.errors;
             }
         }
@@ -413,6 +435,13 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
                 merged[i]
                     .record_operation_histogram(op, &interval.histogram)
                     .map_err(|e| invalid(&r.dir, format!("tag {}: {e}", interval.tag)))?;
+                continue;
+            }
+            if interval.tag == LATENESS_TAG {
+                merged[i]
+                    .lateness
+                    .add(&interval.histogram)
+                    .expect("same bounds");
                 continue;
             }
             let (key, part) = match interval.tag.split_once('.') {
@@ -427,6 +456,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
                 "latency" => &mut stats.latency,
                 "service" => &mut stats.service,
                 "queue" => &mut stats.queue,
+                "unfinished" => &mut stats.censored,
                 _ => continue,
             };
             h.add(&interval.histogram).expect("same bounds");
@@ -515,6 +545,8 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         parameters,
         scheduler: None,
         total_latency_ms: Some(total_latency(&total.measured)),
+        total_censored_from_ms: total_censored_from_ms(&total.measured),
+        tail_secs: runs.iter().map(|r| r.summary.tail_secs).fold(0.0, f64::max),
         operations: operation_results(&op_names, &total.operations),
         ..base.clone()
     };
@@ -563,6 +595,10 @@ mod tests {
             expected_rollbacks: 0,
             retries: 0,
             errors: BTreeMap::new(),
+            unfinished: 0,
+            shed: 0,
+            abandoned: 0,
+            censored_from_ms: None,
             share: 0.0,
             spec_share: 0.5,
             expected_success: None,
@@ -595,6 +631,8 @@ mod tests {
             verdict: String::new(),
             scheduler: None,
             total_latency_ms: None,
+            total_censored_from_ms: None,
+            tail_secs: 0.0,
             operations: vec![txbench_core::result::OperationResult {
                 name: "get".into(),
                 latency_ms: Percentiles::default(),

@@ -35,6 +35,15 @@ fn ms(v: f64) -> String {
     }
 }
 
+/// A latency figure, marked "≥" when it is only a lower bound.
+fn bound(v: f64, lower: bool) -> String {
+    if lower {
+        format!("≥{}", ms(v))
+    } else {
+        ms(v)
+    }
+}
+
 fn row(out: &mut String, t: &TypeResult, w: usize) {
     latency_row(
         out,
@@ -42,36 +51,76 @@ fn row(out: &mut String, t: &TypeResult, w: usize) {
         &t.name,
         t.completed(),
         t.share,
-        &t.latency_ms,
+        (&t.latency_ms, t.censored_from_ms),
         [t.expected_rollbacks, t.retries, t.failed()],
     );
 }
 
-/// One row of the latency table; `counts` are rollbacks, retries and errors.
+/// One row of the latency table; `censored_from` marks the figures that are
+/// lower bounds; `counts` are rollbacks, retries and errors.
 fn latency_row(
     out: &mut String,
     w: usize,
     name: &str,
     completed: u64,
     share: f64,
-    l: &Percentiles,
+    (l, censored_from): (&Percentiles, Option<f64>),
     [rollbacks, retries, errors]: [u64; 3],
 ) {
+    let cell = |v: f64| bound(v, censored_from.is_some_and(|least| v >= least));
     let _ = writeln!(
         out,
-        "{:<w$} {:>10} {:>6.2}% {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
+        "{:<w$} {:>10} {:>6.2}% {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
         name,
         grouped(completed as f64, 0),
         share * 100.0,
-        ms(l.p50),
-        ms(l.p90),
-        ms(l.p95),
-        ms(l.p99),
-        ms(l.p999),
-        ms(l.max),
+        bound(l.mean, censored_from.is_some()),
+        cell(l.p50),
+        cell(l.p90),
+        cell(l.p95),
+        cell(l.p99),
+        cell(l.p999),
+        cell(l.max),
         grouped(rollbacks as f64, 0),
         grouped(retries as f64, 0),
         grouped(errors as f64, 0),
+    );
+}
+
+/// The transactions due in the window that never finished, per type, when
+/// there were any: their latency counts at the time they had waited, a lower
+/// bound, and the figures it may have changed are marked.
+fn unfinished(out: &mut String, r: &RunResult, w: usize) {
+    if r.transactions.iter().all(|t| t.given_up() == 0) {
+        return;
+    }
+    let grace = r.parameters.get("grace_secs").map_or(String::new(), |g| {
+        format!(
+            "; the run waited {:.2} s of its {g} s grace for them",
+            r.tail_secs
+        )
+    });
+    let _ = writeln!(
+        out,
+        "unfinished at end (not done when the window closed{grace}):\n  {:<w$} {:>10} {:>15} {:>10} {:>8} {:>18}",
+        "", "unfinished", "done in grace", "given up", "shed", "waited at least ms"
+    );
+    for t in r.transactions.iter().filter(|t| t.given_up() > 0) {
+        let _ = writeln!(
+            out,
+            "  {:<w$} {:>10} {:>15} {:>10} {:>8} {:>18}",
+            t.name,
+            grouped(t.unfinished as f64, 0),
+            grouped(t.unfinished.saturating_sub(t.abandoned) as f64, 0),
+            grouped(t.abandoned as f64, 0),
+            grouped(t.shed as f64, 0),
+            t.censored_from_ms.map_or("-".into(), ms),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  their latency counts in the figures above: measured when done in the grace, else the time\n  \
+         they had waited, a lower bound (figures marked ≥ are lower bounds)\n"
     );
 }
 
@@ -123,11 +172,12 @@ pub fn summary(r: &RunResult) -> String {
     let w = name_width(r);
     let _ = writeln!(
         out,
-        "{:<w$} {:>10} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
+        "{:<w$} {:>10} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
         "transaction",
         "count",
         "share",
-        "p50 ms",
+        "mean ms",
+        "p50",
         "p90",
         "p95",
         "p99",
@@ -152,7 +202,7 @@ pub fn summary(r: &RunResult) -> String {
             "all",
             sum(TypeResult::completed),
             1.0,
-            total,
+            (total, r.total_censored_from_ms),
             [
                 sum(|t| t.expected_rollbacks),
                 sum(|t| t.retries),
@@ -161,6 +211,7 @@ pub fn summary(r: &RunResult) -> String {
         );
     }
     let _ = writeln!(out);
+    unfinished(&mut out, r, w);
     if r.transactions.iter().any(|t| t.expected_success.is_some()) {
         let _ = writeln!(out, "success rate, observed (expected):");
         for t in &r.transactions {

@@ -543,6 +543,7 @@ fn check_passes_after_a_run() {
         retry: RetryPolicy::default(),
         affinity: false,
         start_at: None,
+        grace: txbench_core::driver::DEFAULT_GRACE,
         open: None,
     };
     let (_stop_tx, stop) = tokio::sync::watch::channel(false);

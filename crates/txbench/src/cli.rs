@@ -341,6 +341,11 @@ pub struct RunArgs {
     /// Retries of a transaction that hits a conflict before it counts as an error.
     #[arg(long, default_value_t = 5)]
     pub max_retries: u32,
+    /// How long after the measurement window the run waits for the
+    /// transactions due in it; those still queued or unanswered then count as
+    /// unfinished, with the time they waited as a lower bound of their latency.
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub grace: Duration,
     /// Split the run across this many client processes: each drives a
     /// contiguous part of the scale (TPC-C warehouses, TATP subscribers, Retwis
     /// keys) and writes its own results; `txbench merge` adds them up.

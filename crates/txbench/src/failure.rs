@@ -17,6 +17,9 @@ pub enum Failure {
     Failed(String),
     /// A check found violations; its report is already printed (exit 1).
     CheckFailed,
+    /// Ctrl-C or SIGTERM stopped the command (exit 130 or 143); what it had
+    /// measured is already written.
+    Interrupted(String),
 }
 
 impl Failure {
@@ -25,6 +28,7 @@ impl Failure {
         match self {
             Failure::Usage(_) => 2,
             Failure::Failed(_) | Failure::CheckFailed => 1,
+            Failure::Interrupted(_) => crate::signals::exit_code(),
         }
     }
 }
@@ -32,7 +36,7 @@ impl Failure {
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Failure::Usage(m) | Failure::Failed(m) => f.write_str(m),
+            Failure::Usage(m) | Failure::Failed(m) | Failure::Interrupted(m) => f.write_str(m),
             Failure::CheckFailed => f.write_str("consistency check failed"),
         }
     }

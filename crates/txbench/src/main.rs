@@ -10,6 +10,7 @@ mod report;
 mod retwis;
 mod runner;
 mod serve;
+mod signals;
 mod sweep;
 mod tatp;
 mod tpcc;
@@ -55,11 +56,7 @@ fn real_main() -> Result<(), Failure> {
     .map_err(|e| Failure::Failed(format!("starting the runtime: {e}")))?;
     runtime.block_on(async {
         let (stop_tx, stop_rx) = watch::channel(false);
-        tokio::spawn(async move {
-            let signal = stop_signal().await;
-            eprintln!("\ntxbench: stopping ({signal}); finishing in-flight transactions");
-            let _ = stop_tx.send(true);
-        });
+        signals::watch_signals(stop_tx);
         match cli.command {
             Command::Tpcc(t) => tpcc::main(t.verb, t.all, stop_rx).await,
             Command::Tatp(t) => tatp::main(t.verb, t.all, stop_rx).await,
@@ -75,21 +72,4 @@ fn real_main() -> Result<(), Failure> {
             Command::Merge(a) => merge::main(&a),
         }
     })
-}
-
-/// Wait for Ctrl-C (SIGINT) or, on Unix, SIGTERM (what `kill` and orchestrators
-/// send): both end a run cleanly with a complete summary of what was measured.
-async fn stop_signal() -> &'static str {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            return tokio::select! {
-                _ = tokio::signal::ctrl_c() => "Ctrl-C",
-                _ = term.recv() => "SIGTERM",
-            };
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
-    "Ctrl-C"
 }

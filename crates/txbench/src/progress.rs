@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use txbench_core::TxnTypeInfo;
-use txbench_core::driver::Tick;
+use txbench_core::driver::{Phase, Tick};
 
 /// Progress of a run.
 pub struct RunProgress {
@@ -60,7 +60,11 @@ impl RunProgress {
             t.elapsed.as_secs_f64(),
             self.planned.as_secs_f64(),
             self.planned.saturating_sub(t.elapsed).as_secs_f64(),
-            if t.warming_up { "warm-up" } else { "measure" },
+            match t.phase {
+                Phase::WarmUp => "warm-up",
+                Phase::Measure => "measure",
+                Phase::Finishing => "finish",
+            },
             done as f64 / secs,
             self.types[0].name,
             first.committed as f64 * 60.0 / secs,

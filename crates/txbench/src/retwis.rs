@@ -106,7 +106,9 @@ pub async fn main(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     match verb {
-        Some(RetwisVerb::Load(a)) => with_engine!(&a.db.db, None, |e| load_on(e, &a).await),
+        Some(RetwisVerb::Load(a)) => with_engine!(&a.db.db, None, |e| {
+            crate::runner::unless_stopped(&stop, "the load", load_on(e, &a)).await
+        }),
         Some(RetwisVerb::Run(a)) => with_engine!(&a.run.db.db, a.run.isolation, |e| {
             let options = RetwisOptions {
                 zipf: a.zipf,
@@ -178,6 +180,15 @@ async fn all_in_one<E: Engine>(
         zipf: a.run.zipf,
         value_size: a.value_size,
     };
-    ensure_loaded::<E, Retwis>(&engine, &a.run.run.db, a.run.keys, &a.load, seed, &options).await?;
+    ensure_loaded::<E, Retwis>(
+        &engine,
+        &a.run.run.db,
+        a.run.keys,
+        &a.load,
+        seed,
+        &options,
+        &stop,
+    )
+    .await?;
     run_on::<_, Retwis>(engine, &a.run.run, a.run.keys, &options, stop).await
 }

@@ -90,10 +90,43 @@ pub fn scale_text<W: Bench>(n: i64) -> String {
     format!("{} {unit}", terminal::grouped(n as f64, 0))
 }
 
+/// Run `work` (a load, opening a database) unless Ctrl-C or SIGTERM comes
+/// first: then it is dropped where it is and the command ends as interrupted.
+/// A load stopped so leaves its tables marked incomplete, and the next run
+/// loads again.
+pub async fn unless_stopped<T>(
+    stop: &watch::Receiver<bool>,
+    what: &str,
+    work: impl Future<Output = Result<T, Failure>>,
+) -> Result<T, Failure> {
+    let mut stop = stop.clone();
+    tokio::select! {
+        out = work => out,
+        _ = stop.wait_for(|s| *s) => Err(Failure::Interrupted(format!("stopped during {what}"))),
+    }
+}
+
 /// Load `W` at scale `asked` (its default when `None`) unless a finished load
 /// is there already (and `--drop` is not given); another scale than the loaded
-/// one is refused.
+/// one is refused. Ctrl-C stops it.
 pub async fn ensure_loaded<E: Engine, W: Bench>(
+    engine: &Arc<E>,
+    db: &DbArgs,
+    asked: Option<i64>,
+    load: &LoadExtras,
+    seed: u64,
+    options: &W::Options,
+    stop: &watch::Receiver<bool>,
+) -> Result<(), Failure> {
+    unless_stopped(
+        stop,
+        "the load",
+        load_unless_loaded::<E, W>(engine, db, asked, load, seed, options),
+    )
+    .await
+}
+
+async fn load_unless_loaded<E: Engine, W: Bench>(
     engine: &Arc<E>,
     db: &DbArgs,
     asked: Option<i64>,
@@ -251,6 +284,11 @@ pub async fn run_on<E: Engine, W: Bench>(
     if let Some(dir) = dir {
         println!("results: {}", dir.display());
     }
+    if result.interrupted {
+        return Err(Failure::Interrupted(
+            "interrupted: the summary holds what was measured until then".into(),
+        ));
+    }
     Ok(())
 }
 
@@ -382,15 +420,19 @@ pub async fn measure<E: Engine, W: Bench>(
     let seed = run_seed(a)?;
     let opened = options.clone();
     let shard = shard_of(a)?;
-    let (mut workload, server_version) = on_session(&engine, |mut s| async move {
-        let workload = W::open(&mut s, asked, seed, &opened).await?;
-        let version = s
-            .server_version()
-            .await
-            .unwrap_or_else(|_| "unknown".into());
-        Ok::<_, Failure>((workload, version))
-    })
-    .await??;
+    let opening = async {
+        on_session(&engine, |mut s| async move {
+            let workload = W::open(&mut s, asked, seed, &opened).await?;
+            let version = s
+                .server_version()
+                .await
+                .unwrap_or_else(|_| "unknown".into());
+            Ok::<_, Failure>((workload, version))
+        })
+        .await?
+    };
+    let (mut workload, server_version) =
+        unless_stopped(&stop, "opening the database", opening).await?;
     workload.shard(shard).map_err(Failure::Usage)?;
     let workload = Arc::new(workload);
     let terminals = a
@@ -423,6 +465,7 @@ pub async fn measure<E: Engine, W: Bench>(
             at,
             tolerance: a.start_tolerance,
         }),
+        grace: a.grace,
         open: a.rate.map(|rate| OpenLoop {
             rate,
             arrival: match a.arrival {
@@ -431,6 +474,8 @@ pub async fn measure<E: Engine, W: Bench>(
                 ArrivalArg::Fixed => Arrival::Fixed,
             },
             queue_limit: a.queue_limit.map(|q| q as usize),
+            // One dispatcher per driver thread: the ceiling grows with them.
+            dispatchers: tokio::runtime::Handle::current().metrics().num_workers(),
         }),
     };
     let types = workload.transaction_types();
@@ -487,7 +532,9 @@ pub async fn measure<E: Engine, W: Bench>(
     let recording = match recording {
         Ok(r) => r,
         Err(RunError::Db(e)) => return Err(e.into()),
-        Err(e @ RunError::StoppedBeforeStart) => return Err(Failure::Failed(e.to_string())),
+        Err(e @ RunError::StoppedBeforeStart) => {
+            return Err(Failure::Interrupted(format!("{e}; nothing was measured")));
+        }
         Err(e @ RunError::LateStart { late, tolerance }) => {
             if let Some(dir) = dir {
                 results::write_refusal(
@@ -530,6 +577,7 @@ pub async fn measure<E: Engine, W: Bench>(
         ("duration_secs", a.duration.as_secs_f64().to_string()),
         ("warmup_secs", a.warmup.as_secs_f64().to_string()),
         ("max_retries", a.max_retries.to_string()),
+        ("grace_secs", a.grace.as_secs_f64().to_string()),
         (
             "load",
             a.rate.map_or("closed".to_string(), |r| {
@@ -583,6 +631,8 @@ pub async fn measure<E: Engine, W: Bench>(
         checks: analysis.checks,
         scheduler: result::scheduler_result(&recording),
         total_latency_ms: Some(result::total_latency(&recording.total.measured)),
+        total_censored_from_ms: result::total_censored_from_ms(&recording.total.measured),
+        tail_secs: recording.tail.as_secs_f64(),
         operations: result::operation_results(workload.operations(), &recording.total.operations),
     };
     if let Some(dir) = dir {
@@ -642,6 +692,10 @@ fn effective_config(
         put("isolation", i.name().into());
     }
     put("max-retries", i64::from(a.max_retries).into());
+    put(
+        "grace",
+        humantime::format_duration(a.grace).to_string().into(),
+    );
     put(
         "affinity",
         format!("{:?}", a.affinity).to_lowercase().into(),

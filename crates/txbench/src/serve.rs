@@ -50,7 +50,8 @@ where
         ));
     }
     let options = W::Options::default();
-    crate::runner::ensure_loaded::<E, W>(&engine, &a.db, scale, &a.load, 1, &options).await?;
+    crate::runner::ensure_loaded::<E, W>(&engine, &a.db, scale, &a.load, 1, &options, &stop)
+        .await?;
     let (workload, version) = on_session(&engine, move |mut s| async move {
         let w = W::open(&mut s, scale, 1, &options).await?;
         let v = s

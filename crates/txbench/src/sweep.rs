@@ -63,6 +63,7 @@ pub async fn sweep_on<E: Engine, W: Bench>(
             &LoadExtras::default(),
             seed,
             options,
+            &stop,
         )
         .await?;
     }
@@ -128,7 +129,7 @@ pub async fn sweep_on<E: Engine, W: Bench>(
                 .unwrap_or_default(),
         });
         if result.interrupted {
-            return Err(Failure::Failed("sweep interrupted".into()));
+            return Err(Failure::Interrupted("sweep interrupted".into()));
         }
         Ok(passed)
     };

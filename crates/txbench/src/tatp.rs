@@ -84,7 +84,9 @@ pub async fn main(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     match verb {
-        Some(TatpVerb::Load(a)) => with_engine!(&a.db.db, None, |e| load_on(e, &a).await),
+        Some(TatpVerb::Load(a)) => with_engine!(&a.db.db, None, |e| {
+            crate::runner::unless_stopped(&stop, "the load", load_on(e, &a)).await
+        }),
         Some(TatpVerb::Run(a)) => with_engine!(&a.run.db.db, a.run.isolation, |e| {
             run_on::<_, Tatp>(e, &a.run, a.subscribers, &(), stop).await
         }),
@@ -161,6 +163,7 @@ async fn all_in_one<E: Engine>(
         &a.load,
         seed,
         &(),
+        &stop,
     )
     .await?;
     run_on::<_, Tatp>(engine, &a.run.run, a.run.subscribers, &(), stop).await

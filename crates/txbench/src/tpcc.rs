@@ -81,7 +81,9 @@ pub async fn main(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     match verb {
-        Some(TpccVerb::Load(a)) => with_engine!(&a.db.db, None, |e| load_on(e, &a).await),
+        Some(TpccVerb::Load(a)) => with_engine!(&a.db.db, None, |e| {
+            crate::runner::unless_stopped(&stop, "the load", load_on(e, &a)).await
+        }),
         Some(TpccVerb::Run(a)) => with_engine!(&a.run.db.db, a.run.isolation, |e| {
             run_on::<_, Tpcc>(e, &a.run, a.warehouses, &(), stop).await
         }),
@@ -154,6 +156,15 @@ async fn all_in_one<E: Engine>(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let seed = a.run.run.seed.unwrap_or(1);
-    ensure_loaded::<E, Tpcc>(&engine, &a.run.run.db, a.run.warehouses, &a.load, seed, &()).await?;
+    ensure_loaded::<E, Tpcc>(
+        &engine,
+        &a.run.run.db,
+        a.run.warehouses,
+        &a.load,
+        seed,
+        &(),
+        &stop,
+    )
+    .await?;
     run_on::<_, Tpcc>(engine, &a.run.run, a.run.warehouses, &(), stop).await
 }

@@ -581,7 +581,7 @@ fn run_and_signal(dir: &Path, signal: &str, rows: usize) -> std::process::Output
 fn an_interrupted_run_writes_a_complete_summary_of_what_it_measured() {
     let dir = tempfile::tempdir().unwrap();
     let out = run_and_signal(dir.path(), "-INT", 2);
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("stopping (Ctrl-C)"),
         "{}",

@@ -19,12 +19,12 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 
-use hdrhistogram::Histogram;
 use tokio::sync::{mpsc, watch};
 use tokio::time::sleep_until;
 
 use super::pool::{Done, Job, Route, Window};
-use crate::recorder::new_histogram;
+use super::stripe::{InFlight, SharedStripe, lock};
+use super::{SenderReport, micros};
 use crate::rng::Rand;
 use crate::workload::{Planned, THINK_TRUNCATION, Terminal, TxnTypeInfo};
 
@@ -38,15 +38,14 @@ pub enum WaitMode {
     Spec,
 }
 
-/// What the scheduler saw.
+/// What the scheduler saw (its lateness is in the recorder's intervals).
 #[derive(Debug, Clone)]
 pub struct SchedulerStats {
     /// Terminals driven.
     pub terminals: usize,
-    /// Transactions sent whose intended start fell in the measurement window.
+    /// Transactions whose intended start fell in the measurement window (sent,
+    /// or due and not yet sent when the run was cut).
     pub scheduled: u64,
-    /// How late the scheduler sent each of them after its intended start (µs).
-    pub lateness: Histogram<u64>,
 }
 
 /// Where a terminal of a system in its steady state is at a random moment,
@@ -134,7 +133,9 @@ struct Slot<T: Terminal> {
 }
 
 /// Drive `terminals` until the window ends (no transaction starts after it) or
-/// `stop` turns true; in-flight transactions are left to the pool.
+/// `cut` turns true; in-flight transactions are left to the pool. How late each
+/// send of the window was is recorded in `stripe`'s recorder.
+#[allow(clippy::too_many_arguments)]
 pub async fn run_terminals<T: Terminal>(
     terminals: Vec<T>,
     route: Route<T::Input>,
@@ -142,14 +143,11 @@ pub async fn run_terminals<T: Terminal>(
     types: &[TxnTypeInfo],
     seed: u64,
     window: Window,
-    mut stop: watch::Receiver<bool>,
-) -> SchedulerStats {
+    mut cut: watch::Receiver<bool>,
+    stripe: SharedStripe,
+) -> (SchedulerStats, SenderReport) {
     let n = terminals.len();
-    let mut stats = SchedulerStats {
-        terminals: n,
-        scheduled: 0,
-        lateness: new_histogram(),
-    };
+    let mut report = SenderReport::new(types.len());
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(u32, Instant)>();
     let mut slots: Vec<Slot<T>> = terminals
         .into_iter()
@@ -179,9 +177,16 @@ pub async fn run_terminals<T: Terminal>(
         };
         slot.next = Some(plan);
         due.push(Reverse((at, i as u32)));
+        if *cut.borrow() {
+            // Creating a million terminals takes a while: a stop comes first.
+            break;
+        }
     }
     let mut in_flight = 0usize;
     loop {
+        if *cut.borrow() {
+            break;
+        }
         // Send every transaction that is due.
         let now = Instant::now();
         while let Some(&Reverse((at, i))) = due.peek() {
@@ -195,11 +200,16 @@ pub async fn run_terminals<T: Terminal>(
                 // The terminal's work is done: nothing starts after the window.
                 continue;
             }
-            if window.contains(at) {
-                stats.scheduled += 1;
-                stats
-                    .lateness
-                    .saturating_record(now.saturating_duration_since(at).as_micros() as u64);
+            {
+                let mut stripe = lock(&stripe);
+                stripe.note_sent(plan.txn_type);
+                if window.contains(at) {
+                    report.scheduled[plan.txn_type] += 1;
+                    stripe
+                        .recorder
+                        .lateness
+                        .saturating_record(micros(now.saturating_duration_since(at)));
+                }
             }
             slot.think = match wait {
                 WaitMode::None => Duration::ZERO,
@@ -221,7 +231,7 @@ pub async fn run_terminals<T: Terminal>(
                 .try_send(job)
                 .is_err()
             {
-                return stats;
+                return (stats(n, &report), report);
             }
             in_flight += 1;
         }
@@ -232,19 +242,19 @@ pub async fn run_terminals<T: Terminal>(
             due.clear();
         }
         if in_flight == 0 && due.is_empty() {
-            return stats;
+            return (stats(n, &report), report);
         }
         let next_due = due.peek().map(|Reverse((at, _))| *at);
         tokio::select! {
             biased;
-            _ = stop.changed() => return stats,
+            _ = cut.changed() => {}
             finished = done_rx.recv() => {
-                let Some((i, finished)) = finished else { return stats };
+                let Some((i, finished)) = finished else { break };
                 in_flight -= 1;
                 let slot = &mut slots[i as usize];
                 let plan = slot.terminal.next();
                 let at = finished.max(Instant::now()) + slot.think + keying(&plan, wait);
-                if at < window.end && !*stop.borrow() {
+                if at < window.end {
                     slot.next = Some(plan);
                     due.push(Reverse((at, i)));
                 }
@@ -256,6 +266,29 @@ pub async fn run_terminals<T: Terminal>(
                 }
             } => {}
         }
+    }
+    // Cut: what was due before the window's end and not yet sent is
+    // unfinished (it waited in the client for a scheduler that was behind).
+    let now = Instant::now();
+    for Reverse((at, i)) in due {
+        if at < window.end && at <= now {
+            let txn_type = slots[i as usize].next.as_ref().map_or(0, |p| p.txn_type);
+            if window.contains(at) {
+                report.scheduled[txn_type] += 1;
+            }
+            report.unsent.push(InFlight {
+                txn_type,
+                intended: at,
+            });
+        }
+    }
+    (stats(n, &report), report)
+}
+
+fn stats(terminals: usize, report: &SenderReport) -> SchedulerStats {
+    SchedulerStats {
+        terminals,
+        scheduled: report.scheduled.iter().sum(),
     }
 }
 

@@ -6,21 +6,26 @@ pub mod open_loop;
 pub mod phases;
 pub mod pool;
 pub mod sizing;
+pub mod stripe;
+pub mod timer;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::watch;
 
 pub use closed_loop::{SchedulerStats, WaitMode};
 pub use open_loop::{Arrival, DispatchStats, OpenLoop};
-use pool::{Job, RetryPolicy, Route, Window, WorkerContext, spawn_worker};
+use pool::{Job, RetryPolicy, Route, Window, WorkerContext, WorkerExit, spawn_worker};
+use stripe::{Collector, InFlight, SharedStripe, Stripe};
 
 use crate::cpu;
 use crate::engine::Engine;
-use crate::error::DbError;
-use crate::exec;
+use crate::error::{DbError, ErrorKind};
+use crate::exec::{self, Spawned};
 use crate::recorder::Recorder;
+pub(crate) use crate::recorder::micros;
 use crate::rng::Rand;
 use crate::sample::Sample;
 use crate::workload::Workload;
@@ -53,7 +58,13 @@ pub struct RunOptions {
     /// that the measurement window is `at + warmup .. at + warmup + duration`
     /// in absolute time; `None`: start once the sessions are connected.
     pub start_at: Option<StartAt>,
+    /// How long after the window the run waits for the transactions due in it
+    /// before it gives up on them (they count as unfinished).
+    pub grace: Duration,
 }
+
+/// The default of [`RunOptions::grace`].
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
 
 /// An agreed start time and how late a process may be for it.
 #[derive(Debug, Clone, Copy)]
@@ -85,7 +96,8 @@ pub enum RunError {
         /// The tolerance it exceeded.
         tolerance: Duration,
     },
-    /// Stopped (Ctrl-C) while waiting for the start time; nothing was measured.
+    /// Stopped (Ctrl-C, SIGTERM) while connecting or waiting for the start
+    /// time; nothing was measured.
     StoppedBeforeStart,
 }
 
@@ -106,26 +118,38 @@ impl std::fmt::Display for RunError {
                 late.as_secs_f64(),
                 tolerance.as_secs_f64()
             ),
-            RunError::StoppedBeforeStart => f.write_str("stopped before the start time"),
+            RunError::StoppedBeforeStart => f.write_str("stopped before the run started"),
         }
     }
 }
 
 impl std::error::Error for RunError {}
 
+/// Where a run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Warming up: nothing is measured.
+    WarmUp,
+    /// In the measurement window.
+    Measure,
+    /// After the window, waiting (at most the grace) for the transactions due in it.
+    Finishing,
+}
+
 /// One second of a run, for the progress line and the interval files.
 #[derive(Debug)]
 pub struct Tick<'a> {
     /// Time since the run started.
     pub elapsed: Duration,
-    /// Whether the run is still warming up.
-    pub warming_up: bool,
+    /// Where the run is.
+    pub phase: Phase,
     /// The numbers of the last interval (the receiver may keep them).
     pub interval: Recorder,
     /// The length of the last interval.
     pub interval_length: Duration,
-    /// The part of the measurement window the interval covers, as offsets from
-    /// the window's start (empty during warm-up).
+    /// The interval as offsets from the window's start, the part before the
+    /// window left out (empty during warm-up); past the window's end it goes
+    /// on (the grace).
     pub window_span: (Duration, Duration),
     /// When the measurement window starts (or started), by the wall clock.
     pub window_start: SystemTime,
@@ -148,7 +172,8 @@ pub struct CpuUsage {
 /// Everything a run measured.
 #[derive(Debug)]
 pub struct Recording {
-    /// The measured numbers, all workers merged.
+    /// The measured numbers, all workers merged: every transaction due in the
+    /// window, the unfinished ones with lower bounds of their latency.
     pub total: Recorder,
     /// When the measurement window started, by the wall clock.
     pub window_start: SystemTime,
@@ -156,8 +181,10 @@ pub struct Recording {
     pub measured: Duration,
     /// Whether the run was stopped before its planned end.
     pub interrupted: bool,
-    /// Wall time of the whole run, warm-up included.
+    /// Wall time of the whole run, warm-up and grace included.
     pub wall: Duration,
+    /// How long after the window's end the run waited for what was due in it.
+    pub tail: Duration,
     /// CPU used by the process over the whole run.
     pub cpu: CpuUsage,
     /// What the open-loop dispatcher saw (`None` for closed-loop runs).
@@ -171,12 +198,47 @@ pub struct Recording {
     pub queue_ms: Vec<(f64, f64)>,
 }
 
-/// Latencies kept per run for the statistics (split over the sessions).
-const SAMPLES_PER_RUN: usize = 200_000;
+/// What a sender (the open-loop dispatchers, the closed-loop scheduler)
+/// hands back: what was due in the window, and what of it it never sent.
+#[derive(Debug, Clone, Default)]
+pub struct SenderReport {
+    /// Transactions due in the window, per type: sent, shed, or never sent.
+    pub scheduled: Vec<u64>,
+    /// Transactions due in the window that were never sent (the sender was
+    /// behind when the run was cut).
+    pub unsent: Vec<InFlight>,
+}
 
-/// Connect the sessions, run the terminals for warm-up plus duration, and return
-/// what was measured. `stop` ends the run early (Ctrl-C); `on_tick` is called once
-/// a second with the last interval.
+impl SenderReport {
+    /// An empty report for `types` transaction types.
+    pub fn new(types: usize) -> Self {
+        SenderReport {
+            scheduled: vec![0; types],
+            unsent: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, other: SenderReport) {
+        for (a, b) in self.scheduled.iter_mut().zip(other.scheduled) {
+            *a += b;
+        }
+        self.unsent.extend(other.unsent);
+    }
+}
+
+/// Random streams of the stripes' latency samples start here.
+const STRIPE_STREAMS: u64 = 1 << 61;
+/// Latencies kept per run for the statistics (split over the stripes).
+const SAMPLES_PER_RUN: usize = 200_000;
+/// After the window, how often the run looks whether what was due in it is done.
+const FINISH_POLL: Duration = Duration::from_millis(5);
+/// How long a cut run waits for its workers to hand back their thread's CPU.
+const WORKER_EXIT_WAIT: Duration = Duration::from_millis(200);
+
+/// Connect the sessions, run the terminals for warm-up plus duration, wait at
+/// most the grace for what was due in the window, and return what was
+/// measured. `stop` ends the run early (Ctrl-C): within a second, whatever
+/// phase it is in. `on_tick` is called once a second with the last interval.
 pub async fn run<E: Engine, W: Workload>(
     engine: &Arc<E>,
     workload: &Arc<W>,
@@ -184,14 +246,147 @@ pub async fn run<E: Engine, W: Workload>(
     stop: watch::Receiver<bool>,
     mut on_tick: impl FnMut(Tick<'_>),
 ) -> Result<Recording, RunError> {
-    let types = workload.transaction_types().len();
-    // With affinity, session i lives on node i mod nodes and takes work from that
-    // node's queue only.
-    let nodes = if opts.affinity {
-        engine.nodes().max(1)
-    } else {
-        1
+    let sessions = stoppable(&stop, connect_sessions(engine, opts)).await??;
+    let (started, run_start_wall) = anchor_start(opts, &stop).await?;
+    let cpu_start = cpu::process_cpu_time();
+    let window = Window {
+        start: started + opts.warmup,
+        end: started + opts.warmup + opts.duration,
     };
+    let types = workload.transaction_types().len();
+    let (senders, receivers): (Vec<_>, Vec<_>) = (0..opts.nodes::<E>(engine))
+        .map(|_| opts.job_queue::<W::Input>())
+        .unzip();
+    let pool = Pool::spawn::<E, W>(sessions, workload, &receivers, window, opts);
+    let (cut_tx, cut_rx) = watch::channel(false);
+    let (sender, sender_stripes) =
+        spawn_senders(workload, opts, Route { senders }, window, started, cut_rx);
+    let stripes = pool
+        .stripes
+        .iter()
+        .chain(&sender_stripes)
+        .cloned()
+        .collect();
+    let mut clock = Clock {
+        collector: Collector::new(stripes, types),
+        total: Recorder::new(types),
+        interval: Recorder::new(types),
+        started,
+        last_tick: Instant::now(),
+        window,
+        window_start: run_start_wall + opts.warmup,
+        queue_ms: Vec::new(),
+    };
+    let interrupted = clock
+        .wait_for_window(&sender, &receivers, opts.grace, stop, &mut on_tick)
+        .await;
+    // The cut: from here on nothing is sent or recorded, and what was due in
+    // the window and is not done counts as unfinished.
+    let cut_at = Instant::now();
+    let _ = cut_tx.send(true);
+    let (senders, report) = sender.await.map_err(|e| {
+        RunError::Db(DbError::new(
+            ErrorKind::Other,
+            format!("the transaction sender stopped: {e}"),
+        ))
+    })?;
+    let mut found = clock.collector.cut();
+    for queue in &receivers {
+        queue.close();
+        while let Ok(job) = queue.try_recv() {
+            found.push(InFlight {
+                txn_type: job.txn_type,
+                intended: job.intended,
+            });
+        }
+    }
+    let given_up = GivenUp {
+        outstanding: clock.collector.outstanding(),
+        found,
+        unsent: report.unsent,
+    };
+    clock.last_interval(given_up, cut_at, &mut on_tick).await;
+    let mut samples = clock.collector.take_samples();
+    samples.sort_unstable_by_key(|s| s.intended_us);
+    let engine_cpu = pool.stop().await;
+    let measured_end = if interrupted {
+        cut_at.min(window.end)
+    } else {
+        window.end
+    };
+    let (dispatch, scheduler) = match senders {
+        Senders::Open(d) => (Some(d), None),
+        Senders::Closed(s) => (None, Some(s)),
+    };
+    Ok(Recording {
+        window_start: clock.window_start,
+        total: clock.total,
+        measured: measured_end.saturating_duration_since(window.start),
+        interrupted,
+        wall: cut_at - started,
+        tail: cut_at.saturating_duration_since(window.end),
+        cpu: CpuUsage {
+            process: cpu::process_cpu_time().saturating_sub(cpu_start),
+            engine_threads: E::BLOCKING.then_some(engine_cpu),
+        },
+        dispatch,
+        scheduler,
+        samples,
+        queue_ms: clock.queue_ms,
+    })
+}
+
+impl RunOptions {
+    /// The nodes sessions are placed on: with affinity, session i lives on node
+    /// i mod nodes and takes work from that node's queue only.
+    fn nodes<E: Engine>(&self, engine: &E) -> usize {
+        if self.affinity {
+            engine.nodes().max(1)
+        } else {
+            1
+        }
+    }
+
+    /// A job queue. Closed loop: a bounded queue, terminals wait for a slot and
+    /// never drop a transaction. Open loop: the client queue, unbounded unless
+    /// a limit sheds.
+    fn job_queue<I>(
+        &self,
+    ) -> (
+        async_channel::Sender<Job<I>>,
+        async_channel::Receiver<Job<I>>,
+    ) {
+        match self.open {
+            None => async_channel::bounded(self.terminals.max(1)),
+            Some(OpenLoop {
+                queue_limit: Some(limit),
+                ..
+            }) => async_channel::bounded(limit.max(1)),
+            Some(OpenLoop {
+                queue_limit: None, ..
+            }) => async_channel::unbounded(),
+        }
+    }
+}
+
+/// Run `fut` unless `stop` turns true first.
+async fn stoppable<T>(
+    stop: &watch::Receiver<bool>,
+    fut: impl Future<Output = T>,
+) -> Result<T, RunError> {
+    let mut stop = stop.clone();
+    tokio::select! {
+        out = fut => Ok(out),
+        _ = stop.wait_for(|s| *s) => Err(RunError::StoppedBeforeStart),
+    }
+}
+
+/// Open the run's sessions, spread over the nodes when terminals keep to them.
+async fn connect_sessions<E: Engine>(
+    engine: &Arc<E>,
+    opts: &RunOptions,
+) -> Result<Vec<E::Session>, RunError> {
+    let nodes = opts.nodes::<E>(engine);
     let mut sessions = Vec::with_capacity(opts.connections);
     for i in 0..opts.connections.max(nodes) {
         sessions.push(if nodes > 1 {
@@ -200,231 +395,374 @@ pub async fn run<E: Engine, W: Workload>(
             engine.connect().await?
         });
     }
+    Ok(sessions)
+}
 
-    // With an agreed start, wait for it (the sessions are ready), and anchor the
-    // run at it: a process a little late (within the tolerance) has a shorter
-    // warm-up, not a later window.
-    let (started, run_start_wall) = match opts.start_at {
-        None => (Instant::now(), SystemTime::now()),
-        Some(start) => {
-            let now = SystemTime::now();
-            if let Some(late) = start.too_late(now) {
-                return Err(RunError::LateStart {
-                    late,
-                    tolerance: start.tolerance,
-                });
-            }
-            if let Ok(wait) = start.at.duration_since(now) {
-                let mut stop = stop.clone();
-                tokio::select! {
-                    _ = tokio::time::sleep(wait) => {}
-                    _ = stop.wait_for(|s| *s) => return Err(RunError::StoppedBeforeStart),
-                }
-            }
-            let (now, instant) = (SystemTime::now(), Instant::now());
-            let late = now.duration_since(start.at).unwrap_or_default();
-            (instant.checked_sub(late).unwrap_or(instant), start.at)
-        }
+/// When the run starts, by the monotonic and the wall clock. With an agreed
+/// start, wait for it (the sessions are ready), and anchor the run at it: a
+/// process a little late (within the tolerance) has a shorter warm-up, not a
+/// later window.
+async fn anchor_start(
+    opts: &RunOptions,
+    stop: &watch::Receiver<bool>,
+) -> Result<(Instant, SystemTime), RunError> {
+    let Some(start) = opts.start_at else {
+        return Ok((Instant::now(), SystemTime::now()));
     };
-    let cpu_start = cpu::process_cpu_time();
-    let window_start_wall = run_start_wall + opts.warmup;
-    let window = Window {
-        start: started + opts.warmup,
-        end: started + opts.warmup + opts.duration,
-    };
-    // Closed loop: a bounded queue, terminals wait for a slot and never drop a
-    // transaction. Open loop: the client queue, unbounded unless a limit sheds.
-    let queue = || match opts.open {
-        None => async_channel::bounded::<Job<W::Input>>(opts.terminals.max(1)),
-        Some(OpenLoop {
-            queue_limit: Some(limit),
-            ..
-        }) => async_channel::bounded(limit.max(1)),
-        Some(OpenLoop {
-            queue_limit: None, ..
-        }) => async_channel::unbounded(),
-    };
-    let (job_txs, job_rxs): (Vec<_>, Vec<_>) = (0..nodes).map(|_| queue()).unzip();
-    let route = Route { senders: job_txs };
+    let now = SystemTime::now();
+    if let Some(late) = start.too_late(now) {
+        return Err(RunError::LateStart {
+            late,
+            tolerance: start.tolerance,
+        });
+    }
+    if let Ok(wait) = start.at.duration_since(now) {
+        stoppable(stop, tokio::time::sleep(wait)).await?;
+    }
+    let (now, instant) = (SystemTime::now(), Instant::now());
+    let late = now.duration_since(start.at).unwrap_or_default();
+    Ok((instant.checked_sub(late).unwrap_or(instant), start.at))
+}
 
-    let placement = exec::placement::<E>(sessions.len());
-    let sessions_count = sessions.len().max(1);
-    // Workers share a few recorders rather than each having its own: a recorder
-    // is some 15 histograms, and a pool of hundreds of sessions (100,000
-    // terminals with spec waits) would otherwise hold gigabytes of them and
-    // merge them all every second. A recorder's lock is held for one
-    // transaction's recording, so a few per core keep contention negligible.
-    let stripes = recorder_stripes(sessions_count);
-    let mut collector = Collector {
-        workers: (0..stripes)
-            .map(|_| Arc::new(Mutex::new(Recorder::new(types))))
-            .collect(),
-        spares: (0..stripes).map(|_| Recorder::new(types)).collect(),
-    };
-    let mut workers = Vec::new();
-    for (i, session) in sessions.into_iter().enumerate() {
-        let ctx = WorkerContext {
-            workload: Arc::clone(workload),
-            jobs: job_rxs[i % nodes].clone(),
-            recorder: Arc::clone(&collector.workers[i % stripes]),
-            window,
-            retry: opts.retry,
-            seed: Rand::derive(opts.seed, u64::MAX - i as u64).uniform(0, i64::MAX) as u64,
-            sample_capacity: SAMPLES_PER_RUN / sessions_count,
+/// The session workers and what they share.
+struct Pool {
+    workers: Vec<Spawned<WorkerExit>>,
+    busy: Vec<Arc<AtomicU64>>,
+    stripes: Vec<SharedStripe>,
+}
+
+impl Pool {
+    /// Start a worker per session. Workers share a few stripes rather than
+    /// each having its own recorder: a recorder is some 20 histograms, and a
+    /// pool of hundreds of sessions (100,000 terminals with spec waits) would
+    /// otherwise hold gigabytes of them and merge them all every second. A
+    /// stripe's lock is held for one transaction's recording, so a few per
+    /// core keep contention negligible.
+    fn spawn<E: Engine, W: Workload>(
+        sessions: Vec<E::Session>,
+        workload: &Arc<W>,
+        queues: &[async_channel::Receiver<Job<W::Input>>],
+        window: Window,
+        opts: &RunOptions,
+    ) -> Pool {
+        let types = workload.transaction_types().len();
+        let count = sessions.len().max(1);
+        let stripes_n = recorder_stripes(count);
+        let stripes: Vec<SharedStripe> = (0..stripes_n)
+            .map(|s| {
+                let workers = count.div_ceil(stripes_n);
+                let seed = Rand::derive(opts.seed, STRIPE_STREAMS + s as u64).uniform(0, i64::MAX);
+                Stripe::shared(types, workers, SAMPLES_PER_RUN / stripes_n, seed as u64)
+            })
+            .collect();
+        let placement = exec::placement::<E>(sessions.len());
+        let mut pool = Pool {
+            workers: Vec::new(),
+            busy: Vec::new(),
+            stripes,
         };
-        workers.push(spawn_worker::<E, W>(session, ctx, placement));
-    }
-    drop(job_rxs);
-    let mut queue_ms = Vec::new();
-
-    let sender = {
-        let (workload, seed, wait, stop) =
-            (Arc::clone(workload), opts.seed, opts.wait, stop.clone());
-        let (open, terminals) = (opts.open, opts.terminals);
-        tokio::spawn(async move {
-            match open {
-                Some(load) => {
-                    let all = (0..terminals.max(1))
-                        .map(|t| workload.terminal(t, seed))
-                        .collect();
-                    Senders::Open(
-                        open_loop::run_dispatcher(all, route, load, seed, window, stop).await,
-                    )
-                }
-                None => {
-                    let all = (0..terminals).map(|t| workload.terminal(t, seed)).collect();
-                    Senders::Closed(
-                        closed_loop::run_terminals(
-                            all,
-                            route,
-                            wait,
-                            workload.transaction_types(),
-                            seed,
-                            window,
-                            stop,
-                        )
-                        .await,
-                    )
-                }
-            }
-        })
-    };
-    tokio::pin!(sender);
-    let mut senders: Option<Senders> = None;
-
-    let mut total = Recorder::new(types);
-    let mut interval = Recorder::new(types);
-    let mut ticker = tokio::time::interval(Duration::from_secs(1));
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    ticker.tick().await;
-    let mut last_tick = Instant::now();
-    let mut stop_rx = stop.clone();
-    let mut interrupted = false;
-    loop {
-        tokio::select! {
-            _ = ticker.tick() => {}
-            _ = stop_rx.changed() => { interrupted = true; }
-            done = &mut sender, if senders.is_none() => {
-                senders = Some(done.map_err(|e| RunError::Db(DbError::new(
-                    crate::error::ErrorKind::Other,
-                    format!("the transaction sender stopped: {e}"),
-                )))?);
-            }
+        for (i, session) in sessions.into_iter().enumerate() {
+            let busy = Arc::new(AtomicU64::new(0));
+            let ctx = WorkerContext {
+                workload: Arc::clone(workload),
+                jobs: queues[i % queues.len()].clone(),
+                stripe: Arc::clone(&pool.stripes[i % stripes_n]),
+                slot: i / stripes_n,
+                window,
+                retry: opts.retry,
+                seed: Rand::derive(opts.seed, u64::MAX - i as u64).uniform(0, i64::MAX) as u64,
+                busy_ns: Arc::clone(&busy),
+            };
+            pool.workers
+                .push(spawn_worker::<E, W>(session, ctx, placement));
+            pool.busy.push(busy);
         }
-        let now = Instant::now();
-        collector.collect(&mut interval, &mut total).await;
-        if let Some(q) = mean_queue_ms(&interval)
-            && now > window.start
-        {
-            queue_ms.push(((now.min(window.end) - window.start).as_secs_f64(), q));
-        }
-        on_tick(Tick {
-            elapsed: now - started,
-            warming_up: now < window.start,
-            // A fresh recorder for the next interval: its histograms are zeroed
-            // pages that cost nothing until used, and the receiver keeps these.
-            interval: std::mem::replace(&mut interval, Recorder::new(types)),
-            interval_length: now - last_tick,
-            window_span: window.span(last_tick, now),
-            window_start: window_start_wall,
-            total: &total,
-        });
-        last_tick = now;
-        // The senders see a stop too, and may end before the select sees it.
-        interrupted |= *stop_rx.borrow();
-        if interrupted || senders.is_some() || now >= window.end {
-            break;
-        }
-    }
-    let stopped_at = Instant::now();
-    // On a stop the senders return at once; at the window's end the closed-loop
-    // scheduler waits for its terminals' last transactions.
-    let senders = match senders {
-        Some(s) => s,
-        None => (&mut sender).await.map_err(|e| {
-            RunError::Db(DbError::new(
-                crate::error::ErrorKind::Other,
-                format!("the transaction sender stopped: {e}"),
-            ))
-        })?,
-    };
-    let (dispatch, scheduler) = match senders {
-        Senders::Open(d) => (Some(d), None),
-        Senders::Closed(s) => (None, Some(s)),
-    };
-    let mut engine_cpu = Duration::ZERO;
-    let mut samples = Vec::new();
-    for w in workers {
-        if let Some(exit) = w.join().await {
-            engine_cpu += exit.thread_cpu.unwrap_or(exit.busy);
-            samples.extend(exit.samples.into_items());
-        }
-    }
-    samples.sort_unstable_by_key(|s| s.intended_us);
-    // Transactions that were in flight at the last tick: one more (short) interval,
-    // so the intervals add up to the totals exactly.
-    collector.collect(&mut interval, &mut total).await;
-    if !interval
-        .measured
-        .iter()
-        .all(|t| t.latency.is_empty() && t.failed() == 0)
-    {
-        let now = Instant::now();
-        on_tick(Tick {
-            elapsed: now - started,
-            warming_up: false,
-            interval,
-            interval_length: now - last_tick,
-            window_span: window.span(last_tick, now),
-            window_start: window_start_wall,
-            total: &total,
-        });
+        pool
     }
 
-    let measured_end = stopped_at.min(window.end);
-    Ok(Recording {
-        window_start: window_start_wall,
-        total,
-        measured: measured_end.saturating_duration_since(window.start),
-        interrupted,
-        wall: stopped_at - started,
-        cpu: CpuUsage {
-            process: cpu::process_cpu_time().saturating_sub(cpu_start),
-            engine_threads: E::BLOCKING.then_some(engine_cpu),
-        },
-        dispatch,
-        scheduler,
-        samples,
-        queue_ms,
-    })
+    /// After the cut: wait a moment for the workers to stop (a worker still
+    /// inside a transaction is not waited for; a task is aborted), and return
+    /// the time the sessions spent executing: a worker's thread CPU when it
+    /// had a thread and stopped, else its busy time.
+    async fn stop(self) -> Duration {
+        let deadline = Instant::now() + WORKER_EXIT_WAIT;
+        let mut engine = Duration::ZERO;
+        for (worker, busy) in self.workers.into_iter().zip(self.busy) {
+            let busy = Duration::from_nanos(busy.load(Ordering::Relaxed));
+            engine += match worker.join_until(deadline).await {
+                Some(WorkerExit {
+                    thread_cpu: Some(cpu),
+                }) => cpu,
+                _ => busy,
+            };
+        }
+        engine
+    }
 }
 
 /// What the task that sends transactions saw.
 enum Senders {
-    /// The open-loop dispatcher.
+    /// The open-loop dispatchers.
     Open(DispatchStats),
     /// The closed-loop terminals' scheduler.
     Closed(SchedulerStats),
+}
+
+/// Start what sends the transactions: the open-loop dispatcher threads, or
+/// the closed-loop scheduler; each records its lateness (and sheds) in a
+/// stripe of its own. The terminals are created in the task, so a stop can
+/// come while a million of them are.
+fn spawn_senders<W: Workload>(
+    workload: &Arc<W>,
+    opts: &RunOptions,
+    route: Route<W::Input>,
+    window: Window,
+    started: Instant,
+    mut cut: watch::Receiver<bool>,
+) -> (
+    tokio::task::JoinHandle<(Senders, SenderReport)>,
+    Vec<SharedStripe>,
+) {
+    let types = workload.transaction_types().len();
+    let threads = opts.open.map_or(1, |o| o.dispatchers.max(1));
+    let stripes: Vec<SharedStripe> = (0..threads)
+        .map(|_| Stripe::shared(types, 0, 0, 0))
+        .collect();
+    let (workload, seed, wait, open, terminals) = (
+        Arc::clone(workload),
+        opts.seed,
+        opts.wait,
+        opts.open,
+        opts.terminals,
+    );
+    let own = stripes.clone();
+    let task = tokio::spawn(async move {
+        let mut all = Vec::with_capacity(terminals.max(1));
+        for t in 0..terminals.max(usize::from(open.is_some())) {
+            all.push(workload.terminal(t, seed));
+            if t % 4096 == 4095 {
+                if *cut.borrow() {
+                    break;
+                }
+                tokio::task::yield_now().await;
+            }
+        }
+        match open {
+            Some(load) => {
+                let flag = Arc::new(AtomicBool::new(false));
+                let threads: Vec<_> = open_loop::split(all, load.dispatchers)
+                    .into_iter()
+                    .zip(own)
+                    .enumerate()
+                    .map(|(index, (terminals, stripe))| {
+                        let d = open_loop::Dispatcher {
+                            terminals,
+                            route: route.clone(),
+                            load,
+                            index,
+                            seed,
+                            start: started,
+                            window,
+                            stripe,
+                            types,
+                        };
+                        let flag = Arc::clone(&flag);
+                        exec::spawn_thread("txbench-dispatch", move || {
+                            open_loop::dispatch(d, &flag)
+                        })
+                    })
+                    .collect();
+                drop(route);
+                // The dispatchers end with the window, or at the cut.
+                let mut stats = Vec::new();
+                let mut report = SenderReport::new(types);
+                for t in threads {
+                    let mut done = std::pin::pin!(t.join());
+                    let ended = tokio::select! {
+                        out = &mut done => Some(out),
+                        _ = cut.wait_for(|c| *c) => None,
+                    };
+                    let out = match ended {
+                        Some(out) => out,
+                        None => {
+                            flag.store(true, Ordering::Relaxed);
+                            done.await
+                        }
+                    };
+                    if let Some((s, r)) = out {
+                        stats.push(s);
+                        report.add(r);
+                    }
+                }
+                (Senders::Open(open_loop::combine(stats)), report)
+            }
+            None => {
+                let stripe = own.into_iter().next().expect("one stripe");
+                let (stats, report) = closed_loop::run_terminals(
+                    all,
+                    route,
+                    wait,
+                    workload.transaction_types(),
+                    seed,
+                    window,
+                    cut,
+                    stripe,
+                )
+                .await;
+                (Senders::Closed(stats), report)
+            }
+        }
+    });
+    (task, stripes)
+}
+
+/// The run's clock: ticks once a second, collecting the stripes into the
+/// interval and the totals.
+struct Clock {
+    collector: Collector,
+    total: Recorder,
+    interval: Recorder,
+    started: Instant,
+    last_tick: Instant,
+    window: Window,
+    window_start: SystemTime,
+    queue_ms: Vec<(f64, f64)>,
+}
+
+impl Clock {
+    /// Tick until the window is over and what was due in it is done, or the
+    /// grace after it ran out; true when `stop` ended the run first.
+    async fn wait_for_window<I, T>(
+        &mut self,
+        sender: &tokio::task::JoinHandle<T>,
+        queues: &[async_channel::Receiver<Job<I>>],
+        grace: Duration,
+        mut stop: watch::Receiver<bool>,
+        on_tick: &mut impl FnMut(Tick<'_>),
+    ) -> bool {
+        let mut ticker = tokio::time::interval(Duration::from_secs(1));
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        ticker.tick().await;
+        self.last_tick = Instant::now();
+        let give_up = self.window.end + grace;
+        loop {
+            let now = Instant::now();
+            let done = sender.is_finished()
+                && queues.iter().all(|q| q.is_empty())
+                && self.collector.idle();
+            if done || now >= give_up {
+                return false;
+            }
+            let past_end = now >= self.window.end;
+            tokio::select! {
+                biased;
+                _ = stop.wait_for(|s| *s) => return true,
+                _ = ticker.tick() => self.tick(on_tick).await,
+                _ = tokio::time::sleep_until(self.window.end.into()), if !past_end => {}
+                _ = tokio::time::sleep(FINISH_POLL), if past_end => {}
+            }
+        }
+    }
+
+    /// Collect the last second and hand it on.
+    async fn tick(&mut self, on_tick: &mut impl FnMut(Tick<'_>)) {
+        let now = Instant::now();
+        self.collector
+            .collect(&mut self.interval, &mut self.total)
+            .await;
+        if let Some(q) = mean_queue_ms(&self.interval)
+            && now > self.window.start
+            && self.last_tick < self.window.end
+        {
+            let at = now.min(self.window.end) - self.window.start;
+            self.queue_ms.push((at.as_secs_f64(), q));
+        }
+        let types = self.interval.measured.len();
+        // A fresh recorder for the next interval: its histograms are zeroed
+        // pages that cost nothing until used, and the receiver keeps these.
+        let interval = std::mem::replace(&mut self.interval, Recorder::new(types));
+        self.emit(now, interval, on_tick);
+    }
+
+    fn emit(&mut self, now: Instant, interval: Recorder, on_tick: &mut impl FnMut(Tick<'_>)) {
+        let phase = if now < self.window.start {
+            Phase::WarmUp
+        } else if now <= self.window.end {
+            Phase::Measure
+        } else {
+            Phase::Finishing
+        };
+        on_tick(Tick {
+            elapsed: now - self.started,
+            phase,
+            interval,
+            interval_length: now - self.last_tick,
+            window_span: self.window.span(self.last_tick, now),
+            window_start: self.window_start,
+            total: &self.total,
+        });
+        self.last_tick = now;
+    }
+
+    /// The interval from the last tick to the cut, with the transactions given
+    /// up at the cut counted in it, so the intervals add up to the totals
+    /// exactly.
+    async fn last_interval(
+        &mut self,
+        given_up: GivenUp,
+        cut_at: Instant,
+        on_tick: &mut impl FnMut(Tick<'_>),
+    ) {
+        let mut interval = Recorder::new(self.interval.measured.len());
+        let mut none = Recorder::new(interval.measured.len());
+        self.collector.collect(&mut interval, &mut none).await;
+        if cut_at > self.window.start {
+            given_up.record(&mut interval, self.window, cut_at);
+        }
+        self.total.merge(&interval);
+        let empty = interval
+            .measured
+            .iter()
+            .all(|t| t.latency.is_empty() && t.failed() == 0 && t.given_up() == 0)
+            && interval.lateness.is_empty();
+        if !empty {
+            self.emit(Instant::now().max(cut_at), interval, on_tick);
+        }
+    }
+}
+
+/// The transactions still unfinished when the run stopped waiting (all due
+/// before the window's end).
+struct GivenUp {
+    /// Per type, how many were sent to the pool and not finished.
+    outstanding: Vec<u64>,
+    /// Of those, the ones found (queued, or executing) with their intended starts.
+    found: Vec<InFlight>,
+    /// Due and never sent (the sender was behind).
+    unsent: Vec<InFlight>,
+}
+
+impl GivenUp {
+    /// Count each in `interval` as unfinished, with the time it had waited by
+    /// the cut as the lower bound of its latency. For the few a worker took
+    /// from the queue in the instant of the cut, which are counted but not
+    /// found, that is the time since the window's end, which none of them can
+    /// have waited less than.
+    fn record(&self, interval: &mut Recorder, window: Window, cut_at: Instant) {
+        let types = interval.measured.len();
+        let waited = |j: &InFlight| cut_at.saturating_duration_since(j.intended);
+        let least = cut_at.saturating_duration_since(window.end.min(cut_at));
+        for t in 0..types.min(self.outstanding.len()) {
+            let mut found = self.found.iter().filter(|j| j.txn_type == t).map(waited);
+            for _ in 0..self.outstanding[t] {
+                let w = found.next().unwrap_or(least);
+                interval.measured[t].record_given_up(w, false);
+            }
+        }
+        for j in self.unsent.iter().filter(|j| j.txn_type < types) {
+            interval.measured[j.txn_type].record_given_up(waited(j), false);
+        }
+    }
 }
 
 /// Recorders the workers of a pool of `sessions` share: four per core, at
@@ -432,29 +770,6 @@ enum Senders {
 fn recorder_stripes(sessions: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     (4 * cores).max(8).min(sessions).max(1)
-}
-
-/// The recorders the collector reads: the workers' shared ones, and an empty
-/// spare per recorder to swap in, so a lock is held for a swap only.
-struct Collector {
-    workers: Vec<Arc<Mutex<Recorder>>>,
-    spares: Vec<Recorder>,
-}
-
-impl Collector {
-    /// Move every worker's numbers into `interval` (emptied first) and add them to
-    /// `total`. A full interval's histograms take milliseconds to add, so the merge
-    /// yields after each transaction type: an open-loop dispatcher on the same
-    /// thread would otherwise fall that far behind its schedule once a second.
-    async fn collect(&mut self, interval: &mut Recorder, total: &mut Recorder) {
-        interval.reset();
-        for (worker, spare) in self.workers.iter().zip(&mut self.spares) {
-            std::mem::swap(&mut *worker.lock().expect("recorder lock"), spare);
-            merge_yielding(interval, spare).await;
-            spare.reset();
-        }
-        merge_yielding(total, interval).await;
-    }
 }
 
 /// Mean queueing time of an interval's measured transactions, all types (ms).
@@ -466,12 +781,4 @@ fn mean_queue_ms(interval: &Recorder) -> Option<f64> {
         )
     });
     (n > 0).then(|| sum / n as f64 / 1000.0)
-}
-
-async fn merge_yielding(into: &mut Recorder, from: &Recorder) {
-    for (a, b) in into.measured.iter_mut().zip(&from.measured) {
-        a.merge(b);
-        tokio::task::yield_now().await;
-    }
-    into.merge_untyped(from);
 }

@@ -2,27 +2,30 @@
 //! taking jobs from one shared queue.
 //!
 //! A job is one transaction with its intended start time. The worker executes it
-//! (retrying conflicts), records the outcome in a recorder it shares with a few
-//! other workers, and answers the submitter. Waiting in the queue for a free session is part of the latency,
-//! because latency is counted from the intended start.
+//! (retrying conflicts), records the outcome in a stripe it shares with a few
+//! other workers ([`super::stripe`]), and answers the submitter. Waiting in the
+//! queue for a free session is part of the latency, because latency is counted
+//! from the intended start.
 //!
 //! Workers of a blocking engine (SQLite) run on OS threads of their own, so a whole
 //! transaction runs there with one hand-off; workers of an asynchronous engine are
 //! tokio tasks. The worker loop is the same code in both cases.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
 use super::phases::Timed;
+use super::stripe::{InFlight, SharedStripe, lock};
 use crate::cpu;
 use crate::engine::{Engine, Session};
 use crate::error::ErrorKind;
 use crate::exec::{self, Placement, Spawned};
-use crate::recorder::{Completion, Recorder};
+use crate::recorder::Completion;
 use crate::rng::Rand;
-use crate::sample::{Reservoir, Sample};
+use crate::sample::Sample;
 use crate::workload::{Outcome, Workload};
 
 /// One transaction to execute.
@@ -75,7 +78,8 @@ impl<I> Route<I> {
     }
 }
 
-/// The measurement window: completions inside it are measured.
+/// The measurement window: the transactions completed inside it are measured,
+/// and those unfinished when it closes.
 #[derive(Debug, Clone, Copy)]
 pub struct Window {
     /// Start of measurement (end of warm-up).
@@ -90,9 +94,11 @@ impl Window {
         t >= self.start && t < self.end
     }
 
-    /// The part of `from..to` inside the window, as offsets from its start.
+    /// `from..to` as offsets from the window's start, the part before it left
+    /// out. Past the end the offsets go on: the transactions unfinished when
+    /// the window closed that complete after it are recorded there.
     pub fn span(&self, from: Instant, to: Instant) -> (Duration, Duration) {
-        let offset = |t: Instant| t.clamp(self.start, self.end) - self.start;
+        let offset = |t: Instant| t.saturating_duration_since(self.start);
         (offset(from), offset(to))
     }
 }
@@ -118,14 +124,10 @@ impl Default for RetryPolicy {
     }
 }
 
-/// What a worker hands back when the queue closes.
+/// What a worker hands back when it stops (the queue closed, or the run was cut).
 pub struct WorkerExit {
     /// CPU time of the worker's own thread, when it had one.
     pub thread_cpu: Option<Duration>,
-    /// Wall time spent executing transactions (retries and backoff included).
-    pub busy: Duration,
-    /// A uniform sample of the measured transactions' latencies.
-    pub samples: Reservoir,
 }
 
 /// Everything a worker needs besides its session.
@@ -134,16 +136,19 @@ pub struct WorkerContext<W: Workload> {
     pub workload: Arc<W>,
     /// The shared job queue.
     pub jobs: async_channel::Receiver<Job<W::Input>>,
-    /// The recorder the worker records into (shared with a few other workers).
-    pub recorder: Arc<Mutex<Recorder>>,
+    /// The stripe the worker records into (shared with a few other workers).
+    pub stripe: SharedStripe,
+    /// The worker's slot in its stripe.
+    pub slot: usize,
     /// The measurement window.
     pub window: Window,
     /// Retry policy for conflicts.
     pub retry: RetryPolicy,
     /// Seed of the backoff jitter stream.
     pub seed: u64,
-    /// Capacity of the worker's latency sample.
-    pub sample_capacity: usize,
+    /// Nanoseconds spent executing transactions (retries and backoff
+    /// included), readable while the worker runs.
+    pub busy_ns: Arc<AtomicU64>,
 }
 
 /// Start one worker for a session, on a thread or a task (see [`exec::placement`]).
@@ -169,9 +174,19 @@ async fn worker_loop<S: Session, W: Workload>(
 ) -> WorkerExit {
     let mut session = Timed::new(session, ctx.workload.operations());
     let mut jitter = Rand::new(ctx.seed);
-    let mut busy = Duration::ZERO;
-    let mut samples = Reservoir::new(ctx.sample_capacity, ctx.seed ^ 0x5A5A);
     while let Ok(job) = ctx.jobs.recv().await {
+        // The queue is fed from other threads and never makes the task wait
+        // while it is full: without a yield now and then, a worker on the
+        // driver's thread would keep the ticks (and the stop) from running.
+        tokio::task::coop::consume_budget().await;
+        let noted = InFlight {
+            txn_type: job.txn_type,
+            intended: job.intended,
+        };
+        if !lock(&ctx.stripe).start(ctx.slot, noted) {
+            // The run was cut: this job counts as unfinished.
+            break;
+        }
         let started = Instant::now();
         let mut retries = 0u32;
         let mut lost_connection = false;
@@ -208,7 +223,7 @@ async fn worker_loop<S: Session, W: Workload>(
             }
         };
         let finished = Instant::now();
-        busy += finished - started;
+        add_busy(&ctx.busy_ns, finished - started);
         let phases = session.take();
         let completion = Completion {
             txn_type: job.txn_type,
@@ -219,25 +234,38 @@ async fn worker_loop<S: Session, W: Workload>(
             retries,
             result: &result,
         };
+        // Measured: what completes in the window; what was unfinished when it
+        // closed and completes in the grace after it counts as unfinished.
         let in_window = ctx.window.contains(finished);
+        let late = finished >= ctx.window.end && job.intended < ctx.window.end;
         {
-            let mut recorder = ctx.recorder.lock().expect("recorder lock");
-            recorder.record(&completion, in_window);
+            let mut stripe = lock(&ctx.stripe);
+            if !stripe.finish(ctx.slot) {
+                // Cut while it ran: the driver counted it unfinished.
+                break;
+            }
+            if late {
+                stripe.recorder.record_late(&completion);
+            } else {
+                stripe.recorder.record(&completion, in_window);
+            }
             if !session.operations.is_empty() {
-                recorder.record_operations(&session.operations, in_window);
-                session.operations.clear();
+                stripe
+                    .recorder
+                    .record_operations(&session.operations, in_window);
+            }
+            if in_window && result.is_ok() {
+                stripe.samples.offer(Sample {
+                    intended_us: job
+                        .intended
+                        .saturating_duration_since(ctx.window.start)
+                        .as_micros() as u64,
+                    latency_us: completion.latency.as_micros() as u64,
+                    txn_type: job.txn_type as u16,
+                });
             }
         }
-        if in_window && result.is_ok() {
-            samples.offer(Sample {
-                intended_us: job
-                    .intended
-                    .saturating_duration_since(ctx.window.start)
-                    .as_micros() as u64,
-                latency_us: completion.latency.as_micros() as u64,
-                txn_type: job.txn_type as u16,
-            });
-        }
+        session.operations.clear();
         if let Some(done) = job.done {
             let _ = done.to.send((done.terminal, finished));
         }
@@ -245,15 +273,17 @@ async fn worker_loop<S: Session, W: Workload>(
             // Jobs wait in the queue meanwhile: the outage shows as their queueing.
             let down = Instant::now();
             reconnect(&mut session, &ctx.retry, &mut jitter, own_thread).await;
-            busy += down.elapsed();
+            add_busy(&ctx.busy_ns, down.elapsed());
         }
     }
     WorkerExit {
         // On its own thread, the thread's clock is the worker's CPU.
         thread_cpu: own_thread.then(cpu::thread_cpu_time),
-        busy,
-        samples,
     }
+}
+
+fn add_busy(busy_ns: &AtomicU64, d: Duration) {
+    busy_ns.fetch_add(d.as_nanos() as u64, Ordering::Relaxed);
 }
 
 async fn pause(d: Duration, own_thread: bool) {

@@ -1,0 +1,95 @@
+//! The open-loop dispatcher sends on schedule: the actual send gaps of a
+//! Poisson load are exponential, and late wake-ups do not bunch sends. Run on
+//! an idle machine (cargo runs test binaries one at a time, and this one holds
+//! a single test).
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use support::{AsyncIdle, Serve, Service};
+use txbench_core::TxnTypeInfo;
+use txbench_core::driver::pool::RetryPolicy;
+use txbench_core::driver::{self, Arrival, DispatchStats, OpenLoop, RunOptions, WaitMode};
+use txbench_core::stats::anderson_darling;
+
+static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo::back_to_back("Nothing", "nothing", 1.0, None)];
+
+async fn dispatch(rate: f64, seconds: u64) -> DispatchStats {
+    let opts = RunOptions {
+        duration: Duration::from_secs(seconds),
+        warmup: Duration::from_millis(200),
+        terminals: 1,
+        connections: 2,
+        wait: WaitMode::None,
+        seed: 5,
+        retry: RetryPolicy::default(),
+        affinity: false,
+        start_at: None,
+        grace: Duration::from_secs(1),
+        open: Some(OpenLoop {
+            rate,
+            arrival: Arrival::Poisson,
+            queue_limit: None,
+            dispatchers: 1,
+        }),
+    };
+    let (_tx, stop) = tokio::sync::watch::channel(false);
+    let rec = driver::run(
+        &Arc::new(AsyncIdle),
+        &Arc::new(Service {
+            types: &TYPES,
+            serve: Serve::Nothing,
+        }),
+        &opts,
+        stop,
+        |_| {},
+    )
+    .await
+    .unwrap();
+    rec.dispatch.expect("an open-loop run")
+}
+
+/// At the 1% level, Stephens' critical value of the Anderson-Darling
+/// statistic against the exponential with its mean estimated.
+const CRITICAL_1_PERCENT: f64 = 1.957;
+
+#[tokio::test]
+async fn send_gaps_are_exponential_and_not_bunched() {
+    for (rate, seconds) in [(200.0, 4), (10_000.0, 3)] {
+        let d = dispatch(rate, seconds).await;
+        let gaps = &d.send_gaps;
+        // Thinned at random to at most 1,000/s: the gaps of the thinned sends
+        // are exponential with that rate if the sends are Poisson.
+        let thinned = d.gap_test_rate;
+        assert!(
+            gaps.len() as f64 > 0.8 * thinned * seconds as f64,
+            "{} gaps",
+            gaps.len()
+        );
+        let ad = anderson_darling::exponential(gaps).unwrap();
+        assert!(
+            ad.statistic < CRITICAL_1_PERCENT,
+            "{rate}/s: A2* = {:.3} over {} gaps",
+            ad.statistic,
+            gaps.len()
+        );
+        // Bunching: a late wake-up that let sends pile up and then released
+        // them together shows as an excess of very short gaps. For a Poisson
+        // process the share under 50 us is 1 - exp(-rate x 50 us).
+        let short = gaps.iter().filter(|g| **g < 50e-6).count() as f64;
+        let n = gaps.len() as f64;
+        let p = 1.0 - (-thinned * 50e-6).exp();
+        let limit = n * p + 4.0 * (n * p * (1.0 - p)).sqrt() + 2.0;
+        assert!(
+            short <= limit,
+            "{rate}/s: {short} of {n} gaps under 50 us, Poisson allows {limit:.1}"
+        );
+        let mean = gaps.iter().sum::<f64>() / n;
+        assert!(
+            (mean * thinned - 1.0).abs() < 0.15,
+            "{rate}/s: mean gap {mean:.6} s at {thinned}/s"
+        );
+    }
+}

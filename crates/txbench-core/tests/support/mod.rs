@@ -1,0 +1,170 @@
+#![allow(dead_code)] // each test binary uses a part of it
+//! What the driver tests share: a session that does nothing, engines of it
+//! (blocking or not), and a one-type workload whose service time the test
+//! sets, so the truth it is measured against is known.
+
+use std::future::{Future, ready};
+use std::time::{Duration, Instant};
+
+use txbench_core::schema::{Index, Statement, Table};
+use txbench_core::value::RowBatch;
+use txbench_core::{
+    DbError, Engine, Outcome, Param, RepeatTerminal, Rows, Session, TxMode, TxnTypeInfo, Workload,
+};
+
+/// A session that does nothing; the workload spends the service time.
+pub struct Idle;
+
+impl Session for Idle {
+    fn begin(&mut self, _: TxMode) -> impl Future<Output = Result<(), DbError>> + Send {
+        ready(Ok(()))
+    }
+    fn commit(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
+        ready(Ok(()))
+    }
+    fn rollback(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
+        ready(Ok(()))
+    }
+    fn query(
+        &mut self,
+        _: &'static Statement,
+        _: &[Param<'_>],
+    ) -> impl Future<Output = Result<Rows, DbError>> + Send {
+        ready(Ok(Rows::empty()))
+    }
+    fn execute(
+        &mut self,
+        _: &'static Statement,
+        _: &[Param<'_>],
+    ) -> impl Future<Output = Result<u64, DbError>> + Send {
+        ready(Ok(0))
+    }
+    fn query_sql(&mut self, _: &str) -> impl Future<Output = Result<Rows, DbError>> + Send {
+        ready(Ok(Rows::empty()))
+    }
+    fn create_table(&mut self, _: &Table) -> impl Future<Output = Result<(), DbError>> + Send {
+        ready(Ok(()))
+    }
+    fn create_index(&mut self, _: &Index) -> impl Future<Output = Result<(), DbError>> + Send {
+        ready(Ok(()))
+    }
+    fn drop_table(&mut self, _: &str) -> impl Future<Output = Result<(), DbError>> + Send {
+        ready(Ok(()))
+    }
+    fn table_exists(&mut self, _: &str) -> impl Future<Output = Result<bool, DbError>> + Send {
+        ready(Ok(false))
+    }
+    fn insert_batch(
+        &mut self,
+        _: &Table,
+        _: &RowBatch,
+    ) -> impl Future<Output = Result<(), DbError>> + Send {
+        ready(Ok(()))
+    }
+    fn begin_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
+        ready(Ok(()))
+    }
+    fn end_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
+        ready(Ok(()))
+    }
+}
+
+/// A blocking engine. On the test's single-threaded runtime its one session runs
+/// on the dispatcher's thread: no cross-thread wake-up (which a VM can delay by
+/// most of a millisecond) sits between an arrival and its service.
+pub struct Synthetic;
+
+impl Engine for Synthetic {
+    type Session = Idle;
+    const BLOCKING: bool = true;
+    fn name(&self) -> &'static str {
+        "synthetic"
+    }
+    fn describe(&self) -> String {
+        "synthetic".into()
+    }
+    fn connect(&self) -> impl Future<Output = Result<Idle, DbError>> + Send {
+        ready(Ok(Idle))
+    }
+}
+
+/// An asynchronous engine of idle sessions: its sessions are tokio tasks, so a
+/// workload that awaits a timer in them stalls one session, not a thread.
+pub struct AsyncIdle;
+
+impl Engine for AsyncIdle {
+    type Session = Idle;
+    const BLOCKING: bool = false;
+    fn name(&self) -> &'static str {
+        "async-idle"
+    }
+    fn describe(&self) -> String {
+        "async-idle".into()
+    }
+    fn connect(&self) -> impl Future<Output = Result<Idle, DbError>> + Send {
+        ready(Ok(Idle))
+    }
+}
+
+/// How a [`Service`] transaction spends its time.
+#[derive(Debug, Clone, Copy)]
+pub enum Serve {
+    /// Not at all.
+    Nothing,
+    /// Exactly this long, spinning: a timer's wake-up would add its own delay.
+    Spin(Duration),
+    /// This long asleep on tokio's timer, except that one starting in the
+    /// stall `(from, to)` answers only at its end.
+    Sleep {
+        /// The service time.
+        service: Duration,
+        /// When the server answers nothing.
+        stall: (Instant, Instant),
+    },
+}
+
+/// A workload of one transaction type served as [`Serve`] says.
+pub struct Service {
+    /// The one type.
+    pub types: &'static [TxnTypeInfo],
+    /// How each transaction spends its time.
+    pub serve: Serve,
+}
+
+impl Workload for Service {
+    type Input = ();
+    type Terminal = RepeatTerminal<()>;
+    fn name(&self) -> &'static str {
+        "service"
+    }
+    fn transaction_types(&self) -> &'static [TxnTypeInfo] {
+        self.types
+    }
+    fn default_terminals(&self) -> usize {
+        1
+    }
+    fn terminal(&self, _: usize, _: u64) -> RepeatTerminal<()> {
+        RepeatTerminal(())
+    }
+    async fn execute<S: Session>(&self, _: &mut S, _: &()) -> Result<Outcome, DbError> {
+        match self.serve {
+            Serve::Nothing => {}
+            Serve::Spin(d) => {
+                let until = Instant::now() + d;
+                while Instant::now() < until {
+                    std::hint::spin_loop();
+                }
+            }
+            Serve::Sleep { service, stall } => {
+                let now = Instant::now();
+                let until = if now >= stall.0 && now < stall.1 {
+                    stall.1
+                } else {
+                    now + service
+                };
+                tokio::time::sleep_until(until.into()).await;
+            }
+        }
+        Ok(Outcome::Committed)
+    }
+}

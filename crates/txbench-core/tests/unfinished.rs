@@ -1,0 +1,165 @@
+//! Nothing left out, nothing waited out: transactions unfinished when the
+//! window closes are counted and enter the latency figures, and a run ends
+//! within its grace whatever its sessions do.
+
+mod support;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use support::{AsyncIdle, Serve, Service};
+use txbench_core::TxnTypeInfo;
+use txbench_core::driver::pool::RetryPolicy;
+use txbench_core::driver::{self, Arrival, OpenLoop, Recording, RunOptions, WaitMode};
+
+static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo::back_to_back("Stall", "stall", 1.0, None)];
+
+fn options(duration: Duration, grace: Duration) -> RunOptions {
+    RunOptions {
+        duration,
+        warmup: Duration::ZERO,
+        terminals: 1,
+        connections: 4,
+        wait: WaitMode::None,
+        seed: 11,
+        retry: RetryPolicy::default(),
+        affinity: false,
+        start_at: None,
+        grace,
+        open: None,
+    }
+}
+
+async fn run(serve: Serve, opts: &RunOptions) -> (Recording, Duration) {
+    let (_tx, stop) = tokio::sync::watch::channel(false);
+    let began = Instant::now();
+    let rec = driver::run(
+        &Arc::new(AsyncIdle),
+        &Arc::new(Service {
+            types: &TYPES,
+            serve,
+        }),
+        opts,
+        stop,
+        |_| {},
+    )
+    .await
+    .unwrap();
+    (rec, began.elapsed())
+}
+
+/// With no warm-up, every transaction the dispatcher scheduled in the window
+/// is in the numbers exactly once.
+fn assert_nothing_left_out(rec: &Recording) {
+    let t = &rec.total.measured[0];
+    let scheduled = rec.dispatch.as_ref().map_or_else(
+        || rec.scheduler.as_ref().unwrap().scheduled,
+        |d| d.scheduled,
+    );
+    assert_eq!(
+        t.completed() + t.failed() + t.unfinished + t.shed,
+        scheduled,
+        "completed {} + failed {} + unfinished {} + shed {} vs scheduled {scheduled}",
+        t.completed(),
+        t.failed(),
+        t.unfinished,
+        t.shed
+    );
+}
+
+#[tokio::test]
+async fn a_stall_past_the_window_end_is_counted_and_sets_the_tail() {
+    // 200/s for 2 s; from 1.5 s the server answers nothing for 1 s, past the
+    // window's end at 2 s. With a 2 s grace the stalled transactions complete
+    // during it: counted unfinished, their measured latencies the tail.
+    let mut opts = options(Duration::from_secs(2), Duration::from_secs(2));
+    opts.open = Some(OpenLoop {
+        rate: 200.0,
+        arrival: Arrival::Poisson,
+        queue_limit: None,
+        dispatchers: 1,
+    });
+    let start = Instant::now();
+    let stall = (
+        start + Duration::from_millis(1500),
+        start + Duration::from_millis(2500),
+    );
+    let serve = Serve::Sleep {
+        service: Duration::from_millis(1),
+        stall,
+    };
+    let (rec, wall) = run(serve, &opts).await;
+    let t = &rec.total.measured[0];
+    // About 100 arrivals fall in the stall's half second inside the window.
+    assert!(t.unfinished >= 50, "unfinished {}", t.unfinished);
+    assert_nothing_left_out(&rec);
+    assert!(t.censored.is_empty(), "all completed in the grace");
+    let max = Duration::from_micros(t.latency.max());
+    // The first stalled transaction started about when the stall began and
+    // completed when it ended: a second later.
+    assert!(
+        max >= Duration::from_millis(950),
+        "max latency {max:?}, the stall is 1 s"
+    );
+    assert!(wall < Duration::from_millis(3500), "waited {wall:?}");
+}
+
+#[tokio::test]
+async fn a_short_grace_gives_up_and_counts_lower_bounds() {
+    // The same stall with a 0.2 s grace: the run gives up on the stalled
+    // transactions at 2.2 s, before the server answers (2.5 s), and counts
+    // them with the time they had waited.
+    let mut opts = options(Duration::from_secs(2), Duration::from_millis(200));
+    opts.open = Some(OpenLoop {
+        rate: 200.0,
+        arrival: Arrival::Poisson,
+        queue_limit: None,
+        dispatchers: 1,
+    });
+    let start = Instant::now();
+    let serve = Serve::Sleep {
+        service: Duration::from_millis(1),
+        stall: (
+            start + Duration::from_millis(1500),
+            start + Duration::from_secs(60),
+        ),
+    };
+    let (rec, wall) = run(serve, &opts).await;
+    let t = &rec.total.measured[0];
+    assert!(t.unfinished >= 50, "unfinished {}", t.unfinished);
+    assert_eq!(t.censored.len(), t.unfinished, "every one given up");
+    assert_nothing_left_out(&rec);
+    // Each waited at least the grace (it was due before the window's end),
+    // and the first about 0.7 s (from 1.5 s to the cut at 2.2 s).
+    assert!(
+        t.censored.min() >= 190_000,
+        "least bound {} us",
+        t.censored.min()
+    );
+    assert!(
+        t.censored.max() >= 600_000,
+        "largest bound {} us",
+        t.censored.max()
+    );
+    assert!(wall < Duration::from_millis(2900), "the run took {wall:?}");
+}
+
+#[tokio::test]
+async fn a_hundred_thousand_terminals_on_one_slow_session_end_within_the_grace() {
+    // Back-to-back terminals queue 100,000 transactions of 1 ms on one
+    // session: 100 s of work, of which 1 s is measured and 0.5 s waited for.
+    let mut opts = options(Duration::from_secs(1), Duration::from_millis(500));
+    opts.terminals = 100_000;
+    opts.connections = 1;
+    let serve = Serve::Sleep {
+        service: Duration::from_millis(1),
+        stall: (Instant::now(), Instant::now()),
+    };
+    let (rec, wall) = run(serve, &opts).await;
+    let t = &rec.total.measured[0];
+    assert!(t.unfinished > 90_000, "unfinished {}", t.unfinished);
+    assert!(t.censored.len() > 90_000, "given up {}", t.censored.len());
+    assert_nothing_left_out(&rec);
+    // Terminals are created, the window runs 1 s and the grace 0.5 s.
+    assert!(wall < Duration::from_millis(3500), "the run took {wall:?}");
+}

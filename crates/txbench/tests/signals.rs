@@ -1,0 +1,187 @@
+//! Ctrl-C and SIGTERM stop a command promptly in every phase of a run (load,
+//! warm-up, measurement, the grace after the window), with exit code 143 for
+//! SIGTERM and, once anything was measured, a summary written.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a stopped command may take to exit. The requirement is a second;
+/// this leaves room for a busy CI machine, and the test prints what it saw.
+const PROMPT: Duration = Duration::from_secs(2);
+
+fn txbench(dir: &Path, args: &[&str]) -> Child {
+    Command::new(assert_cmd::cargo::cargo_bin("txbench"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Wait until `ready` holds (at most 60 s), send SIGTERM, and return how the
+/// command ended and how long after the signal.
+fn terminate_when(child: Child, ready: impl Fn() -> bool) -> (std::process::Output, Duration) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !ready() {
+        assert!(Instant::now() < deadline, "the phase never came");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let sent = Instant::now();
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    (out, sent.elapsed())
+}
+
+/// The timeline rows of the only run under `dir/res`: (start_s, whole line).
+fn timeline(dir: &Path) -> Vec<f64> {
+    let Some(run) = std::fs::read_dir(dir.join("res"))
+        .ok()
+        .and_then(|mut d| d.next())
+    else {
+        return Vec::new();
+    };
+    std::fs::read_to_string(run.unwrap().path().join("timeline.csv"))
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next()?.parse().ok())
+        .collect()
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    let run = std::fs::read_dir(dir.join("res"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap()
+}
+
+fn assert_stopped(out: &std::process::Output, took: Duration, phase: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("{phase}: exited {took:?} after SIGTERM");
+    assert_eq!(out.status.code(), Some(143), "{phase}: {stderr}");
+    assert!(took < PROMPT, "{phase}: took {took:?} to stop");
+    assert!(stderr.contains("stopping (SIGTERM)"), "{phase}: {stderr}");
+}
+
+#[test]
+fn sigterm_during_a_load_stops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = txbench(
+        dir.path(),
+        &["tpcc", "load", "--db", "sqlite:t.db", "--warehouses", "50"],
+    );
+    let started = Instant::now();
+    let (out, took) = terminate_when(child, || started.elapsed() > Duration::from_millis(700));
+    assert_stopped(&out, took, "load");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("stopped during the load"));
+}
+
+#[test]
+fn sigterm_during_warm_up_writes_an_empty_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = txbench(
+        dir.path(),
+        &[
+            "tpcc",
+            "run",
+            "--db",
+            "null:",
+            "--warmup",
+            "60s",
+            "--duration",
+            "60s",
+            "-q",
+            "--results",
+            "res",
+        ],
+    );
+    let started = Instant::now();
+    let (out, took) = terminate_when(child, || started.elapsed() > Duration::from_secs(1));
+    assert_stopped(&out, took, "warm-up");
+    let s = summary(dir.path());
+    assert_eq!(s["interrupted"], true);
+    assert_eq!(s["measured_secs"].as_f64(), Some(0.0));
+}
+
+#[test]
+fn sigterm_during_measurement_writes_what_was_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = txbench(
+        dir.path(),
+        &[
+            "tpcc",
+            "run",
+            "--db",
+            "null:",
+            "--warmup",
+            "0s",
+            "--duration",
+            "60s",
+            "-q",
+            "--results",
+            "res",
+        ],
+    );
+    let (out, took) = terminate_when(child, || timeline(dir.path()).len() >= 2);
+    assert_stopped(&out, took, "measurement");
+    let s = summary(dir.path());
+    assert_eq!(s["interrupted"], true);
+    let secs = s["measured_secs"].as_f64().unwrap();
+    assert!((1.0..30.0).contains(&secs), "measured {secs} s");
+}
+
+#[test]
+fn sigterm_during_the_grace_counts_the_unfinished() {
+    // 100,000 back-to-back terminals on SQLite's one session: far more work
+    // than a 1 s window holds, so the run is in its (long) grace after it.
+    let dir = tempfile::tempdir().unwrap();
+    let load = Command::new(assert_cmd::cargo::cargo_bin("txbench"))
+        .current_dir(dir.path())
+        .args(["tpcc", "load", "--db", "sqlite:t.db"])
+        .output()
+        .unwrap();
+    assert!(load.status.success());
+    let child = txbench(
+        dir.path(),
+        &[
+            "tpcc",
+            "run",
+            "--db",
+            "sqlite:t.db",
+            "--terminals",
+            "100000",
+            "--warmup",
+            "0s",
+            "--duration",
+            "1s",
+            "--grace",
+            "120s",
+            "-q",
+            "--results",
+            "res",
+        ],
+    );
+    let (out, took) = terminate_when(child, || {
+        timeline(dir.path()).iter().any(|start| *start >= 1.5)
+    });
+    assert_stopped(&out, took, "grace");
+    let s = summary(dir.path());
+    assert_eq!(s["interrupted"], true);
+    assert_eq!(s["measured_secs"].as_f64(), Some(1.0));
+    let unfinished: u64 = s["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["unfinished"].as_u64().unwrap())
+        .sum();
+    assert!(unfinished > 50_000, "unfinished {unfinished}");
+}
