@@ -7,7 +7,7 @@
 mod support;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::{Serve, Service, Synthetic};
 use txbench_core::TxnTypeInfo;
