@@ -181,12 +181,6 @@ impl TypeResult {
         (n > 0).then(|| self.aborts() as f64 / n as f64)
     }
 
-    /// Whether a latency figure of `ms` is only a lower bound: the unfinished
-    /// or shed transactions, counted at their lower bounds, may lie below it.
-    pub fn is_lower_bound(&self, ms: f64) -> bool {
-        self.censored_from_ms.is_some_and(|least| ms >= least)
-    }
-
     /// Transactions unfinished at the window's end or shed in it.
     pub fn given_up(&self) -> u64 {
         self.unfinished + self.shed
@@ -399,6 +393,13 @@ pub fn total_latency(stats: &[TypeStats]) -> Percentiles {
         }
     }
     Percentiles::from_micros(&all)
+}
+
+/// Whether a latency figure of `ms` is only a lower bound, given the least
+/// lower bound `censored_from_ms` among the transactions given up: they count
+/// at their bounds, and one at or below the figure may really lie above it.
+pub fn is_lower_bound(censored_from_ms: Option<f64>, ms: f64) -> bool {
+    censored_from_ms.is_some_and(|least| ms >= least)
 }
 
 /// The least lower bound of the given-up transactions' latencies of these

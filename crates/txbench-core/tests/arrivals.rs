@@ -5,49 +5,27 @@
 
 mod support;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use support::{AsyncIdle, Serve, Service};
+use support::{AsyncIdle, Serve};
 use txbench_core::TxnTypeInfo;
-use txbench_core::driver::pool::RetryPolicy;
-use txbench_core::driver::{self, Arrival, DispatchStats, OpenLoop, RunOptions, WaitMode};
+use txbench_core::driver::{DispatchStats, RunOptions};
 use txbench_core::stats::anderson_darling;
 
 static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo::back_to_back("Nothing", "nothing", 1.0, None)];
 
 async fn dispatch(rate: f64, seconds: u64) -> DispatchStats {
     let opts = RunOptions {
-        duration: Duration::from_secs(seconds),
         warmup: Duration::from_millis(200),
-        terminals: 1,
         connections: 2,
-        wait: WaitMode::None,
         seed: 5,
-        retry: RetryPolicy::default(),
-        affinity: false,
-        start_at: None,
-        grace: Duration::from_secs(1),
-        open: Some(OpenLoop {
-            rate,
-            arrival: Arrival::Poisson,
-            queue_limit: None,
-            dispatchers: 1,
-        }),
+        ..support::options(
+            Duration::from_secs(seconds),
+            Duration::from_secs(1),
+            Some(rate),
+        )
     };
-    let (_tx, stop) = tokio::sync::watch::channel(false);
-    let rec = driver::run(
-        &Arc::new(AsyncIdle),
-        &Arc::new(Service {
-            types: &TYPES,
-            serve: Serve::Nothing,
-        }),
-        &opts,
-        stop,
-        |_| {},
-    )
-    .await
-    .unwrap();
+    let rec = support::run(AsyncIdle, &TYPES, Serve::Nothing, &opts).await;
     rec.dispatch.expect("an open-loop run")
 }
 

@@ -6,14 +6,12 @@
 
 mod support;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use support::{Serve, Service, Synthetic};
+use support::{Serve, Synthetic};
 use txbench_core::TxnTypeInfo;
 use txbench_core::checks::{self, Status};
-use txbench_core::driver::pool::RetryPolicy;
-use txbench_core::driver::{self, Arrival, OpenLoop, RunOptions, WaitMode};
+use txbench_core::driver::{self, DEFAULT_GRACE, RunOptions};
 use txbench_core::rng::Rand;
 
 static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo {
@@ -52,36 +50,11 @@ fn simulated_quantiles(lambda: f64, d: f64, n: usize) -> (f64, f64, f64) {
 
 async fn run(rate: f64, service: Duration, seconds: u64) -> (driver::Recording, RunOptions) {
     let opts = RunOptions {
-        duration: Duration::from_secs(seconds),
         warmup: Duration::from_millis(500),
-        terminals: 1,
-        connections: 1,
-        wait: WaitMode::None,
         seed: 7,
-        retry: RetryPolicy::default(),
-        affinity: false,
-        start_at: None,
-        grace: txbench_core::driver::DEFAULT_GRACE,
-        open: Some(OpenLoop {
-            rate,
-            arrival: Arrival::Poisson,
-            queue_limit: None,
-            dispatchers: 1,
-        }),
+        ..support::options(Duration::from_secs(seconds), DEFAULT_GRACE, Some(rate))
     };
-    let (_tx, stop) = tokio::sync::watch::channel(false);
-    let rec = driver::run(
-        &Arc::new(Synthetic),
-        &Arc::new(Service {
-            types: &TYPES,
-            serve: Serve::Spin(service),
-        }),
-        &opts,
-        stop,
-        |_| {},
-    )
-    .await
-    .unwrap();
+    let rec = support::run(Synthetic, &TYPES, Serve::Spin(service), &opts).await;
     (rec, opts)
 }
 

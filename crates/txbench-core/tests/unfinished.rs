@@ -4,47 +4,26 @@
 
 mod support;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use support::{AsyncIdle, Serve, Service};
+use support::{AsyncIdle, Serve};
 use txbench_core::TxnTypeInfo;
-use txbench_core::driver::pool::RetryPolicy;
-use txbench_core::driver::{self, Arrival, OpenLoop, Recording, RunOptions, WaitMode};
+use txbench_core::driver::{Recording, RunOptions};
 
 static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo::back_to_back("Stall", "stall", 1.0, None)];
 
-fn options(duration: Duration, grace: Duration) -> RunOptions {
+/// Options of these runs: four sessions, open loop at `rate` when given.
+fn options(duration: Duration, grace: Duration, rate: Option<f64>) -> RunOptions {
     RunOptions {
-        duration,
-        warmup: Duration::ZERO,
-        terminals: 1,
         connections: 4,
-        wait: WaitMode::None,
         seed: 11,
-        retry: RetryPolicy::default(),
-        affinity: false,
-        start_at: None,
-        grace,
-        open: None,
+        ..support::options(duration, grace, rate)
     }
 }
 
 async fn run(serve: Serve, opts: &RunOptions) -> (Recording, Duration) {
-    let (_tx, stop) = tokio::sync::watch::channel(false);
     let began = Instant::now();
-    let rec = driver::run(
-        &Arc::new(AsyncIdle),
-        &Arc::new(Service {
-            types: &TYPES,
-            serve,
-        }),
-        opts,
-        stop,
-        |_| {},
-    )
-    .await
-    .unwrap();
+    let rec = support::run(AsyncIdle, &TYPES, serve, opts).await;
     (rec, began.elapsed())
 }
 
@@ -72,13 +51,7 @@ async fn a_stall_past_the_window_end_is_counted_and_sets_the_tail() {
     // 200/s for 2 s; from 1.5 s the server answers nothing for 1 s, past the
     // window's end at 2 s. With a 2 s grace the stalled transactions complete
     // during it: counted unfinished, their measured latencies the tail.
-    let mut opts = options(Duration::from_secs(2), Duration::from_secs(2));
-    opts.open = Some(OpenLoop {
-        rate: 200.0,
-        arrival: Arrival::Poisson,
-        queue_limit: None,
-        dispatchers: 1,
-    });
+    let opts = options(Duration::from_secs(2), Duration::from_secs(2), Some(200.0));
     let start = Instant::now();
     let stall = (
         start + Duration::from_millis(1500),
@@ -109,13 +82,11 @@ async fn a_short_grace_gives_up_and_counts_lower_bounds() {
     // The same stall with a 0.2 s grace: the run gives up on the stalled
     // transactions at 2.2 s, before the server answers (2.5 s), and counts
     // them with the time they had waited.
-    let mut opts = options(Duration::from_secs(2), Duration::from_millis(200));
-    opts.open = Some(OpenLoop {
-        rate: 200.0,
-        arrival: Arrival::Poisson,
-        queue_limit: None,
-        dispatchers: 1,
-    });
+    let opts = options(
+        Duration::from_secs(2),
+        Duration::from_millis(200),
+        Some(200.0),
+    );
     let start = Instant::now();
     let serve = Serve::Sleep {
         service: Duration::from_millis(1),
@@ -148,9 +119,11 @@ async fn a_short_grace_gives_up_and_counts_lower_bounds() {
 async fn a_hundred_thousand_terminals_on_one_slow_session_end_within_the_grace() {
     // Back-to-back terminals queue 100,000 transactions of 1 ms on one
     // session: 100 s of work, of which 1 s is measured and 0.5 s waited for.
-    let mut opts = options(Duration::from_secs(1), Duration::from_millis(500));
-    opts.terminals = 100_000;
-    opts.connections = 1;
+    let opts = RunOptions {
+        terminals: 100_000,
+        connections: 1,
+        ..options(Duration::from_secs(1), Duration::from_millis(500), None)
+    };
     let serve = Serve::Sleep {
         service: Duration::from_millis(1),
         stall: (Instant::now(), Instant::now()),

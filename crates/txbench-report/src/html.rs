@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use txbench_core::checks::Status;
-use txbench_core::result::{Percentiles, RunResult, SweepResult};
+use txbench_core::result::{Percentiles, RunResult, SweepResult, is_lower_bound};
 
 use crate::hlog::IntervalLog;
 use crate::plots::{self, Series};
@@ -74,7 +74,7 @@ fn status_name(s: Status) -> &'static str {
 /// `censored_from` (ms), the least lower bound of the unfinished ones, is
 /// itself a lower bound and marked "≥".
 fn percentile_cells(p: &Percentiles, mean: bool, censored_from: Option<f64>) -> String {
-    let lower = |v: f64| censored_from.is_some_and(|least| v >= least);
+    let lower = |v: f64| is_lower_bound(censored_from, v);
     let cell = |v: f64, lower: bool| format!("<td>{}{}</td>", if lower { "≥" } else { "" }, ms(v));
     let mut cells = String::new();
     if mean {

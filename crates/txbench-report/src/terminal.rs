@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use txbench_core::checks::Status;
-use txbench_core::result::{Percentiles, RunResult, TypeResult};
+use txbench_core::result::{Percentiles, RunResult, TypeResult, is_lower_bound};
 
 /// Format a number with thousands separators and `decimals` digits.
 pub fn grouped(value: f64, decimals: usize) -> String {
@@ -67,7 +67,7 @@ fn latency_row(
     (l, censored_from): (&Percentiles, Option<f64>),
     [rollbacks, retries, errors]: [u64; 3],
 ) {
-    let cell = |v: f64| bound(v, censored_from.is_some_and(|least| v >= least));
+    let cell = |v: f64| bound(v, is_lower_bound(censored_from, v));
     let _ = writeln!(
         out,
         "{:<w$} {:>10} {:>6.2}% {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",

@@ -118,53 +118,40 @@ pub async fn ensure_loaded<E: Engine, W: Bench>(
     options: &W::Options,
     stop: &watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    unless_stopped(
-        stop,
-        "the load",
-        load_unless_loaded::<E, W>(engine, db, asked, load, seed, options),
-    )
-    .await
-}
-
-async fn load_unless_loaded<E: Engine, W: Bench>(
-    engine: &Arc<E>,
-    db: &DbArgs,
-    asked: Option<i64>,
-    load: &LoadExtras,
-    seed: u64,
-    options: &W::Options,
-) -> Result<(), Failure> {
-    let (complete, present) =
-        on_session(engine, |mut s| async move { W::loaded(&mut s).await }).await??;
-    match complete {
-        Some(n) if !load.drop => {
-            if let Some(asked) = asked.filter(|&asked| asked != n) {
-                return Err(Failure::Usage(format!(
-                    "--{0} {asked} disagrees with the {n} {0} loaded in the database",
-                    W::SCALE
-                )));
+    let load_unless_loaded = async {
+        let (complete, present) =
+            on_session(engine, |mut s| async move { W::loaded(&mut s).await }).await??;
+        match complete {
+            Some(n) if !load.drop => {
+                if let Some(asked) = asked.filter(|&asked| asked != n) {
+                    return Err(Failure::Usage(format!(
+                        "--{0} {asked} disagrees with the {n} {0} loaded in the database",
+                        W::SCALE
+                    )));
+                }
+                println!(
+                    "using the {} already loaded in {}",
+                    scale_text::<W>(n),
+                    engine.describe()
+                );
+                Ok(())
             }
-            println!(
-                "using the {} already loaded in {}",
-                scale_text::<W>(n),
-                engine.describe()
-            );
-            Ok(())
+            _ => {
+                let scale = asked.unwrap_or(W::DEFAULT_SCALE);
+                W::load(
+                    Arc::clone(engine),
+                    db,
+                    scale,
+                    load,
+                    load.drop || present,
+                    seed,
+                    options,
+                )
+                .await
+            }
         }
-        _ => {
-            let scale = asked.unwrap_or(W::DEFAULT_SCALE);
-            W::load(
-                Arc::clone(engine),
-                db,
-                scale,
-                load,
-                load.drop || present,
-                seed,
-                options,
-            )
-            .await
-        }
-    }
+    };
+    unless_stopped(stop, "the load", load_unless_loaded).await
 }
 
 /// Call a generic function with the engine a URL names.

@@ -20,6 +20,27 @@ fn txbench(dir: &Path, args: &[&str]) -> Child {
         .unwrap()
 }
 
+/// A minute's TPC-C run against the null engine after `warmup`, writing
+/// its results under `dir/res`.
+fn null_run(dir: &Path, warmup: &str) -> Child {
+    txbench(
+        dir,
+        &[
+            "tpcc",
+            "run",
+            "--db",
+            "null:",
+            "--warmup",
+            warmup,
+            "--duration",
+            "60s",
+            "-q",
+            "--results",
+            "res",
+        ],
+    )
+}
+
 /// Wait until `ready` holds (at most 60 s), send SIGTERM, and return how the
 /// command ended and how long after the signal.
 fn terminate_when(child: Child, ready: impl Fn() -> bool) -> (std::process::Output, Duration) {
@@ -88,22 +109,7 @@ fn sigterm_during_a_load_stops_it() {
 #[test]
 fn sigterm_during_warm_up_writes_an_empty_summary() {
     let dir = tempfile::tempdir().unwrap();
-    let child = txbench(
-        dir.path(),
-        &[
-            "tpcc",
-            "run",
-            "--db",
-            "null:",
-            "--warmup",
-            "60s",
-            "--duration",
-            "60s",
-            "-q",
-            "--results",
-            "res",
-        ],
-    );
+    let child = null_run(dir.path(), "60s");
     let started = Instant::now();
     let (out, took) = terminate_when(child, || started.elapsed() > Duration::from_secs(1));
     assert_stopped(&out, took, "warm-up");
@@ -115,22 +121,7 @@ fn sigterm_during_warm_up_writes_an_empty_summary() {
 #[test]
 fn sigterm_during_measurement_writes_what_was_measured() {
     let dir = tempfile::tempdir().unwrap();
-    let child = txbench(
-        dir.path(),
-        &[
-            "tpcc",
-            "run",
-            "--db",
-            "null:",
-            "--warmup",
-            "0s",
-            "--duration",
-            "60s",
-            "-q",
-            "--results",
-            "res",
-        ],
-    );
+    let child = null_run(dir.path(), "0s");
     let (out, took) = terminate_when(child, || timeline(dir.path()).len() >= 2);
     assert_stopped(&out, took, "measurement");
     let s = summary(dir.path());

@@ -713,9 +713,8 @@ impl Clock {
         cut_at: Instant,
         on_tick: &mut impl FnMut(Tick<'_>),
     ) {
-        let mut interval = Recorder::new(self.interval.measured.len());
-        let mut none = Recorder::new(interval.measured.len());
-        self.collector.collect(&mut interval, &mut none).await;
+        let mut interval = std::mem::replace(&mut self.interval, Recorder::new(0));
+        self.collector.collect_interval(&mut interval).await;
         if cut_at > self.window.start {
             given_up.record(&mut interval, self.window, cut_at);
         }

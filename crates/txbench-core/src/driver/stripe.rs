@@ -133,13 +133,18 @@ impl Collector {
     /// merge yields after each transaction type, letting other tasks of the
     /// thread run.
     pub async fn collect(&mut self, interval: &mut Recorder, total: &mut Recorder) {
+        self.collect_interval(interval).await;
+        merge_yielding(total, interval).await;
+    }
+
+    /// Move every stripe's numbers into `interval` (emptied first).
+    pub async fn collect_interval(&mut self, interval: &mut Recorder) {
         interval.reset();
         for (stripe, spare) in self.stripes.iter().zip(&mut self.spares) {
             std::mem::swap(&mut lock(stripe).recorder, spare);
             merge_yielding(interval, spare).await;
             spare.reset();
         }
-        merge_yielding(total, interval).await;
     }
 
     /// Whether no worker is executing anything.

@@ -4,7 +4,11 @@
 //! sets, so the truth it is measured against is known.
 
 use std::future::{Future, ready};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use txbench_core::driver::pool::RetryPolicy;
+use txbench_core::driver::{self, Arrival, OpenLoop, Recording, RunOptions, WaitMode};
 
 use txbench_core::schema::{Index, Statement, Table};
 use txbench_core::value::RowBatch;
@@ -167,4 +171,42 @@ impl Workload for Service {
         }
         Ok(Outcome::Committed)
     }
+}
+
+/// Options of a driver test: one terminal back to back on one session, no
+/// warm-up, seed 1; Poisson arrivals at `rate` (one dispatcher) when given.
+/// Tests change the rest with struct update syntax.
+pub fn options(duration: Duration, grace: Duration, rate: Option<f64>) -> RunOptions {
+    RunOptions {
+        duration,
+        warmup: Duration::ZERO,
+        terminals: 1,
+        connections: 1,
+        wait: WaitMode::None,
+        seed: 1,
+        retry: RetryPolicy::default(),
+        affinity: false,
+        start_at: None,
+        grace,
+        open: rate.map(|rate| OpenLoop {
+            rate,
+            arrival: Arrival::Poisson,
+            queue_limit: None,
+            dispatchers: 1,
+        }),
+    }
+}
+
+/// Run `types` served as `serve` on `engine` with `opts`, never stopped.
+pub async fn run<E: Engine>(
+    engine: E,
+    types: &'static [TxnTypeInfo],
+    serve: Serve,
+    opts: &RunOptions,
+) -> Recording {
+    let (_tx, stop) = tokio::sync::watch::channel(false);
+    let workload = Arc::new(Service { types, serve });
+    driver::run(&Arc::new(engine), &workload, opts, stop, |_| {})
+        .await
+        .unwrap()
 }
