@@ -246,9 +246,13 @@ pub struct OpenLoopResult {
     pub send_gaps_anderson_darling: Option<f64>,
     /// The rate the sends were thinned to, at random, for that test (per second).
     pub send_gaps_thinned_to: f64,
-    /// Dispatcher threads.
+    /// Dispatchers (threads or tasks).
     #[serde(default)]
     pub dispatchers: usize,
+    /// How they waited for arrivals: "sleep" (threads of their own) or "spin"
+    /// (tasks beside the sessions; their CPU is then not told apart).
+    #[serde(default)]
+    pub pacing: Option<String>,
     /// CPU the dispatcher threads used per arrival they sent (µs).
     #[serde(default)]
     pub dispatcher_cpu_us_per_arrival: Option<f64>,
@@ -500,6 +504,7 @@ pub fn open_loop_result(rec: &Recording, load: &crate::driver::OpenLoop) -> Opti
             .map(|ad| ad.statistic),
         send_gaps_thinned_to: d.gap_test_rate,
         dispatchers: d.threads,
+        pacing: Some(if load.spins() { "spin" } else { "sleep" }.to_string()),
         dispatcher_cpu_us_per_arrival: d.cpu_per_arrival().map(|c| c.as_secs_f64() * 1e6),
     })
 }

@@ -9,21 +9,23 @@ use std::time::Duration;
 
 use support::{AsyncIdle, Serve};
 use txbench_core::TxnTypeInfo;
-use txbench_core::driver::{DispatchStats, RunOptions};
+use txbench_core::driver::{DispatchStats, OpenLoop, Pacing, RunOptions};
 use txbench_core::stats::anderson_darling;
 
 static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo::back_to_back("Nothing", "nothing", 1.0, None)];
 
-async fn dispatch(rate: f64, seconds: u64) -> DispatchStats {
+async fn dispatch(rate: f64, seconds: u64, pacing: Pacing) -> DispatchStats {
+    let defaults = support::options(
+        Duration::from_secs(seconds),
+        Duration::from_secs(1),
+        Some(rate),
+    );
     let opts = RunOptions {
+        open: defaults.open.map(|o| OpenLoop { pacing, ..o }),
         warmup: Duration::from_millis(200),
         connections: 2,
         seed: 5,
-        ..support::options(
-            Duration::from_secs(seconds),
-            Duration::from_secs(1),
-            Some(rate),
-        )
+        ..defaults
     };
     let rec = support::run(AsyncIdle, &TYPES, Serve::Nothing, &opts).await;
     rec.dispatch.expect("an open-loop run")
@@ -78,13 +80,21 @@ const ATTEMPTS: usize = 3;
 
 #[tokio::test]
 async fn send_gaps_are_exponential_and_not_bunched() {
-    for (rate, seconds) in [(200.0, 4), (10_000.0, 3)] {
+    // Both ways of waiting, a thread that sleeps and a task that spins, and
+    // what the default picks at 10,000/s (spinning).
+    for (rate, seconds, pacing) in [
+        (200.0, 4, Pacing::Sleep),
+        (200.0, 4, Pacing::Spin),
+        (10_000.0, 3, Pacing::Auto),
+    ] {
         let mut failures = Vec::new();
         for _ in 0..ATTEMPTS {
-            let d = dispatch(rate, seconds).await;
+            let d = dispatch(rate, seconds, pacing).await;
+            // A dispatcher's own CPU is known when it had a thread of its own.
+            assert_eq!(d.cpu.is_some(), rate == 200.0 && pacing == Pacing::Sleep);
             match not_poisson(rate, seconds, &d) {
                 None => break,
-                Some(why) => failures.push(why),
+                Some(why) => failures.push(format!("{pacing:?} {why}")),
             }
         }
         assert!(failures.len() < ATTEMPTS, "{}", failures.join("; "));

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use support::{AsyncIdle, Serve};
 use txbench_core::TxnTypeInfo;
-use txbench_core::driver::{Recording, RunOptions};
+use txbench_core::driver::{OpenLoop, Pacing, Recording, RunOptions};
 
 static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo::back_to_back("Stall", "stall", 1.0, None)];
 
@@ -81,38 +81,51 @@ async fn a_stall_past_the_window_end_is_counted_and_sets_the_tail() {
 async fn a_short_grace_gives_up_and_counts_lower_bounds() {
     // The same stall with a 0.2 s grace: the run gives up on the stalled
     // transactions at 2.2 s, before the server answers (2.5 s), and counts
-    // them with the time they had waited.
-    let opts = options(
-        Duration::from_secs(2),
-        Duration::from_millis(200),
-        Some(200.0),
-    );
-    let start = Instant::now();
-    let serve = Serve::Sleep {
-        service: Duration::from_millis(1),
-        stall: (
-            start + Duration::from_millis(1500),
-            start + Duration::from_secs(60),
-        ),
-    };
-    let (rec, wall) = run(serve, &opts).await;
-    let t = &rec.total.measured[0];
-    assert!(t.unfinished >= 50, "unfinished {}", t.unfinished);
-    assert_eq!(t.censored.len(), t.unfinished, "every one given up");
-    assert_nothing_left_out(&rec);
-    // Each waited at least the grace (it was due before the window's end),
-    // and the first about 0.7 s (from 1.5 s to the cut at 2.2 s).
-    assert!(
-        t.censored.min() >= 190_000,
-        "least bound {} us",
-        t.censored.min()
-    );
-    assert!(
-        t.censored.max() >= 600_000,
-        "largest bound {} us",
-        t.censored.max()
-    );
-    assert!(wall < Duration::from_millis(2900), "the run took {wall:?}");
+    // them with the time they had waited. Both ways of dispatching.
+    for pacing in [Pacing::Sleep, Pacing::Spin] {
+        let defaults = options(
+            Duration::from_secs(2),
+            Duration::from_millis(200),
+            Some(200.0),
+        );
+        let opts = RunOptions {
+            open: defaults.open.map(|o| OpenLoop { pacing, ..o }),
+            ..defaults
+        };
+        let start = Instant::now();
+        let serve = Serve::Sleep {
+            service: Duration::from_millis(1),
+            stall: (
+                start + Duration::from_millis(1500),
+                start + Duration::from_secs(60),
+            ),
+        };
+        let (rec, wall) = run(serve, &opts).await;
+        let t = &rec.total.measured[0];
+        assert!(
+            t.unfinished >= 50,
+            "{pacing:?}: unfinished {}",
+            t.unfinished
+        );
+        assert_eq!(t.censored.len(), t.unfinished, "every one given up");
+        assert_nothing_left_out(&rec);
+        // Each waited at least the grace (it was due before the window's end),
+        // and the first about 0.7 s (from 1.5 s to the cut at 2.2 s).
+        assert!(
+            t.censored.min() >= 190_000,
+            "{pacing:?}: least bound {} us",
+            t.censored.min()
+        );
+        assert!(
+            t.censored.max() >= 600_000,
+            "{pacing:?}: largest bound {} us",
+            t.censored.max()
+        );
+        assert!(
+            wall < Duration::from_millis(2900),
+            "{pacing:?}: took {wall:?}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -249,6 +249,17 @@ pub enum AffinityArg {
     Warehouse,
 }
 
+/// How open-loop dispatchers wait for arrivals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PacingArg {
+    /// Sleep at ordinary rates, spin where gaps are shorter than a wake-up.
+    Auto,
+    /// A thread per dispatcher that sleeps until each arrival.
+    Sleep,
+    /// A task per dispatcher that yields until each arrival.
+    Spin,
+}
+
 /// Arrival processes of an open-loop run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ArrivalArg {
@@ -327,6 +338,13 @@ pub struct RunArgs {
     /// Open loop: the arrival process.
     #[arg(long, value_enum, default_value_t = ArrivalArg::Poisson)]
     pub arrival: ArrivalArg,
+    /// Open loop: how the dispatchers wait for each arrival. sleep: a thread per
+    /// dispatcher sleeps until it is due (little CPU, but each wake-up can come
+    /// late on a busy or virtual machine); spin: a task beside the sessions
+    /// yields until it is due (a core per dispatcher, punctual); auto: sleep
+    /// below 4,000/s per dispatcher, spin from there.
+    #[arg(long, value_enum, default_value_t = PacingArg::Auto)]
+    pub pacing: PacingArg,
     /// Open loop: most transactions waiting in the client for a session; more
     /// are shed and counted (default: no limit).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]

@@ -11,7 +11,9 @@ use std::time::SystemTime;
 use tokio::sync::watch;
 use txbench_core::checks;
 use txbench_core::driver::pool::RetryPolicy;
-use txbench_core::driver::{self, Arrival, OpenLoop, RunError, RunOptions, StartAt, WaitMode};
+use txbench_core::driver::{
+    self, Arrival, OpenLoop, Pacing, RunError, RunOptions, StartAt, WaitMode,
+};
 use txbench_core::machine::Machine;
 use txbench_core::result::{self, RESULT_SCHEMA_VERSION, RunResult};
 use txbench_core::{Engine, Session, Shard, Workload, exec};
@@ -19,7 +21,7 @@ use txbench_engines::redact;
 use txbench_report::{results, terminal};
 use txbench_workloads::conditions::ConditionResult;
 
-use crate::cli::{AffinityArg, ArrivalArg, DbArgs, LoadExtras, RunArgs, WaitArg};
+use crate::cli::{AffinityArg, ArrivalArg, DbArgs, LoadExtras, PacingArg, RunArgs, WaitArg};
 use crate::failure::Failure;
 use crate::progress::RunProgress;
 
@@ -463,6 +465,11 @@ pub async fn measure<E: Engine, W: Bench>(
             queue_limit: a.queue_limit.map(|q| q as usize),
             // One dispatcher per driver thread: the ceiling grows with them.
             dispatchers: tokio::runtime::Handle::current().metrics().num_workers(),
+            pacing: match a.pacing {
+                PacingArg::Auto => Pacing::Auto,
+                PacingArg::Sleep => Pacing::Sleep,
+                PacingArg::Spin => Pacing::Spin,
+            },
         }),
     };
     let types = workload.transaction_types();
@@ -671,6 +678,7 @@ fn effective_config(
     if let Some(rate) = a.rate {
         put("rate", format!("{rate}/s").into());
         put("arrival", format!("{:?}", a.arrival).to_lowercase().into());
+        put("pacing", format!("{:?}", a.pacing).to_lowercase().into());
     }
     if let Some(q) = a.queue_limit {
         put("queue-limit", (q as i64).into());

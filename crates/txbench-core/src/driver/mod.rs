@@ -16,7 +16,7 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::watch;
 
 pub use closed_loop::{SchedulerStats, WaitMode};
-pub use open_loop::{Arrival, DispatchStats, OpenLoop};
+pub use open_loop::{Arrival, DispatchStats, OpenLoop, Pacing};
 use pool::{Job, RetryPolicy, Route, Window, WorkerContext, WorkerExit, spawn_worker};
 use stripe::{Collector, InFlight, SharedStripe, Stripe};
 
@@ -567,9 +567,15 @@ fn spawn_senders<W: Workload>(
                             types,
                         };
                         let flag = Arc::clone(&flag);
-                        exec::spawn_thread("txbench-dispatch", move || {
-                            open_loop::dispatch(d, &flag)
-                        })
+                        if load.spins() {
+                            exec::spawn_at(exec::Placement::Task, "txbench-dispatch", async move {
+                                open_loop::dispatch_in_task(d, &flag).await
+                            })
+                        } else {
+                            exec::spawn_thread("txbench-dispatch", move || {
+                                open_loop::dispatch_on_thread(d, &flag)
+                            })
+                        }
                     })
                     .collect();
                 drop(route);

@@ -2,9 +2,11 @@
 //! whatever the database does. Latency counts from those intended times, so a
 //! slow database or a late client shows up in the numbers instead of hiding.
 //!
-//! The dispatchers run on threads of their own and sleep until each arrival
-//! ([`timer`]): they cost a sleep and a wake-up per arrival instead of a
-//! spinning core, and share no thread with the sessions they feed.
+//! At ordinary rates the dispatchers run on threads of their own and sleep
+//! until each arrival ([`timer`]): a sleep and a wake-up per arrival instead
+//! of a spinning core. Where the gaps are shorter than a wake-up costs they run
+//! as tasks beside the sessions they feed and yield between arrivals
+//! ([`Pacing`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -41,6 +43,45 @@ pub struct OpenLoop {
     /// Dispatcher threads, each sending an equal share of the rate (a Poisson
     /// process split at random is Poisson processes, and their sum the whole).
     pub dispatchers: usize,
+    /// How the dispatchers wait for their arrivals.
+    pub pacing: Pacing,
+}
+
+/// How a dispatcher waits for its next arrival.
+///
+/// A thread that sleeps costs a wake-up per arrival and sends through a
+/// cross-thread hand-off; a task that yields costs a core however low the rate,
+/// but hands each job to a session on its own thread. Which is better depends
+/// on the rate: above [`SPIN_FROM_RATE`] per dispatcher the gaps are shorter
+/// than a wake-up costs, and sleeping saves nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pacing {
+    /// Sleep below [`SPIN_FROM_RATE`] per dispatcher, spin from there.
+    Auto,
+    /// A thread of its own per dispatcher, sleeping until each arrival.
+    Sleep,
+    /// A task of the driver's runtime per dispatcher, yielding until each arrival.
+    Spin,
+}
+
+/// Arrivals per second per dispatcher from which [`Pacing::Auto`] spins: mean
+/// gaps of 250 us and less, the longest margin a sleeping dispatcher spins
+/// before a deadline ([`timer::Pacer`]). There it would spin through most of
+/// its waits anyway, on a thread apart from the sessions, paying a hand-off
+/// per arrival on top (on a two-core virtual machine at 10,000/s: lateness p99
+/// of milliseconds, against about 150 us for the task beside the sessions).
+pub const SPIN_FROM_RATE: f64 = 4_000.0;
+
+impl OpenLoop {
+    /// Whether the dispatchers run as tasks that spin rather than threads that sleep.
+    pub fn spins(&self) -> bool {
+        match self.pacing {
+            Pacing::Sleep => false,
+            Pacing::Spin => true,
+            Pacing::Auto => self.rate / self.dispatchers.max(1) as f64 >= SPIN_FROM_RATE,
+        }
+    }
 }
 
 /// Send gaps kept for the arrival-process test (per dispatcher thread).
@@ -56,6 +97,12 @@ pub const GAP_TEST_RATE: f64 = 1_000.0;
 const CUT_POLL: Duration = Duration::from_millis(10);
 /// Random streams of dispatcher threads start here (terminals use 0..n).
 const DISPATCH_STREAMS: u64 = 1 << 62;
+/// A spinning dispatcher that is behind sends this many arrivals back to back
+/// before it yields to the sessions.
+const BURST: u32 = 64;
+/// tokio's timer fires on millisecond ticks, rounded up, and can wake a tick
+/// late: a task sleeps to this long before an arrival and yields the rest.
+const TOKIO_SLACK: Duration = Duration::from_millis(2);
 
 /// What the dispatchers saw (their lateness is in the recorder's intervals).
 #[derive(Debug, Clone, Default)]
@@ -73,8 +120,9 @@ pub struct DispatchStats {
     pub threads: usize,
     /// Arrivals sent over the whole run, warm-up included.
     pub sent: u64,
-    /// CPU time of the dispatcher threads over the whole run.
-    pub cpu: Duration,
+    /// CPU time of the dispatcher threads over the whole run (`None` when a
+    /// dispatcher ran as a task, sharing its thread's CPU with the sessions).
+    pub cpu: Option<Duration>,
 }
 
 impl DispatchStats {
@@ -85,12 +133,12 @@ impl DispatchStats {
         self.gap_test_rate = other.gap_test_rate;
         self.threads += other.threads;
         self.sent += other.sent;
-        self.cpu += other.cpu;
     }
 
     /// Dispatcher CPU per arrival sent.
     pub fn cpu_per_arrival(&self) -> Option<Duration> {
-        (self.sent > 0).then(|| self.cpu / self.sent as u32)
+        let cpu = self.cpu?;
+        (self.sent > 0).then(|| cpu.div_f64(self.sent as f64))
     }
 }
 
@@ -102,7 +150,14 @@ fn gap(arrival: Arrival, mean: f64, rng: &mut Rand) -> f64 {
     }
 }
 
-/// What one dispatcher thread is given.
+impl<T: Terminal> Dispatcher<T> {
+    /// The arrivals per second this dispatcher offers.
+    fn rate(&self) -> f64 {
+        self.load.rate / self.load.dispatchers.max(1) as f64
+    }
+}
+
+/// What one dispatcher is given.
 pub struct Dispatcher<T: Terminal> {
     /// Its terminals with their indexes in the run (arrivals take inputs from
     /// one of them chosen at random, so their homes keep the workload's
@@ -126,115 +181,218 @@ pub struct Dispatcher<T: Terminal> {
     pub types: usize,
 }
 
-/// Dispatch arrivals on this thread until the window ends or `cut` is set;
-/// keying and think times do not apply in an open loop. Each arrival's input
-/// is drawn before the dispatcher sleeps until it is due, so that it goes out
-/// the moment it wakes. A send that wakes late goes out at once and the next
-/// keeps its own time: late sends are not bunched beyond what lateness forces.
-pub fn dispatch<T: Terminal>(
-    mut d: Dispatcher<T>,
-    cut: &AtomicBool,
-) -> (DispatchStats, SenderReport) {
-    timer::reduce_slack();
-    let cpu_start = cpu::thread_cpu_time();
-    let rate = d.load.rate / d.load.dispatchers.max(1) as f64;
-    let gap_test_rate = rate.min(GAP_TEST_RATE);
-    let mut stats = DispatchStats {
-        gap_test_rate,
-        threads: 1,
-        send_gaps: Vec::with_capacity(GAP_SAMPLE),
-        ..DispatchStats::default()
-    };
-    let mut report = SenderReport::new(d.types);
-    if d.terminals.is_empty() || rate <= 0.0 {
-        return (stats, report);
+/// A dispatcher's schedule: draws each arrival (its intended time and input),
+/// sends it, and keeps the counts. How it waits between arrivals is the
+/// caller's: a thread of its own that sleeps ([`dispatch_on_thread`]), or a
+/// task that yields to the sessions it feeds ([`dispatch_in_task`]).
+struct Schedule<T: Terminal> {
+    d: Dispatcher<T>,
+    rng: Rand,
+    /// Its own stream, so that the schedule does not depend on the thinning.
+    thinning: Rand,
+    keep: f64,
+    mean: f64,
+    intended: Instant,
+    last_send: Option<Instant>,
+    stats: DispatchStats,
+    report: SenderReport,
+}
+
+/// An arrival drawn and not yet sent.
+struct Due<I> {
+    intended: Instant,
+    txn_type: usize,
+    input: I,
+    terminal: usize,
+}
+
+impl<T: Terminal> Schedule<T> {
+    fn new(d: Dispatcher<T>) -> Self {
+        let rate = d.rate();
+        let gap_test_rate = rate.min(GAP_TEST_RATE);
+        let stream = DISPATCH_STREAMS + 2 * d.index as u64;
+        Schedule {
+            rng: Rand::derive(d.seed, stream),
+            thinning: Rand::derive(d.seed, stream + 1),
+            keep: gap_test_rate / rate,
+            mean: 1.0 / rate,
+            intended: d.start,
+            last_send: None,
+            stats: DispatchStats {
+                gap_test_rate,
+                threads: 1,
+                send_gaps: Vec::with_capacity(GAP_SAMPLE),
+                ..DispatchStats::default()
+            },
+            report: SenderReport::new(d.types),
+            d,
+        }
     }
-    let stream = DISPATCH_STREAMS + 2 * d.index as u64;
-    let mut rng = Rand::derive(d.seed, stream);
-    // Its own stream, so that the schedule does not depend on the thinning.
-    let mut thinning = Rand::derive(d.seed, stream + 1);
-    let keep = gap_test_rate / rate;
-    let mean = 1.0 / rate;
-    let mut intended = d.start;
-    let mut last_send: Option<Instant> = None;
-    let stopped = || cut.load(Ordering::Relaxed);
-    let mut pacer = timer::Pacer::default();
-    loop {
-        intended += Duration::from_secs_f64(gap(d.load.arrival, mean, &mut rng));
-        if intended >= d.window.end {
-            break;
+
+    /// The next arrival, its input drawn before the wait so that it goes out
+    /// the moment it is due; `None` once arrivals fall past the window.
+    fn next(&mut self) -> Option<Due<T::Input>> {
+        if self.d.terminals.is_empty() || !self.mean.is_finite() {
+            return None;
         }
-        let i = rng.uniform(0, d.terminals.len() as i64 - 1) as usize;
-        let (index, terminal) = &mut d.terminals[i];
-        let plan = terminal.next();
-        if !pacer.wait_until(intended, CUT_POLL, stopped) {
-            // Cut. An arrival already due was never sent: it waited in a
-            // client that was behind, and counts as unfinished.
-            count_unsent(&mut d, &mut report, &mut rng, intended, plan.txn_type, mean);
-            break;
+        self.intended +=
+            Duration::from_secs_f64(gap(self.d.load.arrival, self.mean, &mut self.rng));
+        if self.intended >= self.d.window.end {
+            return None;
         }
+        let terminal = self.rng.uniform(0, self.d.terminals.len() as i64 - 1) as usize;
+        let plan = self.d.terminals[terminal].1.next();
+        Some(Due {
+            intended: self.intended,
+            txn_type: plan.txn_type,
+            input: plan.input,
+            terminal,
+        })
+    }
+
+    /// Send an arrival now (however late): false when the queues are closed.
+    fn send(&mut self, a: Due<T::Input>) -> bool {
         let sent = Instant::now();
-        stats.sent += 1;
-        let due_in_window = d.window.contains(intended);
+        self.stats.sent += 1;
+        let due_in_window = self.d.window.contains(a.intended);
         if due_in_window {
-            report.scheduled[plan.txn_type] += 1;
-            if stats.send_gaps.len() < GAP_SAMPLE && (keep >= 1.0 || thinning.unit() < keep) {
-                if let Some(last) = last_send {
-                    stats.send_gaps.push((sent - last).as_secs_f64());
+            self.report.scheduled[a.txn_type] += 1;
+            if self.stats.send_gaps.len() < GAP_SAMPLE
+                && (self.keep >= 1.0 || self.thinning.unit() < self.keep)
+            {
+                if let Some(last) = self.last_send {
+                    self.stats.send_gaps.push((sent - last).as_secs_f64());
                 }
-                last_send = Some(sent);
+                self.last_send = Some(sent);
             }
         }
-        let txn_type = plan.txn_type;
         let job = Job {
-            input: plan.input,
-            txn_type,
-            intended,
+            input: a.input,
+            txn_type: a.txn_type,
+            intended: a.intended,
             done: None,
         };
-        let late = sent.saturating_duration_since(intended);
-        let outcome = d.route.sender(terminal.home(), *index).try_send(job);
-        let mut stripe = lock(&d.stripe);
+        let late = sent.saturating_duration_since(a.intended);
+        let (index, terminal) = &self.d.terminals[a.terminal];
+        let outcome = self.d.route.sender(terminal.home(), *index).try_send(job);
+        let mut stripe = lock(&self.d.stripe);
         if due_in_window {
             stripe.recorder.lateness.saturating_record(micros(late));
         }
         match outcome {
-            Ok(()) => stripe.note_sent(txn_type),
+            Ok(()) => stripe.note_sent(a.txn_type),
             Err(async_channel::TrySendError::Full(_)) => {
-                if d.window.contains(sent) {
-                    stats.shed += 1;
-                    stripe.recorder.measured[txn_type].record_given_up(late, true);
+                if self.d.window.contains(sent) {
+                    self.stats.shed += 1;
+                    stripe.recorder.measured[a.txn_type].record_given_up(late, true);
                 }
             }
-            Err(async_channel::TrySendError::Closed(_)) => break,
+            Err(async_channel::TrySendError::Closed(_)) => return false,
+        }
+        true
+    }
+
+    /// After a cut: the arrivals due by now (and before the window's end) that
+    /// were never sent, starting with `first`, drawn and not sent. They waited
+    /// in a client that was behind, and count as unfinished.
+    fn count_unsent(&mut self, first: Due<T::Input>) {
+        let due_by = Instant::now().min(self.d.window.end);
+        let (mut intended, mut txn_type) = (first.intended, first.txn_type);
+        while intended < due_by {
+            if self.d.window.contains(intended) {
+                self.report.scheduled[txn_type] += 1;
+            }
+            self.report.unsent.push(InFlight { txn_type, intended });
+            intended += Duration::from_secs_f64(gap(self.d.load.arrival, self.mean, &mut self.rng));
+            let i = self.rng.uniform(0, self.d.terminals.len() as i64 - 1) as usize;
+            txn_type = self.d.terminals[i].1.next().txn_type;
         }
     }
-    stats.scheduled = report.scheduled.iter().sum();
-    stats.cpu = cpu::thread_cpu_time().saturating_sub(cpu_start);
-    (stats, report)
+
+    fn finish(mut self, cpu: Option<Duration>) -> (DispatchStats, SenderReport) {
+        self.stats.scheduled = self.report.scheduled.iter().sum();
+        self.stats.cpu = cpu;
+        (self.stats, self.report)
+    }
 }
 
-/// After a cut: the arrivals due by now (and before the window's end) that
-/// were never sent, starting with the one drawn (of type `first_type`, due at
-/// `intended`).
-fn count_unsent<T: Terminal>(
-    d: &mut Dispatcher<T>,
-    report: &mut SenderReport,
-    rng: &mut Rand,
-    mut intended: Instant,
-    first_type: usize,
-    mean: f64,
-) {
-    let due_by = Instant::now().min(d.window.end);
-    let mut txn_type = first_type;
-    while intended < due_by {
-        if d.window.contains(intended) {
-            report.scheduled[txn_type] += 1;
+/// Dispatch arrivals on this thread, sleeping until each is due ([`timer`]),
+/// until the window ends or `cut` is set; keying and think times do not apply
+/// in an open loop. A send that wakes late goes out at once and the next keeps
+/// its own time: late sends are not bunched beyond what lateness forces.
+pub fn dispatch_on_thread<T: Terminal>(
+    d: Dispatcher<T>,
+    cut: &AtomicBool,
+) -> (DispatchStats, SenderReport) {
+    timer::reduce_slack();
+    let cpu_start = cpu::thread_cpu_time();
+    let mut schedule = Schedule::new(d);
+    let mut pacer = timer::Pacer::default();
+    let stopped = || cut.load(Ordering::Relaxed);
+    while let Some(arrival) = schedule.next() {
+        if !pacer.wait_until(arrival.intended, CUT_POLL, stopped) {
+            schedule.count_unsent(arrival);
+            break;
         }
-        report.unsent.push(InFlight { txn_type, intended });
-        intended += Duration::from_secs_f64(gap(d.load.arrival, mean, rng));
-        let i = rng.uniform(0, d.terminals.len() as i64 - 1) as usize;
-        txn_type = d.terminals[i].1.next().txn_type;
+        if !schedule.send(arrival) {
+            break;
+        }
+    }
+    schedule.finish(Some(cpu::thread_cpu_time().saturating_sub(cpu_start)))
+}
+
+/// Dispatch arrivals as a task of the driver's runtime, next to the sessions
+/// it feeds: it waits for each arrival by yielding to them (and sleeps on
+/// tokio's timer only through gaps longer than its tick), so a job goes to a
+/// session on the same thread without a wake-up. That spins a core at any
+/// rate, so it is for rates whose gaps are shorter than a wake-up costs
+/// ([`Pacing`]). Its CPU is not told apart from the sessions'.
+pub async fn dispatch_in_task<T: Terminal>(
+    d: Dispatcher<T>,
+    cut: &AtomicBool,
+) -> (DispatchStats, SenderReport) {
+    let mut schedule = Schedule::new(d);
+    let mut burst = 0u32;
+    while let Some(arrival) = schedule.next() {
+        if !yield_until(arrival.intended, cut, &mut burst).await {
+            schedule.count_unsent(arrival);
+            break;
+        }
+        if !schedule.send(arrival) {
+            break;
+        }
+    }
+    schedule.finish(None)
+}
+
+/// Wait in a task until `due`: sleep to two tokio ticks before it (in steps of
+/// [`CUT_POLL`], looking at `cut`), then yield until it is due. Arrivals
+/// already due go out back to back, yielding once every [`BURST`] so that the
+/// sessions are not starved. False when the run was cut.
+async fn yield_until(due: Instant, cut: &AtomicBool, burst: &mut u32) -> bool {
+    if due <= Instant::now() {
+        *burst += 1;
+        if *burst >= BURST {
+            *burst = 0;
+            tokio::task::yield_now().await;
+        }
+        return !cut.load(Ordering::Relaxed);
+    }
+    *burst = 0;
+    loop {
+        if cut.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= due {
+            return true;
+        }
+        match (due - now).checked_sub(TOKIO_SLACK) {
+            Some(far) if far > Duration::ZERO => {
+                tokio::time::sleep(far.min(CUT_POLL)).await;
+            }
+            _ => tokio::task::yield_now().await,
+        }
     }
 }
 
@@ -249,18 +407,38 @@ pub fn split<T: Terminal>(terminals: Vec<T>, threads: usize) -> Vec<Vec<(usize, 
     parts
 }
 
-/// The stats of several dispatcher threads together.
+/// The stats of several dispatchers together (their CPU only when every one
+/// had a thread of its own).
 pub fn combine(parts: Vec<DispatchStats>) -> DispatchStats {
+    let cpu = parts.iter().map(|p| p.cpu).sum();
     let mut all = DispatchStats::default();
     for p in parts {
         all.add(p);
     }
-    all
+    DispatchStats { cpu, ..all }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn auto_pacing_spins_where_each_dispatcher_gets_short_gaps() {
+        let load = |rate, dispatchers, pacing| OpenLoop {
+            rate,
+            arrival: Arrival::Poisson,
+            queue_limit: None,
+            dispatchers,
+            pacing,
+        };
+        assert!(!load(1_000.0, 1, Pacing::Auto).spins());
+        assert!(load(SPIN_FROM_RATE, 1, Pacing::Auto).spins());
+        assert!(load(10_000.0, 1, Pacing::Auto).spins());
+        // Two dispatchers share 6,000/s: 3,000/s each, below the line.
+        assert!(!load(6_000.0, 2, Pacing::Auto).spins());
+        assert!(load(200.0, 1, Pacing::Spin).spins());
+        assert!(!load(1e6, 1, Pacing::Sleep).spins());
+    }
 
     #[test]
     fn gaps_have_the_mean_of_the_rate() {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use txbench_core::driver::pool::RetryPolicy;
-use txbench_core::driver::{self, Arrival, OpenLoop, Recording, RunOptions, WaitMode};
+use txbench_core::driver::{self, Arrival, OpenLoop, Pacing, Recording, RunOptions, WaitMode};
 
 use txbench_core::schema::{Index, Statement, Table};
 use txbench_core::value::RowBatch;
@@ -193,6 +193,7 @@ pub fn options(duration: Duration, grace: Duration, rate: Option<f64>) -> RunOpt
             arrival: Arrival::Poisson,
             queue_limit: None,
             dispatchers: 1,
+            pacing: Pacing::Auto,
         }),
     }
 }
