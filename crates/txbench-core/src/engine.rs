@@ -158,15 +158,17 @@ pub trait Session: Send + 'static {
     /// (a txbench server): the driver then sends each transaction's input with
     /// [`Session::run_transaction`] instead of running the procedure here.
     const RUNS_TRANSACTIONS: bool = false;
-    /// Have the server execute one whole transaction of type `txn_type` with
-    /// `input`; returns how it ended and the server's own execution time.
+    /// Have the server execute one whole transaction of type `txn_type`
+    /// (described by `info`) with `input`; returns how it ended and the
+    /// server's own execution time.
     fn run_transaction<I: serde::Serialize + Sync>(
         &mut self,
         txn_type: usize,
+        info: &crate::workload::TxnTypeInfo,
         input: &I,
     ) -> impl Future<Output = Result<(crate::workload::Outcome, std::time::Duration), DbError>> + Send
     {
-        let _ = (txn_type, input);
+        let _ = (txn_type, info, input);
         std::future::ready(Err(DbError::new(
             crate::error::ErrorKind::Other,
             "this engine runs statements, not whole transactions",

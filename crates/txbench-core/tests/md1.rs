@@ -25,6 +25,10 @@ static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo {
     expected_success: None,
 }];
 
+/// The tests of this file run one at a time: each measures latency against
+/// theory, and the overloaded one spins a core that the other would share.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The check of this name.
 fn check<'a>(analysis: &'a checks::Analysis, name: &str) -> &'a checks::Check {
     analysis
@@ -60,6 +64,7 @@ async fn run(rate: f64, service: Duration, seconds: u64) -> (driver::Recording, 
 
 #[tokio::test]
 async fn latency_matches_the_md1_queue_at_half_load() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let (d, lambda) = (0.004, 125.0); // utilisation 0.5
     let (rec, opts) = run(lambda, Duration::from_secs_f64(d), 16).await;
     let h = &rec.total.measured[0].latency;
@@ -106,6 +111,7 @@ async fn latency_matches_the_md1_queue_at_half_load() {
 
 #[tokio::test]
 async fn past_capacity_the_checks_fail_and_the_verdict_says_so() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     // Utilisation 1.5: the queue grows without bound.
     let (rec, opts) = run(375.0, Duration::from_millis(4), 3).await;
     let analysis = checks::analyse(&rec, opts.open.as_ref(), &TYPES);

@@ -10,6 +10,15 @@ use std::time::{Duration, Instant};
 /// this leaves room for a busy CI machine, and the test prints what it saw.
 const PROMPT: Duration = Duration::from_secs(2);
 
+/// The tests of this file run one at a time: each times how promptly a
+/// command stops, and four commands (a load among them) at once on two cores
+/// would time the machine's contention instead.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn txbench(dir: &Path, args: &[&str]) -> Child {
     Command::new(assert_cmd::cargo::cargo_bin("txbench"))
         .current_dir(dir)
@@ -95,6 +104,7 @@ fn assert_stopped(out: &std::process::Output, took: Duration, phase: &str) {
 
 #[test]
 fn sigterm_during_a_load_stops_it() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let child = txbench(
         dir.path(),
@@ -108,6 +118,7 @@ fn sigterm_during_a_load_stops_it() {
 
 #[test]
 fn sigterm_during_warm_up_writes_an_empty_summary() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let child = null_run(dir.path(), "60s");
     let started = Instant::now();
@@ -120,6 +131,7 @@ fn sigterm_during_warm_up_writes_an_empty_summary() {
 
 #[test]
 fn sigterm_during_measurement_writes_what_was_measured() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let child = null_run(dir.path(), "0s");
     let (out, took) = terminate_when(child, || timeline(dir.path()).len() >= 2);
@@ -132,6 +144,7 @@ fn sigterm_during_measurement_writes_what_was_measured() {
 
 #[test]
 fn sigterm_during_the_grace_counts_the_unfinished() {
+    let _alone = alone();
     // 100,000 back-to-back terminals on SQLite's one session: far more work
     // than a 1 s window holds, so the run is in its (long) grace after it.
     let dir = tempfile::tempdir().unwrap();

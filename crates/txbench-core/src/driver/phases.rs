@@ -8,7 +8,7 @@ use crate::engine::{Call, Reply, Session, TxMode};
 use crate::error::DbError;
 use crate::schema::{ForeignKey, Index, Statement, Table};
 use crate::value::{Param, RowBatch, Rows};
-use crate::workload::Outcome;
+use crate::workload::{Outcome, TxnTypeInfo};
 
 /// Time spent in each phase of one transaction (all attempts).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -84,9 +84,10 @@ impl<S: Session> Session for Timed<S> {
     async fn run_transaction<I: serde::Serialize + Sync>(
         &mut self,
         txn_type: usize,
+        info: &TxnTypeInfo,
         input: &I,
     ) -> Result<(Outcome, Duration), DbError> {
-        let (outcome, server) = self.inner.run_transaction(txn_type, input).await?;
+        let (outcome, server) = self.inner.run_transaction(txn_type, info, input).await?;
         self.phases.statements += server;
         Ok((outcome, server))
     }

@@ -158,19 +158,25 @@ pub fn spawn_worker<E: Engine, W: Workload>(
     placement: Placement,
 ) -> Spawned<WorkerExit> {
     let own_thread = placement == Placement::Thread;
+    // A blocking session run as a task holds the runtime's thread for a whole
+    // transaction: it yields after each one, so the clock (and a stop) runs
+    // between transactions rather than every 128 of them.
+    let yield_each = E::BLOCKING && !own_thread;
     exec::spawn_at(
         placement,
         "txbench-session",
-        worker_loop(session, ctx, own_thread),
+        worker_loop(session, ctx, own_thread, yield_each),
     )
 }
 
 /// `own_thread`: the worker has an OS thread to itself, so it may sleep the thread
-/// and its thread clock is its CPU time.
+/// and its thread clock is its CPU time. `yield_each`: it yields to the runtime
+/// after every job.
 async fn worker_loop<S: Session, W: Workload>(
     session: S,
     ctx: WorkerContext<W>,
     own_thread: bool,
+    yield_each: bool,
 ) -> WorkerExit {
     let mut session = Timed::new(session, ctx.workload.operations());
     let mut jitter = Rand::new(ctx.seed);
@@ -178,7 +184,11 @@ async fn worker_loop<S: Session, W: Workload>(
         // The queue is fed from other threads and never makes the task wait
         // while it is full: without a yield now and then, a worker on the
         // driver's thread would keep the ticks (and the stop) from running.
-        tokio::task::coop::consume_budget().await;
+        if yield_each {
+            tokio::task::yield_now().await;
+        } else {
+            tokio::task::coop::consume_budget().await;
+        }
         let noted = InFlight {
             txn_type: job.txn_type,
             intended: job.intended,
@@ -191,12 +201,13 @@ async fn worker_loop<S: Session, W: Workload>(
         let mut retries = 0u32;
         let mut lost_connection = false;
         let result = loop {
-            if !S::EXECUTES {
+            if !S::EXECUTES && !S::RUNS_TRANSACTIONS {
                 break Ok(Outcome::Committed);
             }
             let attempt = if S::RUNS_TRANSACTIONS {
+                let info = &ctx.workload.transaction_types()[job.txn_type];
                 session
-                    .run_transaction(job.txn_type, &job.input)
+                    .run_transaction(job.txn_type, info, &job.input)
                     .await
                     .map(|(outcome, _)| outcome)
             } else {

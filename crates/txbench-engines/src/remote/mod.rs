@@ -286,6 +286,7 @@ impl Session for RemoteSession {
     async fn run_transaction<I: serde::Serialize + Sync>(
         &mut self,
         txn_type: usize,
+        _info: &txbench_core::TxnTypeInfo,
         input: &I,
     ) -> Result<(Outcome, Duration), DbError> {
         let bytes = postcard::to_stdvec(input)
