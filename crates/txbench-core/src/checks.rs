@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::driver::{Arrival, OpenLoop, Recording};
+use crate::error::ErrorKind;
+use crate::recorder::TypeStats;
 use crate::sample::Sample;
 use crate::stats::{anderson_darling, quantile_ci, spearman};
 use crate::workload::TxnTypeInfo;
@@ -90,7 +92,8 @@ pub fn intervals(samples: &[Sample], txn_type: u16, lag: usize) -> Vec<Percentil
 
 /// Check a recording; `open` is the open-loop load, if any.
 pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) -> Analysis {
-    let mut checks = Vec::new();
+    let mut checks = vec![measured(rec), errors(rec, types)];
+    checks.extend(outcomes(rec, types));
     let samples = &rec.samples;
 
     if let (Some(load), Some(d)) = (open, rec.dispatch.as_ref()) {
@@ -242,6 +245,7 @@ pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) 
     if let Some(check) = mix_minimums(rec, types) {
         checks.push(check);
     }
+    checks.push(unfinished(rec, types));
 
     let mut short = Vec::new();
     for t in 0..rec.total.measured.len() as u16 {
@@ -271,6 +275,218 @@ pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) 
     Analysis { checks, lag }
 }
 
+/// Whether anything was measured: a run with no transaction completed in its
+/// window (stopped during the warm-up, or a database down throughout) has no
+/// figures to trust.
+fn measured(rec: &Recording) -> Check {
+    let completed = rec.total.completed();
+    let secs = rec.measured.as_secs_f64();
+    let status = if completed == 0 {
+        Status::Fail
+    } else if rec.interrupted {
+        Status::Warn
+    } else {
+        Status::Pass
+    };
+    Check {
+        name: "measurement".into(),
+        statistic: format!("{completed} transactions completed in {secs:.1} s measured"),
+        status,
+        detail: match status {
+            Status::Fail => "nothing was measured: no transaction completed in the window".into(),
+            Status::Warn => "the run was interrupted: the window is shorter than asked".into(),
+            Status::Pass => "the whole window was measured".into(),
+        },
+    }
+}
+
+/// Share of transactions that failed above which the run is used with care,
+/// and above which its figures describe failures more than the workload.
+const ERRORS_WARN: f64 = 0.01;
+const ERRORS_FAIL: f64 = 0.10;
+
+/// Transactions that ended in an error (after their retries), by kind. Any
+/// data error fails: the database did not hold what the specification
+/// guarantees, so the workload did not run as specified.
+fn errors(rec: &Recording, types: &[TxnTypeInfo]) -> Check {
+    let failed: u64 = rec.total.measured.iter().map(TypeStats::failed).sum();
+    let ended = failed + rec.total.completed();
+    let share = failed as f64 / ended.max(1) as f64;
+    let by_kind: Vec<String> = ErrorKind::ALL
+        .iter()
+        .enumerate()
+        .filter_map(|(k, kind)| {
+            let n: u64 = rec.total.measured.iter().map(|t| t.errors[k]).sum();
+            (n > 0).then(|| format!("{} {n}", kind.name()))
+        })
+        .collect();
+    let data = ErrorKind::ALL
+        .iter()
+        .position(|k| *k == ErrorKind::Data)
+        .map_or(0, |k| {
+            rec.total.measured.iter().map(|t| t.errors[k]).sum::<u64>()
+        });
+    let worst = rec
+        .total
+        .measured
+        .iter()
+        .zip(types)
+        .filter(|(t, _)| t.failed() > 0)
+        .max_by(|a, b| {
+            let rate = |t: &TypeStats| t.failed() as f64 / (t.failed() + t.completed()) as f64;
+            rate(a.0).total_cmp(&rate(b.0))
+        })
+        .map(|(t, info)| {
+            format!(
+                "; most in {} ({:.1}%)",
+                info.name,
+                100.0 * t.failed() as f64 / (t.failed() + t.completed()) as f64
+            )
+        })
+        .unwrap_or_default();
+    let status = if data > 0 || share > ERRORS_FAIL {
+        Status::Fail
+    } else if share > ERRORS_WARN {
+        Status::Warn
+    } else {
+        Status::Pass
+    };
+    Check {
+        name: "errors".into(),
+        statistic: format!(
+            "{failed} of {ended} transactions failed ({:.2}%; WARN above {:.0}%, FAIL above {:.0}% or any data error){}{worst}",
+            100.0 * share,
+            100.0 * ERRORS_WARN,
+            100.0 * ERRORS_FAIL,
+            if by_kind.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", by_kind.join(", "))
+            }
+        ),
+        status,
+        detail: match status {
+            Status::Pass => "few or no transactions failed".into(),
+            _ if data > 0 => "data errors: the database did not hold the rows the workload \
+                              guarantees (a broken or changed load?); check it with `check`"
+                .into(),
+            Status::Fail => "so many transactions failed that the figures describe the failures; \
+                             see the errors by kind (raise --max-retries for conflicts)"
+                .into(),
+            Status::Warn => "some transactions failed; see the errors by kind".into(),
+        },
+    }
+}
+
+/// Standard deviations of a binomial share beyond which an outcome share fails.
+const OUTCOME_SDS: f64 = 6.0;
+/// Whatever the count, a share this close (relative to the rarer outcome) to
+/// the expected one passes: a loaded population realises the specification's
+/// shares only approximately.
+const OUTCOME_SLACK: f64 = 0.1;
+/// Transactions of a type below which its outcome share is not tested.
+const OUTCOME_MIN: u64 = 30;
+
+/// Whether each type commits as often as the workload expects (the rest end in
+/// rollbacks the specification requires): a server that commits what should
+/// fail, or fails what should commit, is not running the workload. A binomial
+/// test with a slack for the population's own deviation; `None` when the
+/// workload expects every transaction to commit.
+fn outcomes(rec: &Recording, types: &[TxnTypeInfo]) -> Option<Check> {
+    let tested: Vec<(&TxnTypeInfo, &TypeStats, f64)> = types
+        .iter()
+        .zip(&rec.total.measured)
+        .filter_map(|(info, t)| Some((info, t, info.expected_success?)))
+        .collect();
+    if tested.is_empty() {
+        return None;
+    }
+    let mut shares = Vec::new();
+    let mut off = Vec::new();
+    for (info, t, p) in tested {
+        let n = t.completed();
+        if n < OUTCOME_MIN {
+            continue;
+        }
+        let observed = t.committed as f64 / n as f64;
+        let sd = (p * (1.0 - p) / n as f64).sqrt();
+        let allowed = (OUTCOME_SDS * sd).max(OUTCOME_SLACK * p.min(1.0 - p));
+        shares.push(format!(
+            "{} {:.1}% (expected {:.1}%)",
+            info.name,
+            100.0 * observed,
+            100.0 * p
+        ));
+        if (observed - p).abs() > allowed + 1e-12 {
+            off.push(info.name);
+        }
+    }
+    Some(Check {
+        name: "outcomes".into(),
+        statistic: if shares.is_empty() {
+            format!("fewer than {OUTCOME_MIN} transactions of each type")
+        } else {
+            format!("committed {}", shares.join(", "))
+        },
+        status: if off.is_empty() {
+            Status::Pass
+        } else {
+            Status::Fail
+        },
+        detail: if off.is_empty() {
+            "each type commits about as often as the workload expects".into()
+        } else {
+            format!(
+                "{} committed far more or less often than the workload expects (beyond {OUTCOME_SDS} \
+                 standard deviations and {:.0}% of the rarer outcome): the database did not run the \
+                 transactions as specified",
+                off.join(", "),
+                100.0 * OUTCOME_SLACK
+            )
+        },
+    })
+}
+
+/// Whether the transactions unfinished at the window's end (or shed) could
+/// change a reported percentile up to p99: they enter at lower bounds of their
+/// latencies, so a percentile at or above the least bound is itself only a
+/// lower bound, and the tail the run reports may be far too low.
+fn unfinished(rec: &Recording, types: &[TxnTypeInfo]) -> Check {
+    let given_up: u64 = rec.total.measured.iter().map(TypeStats::given_up).sum();
+    let mut bounded = Vec::new();
+    for (t, info) in rec.total.measured.iter().zip(types) {
+        if t.censored.is_empty() {
+            continue;
+        }
+        let all = t.latency_with_censored();
+        let least = t.censored.min();
+        if let Some(p) = [50.0, 90.0, 95.0, 99.0]
+            .into_iter()
+            .find(|p| all.value_at_quantile(p / 100.0) >= least)
+        {
+            bounded.push(format!("{} p{p}", info.name));
+        }
+    }
+    Check {
+        name: "unfinished".into(),
+        statistic: format!("{given_up} unfinished at the window's end or shed"),
+        status: if bounded.is_empty() {
+            Status::Pass
+        } else {
+            Status::Fail
+        },
+        detail: if bounded.is_empty() {
+            "the unfinished transactions cannot change a reported percentile up to p99".into()
+        } else {
+            format!(
+                "transactions given up before they completed make these only lower bounds: {} \
+                 (raise --grace, or lower the load)",
+                bounded.join(", ")
+            )
+        },
+    }
+}
+
 /// Whether each type's share of the transactions completed in the window meets
 /// the least share its specification allows (TPC-C clause 5.2.3); `None` when
 /// the workload sets no minimum.
@@ -298,15 +514,37 @@ fn mix_minimums(rec: &Recording, types: &[TxnTypeInfo]) -> Option<Check> {
             (share(i) < min).then(|| format!("{} < {:.0}%", t.name, 100.0 * min))
         })
         .collect();
+    // A type completed at less than half its share of the mix: failures (or
+    // a server that answers some types only) distorted what was measured.
+    let distorted: Vec<String> = types
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| total >= MIX_DISTORTION_MIN && share(*i) < t.mix / 2.0)
+        .map(|(i, t)| {
+            format!(
+                "{} {:.1}% of {:.1}%",
+                t.name,
+                100.0 * share(i),
+                100.0 * t.mix
+            )
+        })
+        .collect();
     Some(Check {
         name: "transaction mix".into(),
         statistic: shares.join(", "),
-        status: if below.is_empty() && total > 0 {
+        status: if !distorted.is_empty() {
+            Status::Fail
+        } else if below.is_empty() && total > 0 {
             Status::Pass
         } else {
             Status::Warn
         },
-        detail: if total == 0 {
+        detail: if !distorted.is_empty() {
+            format!(
+                "the completed mix is distorted (less than half the share asked): {}; see the errors",
+                distorted.join(", ")
+            )
+        } else if total == 0 {
             "no transactions completed in the window".into()
         } else if below.is_empty() {
             "every type meets its minimum share".into()
@@ -318,6 +556,9 @@ fn mix_minimums(rec: &Recording, types: &[TxnTypeInfo]) -> Option<Check> {
         },
     })
 }
+
+/// Completed transactions from which a distorted mix fails.
+const MIX_DISTORTION_MIN: u64 = 1_000;
 
 /// Growth of the queueing time, in seconds per second, above which the client
 /// queue counts as growing: at utilisation 1 + g the queueing time grows by about
@@ -371,6 +612,9 @@ fn queue_growth(queue_ms: &[(f64, f64)]) -> Check {
     }
 }
 
+/// How a verdict begins when a check failed.
+pub const NOT_SOUND: &str = "NOT SOUND";
+
 /// One line that says whether to trust the run.
 pub fn verdict(checks: &[Check]) -> String {
     let worst = checks
@@ -392,7 +636,7 @@ pub fn verdict(checks: &[Check]) -> String {
             named(Status::Warn).join(", ")
         ),
         Status::Fail => format!(
-            "NOT SOUND: {} failed; do not trust the latency figures of this run",
+            "{NOT_SOUND}: {} failed; do not trust the latency figures of this run",
             named(Status::Fail).join(", ")
         ),
     }

@@ -6,6 +6,8 @@
 //! * [`null`]: executes nothing, to measure txbench's own ceiling.
 //! * [`redis`]: Redis, for key-value workloads, with optimistic transactions.
 //! * [`postgres`]: PostgreSQL, CockroachDB and YugabyteDB over tokio-postgres.
+//! * [`sim`]: a simulated server whose truth is known (service times, stalls,
+//!   outages, errors), to calibrate the measurement.
 //!
 //! [`Target::parse`] turns a `--db` URL into the engine to use.
 #![warn(missing_docs)]
@@ -15,6 +17,7 @@ pub mod null;
 pub mod postgres;
 pub mod redis;
 pub mod remote;
+pub mod sim;
 pub mod sqlite;
 mod target;
 

@@ -23,6 +23,8 @@ pub enum Target {
     Remote(crate::remote::RemoteTarget),
     /// `redis://host:port/n`: Redis, for key-value workloads.
     Redis(crate::redis::RedisTarget),
+    /// `sim:?service=fixed:4ms&workers=1...`: a simulated server of known latency.
+    Sim(crate::sim::SimConfig),
 }
 
 /// A `--db` value that could not be understood.
@@ -57,8 +59,9 @@ impl Target {
             }
             "txbench" => crate::remote::RemoteTarget::parse(url).map(Target::Remote),
             "redis" => crate::redis::RedisTarget::parse(url).map(Target::Redis),
+            "sim" => crate::sim::SimConfig::parse(rest).map(Target::Sim),
             other => Err(TargetError(format!(
-                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, mysql, redis, txbench, null)",
+                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, mysql, redis, txbench, sim, null)",
                 redact(url)
             ))),
         }
@@ -112,7 +115,8 @@ impl Target {
             | Target::Null
             | Target::MysqlCluster(_)
             | Target::Remote(_)
-            | Target::Redis(_) => Err(TargetError(
+            | Target::Redis(_)
+            | Target::Sim(_) => Err(TargetError(
                 "only PostgreSQL-wire and MySQL-wire databases take several --db URLs".into(),
             )),
         }
@@ -127,6 +131,7 @@ fn mixed(t: &Target) -> TargetError {
         Target::Null => "null",
         Target::Remote(_) => "txbench",
         Target::Redis(_) => "redis",
+        Target::Sim(_) => "sim",
     };
     TargetError(format!(
         "the --db URLs of one run must all name the same kind of database (found a {kind} one among others)"

@@ -364,6 +364,10 @@ pub struct RunArgs {
     /// unfinished, with the time they waited as a lower bound of their latency.
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     pub grace: Duration,
+    /// Exit with status 3 when the run completes but its verdict is NOT SOUND
+    /// (the results are written all the same), so that scripts can gate on it.
+    #[arg(long)]
+    pub strict: bool,
     /// Split the run across this many client processes: each drives a
     /// contiguous part of the scale (TPC-C warehouses, TATP subscribers, Retwis
     /// keys) and writes its own results; `txbench merge` adds them up.

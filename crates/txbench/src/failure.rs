@@ -20,6 +20,9 @@ pub enum Failure {
     /// Ctrl-C or SIGTERM stopped the command (exit 130 or 143); what it had
     /// measured is already written.
     Interrupted(String),
+    /// With `--strict`: the run completed and is written, but its verdict is
+    /// NOT SOUND (exit 3), so that scripts can gate on it.
+    NotSound(String),
 }
 
 impl Failure {
@@ -29,6 +32,7 @@ impl Failure {
             Failure::Usage(_) => 2,
             Failure::Failed(_) | Failure::CheckFailed => 1,
             Failure::Interrupted(_) => crate::signals::exit_code(),
+            Failure::NotSound(_) => 3,
         }
     }
 }
@@ -36,7 +40,10 @@ impl Failure {
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Failure::Usage(m) | Failure::Failed(m) | Failure::Interrupted(m) => f.write_str(m),
+            Failure::Usage(m)
+            | Failure::Failed(m)
+            | Failure::Interrupted(m)
+            | Failure::NotSound(m) => f.write_str(m),
             Failure::CheckFailed => f.write_str("consistency check failed"),
         }
     }

@@ -209,6 +209,16 @@ macro_rules! with_engine {
                     std::sync::Arc::new(txbench_engines::remote::RemoteEngine::new(target));
                 $body
             }
+            txbench_engines::Target::Sim(config) => {
+                if let Some(i) = isolation {
+                    return Err($crate::failure::Failure::Usage(format!(
+                        "--isolation {}: the simulated engine (sim:) has no isolation levels",
+                        i.name()
+                    )));
+                }
+                let $engine = std::sync::Arc::new(txbench_engines::sim::SimEngine::new(config)?);
+                $body
+            }
         }
     }};
 }
@@ -277,6 +287,9 @@ pub async fn run_on<E: Engine, W: Bench>(
         return Err(Failure::Interrupted(
             "interrupted: the summary holds what was measured until then".into(),
         ));
+    }
+    if a.strict && result.verdict.starts_with(checks::NOT_SOUND) {
+        return Err(Failure::NotSound(result.verdict.clone()));
     }
     Ok(())
 }

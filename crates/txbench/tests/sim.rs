@@ -1,0 +1,281 @@
+//! The simulated engine (`sim:`) through the command line: every workload
+//! runs on it, and what txbench measures agrees with queueing theory.
+
+mod support;
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use support::only_result;
+
+fn txbench(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("txbench").unwrap();
+    cmd.current_dir(dir);
+    cmd
+}
+
+/// Run `args` with results in a temporary directory; its summary.json.
+fn summary(args: &[&str]) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    txbench(dir.path())
+        .args(args)
+        .args(["--results", "results", "-q"])
+        .assert()
+        .success();
+    only_result(&dir.path().join("results"), "summary.json")
+}
+
+/// Latency of all types together: (mean, p99) in ms, weighted by completions.
+fn mean_over_types(s: &serde_json::Value, what: &str) -> f64 {
+    let types = s["transactions"].as_array().unwrap();
+    let (mut sum, mut n) = (0.0, 0.0);
+    for t in types {
+        let count = t["latency_ms"]["samples"].as_f64().unwrap();
+        sum += t["latency_ms"][what].as_f64().unwrap() * count;
+        n += count;
+    }
+    sum / n
+}
+
+#[test]
+fn an_md1_queue_has_the_mean_latency_of_theory() {
+    // One worker, 4 ms fixed, Poisson at 125/s: utilisation 0.5, and by
+    // Pollaczek-Khinchine a mean latency of D + lambda D^2 / (2 (1 - rho)) = 6 ms.
+    let s = summary(&[
+        "tatp",
+        "run",
+        "--db",
+        "sim:?service=fixed:4ms&workers=1",
+        "--subscribers",
+        "1000",
+        "--rate",
+        "125/s",
+        "--duration",
+        "12s",
+        "--warmup",
+        "1s",
+    ]);
+    let mean = mean_over_types(&s, "mean");
+    // The client's own timing adds a little (wake-ups on a virtual machine:
+    // tens of microseconds, now and then a millisecond).
+    assert!(
+        (5.7..6.9).contains(&mean),
+        "mean latency {mean:.3} ms, theory 6 ms"
+    );
+}
+
+#[test]
+fn an_mm1_queue_has_the_mean_latency_of_theory() {
+    // Exponential service of mean 2 ms, Poisson at 250/s: an M/M/1 queue at
+    // utilisation 0.5, whose latency is exponential with mean 1 / (mu - lambda)
+    // = 4 ms.
+    let s = summary(&[
+        "tpcc",
+        "run",
+        "--db",
+        "sim:?service=exp:2ms",
+        "--rate",
+        "250/s",
+        "--duration",
+        "12s",
+        "--warmup",
+        "1s",
+    ]);
+    let mean = mean_over_types(&s, "mean");
+    assert!(
+        (3.6..4.8).contains(&mean),
+        "mean latency {mean:.3} ms, theory 4 ms"
+    );
+}
+
+#[test]
+fn outcomes_follow_the_workload_unless_told_otherwise() {
+    let run = |db: &str| {
+        summary(&[
+            "tatp",
+            "run",
+            "--db",
+            db,
+            "--subscribers",
+            "1000",
+            "--terminals",
+            "4",
+            "--duration",
+            "3s",
+            "--warmup",
+            "0s",
+        ])
+    };
+    // (committed share, expected share, transactions) of one type.
+    let share = |s: &serde_json::Value, key: &str| {
+        let t = s["transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["key"] == key)
+            .unwrap()
+            .clone();
+        let committed = t["committed"].as_f64().unwrap();
+        let n = committed + t["expected_rollbacks"].as_f64().unwrap();
+        (committed / n, t["expected_success"].as_f64().unwrap(), n)
+    };
+    let s = run("sim:?service=fixed:100us&workers=4");
+    for key in ["get_new_destination", "get_access_data"] {
+        let (observed, expected, n) = share(&s, key);
+        // Binomial: within five standard deviations.
+        let sd = (expected * (1.0 - expected) / n).sqrt();
+        assert!(
+            (observed - expected).abs() < 5.0 * sd,
+            "{key}: {observed:.4} committed of {n}, the workload expects {expected:.4}"
+        );
+    }
+    let s = run("sim:?service=fixed:100us&workers=4&success=get_new_destination:1");
+    assert_eq!(share(&s, "get_new_destination").0, 1.0);
+}
+
+#[test]
+fn a_bad_sim_setting_is_named_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench(dir.path())
+        .args([
+            "tatp",
+            "run",
+            "--db",
+            "sim:?service=fixed:4",
+            "--duration",
+            "1s",
+        ])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("'4'"), "{err}");
+}
+
+/// The status of the check `name` in a summary.
+fn check_status(s: &serde_json::Value, name: &str) -> String {
+    s["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name} in {}", s["checks"]))["status"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// A short TATP run on `db`, closed loop.
+fn tatp_on(db: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "tatp",
+        "run",
+        "--db",
+        db,
+        "--subscribers",
+        "1000",
+        "--terminals",
+        "4",
+        "--duration",
+        "3s",
+        "--warmup",
+        "0s",
+    ];
+    args.extend_from_slice(extra);
+    summary(&args)
+}
+
+#[test]
+fn the_checks_catch_what_the_server_does_wrong() {
+    // A healthy server: no error, outcomes as expected.
+    let healthy = tatp_on("sim:?service=fixed:200us&workers=4", &[]);
+    for name in ["measurement", "errors", "outcomes", "unfinished"] {
+        assert_eq!(
+            check_status(&healthy, name),
+            "PASS",
+            "{name}: {}",
+            healthy["checks"]
+        );
+    }
+    // Committing every Get-New-Destination, which TATP expects to fail mostly.
+    let s = tatp_on(
+        "sim:?service=fixed:200us&workers=4&success=get_new_destination:1",
+        &[],
+    );
+    assert_eq!(check_status(&s, "outcomes"), "FAIL");
+    assert!(
+        s["verdict"].as_str().unwrap().starts_with("NOT SOUND"),
+        "{}",
+        s["verdict"]
+    );
+    // A fifth of the transactions failing with conflicts (after their retries).
+    let s = tatp_on(
+        "sim:?service=fixed:200us&workers=4&errors=0.5",
+        &["--max-retries", "1"],
+    );
+    assert_eq!(check_status(&s, "errors"), "FAIL", "{}", s["checks"]);
+    // Any data error.
+    let s = tatp_on("sim:?service=fixed:200us&workers=4&errors=0.002:data", &[]);
+    assert_eq!(check_status(&s, "errors"), "FAIL", "{}", s["checks"]);
+    // Down for the whole run: nothing measured.
+    let s = tatp_on("sim:?outage=0s+1h", &["--max-retries", "0"]);
+    assert_eq!(check_status(&s, "measurement"), "FAIL", "{}", s["checks"]);
+}
+
+#[test]
+fn transactions_given_up_that_could_move_the_tail_fail_the_run() {
+    // 200/s for 4 s; the server stalls from 3 s for 2 s, past the window's
+    // end, and the run gives up 0.2 s after it: some 200 transactions count
+    // at lower bounds of 0.2 s and more, above the exact p99 of the rest.
+    let s = summary(&[
+        "tatp",
+        "run",
+        "--db",
+        "sim:?service=fixed:1ms&stall=2s/3s",
+        "--subscribers",
+        "1000",
+        "--rate",
+        "200/s",
+        "--duration",
+        "4s",
+        "--warmup",
+        "0s",
+        "--grace",
+        "200ms",
+    ]);
+    assert_eq!(check_status(&s, "unfinished"), "FAIL", "{}", s["checks"]);
+}
+
+#[test]
+fn strict_exits_3_on_a_run_that_is_not_sound_and_still_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "tatp",
+        "run",
+        "--db",
+        "sim:?service=fixed:200us&workers=4&errors=0.002:data",
+        "--subscribers",
+        "1000",
+        "--terminals",
+        "4",
+        "--duration",
+        "2s",
+        "--warmup",
+        "0s",
+        "--results",
+        "results",
+        "-q",
+    ];
+    txbench(dir.path())
+        .args(args)
+        .arg("--strict")
+        .assert()
+        .code(3);
+    let s = only_result(&dir.path().join("results"), "summary.json");
+    assert!(s["verdict"].as_str().unwrap().starts_with("NOT SOUND"));
+    // Without --strict the same run is a complete run.
+    let dir = tempfile::tempdir().unwrap();
+    txbench(dir.path()).args(args).assert().success();
+}
