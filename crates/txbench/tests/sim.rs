@@ -8,6 +8,14 @@ use std::path::Path;
 use assert_cmd::Command;
 use support::only_result;
 
+/// The tests of this file run one at a time: two hold latency against
+/// theory, and the others' runs on the same two cores would move it.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn txbench(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("txbench").unwrap();
     cmd.current_dir(dir);
@@ -39,6 +47,7 @@ fn mean_over_types(s: &serde_json::Value, what: &str) -> f64 {
 
 #[test]
 fn an_md1_queue_has_the_mean_latency_of_theory() {
+    let _alone = alone();
     // One worker, 4 ms fixed, Poisson at 125/s: utilisation 0.5, and by
     // Pollaczek-Khinchine a mean latency of D + lambda D^2 / (2 (1 - rho)) = 6 ms.
     let s = summary(&[
@@ -66,6 +75,7 @@ fn an_md1_queue_has_the_mean_latency_of_theory() {
 
 #[test]
 fn an_mm1_queue_has_the_mean_latency_of_theory() {
+    let _alone = alone();
     // Exponential service of mean 2 ms, Poisson at 250/s: an M/M/1 queue at
     // utilisation 0.5, whose latency is exponential with mean 1 / (mu - lambda)
     // = 4 ms.
@@ -90,6 +100,7 @@ fn an_mm1_queue_has_the_mean_latency_of_theory() {
 
 #[test]
 fn outcomes_follow_the_workload_unless_told_otherwise() {
+    let _alone = alone();
     let run = |db: &str| {
         summary(&[
             "tatp",
@@ -135,6 +146,7 @@ fn outcomes_follow_the_workload_unless_told_otherwise() {
 
 #[test]
 fn a_bad_sim_setting_is_named_in_one_line() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let out = txbench(dir.path())
         .args([
@@ -189,6 +201,7 @@ fn tatp_on(db: &str, extra: &[&str]) -> serde_json::Value {
 
 #[test]
 fn the_checks_catch_what_the_server_does_wrong() {
+    let _alone = alone();
     // A healthy server: no error, outcomes as expected.
     let healthy = tatp_on("sim:?service=fixed:200us&workers=4", &[]);
     for name in ["measurement", "errors", "outcomes", "unfinished"] {
@@ -226,6 +239,7 @@ fn the_checks_catch_what_the_server_does_wrong() {
 
 #[test]
 fn transactions_given_up_that_could_move_the_tail_fail_the_run() {
+    let _alone = alone();
     // 200/s for 4 s; the server stalls from 3 s for 2 s, past the window's
     // end, and the run gives up 0.2 s after it: some 200 transactions count
     // at lower bounds of 0.2 s and more, above the exact p99 of the rest.
@@ -250,6 +264,7 @@ fn transactions_given_up_that_could_move_the_tail_fail_the_run() {
 
 #[test]
 fn strict_exits_3_on_a_run_that_is_not_sound_and_still_writes_it() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let args = [
         "tatp",

@@ -95,6 +95,7 @@ impl Session for SimSession {
     ) -> Result<(Outcome, Duration), DbError> {
         let (reply, answer) = oneshot::channel();
         self.server.submit(Request {
+            submitted: std::time::Instant::now(),
             success: self.config.success_of(info.key, info.expected_success),
             reply,
         })?;

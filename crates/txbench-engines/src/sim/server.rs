@@ -1,8 +1,16 @@
 //! The simulated server: `workers` threads take transactions from one queue,
-//! first come first served, and hold each for its service time, slept to the
-//! microsecond on the kernel's high-resolution timer (tokio's timer would add
-//! up to a millisecond). Stalls, outages, errors and outcomes follow the
+//! first come first served, and hold each for its service time, slept on the
+//! kernel's high-resolution timer (tokio's timer would add up to a
+//! millisecond). Stalls, outages, errors and outcomes follow the
 //! [`SimConfig`].
+//!
+//! Each worker keeps its schedule in ideal time: a transaction starts when it
+//! was submitted or when the worker's previous one was due to finish,
+//! whichever is later, not when the worker's thread happened to wake. A late
+//! wake-up (tens of microseconds on a virtual machine, now and then a
+//! millisecond) then delays that one answer only, instead of lengthening
+//! every service time and with it the queue: the queue is the one theory
+//! describes.
 
 use std::time::{Duration, Instant};
 
@@ -16,6 +24,8 @@ use super::config::SimConfig;
 
 /// One transaction sent to the server.
 pub struct Request {
+    /// When the session submitted it.
+    pub submitted: Instant,
     /// The share of its type that commits (the rest roll back as expected).
     pub success: f64,
     /// Where the answer goes: the outcome and the time the server held it.
@@ -36,6 +46,7 @@ impl Server {
             let worker = Worker {
                 config: config.clone(),
                 started,
+                free_at: started,
                 rng: Rand::derive(seed, i as u64),
             };
             let jobs = jobs.clone();
@@ -57,6 +68,8 @@ impl Server {
 struct Worker {
     config: SimConfig,
     started: Instant,
+    /// When its last transaction was due to finish, in ideal time.
+    free_at: Instant,
     rng: Rand,
 }
 
@@ -64,7 +77,7 @@ impl Worker {
     fn serve(mut self, jobs: &async_channel::Receiver<Request>) {
         timer::reduce_slack();
         while let Ok(request) = jobs.recv_blocking() {
-            let answer = self.answer(request.success);
+            let answer = self.answer(request.submitted, request.success);
             let _ = request.reply.send(answer);
         }
     }
@@ -73,19 +86,19 @@ impl Worker {
     /// stall, hold it for its service time (longer if a stall begins
     /// meanwhile), then fail it with the error share or end it as its
     /// success share says.
-    fn answer(&mut self, success: f64) -> Result<(Outcome, Duration), DbError> {
-        let arrived = Instant::now();
-        if self.in_outage(arrived) {
+    fn answer(&mut self, submitted: Instant, success: f64) -> Result<(Outcome, Duration), DbError> {
+        if self.in_outage(submitted) {
             return Err(DbError::new(
                 ErrorKind::Connection,
                 "sim: the server is down (outage)",
             ));
         }
-        let start = self.after_stall(arrived);
+        let start = self.after_stall(submitted.max(self.free_at));
         let service = self.config.service.draw(&mut self.rng);
         let finish = self.stretched_over_stalls(start, service);
+        self.free_at = finish;
         timer::sleep_until(finish);
-        let held = finish - arrived;
+        let held = finish.saturating_duration_since(submitted);
         if let Some((share, kind)) = self.config.errors
             && self.rng.unit() < share
         {
