@@ -382,8 +382,9 @@ fn errors(rec: &Recording, types: &[TxnTypeInfo]) -> Check {
 const OUTCOME_SDS: f64 = 6.0;
 /// Whatever the count, a share this close (relative to the rarer outcome) to
 /// the expected one passes: a loaded population realises the specification's
-/// shares only approximately.
-const OUTCOME_SLACK: f64 = 0.1;
+/// shares only approximately (TATP on 1,000 subscribers: Get-New-Destination
+/// committed 15.8% where 14.8% is expected, 0.68 of a slack of 10%).
+const OUTCOME_SLACK: f64 = 0.25;
 /// Transactions of a type below which its outcome share is not tested.
 const OUTCOME_MIN: u64 = 30;
 
