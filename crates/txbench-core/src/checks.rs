@@ -613,16 +613,18 @@ fn queue_growth(queue_ms: &[(f64, f64)]) -> Check {
     }
 }
 
-/// How a verdict begins when a check failed.
-pub const NOT_SOUND: &str = "NOT SOUND";
-
-/// One line that says whether to trust the run.
-pub fn verdict(checks: &[Check]) -> String {
-    let worst = checks
+/// The worst status among the checks (PASS when there are none).
+pub fn worst(checks: &[Check]) -> Status {
+    checks
         .iter()
         .map(|c| c.status)
         .max()
-        .unwrap_or(Status::Pass);
+        .unwrap_or(Status::Pass)
+}
+
+/// One line that says whether to trust the run.
+pub fn verdict(checks: &[Check]) -> String {
+    let worst = worst(checks);
     let named = |s: Status| -> Vec<&str> {
         checks
             .iter()
@@ -637,7 +639,7 @@ pub fn verdict(checks: &[Check]) -> String {
             named(Status::Warn).join(", ")
         ),
         Status::Fail => format!(
-            "{NOT_SOUND}: {} failed; do not trust the latency figures of this run",
+            "NOT SOUND: {} failed; do not trust the latency figures of this run",
             named(Status::Fail).join(", ")
         ),
     }

@@ -113,9 +113,9 @@ impl Reply {
 /// embedded engine completes them synchronously and the driver gives each of its
 /// sessions an OS thread of its own.
 pub trait Session: Send + 'static {
-    /// False for a session that executes nothing (the null engine): the driver then
-    /// counts each transaction committed at once without running its procedure, and
-    /// a workload takes its scale from the command line instead of the database.
+    /// False for a session that holds no data (the null and simulated engines): a
+    /// workload takes its scale from the command line instead of the database.
+    /// Such a session answers whole transactions ([`Session::RUNS_TRANSACTIONS`]).
     const EXECUTES: bool = true;
     /// Start a transaction.
     fn begin(&mut self, mode: TxMode) -> impl Future<Output = Result<(), DbError>> + Send;

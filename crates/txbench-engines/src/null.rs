@@ -2,21 +2,28 @@
 //! once. It measures txbench's own ceiling: input generation, dispatch, queueing
 //! and recording, with no database in the way.
 //!
-//! Its sessions say so through [`Session::EXECUTES`], and the driver then counts
-//! each transaction committed without running the workload's procedures (they would
+//! Its sessions say so through [`Session::EXECUTES`] (the workloads then take
+//! their scale from the command line), and answer each whole transaction
+//! committed at once instead of running the workload's procedures (they would
 //! find no rows). A load into it generates every row and discards it, which
 //! measures the data generator alone.
+//!
+//! [`Dataless`] is that session, shared with the simulated engine
+//! ([`crate::sim`]), which holds no data either but answers whole transactions.
+
+use std::future::{Future, ready};
+use std::time::Duration;
 
 use txbench_core::schema::{Index, Statement, Table};
-use txbench_core::{DbError, Engine, Param, RowBatch, Rows, Session, TxMode};
+use txbench_core::workload::Outcome;
+use txbench_core::{DbError, Engine, Param, RowBatch, Rows, Session, TxMode, TxnTypeInfo};
 
 /// The null engine.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NullEngine;
 
 /// A session of the null engine.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NullSession;
+pub type NullSession = Dataless<AtOnce>;
 
 impl Engine for NullEngine {
     type Session = NullSession;
@@ -31,15 +38,60 @@ impl Engine for NullEngine {
     }
 
     async fn connect(&self) -> Result<NullSession, DbError> {
-        Ok(NullSession)
+        Ok(Dataless(AtOnce))
     }
 }
 
-impl Session for NullSession {
+/// How a session that holds no data answers whole transactions (the driver
+/// hands it each one, [`Session::RUNS_TRANSACTIONS`]).
+pub trait Answer: Send + 'static {
+    /// What the session reports as its server's version.
+    fn version(&self) -> String;
+    /// Answer one transaction of the type `info` describes: how it ended and
+    /// the time the server held it.
+    fn answer(
+        &mut self,
+        info: &TxnTypeInfo,
+    ) -> impl Future<Output = Result<(Outcome, Duration), DbError>> + Send;
+}
+
+/// The null engine's sessions answer every transaction committed, at once.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AtOnce;
+
+impl Answer for AtOnce {
+    fn version(&self) -> String {
+        "none (the null engine)".to_string()
+    }
+
+    fn answer(
+        &mut self,
+        _info: &TxnTypeInfo,
+    ) -> impl Future<Output = Result<(Outcome, Duration), DbError>> + Send {
+        ready(Ok((Outcome::Committed, Duration::ZERO)))
+    }
+}
+
+/// A session that holds no data: every statement succeeds and returns
+/// nothing, a load discards its rows, and whole transactions go to `A`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Dataless<A>(pub A);
+
+impl<A: Answer> Session for Dataless<A> {
     const EXECUTES: bool = false;
+    const RUNS_TRANSACTIONS: bool = true;
+
+    async fn run_transaction<I: serde::Serialize + Sync>(
+        &mut self,
+        _txn_type: usize,
+        info: &TxnTypeInfo,
+        _input: &I,
+    ) -> Result<(Outcome, Duration), DbError> {
+        self.0.answer(info).await
+    }
 
     async fn server_version(&mut self) -> Result<String, DbError> {
-        Ok("none (the null engine)".to_string())
+        Ok(self.0.version())
     }
 
     async fn begin(&mut self, _mode: TxMode) -> Result<(), DbError> {

@@ -288,7 +288,7 @@ pub async fn run_on<E: Engine, W: Bench>(
             "interrupted: the summary holds what was measured until then".into(),
         ));
     }
-    if a.strict && result.verdict.starts_with(checks::NOT_SOUND) {
+    if a.strict && checks::worst(&result.checks) == checks::Status::Fail {
         return Err(Failure::NotSound(result.verdict.clone()));
     }
     Ok(())

@@ -46,7 +46,8 @@ where
 {
     if E::Session::RUNS_TRANSACTIONS {
         return Err(Failure::Usage(
-            "serve needs a database that executes transactions, not another txbench server or sim:"
+            "serve needs a database that executes transactions, not another txbench server, \
+             null: or sim:"
                 .into(),
         ));
     }

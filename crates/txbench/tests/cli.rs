@@ -3,16 +3,8 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
-
 mod support;
-use support::only_result;
-
-fn txbench(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("txbench").unwrap();
-    cmd.current_dir(dir);
-    cmd
-}
+use support::{only_result, txbench};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -2,22 +2,17 @@
 //! warm-up, measurement, the grace after the window), with exit code 143 for
 //! SIGTERM and, once anything was measured, a summary written.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use support::alone;
+
 /// How long a stopped command may take to exit. The requirement is a second;
 /// this leaves room for a busy CI machine, and the test prints what it saw.
 const PROMPT: Duration = Duration::from_secs(2);
-
-/// The tests of this file run one at a time: each times how promptly a
-/// command stops, and four commands (a load among them) at once on two cores
-/// would time the machine's contention instead.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn alone() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn txbench(dir: &Path, args: &[&str]) -> Child {
     Command::new(assert_cmd::cargo::cargo_bin("txbench"))

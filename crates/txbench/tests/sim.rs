@@ -1,26 +1,11 @@
 //! The simulated engine (`sim:`) through the command line: every workload
-//! runs on it, and what txbench measures agrees with queueing theory.
+//! runs on it, what txbench measures agrees with queueing theory, and the
+//! checks catch what the simulated server does wrong. The tests run one at a
+//! time ([`alone`]): two hold latency against theory.
 
 mod support;
 
-use std::path::Path;
-
-use assert_cmd::Command;
-use support::only_result;
-
-/// The tests of this file run one at a time: two hold latency against
-/// theory, and the others' runs on the same two cores would move it.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn alone() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn txbench(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("txbench").unwrap();
-    cmd.current_dir(dir);
-    cmd
-}
+use support::{alone, only_result, txbench};
 
 /// Run `args` with results in a temporary directory; its summary.json.
 fn summary(args: &[&str]) -> serde_json::Value {
@@ -33,154 +18,8 @@ fn summary(args: &[&str]) -> serde_json::Value {
     only_result(&dir.path().join("results"), "summary.json")
 }
 
-/// Latency of all types together: (mean, p99) in ms, weighted by completions.
-fn mean_over_types(s: &serde_json::Value, what: &str) -> f64 {
-    let types = s["transactions"].as_array().unwrap();
-    let (mut sum, mut n) = (0.0, 0.0);
-    for t in types {
-        let count = t["latency_ms"]["samples"].as_f64().unwrap();
-        sum += t["latency_ms"][what].as_f64().unwrap() * count;
-        n += count;
-    }
-    sum / n
-}
-
-#[test]
-fn an_md1_queue_has_the_mean_latency_of_theory() {
-    let _alone = alone();
-    // One worker, 4 ms fixed, Poisson at 125/s: utilisation 0.5, and by
-    // Pollaczek-Khinchine a mean latency of D + lambda D^2 / (2 (1 - rho)) = 6 ms.
-    let s = summary(&[
-        "tatp",
-        "run",
-        "--db",
-        "sim:?service=fixed:4ms&workers=1",
-        "--subscribers",
-        "1000",
-        "--rate",
-        "125/s",
-        "--duration",
-        "12s",
-        "--warmup",
-        "1s",
-    ]);
-    let mean = mean_over_types(&s, "mean");
-    // The client's own timing adds a little (wake-ups on a virtual machine:
-    // tens of microseconds, now and then a millisecond).
-    assert!(
-        (5.7..6.9).contains(&mean),
-        "mean latency {mean:.3} ms, theory 6 ms"
-    );
-}
-
-#[test]
-fn an_mm1_queue_has_the_mean_latency_of_theory() {
-    let _alone = alone();
-    // Exponential service of mean 2 ms, Poisson at 250/s: an M/M/1 queue at
-    // utilisation 0.5, whose latency is exponential with mean 1 / (mu - lambda)
-    // = 4 ms.
-    let s = summary(&[
-        "tpcc",
-        "run",
-        "--db",
-        "sim:?service=exp:2ms",
-        "--rate",
-        "250/s",
-        "--duration",
-        "12s",
-        "--warmup",
-        "1s",
-    ]);
-    let mean = mean_over_types(&s, "mean");
-    assert!(
-        (3.6..4.8).contains(&mean),
-        "mean latency {mean:.3} ms, theory 4 ms"
-    );
-}
-
-#[test]
-fn outcomes_follow_the_workload_unless_told_otherwise() {
-    let _alone = alone();
-    let run = |db: &str| {
-        summary(&[
-            "tatp",
-            "run",
-            "--db",
-            db,
-            "--subscribers",
-            "1000",
-            "--terminals",
-            "4",
-            "--duration",
-            "3s",
-            "--warmup",
-            "0s",
-        ])
-    };
-    // (committed share, expected share, transactions) of one type.
-    let share = |s: &serde_json::Value, key: &str| {
-        let t = s["transactions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["key"] == key)
-            .unwrap()
-            .clone();
-        let committed = t["committed"].as_f64().unwrap();
-        let n = committed + t["expected_rollbacks"].as_f64().unwrap();
-        (committed / n, t["expected_success"].as_f64().unwrap(), n)
-    };
-    let s = run("sim:?service=fixed:100us&workers=4");
-    for key in ["get_new_destination", "get_access_data"] {
-        let (observed, expected, n) = share(&s, key);
-        // Binomial: within five standard deviations.
-        let sd = (expected * (1.0 - expected) / n).sqrt();
-        assert!(
-            (observed - expected).abs() < 5.0 * sd,
-            "{key}: {observed:.4} committed of {n}, the workload expects {expected:.4}"
-        );
-    }
-    let s = run("sim:?service=fixed:100us&workers=4&success=get_new_destination:1");
-    assert_eq!(share(&s, "get_new_destination").0, 1.0);
-}
-
-#[test]
-fn a_bad_sim_setting_is_named_in_one_line() {
-    let _alone = alone();
-    let dir = tempfile::tempdir().unwrap();
-    let out = txbench(dir.path())
-        .args([
-            "tatp",
-            "run",
-            "--db",
-            "sim:?service=fixed:4",
-            "--duration",
-            "1s",
-        ])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("'4'"), "{err}");
-}
-
-/// The status of the check `name` in a summary.
-fn check_status(s: &serde_json::Value, name: &str) -> String {
-    s["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no check {name} in {}", s["checks"]))["status"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
-/// A short TATP run on `db`, closed loop.
-fn tatp_on(db: &str, extra: &[&str]) -> serde_json::Value {
+/// A short closed-loop TATP run on `db`: its arguments, `extra` appended.
+fn tatp_args<'a>(db: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
         "tatp",
         "run",
@@ -196,7 +35,127 @@ fn tatp_on(db: &str, extra: &[&str]) -> serde_json::Value {
         "0s",
     ];
     args.extend_from_slice(extra);
-    summary(&args)
+    args
+}
+
+/// The summary of a short closed-loop TATP run on `db`.
+fn tatp_on(db: &str, extra: &[&str]) -> serde_json::Value {
+    summary(&tatp_args(db, extra))
+}
+
+/// Mean latency (ms) of all types together, over 12 s of Poisson arrivals at
+/// `rate` on `db`; `workload` is the workload's name then its scale flags.
+fn open_loop_mean(workload: &[&str], db: &str, rate: &str) -> f64 {
+    let (name, scale) = workload.split_first().expect("a workload");
+    let mut args = vec![*name, "run"];
+    args.extend_from_slice(scale);
+    args.extend([
+        "--db",
+        db,
+        "--rate",
+        rate,
+        "--duration",
+        "12s",
+        "--warmup",
+        "1s",
+    ]);
+    let s = summary(&args);
+    let (mut sum, mut n) = (0.0, 0.0);
+    for t in s["transactions"].as_array().unwrap() {
+        let count = t["latency_ms"]["samples"].as_f64().unwrap();
+        sum += t["latency_ms"]["mean"].as_f64().unwrap() * count;
+        n += count;
+    }
+    sum / n
+}
+
+/// The status of the check `name` in a summary.
+fn check_status(s: &serde_json::Value, name: &str) -> String {
+    s["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name} in {}", s["checks"]))["status"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn an_md1_queue_has_the_mean_latency_of_theory() {
+    let _alone = alone();
+    // One worker, 4 ms fixed, Poisson at 125/s: utilisation 0.5, and by
+    // Pollaczek-Khinchine a mean latency of D + lambda D^2 / (2 (1 - rho)) = 6 ms.
+    let tatp = ["tatp", "--subscribers", "1000"];
+    let mean = open_loop_mean(&tatp, "sim:?service=fixed:4ms&workers=1", "125/s");
+    // The client's own timing adds a little (wake-ups on a virtual machine:
+    // tens of microseconds, now and then a millisecond).
+    assert!(
+        (5.7..6.9).contains(&mean),
+        "mean latency {mean:.3} ms, theory 6 ms"
+    );
+}
+
+#[test]
+fn an_mm1_queue_has_the_mean_latency_of_theory() {
+    let _alone = alone();
+    // Exponential service of mean 2 ms, Poisson at 250/s: an M/M/1 queue at
+    // utilisation 0.5, whose latency is exponential with mean 1 / (mu - lambda)
+    // = 4 ms.
+    let mean = open_loop_mean(&["tpcc"], "sim:?service=exp:2ms", "250/s");
+    assert!(
+        (3.6..4.8).contains(&mean),
+        "mean latency {mean:.3} ms, theory 4 ms"
+    );
+}
+
+#[test]
+fn outcomes_follow_the_workload_unless_told_otherwise() {
+    let _alone = alone();
+    // (committed share, expected share, transactions) of one type.
+    let share = |s: &serde_json::Value, key: &str| {
+        let t = s["transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["key"] == key)
+            .unwrap()
+            .clone();
+        let committed = t["committed"].as_f64().unwrap();
+        let n = committed + t["expected_rollbacks"].as_f64().unwrap();
+        (committed / n, t["expected_success"].as_f64().unwrap(), n)
+    };
+    let s = tatp_on("sim:?service=fixed:100us&workers=4", &[]);
+    for key in ["get_new_destination", "get_access_data"] {
+        let (observed, expected, n) = share(&s, key);
+        // Binomial: within five standard deviations.
+        let sd = (expected * (1.0 - expected) / n).sqrt();
+        assert!(
+            (observed - expected).abs() < 5.0 * sd,
+            "{key}: {observed:.4} committed of {n}, the workload expects {expected:.4}"
+        );
+    }
+    let s = tatp_on(
+        "sim:?service=fixed:100us&workers=4&success=get_new_destination:1",
+        &[],
+    );
+    assert_eq!(share(&s, "get_new_destination").0, 1.0);
+}
+
+#[test]
+fn a_bad_sim_setting_is_named_in_one_line() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench(dir.path())
+        .args(tatp_args("sim:?service=fixed:4", &[]))
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("'4'"), "{err}");
 }
 
 #[test]
@@ -223,7 +182,7 @@ fn the_checks_catch_what_the_server_does_wrong() {
         "{}",
         s["verdict"]
     );
-    // A fifth of the transactions failing with conflicts (after their retries).
+    // A quarter of the transactions failing with conflicts (after their retries).
     let s = tatp_on(
         "sim:?service=fixed:200us&workers=4&errors=0.5",
         &["--max-retries", "1"],
@@ -265,26 +224,13 @@ fn transactions_given_up_that_could_move_the_tail_fail_the_run() {
 #[test]
 fn strict_exits_3_on_a_run_that_is_not_sound_and_still_writes_it() {
     let _alone = alone();
-    let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "tatp",
-        "run",
-        "--db",
+    let args = tatp_args(
         "sim:?service=fixed:200us&workers=4&errors=0.002:data",
-        "--subscribers",
-        "1000",
-        "--terminals",
-        "4",
-        "--duration",
-        "2s",
-        "--warmup",
-        "0s",
-        "--results",
-        "results",
-        "-q",
-    ];
+        &["--results", "results", "-q"],
+    );
+    let dir = tempfile::tempdir().unwrap();
     txbench(dir.path())
-        .args(args)
+        .args(&args)
         .arg("--strict")
         .assert()
         .code(3);
@@ -292,5 +238,5 @@ fn strict_exits_3_on_a_run_that_is_not_sound_and_still_writes_it() {
     assert!(s["verdict"].as_str().unwrap().starts_with("NOT SOUND"));
     // Without --strict the same run is a complete run.
     let dir = tempfile::tempdir().unwrap();
-    txbench(dir.path()).args(args).assert().success();
+    txbench(dir.path()).args(&args).assert().success();
 }

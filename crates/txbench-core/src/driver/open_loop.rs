@@ -387,11 +387,11 @@ async fn yield_until(due: Instant, cut: &AtomicBool, burst: &mut u32) -> bool {
         if now >= due {
             return true;
         }
-        match (due - now).checked_sub(TOKIO_SLACK) {
-            Some(far) if far > Duration::ZERO => {
-                tokio::time::sleep(far.min(CUT_POLL)).await;
-            }
-            _ => tokio::task::yield_now().await,
+        let left = due - now;
+        if left > TOKIO_SLACK {
+            tokio::time::sleep((left - TOKIO_SLACK).min(CUT_POLL)).await;
+        } else {
+            tokio::task::yield_now().await;
         }
     }
 }

@@ -26,7 +26,7 @@ use crate::exec::{self, Placement, Spawned};
 use crate::recorder::Completion;
 use crate::rng::Rand;
 use crate::sample::Sample;
-use crate::workload::{Outcome, Workload};
+use crate::workload::Workload;
 
 /// One transaction to execute.
 pub struct Job<I> {
@@ -201,9 +201,6 @@ async fn worker_loop<S: Session, W: Workload>(
         let mut retries = 0u32;
         let mut lost_connection = false;
         let result = loop {
-            if !S::EXECUTES && !S::RUNS_TRANSACTIONS {
-                break Ok(Outcome::Committed);
-            }
             let attempt = if S::RUNS_TRANSACTIONS {
                 let info = &ctx.workload.transaction_types()[job.txn_type];
                 session

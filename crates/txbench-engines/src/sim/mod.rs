@@ -8,8 +8,9 @@
 //! deviate from the workload's expectations test the checks that should catch
 //! them.
 //!
-//! Like the null engine it holds no data: a load discards its rows, and the
-//! workloads take their scale from the command line.
+//! Like the null engine it holds no data (its sessions are the null engine's
+//! [`Dataless`] ones): a load discards its rows, and the workloads take their
+//! scale from the command line.
 
 mod config;
 mod server;
@@ -18,11 +19,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::oneshot;
-use txbench_core::schema::{Index, Statement, Table};
 use txbench_core::workload::Outcome;
-use txbench_core::{
-    DbError, Engine, ErrorKind, Param, RowBatch, Rows, Session, TxMode, TxnTypeInfo,
-};
+use txbench_core::{DbError, Engine, ErrorKind, TxnTypeInfo};
+
+use crate::null::{Answer, Dataless};
 
 pub use config::{Outage, Service, SimConfig, Stall};
 use server::{Request, Server};
@@ -48,7 +48,10 @@ impl SimEngine {
 }
 
 /// A session of the simulated engine: a line to the shared server.
-pub struct SimSession {
+pub type SimSession = Dataless<Line>;
+
+/// What a session of the simulated engine holds: the shared server.
+pub struct Line {
     server: Arc<Server>,
     config: Arc<SimConfig>,
 }
@@ -69,30 +72,19 @@ impl Engine for SimEngine {
     }
 
     async fn connect(&self) -> Result<SimSession, DbError> {
-        Ok(SimSession {
+        Ok(Dataless(Line {
             server: Arc::clone(&self.server),
             config: Arc::clone(&self.config),
-        })
+        }))
     }
 }
 
-fn statements_refused() -> DbError {
-    DbError::new(
-        ErrorKind::Other,
-        "the simulated engine answers whole transactions only",
-    )
-}
+impl Answer for Line {
+    fn version(&self) -> String {
+        format!("simulated ({})", self.config.display)
+    }
 
-impl Session for SimSession {
-    const EXECUTES: bool = false;
-    const RUNS_TRANSACTIONS: bool = true;
-
-    async fn run_transaction<I: serde::Serialize + Sync>(
-        &mut self,
-        _txn_type: usize,
-        info: &TxnTypeInfo,
-        _input: &I,
-    ) -> Result<(Outcome, Duration), DbError> {
+    async fn answer(&mut self, info: &TxnTypeInfo) -> Result<(Outcome, Duration), DbError> {
         let (reply, answer) = oneshot::channel();
         self.server.submit(Request {
             submitted: std::time::Instant::now(),
@@ -102,84 +94,5 @@ impl Session for SimSession {
         answer
             .await
             .map_err(|_| DbError::new(ErrorKind::Connection, "sim: the server has stopped"))?
-    }
-
-    async fn server_version(&mut self) -> Result<String, DbError> {
-        Ok(format!("simulated ({})", self.config.display))
-    }
-
-    async fn begin(&mut self, _mode: TxMode) -> Result<(), DbError> {
-        Err(statements_refused())
-    }
-
-    async fn commit(&mut self) -> Result<(), DbError> {
-        Err(statements_refused())
-    }
-
-    async fn rollback(&mut self) -> Result<(), DbError> {
-        Ok(())
-    }
-
-    async fn query(
-        &mut self,
-        _stmt: &'static Statement,
-        _p: &[Param<'_>],
-    ) -> Result<Rows, DbError> {
-        Err(statements_refused())
-    }
-
-    async fn execute(
-        &mut self,
-        _stmt: &'static Statement,
-        _p: &[Param<'_>],
-    ) -> Result<u64, DbError> {
-        Err(statements_refused())
-    }
-
-    async fn query_sql(&mut self, _sql: &str) -> Result<Rows, DbError> {
-        Ok(Rows::empty())
-    }
-
-    async fn create_table(&mut self, _table: &Table) -> Result<(), DbError> {
-        Ok(())
-    }
-
-    async fn add_primary_key(&mut self, _table: &Table) -> Result<(), DbError> {
-        Ok(())
-    }
-
-    async fn add_foreign_key(
-        &mut self,
-        _key: &txbench_core::schema::ForeignKey,
-    ) -> Result<(), DbError> {
-        Ok(())
-    }
-
-    async fn reconnect(&mut self) -> Result<(), DbError> {
-        Ok(())
-    }
-
-    async fn create_index(&mut self, _index: &Index) -> Result<(), DbError> {
-        Ok(())
-    }
-
-    async fn drop_table(&mut self, _name: &str) -> Result<(), DbError> {
-        Ok(())
-    }
-
-    async fn table_exists(&mut self, _name: &str) -> Result<bool, DbError> {
-        Ok(false)
-    }
-
-    async fn insert_batch(&mut self, _table: &Table, _batch: &RowBatch) -> Result<(), DbError> {
-        Ok(())
-    }
-
-    async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
-        Ok(())
-    }
-
-    async fn end_bulk_load(&mut self) -> Result<(), DbError> {
-        Ok(())
     }
 }

@@ -7,6 +7,21 @@ use std::path::Path;
 
 use tokio_postgres::{Client, NoTls};
 
+/// The txbench binary, run in `dir`.
+pub fn txbench(dir: &Path) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("txbench").unwrap();
+    cmd.current_dir(dir);
+    cmd
+}
+
+/// Held by a test that times the machine (latency against theory, how soon a
+/// command stops) so that the file's other tests do not run beside it: four
+/// commands at once on two cores would time the machine's contention instead.
+pub fn alone() -> std::sync::MutexGuard<'static, ()> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The JSON file `name` of the only run (or sweep) written under `results`.
 pub fn only_result(results: &Path, name: &str) -> serde_json::Value {
     let run = std::fs::read_dir(results)
