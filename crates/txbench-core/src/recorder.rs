@@ -358,6 +358,22 @@ impl Recorder {
     pub fn completed(&self) -> u64 {
         self.measured.iter().map(TypeStats::completed).sum()
     }
+
+    /// Transactions that failed (after their retries) in the window, all types.
+    pub fn failed(&self) -> u64 {
+        self.measured.iter().map(TypeStats::failed).sum()
+    }
+
+    /// The latencies of the transactions completed in the window, all types
+    /// together (µs).
+    pub fn all_latencies(&self) -> Histogram<u64> {
+        let mut all = new_histogram();
+        for t in &self.measured {
+            // Same bounds: adding cannot fail, and saturates at worst.
+            let _ = all.add(&t.latency);
+        }
+        all
+    }
 }
 
 #[cfg(test)]

@@ -3,17 +3,19 @@
 //! and recording, with no database in the way.
 //!
 //! Its sessions say so through [`Session::EXECUTES`] (the workloads then take
-//! their scale from the command line), and answer each whole transaction
-//! committed at once instead of running the workload's procedures (they would
-//! find no rows). A load into it generates every row and discards it, which
+//! their scale from the command line), and answer each whole transaction at
+//! once, ending it as its workload expects, instead of running the workload's
+//! procedures (they would find no rows). A load into it generates every row and discards it, which
 //! measures the data generator alone.
 //!
 //! [`Dataless`] is that session, shared with the simulated engine
 //! ([`crate::sim`]), which holds no data either but answers whole transactions.
 
 use std::future::{Future, ready};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use txbench_core::rng::Rand;
 use txbench_core::schema::{Index, Statement, Table};
 use txbench_core::workload::Outcome;
 use txbench_core::{DbError, Engine, Param, RowBatch, Rows, Session, TxMode, TxnTypeInfo};
@@ -38,7 +40,7 @@ impl Engine for NullEngine {
     }
 
     async fn connect(&self) -> Result<NullSession, DbError> {
-        Ok(Dataless(AtOnce))
+        Ok(Dataless(AtOnce::new()))
     }
 }
 
@@ -55,9 +57,32 @@ pub trait Answer: Send + 'static {
     ) -> impl Future<Output = Result<(Outcome, Duration), DbError>> + Send;
 }
 
-/// The null engine's sessions answer every transaction committed, at once.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct AtOnce;
+/// The null engine's sessions answer each transaction at once, ending it as
+/// its workload expects (TPC-C's 1% of New-Orders roll back, a TATP type
+/// commits its population's share), so the run's outcome check holds.
+#[derive(Debug, Clone)]
+pub struct AtOnce {
+    rng: Rand,
+}
+
+/// Sessions connected so far: each draws its outcomes from its own stream.
+static SESSIONS: AtomicU64 = AtomicU64::new(0);
+
+impl AtOnce {
+    /// A session's answerer, with a stream of its own.
+    pub fn new() -> Self {
+        let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
+        AtOnce {
+            rng: Rand::derive(0x6e75_6c6c, n),
+        }
+    }
+}
+
+impl Default for AtOnce {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 impl Answer for AtOnce {
     fn version(&self) -> String {
@@ -66,9 +91,17 @@ impl Answer for AtOnce {
 
     fn answer(
         &mut self,
-        _info: &TxnTypeInfo,
+        info: &TxnTypeInfo,
     ) -> impl Future<Output = Result<(Outcome, Duration), DbError>> + Send {
-        ready(Ok((Outcome::Committed, Duration::ZERO)))
+        let commits = info
+            .expected_success
+            .is_none_or(|share| self.rng.unit() < share);
+        let outcome = if commits {
+            Outcome::Committed
+        } else {
+            Outcome::ExpectedRollback
+        };
+        ready(Ok((outcome, Duration::ZERO)))
     }
 }
 

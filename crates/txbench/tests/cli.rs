@@ -938,7 +938,9 @@ fn tatp_runs_open_loop_on_the_null_engine_and_parallel_runs_merge() {
     assert_eq!(json["parameters"]["nurand_a"], "65535");
     let ratio = json["open_loop"]["achieved_ratio"].as_f64().unwrap();
     assert!((0.95..=1.05).contains(&ratio), "{}", json["open_loop"]);
-    // Merged, the headline is MQTh of both runs together (about 20,000/s).
+    // Merged, the headline is MQTh of both runs together: the successful
+    // transactions of 20,000/s, which the null engine ends as TATP expects
+    // (74.9% succeed over the mix), so about 15,000/s.
     let out = txbench(dir.path())
         .args(["merge", "-o", "all"])
         .args(&runs)
@@ -951,5 +953,5 @@ fn tatp_runs_open_loop_on_the_null_engine_and_parallel_runs_merge() {
     .unwrap();
     assert_eq!(merged["metrics"][0]["name"], "MQTh");
     let mqth = merged["metrics"][0]["value"].as_f64().unwrap();
-    assert!((18_000.0..22_000.0).contains(&mqth), "merged MQTh {mqth}");
+    assert!((13_500.0..16_500.0).contains(&mqth), "merged MQTh {mqth}");
 }

@@ -163,7 +163,7 @@ fn the_checks_catch_what_the_server_does_wrong() {
     let _alone = alone();
     // A healthy server: no error, outcomes as expected.
     let healthy = tatp_on("sim:?service=fixed:200us&workers=4", &[]);
-    for name in ["measurement", "errors", "outcomes", "unfinished"] {
+    for name in ["measurement", "errors", "outcomes", "outages", "unfinished"] {
         assert_eq!(
             check_status(&healthy, name),
             "PASS",
@@ -191,9 +191,37 @@ fn the_checks_catch_what_the_server_does_wrong() {
     // Any data error.
     let s = tatp_on("sim:?service=fixed:200us&workers=4&errors=0.002:data", &[]);
     assert_eq!(check_status(&s, "errors"), "FAIL", "{}", s["checks"]);
+    // Down for two seconds of three: an outage, named.
+    let s = tatp_on("sim:?service=fixed:200us&workers=4&outage=1s+2s", &[]);
+    assert_eq!(check_status(&s, "outages"), "FAIL", "{}", s["checks"]);
     // Down for the whole run: nothing measured.
     let s = tatp_on("sim:?outage=0s+1h", &["--max-retries", "0"]);
     assert_eq!(check_status(&s, "measurement"), "FAIL", "{}", s["checks"]);
+}
+
+#[test]
+fn an_offered_rate_the_server_cannot_take_fails_the_run() {
+    let _alone = alone();
+    // 300/s offered to a server that answers 100/s.
+    let s = summary(&[
+        "tatp",
+        "run",
+        "--db",
+        "sim:?service=fixed:10ms",
+        "--subscribers",
+        "1000",
+        "--rate",
+        "300/s",
+        "--duration",
+        "4s",
+        "--warmup",
+        "0s",
+        "--grace",
+        "200ms",
+    ]);
+    for name in ["achieved rate", "client queue"] {
+        assert_eq!(check_status(&s, name), "FAIL", "{name}: {}", s["checks"]);
+    }
 }
 
 #[test]

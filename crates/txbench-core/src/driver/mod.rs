@@ -5,6 +5,7 @@ mod closed_loop;
 pub mod open_loop;
 pub mod phases;
 pub mod pool;
+pub mod seconds;
 pub mod sizing;
 pub mod stripe;
 pub mod timer;
@@ -18,6 +19,7 @@ use tokio::sync::watch;
 pub use closed_loop::{SchedulerStats, WaitMode};
 pub use open_loop::{Arrival, DispatchStats, OpenLoop, Pacing};
 use pool::{Job, RetryPolicy, Route, Window, WorkerContext, WorkerExit, spawn_worker};
+use seconds::{Second, Seconds};
 use stripe::{Collector, InFlight, SharedStripe, Stripe};
 
 use crate::cpu;
@@ -193,9 +195,9 @@ pub struct Recording {
     pub scheduler: Option<SchedulerStats>,
     /// A uniform sample of measured latencies, sorted by intended start.
     pub samples: Vec<Sample>,
-    /// Mean queueing time (intended start to start of execution, all types) of
-    /// each second of the measurement window: (seconds since its start, ms).
-    pub queue_ms: Vec<(f64, f64)>,
+    /// Each second of the measurement window: completions, queueing, and the
+    /// work outstanding.
+    pub seconds: Vec<Second>,
 }
 
 /// What a sender (the open-loop dispatchers, the closed-loop scheduler)
@@ -275,7 +277,7 @@ pub async fn run<E: Engine, W: Workload>(
         last_tick: Instant::now(),
         window,
         window_start: run_start_wall + opts.warmup,
-        queue_ms: Vec::new(),
+        seconds: Seconds::default(),
     };
     let interrupted = clock
         .wait_for_window(&sender, &receivers, opts.grace, stop, &mut on_tick)
@@ -332,7 +334,7 @@ pub async fn run<E: Engine, W: Workload>(
         dispatch,
         scheduler,
         samples,
-        queue_ms: clock.queue_ms,
+        seconds: clock.seconds.into_vec(),
     })
 }
 
@@ -632,7 +634,7 @@ struct Clock {
     last_tick: Instant,
     window: Window,
     window_start: SystemTime,
-    queue_ms: Vec<(f64, f64)>,
+    seconds: Seconds,
 }
 
 impl Clock {
@@ -673,16 +675,17 @@ impl Clock {
     /// Collect the last second and hand it on.
     async fn tick(&mut self, on_tick: &mut impl FnMut(Tick<'_>)) {
         let now = Instant::now();
+        let outstanding = self.collector.outstanding().iter().sum();
         self.collector
             .collect(&mut self.interval, &mut self.total)
             .await;
-        if let Some(q) = mean_queue_ms(&self.interval)
-            && now > self.window.start
-            && self.last_tick < self.window.end
-        {
-            let at = now.min(self.window.end) - self.window.start;
-            self.queue_ms.push((at.as_secs_f64(), q));
-        }
+        self.seconds.tick(
+            self.window,
+            self.last_tick,
+            now,
+            &self.interval,
+            outstanding,
+        );
         let types = self.interval.measured.len();
         // A fresh recorder for the next interval: its histograms are zeroed
         // pages that cost nothing until used, and the receiver keeps these.
@@ -775,15 +778,4 @@ impl GivenUp {
 fn recorder_stripes(sessions: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     (4 * cores).max(8).min(sessions).max(1)
-}
-
-/// Mean queueing time of an interval's measured transactions, all types (ms).
-fn mean_queue_ms(interval: &Recorder) -> Option<f64> {
-    let (sum, n) = interval.measured.iter().fold((0.0, 0u64), |(sum, n), t| {
-        (
-            sum + t.queue.mean() * t.queue.len() as f64,
-            n + t.queue.len(),
-        )
-    });
-    (n > 0).then(|| sum / n as f64 / 1000.0)
 }

@@ -1,0 +1,139 @@
+//! The run's checks of its own measurement, each with its statistic and a
+//! PASS/WARN/FAIL, and the percentile intervals they justify (after Lancet,
+//! ATC'19; see SPEC-NOTES.md "Measuring latency soundly").
+
+mod client;
+mod outcomes;
+mod over_time;
+mod samples;
+
+use serde::{Deserialize, Serialize};
+
+pub use samples::intervals;
+
+use crate::driver::{OpenLoop, Recording};
+use crate::workload::TxnTypeInfo;
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    /// The measurement is sound in this respect.
+    Pass,
+    /// Usable with care.
+    Warn,
+    /// Do not trust the figures this check covers.
+    Fail,
+}
+
+/// One check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// What is checked.
+    pub name: String,
+    /// The statistic, as text with its value.
+    pub statistic: String,
+    /// The outcome.
+    pub status: Status,
+    /// What it means and what to do.
+    pub detail: String,
+}
+
+impl Check {
+    /// A check that fails saying `problem` when there is one, and otherwise
+    /// passes saying `fine`.
+    fn fail_on(name: &str, statistic: String, problem: Option<String>, fine: &str) -> Check {
+        Check {
+            name: name.into(),
+            statistic,
+            status: if problem.is_some() {
+                Status::Fail
+            } else {
+                Status::Pass
+            },
+            detail: problem.unwrap_or_else(|| fine.into()),
+        }
+    }
+}
+
+/// A percentile's 95% confidence interval, in milliseconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PercentileInterval {
+    /// The percentile, 0..100.
+    pub percentile: f64,
+    /// Lower bound, or `None` when the samples do not suffice.
+    pub low: Option<f64>,
+    /// Upper bound, or `None` when the samples do not suffice.
+    pub high: Option<f64>,
+}
+
+/// The percentiles that get intervals.
+pub const PERCENTILES: [f64; 6] = [50.0, 90.0, 95.0, 99.0, 99.9, 99.99];
+
+/// The checks of a run and the lag its intervals use.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// Every check, in a fixed order.
+    pub checks: Vec<Check>,
+    /// Intervals use every `lag`-th sample in send order (1: all).
+    pub lag: usize,
+}
+
+/// Check a recording; `open` is the open-loop load, if any.
+pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) -> Analysis {
+    let mut checks = vec![outcomes::measured(rec), outcomes::errors(rec, types)];
+    checks.extend(outcomes::outcomes(rec, types));
+    if let (Some(load), Some(d)) = (open, rec.dispatch.as_ref()) {
+        checks.push(client::achieved_rate(rec, load, d));
+        checks.extend(client::arrival_process(load, d));
+        checks.push(client::queue_growth(&rec.seconds));
+    }
+    checks.push(client::lateness(rec, open.map(|o| o.pacing)));
+    checks.push(over_time::outages(rec));
+    let (independence, lag) = samples::independence(&rec.samples, open.is_some());
+    checks.push(independence);
+    checks.push(samples::stationarity(&rec.samples, rec.measured, lag));
+    checks.extend(outcomes::mix_minimums(rec, types));
+    checks.push(outcomes::unfinished(rec, types));
+    checks.push(samples::sufficiency(rec, types, lag));
+    Analysis { checks, lag }
+}
+
+/// The median latency of everything completed in the window (µs), `None`
+/// when nothing completed.
+fn median_latency_us(rec: &Recording) -> Option<f64> {
+    let all = rec.total.all_latencies();
+    (!all.is_empty()).then(|| all.value_at_quantile(0.5) as f64)
+}
+
+/// The worst status among the checks (PASS when there are none).
+pub fn worst(checks: &[Check]) -> Status {
+    checks
+        .iter()
+        .map(|c| c.status)
+        .max()
+        .unwrap_or(Status::Pass)
+}
+
+/// One line that says whether to trust the run.
+pub fn verdict(checks: &[Check]) -> String {
+    let worst = worst(checks);
+    let named = |s: Status| -> Vec<&str> {
+        checks
+            .iter()
+            .filter(|c| c.status == s)
+            .map(|c| c.name.as_str())
+            .collect()
+    };
+    match worst {
+        Status::Pass => "SOUND: every measurement check passed".into(),
+        Status::Warn => format!(
+            "USABLE WITH CARE: warnings on {}",
+            named(Status::Warn).join(", ")
+        ),
+        Status::Fail => format!(
+            "NOT SOUND: {} failed; do not trust the latency figures of this run",
+            named(Status::Fail).join(", ")
+        ),
+    }
+}
