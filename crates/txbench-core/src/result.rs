@@ -242,7 +242,7 @@ pub struct OpenLoopResult {
     /// How late the dispatcher sent arrivals, in microseconds.
     pub lateness_us: Percentiles,
     /// Anderson-Darling statistic of the actual send gaps against the exponential
-    /// (Poisson arrivals only; 5% critical value 1.341).
+    /// (Poisson arrivals only; 1% critical value 1.957).
     pub send_gaps_anderson_darling: Option<f64>,
     /// The rate the sends were thinned to, at random, for that test (per second).
     pub send_gaps_thinned_to: f64,

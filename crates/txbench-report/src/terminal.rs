@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use txbench_core::checks::Status;
 use txbench_core::result::{Percentiles, RunResult, TypeResult, is_lower_bound};
+use txbench_core::stats::anderson_darling::CRITICAL_1_PERCENT;
 
 /// Format a number with thousands separators and `decimals` digits.
 pub fn grouped(value: f64, decimals: usize) -> String {
@@ -294,13 +295,14 @@ pub fn summary(r: &RunResult) -> String {
         if let Some(ad) = o.send_gaps_anderson_darling {
             let _ = writeln!(
                 out,
-                "  send gaps vs exponential (sends thinned at random to {}/s): Anderson-Darling A2* = {ad:.3} ({} at 5%, critical 1.341)",
+                "  send gaps vs exponential (sends thinned at random to {}/s): Anderson-Darling A2* = {ad:.3} ({} at 1%, critical {})",
                 grouped(o.send_gaps_thinned_to, 0),
-                if ad > 1.341 {
+                if ad > CRITICAL_1_PERCENT {
                     "rejected"
                 } else {
                     "not rejected"
-                }
+                },
+                CRITICAL_1_PERCENT
             );
         }
         let queue: Vec<String> = r

@@ -572,7 +572,7 @@ pub async fn measure<E: Engine, W: Bench>(
         result::type_results(workload.transaction_types(), &recording.total.measured);
     let analysis = checks::analyse(&recording, opts.open.as_ref(), workload.transaction_types());
     for (i, t) in transactions.iter_mut().enumerate() {
-        t.latency_intervals_ms = checks::intervals(&recording.samples, i as u16, analysis.lag);
+        t.latency_intervals_ms = checks::intervals(&recording, i, analysis.lag);
     }
     let mut parameters: BTreeMap<String, String> = workload.parameters().into_iter().collect();
     for (k, v) in [

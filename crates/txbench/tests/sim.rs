@@ -199,6 +199,59 @@ fn the_checks_catch_what_the_server_does_wrong() {
     assert_eq!(check_status(&s, "measurement"), "FAIL", "{}", s["checks"]);
 }
 
+/// A 20 s closed-loop TATP run on a healthy simulated server.
+fn healthy_closed_loop() -> serde_json::Value {
+    summary(&[
+        "tatp",
+        "run",
+        "--db",
+        "sim:?service=exp:1ms&workers=4",
+        "--subscribers",
+        "10000",
+        "--terminals",
+        "4",
+        "--duration",
+        "20s",
+        "--warmup",
+        "2s",
+    ])
+}
+
+#[test]
+fn a_healthy_closed_loop_run_is_sound_with_intervals_for_every_busy_type() {
+    let _alone = alone();
+    let mut s = healthy_closed_loop();
+    if !s["verdict"].as_str().unwrap().starts_with("SOUND") {
+        // Each check may warn by chance (at 1% levels): one more run.
+        eprintln!("first run: {}", s["checks"]);
+        s = healthy_closed_loop();
+    }
+    assert!(
+        s["verdict"].as_str().unwrap().starts_with("SOUND"),
+        "{}",
+        s["checks"]
+    );
+    let mut busy = 0;
+    for t in s["transactions"].as_array().unwrap() {
+        if t["latency_ms"]["samples"].as_u64().unwrap() < 10_000 {
+            continue;
+        }
+        busy += 1;
+        for iv in t["latency_intervals_ms"].as_array().unwrap() {
+            if iv["percentile"].as_f64().unwrap() > 99.0 {
+                continue;
+            }
+            // From batches of the window, and bracketing the figure printed.
+            assert!(iv["batches"].as_u64().unwrap() >= 10, "{iv}");
+            let (low, high) = (iv["low"].as_f64().unwrap(), iv["high"].as_f64().unwrap());
+            let key = format!("p{}", iv["percentile"].as_f64().unwrap());
+            let figure = t["latency_ms"][key.as_str()].as_f64().unwrap();
+            assert!(low <= figure && figure <= high, "{key} {figure}: {iv}");
+        }
+    }
+    assert!(busy >= 3, "{}", s["transactions"]);
+}
+
 #[test]
 fn an_offered_rate_the_server_cannot_take_fails_the_run() {
     let _alone = alone();

@@ -5,6 +5,7 @@
 use super::{Check, Status, median_latency_us};
 use crate::driver::seconds::Second;
 use crate::driver::{Arrival, DispatchStats, OpenLoop, Pacing, Recording};
+use crate::stats::anderson_darling::{self, CRITICAL_1_PERCENT};
 
 /// Poisson standard deviations beyond which the transactions that ended in the
 /// window differ from the offered rate (two-sided false alarm 6e-7).
@@ -64,7 +65,7 @@ pub(super) fn arrival_process(load: &OpenLoop, d: &DispatchStats) -> Option<Chec
         return None;
     }
     let name = "arrival process".to_string();
-    let Some(ad) = crate::stats::anderson_darling::exponential(&d.send_gaps) else {
+    let Some(ad) = anderson_darling::exponential(&d.send_gaps) else {
         return Some(Check {
             name,
             statistic: format!("{} gaps", d.send_gaps.len()),
@@ -75,7 +76,7 @@ pub(super) fn arrival_process(load: &OpenLoop, d: &DispatchStats) -> Option<Chec
     Some(Check {
         name,
         statistic: format!(
-            "Anderson-Darling A2* = {:.3} (5% critical 1.341) over {} gaps thinned to {}/s",
+            "Anderson-Darling A2* = {:.3} (1% critical {CRITICAL_1_PERCENT}) over {} gaps thinned to {}/s",
             ad.statistic,
             d.send_gaps.len(),
             d.gap_test_rate
@@ -243,6 +244,7 @@ mod tests {
             scheduler: None,
             samples: Vec::new(),
             seconds: Vec::new(),
+            segments: Vec::new(),
         }
     }
 

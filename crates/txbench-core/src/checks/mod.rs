@@ -65,6 +65,10 @@ pub struct PercentileInterval {
     pub low: Option<f64>,
     /// Upper bound, or `None` when the samples do not suffice.
     pub high: Option<f64>,
+    /// The batches of the window it came from (batch quantiles over every
+    /// latency); `None`: from order statistics of the latency sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batches: Option<usize>,
 }
 
 /// The percentiles that get intervals.
@@ -90,9 +94,9 @@ pub fn analyse(rec: &Recording, open: Option<&OpenLoop>, types: &[TxnTypeInfo]) 
     }
     checks.push(client::lateness(rec, open.map(|o| o.pacing)));
     checks.push(over_time::outages(rec));
-    let (independence, lag) = samples::independence(&rec.samples, open.is_some());
+    let (independence, lag) = samples::independence(rec, open.is_some());
     checks.push(independence);
-    checks.push(samples::stationarity(&rec.samples, rec.measured, lag));
+    checks.push(samples::stationarity(rec, lag));
     checks.extend(outcomes::mix_minimums(rec, types));
     checks.push(outcomes::unfinished(rec, types));
     checks.push(samples::sufficiency(rec, types, lag));

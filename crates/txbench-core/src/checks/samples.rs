@@ -5,37 +5,157 @@
 
 use std::time::Duration;
 
+use hdrhistogram::Histogram;
+
 use super::{Check, PERCENTILES, PercentileInterval, Status};
 use crate::driver::Recording;
+use crate::recorder::new_histogram;
 use crate::sample::Sample;
-use crate::stats::{quantile_ci, spearman};
+use crate::stats::{batch_quantile, quantile_ci, spearman};
 use crate::workload::TxnTypeInfo;
 
-/// 95% intervals of the percentiles of one type's latencies, counting only every
-/// `lag`-th sample as independent.
-pub fn intervals(samples: &[Sample], txn_type: u16, lag: usize) -> Vec<PercentileInterval> {
-    let mut values: Vec<f64> = samples
+/// 95% intervals of the percentiles of type `txn_type`'s latencies: from
+/// batches of the window's seconds where the type has the latencies for them
+/// (all of them used; see [`batch_quantile`]), else from order statistics of
+/// the latency sample, counting only every `lag`-th sample as independent.
+pub fn intervals(rec: &Recording, txn_type: usize, lag: usize) -> Vec<PercentileInterval> {
+    let Some(stats) = rec.total.measured.get(txn_type) else {
+        return Vec::new();
+    };
+    let all = stats.latency_with_censored();
+    let segments: Vec<&Histogram<u64>> = rec
+        .segments
         .iter()
-        .filter(|s| s.txn_type == txn_type)
-        .map(|s| s.latency_us as f64 / 1000.0)
+        .filter_map(|s| s.get(txn_type))
         .collect();
-    values.sort_by(f64::total_cmp);
+    let n: u64 = segments.iter().map(|h| h.len()).sum();
+    let mut sample: Option<Vec<f64>> = None;
     PERCENTILES
         .iter()
         .map(|&p| {
-            let bounds = quantile_ci::interval_dependent(&values, p / 100.0, lag);
+            let q = p / 100.0;
+            if let Some(b) = batch_quantile::batches(n, q, segments.len()) {
+                let estimates: Vec<f64> = batch_quantile::group(&segments, b)
+                    .iter()
+                    .map(|h| ms(h.value_at_quantile(q)))
+                    .collect();
+                let value = all.value_at_quantile(q);
+                let resolution =
+                    ms(all.highest_equivalent(value) - all.lowest_equivalent(value)) / 2.0;
+                let bounds = batch_quantile::interval(&estimates, ms(value), resolution);
+                return PercentileInterval {
+                    percentile: p,
+                    low: bounds.map(|b| b.0),
+                    high: bounds.map(|b| b.1),
+                    batches: Some(b),
+                };
+            }
+            let values = sample.get_or_insert_with(|| sorted_sample(&rec.samples, txn_type));
+            let bounds = quantile_ci::interval_dependent(values, q, lag);
             PercentileInterval {
                 percentile: p,
                 low: bounds.map(|b| b.0),
                 high: bounds.map(|b| b.1),
+                batches: None,
             }
         })
         .collect()
 }
 
+fn ms(us: u64) -> f64 {
+    us as f64 / 1000.0
+}
+
+/// One type's sampled latencies (ms), ascending.
+fn sorted_sample(samples: &[Sample], txn_type: usize) -> Vec<f64> {
+    let mut values: Vec<f64> = samples
+        .iter()
+        .filter(|s| usize::from(s.txn_type) == txn_type)
+        .map(|s| ms(s.latency_us))
+        .collect();
+    values.sort_by(f64::total_cmp);
+    values
+}
+
+/// Whether what the intervals treat as independent is: the window's batches
+/// when the run has enough of them (their medians' lag-1 correlation), else
+/// consecutive latencies of the sample; and the lag at which the sample's
+/// latencies are independent (its intervals count one sample in `lag`).
+pub(super) fn independence(rec: &Recording, open_loop: bool) -> (Check, usize) {
+    let (by_sample, lag) = sample_independence(&rec.samples, open_loop);
+    match batch_independence(&rec.segments, &by_sample) {
+        Some(by_batch) => (by_batch, lag),
+        None => (by_sample, lag),
+    }
+}
+
+/// The standard normal's two-sided 1% point.
+const Z99: f64 = 2.575_829_303_549_08;
+
+/// Whether consecutive batches of the window are independent, as the batch
+/// intervals assume: the lag-1 Spearman correlation of the batches' medians
+/// (all types), tested at the 1% level. A run that drifts (a cache warming,
+/// a table growing) shows as correlated batches. `None` with too few
+/// segments to batch.
+fn batch_independence(segments: &[Vec<Histogram<u64>>], by_sample: &Check) -> Option<Check> {
+    if segments.len() < batch_quantile::MIN_BATCHES {
+        return None;
+    }
+    let medians = batch_medians(segments, batch_quantile::MAX_BATCHES);
+    let r = spearman::autocorrelation(&medians, 1)?;
+    let pairs = medians.len() - 1;
+    let limit = Z99 / ((pairs - 1) as f64).sqrt();
+    let correlated = r.abs() > limit;
+    Some(Check {
+        name: "independence".into(),
+        statistic: format!(
+            "lag-1 Spearman rho of {} batch medians = {r:.3} (WARN beyond {limit:.3}); \
+             consecutive latencies: {}",
+            medians.len(),
+            by_sample.statistic
+        ),
+        status: if correlated {
+            Status::Warn
+        } else {
+            Status::Pass
+        },
+        detail: if correlated {
+            "the window's batches are correlated: the run drifted (lengthen the warm-up or the \
+             run); the intervals may be too narrow"
+                .into()
+        } else {
+            "the window's batches are independent (consecutive latencies may queue behind each \
+             other; the intervals use batches of seconds)"
+                .into()
+        },
+    })
+}
+
+/// The medians (µs) of all types' latencies in at most `most` consecutive
+/// batches of the segments, empty batches left out.
+fn batch_medians(segments: &[Vec<Histogram<u64>>], most: usize) -> Vec<f64> {
+    let merged: Vec<Histogram<u64>> = segments
+        .iter()
+        .map(|types| {
+            let mut all = new_histogram();
+            for t in types {
+                // Same bounds: adding cannot fail.
+                let _ = all.add(t);
+            }
+            all
+        })
+        .collect();
+    let refs: Vec<&Histogram<u64>> = merged.iter().collect();
+    batch_quantile::group(&refs, refs.len().min(most))
+        .iter()
+        .filter(|h| !h.is_empty())
+        .map(|h| h.value_at_quantile(0.5) as f64)
+        .collect()
+}
+
 /// Whether consecutive latencies (in send order) are independent, and the lag
-/// at which they are: intervals count one sample in `lag`.
-pub(super) fn independence(samples: &[Sample], open_loop: bool) -> (Check, usize) {
+/// at which they are.
+fn sample_independence(samples: &[Sample], open_loop: bool) -> (Check, usize) {
     let series: Vec<f64> = samples
         .iter()
         .map(|s| s.latency_us as f64 / 1000.0)
@@ -97,8 +217,58 @@ pub(super) fn independence(samples: &[Sample], open_loop: bool) -> (Check, usize
 }
 
 /// Whether the median latency of the window's first half agrees with the
-/// second's (their intervals overlap).
-pub(super) fn stationarity(samples: &[Sample], measured: Duration, lag: usize) -> Check {
+/// second's (their intervals overlap): from the window's batches when it has
+/// enough of them (ten in each half), else from the latency sample.
+pub(super) fn stationarity(rec: &Recording, lag: usize) -> Check {
+    batch_stationarity(&rec.segments)
+        .unwrap_or_else(|| sample_stationarity(&rec.samples, rec.measured, lag))
+}
+
+/// A median that moved by less than this share is the same median for any
+/// comparison a user makes.
+const STATIONARY_WITHIN: f64 = 0.01;
+
+/// The halves' medians from the batches of each: the batch medians' mean, with
+/// its 95% interval (at least 1% either side).
+fn batch_stationarity(segments: &[Vec<Histogram<u64>>]) -> Option<Check> {
+    if segments.len() < 2 * batch_quantile::MIN_BATCHES {
+        return None;
+    }
+    let medians = batch_medians(segments, batch_quantile::MAX_BATCHES);
+    let (first, second) = medians.split_at(medians.len() / 2);
+    let half = |part: &[f64]| {
+        let ms: Vec<f64> = part.iter().map(|us| us / 1000.0).collect();
+        let mean = ms.iter().sum::<f64>() / ms.len() as f64;
+        batch_quantile::interval(&ms, mean, STATIONARY_WITHIN * mean)
+    };
+    let (a, b) = (half(first)?, half(second)?);
+    Some(halves_agree(
+        a,
+        b,
+        format!("{} and {} batches", first.len(), second.len()),
+    ))
+}
+
+/// The stationarity check from the two halves' median intervals (ms).
+fn halves_agree(a: (f64, f64), b: (f64, f64), from: String) -> Check {
+    let overlap = a.0 <= b.1 && b.0 <= a.1;
+    Check {
+        name: "stationarity".into(),
+        statistic: format!(
+            "median first half [{:.3}, {:.3}] ms, second half [{:.3}, {:.3}] ms ({from})",
+            a.0, a.1, b.0, b.1
+        ),
+        status: if overlap { Status::Pass } else { Status::Warn },
+        detail: if overlap {
+            "the two halves agree".into()
+        } else {
+            "the halves differ: lengthen the warm-up or the run".into()
+        },
+    }
+}
+
+/// The halves' medians from the latency sample, by order statistics.
+fn sample_stationarity(samples: &[Sample], measured: Duration, lag: usize) -> Check {
     let half = measured.as_micros() as u64 / 2;
     let (first, second): (Vec<Sample>, Vec<Sample>) =
         samples.iter().partition(|s| s.intended_us < half);
@@ -116,47 +286,66 @@ pub(super) fn stationarity(samples: &[Sample], measured: Duration, lag: usize) -
             detail: "too few samples to compare the halves".into(),
         };
     };
-    let overlap = a.0 <= b.1 && b.0 <= a.1;
-    Check {
-        name,
-        statistic: format!(
-            "median first half [{:.3}, {:.3}] ms, second half [{:.3}, {:.3}] ms",
-            a.0, a.1, b.0, b.1
-        ),
-        status: if overlap { Status::Pass } else { Status::Warn },
-        detail: if overlap {
-            "the two halves agree".into()
-        } else {
-            "the halves differ: lengthen the warm-up or the run".into()
-        },
-    }
+    halves_agree(a, b, format!("{} samples, lag {lag}", samples.len()))
 }
 
-/// Whether every type that completed anything has intervals up to p99.
+/// Transactions of a type from which it must have intervals up to p99 (the
+/// batch intervals give p99 one from 10,000 on, in a run of ten seconds or
+/// more); a rarer type's percentiles are printed without the intervals its
+/// count cannot give, which is no fault of the measurement.
+pub const SUFFICIENT: u64 = 10_000;
+
+/// Whether every type with [`SUFFICIENT`] transactions has intervals up to p99.
 pub(super) fn sufficiency(rec: &Recording, types: &[TxnTypeInfo], lag: usize) -> Check {
-    let mut short = Vec::new();
-    for t in 0..rec.total.measured.len() as u16 {
-        if rec.total.measured[t as usize].latency.is_empty() {
+    let mut missing = Vec::new();
+    let mut few = Vec::new();
+    for (t, stats) in rec.total.measured.iter().enumerate() {
+        let n = stats.latency.len();
+        if n == 0 {
             continue;
         }
-        let iv = intervals(&rec.samples, t, lag);
+        let iv = intervals(rec, t, lag);
         if let Some(p) = iv.iter().find(|i| i.low.is_none() && i.percentile <= 99.0) {
-            let name = types.get(t as usize).map_or("?", |i| i.name);
-            short.push(format!("{name} p{}", p.percentile));
+            let name = types.get(t).map_or("?", |i| i.name);
+            let lacking = format!("{name} p{} ({n} transactions)", p.percentile);
+            if n >= SUFFICIENT {
+                missing.push(lacking);
+            } else {
+                few.push(lacking);
+            }
         }
     }
+    let statistic = format!(
+        "{} segments of the window, {} latencies sampled (lag {lag}); without intervals from: {}",
+        rec.segments.len(),
+        rec.samples.len(),
+        if missing.is_empty() && few.is_empty() {
+            "none".to_string()
+        } else {
+            [missing.clone(), few.clone()].concat().join(", ")
+        }
+    );
     Check {
         name: "sample sufficiency".into(),
-        statistic: format!("{} samples kept, lag {lag}", rec.samples.len()),
-        status: if short.is_empty() {
+        statistic,
+        status: if missing.is_empty() {
             Status::Pass
         } else {
             Status::Warn
         },
-        detail: if short.is_empty() {
+        detail: if !missing.is_empty() {
+            format!(
+                "types with {SUFFICIENT} transactions or more lack intervals up to p99: {}; run \
+                 longer (ten seconds at least)",
+                missing.join(", ")
+            )
+        } else if few.is_empty() {
             "every type has intervals up to p99".into()
         } else {
-            format!("not enough samples for {}: run longer", short.join(", "))
+            format!(
+                "every type with {SUFFICIENT} transactions or more has intervals up to p99; the \
+                 rarer ones' higher percentiles are printed without (too few transactions)"
+            )
         },
     }
 }

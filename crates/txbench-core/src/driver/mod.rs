@@ -6,6 +6,7 @@ pub mod open_loop;
 pub mod phases;
 pub mod pool;
 pub mod seconds;
+pub mod segments;
 pub mod sizing;
 pub mod stripe;
 pub mod timer;
@@ -20,6 +21,7 @@ pub use closed_loop::{SchedulerStats, WaitMode};
 pub use open_loop::{Arrival, DispatchStats, OpenLoop, Pacing};
 use pool::{Job, RetryPolicy, Route, Window, WorkerContext, WorkerExit, spawn_worker};
 use seconds::{Second, Seconds};
+use segments::Segments;
 use stripe::{Collector, InFlight, SharedStripe, Stripe};
 
 use crate::cpu;
@@ -198,6 +200,9 @@ pub struct Recording {
     /// Each second of the measurement window: completions, queueing, and the
     /// work outstanding.
     pub seconds: Vec<Second>,
+    /// The window's completed latencies per type (µs), in consecutive
+    /// segments of whole seconds, for the batch intervals of the percentiles.
+    pub segments: Vec<Vec<hdrhistogram::Histogram<u64>>>,
 }
 
 /// What a sender (the open-loop dispatchers, the closed-loop scheduler)
@@ -278,6 +283,7 @@ pub async fn run<E: Engine, W: Workload>(
         window,
         window_start: run_start_wall + opts.warmup,
         seconds: Seconds::default(),
+        segments: Segments::default(),
     };
     let interrupted = clock
         .wait_for_window(&sender, &receivers, opts.grace, stop, &mut on_tick)
@@ -335,6 +341,7 @@ pub async fn run<E: Engine, W: Workload>(
         scheduler,
         samples,
         seconds: clock.seconds.into_vec(),
+        segments: clock.segments.into_vec(),
     })
 }
 
@@ -635,6 +642,7 @@ struct Clock {
     window: Window,
     window_start: SystemTime,
     seconds: Seconds,
+    segments: Segments,
 }
 
 impl Clock {
@@ -686,6 +694,9 @@ impl Clock {
             &self.interval,
             outstanding,
         );
+        if self.window.overlaps(self.last_tick, now) {
+            self.segments.add(&self.interval);
+        }
         let types = self.interval.measured.len();
         // A fresh recorder for the next interval: its histograms are zeroed
         // pages that cost nothing until used, and the receiver keeps these.
@@ -724,6 +735,10 @@ impl Clock {
     ) {
         let mut interval = std::mem::replace(&mut self.interval, Recorder::new(0));
         self.collector.collect_interval(&mut interval).await;
+        // The window's last completions, when it ended between two ticks.
+        if self.window.overlaps(self.last_tick, cut_at) {
+            self.segments.add(&interval);
+        }
         if cut_at > self.window.start {
             given_up.record(&mut interval, self.window, cut_at);
         }

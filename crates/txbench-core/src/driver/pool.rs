@@ -94,6 +94,11 @@ impl Window {
         t >= self.start && t < self.end
     }
 
+    /// Whether the span from `from` to `to` overlaps the window.
+    pub fn overlaps(&self, from: Instant, to: Instant) -> bool {
+        to > self.start && from < self.end
+    }
+
     /// `from..to` as offsets from the window's start, the part before it left
     /// out. Past the end the offsets go on: the transactions unfinished when
     /// the window closed that complete after it are recorded there.

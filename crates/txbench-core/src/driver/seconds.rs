@@ -20,8 +20,8 @@ pub struct Second {
     pub completed: u64,
     /// Mean time those waited in the client before they started (ms).
     pub queue_ms: Option<f64>,
-    /// Transactions sent and not finished when it began: work was due
-    /// throughout a second in which none completed and none failed.
+    /// Transactions sent and not finished when it began: a second that
+    /// completed none of them had work waiting.
     pub outstanding_at_start: u64,
 }
 
@@ -44,9 +44,8 @@ impl Seconds {
         interval: &Recorder,
         outstanding: u64,
     ) {
-        let from = last_tick.max(window.start);
-        let to = now.min(window.end);
-        if to > from {
+        if window.overlaps(last_tick, now) {
+            let (from, to) = (last_tick.max(window.start), now.min(window.end));
             self.seconds.push(Second {
                 end: (to - window.start).as_secs_f64(),
                 length: (to - from).as_secs_f64(),
