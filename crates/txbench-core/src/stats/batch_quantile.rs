@@ -52,8 +52,18 @@ pub fn group(segments: &[&Histogram<u64>], b: usize) -> Vec<Histogram<u64>> {
 /// The 95% interval around `point`, the percentile estimated from all the
 /// data, given the same percentile estimated in each batch; `None` with fewer
 /// than [`MIN_BATCHES`] estimates. Never narrower than `resolution` either
-/// side (the histograms' own precision at `point`).
+/// side (the histograms' own precision at `point`). Batches that are still
+/// correlated with their neighbours (a run that drifts slowly) carry less
+/// information than their number says: the interval is widened by
+/// [`widening`] for it.
 pub fn interval(estimates: &[f64], point: f64, resolution: f64) -> Option<(f64, f64)> {
+    let (_, high) = interval_independent(estimates, point, 0.0)?;
+    let half = ((high - point) * widening(estimates)).max(resolution);
+    Some(((point - half).max(0.0), point + half))
+}
+
+/// [`interval`] for batches taken as independent, without widening.
+pub fn interval_independent(estimates: &[f64], point: f64, resolution: f64) -> Option<(f64, f64)> {
     let b = estimates.len();
     if b < MIN_BATCHES {
         return None;
@@ -63,6 +73,35 @@ pub fn interval(estimates: &[f64], point: f64, resolution: f64) -> Option<(f64, 
     let variance = estimates.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
     let half = (student_t975(b - 1) * (variance / n).sqrt()).max(resolution);
     Some(((point - half).max(0.0), point + half))
+}
+
+/// Most lag-1 correlation credited: beyond it the batches say little, and
+/// the widening stops at about 6.2.
+pub const MAX_CORRELATION: f64 = 0.95;
+
+/// How much wider the interval of a mean of `estimates` must be when
+/// neighbouring batches are positively correlated: `sqrt((1 + r) / (1 - r))`
+/// with `r` their lag-1 correlation, the variance of a mean of a first-order
+/// autoregressive series against an independent one; 1 when `r <= 0`.
+pub fn widening(estimates: &[f64]) -> f64 {
+    let r = lag1_correlation(estimates).clamp(0.0, MAX_CORRELATION);
+    ((1.0 + r) / (1.0 - r)).sqrt()
+}
+
+/// The lag-1 (Pearson) autocorrelation of a series about its mean; 0 for a
+/// constant or too short one.
+pub fn lag1_correlation(x: &[f64]) -> f64 {
+    let n = x.len();
+    if n < 3 {
+        return 0.0;
+    }
+    let mean = x.iter().sum::<f64>() / n as f64;
+    let var: f64 = x.iter().map(|v| (v - mean).powi(2)).sum();
+    if var <= 0.0 {
+        return 0.0;
+    }
+    let cov: f64 = x.windows(2).map(|w| (w[0] - mean) * (w[1] - mean)).sum();
+    cov / var
 }
 
 /// Student's t distribution's 97.5% point with `df` degrees of freedom, by the
@@ -103,10 +142,18 @@ mod tests {
     fn the_interval_is_t_times_the_standard_error_of_the_batches() {
         // Ten estimates 1..=10: mean 5.5, s = 3.0277, s/sqrt(10) = 0.9574.
         let estimates: Vec<f64> = (1..=10).map(f64::from).collect();
-        let (low, high) = interval(&estimates, 5.0, 0.0).unwrap();
+        let (low, high) = interval_independent(&estimates, 5.0, 0.0).unwrap();
         let half = 2.2622 * 0.957_427;
         assert!((high - 5.0 - half).abs() < 1e-3, "{low} {high}");
         assert!((5.0 - low - half).abs() < 1e-3, "{low} {high}");
+        // A steady climb is correlated batch to batch: wider.
+        let climbing: Vec<f64> = (1..=10).map(f64::from).collect();
+        let alternating: Vec<f64> = (1..=10).map(|i| [1.0, 10.0][i % 2]).collect();
+        assert!(widening(&climbing) > 2.0);
+        assert_eq!(widening(&alternating), 1.0);
+        let (_, wide) = interval(&climbing, 5.0, 0.0).unwrap();
+        let (_, narrow) = interval_independent(&climbing, 5.0, 0.0).unwrap();
+        assert!((wide - 5.0) > 2.0 * (narrow - 5.0), "{wide} {narrow}");
         // Identical batches: the histograms' resolution, not zero.
         let same = [4.0; 10];
         let (low, high) = interval(&same, 4.0, 0.004).unwrap();
