@@ -27,6 +27,7 @@ use crate::checks::{Check, PercentileInterval};
 use crate::driver::Recording;
 use crate::error::ErrorKind;
 use crate::recorder::TypeStats;
+use crate::stats::batch_quantile;
 use crate::workload::TxnTypeInfo;
 
 /// The version of the result schema this build writes.
@@ -326,6 +327,11 @@ pub struct RunResult {
     /// Latency of the operations the workload times on their own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub operations: Vec<OperationResult>,
+    /// 95% confidence interval of [`RunResult::throughput`] (txn/s), from the
+    /// means of batches of the window's seconds; absent for a window under ten
+    /// seconds and for a merge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_interval: Option<[f64; 2]>,
 }
 
 /// The latency of one kind of operation inside transactions (a get, a put, a
@@ -370,6 +376,31 @@ impl RunResult {
             0.0
         }
     }
+}
+
+/// The 95% interval of `throughput` (txn/s): the window's whole seconds'
+/// completion rates in at most [`batch_quantile::MAX_BATCHES`] batches of
+/// consecutive seconds, their means' Student interval widened for the
+/// batches' correlation; `None` under [`batch_quantile::MIN_BATCHES`] seconds.
+pub fn throughput_interval(rec: &Recording, throughput: f64) -> Option<[f64; 2]> {
+    let rates: Vec<f64> = rec
+        .seconds
+        .iter()
+        // A partial first or last tick says little about a rate.
+        .filter(|s| s.length >= 0.5)
+        .map(|s| s.completed as f64 / s.length)
+        .collect();
+    let b = rates.len().min(batch_quantile::MAX_BATCHES);
+    if b < batch_quantile::MIN_BATCHES {
+        return None;
+    }
+    let means: Vec<f64> = (0..b)
+        .map(|i| {
+            let batch = &rates[i * rates.len() / b..(i + 1) * rates.len() / b];
+            batch.iter().sum::<f64>() / batch.len() as f64
+        })
+        .collect();
+    batch_quantile::interval(&means, throughput, 0.0).map(|(low, high)| [low, high])
 }
 
 /// Turn per-type stats into per-type results.

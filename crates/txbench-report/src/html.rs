@@ -424,7 +424,8 @@ pub fn sweep_report(s: &SweepResult, steps: &[RunResult]) -> String {
         },
         match s.capacity_rate {
             Some(c) => format!(
-                "capacity: {} transactions/s offered met {} with at least 90% of the load completed",
+                "capacity: {} transactions/s offered met {} with at least 90% of the load \
+                 completed (from steps whose own measurement was not NOT SOUND)",
                 grouped(c, 0),
                 escape(&s.objective)
             ),

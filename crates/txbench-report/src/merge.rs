@@ -548,6 +548,8 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         total_censored_from_ms: total_censored_from_ms(&total.measured),
         tail_secs: runs.iter().map(|r| r.summary.tail_secs).fold(0.0, f64::max),
         operations: operation_results(&op_names, &total.operations),
+        // The runs' seconds are not kept apart in a merge.
+        throughput_interval: None,
         ..base.clone()
     };
     Ok(Merged {
@@ -637,6 +639,7 @@ mod tests {
                 name: "get".into(),
                 latency_ms: Percentiles::default(),
             }],
+            throughput_interval: None,
         }
     }
 

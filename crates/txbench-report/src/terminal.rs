@@ -161,9 +161,17 @@ pub fn summary(r: &RunResult) -> String {
         } else {
             0
         };
+        let interval = match r.throughput_interval {
+            Some([low, high]) if m.name == "throughput" => format!(
+                "  (95% interval {}..{})",
+                grouped(low, decimals),
+                grouped(high, decimals)
+            ),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "  {:<12} {:>14} {}",
+            "  {:<12} {:>14} {}{interval}",
             m.name,
             grouped(m.value, decimals),
             m.unit

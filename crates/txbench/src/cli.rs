@@ -43,6 +43,11 @@ pub enum Command {
     /// Find capacity: run open-loop steps of rising rate until a latency objective
     /// fails, refine, and report the highest rate that met it.
     Sweep(SweepCommand),
+    /// Calibrate on this machine: run the simulated engine (sim:) where theory
+    /// gives the truth, print measured against theory and whether each verdict
+    /// was right, and the client's own noise floor; exit 3 when this machine
+    /// cannot measure soundly at --rate.
+    Selftest(SelftestArgs),
     /// Re-render a results directory: print its summary and write its report.html.
     Report(ReportArgs),
     /// Compare runs side by side: throughput, percentiles, errors, and changes in %
@@ -71,6 +76,30 @@ pub struct CompareArgs {
     #[arg(value_name = "DIR", num_args = 2.., required = true)]
     pub dirs: Vec<PathBuf>,
     /// Also write the comparison as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+/// Flags of `selftest`.
+#[derive(Debug, Clone, Args)]
+pub struct SelftestArgs {
+    /// The rate this machine must measure soundly (e.g. 20000/s): the client's
+    /// noise floor is measured there too, and the exit status is 3 when it
+    /// cannot.
+    #[arg(long, value_parser = parse_rate, value_name = "RATE", default_value = "10000/s")]
+    pub rate: f64,
+    /// Length of each case's measurement (its warm-up is a second more).
+    #[arg(long, default_value = "10s", value_parser = parse_positive_duration)]
+    pub duration: Duration,
+    /// Run every case this many times and print the false alarms and misses
+    /// (the calibration table of docs/measurement.md).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
+    /// Measure only the client's noise floor (can this machine hold --rate?),
+    /// not the calibration cases.
+    #[arg(long, conflicts_with = "repeat")]
+    pub floor_only: bool,
+    /// Also write every case's outcome as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 }

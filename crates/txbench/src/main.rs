@@ -9,6 +9,7 @@ mod progress;
 mod report;
 mod retwis;
 mod runner;
+mod selftest;
 mod serve;
 mod signals;
 mod sweep;
@@ -67,6 +68,7 @@ fn real_main() -> Result<(), Failure> {
                 cli::SweepWorkload::Retwis(args) => retwis::sweep(args, stop_rx).await,
             },
             Command::Serve(a) => serve::main(a, stop_rx).await,
+            Command::Selftest(a) => selftest::main(&a, stop_rx).await,
             Command::Report(a) => report::main(&a),
             Command::Compare(a) => compare::main(&a),
             Command::Merge(a) => merge::main(&a),

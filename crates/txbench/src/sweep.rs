@@ -1,13 +1,16 @@
 //! `txbench sweep WORKLOAD`: capacity search after the VoltDB TATP method. Each step
 //! is an ordinary open-loop run (its full results written under the sweep's
-//! directory); a step passes when at least 90% of the offered load completed and
-//! the latency objective held for every transaction type. The sweep stops after
-//! the first failing step, refines between the last pass and the first fail, and
-//! reports the highest passing rate.
+//! directory); a step passes when at least 90% of the offered load completed,
+//! the latency objective held for every transaction type, and its own
+//! measurement is not NOT SOUND (a step whose figures cannot be trusted proves
+//! nothing). The sweep stops after the first failing step, refines between the
+//! last pass and the first fail, and reports the highest passing rate; when no
+//! step passes it exits 3.
 
 use std::sync::Arc;
 
 use tokio::sync::watch;
+use txbench_core::checks::{self, Status};
 use txbench_core::result::{Percentiles, RunResult, SweepResult, SweepStep};
 use txbench_core::{Engine, Session};
 use txbench_report::{json, results, terminal};
@@ -34,6 +37,25 @@ fn worst(result: &RunResult, slo: &Slo) -> f64 {
         .filter(|t| t.latency_ms.samples > 0)
         .map(|t| percentile(&t.latency_ms, slo.percentile))
         .fold(0.0, f64::max)
+}
+
+/// A step's verdict in a table cell: SOUND, CARE or NOT SOUND with the checks
+/// that made it so.
+fn verdict_cell(result: &RunResult) -> String {
+    let named = |status: Status| -> String {
+        result
+            .checks
+            .iter()
+            .filter(|c| c.status == status)
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match checks::worst(&result.checks) {
+        Status::Pass => "SOUND".into(),
+        Status::Warn => format!("CARE ({})", named(Status::Warn)),
+        Status::Fail => format!("NOT SOUND ({})", named(Status::Fail)),
+    }
 }
 
 /// Run the sweep.
@@ -83,7 +105,7 @@ pub async fn sweep_on<E: Engine, W: Bench>(
     );
     let worst_header = format!("worst p{} ms", s.slo.percentile);
     println!(
-        "{:>10} {:>10} {:>8} {worst_header:>14}  step",
+        "{:>10} {:>10} {:>8} {worst_header:>14}  step  verdict",
         "offered/s", "achieved/s", "ratio"
     );
     let mut steps: Vec<SweepStep> = Vec::new();
@@ -107,14 +129,16 @@ pub async fn sweep_on<E: Engine, W: Bench>(
         let achieved = result.open_loop.as_ref().map_or(0.0, |o| o.achieved_rate);
         let ratio = achieved / rate;
         let worst_ms = worst(&result, &s.slo);
-        let passed = ratio >= 0.9 && worst_ms <= s.slo.limit_ms && !result.interrupted;
+        let sound = checks::worst(&result.checks) != Status::Fail;
+        let passed = ratio >= 0.9 && worst_ms <= s.slo.limit_ms && !result.interrupted && sound;
         println!(
-            "{:>10} {:>10} {:>8.3} {:>14.2}  {}",
+            "{:>10} {:>10} {:>8.3} {:>14.2}  {}  {}",
             terminal::grouped(rate, 0),
             terminal::grouped(achieved, 0),
             ratio,
             worst_ms,
-            if passed { "PASS" } else { "FAIL" }
+            if passed { "PASS" } else { "FAIL" },
+            verdict_cell(&result)
         );
         steps.push(SweepStep {
             offered_rate: rate,
@@ -162,12 +186,17 @@ pub async fn sweep_on<E: Engine, W: Bench>(
         .filter(|st| st.passed)
         .map(|st| st.offered_rate)
         .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+    let passes = steps.iter().filter(|st| st.passed).count();
     match capacity {
         Some(c) => println!(
-            "capacity: {} txn/s offered met {objective}",
+            "capacity: {} txn/s offered met {objective} (the highest of {passes} passing steps; \
+             only steps whose measurement was sound or usable with care can pass)",
             terminal::grouped(c, 0)
         ),
-        None => println!("capacity: no step met {objective}; start lower"),
+        None => println!(
+            "capacity: no step met {objective} with a measurement to trust; start lower, or see \
+             each step's verdict"
+        ),
     }
     let summary = SweepResult {
         schema_version: 1,
@@ -181,5 +210,11 @@ pub async fn sweep_on<E: Engine, W: Bench>(
     json::write_value(&path, &summary)
         .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
     println!("results: {}", dir.display());
+    if capacity.is_none() {
+        return Err(Failure::NotSound(format!(
+            "no step of the sweep met {}",
+            summary.objective
+        )));
+    }
     Ok(())
 }

@@ -448,12 +448,17 @@ fn the_null_engine_holds_a_rate_without_a_database() {
 fn sweep_writes_every_step_and_reports_capacity() {
     let dir = tempfile::tempdir().unwrap();
     load(dir.path(), "sqlite:t.db");
+    // A simulated server far below its capacity: no step's measurement
+    // fails, so every step passes. (A second of warm-up: without one the
+    // first sends wait for the sessions to open, and in a short step that
+    // is the p99 of the client's lateness.)
+    let healthy = "sim:?service=exp:5ms&workers=16";
     let out = txbench(dir.path())
         .args([
             "sweep",
             "tpcc",
             "--db",
-            "sqlite:t.db?synchronous=off",
+            healthy,
             "--rates",
             "100..300",
             // Fixed arrivals: 1 s of Poisson arrivals at 100/s falls under 90% of
@@ -465,9 +470,9 @@ fn sweep_writes_every_step_and_reports_capacity() {
             "--step",
             "100",
             "--step-duration",
-            "1s",
+            "2s",
             "--warmup",
-            "0s",
+            "1s",
             "--slo",
             "p99<=5s",
         ])
@@ -477,10 +482,14 @@ fn sweep_writes_every_step_and_reports_capacity() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("capacity: 300 txn/s"), "{text}");
+    assert!(
+        text.contains("  PASS  SOUND") || text.contains("  PASS  CARE"),
+        "{text}"
+    );
     let json = only_result(&dir.path().join("res"), "sweep.json");
     let steps = json["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 3, "{json}");
-    assert!(steps.iter().all(|s| s["passed"] == true));
+    assert!(steps.iter().all(|s| s["passed"] == true), "{json}");
     assert_eq!(json["capacity_rate"], 300.0);
     // Each step is a whole results directory, named relative to the sweep's.
     let sweep_dir = std::fs::read_dir(dir.path().join("res"))
@@ -536,6 +545,42 @@ fn sweep_writes_every_step_and_reports_capacity() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("p99<10ms"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_sweep_step_that_is_not_sound_never_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    // Well within the objective, but half the transactions fail: the step's
+    // own verdict is NOT SOUND, so it cannot pass, and with no step passed
+    // the sweep exits 3 with its results written.
+    let out = txbench(dir.path())
+        .args([
+            "sweep",
+            "tpcc",
+            "--db",
+            "sim:?service=fixed:20ms&workers=16&errors=0.5:other",
+            "--rates",
+            "100..200",
+            "--step",
+            "100",
+            "--step-duration",
+            "1s",
+            "--warmup",
+            "0s",
+            "--slo",
+            "p99<=5s",
+            "--results",
+            "res",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("FAIL  NOT SOUND (errors"), "{text}");
+    assert!(text.contains("no step met p99<=5000ms"), "{text}");
+    let json = only_result(&dir.path().join("res"), "sweep.json");
+    assert_eq!(json["steps"][0]["passed"], false, "{json}");
+    assert!(json["capacity_rate"].is_null(), "{json}");
 }
 
 /// Start a long run in `dir`, wait until its timeline has `rows` rows, send `signal`.
@@ -954,4 +999,53 @@ fn tatp_runs_open_loop_on_the_null_engine_and_parallel_runs_merge() {
     assert_eq!(merged["metrics"][0]["name"], "MQTh");
     let mqth = merged["metrics"][0]["value"].as_f64().unwrap();
     assert!((13_500.0..16_500.0).contains(&mqth), "merged MQTh {mqth}");
+}
+
+/// `compare` judges a change only where both runs' intervals say so: twice the
+/// terminals on a simulated server twice the throughput (disjoint intervals),
+/// a rare type's p99.9 is refused as insufficient, and the differing
+/// setting is named.
+#[test]
+fn compare_judges_by_intervals_and_names_differing_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    for terminals in ["2", "4"] {
+        let out = txbench(dir.path())
+            .args(["tatp", "run", "--db", "sim:?service=fixed:2ms&workers=8"])
+            .args(["--subscribers", "1000", "--terminals", terminals])
+            .args(["--duration", "11s", "--warmup", "0s", "-q"])
+            .args(["--results", "res"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let runs = results_dirs(&dir.path().join("res"));
+    let out = txbench(dir.path())
+        .arg("compare")
+        .args(&runs)
+        .args(["--json", "cmp.json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("settings differ") && text.contains("terminals: A 2, B 4"),
+        "{text}"
+    );
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in {text}"))
+            .to_string()
+    };
+    assert!(line("throughput txn/s").ends_with("better"), "{text}");
+    // Insert-Call-Forwarding is 2% of the mix: about 200 transactions, no p99.9.
+    assert!(
+        line("Insert-Call-Forwarding p99.9 ms").ends_with("insufficient samples"),
+        "{text}"
+    );
+    let cmp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("cmp.json")).unwrap())
+            .unwrap();
+    assert_eq!(cmp["rows"][0]["judgement"][1], "better", "{cmp}");
+    assert!(cmp["rows"][0]["intervals"][0].is_array(), "{cmp}");
 }

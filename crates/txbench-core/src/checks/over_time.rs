@@ -21,8 +21,9 @@ struct Stall {
 }
 
 /// Whether the database stopped answering: consecutive seconds in which no
-/// transaction completed although transactions were outstanding when each
-/// began, lasting at least a second and 20 median latencies. An outage
+/// transaction completed although work was due (transactions outstanding
+/// when each began, or failing in it), lasting at least a second and 20
+/// median latencies. An outage
 /// hides in the run's averages (the seconds around it catch up), so it fails
 /// and is named.
 pub(super) fn outages(rec: &Recording) -> Check {
@@ -39,8 +40,9 @@ pub(super) fn outages(rec: &Recording) -> Check {
         .collect();
     let problem = (!found.is_empty()).then(|| {
         format!(
-            "no transaction completed while work waited, at {} of the window: the database (or \
-             the network to it) stopped answering; the run's averages hide it",
+            "no transaction completed while work was due, at {} of the window: the database (or \
+             the network to it) stopped answering or failed everything; the run's averages \
+             hide it",
             named.join(", ")
         )
     });
@@ -56,13 +58,13 @@ pub(super) fn outages(rec: &Recording) -> Check {
     )
 }
 
-/// The maximal runs of seconds in which nothing completed and work was
-/// outstanding when each began.
+/// The maximal runs of seconds in which nothing completed and work was due:
+/// outstanding when each began, or failing in it.
 fn stalls(seconds: &[Second]) -> Vec<Stall> {
     let mut found: Vec<Stall> = Vec::new();
     let mut open: Option<Stall> = None;
     for s in seconds {
-        let stalled = s.completed == 0 && s.outstanding_at_start > 0;
+        let stalled = s.completed == 0 && (s.outstanding_at_start > 0 || s.failed > 0);
         match (&mut open, stalled) {
             (Some(run), true) => run.to = s.end,
             (None, true) => {
@@ -88,6 +90,7 @@ mod tests {
             end,
             length: 1.0,
             completed,
+            failed: 0,
             queue_ms: None,
             outstanding_at_start,
         }
@@ -108,5 +111,17 @@ mod tests {
             stalls(&seconds),
             vec![Stall { from: 1.0, to: 3.0 }, Stall { from: 5.0, to: 6.0 }]
         );
+    }
+
+    #[test]
+    fn a_second_that_only_failed_is_a_stall() {
+        // A database refusing connections: every transaction fails at once,
+        // so none is outstanding at a tick, yet work was due.
+        let failing = Second {
+            failed: 500,
+            ..second(2.0, 0, 0)
+        };
+        let seconds = [second(1.0, 50, 0), failing, second(3.0, 40, 0)];
+        assert_eq!(stalls(&seconds), vec![Stall { from: 1.0, to: 2.0 }]);
     }
 }

@@ -8,10 +8,13 @@
 //! * [`anderson_darling`]: is a sample of gaps exponential (Poisson arrivals)?
 //! * [`spearman`]: rank correlation of a series with itself at a lag
 //!   (independence of consecutive latencies).
+//! * [`queueing`]: the latency queueing theory predicts for M/D/1 and M/M/1,
+//!   the truth `txbench selftest` holds measurements against.
 
 pub mod anderson_darling;
 pub mod batch_quantile;
 pub mod quantile_ci;
+pub mod queueing;
 pub mod spearman;
 
 /// The two-sided 95% point of the standard normal distribution.

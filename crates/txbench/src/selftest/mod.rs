@@ -1,0 +1,353 @@
+//! `txbench selftest`: calibrate txbench on the machine it runs on. Each case
+//! is an ordinary TATP run against the simulated engine, whose truth is known
+//! (queueing theory's latency, or the fault it was told to make); the table
+//! holds the measurement against theory and the verdict against the truth.
+//! Then the null engine, whose every measured millisecond is the client's
+//! own, gives the client's noise floor at the rates it holds, and the rate
+//! asked (`--rate`) decides the exit status.
+
+mod cases;
+mod print;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use serde::Serialize;
+use tokio::sync::watch;
+use txbench_core::Engine;
+use txbench_core::checks::Status;
+use txbench_core::result::{Percentiles, RunResult};
+use txbench_engines::Target;
+use txbench_report::json;
+use txbench_workloads::tatp::Tatp;
+
+use crate::cli::{Cli, Command, SelftestArgs, TatpVerb};
+use crate::failure::Failure;
+use crate::runner::{measure, now_rfc3339};
+
+use cases::{Case, Expect};
+
+/// How one run of a case came out.
+#[derive(Debug, Serialize)]
+pub struct Outcome {
+    /// The case's name.
+    pub case: String,
+    /// The simulated server.
+    pub db: String,
+    /// The offered rate (open loop).
+    pub offered_per_s: Option<f64>,
+    /// Transactions completed per second.
+    pub throughput_per_s: f64,
+    /// Latency of all types together.
+    pub latency_ms: Percentiles,
+    /// Theory's mean, p50 and p99 (ms), where theory gives them.
+    pub theory_ms: Option<[f64; 3]>,
+    /// Whether theory held for mean, p50 and p99: within twice the run's own
+    /// intervals' half-widths (the mean within a fifth), with 0.3 ms for the
+    /// client.
+    pub within_theory: Option<bool>,
+    /// Whether theory's p50 and p99 were inside the run's 95% intervals
+    /// (`None` for a figure without one).
+    pub covered: Option<[Option<bool>; 2]>,
+    /// The checks that failed.
+    pub failed: Vec<String>,
+    /// The checks that warned.
+    pub warned: Vec<String>,
+    /// What the truth asks of the verdict.
+    pub expected: String,
+    /// Whether the verdict matched the truth.
+    pub right: bool,
+}
+
+/// The client's noise floor at one rate (null engine).
+#[derive(Debug, Serialize)]
+pub struct Floor {
+    /// The offered rate.
+    pub rate_per_s: f64,
+    /// The rate achieved.
+    pub achieved_per_s: f64,
+    /// The latency the client adds (the null engine answers at once).
+    pub latency_ms: Percentiles,
+    /// The failed checks with their statistics: why the client cannot hold
+    /// the rate soundly.
+    pub failed: Vec<String>,
+}
+
+/// The whole selftest as written with `--json`.
+#[derive(Debug, Serialize)]
+struct Selftest<'a> {
+    duration_secs: f64,
+    repeat: u32,
+    outcomes: &'a [Outcome],
+    floor: &'a [Floor],
+}
+
+/// Run the selftest.
+pub async fn main(a: &SelftestArgs, stop: watch::Receiver<bool>) -> Result<(), Failure> {
+    let all = if a.floor_only {
+        Vec::new()
+    } else {
+        cases::all()
+    };
+    println!(
+        "txbench selftest: {} cases on the simulated engine (TATP, {} s each{}), then the \
+         client's noise floor on the null engine",
+        all.len(),
+        a.duration.as_secs_f64(),
+        if a.repeat > 1 {
+            format!(", {} times", a.repeat)
+        } else {
+            String::new()
+        }
+    );
+    let mut outcomes = Vec::new();
+    if a.repeat == 1 && !all.is_empty() {
+        print::case_header();
+    }
+    for round in 0..a.repeat {
+        for case in &all {
+            let result = run(case.db, case.rate, case.terminals, a.duration, &stop).await?;
+            let outcome = outcome(case, &result);
+            if a.repeat == 1 {
+                print::case_row(&outcome);
+            } else {
+                print::progress(round + 1, a.repeat, &outcome);
+            }
+            outcomes.push(outcome);
+        }
+    }
+    if a.repeat > 1 {
+        print::calibration(&all, &outcomes);
+    }
+    let mut floor = Vec::new();
+    print::floor_header();
+    for rate in floor_rates(a.rate) {
+        let result = run("null:", Some(rate), None, a.duration, &stop).await?;
+        let row = floor_row(rate, &result);
+        print::floor_row(&row);
+        floor.push(row);
+    }
+    if let Some(path) = &a.json {
+        let all = Selftest {
+            duration_secs: a.duration.as_secs_f64(),
+            repeat: a.repeat,
+            outcomes: &outcomes,
+            floor: &floor,
+        };
+        json::write_value(path, &all)
+            .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
+    }
+    judge(a, &all, &outcomes, &floor)
+}
+
+/// The rates of the noise floor: a thousand, ten thousand and a hundred
+/// thousand a second, and the rate asked.
+fn floor_rates(asked: f64) -> Vec<f64> {
+    let mut rates = vec![1_000.0, 10_000.0, 100_000.0, asked];
+    rates.sort_by(f64::total_cmp);
+    rates.dedup();
+    rates
+}
+
+/// One TATP run on `db` (sim: or null:), parsed from a command line as a user
+/// would type it, so that it is validated and defaulted like theirs.
+async fn run(
+    db: &str,
+    rate: Option<f64>,
+    terminals: Option<u32>,
+    duration: Duration,
+    stop: &watch::Receiver<bool>,
+) -> Result<RunResult, Failure> {
+    let mut argv: Vec<String> = [
+        "txbench",
+        "tatp",
+        "run",
+        "--db",
+        db,
+        "--subscribers",
+        "1000",
+    ]
+    .map(String::from)
+    .to_vec();
+    argv.extend(
+        [
+            "--duration",
+            &format!("{}ms", duration.as_millis()),
+            "--warmup",
+            "1s",
+            "-q",
+            "--no-results",
+        ]
+        .map(String::from),
+    );
+    if let Some(rate) = rate {
+        argv.extend(["--rate".into(), format!("{rate}/s")]);
+    }
+    if let Some(t) = terminals {
+        argv.extend(["--terminals".into(), t.to_string()]);
+    }
+    let cli = Cli::try_parse_from(&argv)
+        .map_err(|e| Failure::Failed(format!("selftest: {}: {e}", argv.join(" "))))?;
+    let Command::Tatp(command) = cli.command else {
+        unreachable!("the selftest's command line is a TATP run");
+    };
+    let Some(TatpVerb::Run(args)) = command.verb else {
+        unreachable!("the selftest's command line is a TATP run");
+    };
+    let result = match Target::parse(db).map_err(|e| Failure::Usage(e.to_string()))? {
+        Target::Sim(config) => {
+            let engine = Arc::new(txbench_engines::sim::SimEngine::new(config)?);
+            measure_on(engine, &args.run, args.subscribers, stop).await?
+        }
+        Target::Null => {
+            measure_on(
+                Arc::new(txbench_engines::null::NullEngine),
+                &args.run,
+                args.subscribers,
+                stop,
+            )
+            .await?
+        }
+        _ => unreachable!("the selftest runs the simulated and null engines only"),
+    };
+    if result.interrupted {
+        return Err(Failure::Interrupted("selftest interrupted".into()));
+    }
+    Ok(result)
+}
+
+async fn measure_on<E: Engine>(
+    engine: Arc<E>,
+    args: &crate::cli::RunArgs,
+    subscribers: Option<i64>,
+    stop: &watch::Receiver<bool>,
+) -> Result<RunResult, Failure> {
+    measure::<E, Tatp>(
+        &engine,
+        args,
+        subscribers,
+        &(),
+        stop.clone(),
+        &now_rfc3339(),
+        None,
+    )
+    .await
+}
+
+/// A case's run against its truth.
+fn outcome(case: &Case, r: &RunResult) -> Outcome {
+    let latency = r.total_latency_ms.clone().unwrap_or_default();
+    let busiest = r
+        .transactions
+        .iter()
+        .max_by_key(|t| t.latency_ms.samples)
+        .map_or(&[][..], |t| &t.latency_intervals_ms[..]);
+    let theory = case
+        .theory
+        .as_ref()
+        .and_then(|q| cases::against_theory(q, &latency, busiest));
+    Outcome {
+        case: case.name.into(),
+        db: case.db.into(),
+        offered_per_s: case.rate,
+        throughput_per_s: r.throughput(),
+        latency_ms: latency,
+        theory_ms: theory.map(|t| t.map(|f| f.theory)),
+        within_theory: theory.map(|t| t.iter().all(|f| f.held)),
+        covered: theory.map(|[_, p50, p99]| [p50.covered, p99.covered]),
+        failed: cases::named(&r.checks, Status::Fail),
+        warned: cases::named(&r.checks, Status::Warn),
+        expected: match case.expect {
+            Expect::Sound => "no check fails".into(),
+            Expect::Fails(any) => format!("{} fails", any.join(" or ")),
+        },
+        right: cases::verdict_right(case.expect, &r.checks),
+    }
+}
+
+/// The noise floor at `rate` from a null-engine run.
+fn floor_row(rate: f64, r: &RunResult) -> Floor {
+    Floor {
+        rate_per_s: rate,
+        achieved_per_s: r.open_loop.as_ref().map_or(0.0, |o| o.achieved_rate),
+        latency_ms: r.total_latency_ms.clone().unwrap_or_default(),
+        failed: r
+            .checks
+            .iter()
+            .filter(|c| c.status == Status::Fail)
+            .map(|c| format!("{}: {}", c.name, c.statistic))
+            .collect(),
+    }
+}
+
+/// The exit status: 3 when the client cannot hold the rate asked soundly, or
+/// the calibration went wrong more often than it may (never in one round,
+/// at most 5% of the runs of a case over several), saying why.
+fn judge(
+    a: &SelftestArgs,
+    all: &[Case],
+    outcomes: &[Outcome],
+    floor: &[Floor],
+) -> Result<(), Failure> {
+    let mut why = Vec::new();
+    if let Some(asked) = floor.iter().find(|f| f.rate_per_s == a.rate)
+        && !asked.failed.is_empty()
+    {
+        why.push(format!(
+            "this machine cannot measure soundly at {}/s: {}",
+            txbench_report::terminal::grouped(a.rate, 0),
+            asked.failed.join("; ")
+        ));
+    }
+    for case in all {
+        let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.case == case.name).collect();
+        let wrong = runs.iter().filter(|o| !o.right).count();
+        let off = runs
+            .iter()
+            .filter(|o| o.within_theory == Some(false))
+            .count();
+        let allowed = (runs.len() as f64 * 0.05).floor() as usize;
+        if wrong > allowed {
+            why.push(format!(
+                "{}: the verdict was wrong in {wrong} of {} runs",
+                case.name,
+                runs.len()
+            ));
+        }
+        if off > allowed {
+            why.push(format!(
+                "{}: the latency was off theory in {off} of {} runs",
+                case.name,
+                runs.len()
+            ));
+        }
+    }
+    if why.is_empty() {
+        let rate = txbench_report::terminal::grouped(a.rate, 0);
+        if all.is_empty() {
+            println!("selftest passed: {rate}/s measured soundly");
+        } else {
+            println!(
+                "selftest passed: every verdict right, theory held, and {rate}/s measured soundly"
+            );
+        }
+        Ok(())
+    } else {
+        Err(Failure::NotSound(format!("selftest: {}", why.join("; "))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_floor_covers_the_rate_asked_once() {
+        assert_eq!(floor_rates(10_000.0), vec![1_000.0, 10_000.0, 100_000.0]);
+        assert_eq!(
+            floor_rates(2_500.0),
+            vec![1_000.0, 2_500.0, 10_000.0, 100_000.0]
+        );
+    }
+}

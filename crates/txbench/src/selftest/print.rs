@@ -1,0 +1,156 @@
+//! The selftest's tables on the terminal.
+
+use txbench_report::terminal::grouped;
+
+use super::cases::{Case, Expect};
+use super::{Floor, Outcome};
+
+/// The header of the one-round table.
+pub fn case_header() {
+    println!(
+        "{:<22} {:>10} {:>14} {:>14} {:>14}  {:<6} {:<40} verdict",
+        "case", "offered/s", "mean ms", "p50 ms", "p99 ms", "theory", "checks failed (warned)"
+    );
+    println!(
+        "{:<22} {:>10} {:>14} {:>14} {:>14}",
+        "", "", "(theory)", "(theory)", "(theory)"
+    );
+}
+
+/// One case's row: measured against theory, the checks, and whether the
+/// verdict was right.
+pub fn case_row(o: &Outcome) {
+    let figure = |measured: f64, i: usize| match o.theory_ms {
+        Some(t) => format!("{measured:.2} ({:.2})", t[i]),
+        None => format!("{measured:.2}"),
+    };
+    let theory = match o.within_theory {
+        Some(true) => "held",
+        Some(false) => "OFF",
+        None => "-",
+    };
+    let mut checks = if o.failed.is_empty() {
+        "none".to_string()
+    } else {
+        o.failed.join(", ")
+    };
+    if !o.warned.is_empty() {
+        checks += &format!(" ({})", o.warned.join(", "));
+    }
+    println!(
+        "{:<22} {:>10} {:>14} {:>14} {:>14}  {:<6} {:<40} {}",
+        o.case,
+        o.offered_per_s.map_or("closed".into(), |r| grouped(r, 0)),
+        figure(o.latency_ms.mean, 0),
+        figure(o.latency_ms.p50, 1),
+        figure(o.latency_ms.p99, 2),
+        theory,
+        checks,
+        if o.right {
+            "right".to_string()
+        } else {
+            format!("WRONG: expected {}", o.expected)
+        }
+    );
+}
+
+/// A line per run while repeating.
+pub fn progress(round: u32, rounds: u32, o: &Outcome) {
+    eprintln!(
+        "round {round}/{rounds} {:<22} {}{}",
+        o.case,
+        if o.right { "right" } else { "WRONG" },
+        if o.within_theory == Some(false) {
+            ", off theory"
+        } else {
+            ""
+        }
+    );
+}
+
+/// The calibration table: per case, how often the verdict raised a false
+/// alarm (a healthy server found NOT SOUND) or missed a fault.
+pub fn calibration(all: &[Case], outcomes: &[Outcome]) {
+    println!(
+        "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>18}",
+        "case", "runs", "false alarms", "misses", "warned", "theory off", "covered p50/p99"
+    );
+    let share = |n: usize, of: usize| format!("{n} ({:.0}%)", n as f64 * 100.0 / of as f64);
+    for case in all {
+        let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.case == case.name).collect();
+        let n = runs.len();
+        let wrong = runs.iter().filter(|o| !o.right).count();
+        let warned = runs
+            .iter()
+            .filter(|o| o.failed.is_empty() && !o.warned.is_empty())
+            .count();
+        let off = runs
+            .iter()
+            .filter(|o| o.within_theory == Some(false))
+            .count();
+        let covered = |i: usize| {
+            let judged: Vec<bool> = runs
+                .iter()
+                .filter_map(|o| o.covered.and_then(|c| c[i]))
+                .collect();
+            if judged.is_empty() {
+                "-".to_string()
+            } else {
+                format!(
+                    "{:.0}%",
+                    judged.iter().filter(|c| **c).count() as f64 * 100.0 / judged.len() as f64
+                )
+            }
+        };
+        let (alarms, misses) = match case.expect {
+            Expect::Sound => (share(wrong, n), "-".to_string()),
+            Expect::Fails(_) => ("-".to_string(), share(wrong, n)),
+        };
+        println!(
+            "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>18}",
+            case.name,
+            n,
+            alarms,
+            misses,
+            if matches!(case.expect, Expect::Sound) {
+                share(warned, n)
+            } else {
+                "-".into()
+            },
+            if case.theory.is_some() {
+                share(off, n)
+            } else {
+                "-".into()
+            },
+            format!("{}/{}", covered(0), covered(1))
+        );
+    }
+}
+
+/// The header of the noise-floor table.
+pub fn floor_header() {
+    println!();
+    println!("client noise floor (null engine: all it measures is the client's own time)");
+    println!(
+        "{:>10} {:>11} {:>9} {:>9} {:>9} {:>9}  sound",
+        "rate/s", "achieved/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms"
+    );
+}
+
+/// The noise floor at one rate.
+pub fn floor_row(f: &Floor) {
+    println!(
+        "{:>10} {:>11} {:>9.3} {:>9.3} {:>9.3} {:>9.3}  {}",
+        grouped(f.rate_per_s, 0),
+        grouped(f.achieved_per_s, 0),
+        f.latency_ms.p50,
+        f.latency_ms.p99,
+        f.latency_ms.p999,
+        f.latency_ms.max,
+        if f.failed.is_empty() {
+            "yes".to_string()
+        } else {
+            format!("NO: {}", f.failed.join("; "))
+        }
+    );
+}
