@@ -378,11 +378,14 @@ impl RunResult {
     }
 }
 
-/// The 95% interval of `throughput` (txn/s): the window's whole seconds'
-/// completion rates in at most [`batch_quantile::MAX_BATCHES`] batches of
-/// consecutive seconds, their means' Student interval widened for the
-/// batches' correlation; `None` under [`batch_quantile::MIN_BATCHES`] seconds.
-pub fn throughput_interval(rec: &Recording, throughput: f64) -> Option<[f64; 2]> {
+/// The 95% interval of the run's throughput (txn/s, what
+/// [`RunResult::throughput`] reports): the window's whole seconds' completion
+/// rates in at most [`batch_quantile::MAX_BATCHES`] batches of consecutive
+/// seconds, their means' Student interval widened for the batches'
+/// correlation; `None` under [`batch_quantile::MIN_BATCHES`] seconds.
+pub fn throughput_interval(rec: &Recording) -> Option<[f64; 2]> {
+    let completed: u64 = rec.total.measured.iter().map(TypeStats::completed).sum();
+    let throughput = completed as f64 / rec.measured.as_secs_f64().max(f64::MIN_POSITIVE);
     let rates: Vec<f64> = rec
         .seconds
         .iter()

@@ -45,9 +45,43 @@ struct Row {
     intervals: Vec<Option<[f64; 2]>>,
     /// Change against the first run, in %, per run (`None` for the first).
     change_pct: Vec<Option<f64>>,
-    /// The judgement of each change ("better", "worse", "no significant
-    /// change", "insufficient samples", "no interval"; `None` for the first).
-    judgement: Vec<Option<String>>,
+    /// The judgement of each change (`None` for the first).
+    judgement: Vec<Option<Judgement>>,
+}
+
+/// What a change against the first run amounts to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Judgement {
+    Better,
+    Worse,
+    /// The intervals overlap.
+    NotSignificant,
+    /// A run marked the figure insufficient.
+    Insufficient,
+    /// A figure without intervals: its change is shown, not judged.
+    NoInterval,
+    /// A run lacks the figure.
+    Missing,
+}
+
+impl Judgement {
+    /// How the judgement reads, in the table and the JSON.
+    fn label(self) -> &'static str {
+        match self {
+            Judgement::Better => "better",
+            Judgement::Worse => "worse",
+            Judgement::NotSignificant => "no significant change",
+            Judgement::Insufficient => "insufficient samples",
+            Judgement::NoInterval => "no interval",
+            Judgement::Missing => "-",
+        }
+    }
+}
+
+impl Serialize for Judgement {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.label())
+    }
 }
 
 /// The comparison as written with `--json`.
@@ -77,22 +111,22 @@ fn type_of<'a>(r: &'a RunResult, key: &str) -> Option<&'a TypeResult> {
 
 /// The judgement of run `i` against the first: significant only when the
 /// intervals are disjoint.
-fn judge(better: Better, base: (Option<f64>, Evidence), run: (Option<f64>, Evidence)) -> String {
+fn judge(better: Better, base: (Option<f64>, Evidence), run: (Option<f64>, Evidence)) -> Judgement {
     match (base, run) {
-        ((None, _), _) | (_, (None, _)) => "-".into(),
+        ((None, _), _) | (_, (None, _)) => Judgement::Missing,
         ((_, Evidence::Insufficient), _) | (_, (_, Evidence::Insufficient)) => {
-            "insufficient samples".into()
+            Judgement::Insufficient
         }
         ((Some(a), Evidence::Interval(al, ah)), (Some(b), Evidence::Interval(bl, bh))) => {
             if al <= bh && bl <= ah {
-                "no significant change".into()
+                Judgement::NotSignificant
             } else if (b > a) == (better == Better::Higher) {
-                "better".into()
+                Judgement::Better
             } else {
-                "worse".into()
+                Judgement::Worse
             }
         }
-        _ => "no interval".into(),
+        _ => Judgement::NoInterval,
     }
 }
 
@@ -275,13 +309,12 @@ fn value(v: Option<f64>) -> String {
 }
 
 /// The change column: the change in % and its judgement.
-fn change(c: Option<f64>, judgement: Option<&str>) -> String {
+fn change(c: Option<f64>, judgement: Option<Judgement>) -> String {
     match (c, judgement) {
-        (_, None | Some("-")) => String::new(),
-        (_, Some("insufficient samples")) => "insufficient samples".into(),
-        (None, Some(j)) => j.into(),
-        (Some(c), Some("no significant change")) => format!("{c:+.1}% not significant"),
-        (Some(c), Some(j)) => format!("{c:+.1}% {j}"),
+        (_, None | Some(Judgement::Missing)) => String::new(),
+        (Some(c), Some(Judgement::NotSignificant)) => format!("{c:+.1}% not significant"),
+        (Some(c), Some(j)) if j != Judgement::Insufficient => format!("{c:+.1}% {}", j.label()),
+        (_, Some(j)) => j.label().into(),
     }
 }
 
@@ -353,7 +386,7 @@ fn print(names: &[String], runs: &[RunResult], rows: &[Row], differ: &[String]) 
             line += &format!(" {:>12}", value(*v));
         }
         for (c, j) in r.change_pct[1..].iter().zip(&r.judgement[1..]) {
-            line += &format!(" {:>24}", change(*c, j.as_deref()));
+            line += &format!(" {:>24}", change(*c, *j));
         }
         println!("{}", line.trim_end());
     }
@@ -371,25 +404,25 @@ mod tests {
     fn overlapping_intervals_are_no_significant_change() {
         let a = (Some(1.0), Evidence::Interval(0.9, 1.1));
         let b = (Some(1.05), Evidence::Interval(1.0, 1.1));
-        assert_eq!(judge(Better::Lower, a, b), "no significant change");
+        assert_eq!(judge(Better::Lower, a, b).label(), "no significant change");
     }
 
     #[test]
     fn disjoint_intervals_say_which_way() {
         let a = (Some(1.0), Evidence::Interval(0.9, 1.1));
         let b = (Some(2.0), Evidence::Interval(1.8, 2.2));
-        assert_eq!(judge(Better::Lower, a, b), "worse");
-        assert_eq!(judge(Better::Higher, a, b), "better");
+        assert_eq!(judge(Better::Lower, a, b).label(), "worse");
+        assert_eq!(judge(Better::Higher, a, b).label(), "better");
     }
 
     #[test]
     fn an_insufficient_percentile_is_not_compared() {
         let a = (Some(1.0), Evidence::Interval(0.9, 1.1));
         let b = (Some(9.0), Evidence::Insufficient);
-        assert_eq!(judge(Better::Lower, a, b), "insufficient samples");
-        assert_eq!(judge(Better::Lower, b, a), "insufficient samples");
+        assert_eq!(judge(Better::Lower, a, b).label(), "insufficient samples");
+        assert_eq!(judge(Better::Lower, b, a).label(), "insufficient samples");
         assert_eq!(
-            judge(Better::Lower, a, (Some(9.0), Evidence::None)),
+            judge(Better::Lower, a, (Some(9.0), Evidence::None)).label(),
             "no interval"
         );
     }

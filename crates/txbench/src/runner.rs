@@ -641,11 +641,7 @@ pub async fn measure<E: Engine, W: Bench>(
         total_censored_from_ms: result::total_censored_from_ms(&recording.total.measured),
         tail_secs: recording.tail.as_secs_f64(),
         operations: result::operation_results(workload.operations(), &recording.total.operations),
-        throughput_interval: None,
-    };
-    let result = RunResult {
-        throughput_interval: result::throughput_interval(&recording, result.throughput()),
-        ..result
+        throughput_interval: result::throughput_interval(&recording),
     };
     if let Some(dir) = dir {
         results::write_summary(dir, &result)

@@ -42,15 +42,7 @@ fn worst(result: &RunResult, slo: &Slo) -> f64 {
 /// A step's verdict in a table cell: SOUND, CARE or NOT SOUND with the checks
 /// that made it so.
 fn verdict_cell(result: &RunResult) -> String {
-    let named = |status: Status| -> String {
-        result
-            .checks
-            .iter()
-            .filter(|c| c.status == status)
-            .map(|c| c.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let named = |status| checks::named(&result.checks, status).join(", ");
     match checks::worst(&result.checks) {
         Status::Pass => "SOUND".into(),
         Status::Warn => format!("CARE ({})", named(Status::Warn)),

@@ -444,6 +444,16 @@ fn the_null_engine_holds_a_rate_without_a_database() {
     assert!(!out.status.success());
 }
 
+/// A TPC-C sweep in steps of 100/s against `sim:?service=SERVER`, objective
+/// p99 <= 5 s, results in `res`.
+fn sweep_on_sim(dir: &Path, server: &str, rates: &str) -> assert_cmd::Command {
+    let mut cmd = txbench(dir);
+    cmd.args(["sweep", "tpcc", "--db", &format!("sim:?service={server}")])
+        .args(["--rates", rates, "--step", "100", "--slo", "p99<=5s"])
+        .args(["--results", "res"]);
+    cmd
+}
+
 #[test]
 fn sweep_writes_every_step_and_reports_capacity() {
     let dir = tempfile::tempdir().unwrap();
@@ -452,31 +462,17 @@ fn sweep_writes_every_step_and_reports_capacity() {
     // fails, so every step passes. (A second of warm-up: without one the
     // first sends wait for the sessions to open, and in a short step that
     // is the p99 of the client's lateness.)
-    let healthy = "sim:?service=exp:5ms&workers=16";
-    let out = txbench(dir.path())
+    let out = sweep_on_sim(dir.path(), "exp:5ms&workers=16", "100..300")
+        // Fixed arrivals: 1 s of Poisson arrivals at 100/s falls under 90% of
+        // the offered count one step in six, and this test is about the sweep.
         .args([
-            "sweep",
-            "tpcc",
-            "--db",
-            healthy,
-            "--rates",
-            "100..300",
-            // Fixed arrivals: 1 s of Poisson arrivals at 100/s falls under 90% of
-            // the offered count one step in six, and this test is about the sweep.
             "--arrival",
             "fixed",
-        ])
-        .args([
-            "--step",
-            "100",
             "--step-duration",
             "2s",
             "--warmup",
             "1s",
-            "--slo",
-            "p99<=5s",
         ])
-        .args(["--results", "res"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -553,27 +549,14 @@ fn a_sweep_step_that_is_not_sound_never_passes() {
     // Well within the objective, but half the transactions fail: the step's
     // own verdict is NOT SOUND, so it cannot pass, and with no step passed
     // the sweep exits 3 with its results written.
-    let out = txbench(dir.path())
-        .args([
-            "sweep",
-            "tpcc",
-            "--db",
-            "sim:?service=fixed:20ms&workers=16&errors=0.5:other",
-            "--rates",
-            "100..200",
-            "--step",
-            "100",
-            "--step-duration",
-            "1s",
-            "--warmup",
-            "0s",
-            "--slo",
-            "p99<=5s",
-            "--results",
-            "res",
-        ])
-        .output()
-        .unwrap();
+    let out = sweep_on_sim(
+        dir.path(),
+        "fixed:20ms&workers=16&errors=0.5:other",
+        "100..200",
+    )
+    .args(["--step-duration", "1s", "--warmup", "0s"])
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("FAIL  NOT SOUND (errors"), "{text}");

@@ -119,17 +119,19 @@ pub fn worst(checks: &[Check]) -> Status {
         .unwrap_or(Status::Pass)
 }
 
+/// The names of the checks that came out `status`, in order.
+pub fn named(checks: &[Check], status: Status) -> Vec<&str> {
+    checks
+        .iter()
+        .filter(|c| c.status == status)
+        .map(|c| c.name.as_str())
+        .collect()
+}
+
 /// One line that says whether to trust the run.
 pub fn verdict(checks: &[Check]) -> String {
-    let worst = worst(checks);
-    let named = |s: Status| -> Vec<&str> {
-        checks
-            .iter()
-            .filter(|c| c.status == s)
-            .map(|c| c.name.as_str())
-            .collect()
-    };
-    match worst {
+    let named = |status| named(checks, status);
+    match worst(checks) {
         Status::Pass => "SOUND: every measurement check passed".into(),
         Status::Warn => format!(
             "USABLE WITH CARE: warnings on {}",

@@ -105,8 +105,9 @@ fn batch_independence(segments: &[Vec<Histogram<u64>>], by_sample: &Check) -> Op
     let r = spearman::autocorrelation(&medians, 1)?;
     let pairs = medians.len() - 1;
     let limit = Z99 / ((pairs - 1) as f64).sqrt();
-    let widened = batch_quantile::widening(&medians);
-    let beyond = batch_quantile::lag1_correlation(&medians) > batch_quantile::MAX_CORRELATION;
+    let lag1 = batch_quantile::lag1_correlation(&medians);
+    let widened = batch_quantile::widening_for(lag1);
+    let beyond = lag1 > batch_quantile::MAX_CORRELATION;
     let detail = if beyond {
         "neighbouring batches are so correlated that widening the intervals cannot make up for \
          it: the run drifted throughout (lengthen the warm-up or the run)"

@@ -84,7 +84,12 @@ pub const MAX_CORRELATION: f64 = 0.95;
 /// with `r` their lag-1 correlation, the variance of a mean of a first-order
 /// autoregressive series against an independent one; 1 when `r <= 0`.
 pub fn widening(estimates: &[f64]) -> f64 {
-    let r = lag1_correlation(estimates).clamp(0.0, MAX_CORRELATION);
+    widening_for(lag1_correlation(estimates))
+}
+
+/// [`widening`] for a lag-1 correlation `r` already known.
+pub fn widening_for(r: f64) -> f64 {
+    let r = r.clamp(0.0, MAX_CORRELATION);
     ((1.0 + r) / (1.0 - r)).sqrt()
 }
 

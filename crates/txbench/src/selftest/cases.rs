@@ -2,7 +2,7 @@
 //! latency theory gives (where it does) and the verdict a sound measurement
 //! must reach.
 
-use txbench_core::checks::{Check, PercentileInterval, Status};
+use txbench_core::checks::{self, Check, PercentileInterval, Status};
 use txbench_core::result::Percentiles;
 use txbench_core::stats::queueing::Queue;
 
@@ -132,21 +132,12 @@ pub fn all() -> Vec<Case> {
     ]
 }
 
-/// The checks of `status`, by name.
-pub fn named(checks: &[Check], status: Status) -> Vec<String> {
-    checks
-        .iter()
-        .filter(|c| c.status == status)
-        .map(|c| c.name.clone())
-        .collect()
-}
-
 /// Whether the checks reached the verdict the case expects.
 pub fn verdict_right(expect: Expect, checks: &[Check]) -> bool {
-    let failed = named(checks, Status::Fail);
+    let failed = checks::named(checks, Status::Fail);
     match expect {
         Expect::Sound => failed.is_empty(),
-        Expect::Fails(any) => failed.iter().any(|f| any.contains(&f.as_str())),
+        Expect::Fails(any) => failed.iter().any(|f| any.contains(f)),
     }
 }
 

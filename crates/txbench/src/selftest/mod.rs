@@ -16,7 +16,7 @@ use clap::Parser;
 use serde::Serialize;
 use tokio::sync::watch;
 use txbench_core::Engine;
-use txbench_core::checks::Status;
+use txbench_core::checks::{self, Status};
 use txbench_core::result::{Percentiles, RunResult};
 use txbench_engines::Target;
 use txbench_report::json;
@@ -101,33 +101,12 @@ pub async fn main(a: &SelftestArgs, stop: watch::Receiver<bool>) -> Result<(), F
             String::new()
         }
     );
-    let mut outcomes = Vec::new();
-    if a.repeat == 1 && !all.is_empty() {
-        print::case_header();
-    }
-    for round in 0..a.repeat {
-        for case in &all {
-            let result = run(case.db, case.rate, case.terminals, a.duration, &stop).await?;
-            let outcome = outcome(case, &result);
-            if a.repeat == 1 {
-                print::case_row(&outcome);
-            } else {
-                print::progress(round + 1, a.repeat, &outcome);
-            }
-            outcomes.push(outcome);
-        }
-    }
+    let outcomes = run_cases(a, &all, &stop).await?;
+    let tallies: Vec<Tally> = all.iter().map(|c| Tally::of(c, &outcomes)).collect();
     if a.repeat > 1 {
-        print::calibration(&all, &outcomes);
+        print::calibration(&all, &tallies);
     }
-    let mut floor = Vec::new();
-    print::floor_header();
-    for rate in floor_rates(a.rate) {
-        let result = run("null:", Some(rate), None, a.duration, &stop).await?;
-        let row = floor_row(rate, &result);
-        print::floor_row(&row);
-        floor.push(row);
-    }
+    let floor = run_floor(a, &stop).await?;
     if let Some(path) = &a.json {
         let all = Selftest {
             duration_secs: a.duration.as_secs_f64(),
@@ -138,7 +117,83 @@ pub async fn main(a: &SelftestArgs, stop: watch::Receiver<bool>) -> Result<(), F
         json::write_value(path, &all)
             .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
     }
-    judge(a, &all, &outcomes, &floor)
+    judge(a, &all, &tallies, &floor)
+}
+
+/// Every case `--repeat` times: a row each in one round, a progress line
+/// each over several.
+async fn run_cases(
+    a: &SelftestArgs,
+    all: &[Case],
+    stop: &watch::Receiver<bool>,
+) -> Result<Vec<Outcome>, Failure> {
+    if a.repeat == 1 && !all.is_empty() {
+        print::case_header();
+    }
+    let mut outcomes = Vec::new();
+    for round in 1..=a.repeat {
+        for case in all {
+            let result = run(case.db, case.rate, case.terminals, a.duration, stop).await?;
+            let outcome = outcome(case, &result);
+            if a.repeat == 1 {
+                print::case_row(&outcome);
+            } else {
+                print::progress(round, a.repeat, &outcome);
+            }
+            outcomes.push(outcome);
+        }
+    }
+    Ok(outcomes)
+}
+
+/// The client's noise floor at each of [`floor_rates`].
+async fn run_floor(a: &SelftestArgs, stop: &watch::Receiver<bool>) -> Result<Vec<Floor>, Failure> {
+    print::floor_header();
+    let mut floor = Vec::new();
+    for rate in floor_rates(a.rate) {
+        let result = run("null:", Some(rate), None, a.duration, stop).await?;
+        let row = floor_row(rate, &result);
+        print::floor_row(&row);
+        floor.push(row);
+    }
+    Ok(floor)
+}
+
+/// How the runs of one case came out.
+pub struct Tally {
+    /// Runs of the case.
+    pub runs: usize,
+    /// Runs whose verdict was wrong (false alarms or misses).
+    pub wrong: usize,
+    /// Runs whose verdict was right with warnings (no check failed).
+    pub warned: usize,
+    /// Runs off theory.
+    pub off: usize,
+    /// The share of runs whose 95% interval held theory's p50 and p99, where
+    /// the runs had intervals.
+    pub covered: [Option<f64>; 2],
+}
+
+impl Tally {
+    fn of(case: &Case, outcomes: &[Outcome]) -> Tally {
+        let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.case == case.name).collect();
+        let count = |keep: &dyn Fn(&Outcome) -> bool| runs.iter().filter(|o| keep(o)).count();
+        let covered = |i: usize| {
+            let judged: Vec<bool> = runs
+                .iter()
+                .filter_map(|o| o.covered.and_then(|c| c[i]))
+                .collect();
+            (!judged.is_empty())
+                .then(|| judged.iter().filter(|c| **c).count() as f64 / judged.len() as f64)
+        };
+        Tally {
+            runs: runs.len(),
+            wrong: count(&|o| !o.right),
+            warned: count(&|o| o.failed.is_empty() && !o.warned.is_empty()),
+            off: count(&|o| o.within_theory == Some(false)),
+            covered: [covered(0), covered(1)],
+        }
+    }
 }
 
 /// The rates of the noise floor: a thousand, ten thousand and a hundred
@@ -159,6 +214,7 @@ async fn run(
     duration: Duration,
     stop: &watch::Receiver<bool>,
 ) -> Result<RunResult, Failure> {
+    let duration = format!("{}ms", duration.as_millis());
     let mut argv: Vec<String> = [
         "txbench",
         "tatp",
@@ -167,20 +223,15 @@ async fn run(
         db,
         "--subscribers",
         "1000",
+        "--duration",
+        &duration,
+        "--warmup",
+        "1s",
+        "-q",
+        "--no-results",
     ]
     .map(String::from)
     .to_vec();
-    argv.extend(
-        [
-            "--duration",
-            &format!("{}ms", duration.as_millis()),
-            "--warmup",
-            "1s",
-            "-q",
-            "--no-results",
-        ]
-        .map(String::from),
-    );
     if let Some(rate) = rate {
         argv.extend(["--rate".into(), format!("{rate}/s")]);
     }
@@ -256,14 +307,22 @@ fn outcome(case: &Case, r: &RunResult) -> Outcome {
         theory_ms: theory.map(|t| t.map(|f| f.theory)),
         within_theory: theory.map(|t| t.iter().all(|f| f.held)),
         covered: theory.map(|[_, p50, p99]| [p50.covered, p99.covered]),
-        failed: cases::named(&r.checks, Status::Fail),
-        warned: cases::named(&r.checks, Status::Warn),
+        failed: names(&r.checks, Status::Fail),
+        warned: names(&r.checks, Status::Warn),
         expected: match case.expect {
             Expect::Sound => "no check fails".into(),
             Expect::Fails(any) => format!("{} fails", any.join(" or ")),
         },
         right: cases::verdict_right(case.expect, &r.checks),
     }
+}
+
+/// The checks of `status`, by name, to keep.
+fn names(checks: &[txbench_core::checks::Check], status: Status) -> Vec<String> {
+    checks::named(checks, status)
+        .into_iter()
+        .map(String::from)
+        .collect()
 }
 
 /// The noise floor at `rate` from a null-engine run.
@@ -287,7 +346,7 @@ fn floor_row(rate: f64, r: &RunResult) -> Floor {
 fn judge(
     a: &SelftestArgs,
     all: &[Case],
-    outcomes: &[Outcome],
+    tallies: &[Tally],
     floor: &[Floor],
 ) -> Result<(), Failure> {
     let mut why = Vec::new();
@@ -300,26 +359,18 @@ fn judge(
             asked.failed.join("; ")
         ));
     }
-    for case in all {
-        let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.case == case.name).collect();
-        let wrong = runs.iter().filter(|o| !o.right).count();
-        let off = runs
-            .iter()
-            .filter(|o| o.within_theory == Some(false))
-            .count();
-        let allowed = (runs.len() as f64 * 0.05).floor() as usize;
-        if wrong > allowed {
+    for (case, t) in all.iter().zip(tallies) {
+        let allowed = (t.runs as f64 * 0.05).floor() as usize;
+        if t.wrong > allowed {
             why.push(format!(
-                "{}: the verdict was wrong in {wrong} of {} runs",
-                case.name,
-                runs.len()
+                "{}: the verdict was wrong in {} of {} runs",
+                case.name, t.wrong, t.runs
             ));
         }
-        if off > allowed {
+        if t.off > allowed {
             why.push(format!(
-                "{}: the latency was off theory in {off} of {} runs",
-                case.name,
-                runs.len()
+                "{}: the latency was off theory in {} of {} runs",
+                case.name, t.off, t.runs
             ));
         }
     }

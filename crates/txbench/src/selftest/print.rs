@@ -3,7 +3,7 @@
 use txbench_report::terminal::grouped;
 
 use super::cases::{Case, Expect};
-use super::{Floor, Outcome};
+use super::{Floor, Outcome, Tally};
 
 /// The header of the one-round table.
 pub fn case_header() {
@@ -70,59 +70,39 @@ pub fn progress(round: u32, rounds: u32, o: &Outcome) {
 
 /// The calibration table: per case, how often the verdict raised a false
 /// alarm (a healthy server found NOT SOUND) or missed a fault.
-pub fn calibration(all: &[Case], outcomes: &[Outcome]) {
+pub fn calibration(all: &[Case], tallies: &[Tally]) {
     println!(
         "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>18}",
         "case", "runs", "false alarms", "misses", "warned", "theory off", "covered p50/p99"
     );
     let share = |n: usize, of: usize| format!("{n} ({:.0}%)", n as f64 * 100.0 / of as f64);
-    for case in all {
-        let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.case == case.name).collect();
-        let n = runs.len();
-        let wrong = runs.iter().filter(|o| !o.right).count();
-        let warned = runs
-            .iter()
-            .filter(|o| o.failed.is_empty() && !o.warned.is_empty())
-            .count();
-        let off = runs
-            .iter()
-            .filter(|o| o.within_theory == Some(false))
-            .count();
-        let covered = |i: usize| {
-            let judged: Vec<bool> = runs
-                .iter()
-                .filter_map(|o| o.covered.and_then(|c| c[i]))
-                .collect();
-            if judged.is_empty() {
-                "-".to_string()
-            } else {
-                format!(
-                    "{:.0}%",
-                    judged.iter().filter(|c| **c).count() as f64 * 100.0 / judged.len() as f64
-                )
-            }
-        };
-        let (alarms, misses) = match case.expect {
-            Expect::Sound => (share(wrong, n), "-".to_string()),
-            Expect::Fails(_) => ("-".to_string(), share(wrong, n)),
+    let dash = || "-".to_string();
+    let covered = |c: Option<f64>| c.map_or_else(dash, |c| format!("{:.0}%", c * 100.0));
+    for (case, t) in all.iter().zip(tallies) {
+        let healthy = matches!(case.expect, Expect::Sound);
+        let wrong = share(t.wrong, t.runs);
+        let (alarms, misses) = if healthy {
+            (wrong, dash())
+        } else {
+            (dash(), wrong)
         };
         println!(
             "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>18}",
             case.name,
-            n,
+            t.runs,
             alarms,
             misses,
-            if matches!(case.expect, Expect::Sound) {
-                share(warned, n)
+            if healthy {
+                share(t.warned, t.runs)
             } else {
-                "-".into()
+                dash()
             },
             if case.theory.is_some() {
-                share(off, n)
+                share(t.off, t.runs)
             } else {
-                "-".into()
+                dash()
             },
-            format!("{}/{}", covered(0), covered(1))
+            format!("{}/{}", covered(t.covered[0]), covered(t.covered[1]))
         );
     }
 }
