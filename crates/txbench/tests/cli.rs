@@ -459,10 +459,14 @@ fn sweep_writes_every_step_and_reports_capacity() {
     let dir = tempfile::tempdir().unwrap();
     load(dir.path(), "sqlite:t.db");
     // A simulated server far below its capacity: no step's measurement
-    // fails, so every step passes. (A second of warm-up: without one the
-    // first sends wait for the sessions to open, and in a short step that
-    // is the p99 of the client's lateness.)
-    let out = sweep_on_sim(dir.path(), "exp:5ms&workers=16", "100..300")
+    // fails, so every step passes. Its 50 ms transactions let the client be
+    // late by 5 ms at the median before its lateness matters, which a busy
+    // test machine stays under (at 5 ms it did not: CI's parallel tests made
+    // the first step NOT SOUND on client lateness); 64 connections hold the
+    // 15 in flight at 300/s. (A second of warm-up: without one the first
+    // sends wait for the sessions to open, and in a short step that is the
+    // p99 of the client's lateness.)
+    let out = sweep_on_sim(dir.path(), "exp:50ms&workers=64", "100..300")
         // Fixed arrivals: 1 s of Poisson arrivals at 100/s falls under 90% of
         // the offered count one step in six, and this test is about the sweep.
         .args([
@@ -473,9 +477,10 @@ fn sweep_writes_every_step_and_reports_capacity() {
             "--warmup",
             "1s",
         ])
+        .args(["--connections", "64"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("capacity: 300 txn/s"), "{text}");
     assert!(
@@ -695,6 +700,20 @@ fn results_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
     dirs
 }
 
+/// `compare` of `runs` in `dir`, which must succeed: what it printed and the
+/// JSON it wrote.
+fn compare(dir: &Path, runs: &[std::path::PathBuf]) -> (String, serde_json::Value) {
+    let out = txbench(dir)
+        .arg("compare")
+        .args(runs)
+        .args(["--json", "cmp.json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json = std::fs::read_to_string(dir.join("cmp.json")).unwrap();
+    (stdout(&out), serde_json::from_str(&json).unwrap())
+}
+
 #[test]
 fn merge_adds_parallel_runs_and_report_and_compare_read_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -740,18 +759,8 @@ fn merge_adds_parallel_runs_and_report_and_compare_read_them() {
     let html = std::fs::read_to_string(dir.path().join("merged/report.html")).unwrap();
     assert!(html.contains("<svg") && html.contains("merged from 2 runs"));
 
-    let out = txbench(dir.path())
-        .arg("compare")
-        .args(&runs)
-        .args(["--json", "cmp.json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let (text, cmp) = compare(dir.path(), &runs);
     assert!(text.contains("tpmC") && text.contains("B vs A"), "{text}");
-    let cmp: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("cmp.json")).unwrap())
-            .unwrap();
     assert_eq!(cmp["rows"][0]["better"], "higher");
     assert!(cmp["rows"][0]["change_pct"][1].is_number());
 }
@@ -1002,14 +1011,7 @@ fn compare_judges_by_intervals_and_names_differing_settings() {
         assert!(out.status.success(), "{}", stderr(&out));
     }
     let runs = results_dirs(&dir.path().join("res"));
-    let out = txbench(dir.path())
-        .arg("compare")
-        .args(&runs)
-        .args(["--json", "cmp.json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let (text, cmp) = compare(dir.path(), &runs);
     assert!(
         text.contains("settings differ") && text.contains("terminals: A 2, B 4"),
         "{text}"
@@ -1026,9 +1028,6 @@ fn compare_judges_by_intervals_and_names_differing_settings() {
         line("Insert-Call-Forwarding p99.9 ms").ends_with("insufficient samples"),
         "{text}"
     );
-    let cmp: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("cmp.json")).unwrap())
-            .unwrap();
     assert_eq!(cmp["rows"][0]["judgement"][1], "better", "{cmp}");
     assert!(cmp["rows"][0]["intervals"][0].is_array(), "{cmp}");
 }
