@@ -386,6 +386,24 @@ impl MySession {
         Ok(out)
     }
 
+    /// On a Galera node, make the snapshot wait until the node has applied
+    /// everything the cluster committed before it (`wsrep_sync_wait`): a
+    /// check run on one node just after a run elsewhere would otherwise read
+    /// some transactions' writes and not yet others' and report violations
+    /// that are not there. Servers without Galera's variable (MySQL) have
+    /// nothing to wait for.
+    async fn causal_reads(&mut self) -> Result<(), DbError> {
+        const UNKNOWN_SYSTEM_VARIABLE: u16 = 1193;
+        match self
+            .conn
+            .query_drop("SET SESSION wsrep_sync_wait = 1")
+            .await
+        {
+            Err(mysql_async::Error::Server(e)) if e.code == UNKNOWN_SYSTEM_VARIABLE => Ok(()),
+            other => other.map_err(|e| map_err(e, "SET SESSION wsrep_sync_wait = 1")),
+        }
+    }
+
     async fn run(&mut self, sql: &str) -> Result<(), DbError> {
         self.conn.query_drop(sql).await.map_err(|e| map_err(e, sql))
     }
@@ -438,6 +456,7 @@ impl Session for MySession {
         // (autocommit is off; InnoDB treats a transaction as read-only until it
         // writes). A consistency check needs its snapshot taken now.
         if mode == TxMode::Snapshot {
+            self.causal_reads().await?;
             self.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                 .await?;
             self.run("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")

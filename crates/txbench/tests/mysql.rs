@@ -16,8 +16,9 @@ fn txbench() -> Command {
 fn run_ok(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{cmd:?} failed: {stderr}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{cmd:?} failed: {stderr}\n{stdout}");
+    stdout
 }
 
 /// A database of its own on the server of the base URL, dropped at the end.
