@@ -122,8 +122,9 @@ pub struct TypeResult {
     /// Queueing time in the client (waiting for a free session).
     #[serde(default)]
     pub queue_ms: Percentiles,
-    /// 95% confidence intervals of the latency percentiles (from a sample of the
-    /// latencies in send order, thinned to the independence lag).
+    /// 95% confidence intervals of the latency percentiles (from batches of
+    /// the window's seconds, else from a sample of the latencies in send
+    /// order thinned to the independence lag).
     #[serde(default)]
     pub latency_intervals_ms: Vec<PercentileInterval>,
     /// Mean time per completed transaction in each phase of its execution.
@@ -320,6 +321,10 @@ pub struct RunResult {
     /// at or above it are lower bounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_censored_from_ms: Option<f64>,
+    /// 95% confidence intervals of `total_latency_ms`'s percentiles, made as
+    /// each type's are.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub total_latency_intervals_ms: Vec<PercentileInterval>,
     /// How long after the window's end the run waited for the transactions
     /// unfinished then (at most the grace; seconds).
     #[serde(default)]

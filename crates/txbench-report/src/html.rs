@@ -300,7 +300,7 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
     let _ = writeln!(
         b,
         "<h2>Confidence intervals</h2><p class=\"muted\">95% intervals of the latency percentiles (ms), \
-         from order statistics of a sample in send order.</p><table><tr><th>type</th>"
+         from batches of the window's seconds (else order statistics of a sample in send order).</p><table><tr><th>type</th>"
     );
     if let Some(first) = r.transactions.first() {
         for i in &first.latency_intervals_ms {
@@ -308,16 +308,21 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         }
     }
     let _ = writeln!(b, "</tr>");
-    for t in &r.transactions {
-        let cells: String = t
-            .latency_intervals_ms
+    let rows = r
+        .transactions
+        .iter()
+        .map(|t| (t.name.as_str(), &t.latency_intervals_ms))
+        .chain([("all types", &r.total_latency_intervals_ms)])
+        .filter(|(_, intervals)| !intervals.is_empty());
+    for (name, intervals) in rows {
+        let cells: String = intervals
             .iter()
             .map(|i| match (i.low, i.high) {
                 (Some(l), Some(h)) => format!("<td>[{}, {}]</td>", ms(l), ms(h)),
                 _ => "<td class=\"muted\">insufficient samples</td>".to_string(),
             })
             .collect();
-        let _ = writeln!(b, "<tr><td>{}</td>{cells}</tr>", escape(&t.name));
+        let _ = writeln!(b, "<tr><td>{}</td>{cells}</tr>", escape(name));
     }
     let _ = writeln!(b, "</table>");
 

@@ -546,6 +546,8 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         scheduler: None,
         total_latency_ms: Some(total_latency(&total.measured)),
         total_censored_from_ms: total_censored_from_ms(&total.measured),
+        // The shards' seconds are not kept: no batches to make them from.
+        total_latency_intervals_ms: Vec::new(),
         tail_secs: runs.iter().map(|r| r.summary.tail_secs).fold(0.0, f64::max),
         operations: operation_results(&op_names, &total.operations),
         // The runs' seconds are not kept apart in a merge.
@@ -634,6 +636,7 @@ mod tests {
             scheduler: None,
             total_latency_ms: None,
             total_censored_from_ms: None,
+            total_latency_intervals_ms: Vec::new(),
             tail_secs: 0.0,
             operations: vec![txbench_core::result::OperationResult {
                 name: "get".into(),

@@ -271,9 +271,13 @@ pub fn summary(r: &RunResult) -> String {
         .any(|t| !t.latency_intervals_ms.is_empty())
     {
         let _ = writeln!(out, "95% confidence intervals of latency (ms):");
-        for t in &r.transactions {
-            let cells: Vec<String> = t
-                .latency_intervals_ms
+        let rows = r
+            .transactions
+            .iter()
+            .map(|t| (t.name.as_str(), &t.latency_intervals_ms))
+            .chain([("all types", &r.total_latency_intervals_ms)]);
+        for (name, intervals) in rows {
+            let cells: Vec<String> = intervals
                 .iter()
                 .filter(|i| i.percentile >= 50.0 && i.percentile <= 99.9)
                 .map(|i| match (i.low, i.high) {
@@ -282,7 +286,7 @@ pub fn summary(r: &RunResult) -> String {
                 })
                 .collect();
             if !cells.is_empty() {
-                let _ = writeln!(out, "  {:<w$} {}", t.name, cells.join("  "));
+                let _ = writeln!(out, "  {:<w$} {}", name, cells.join("  "));
             }
         }
         let _ = writeln!(out);

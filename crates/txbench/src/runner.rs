@@ -639,6 +639,7 @@ pub async fn measure<E: Engine, W: Bench>(
         scheduler: result::scheduler_result(&recording),
         total_latency_ms: Some(result::total_latency(&recording.total.measured)),
         total_censored_from_ms: result::total_censored_from_ms(&recording.total.measured),
+        total_latency_intervals_ms: checks::total_intervals(&recording, analysis.lag),
         tail_secs: recording.tail.as_secs_f64(),
         operations: result::operation_results(workload.operations(), &recording.total.operations),
         throughput_interval: result::throughput_interval(&recording),

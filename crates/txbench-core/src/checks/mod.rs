@@ -9,7 +9,7 @@ mod samples;
 
 use serde::{Deserialize, Serialize};
 
-pub use samples::intervals;
+pub use samples::{intervals, total_intervals};
 
 use crate::driver::{OpenLoop, Recording};
 use crate::workload::TxnTypeInfo;

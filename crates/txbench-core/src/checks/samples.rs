@@ -3,6 +3,7 @@
 //! window agree, and whether every type has its percentile intervals; and the
 //! intervals themselves.
 
+use std::cell::LazyCell;
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
@@ -22,20 +23,60 @@ pub fn intervals(rec: &Recording, txn_type: usize, lag: usize) -> Vec<Percentile
     let Some(stats) = rec.total.measured.get(txn_type) else {
         return Vec::new();
     };
-    let all = stats.latency_with_censored();
     let segments: Vec<&Histogram<u64>> = rec
         .segments
         .iter()
         .filter_map(|s| s.get(txn_type))
         .collect();
+    intervals_of(
+        &stats.latency_with_censored(),
+        &segments,
+        || sorted_sample(&rec.samples, Some(txn_type)),
+        lag,
+    )
+}
+
+/// The same intervals for every type's latencies together (the summary's
+/// "all types" row): each second's histograms of all types added into one.
+pub fn total_intervals(rec: &Recording, lag: usize) -> Vec<PercentileInterval> {
+    let mut all = new_histogram();
+    for stats in &rec.total.measured {
+        // Histograms of one recorder share their bounds: adding cannot fail.
+        let _ = all.add(stats.latency_with_censored());
+    }
+    let seconds: Vec<Histogram<u64>> = rec
+        .segments
+        .iter()
+        .map(|types| {
+            let mut second = new_histogram();
+            for h in types {
+                let _ = second.add(h);
+            }
+            second
+        })
+        .collect();
+    let segments: Vec<&Histogram<u64>> = seconds.iter().collect();
+    intervals_of(&all, &segments, || sorted_sample(&rec.samples, None), lag)
+}
+
+/// Intervals of the percentiles of `all` (the window's latencies), from
+/// batches of its consecutive `segments` where they hold enough latencies,
+/// else from the `sample` (ascending), thinned to `lag`.
+fn intervals_of(
+    all: &Histogram<u64>,
+    segments: &[&Histogram<u64>],
+    sample: impl FnOnce() -> Vec<f64>,
+    lag: usize,
+) -> Vec<PercentileInterval> {
     let n: u64 = segments.iter().map(|h| h.len()).sum();
-    let mut sample: Option<Vec<f64>> = None;
+    // Sorted only if a percentile needs it.
+    let values = LazyCell::new(sample);
     PERCENTILES
         .iter()
         .map(|&p| {
             let q = p / 100.0;
             if let Some(b) = batch_quantile::batches(n, q, segments.len()) {
-                let estimates: Vec<f64> = batch_quantile::group(&segments, b)
+                let estimates: Vec<f64> = batch_quantile::group(segments, b)
                     .iter()
                     .map(|h| ms(h.value_at_quantile(q)))
                     .collect();
@@ -50,8 +91,7 @@ pub fn intervals(rec: &Recording, txn_type: usize, lag: usize) -> Vec<Percentile
                     batches: Some(b),
                 };
             }
-            let values = sample.get_or_insert_with(|| sorted_sample(&rec.samples, txn_type));
-            let bounds = quantile_ci::interval_dependent(values, q, lag);
+            let bounds = quantile_ci::interval_dependent(&values, q, lag);
             PercentileInterval {
                 percentile: p,
                 low: bounds.map(|b| b.0),
@@ -66,11 +106,11 @@ fn ms(us: u64) -> f64 {
     us as f64 / 1000.0
 }
 
-/// One type's sampled latencies (ms), ascending.
-fn sorted_sample(samples: &[Sample], txn_type: usize) -> Vec<f64> {
+/// One type's sampled latencies (ms), ascending; every type's with `None`.
+fn sorted_sample(samples: &[Sample], txn_type: Option<usize>) -> Vec<f64> {
     let mut values: Vec<f64> = samples
         .iter()
-        .filter(|s| usize::from(s.txn_type) == txn_type)
+        .filter(|s| txn_type.is_none_or(|t| usize::from(s.txn_type) == t))
         .map(|s| ms(s.latency_us))
         .collect();
     values.sort_by(f64::total_cmp);
@@ -386,6 +426,69 @@ pub(super) fn sufficiency(rec: &Recording, types: &[TxnTypeInfo], lag: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::driver::CpuUsage;
+    use crate::recorder::Recorder;
+    use std::time::SystemTime;
+
+    /// Two types, 20 s of 300 transactions each a second: type 0 takes
+    /// 1.000..1.299 ms, type 1 2.000..2.299 ms.
+    fn two_types() -> Recording {
+        let mut total = Recorder::new(2);
+        let mut segments = Vec::new();
+        for _ in 0..20 {
+            let mut second = vec![new_histogram(), new_histogram()];
+            for (t, h) in second.iter_mut().enumerate() {
+                for i in 0..300 {
+                    let us = 1_000 * (t as u64 + 1) + i;
+                    h.record(us).unwrap();
+                    total.measured[t].latency.record(us).unwrap();
+                }
+            }
+            segments.push(second);
+        }
+        Recording {
+            total,
+            window_start: SystemTime::now(),
+            measured: Duration::from_secs(20),
+            interrupted: false,
+            wall: Duration::from_secs(20),
+            tail: Duration::ZERO,
+            cpu: CpuUsage::default(),
+            dispatch: None,
+            scheduler: None,
+            samples: Vec::new(),
+            seconds: Vec::new(),
+            segments,
+        }
+    }
+
+    fn at(intervals: &[PercentileInterval], p: f64) -> &PercentileInterval {
+        intervals.iter().find(|i| i.percentile == p).unwrap()
+    }
+
+    #[test]
+    fn all_types_together_get_the_intervals_their_number_supports() {
+        let rec = two_types();
+        // 6,000 of one type: no batches for p99 (and no sample to fall back on).
+        let one = intervals(&rec, 0, 1);
+        assert_eq!(at(&one, 99.0).low, None);
+        assert_eq!(at(&one, 50.0).batches, Some(20));
+        // 12,000 together: p99 from batches, around the slower type's tail.
+        let all = total_intervals(&rec, 1);
+        let p99 = at(&all, 99.0);
+        assert_eq!(p99.batches, Some(12));
+        let (low, high) = (p99.low.unwrap(), p99.high.unwrap());
+        assert!(
+            (2.2..=2.3).contains(&low) && (2.2..=2.31).contains(&high),
+            "{p99:?}"
+        );
+        // The median between the types.
+        let p50 = at(&all, 50.0);
+        assert!(
+            p50.low.unwrap() >= 1.29 && p50.high.unwrap() <= 2.01,
+            "{p50:?}"
+        );
+    }
 
     #[test]
     fn halves_that_overlap_pass() {

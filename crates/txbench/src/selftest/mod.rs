@@ -289,15 +289,10 @@ async fn measure_on<E: Engine>(
 /// A case's run against its truth.
 fn outcome(case: &Case, r: &RunResult) -> Outcome {
     let latency = r.total_latency_ms.clone().unwrap_or_default();
-    let busiest = r
-        .transactions
-        .iter()
-        .max_by_key(|t| t.latency_ms.samples)
-        .map_or(&[][..], |t| &t.latency_intervals_ms[..]);
     let theory = case
         .theory
         .as_ref()
-        .and_then(|q| cases::against_theory(q, &latency, busiest));
+        .and_then(|q| cases::against_theory(q, &latency, &r.total_latency_intervals_ms));
     Outcome {
         case: case.name.into(),
         db: case.db.into(),
