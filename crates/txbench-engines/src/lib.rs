@@ -15,10 +15,12 @@
 pub mod mysql;
 pub mod null;
 pub mod postgres;
+mod redact;
 pub mod redis;
 pub mod remote;
 pub mod sim;
 pub mod sqlite;
 mod target;
 
-pub use target::{Target, TargetError, redact};
+pub use redact::{SECRET_VARIABLES, redact};
+pub use target::{Target, TargetError};

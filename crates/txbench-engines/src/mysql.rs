@@ -34,11 +34,18 @@ use txbench_core::{
 pub const MAX_PLACEHOLDERS: usize = 60_000;
 
 /// A parsed `mysql://` target.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct MyTarget {
     opts: Opts,
     /// The URL with the password removed, for output.
     pub display: String,
+}
+
+/// Shows the URL without its secrets.
+impl std::fmt::Debug for MyTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("MyTarget").field(&self.display).finish()
+    }
 }
 
 impl PartialEq for MyTarget {

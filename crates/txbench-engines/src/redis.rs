@@ -22,7 +22,8 @@ use redis::{AsyncConnectionConfig, Client, RedisError};
 use txbench_core::schema::{Index, KvOp, Statement, Table};
 use txbench_core::{DbError, Engine, ErrorKind, Param, RowBatch, Rows, Session, TxMode, Value};
 
-use crate::target::{TargetError, redact};
+use crate::redact;
+use crate::target::TargetError;
 
 /// Keys per SCAN step and per MSET/UNLINK batch.
 const BATCH: usize = 10_000;
@@ -33,10 +34,17 @@ const RESPONSE_TIMEOUT: Duration = Duration::from_secs(60);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A Redis server to connect to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct RedisTarget {
     url: String,
     display: String,
+}
+
+/// Shows the URL without its secrets.
+impl std::fmt::Debug for RedisTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("RedisTarget").field(&self.display).finish()
+    }
 }
 
 impl RedisTarget {
@@ -54,10 +62,17 @@ impl RedisTarget {
 }
 
 /// The Redis engine.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RedisEngine {
     client: Client,
     display: String,
+}
+
+/// Shows the URL without its secrets.
+impl std::fmt::Debug for RedisEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("RedisEngine").field(&self.display).finish()
+    }
 }
 
 impl RedisEngine {
@@ -127,12 +142,16 @@ impl Engine for RedisEngine {
     }
 }
 
-/// Map a redis error into txbench's classification.
+/// Map a redis error into txbench's classification. A server that is
+/// restarting (LOADING), has lost its primary (MASTERDOWN) or asks to try
+/// again is unavailable, like a dropped connection: the driver reconnects
+/// and retries rather than counting a failed transaction of another kind.
 fn classify(e: RedisError) -> DbError {
     let kind = if e.is_io_error()
         || e.is_connection_dropped()
         || e.is_connection_refusal()
         || e.is_timeout()
+        || matches!(e.retry_method(), redis::RetryMethod::WaitAndRetry)
     {
         ErrorKind::Connection
     } else {
@@ -461,6 +480,17 @@ impl Session for RedisSession {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_restarting_server_is_unavailable_not_another_error() {
+        use redis::{ErrorKind as Redis, ServerErrorKind};
+        for kind in [ServerErrorKind::BusyLoading, ServerErrorKind::MasterDown] {
+            let e = RedisError::from((Redis::Server(kind), "the server is not ready"));
+            assert_eq!(classify(e).kind, ErrorKind::Connection, "{kind:?}");
+        }
+        let e = RedisError::from((Redis::Server(ServerErrorKind::ReadOnly), "read only"));
+        assert_eq!(classify(e).kind, ErrorKind::Other);
+    }
 
     #[test]
     fn parses_urls_and_names_bad_ones_without_secrets() {

@@ -134,7 +134,12 @@ impl SqliteEngine {
                 MEMORY_DATABASES.fetch_add(1, Ordering::Relaxed)
             ),
         };
-        let keeper = open(&uri, &config)?;
+        let keeper = open(&uri, &config).map_err(|mut e| {
+            if let Some(why) = config.path.as_deref().and_then(explain_unwritable) {
+                e.message = format!("{} ({why})", e.message);
+            }
+            e
+        })?;
         let keeper = if config.path.is_none() {
             Some(Mutex::new(keeper))
         } else {
@@ -159,6 +164,14 @@ fn open(uri: &str, config: &SqliteConfig) -> Result<Connection, DbError> {
             format!("opening SQLite database '{uri}': {e}"),
         )
     })?;
+    // SQLite opens a file it may not write read-only without a word; every
+    // write would then fail with "attempt to write a readonly database".
+    if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+        return Err(DbError::new(
+            ErrorKind::Connection,
+            format!("SQLite database '{uri}' can only be read: txbench needs to write it"),
+        ));
+    }
     conn.set_prepared_statement_cache_capacity(256);
     // Query planner stability: without it SQLite re-prepares statements whose plan
     // might depend on a bound value (ORDER BY .. LIMIT ?, ranges) on every bind, which
@@ -302,13 +315,72 @@ impl SqliteSession {
 }
 
 fn map_err(e: rusqlite::Error, context: &str) -> DbError {
-    let kind = match e.sqlite_error_code() {
+    let code = e.sqlite_error_code();
+    let kind = match code {
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => ErrorKind::Conflict,
         Some(ErrorCode::ConstraintViolation) => ErrorKind::Constraint,
         Some(ErrorCode::CannotOpen | ErrorCode::NotADatabase) => ErrorKind::Connection,
         _ => ErrorKind::Other,
     };
-    DbError::new(kind, format!("{context}: {e}"))
+    match code.and_then(what_to_do) {
+        Some(hint) => DbError::new(kind, format!("{context}: {e} ({hint})")),
+        None => DbError::new(kind, format!("{context}: {e}")),
+    }
+}
+
+/// What the user can do about an error SQLite leaves no way around.
+fn what_to_do(code: ErrorCode) -> Option<&'static str> {
+    match code {
+        ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => Some(
+            "the file is damaged or not a database, e.g. after a load interrupted by a full \
+             disk (loads write without a journal): delete the file and load again",
+        ),
+        ErrorCode::DiskFull => Some("the disk is full: free space and try again"),
+        ErrorCode::ReadOnly => Some(
+            "the database can only be read: check the permissions of the file and its \
+             directory, and whether its file system is mounted read-only",
+        ),
+        _ => None,
+    }
+}
+
+/// Why SQLite may not be able to write `path` (read-only file, directory or
+/// file system), or nothing when it looks writable.
+fn explain_unwritable(path: &std::path::Path) -> Option<String> {
+    use std::io::ErrorKind as Io;
+    let why = |e: std::io::Error| match e.kind() {
+        Io::ReadOnlyFilesystem => Some("its file system is mounted read-only"),
+        Io::PermissionDenied => Some("this user may not write it"),
+        _ => None,
+    };
+    if path.exists() {
+        let file = std::fs::OpenOptions::new().write(true).open(path);
+        if let Some(why) = file.err().and_then(why) {
+            return Some(format!("'{}' is read-only: {why}", path.display()));
+        }
+    }
+    // SQLite creates its journal and WAL files next to the database.
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let probe = dir.join(format!(".txbench-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            None
+        }
+        Err(e) => why(e).map(|why| {
+            format!(
+                "directory '{}' is read-only ({why}); SQLite writes its journal there",
+                dir.display()
+            )
+        }),
+    }
 }
 
 fn bind(

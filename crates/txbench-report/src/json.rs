@@ -4,7 +4,7 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-use txbench_core::result::RunResult;
+use txbench_core::result::{RESULT_SCHEMA_VERSION, RunResult};
 
 /// Write a result to `path`, creating parent directories. The file appears whole
 /// or not at all (written beside it, then renamed).
@@ -14,18 +14,41 @@ pub fn write(path: &Path, result: &RunResult) -> io::Result<()> {
 
 /// Write any serializable value as pretty JSON, atomically (see [`write`]).
 pub fn write_value<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
+    let named = |e: io::Error| io::Error::new(e.kind(), format!("writing {}: {e}", path.display()));
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
+        fs::create_dir_all(parent).map_err(named)?;
     }
     let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
     let mut partial = path.as_os_str().to_owned();
     partial.push(".partial");
-    fs::write(&partial, text + "\n")?;
-    fs::rename(&partial, path)
+    // Written beside, then renamed: a reader never sees half a file, and a
+    // write that fails (a full disk) leaves nothing half-written behind.
+    let written = fs::write(&partial, text + "\n").and_then(|()| fs::rename(&partial, path));
+    if written.is_err() {
+        let _ = fs::remove_file(&partial);
+    }
+    written.map_err(named)
 }
 
-/// Read a result written by [`write`].
+/// Read a result written by [`write`]; a result of a schema this txbench does
+/// not know is refused by its version rather than read wrongly.
 pub fn read(path: &Path) -> io::Result<RunResult> {
     let text = fs::read_to_string(path)?;
-    serde_json::from_str(&text).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    let invalid = |msg: String| io::Error::new(io::ErrorKind::InvalidData, msg);
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+    match value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64)
+    {
+        Some(v) if (1..=u64::from(RESULT_SCHEMA_VERSION)).contains(&v) => {}
+        Some(v) => {
+            return Err(invalid(format!(
+                "schema_version {v} is not one this txbench reads (1..={RESULT_SCHEMA_VERSION}): \
+                 written by a newer txbench?"
+            )));
+        }
+        None => return Err(invalid("no schema_version: not a txbench result".into())),
+    }
+    serde_json::from_value(value).map_err(|e| invalid(e.to_string()))
 }

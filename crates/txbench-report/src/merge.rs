@@ -96,13 +96,25 @@ pub fn read_timeline(path: &Path, keys: &[&str]) -> io::Result<Vec<TimelineRow>>
         ));
     }
     let mut rows = Vec::new();
-    for record in reader.records() {
-        // A torn last line (a killed run) ends the timeline.
-        let Ok(record) = record else { break };
+    // A torn last line (a killed run) ends the timeline; an unreadable line
+    // with more after it is damage, and refused.
+    let mut torn: Option<usize> = None;
+    for (i, record) in reader.records().enumerate() {
+        if let Some(i) = torn {
+            return Err(invalid(
+                path,
+                format!("line {} is not a timeline row", i + 2),
+            ));
+        }
+        let Ok(record) = record else {
+            torn = Some(i);
+            continue;
+        };
         let num = |i: usize| record.get(i).and_then(|v| v.parse::<f64>().ok());
         let count = |i: usize| record.get(i).and_then(|v| v.parse::<u64>().ok());
         let (Some(start_s), Some(length_s)) = (num(start), num(length)) else {
-            break;
+            torn = Some(i);
+            continue;
         };
         let mut types = Vec::new();
         for (cols, optional) in &per_type {
@@ -332,6 +344,39 @@ pub fn check_shard_set(runs: &[RunFiles]) -> io::Result<()> {
 }
 
 /// Why runs cannot be merged.
+/// Refuse a run given twice (the same directory, or a copy of it): merged, it
+/// would be counted twice.
+fn check_distinct(runs: &[RunFiles]) -> io::Result<()> {
+    for (i, r) in runs.iter().enumerate() {
+        if let Some(earlier) = runs[..i].iter().find(|e| same_run(e, r)) {
+            return Err(refuse(format!(
+                "{} and {} are the same run (given twice, or a copy): merging would count it twice",
+                earlier.dir.display(),
+                r.dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// One directory, or two whose runs started at the same moment with the same
+/// settings, counted exactly the same and logged the same latencies to the
+/// byte (a copy; two clients never do).
+fn same_run(a: &RunFiles, b: &RunFiles) -> bool {
+    let same_dir = matches!(
+        (a.dir.canonicalize(), b.dir.canonicalize()),
+        (Ok(x), Ok(y)) if x == y
+    );
+    let counts = |r: &RunFiles| serde_json::to_string(&r.summary.transactions).ok();
+    let log = |r: &RunFiles| std::fs::read(r.dir.join(HLOG_FILE)).ok();
+    same_dir
+        || (a.summary.started_at == b.summary.started_at
+            && a.summary.window_start_unix_s == b.summary.window_start_unix_s
+            && a.summary.parameters == b.summary.parameters
+            && counts(a) == counts(b)
+            && log(a) == log(b))
+}
+
 fn refuse(why: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, why)
 }
@@ -370,6 +415,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
             return Err(refuse(format!("{d} has other transaction types")));
         }
     }
+    check_distinct(runs)?;
     check_shard_set(runs)?;
     for r in runs {
         if r.summary.window_start_unix_s <= 0.0 {
@@ -738,6 +784,65 @@ mod tests {
         let p50 = a[(a.len() - 1) / 2] as f64 / 1000.0;
         let got = merged.result.transactions[0].latency_ms.p50;
         assert!((got - p50).abs() / p50 < 0.002, "p50 {got} vs {p50}");
+    }
+
+    #[test]
+    fn refuses_a_run_given_twice_or_with_its_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let all = samples();
+        write_run(&dir.path().join("a"), &all, "2", START);
+        write_run(&dir.path().join("copy"), &all, "2", START);
+        for other in ["a", "copy"] {
+            let runs = [
+                read_run(&dir.path().join("a")).unwrap(),
+                read_run(&dir.path().join(other)).unwrap(),
+            ];
+            let e = merge(&runs).err().expect("refused");
+            assert!(e.to_string().contains("same run"), "{e}");
+        }
+    }
+
+    /// A results file damaged in one of three ways: cut short, bytes
+    /// overwritten, or replaced by random bytes.
+    fn damage(path: &Path, how: u8, at: usize, bytes: &[u8]) {
+        let mut data = std::fs::read(path).unwrap();
+        let at = at % (data.len() + 1);
+        match how % 3 {
+            0 => data.truncate(at),
+            1 => {
+                for (i, b) in bytes.iter().enumerate() {
+                    if let Some(d) = data.get_mut(at + i) {
+                        *d = *b;
+                    }
+                }
+            }
+            _ => data = bytes.to_vec(),
+        }
+        std::fs::write(path, data).unwrap();
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Whatever happens to summary.json, intervals.hlog or timeline.csv,
+        /// reading and merging the run answers or refuses; it never panics.
+        #[test]
+        fn damaged_results_are_read_or_refused(
+            file in 0usize..3,
+            how in 0u8..3,
+            at in 0usize..100_000,
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let all = samples();
+            write_run(&dir.path().join("a"), &all, "2", START);
+            write_run(&dir.path().join("b"), &all[..1000], "2", START);
+            let name = [crate::results::SUMMARY_FILE, HLOG_FILE, TIMELINE_FILE][file];
+            damage(&dir.path().join("b").join(name), how, at, &bytes);
+            if let Ok(b) = read_run(&dir.path().join("b")) {
+                let a = read_run(&dir.path().join("a")).unwrap();
+                let _ = merge(&[a, b]);
+            }
+        }
     }
 
     #[test]

@@ -80,6 +80,14 @@ pub fn read_summary(dir: &Path) -> io::Result<RunResult> {
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
+/// Remove a results directory a run left empty (it failed or was refused
+/// before writing anything), so that `report` and `compare results/*` never
+/// meet it; a directory with anything in it stays.
+pub fn remove_if_empty(dir: &Path) {
+    // remove_dir refuses a directory that is not empty, which is the point.
+    let _ = std::fs::remove_dir(dir);
+}
+
 /// Create a new directory `base/name`, or `base/name-2`, `-3`, ... when that
 /// exists: runs started in the same second (two client processes on one machine)
 /// never share a directory.

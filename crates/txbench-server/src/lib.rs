@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures_util::{FutureExt, SinkExt, StreamExt};
 use serde::de::DeserializeOwned;
+use subtle::ConstantTimeEq;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
@@ -106,10 +107,17 @@ where
     let opts = Arc::new(opts);
     let types = workload.transaction_types().len();
     let mut connections = JoinSet::new();
+    let mut accept_failures = 0u64;
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let Ok((stream, peer)) = accepted else { continue };
+                let (stream, peer) = match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        accept_failed(&e, &mut accept_failures).await;
+                        continue;
+                    }
+                };
                 counters.connections.fetch_add(1, Ordering::Relaxed);
                 connections.spawn(connection::<W::Input>(
                     stream,
@@ -210,6 +218,23 @@ fn failed(counters: &Counters, kind: ErrorKind, message: String) -> Status {
     }
 }
 
+/// After a failed accept (out of file handles, say), wait before the next: the
+/// listener stays ready, and accepting again at once would spin a core. Said
+/// once, not once a try.
+async fn accept_failed(e: &std::io::Error, failures: &mut u64) {
+    if *failures == 0 {
+        eprintln!(
+            "txbench serve: accepting a connection failed: {e} (trying again every {} ms)",
+            ACCEPT_BACKOFF.as_millis()
+        );
+    }
+    *failures += 1;
+    tokio::time::sleep(ACCEPT_BACKOFF).await;
+}
+
+/// How long the server waits after a failed accept.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
 /// Why a handshake is refused, if it is.
 fn refusal(hello: &ClientMessage, opts: &ServeOptions, workload: &str) -> Option<String> {
     let ClientMessage::Hello {
@@ -229,8 +254,13 @@ fn refusal(hello: &ClientMessage, opts: &ServeOptions, workload: &str) -> Option
             "protocol version {version} is not supported (this server speaks {VERSION})"
         ));
     }
-    if opts.token.is_some() && token != &opts.token {
-        return Some("bad or missing token".into());
+    if let Some(expected) = &opts.token {
+        // In constant time, so that response times do not reveal how much of
+        // a guess was right.
+        let given = token.as_deref().unwrap_or_default();
+        if !bool::from(expected.as_bytes().ct_eq(given.as_bytes())) {
+            return Some("bad or missing token".into());
+        }
     }
     match wanted {
         Some(w) if w != workload => Some(format!("this server serves {workload}, not {w}")),

@@ -9,7 +9,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use txbench_core::schema::Schema;
+use txbench_core::schema::{Schema, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{DbError, Engine, ErrorKind, Session, TxMode, exec};
 
@@ -150,12 +150,24 @@ async fn write_batches<S: Session>(
     Ok(session)
 }
 
-/// Drop every table of a schema, last created first.
+/// A schema's tables split into its metadata table (the last one, by each
+/// workload's convention) and its data tables.
+fn meta_and_data(schema: &Schema) -> (&'static Table, &'static [Table]) {
+    schema
+        .tables
+        .split_last()
+        .expect("a workload's schema has tables")
+}
+
+/// Drop every table of a schema: the data tables, last created first, then the
+/// metadata table, so that a drop interrupted at any point leaves a database
+/// whose metadata still says its load did not finish.
 pub async fn drop_tables<S: Session>(session: &mut S, schema: &Schema) -> Result<(), DbError> {
-    for table in schema.tables.iter().rev() {
+    let (meta, data) = meta_and_data(schema);
+    for table in data.iter().rev() {
         session.drop_table(table.name).await?;
     }
-    Ok(())
+    session.drop_table(meta.name).await
 }
 
 /// Run a step on a session, on the executor its engine needs (an OS thread for a
@@ -188,7 +200,11 @@ pub async fn create_tables<E: Engine>(
                 drop_tables(s, schema).await?;
             }
             s.begin_bulk_load().await?;
-            for table in schema.tables {
+            // The (empty) metadata table first: from here on the database says
+            // "a load is in progress" until the load's last step records it finished.
+            let (meta, data) = meta_and_data(schema);
+            s.create_table(meta).await?;
+            for table in data {
                 s.create_table(table).await?;
             }
             Ok(())

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// txbench: the standard OLTP workloads against any database, with honest numbers.
 #[derive(Debug, Parser)]
@@ -25,6 +25,39 @@ pub struct Cli {
     /// The workload to run.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// Parse a command line, or print clap's message and exit 2 (0 for
+    /// `--help` and `--version`).
+    pub fn parse_args<I, T>(args: I) -> Cli
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        Cli::try_parse_args(args).unwrap_or_else(|e| e.exit())
+    }
+
+    /// Parse a command line. Negative numbers are taken as values, so that
+    /// `--terminals -1` is refused naming the flag and its range rather than
+    /// as an "unexpected argument '-1'".
+    pub fn try_parse_args<I, T>(args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let matches = negatives_as_values(Cli::command()).try_get_matches_from(args)?;
+        Cli::from_arg_matches(&matches)
+    }
+}
+
+/// Every flag that takes a value, in every subcommand, takes a negative number too.
+fn negatives_as_values(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        let takes_value = a.get_action().takes_values();
+        a.allow_negative_numbers(takes_value)
+    })
+    .mut_subcommands(negatives_as_values)
 }
 
 /// Top-level commands.
@@ -86,10 +119,10 @@ pub struct SelftestArgs {
     /// The rate this machine must measure soundly (e.g. 20000/s): the client's
     /// noise floor is measured there too, and the exit status is 3 when it
     /// cannot.
-    #[arg(long, value_parser = parse_rate, value_name = "RATE", default_value = "10000/s")]
+    #[arg(long, value_parser = parse_rate, value_name = "RATE", default_value = "10000/s", allow_hyphen_values = true)]
     pub rate: f64,
     /// Length of each case's measurement (its warm-up is a second more).
-    #[arg(long, default_value = "10s", value_parser = parse_positive_duration)]
+    #[arg(long, default_value = "10s", value_parser = parse_positive_duration, allow_hyphen_values = true)]
     pub duration: Duration,
     /// Run every case this many times and print the false alarms and misses
     /// (the calibration table of docs/measurement.md).
@@ -185,13 +218,13 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// The range of offered rates, e.g. 500..8000 (per second).
-    #[arg(long, value_parser = parse_rate_range, value_name = "FROM..TO")]
+    #[arg(long, value_parser = parse_rate_range, value_name = "FROM..TO", allow_hyphen_values = true)]
     pub rates: (f64, f64),
     /// Rate added per step (per second).
-    #[arg(long, value_parser = parse_rate)]
+    #[arg(long, value_parser = parse_rate, allow_hyphen_values = true)]
     pub step: f64,
     /// Measurement time of each step.
-    #[arg(long, default_value = "30s", value_parser = parse_positive_duration)]
+    #[arg(long, default_value = "30s", value_parser = parse_positive_duration, allow_hyphen_values = true)]
     pub step_duration: Duration,
     /// The latency objective, e.g. 'p99<=10ms' (every transaction type must meet it).
     #[arg(long, value_parser = parse_slo)]
@@ -337,10 +370,10 @@ pub struct RunArgs {
     #[command(flatten)]
     pub db: DbArgs,
     /// Length of the measurement interval (e.g. 60s, 2m).
-    #[arg(long, short = 'd', default_value = "60s", value_parser = parse_positive_duration)]
+    #[arg(long, short = 'd', default_value = "60s", value_parser = parse_positive_duration, allow_hyphen_values = true)]
     pub duration: Duration,
     /// Warm-up before measurement (not measured).
-    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = parse_duration, allow_hyphen_values = true)]
     pub warmup: Duration,
     /// Terminals (default: 10 per warehouse, as the specification has).
     #[arg(long, short = 't', value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
@@ -362,7 +395,7 @@ pub struct RunArgs {
     /// Open loop: offered transactions per second (e.g. 3000/s, 180000/min);
     /// transactions start on schedule whatever the database does, and latency
     /// counts from the scheduled time. Without it, terminals run closed-loop.
-    #[arg(long, value_parser = parse_rate, value_name = "RATE")]
+    #[arg(long, value_parser = parse_rate, value_name = "RATE", allow_hyphen_values = true)]
     pub rate: Option<f64>,
     /// Open loop: the arrival process.
     #[arg(long, value_enum, default_value_t = ArrivalArg::Poisson)]
@@ -391,7 +424,7 @@ pub struct RunArgs {
     /// How long after the measurement window the run waits for the
     /// transactions due in it; those still queued or unanswered then count as
     /// unfinished, with the time they waited as a lower bound of their latency.
-    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = parse_duration, allow_hyphen_values = true)]
     pub grace: Duration,
     /// Exit with status 3 when the run completes but its verdict is NOT SOUND
     /// (the results are written all the same), so that scripts can gate on it.
@@ -412,7 +445,7 @@ pub struct RunArgs {
     pub start_at: Option<SystemTime>,
     /// How late past --start-at a process may be ready before it refuses to run
     /// (and records why in refused.json).
-    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = parse_duration, allow_hyphen_values = true)]
     pub start_tolerance: Duration,
     /// Directory under which each run writes its results.
     #[arg(long, default_value = "results", value_name = "DIR")]
@@ -540,9 +573,23 @@ pub struct TatpSweepArgs {
     pub subscribers: Option<i64>,
 }
 
+/// The longest duration any flag takes: a run longer than 30 days is a typo.
+const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// The highest rate any flag takes, far beyond what one client can offer
+/// (its schedule would otherwise overflow or never end).
+const MAX_RATE_PER_S: f64 = 1e9;
+
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    humantime::parse_duration(s)
-        .map_err(|e| format!("invalid duration '{s}': {e} (examples: 30s, 2m, 1h)"))
+    let d = humantime::parse_duration(s)
+        .map_err(|e| format!("invalid duration '{s}': {e} (examples: 30s, 2m, 1h)"))?;
+    if d > MAX_DURATION {
+        return Err(format!(
+            "invalid duration '{s}': longer than the limit of {}",
+            humantime::format_duration(MAX_DURATION)
+        ));
+    }
+    Ok(d)
 }
 
 fn parse_rate(s: &str) -> Result<f64, String> {
@@ -560,6 +607,9 @@ fn parse_rate(s: &str) -> Result<f64, String> {
         }
     };
     match number.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v / seconds > MAX_RATE_PER_S => Err(format!(
+            "invalid rate '{s}': above the limit of {MAX_RATE_PER_S:e}/s"
+        )),
         Ok(v) if v > 0.0 && v.is_finite() => Ok(v / seconds),
         _ => Err(format!(
             "invalid rate '{s}': expected a positive number such as 3000/s"
@@ -599,9 +649,17 @@ fn parse_slo(s: &str) -> Result<Slo, String> {
 }
 
 fn parse_start_at(s: &str) -> Result<SystemTime, String> {
-    humantime::parse_rfc3339_weak(s).map_err(|e| {
+    let at = humantime::parse_rfc3339_weak(s).map_err(|e| {
         format!("invalid start time '{s}': {e} (an RFC 3339 time such as 2026-12-01T10:00:00Z)")
-    })
+    })?;
+    // A run that would wait longer than the longest run is a typo.
+    if at > SystemTime::now() + MAX_DURATION {
+        return Err(format!(
+            "invalid start time '{s}': more than {} ahead",
+            humantime::format_duration(MAX_DURATION)
+        ));
+    }
+    Ok(at)
 }
 
 fn parse_positive_duration(s: &str) -> Result<Duration, String> {

@@ -323,7 +323,14 @@ pub fn main(a: &CompareArgs) -> Result<(), Failure> {
     let runs = a
         .dirs
         .iter()
-        .map(|d| results::read_summary(d).map_err(|e| Failure::Failed(e.to_string())))
+        .map(|d| {
+            results::read_summary(d).map_err(|e| match e.kind() {
+                std::io::ErrorKind::InvalidData | std::io::ErrorKind::NotFound => {
+                    Failure::Usage(e.to_string())
+                }
+                _ => Failure::Failed(e.to_string()),
+            })
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(other) = runs.iter().find(|r| r.workload != runs[0].workload) {
         return Err(Failure::Usage(format!(
@@ -350,8 +357,7 @@ pub fn main(a: &CompareArgs) -> Result<(), Failure> {
             settings_differ: differ,
             rows,
         };
-        json::write_value(path, &comparison)
-            .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
+        json::write_value(path, &comparison).map_err(|e| Failure::Failed(e.to_string()))?;
     }
     Ok(())
 }

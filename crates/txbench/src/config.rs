@@ -33,16 +33,41 @@ fn given(args: &[OsString], long: &str, short: Option<char>) -> bool {
         a == format!("--{long}")
             || a.starts_with(&format!("--{long}="))
             || short.is_some_and(|s| {
-                a.len() >= 2 && !a.starts_with("--") && a[1..].starts_with(s) && a.starts_with('-')
+                // '-' first: slicing at byte 1 is then on a character boundary.
+                a.starts_with('-') && !a.starts_with("--") && a[1..].starts_with(s)
             })
     })
+}
+
+/// The largest config file read: a config is a few lines, and a file without
+/// bound (`/dev/zero`) must not be read until memory runs out.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// A config file's text, refused when it is larger than [`MAX_CONFIG_BYTES`].
+fn read_bounded(file: &Path) -> Result<String> {
+    use std::io::Read;
+    let reading = || format!("reading config file '{}'", file.display());
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .with_context(reading)?
+        .take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(reading)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        bail!(
+            "config file '{}' is larger than {} KiB: not a txbench config",
+            file.display(),
+            MAX_CONFIG_BYTES / 1024
+        );
+    }
+    String::from_utf8(bytes)
+        .with_context(|| format!("config file '{}' is not UTF-8 text", file.display()))
 }
 
 /// The flags a config file stands for, checked against the command's own flags;
 /// flags the command line gives are left out, so the command line wins.
 fn flags_from_config(file: &Path, path: &[String], args: &[OsString]) -> Result<Vec<OsString>> {
-    let text = std::fs::read_to_string(file)
-        .with_context(|| format!("reading config file '{}'", file.display()))?;
+    let text = read_bounded(file)?;
     let table: toml::Table = toml::from_str(&text)
         .with_context(|| format!("config file '{}' is not valid TOML", file.display()))?;
     let mut cmd = Cli::command();

@@ -4,6 +4,9 @@ mod cli;
 mod compare;
 mod config;
 mod failure;
+mod file_lock;
+#[cfg(test)]
+mod fuzz_tests;
 mod merge;
 mod progress;
 mod report;
@@ -16,7 +19,6 @@ mod sweep;
 mod tatp;
 mod tpcc;
 
-use clap::Parser;
 use tokio::sync::watch;
 
 use cli::{Cli, Command};
@@ -27,7 +29,15 @@ fn main() {
         Ok(()) => 0,
         Err(Failure::CheckFailed) => 1,
         Err(f) => {
-            eprintln!("txbench: {f}");
+            // Not eprintln!: it panics when stderr cannot be written (a full
+            // disk), which would turn a clear failure into exit 101. Every
+            // error passes the redaction, whatever an engine put in it.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "txbench: {}",
+                txbench_engines::redact(&f.to_string())
+            );
             f.exit_code()
         }
     };
@@ -36,11 +46,11 @@ fn main() {
 
 fn real_main() -> Result<(), Failure> {
     let mut args: Vec<_> = std::env::args_os().collect();
-    let cli = Cli::parse_from(&args);
+    let cli = Cli::parse_args(&args);
     let cli = match &cli.config {
         Some(file) => {
             args = config::expand(args, file).map_err(|e| Failure::Usage(format!("{e:#}")))?;
-            Cli::parse_from(&args)
+            Cli::parse_args(&args)
         }
         None => cli,
     };

@@ -17,11 +17,11 @@ use txbench_workloads::tpcc::random::NurandConstants;
 use crate::cli::MergeArgs;
 use crate::failure::Failure;
 
+/// Refused or damaged inputs are bad input (exit 2); other errors failures.
 fn failed(e: io::Error) -> Failure {
-    if e.kind() == io::ErrorKind::InvalidInput {
-        Failure::Usage(e.to_string())
-    } else {
-        Failure::Failed(e.to_string())
+    match e.kind() {
+        io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => Failure::Usage(e.to_string()),
+        _ => Failure::Failed(e.to_string()),
     }
 }
 

@@ -47,7 +47,8 @@ pub fn main(a: &ReportArgs) -> Result<(), Failure> {
         }
         html::sweep_report(&sweep, &steps)
     } else {
-        let result = results::read_summary(dir).map_err(|e| Failure::Failed(e.to_string()))?;
+        let result = results::read_summary(dir).map_err(input_failure)?;
+        check_timeline(dir, &result)?;
         let log = read_log(dir)?;
         if !a.quiet {
             print!("{}", terminal::summary(&result));
@@ -60,15 +61,36 @@ pub fn main(a: &ReportArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A results file that cannot be read as one is bad input (exit 2); a file
+/// that cannot be read at all is a failure (exit 1).
+fn input_failure(e: std::io::Error) -> Failure {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::InvalidData | ErrorKind::InvalidInput | ErrorKind::NotFound => {
+            Failure::Usage(e.to_string())
+        }
+        _ => Failure::Failed(e.to_string()),
+    }
+}
+
+/// Refuse a damaged `timeline.csv` (the report would silently draw less).
+fn check_timeline(dir: &Path, result: &RunResult) -> Result<(), Failure> {
+    let path = dir.join(results::TIMELINE_FILE);
+    if !path.exists() {
+        return Ok(());
+    }
+    let keys: Vec<&str> = result.transactions.iter().map(|t| t.key.as_str()).collect();
+    txbench_report::merge::read_timeline(&path, &keys).map_err(input_failure)?;
+    Ok(())
+}
+
 /// The interval log of a results directory, if it has one.
 pub fn read_log(dir: &Path) -> Result<Option<IntervalLog>, Failure> {
     let path = dir.join(HLOG_FILE);
     if !path.exists() {
         return Ok(None);
     }
-    IntervalLog::read(&path)
-        .map(Some)
-        .map_err(|e| Failure::Failed(e.to_string()))
+    IntervalLog::read(&path).map(Some).map_err(input_failure)
 }
 
 /// A sweep's summary and its steps' results.

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -171,7 +172,13 @@ macro_rules! with_engine {
                         i.name()
                     )));
                 }
+                let path = cfg.path.clone();
                 let $engine = std::sync::Arc::new(txbench_engines::sqlite::SqliteEngine::new(cfg)?);
+                // Held until the command is done with the file.
+                let _file_lock = path
+                    .as_deref()
+                    .map($crate::file_lock::FileLock::acquire)
+                    .transpose()?;
                 $body
             }
             txbench_engines::Target::Postgres(target) => {
@@ -269,7 +276,7 @@ pub async fn run_on<E: Engine, W: Bench>(
                 .map_err(|e| Failure::Failed(format!("creating {}: {e}", a.results.display())))?,
         )
     };
-    let result = measure::<E, W>(
+    let measured = measure::<E, W>(
         &engine,
         a,
         asked,
@@ -278,10 +285,20 @@ pub async fn run_on<E: Engine, W: Bench>(
         &started_at,
         dir.as_deref(),
     )
-    .await?;
-    print!("{}", terminal::summary(&result));
-    if let Some(dir) = dir {
-        println!("results: {}", dir.display());
+    .await
+    .inspect_err(|_| {
+        if let Some(dir) = &dir {
+            results::remove_if_empty(dir);
+        }
+    })?;
+    let result = &measured.result;
+    // The summary first, and never a panic on a stdout that cannot be written:
+    // a results directory on a full disk must not take the run with it.
+    let mut out = std::io::stdout().lock();
+    let _ = write!(out, "{}", terminal::summary(result));
+    if let Some(dir) = &dir {
+        save(dir, &measured)?;
+        let _ = writeln!(out, "results: {}", dir.display());
     }
     if result.interrupted {
         return Err(Failure::Interrupted(
@@ -408,7 +425,8 @@ fn pool_size(
 
 /// Run once and build its result (nothing printed but the progress line). With a
 /// results directory, the interval log and timeline are written there as the run
-/// goes, then `summary.json`; `config.toml` holds the flags that repeat the run.
+/// goes, and `config.toml` holds the flags that repeat the run; [`save`] writes
+/// `summary.json` once the caller has shown the result.
 pub async fn measure<E: Engine, W: Bench>(
     engine: &Arc<E>,
     a: &RunArgs,
@@ -417,7 +435,7 @@ pub async fn measure<E: Engine, W: Bench>(
     stop: watch::Receiver<bool>,
     started_at: &str,
     dir: Option<&Path>,
-) -> Result<RunResult, Failure> {
+) -> Result<Measured, Failure> {
     let engine = Arc::clone(engine);
     let seed = run_seed(a)?;
     let opened = options.clone();
@@ -563,9 +581,17 @@ pub async fn measure<E: Engine, W: Bench>(
             return Err(Failure::Failed(format!("{shard} refused to run: {e}")));
         }
     };
-    if let (Some(Err(e)), Some(dir)) = (written, dir) {
-        return Err(Failure::Failed(format!("writing {}: {e}", dir.display())));
-    }
+    // A failure to write the intervals loses them, not the run: it is reported
+    // after the summary is printed.
+    let intervals_unsaved = match (written, dir) {
+        (Some(Err(e)), Some(dir)) => Some(format!(
+            "writing {} or {} in {}: {e}",
+            results::HLOG_FILE,
+            results::TIMELINE_FILE,
+            dir.display()
+        )),
+        _ => None,
+    };
 
     let measured_secs = recording.measured.as_secs_f64();
     let mut transactions =
@@ -644,11 +670,38 @@ pub async fn measure<E: Engine, W: Bench>(
         operations: result::operation_results(workload.operations(), &recording.total.operations),
         throughput_interval: result::throughput_interval(&recording),
     };
-    if let Some(dir) = dir {
-        results::write_summary(dir, &result)
-            .map_err(|e| Failure::Failed(format!("writing {}: {e}", dir.display())))?;
+    Ok(Measured {
+        result,
+        intervals_unsaved,
+    })
+}
+
+/// A measured run, and whether its interval files could be written.
+pub struct Measured {
+    /// The run's result, not yet saved.
+    pub result: RunResult,
+    /// Why the interval log or the timeline could not be written, if so.
+    pub intervals_unsaved: Option<String>,
+}
+
+/// Write a measured run's `summary.json` into its results directory. A failure
+/// to write it or the interval files names the file and exits 1; the summary
+/// already printed holds what was measured, and no half-written file stays.
+pub fn save(dir: &Path, measured: &Measured) -> Result<(), Failure> {
+    let summary = results::write_summary(dir, &measured.result).err();
+    let failures: Vec<String> = measured
+        .intervals_unsaved
+        .iter()
+        .cloned()
+        .chain(summary.map(|e| e.to_string()))
+        .collect();
+    if failures.is_empty() {
+        return Ok(());
     }
-    Ok(result)
+    Err(Failure::Failed(format!(
+        "{}; the summary printed above holds what was measured",
+        failures.join("; ")
+    )))
 }
 
 /// The flags of a run as TOML that `--config` reads back: the run as it was
@@ -716,8 +769,15 @@ fn effective_config(
             put("shard-index", i64::from(i).into());
         }
     }
+    let secrets_removed = a.db.db.iter().any(|u| redact(u) != *u);
     format!(
-        "# txbench {workload} run --config config.toml repeats this run.\n{}",
+        "# txbench {workload} run --config config.toml repeats this run.\n{}{}",
+        if secrets_removed {
+            "# Secrets in the URL were replaced by ***: give them again, or in PGPASSWORD, \
+             MYSQL_PWD, REDISCLI_AUTH or TXBENCH_TOKEN.\n"
+        } else {
+            ""
+        },
         toml::to_string(&t).expect("a TOML table serializes")
     )
 }

@@ -51,6 +51,7 @@ where
                 .into(),
         ));
     }
+    let token = token(a)?;
     let options = W::Options::default();
     crate::runner::ensure_loaded::<E, W>(&engine, &a.db, scale, &a.load, 1, &options, &stop)
         .await?;
@@ -79,11 +80,6 @@ where
         },
         |w| w as usize,
     );
-    let token = a
-        .token
-        .clone()
-        .or_else(|| std::env::var("TXBENCH_TOKEN").ok())
-        .filter(|t| !t.is_empty());
     let listener = TcpListener::bind(a.listen)
         .await
         .map_err(|e| Failure::Failed(format!("listening on {}: {e}", a.listen)))?;
@@ -102,6 +98,13 @@ where
             ""
         }
     );
+    if token.is_none() && !addr.ip().is_loopback() {
+        eprintln!(
+            "warning: serving on {addr} without a token: anyone who can reach it can run \
+             transactions on {}; set --token or TXBENCH_TOKEN",
+            engine.describe()
+        );
+    }
     let opts = ServeOptions {
         workers,
         token,
@@ -113,4 +116,20 @@ where
         summary.connections, summary.committed, summary.expected_rollbacks, summary.errors
     );
     Ok(())
+}
+
+/// The token clients must present: `--token`, else `TXBENCH_TOKEN`, else none.
+/// An empty `--token` is refused rather than read as "no authentication".
+fn token(a: &ServeArgs) -> Result<Option<String>, Failure> {
+    match &a.token {
+        Some(t) if t.is_empty() => Err(Failure::Usage(
+            "--token '': an empty token would let every client in; leave --token out to \
+             serve without one"
+                .into(),
+        )),
+        Some(t) => Ok(Some(t.clone())),
+        None => Ok(std::env::var("TXBENCH_TOKEN")
+            .ok()
+            .filter(|t| !t.is_empty())),
+    }
 }

@@ -26,7 +26,11 @@ pub fn watch_signals(stop: watch::Sender<bool>) {
     tokio::spawn(async move {
         let (number, name) = next_signal().await;
         RECEIVED.store(number, Ordering::Relaxed);
-        eprintln!("\ntxbench: stopping ({name}); a second one exits at once");
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "\ntxbench: stopping ({name}); a second one exits at once"
+        );
         let _ = stop.send(true);
         let (number, _) = next_signal().await;
         RECEIVED.store(number, Ordering::Relaxed);

@@ -87,8 +87,32 @@ pub async fn sweep_on<E: Engine, W: Bench>(
         W::NAME,
         engine.name()
     );
-    let dir = results::create_unique(&s.run.results, &name)
-        .map_err(|e| Failure::Failed(format!("creating {}: {e}", s.run.results.display())))?;
+    let dir =
+        if s.run.no_results {
+            None
+        } else {
+            Some(results::create_unique(&s.run.results, &name).map_err(|e| {
+                Failure::Failed(format!("creating {}: {e}", s.run.results.display()))
+            })?)
+        };
+    let swept = steps_of::<E, W>(&engine, s, asked, options, stop, dir.as_deref()).await;
+    if swept.is_err()
+        && let Some(dir) = &dir
+    {
+        results::remove_if_empty(dir);
+    }
+    swept
+}
+
+/// The sweep's steps, its capacity line and `sweep.json` (with a results directory).
+async fn steps_of<E: Engine, W: Bench>(
+    engine: &Arc<E>,
+    s: &SweepArgs,
+    asked: Option<i64>,
+    options: &W::Options,
+    stop: watch::Receiver<bool>,
+    dir: Option<&std::path::Path>,
+) -> Result<(), Failure> {
     let objective = format!("p{}<={}ms", s.slo.percentile, s.slo.limit_ms);
     println!(
         "sweep of {} on {}: objective {objective}",
@@ -106,10 +130,9 @@ pub async fn sweep_on<E: Engine, W: Bench>(
         args.rate = Some(rate);
         args.duration = s.step_duration;
         args.quiet = true;
-        let step_dir = (!s.run.no_results)
-            .then(|| dir.join(format!("step-{:02}-{}", steps.len() + 1, rate.round())));
-        let result = measure::<E, W>(
-            &engine,
+        let step_dir = dir.map(|d| d.join(format!("step-{:02}-{}", steps.len() + 1, rate.round())));
+        let measured = measure::<E, W>(
+            engine,
             &args,
             asked,
             options,
@@ -118,9 +141,10 @@ pub async fn sweep_on<E: Engine, W: Bench>(
             step_dir.as_deref(),
         )
         .await?;
+        let result = &measured.result;
         let achieved = result.open_loop.as_ref().map_or(0.0, |o| o.achieved_rate);
         let ratio = achieved / rate;
-        let worst_ms = worst(&result, &s.slo);
+        let worst_ms = worst(result, &s.slo);
         let sound = checks::worst(&result.checks) != Status::Fail;
         let passed = ratio >= 0.9 && worst_ms <= s.slo.limit_ms && !result.interrupted && sound;
         println!(
@@ -130,8 +154,12 @@ pub async fn sweep_on<E: Engine, W: Bench>(
             ratio,
             worst_ms,
             if passed { "PASS" } else { "FAIL" },
-            verdict_cell(&result)
+            verdict_cell(result)
         );
+        // Each step is saved as it ends: a sweep that fails later keeps them.
+        if let Some(step_dir) = &step_dir {
+            crate::runner::save(step_dir, &measured)?;
+        }
         steps.push(SweepStep {
             offered_rate: rate,
             achieved_rate: achieved,
@@ -140,7 +168,8 @@ pub async fn sweep_on<E: Engine, W: Bench>(
             verdict: result.verdict.clone(),
             results: step_dir
                 .as_deref()
-                .and_then(|d| d.strip_prefix(&dir).ok())
+                .zip(dir)
+                .and_then(|(step, dir)| step.strip_prefix(dir).ok())
                 .map(|d| d.join(results::SUMMARY_FILE).display().to_string())
                 .unwrap_or_default(),
         });
@@ -198,10 +227,11 @@ pub async fn sweep_on<E: Engine, W: Bench>(
         steps,
         capacity_rate: capacity,
     };
-    let path = dir.join(SWEEP_FILE);
-    json::write_value(&path, &summary)
-        .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
-    println!("results: {}", dir.display());
+    if let Some(dir) = dir {
+        json::write_value(&dir.join(SWEEP_FILE), &summary)
+            .map_err(|e| Failure::Failed(e.to_string()))?;
+        println!("results: {}", dir.display());
+    }
     if capacity.is_none() {
         return Err(Failure::NotSound(format!(
             "no step of the sweep met {}",

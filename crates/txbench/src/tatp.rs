@@ -135,6 +135,9 @@ async fn load_on<E: Engine>(engine: Arc<E>, a: &TatpLoadArgs) -> Result<(), Fail
 async fn check_on<E: Engine>(engine: Arc<E>) -> Result<(), Failure> {
     let results = on_session(&engine, |mut s| async move {
         let state = meta::read(&mut s).await?.ok_or(TatpError::NotLoaded)?;
+        if !state.complete {
+            return Err(Failure::from(TatpError::Incomplete));
+        }
         Ok::<_, Failure>(check::check(&mut s, state.subscribers).await?)
     })
     .await??;

@@ -153,3 +153,96 @@ fn terminate(pid: u32) {
         .unwrap();
     assert!(status.success());
 }
+
+/// Start `txbench serve` through `sh -c` (for a `ulimit` first), with its
+/// stderr piped; the child, its URL, and a channel of its stderr lines.
+fn serve_in_shell(
+    dir: &Path,
+    prefix: &str,
+    listen: &str,
+) -> (
+    std::process::Child,
+    String,
+    std::sync::mpsc::Receiver<String>,
+) {
+    use std::io::BufRead;
+    let script = format!(
+        "{prefix} exec \"$TXBENCH\" serve --workload tatp --db sqlite::memory: \
+         --subscribers 1000 --listen {listen}"
+    );
+    let mut child = Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(dir)
+        .env("TXBENCH", assert_cmd::cargo::cargo_bin("txbench"))
+        .env_remove("TXBENCH_TOKEN")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let err = std::io::BufReader::new(child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        for line in err.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = loop {
+        let line = lines.next().expect("serve printed its address").unwrap();
+        if let Some(at) = line.find("txbench://") {
+            break line[at..].split_whitespace().next().unwrap().to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (child, url, rx)
+}
+
+#[test]
+fn an_open_server_without_a_token_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, _url, stderr) = serve_in_shell(dir.path(), "", "0.0.0.0:0");
+    let warning = stderr
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("a warning on stderr");
+    assert!(
+        warning.contains("without a token") && warning.contains("TXBENCH_TOKEN"),
+        "{warning}"
+    );
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+/// CPU time (user + system) of a process so far, from /proc (Linux).
+fn cpu_secs(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // After the command name in parentheses: fields 14 and 15 are utime, stime.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    ticks / 100.0
+}
+
+#[test]
+fn a_server_out_of_file_handles_waits_instead_of_spinning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, url, stderr) = serve_in_shell(dir.path(), "ulimit -n 64 &&", "127.0.0.1:0");
+    let addr = url.trim_start_matches("txbench://").to_string();
+    // More connections than the server may hold files: its accept fails.
+    let held: Vec<_> = (0..100)
+        .filter_map(|_| std::net::TcpStream::connect(&addr).ok())
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let before = cpu_secs(server.id());
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let used = cpu_secs(server.id()) - before;
+    let said: Vec<String> = stderr.try_iter().collect();
+    assert!(
+        said.iter()
+            .any(|l| l.contains("accepting a connection failed")),
+        "{said:?}"
+    );
+    // Spinning on accept took ~75% of a core; waiting between tries, next to none.
+    assert!(used < 0.6, "{used} s of CPU in 3 s");
+    drop(held);
+    server.kill().unwrap();
+    server.wait().unwrap();
+}

@@ -6,7 +6,8 @@ use std::time::Duration;
 use tokio_postgres::Config;
 use tokio_postgres::config::Host;
 
-use crate::target::{TargetError, redact};
+use crate::redact;
+use crate::target::TargetError;
 
 /// How to use TLS, as libpq's `sslmode` says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +23,7 @@ pub enum SslMode {
 }
 
 /// A parsed `postgres://` target.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct PgTarget {
     /// One config per host, each with a single host, in URL order.
     pub hosts: Vec<(String, Config)>,
@@ -30,6 +31,13 @@ pub struct PgTarget {
     pub ssl: SslMode,
     /// The URL with the password removed, for output.
     pub display: String,
+}
+
+/// Shows the URL without its secrets.
+impl std::fmt::Debug for PgTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("PgTarget").field(&self.display).finish()
+    }
 }
 
 impl PartialEq for PgTarget {

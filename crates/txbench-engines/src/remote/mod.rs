@@ -28,7 +28,7 @@ use protocol::{ClientMessage, MAGIC, ServerMessage, Status, VERSION};
 pub const SESSIONS_PER_CONNECTION: usize = 8;
 
 /// A parsed `txbench://` target.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct RemoteTarget {
     /// `host:port`.
     pub addr: String,
@@ -36,6 +36,13 @@ pub struct RemoteTarget {
     token: Option<String>,
     /// The URL without the token, for output.
     pub display: String,
+}
+
+/// Shows the URL without its secrets.
+impl std::fmt::Debug for RemoteTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("RemoteTarget").field(&self.display).finish()
+    }
 }
 
 impl RemoteTarget {

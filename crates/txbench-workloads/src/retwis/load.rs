@@ -45,10 +45,11 @@ pub async fn load<E: Engine>(
     let session = engine.connect().await?;
     let (session, state) =
         bulk::on_session::<E, _, _>(session, |s| Box::pin(meta::read(s))).await?;
-    if let Some(state) = state
-        && !opts.drop
-    {
-        return Err(RetwisError::AlreadyLoaded(state.keys));
+    match state {
+        Some(_) if opts.drop => {}
+        Some(state) if !state.complete => return Err(RetwisError::Incomplete),
+        Some(state) => return Err(RetwisError::AlreadyLoaded(state.keys)),
+        None => {}
     }
     let session = bulk::create_tables::<E>(session, &SCHEMA, opts.drop).await?;
     let (seed, keys, value_size) = (opts.seed, opts.keys as u64, opts.value_size);

@@ -43,10 +43,11 @@ pub async fn load<E: Engine>(
     let session = engine.connect().await?;
     let (session, state) =
         bulk::on_session::<E, _, _>(session, |s| Box::pin(meta::read(s))).await?;
-    if let Some(state) = state
-        && !opts.drop
-    {
-        return Err(TatpError::AlreadyLoaded(state.subscribers));
+    match state {
+        Some(_) if opts.drop => {}
+        Some(state) if !state.complete => return Err(TatpError::Incomplete),
+        Some(state) => return Err(TatpError::AlreadyLoaded(state.subscribers)),
+        None => {}
     }
     let session = bulk::create_tables::<E>(session, &SCHEMA, opts.drop).await?;
     let (seed, subscribers) = (opts.seed, opts.subscribers);

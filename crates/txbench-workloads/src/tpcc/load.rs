@@ -69,10 +69,11 @@ pub async fn load<E: Engine>(
     let session = engine.connect().await?;
     let (session, state) =
         bulk::on_session::<E, _, _>(session, |s| Box::pin(meta::read(s))).await?;
-    if let Some(state) = state
-        && !opts.drop
-    {
-        return Err(TpccError::AlreadyLoaded(state.warehouses));
+    match state {
+        Some(_) if opts.drop => {}
+        Some(state) if !state.complete => return Err(TpccError::Incomplete),
+        Some(state) => return Err(TpccError::AlreadyLoaded(state.warehouses)),
+        None => {}
     }
 
     let constants = NurandConstants::random(&mut Rand::derive(opts.seed, u64::MAX));

@@ -114,8 +114,7 @@ pub async fn main(a: &SelftestArgs, stop: watch::Receiver<bool>) -> Result<(), F
             outcomes: &outcomes,
             floor: &floor,
         };
-        json::write_value(path, &all)
-            .map_err(|e| Failure::Failed(format!("writing {}: {e}", path.display())))?;
+        json::write_value(path, &all).map_err(|e| Failure::Failed(e.to_string()))?;
     }
     judge(a, &all, &tallies, &floor)
 }
@@ -284,6 +283,7 @@ async fn measure_on<E: Engine>(
         None,
     )
     .await
+    .map(|measured| measured.result)
 }
 
 /// A case's run against its truth.

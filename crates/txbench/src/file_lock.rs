@@ -1,0 +1,67 @@
+//! One txbench at a time on an SQLite file: two runs on one file share its
+//! locks and its disk, so the numbers of both would be wrong without a word.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::path::{Path, PathBuf};
+
+use crate::failure::Failure;
+
+/// An advisory lock on `DB.txbench-lock` next to an SQLite database, held
+/// while a command uses the database and released when dropped (or when the
+/// process dies, whatever kills it). The lock file stays: removing it would
+/// let a third process lock a new file while a second still holds the old one.
+#[derive(Debug)]
+pub struct FileLock {
+    _file: File,
+}
+
+impl FileLock {
+    /// Lock `database`'s lock file, or refuse naming the database when another
+    /// txbench holds it.
+    pub fn acquire(database: &Path) -> Result<FileLock, Failure> {
+        let path = lock_path(database);
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Failure::Failed(format!("opening {}: {e}", path.display())))?;
+        match file.try_lock() {
+            Ok(()) => Ok(FileLock { _file: file }),
+            Err(TryLockError::WouldBlock) => Err(Failure::Failed(format!(
+                "'{}' is in use by another txbench (it holds {}): two runs on one file \
+                 would share its locks and disk, and both their numbers would be wrong",
+                database.display(),
+                path.display()
+            ))),
+            Err(TryLockError::Error(e)) => {
+                Err(Failure::Failed(format!("locking {}: {e}", path.display())))
+            }
+        }
+    }
+}
+
+fn lock_path(database: &Path) -> PathBuf {
+    let mut name = database.as_os_str().to_owned();
+    name.push(".txbench-lock");
+    PathBuf::from(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_holder_is_refused_until_the_first_lets_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("t.db");
+        let first = FileLock::acquire(&db).unwrap();
+        let refused = FileLock::acquire(&db).unwrap_err().to_string();
+        assert!(
+            refused.contains("t.db") && refused.contains("another txbench"),
+            "{refused}"
+        );
+        drop(first);
+        FileLock::acquire(&db).unwrap();
+    }
+}
