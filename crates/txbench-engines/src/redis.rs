@@ -399,7 +399,14 @@ impl Session for RedisSession {
     }
 
     async fn reconnect(&mut self) -> Result<(), DbError> {
-        self.conn = self.engine.open().await?;
+        let mut conn = self.engine.open().await?;
+        // A restarting server takes connections while it loads its data and
+        // answers LOADING to every command: only a PONG means it serves again.
+        redis::cmd("PING")
+            .exec_async(&mut conn)
+            .await
+            .map_err(classify)?;
+        self.conn = conn;
         self.tx.open = false;
         Ok(())
     }

@@ -415,8 +415,9 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
             return Err(refuse(format!("{d} has other transaction types")));
         }
     }
-    check_distinct(runs)?;
+    // The shard set first: a shard given twice is named as such.
     check_shard_set(runs)?;
+    check_distinct(runs)?;
     for r in runs {
         if r.summary.window_start_unix_s <= 0.0 {
             return Err(refuse(format!(

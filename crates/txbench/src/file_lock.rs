@@ -1,5 +1,7 @@
 //! One txbench at a time on an SQLite file: two runs on one file share its
 //! locks and its disk, so the numbers of both would be wrong without a word.
+//! The shards of one run are the exception: they share the file by design
+//! (their numbers are merged), so they hold the lock together.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
@@ -15,10 +17,19 @@ pub struct FileLock {
     _file: File,
 }
 
+/// Who may hold the lock with this process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holders {
+    /// No other txbench: a load, a check, a run on its own.
+    Alone,
+    /// Other shards of a run (and only they): each holds the lock shared.
+    Shards,
+}
+
 impl FileLock {
     /// Lock `database`'s lock file, or refuse naming the database when another
-    /// txbench holds it.
-    pub fn acquire(database: &Path) -> Result<FileLock, Failure> {
+    /// txbench holds it (another shard, for [`Holders::Shards`], is welcome).
+    pub fn acquire(database: &Path, holders: Holders) -> Result<FileLock, Failure> {
         let path = lock_path(database);
         let file = OpenOptions::new()
             .create(true)
@@ -26,7 +37,11 @@ impl FileLock {
             .write(true)
             .open(&path)
             .map_err(|e| Failure::Failed(format!("opening {}: {e}", path.display())))?;
-        match file.try_lock() {
+        let locked = match holders {
+            Holders::Alone => file.try_lock(),
+            Holders::Shards => file.try_lock_shared(),
+        };
+        match locked {
             Ok(()) => Ok(FileLock { _file: file }),
             Err(TryLockError::WouldBlock) => Err(Failure::Failed(format!(
                 "'{}' is in use by another txbench (it holds {}): two runs on one file \
@@ -55,13 +70,27 @@ mod tests {
     fn a_second_holder_is_refused_until_the_first_lets_go() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("t.db");
-        let first = FileLock::acquire(&db).unwrap();
-        let refused = FileLock::acquire(&db).unwrap_err().to_string();
+        let first = FileLock::acquire(&db, Holders::Alone).unwrap();
+        let refused = FileLock::acquire(&db, Holders::Alone)
+            .unwrap_err()
+            .to_string();
         assert!(
             refused.contains("t.db") && refused.contains("another txbench"),
             "{refused}"
         );
+        assert!(FileLock::acquire(&db, Holders::Shards).is_err());
         drop(first);
-        FileLock::acquire(&db).unwrap();
+        FileLock::acquire(&db, Holders::Alone).unwrap();
+    }
+
+    #[test]
+    fn shards_share_the_lock_and_keep_anyone_else_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("t.db");
+        let one = FileLock::acquire(&db, Holders::Shards).unwrap();
+        let two = FileLock::acquire(&db, Holders::Shards).unwrap();
+        assert!(FileLock::acquire(&db, Holders::Alone).is_err());
+        drop((one, two));
+        FileLock::acquire(&db, Holders::Alone).unwrap();
     }
 }

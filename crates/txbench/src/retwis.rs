@@ -109,13 +109,18 @@ pub async fn main(
         Some(RetwisVerb::Load(a)) => with_engine!(&a.db.db, None, |e| {
             crate::runner::unless_stopped(&stop, "the load", load_on(e, &a)).await
         }),
-        Some(RetwisVerb::Run(a)) => with_engine!(&a.run.db.db, a.run.isolation, |e| {
-            let options = RetwisOptions {
-                zipf: a.zipf,
-                ..RetwisOptions::default()
-            };
-            run_on::<_, Retwis>(e, &a.run, a.keys, &options, stop).await
-        }),
+        Some(RetwisVerb::Run(a)) => with_engine!(
+            &a.run.db.db,
+            a.run.isolation,
+            crate::runner::holders(&a.run),
+            |e| {
+                let options = RetwisOptions {
+                    zipf: a.zipf,
+                    ..RetwisOptions::default()
+                };
+                run_on::<_, Retwis>(e, &a.run, a.keys, &options, stop).await
+            }
+        ),
         Some(RetwisVerb::Clean(a)) => with_engine!(&a.db, None, |e| clean_on(e, &a).await),
         None => with_engine!(&all.run.run.db.db, all.run.run.isolation, |e| {
             all_in_one(e, &all, stop).await

@@ -157,9 +157,27 @@ pub async fn ensure_loaded<E: Engine, W: Bench>(
     unless_stopped(stop, "the load", load_unless_loaded).await
 }
 
+/// Who may share an SQLite file with this run: the other shards of a sharded
+/// run, or nobody.
+pub fn holders(run: &RunArgs) -> crate::file_lock::Holders {
+    if run.shards > 1 {
+        crate::file_lock::Holders::Shards
+    } else {
+        crate::file_lock::Holders::Alone
+    }
+}
+
 /// Call a generic function with the engine a URL names.
 macro_rules! with_engine {
-    ($url:expr, $isolation:expr, |$engine:ident| $body:expr) => {{
+    ($url:expr, $isolation:expr, |$engine:ident| $body:expr) => {
+        with_engine!(
+            $url,
+            $isolation,
+            $crate::file_lock::Holders::Alone,
+            |$engine| $body
+        )
+    };
+    ($url:expr, $isolation:expr, $holders:expr, |$engine:ident| $body:expr) => {{
         let isolation: Option<$crate::cli::IsolationArg> = $isolation;
         match txbench_engines::Target::parse_all($url)
             .map_err(|e| $crate::failure::Failure::Usage(e.to_string()))?
@@ -177,7 +195,7 @@ macro_rules! with_engine {
                 // Held until the command is done with the file.
                 let _file_lock = path
                     .as_deref()
-                    .map($crate::file_lock::FileLock::acquire)
+                    .map(|p| $crate::file_lock::FileLock::acquire(p, $holders))
                     .transpose()?;
                 $body
             }

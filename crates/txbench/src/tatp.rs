@@ -87,9 +87,12 @@ pub async fn main(
         Some(TatpVerb::Load(a)) => with_engine!(&a.db.db, None, |e| {
             crate::runner::unless_stopped(&stop, "the load", load_on(e, &a)).await
         }),
-        Some(TatpVerb::Run(a)) => with_engine!(&a.run.db.db, a.run.isolation, |e| {
-            run_on::<_, Tatp>(e, &a.run, a.subscribers, &(), stop).await
-        }),
+        Some(TatpVerb::Run(a)) => with_engine!(
+            &a.run.db.db,
+            a.run.isolation,
+            crate::runner::holders(&a.run),
+            |e| run_on::<_, Tatp>(e, &a.run, a.subscribers, &(), stop).await
+        ),
         Some(TatpVerb::Check(a)) => with_engine!(&a.db, None, |e| check_on(e).await),
         Some(TatpVerb::Clean(a)) => with_engine!(&a.db, None, |e| clean_on(e, &a).await),
         None => with_engine!(&all.run.run.db.db, all.run.run.isolation, |e| {

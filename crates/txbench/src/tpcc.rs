@@ -84,9 +84,12 @@ pub async fn main(
         Some(TpccVerb::Load(a)) => with_engine!(&a.db.db, None, |e| {
             crate::runner::unless_stopped(&stop, "the load", load_on(e, &a)).await
         }),
-        Some(TpccVerb::Run(a)) => with_engine!(&a.run.db.db, a.run.isolation, |e| {
-            run_on::<_, Tpcc>(e, &a.run, a.warehouses, &(), stop).await
-        }),
+        Some(TpccVerb::Run(a)) => with_engine!(
+            &a.run.db.db,
+            a.run.isolation,
+            crate::runner::holders(&a.run),
+            |e| run_on::<_, Tpcc>(e, &a.run, a.warehouses, &(), stop).await
+        ),
         Some(TpccVerb::Check(a)) => with_engine!(&a.db, None, |e| check_on(e).await),
         Some(TpccVerb::Clean(a)) => with_engine!(&a.db, None, |e| clean_on(e, &a).await),
         None => with_engine!(&all.run.run.db.db, all.run.run.isolation, |e| {

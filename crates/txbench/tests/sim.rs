@@ -185,6 +185,32 @@ fn the_checks_catch_what_the_server_does_wrong() {
     assert_eq!(check_status(&s, "measurement"), "FAIL", "{}", s["checks"]);
 }
 
+#[test]
+fn an_outage_in_a_closed_loop_is_in_the_latency_not_in_a_flood_of_errors() {
+    let _alone = alone();
+    // Down from 0.5 s to 2.5 s after the server started: each terminal's
+    // transaction then fails, and its next one waits for the server to come
+    // back. Sessions used to reconnect at once and fail again, some 200,000
+    // times, leaving the two seconds in no transaction's latency.
+    let s = tatp_on("sim:?service=fixed:200us&workers=4&outage=500ms+2s", &[]);
+    let errors: u64 = s["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["errors"].as_object().unwrap().values())
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert!(errors <= 8, "{errors} errors: {}", s["checks"]);
+    let max_ms = s["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["latency_ms"]["max"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(max_ms >= 1500.0, "the longest transaction took {max_ms} ms");
+    assert_eq!(check_status(&s, "outages"), "FAIL", "{}", s["checks"]);
+}
+
 /// A 20 s closed-loop TATP run on a healthy simulated server.
 fn healthy_closed_loop() -> serde_json::Value {
     summary(&[

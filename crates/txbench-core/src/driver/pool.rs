@@ -185,6 +185,7 @@ async fn worker_loop<S: Session, W: Workload>(
 ) -> WorkerExit {
     let mut session = Timed::new(session, ctx.workload.operations());
     let mut jitter = Rand::new(ctx.seed);
+    let mut losses_in_a_row = 0u32;
     while let Ok(job) = ctx.jobs.recv().await {
         // The queue is fed from other threads and never makes the task wait
         // while it is full: without a yield now and then, a worker on the
@@ -283,10 +284,21 @@ async fn worker_loop<S: Session, W: Workload>(
             let _ = done.to.send((done.terminal, finished));
         }
         if lost_connection {
-            // Jobs wait in the queue meanwhile: the outage shows as their queueing.
+            // Jobs wait in the queue meanwhile: the outage shows as their
+            // queueing, and in the latency of the terminal's next transaction.
+            losses_in_a_row += 1;
             let down = Instant::now();
-            reconnect(&mut session, &ctx.retry, &mut jitter, own_thread).await;
+            reconnect(
+                &mut session,
+                &ctx.retry,
+                &mut jitter,
+                own_thread,
+                losses_in_a_row,
+            )
+            .await;
             add_busy(&ctx.busy_ns, down.elapsed());
+        } else {
+            losses_in_a_row = 0;
         }
     }
     WorkerExit {
@@ -311,19 +323,27 @@ async fn pause(d: Duration, own_thread: bool) {
 /// takes the next job (which then fails fast and tries again).
 const RECONNECT_PATIENCE: Duration = Duration::from_secs(10);
 
-/// Re-establish a session's connection with backoff, for at most [`RECONNECT_PATIENCE`].
+/// Re-establish a session's connection with backoff, for at most
+/// [`RECONNECT_PATIENCE`]. After `losses` connections lost in a row, the
+/// server accepts connections but serves nothing (a server still starting):
+/// the session backs off before it tries, rather than fail transaction after
+/// transaction at once, which would leave the outage in no latency.
 async fn reconnect<S: Session>(
     session: &mut S,
     policy: &RetryPolicy,
     jitter: &mut Rand,
     own_thread: bool,
+    losses: u32,
 ) {
-    let give_up = Instant::now() + RECONNECT_PATIENCE;
     let slow = RetryPolicy {
         base_backoff: Duration::from_millis(50),
         max_backoff: Duration::from_secs(1),
         ..*policy
     };
+    if losses > 1 {
+        pause(backoff(&slow, losses - 1, jitter), own_thread).await;
+    }
+    let give_up = Instant::now() + RECONNECT_PATIENCE;
     let mut attempt = 0;
     while Instant::now() < give_up {
         if session.reconnect().await.is_ok() {

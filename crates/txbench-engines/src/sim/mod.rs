@@ -95,4 +95,11 @@ impl Answer for Line {
             .await
             .map_err(|_| DbError::new(ErrorKind::Connection, "sim: the server has stopped"))?
     }
+
+    fn reachable(&self) -> Result<(), DbError> {
+        if self.server.is_down(std::time::Instant::now()) {
+            return Err(server::down());
+        }
+        Ok(())
+    }
 }

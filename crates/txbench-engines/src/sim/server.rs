@@ -20,7 +20,7 @@ use txbench_core::rng::Rand;
 use txbench_core::workload::Outcome;
 use txbench_core::{DbError, ErrorKind};
 
-use super::config::SimConfig;
+use super::config::{Outage, SimConfig};
 
 /// One transaction sent to the server.
 pub struct Request {
@@ -35,6 +35,7 @@ pub struct Request {
 /// The server's queue; the worker threads end when it is dropped.
 pub struct Server {
     queue: async_channel::Sender<Request>,
+    outages: Outages,
 }
 
 impl Server {
@@ -42,9 +43,14 @@ impl Server {
     pub fn start(config: &SimConfig, seed: u64) -> std::io::Result<Server> {
         let (queue, jobs) = async_channel::unbounded();
         let started = Instant::now();
+        let outages = Outages {
+            started,
+            outages: config.outages.clone(),
+        };
         for i in 0..config.workers {
             let worker = Worker {
                 config: config.clone(),
+                outages: outages.clone(),
                 started,
                 free_at: started,
                 rng: Rand::derive(seed, i as u64),
@@ -54,7 +60,12 @@ impl Server {
                 .name("txbench-sim".into())
                 .spawn(move || worker.serve(&jobs))?;
         }
-        Ok(Server { queue })
+        Ok(Server { queue, outages })
+    }
+
+    /// Whether the server is in one of its outages at `t`.
+    pub fn is_down(&self, t: Instant) -> bool {
+        self.outages.contains(t)
     }
 
     /// Queue a transaction.
@@ -65,8 +76,30 @@ impl Server {
     }
 }
 
+/// The server's outages, placed in time.
+#[derive(Clone)]
+struct Outages {
+    started: Instant,
+    outages: Vec<Outage>,
+}
+
+impl Outages {
+    fn contains(&self, t: Instant) -> bool {
+        let since = t.saturating_duration_since(self.started);
+        self.outages
+            .iter()
+            .any(|o| since >= o.at && since < o.at + o.length)
+    }
+}
+
+/// What a transaction or a connection gets from a server that is down.
+pub fn down() -> DbError {
+    DbError::new(ErrorKind::Connection, "sim: the server is down (outage)")
+}
+
 struct Worker {
     config: SimConfig,
+    outages: Outages,
     started: Instant,
     /// When its last transaction was due to finish, in ideal time.
     free_at: Instant,
@@ -87,11 +120,8 @@ impl Worker {
     /// meanwhile), then fail it with the error share or end it as its
     /// success share says.
     fn answer(&mut self, submitted: Instant, success: f64) -> Result<(Outcome, Duration), DbError> {
-        if self.in_outage(submitted) {
-            return Err(DbError::new(
-                ErrorKind::Connection,
-                "sim: the server is down (outage)",
-            ));
+        if self.outages.contains(submitted) {
+            return Err(down());
         }
         let start = self.after_stall(submitted.max(self.free_at));
         let service = self.config.service.draw(&mut self.rng);
@@ -110,14 +140,6 @@ impl Worker {
             Outcome::ExpectedRollback
         };
         Ok((outcome, held))
-    }
-
-    fn in_outage(&self, t: Instant) -> bool {
-        let since = t.saturating_duration_since(self.started);
-        self.config
-            .outages
-            .iter()
-            .any(|o| since >= o.at && since < o.at + o.length)
     }
 
     /// `t`, or the end of the stall it falls in.
