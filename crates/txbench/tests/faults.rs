@@ -415,3 +415,155 @@ fn merge_and_report_refuse_a_run_twice_a_copy_a_newer_schema_and_a_damaged_timel
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+/// A Redis server of the test's own on a free loopback port, its data in
+/// `dir`, loading each key 100 µs slowly after a restart (so that it answers
+/// LOADING for seconds); killed when dropped.
+struct OwnRedis {
+    child: std::process::Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl OwnRedis {
+    fn start(dir: &Path, port: u16) -> OwnRedis {
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .args(["--key-load-delay", "100"])
+            .args(["--loading-process-events-interval-bytes", "1024"])
+            .arg("--dir")
+            .arg(dir)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server (Debian package redis-server) on the PATH");
+        let redis = OwnRedis {
+            child,
+            port,
+            dir: dir.to_owned(),
+        };
+        redis.wait_for(|answer| !answer.is_empty() && !answer.contains("refused"));
+        redis
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    fn cli(&self, args: &[&str]) -> String {
+        let out = Command::new("redis-cli")
+            .args(["-p", &self.port.to_string()])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+            + String::from_utf8_lossy(&out.stderr).trim()
+    }
+
+    /// PING until `ready` holds for the answer; every answer seen, in order.
+    fn wait_for(&self, ready: impl Fn(&str) -> bool) -> Vec<String> {
+        let mut seen = Vec::new();
+        for _ in 0..300 {
+            let answer = self.cli(&["PING"]);
+            let done = ready(&answer);
+            seen.push(answer);
+            if done {
+                return seen;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("redis on {} never became ready: {seen:?}", self.port);
+    }
+
+    /// Stop without saving and start again on the saved data.
+    fn restart(&mut self) {
+        self.cli(&["SHUTDOWN", "NOSAVE"]);
+        self.child.wait().unwrap();
+        let dir = self.dir.clone();
+        *self = OwnRedis::start(&dir, self.port);
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn a_restarting_redis_costs_latency_not_a_flood_of_errors() {
+    // Needs redis-server, which CI installs with the Redis service.
+    if support::server_url("TXBENCH_TEST_REDIS_URL").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut redis = OwnRedis::start(dir.path(), free_port());
+    let url = redis.url();
+    let load = txbench(dir.path())
+        .args(["retwis", "load", "--db", &url, "--keys", "20000"])
+        .output()
+        .unwrap();
+    assert!(load.status.success(), "{}", stderr(&load));
+    assert_eq!(redis.cli(&["SAVE"]), "OK");
+
+    let run = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["retwis", "run", "--db", &url, "--terminals", "4"])
+        .args([
+            "--duration",
+            "8s",
+            "--warmup",
+            "0s",
+            "--results",
+            "results",
+            "-q",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    redis.restart();
+    // 20,000 keys at 100 µs each: seconds of LOADING before it serves again.
+    let answers = redis.wait_for(|answer| answer == "PONG");
+    assert!(
+        answers.iter().any(|a| a.starts_with("LOADING")),
+        "the restarted server was never seen loading: {answers:?}"
+    );
+    let out = run.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let summary = support::only_result(&dir.path().join("results"), "summary.json");
+    let mut errors = 0;
+    for t in summary["transactions"].as_array().unwrap() {
+        for (kind, n) in t["errors"].as_object().unwrap() {
+            // LOADING used to be an error of kind "other", failing at once,
+            // thousands of times while the server loaded.
+            assert_eq!(kind, "connection", "{}", t["errors"]);
+            errors += n.as_u64().unwrap();
+        }
+    }
+    assert!(
+        errors <= 8,
+        "{errors} errors for 4 sessions losing one connection each"
+    );
+    let longest_ms = summary["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["latency_ms"]["max"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(
+        longest_ms >= 1000.0,
+        "the restart is in no transaction's latency: the longest took {longest_ms} ms"
+    );
+}

@@ -305,3 +305,38 @@ async fn serve_runs_transactions_on_postgres_sessions() {
     .unwrap();
     db.drop_now().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_half_done_load_is_named_unfinished_until_load_drop_repairs_it() {
+    let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    let db = PgDatabase::create(&base, "half").await;
+    let mut load = txbench()
+        .args(["tpcc", "load", "--db", &db.url, "-w", "4"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Four warehouses take several seconds: the kill lands with rows of some
+    // of them in, before the load recorded itself complete.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    load.kill().unwrap();
+    load.wait().unwrap();
+    for args in [
+        &["tpcc", "check", "--db", &db.url][..],
+        &["tpcc", "load", "--db", &db.url][..],
+    ] {
+        let out = txbench().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!out.status.success(), "{args:?} went on: {stdout}");
+        // Named for what it is, not as thousands of violations or as a
+        // database "already holding 0 warehouses".
+        assert!(stderr.contains("did not finish"), "{args:?}: {stderr}");
+        assert!(!stdout.contains("violation"), "{args:?}: {stdout}");
+    }
+    run_ok(txbench().args(["tpcc", "load", "--db", &db.url, "--drop"]));
+    assert_check_passes(&db.url);
+    db.drop_now().await;
+}
