@@ -203,9 +203,18 @@ pub async fn create_tables<E: Engine>(
             // The (empty) metadata table first: from here on the database says
             // "a load is in progress" until the load's last step records it finished.
             let (meta, data) = meta_and_data(schema);
-            s.create_table(meta).await?;
-            for table in data {
-                s.create_table(table).await?;
+            let mut created: Vec<&str> = Vec::with_capacity(schema.tables.len());
+            for table in std::iter::once(meta).chain(data) {
+                if let Err(e) = s.create_table(table).await {
+                    // An engine that cannot hold a table (Redis and TPC-C's)
+                    // refuses the workload: leave nothing of it behind, or the
+                    // next command would take it for a load that did not finish.
+                    for name in created.iter().rev() {
+                        let _ = s.drop_table(name).await;
+                    }
+                    return Err(e);
+                }
+                created.push(table.name);
             }
             Ok(())
         })

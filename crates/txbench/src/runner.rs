@@ -157,6 +157,17 @@ pub async fn ensure_loaded<E: Engine, W: Bench>(
     unless_stopped(stop, "the load", load_unless_loaded).await
 }
 
+/// Print `text` on stdout. A reader that went away (`| head`) wanted no
+/// more, as with any command-line tool; any other failure (a full disk) is
+/// returned, for the summary is then nowhere the user can see it.
+fn print_unless_piped_away(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 /// Who may share an SQLite file with this run: the other shards of a sharded
 /// run, or nobody.
 pub fn holders(run: &RunArgs) -> crate::file_lock::Holders {
@@ -312,11 +323,22 @@ pub async fn run_on<E: Engine, W: Bench>(
     let result = &measured.result;
     // The summary first, and never a panic on a stdout that cannot be written:
     // a results directory on a full disk must not take the run with it.
-    let mut out = std::io::stdout().lock();
-    let _ = write!(out, "{}", terminal::summary(result));
+    let printed = print_unless_piped_away(&terminal::summary(result));
     if let Some(dir) = &dir {
         save(dir, &measured)?;
-        let _ = writeln!(out, "results: {}", dir.display());
+        let _ = writeln!(std::io::stdout(), "results: {}", dir.display());
+    }
+    if let Err(e) = printed {
+        return Err(Failure::Failed(match &dir {
+            Some(dir) => format!(
+                "the summary could not be printed ({e}); it is in {}",
+                dir.display()
+            ),
+            None => format!(
+                "the summary could not be printed ({e}) and --no-results kept it off the \
+                 disk: the run's numbers are lost"
+            ),
+        }));
     }
     if result.interrupted {
         return Err(Failure::Interrupted(

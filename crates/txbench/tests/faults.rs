@@ -567,3 +567,41 @@ fn a_restarting_redis_costs_latency_not_a_flood_of_errors() {
         "the restart is in no transaction's latency: the longest took {longest_ms} ms"
     );
 }
+
+#[test]
+fn a_summary_that_cannot_be_printed_is_said_and_kept_on_disk() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("skipping: no /dev/full");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        Command::new(bin())
+            .current_dir(dir.path())
+            .args(["tatp", "run", "--db", "null:", "--subscribers", "1000"])
+            .args(["-d", "1s", "--warmup", "0s"])
+            .args(extra)
+            .stdout(full)
+            .output()
+            .unwrap()
+    };
+    // Saved: the error names where the summary is.
+    let out = run(&["--results", "results"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("could not be printed"),
+        "{}",
+        stderr(&out)
+    );
+    let summary = support::only_result(&dir.path().join("results"), "summary.json");
+    assert!(stderr(&out).contains("results/"), "{}", stderr(&out));
+    assert_eq!(summary["workload"], "tatp");
+    // Not saved: the error says the numbers are lost, rather than exit 0.
+    let out = run(&["--no-results"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("lost"), "{}", stderr(&out));
+}
