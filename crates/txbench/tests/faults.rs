@@ -20,19 +20,6 @@ fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("txbench")
 }
 
-/// Every entry under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(files_under(&path));
-        }
-        out.push(path);
-    }
-    out
-}
-
 #[test]
 fn out_of_bounds_values_are_refused_naming_the_flag_and_the_bound() {
     let dir = tempfile::tempdir().unwrap();
@@ -109,7 +96,7 @@ fn failed_runs_and_sweeps_leave_no_empty_results_directory() {
     ] {
         let out = txbench(dir.path()).args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
-        let left = files_under(&dir.path().join("results"));
+        let left = support::entries_under(&dir.path().join("results"));
         assert!(left.is_empty(), "{args:?} left {left:?}");
     }
 }

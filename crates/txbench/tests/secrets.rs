@@ -19,6 +19,17 @@ fn txbench(dir: &Path) -> Command {
     cmd
 }
 
+/// Run `cmd`, which must succeed; its output.
+fn succeeded(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// `secret` appears in none of the outputs and no file under `dir`.
 fn assert_nowhere(secret: &str, outputs: &[Output], dir: &Path) {
     for out in outputs {
@@ -27,7 +38,7 @@ fn assert_nowhere(secret: &str, outputs: &[Output], dir: &Path) {
             assert!(!text.contains(secret), "printed '{secret}': {text}");
         }
     }
-    for file in files_under(dir) {
+    for file in support::entries_under(dir) {
         let bytes = std::fs::read(&file).unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
         assert!(
@@ -36,19 +47,6 @@ fn assert_nowhere(secret: &str, outputs: &[Output], dir: &Path) {
             file.display()
         );
     }
-}
-
-fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(files_under(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 /// Base URL with `userinfo` and extra query parameters.
@@ -97,13 +95,7 @@ async fn postgres_passwords_in_every_form_stay_out_of_output_and_results() {
             if let Some(pw) = env {
                 cmd.env("PGPASSWORD", pw);
             }
-            let out = cmd.output().unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            outputs.push(out);
+            outputs.push(succeeded(cmd));
         }
         assert_nowhere(secret, &outputs, dir.path());
     }
@@ -187,13 +179,7 @@ fn a_servers_token_stays_out_of_the_clients_output_and_results() {
         if let Some(t) = env {
             cmd.env("TXBENCH_TOKEN", t);
         }
-        let out = cmd.output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        outputs.push(out);
+        outputs.push(succeeded(&mut cmd));
     }
     // A wrong token is refused, and the refusal shows neither token.
     let out = txbench(dir.path())
@@ -211,7 +197,7 @@ fn a_servers_token_stays_out_of_the_clients_output_and_results() {
     outputs.push(out);
     server.kill().unwrap();
     server.wait().unwrap();
-    let configs: Vec<String> = files_under(dir.path())
+    let configs: Vec<String> = support::entries_under(dir.path())
         .into_iter()
         .filter(|f| f.ends_with("config.toml"))
         .map(|f| std::fs::read_to_string(f).unwrap())

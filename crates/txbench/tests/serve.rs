@@ -186,14 +186,7 @@ fn serve_in_shell(
             let _ = tx.send(line);
         }
     });
-    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let url = loop {
-        let line = lines.next().expect("serve printed its address").unwrap();
-        if let Some(at) = line.find("txbench://") {
-            break line[at..].split_whitespace().next().unwrap().to_string();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
+    let url = support::served_url(&mut child);
     (child, url, rx)
 }
 

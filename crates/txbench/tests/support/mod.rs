@@ -111,6 +111,27 @@ pub fn serve(dir: &Path, args: &[&str]) -> (std::process::Child, String) {
         .stderr(std::process::Stdio::inherit())
         .spawn()
         .unwrap();
+    let url = served_url(&mut child);
+    (child, url)
+}
+
+/// Every file and directory under `dir`, recursively.
+pub fn entries_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(entries_under(&path));
+        }
+        out.push(path);
+    }
+    out
+}
+
+/// The `txbench://` address a starting `txbench serve` prints on its (piped)
+/// stdout; the rest of its output is read and dropped, so the server never
+/// blocks on a full pipe.
+pub fn served_url(child: &mut std::process::Child) -> String {
     let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
     let url = loop {
         let line = lines.next().expect("serve printed its address").unwrap();
@@ -118,9 +139,8 @@ pub fn serve(dir: &Path, args: &[&str]) -> (std::process::Child, String) {
             break line[at..].split_whitespace().next().unwrap().to_string();
         }
     };
-    // Keep reading so the server never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
-    (child, url)
+    url
 }
 
 /// The server URL from `var`, or `None` (with a notice) when it is unset; with
