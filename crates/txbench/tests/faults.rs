@@ -469,6 +469,15 @@ impl OwnRedis {
         let dir = self.dir.clone();
         *self = OwnRedis::start(&dir, self.port);
     }
+
+    /// Stop and start again with nothing: the data is gone.
+    fn restart_empty(&mut self) {
+        self.cli(&["SHUTDOWN", "NOSAVE"]);
+        self.child.wait().unwrap();
+        let _ = std::fs::remove_file(self.dir.join("dump.rdb"));
+        let dir = self.dir.clone();
+        *self = OwnRedis::start(&dir, self.port);
+    }
 }
 
 impl Drop for OwnRedis {
@@ -591,4 +600,111 @@ fn a_summary_that_cannot_be_printed_is_said_and_kept_on_disk() {
     let out = run(&["--no-results"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("lost"), "{}", stderr(&out));
+}
+
+/// The error counts of a summary by kind, all types together.
+fn errors_by_kind(summary: &serde_json::Value) -> std::collections::BTreeMap<String, u64> {
+    let mut kinds = std::collections::BTreeMap::new();
+    for t in summary["transactions"].as_array().unwrap() {
+        for (kind, n) in t["errors"].as_object().unwrap() {
+            *kinds.entry(kind.clone()).or_default() += n.as_u64().unwrap();
+        }
+    }
+    kinds
+}
+
+#[test]
+fn a_redis_restarted_empty_fails_the_run_on_its_data_errors() {
+    if support::server_url("TXBENCH_TEST_REDIS_URL").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut redis = OwnRedis::start(dir.path(), free_port());
+    let url = redis.url();
+    let load = txbench(dir.path())
+        .args(["retwis", "load", "--db", &url, "--keys", "2000"])
+        .output()
+        .unwrap();
+    assert!(load.status.success(), "{}", stderr(&load));
+    let run = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["retwis", "run", "--db", &url, "--terminals", "4"])
+        .args([
+            "--duration",
+            "5s",
+            "--warmup",
+            "0s",
+            "--results",
+            "results",
+            "-q",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    redis.restart_empty();
+    let out = run.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let summary = support::only_result(&dir.path().join("results"), "summary.json");
+    // The rows the workload guarantees are gone: data errors, never numbers
+    // of transactions that ran on nothing.
+    let kinds = errors_by_kind(&summary);
+    assert!(kinds.get("data").copied().unwrap_or(0) > 0, "{kinds:?}");
+    let verdict = summary["verdict"].as_str().unwrap();
+    assert!(verdict.starts_with("NOT SOUND"), "{verdict}");
+}
+
+#[test]
+fn a_server_that_stops_answering_cannot_hang_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, url) = support::serve(
+        dir.path(),
+        &[
+            "--workload",
+            "tatp",
+            "--db",
+            "sqlite::memory:",
+            "--subscribers",
+            "1000",
+        ],
+    );
+    let run = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["tatp", "run", "--db", &url, "--terminals", "4"])
+        .args(["--duration", "4s", "--warmup", "0s", "--grace", "2s"])
+        .args(["--results", "results", "-q"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // Stopped, not killed: its connections stay open and nothing answers, as
+    // when the network to it is cut without a reset.
+    let pid = server.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-STOP", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = run.wait_with_output().unwrap();
+    let _ = Command::new("kill").args(["-CONT", &pid]).status();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let summary = support::only_result(&dir.path().join("results"), "summary.json");
+    // Each terminal's transaction waited for an answer that never came: given
+    // up at the end of the grace, with the time it waited as a lower bound.
+    let given_up = support::type_sum(&summary, &["abandoned"]);
+    assert!(given_up >= 1, "{}", summary["transactions"]);
+    let outages = summary["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "outages")
+        .unwrap()["status"]
+        .clone();
+    assert_eq!(outages, "FAIL", "{}", summary["checks"]);
 }
