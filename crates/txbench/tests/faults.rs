@@ -487,6 +487,31 @@ impl Drop for OwnRedis {
     }
 }
 
+/// A Redis of the test's own holding a Retwis load of `keys` keys.
+fn redis_with_retwis(dir: &Path, keys: &str) -> OwnRedis {
+    let redis = OwnRedis::start(dir, free_port());
+    let load = txbench(dir)
+        .args(["retwis", "load", "--db", &redis.url(), "--keys", keys])
+        .output()
+        .unwrap();
+    assert!(load.status.success(), "{}", stderr(&load));
+    redis
+}
+
+/// A 4-terminal Retwis run on `url` for `duration`, started in the
+/// background, its results under `dir`/results.
+fn retwis_run(dir: &Path, url: &str, duration: &str) -> std::process::Child {
+    Command::new(bin())
+        .current_dir(dir)
+        .args(["retwis", "run", "--db", url, "--terminals", "4"])
+        .args(["--duration", duration, "--warmup", "0s"])
+        .args(["--results", "results", "-q"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -502,31 +527,9 @@ fn a_restarting_redis_costs_latency_not_a_flood_of_errors() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut redis = OwnRedis::start(dir.path(), free_port());
-    let url = redis.url();
-    let load = txbench(dir.path())
-        .args(["retwis", "load", "--db", &url, "--keys", "20000"])
-        .output()
-        .unwrap();
-    assert!(load.status.success(), "{}", stderr(&load));
+    let mut redis = redis_with_retwis(dir.path(), "20000");
     assert_eq!(redis.cli(&["SAVE"]), "OK");
-
-    let run = Command::new(bin())
-        .current_dir(dir.path())
-        .args(["retwis", "run", "--db", &url, "--terminals", "4"])
-        .args([
-            "--duration",
-            "8s",
-            "--warmup",
-            "0s",
-            "--results",
-            "results",
-            "-q",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let run = retwis_run(dir.path(), &redis.url(), "8s");
     std::thread::sleep(Duration::from_secs(2));
     redis.restart();
     // 20,000 keys at 100 µs each: seconds of LOADING before it serves again.
@@ -619,29 +622,8 @@ fn a_redis_restarted_empty_fails_the_run_on_its_data_errors() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut redis = OwnRedis::start(dir.path(), free_port());
-    let url = redis.url();
-    let load = txbench(dir.path())
-        .args(["retwis", "load", "--db", &url, "--keys", "2000"])
-        .output()
-        .unwrap();
-    assert!(load.status.success(), "{}", stderr(&load));
-    let run = Command::new(bin())
-        .current_dir(dir.path())
-        .args(["retwis", "run", "--db", &url, "--terminals", "4"])
-        .args([
-            "--duration",
-            "5s",
-            "--warmup",
-            "0s",
-            "--results",
-            "results",
-            "-q",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut redis = redis_with_retwis(dir.path(), "2000");
+    let run = retwis_run(dir.path(), &redis.url(), "5s");
     std::thread::sleep(Duration::from_secs(2));
     redis.restart_empty();
     let out = run.wait_with_output().unwrap();
