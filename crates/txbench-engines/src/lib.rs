@@ -12,6 +12,19 @@
 //! [`Target::parse`] turns a `--db` URL into the engine to use.
 #![warn(missing_docs)]
 
+/// `Debug` for types that hold a secret (a password in their URL or
+/// connection options): they show only their `display` field, the URL with
+/// its secrets masked, so that no `{:?}` can leak one.
+macro_rules! debug_shows_display {
+    ($($ty:ident),+) => {$(
+        impl std::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_tuple(stringify!($ty)).field(&self.display).finish()
+            }
+        }
+    )+};
+}
+
 pub mod mysql;
 pub mod null;
 pub mod postgres;

@@ -41,12 +41,7 @@ pub struct MyTarget {
     pub display: String,
 }
 
-/// Shows the URL without its secrets.
-impl std::fmt::Debug for MyTarget {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("MyTarget").field(&self.display).finish()
-    }
-}
+debug_shows_display!(MyTarget);
 
 impl PartialEq for MyTarget {
     fn eq(&self, other: &Self) -> bool {

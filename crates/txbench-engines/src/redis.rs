@@ -40,12 +40,7 @@ pub struct RedisTarget {
     display: String,
 }
 
-/// Shows the URL without its secrets.
-impl std::fmt::Debug for RedisTarget {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("RedisTarget").field(&self.display).finish()
-    }
-}
+debug_shows_display!(RedisTarget);
 
 impl RedisTarget {
     /// Parse a `redis://` URL (the redis crate's syntax: user, password,
@@ -68,12 +63,7 @@ pub struct RedisEngine {
     display: String,
 }
 
-/// Shows the URL without its secrets.
-impl std::fmt::Debug for RedisEngine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("RedisEngine").field(&self.display).finish()
-    }
-}
+debug_shows_display!(RedisEngine);
 
 impl RedisEngine {
     /// An engine for a parsed target.

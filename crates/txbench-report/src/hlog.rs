@@ -13,7 +13,7 @@ use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use txbench_core::recorder::new_histogram;
 
 /// One interval histogram of the log.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoggedInterval {
     /// The tag ("new_order", "new_order.service", ...).
     pub tag: String,
@@ -26,7 +26,7 @@ pub struct LoggedInterval {
 }
 
 /// A whole interval log.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct IntervalLog {
     /// The log's StartTime, seconds since the Unix epoch.
     pub start_time_unix_s: Option<f64>,

@@ -223,7 +223,11 @@ fn failed(counters: &Counters, kind: ErrorKind, message: String) -> Status {
 /// once, not once a try.
 async fn accept_failed(e: &std::io::Error, failures: &mut u64) {
     if *failures == 0 {
-        eprintln!(
+        // Not eprintln!, which panics on an unwritable stderr and would end
+        // the accept loop with it.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
             "txbench serve: accepting a connection failed: {e} (trying again every {} ms)",
             ACCEPT_BACKOFF.as_millis()
         );

@@ -323,14 +323,7 @@ pub fn main(a: &CompareArgs) -> Result<(), Failure> {
     let runs = a
         .dirs
         .iter()
-        .map(|d| {
-            results::read_summary(d).map_err(|e| match e.kind() {
-                std::io::ErrorKind::InvalidData | std::io::ErrorKind::NotFound => {
-                    Failure::Usage(e.to_string())
-                }
-                _ => Failure::Failed(e.to_string()),
-            })
-        })
+        .map(|d| results::read_summary(d).map_err(Failure::reading))
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(other) = runs.iter().find(|r| r.workload != runs[0].workload) {
         return Err(Failure::Usage(format!(
@@ -365,7 +358,7 @@ pub fn main(a: &CompareArgs) -> Result<(), Failure> {
 /// The comparison on the terminal.
 fn print(names: &[String], runs: &[RunResult], rows: &[Row], differ: &[String]) {
     for (i, n) in names.iter().enumerate() {
-        println!(
+        outln!(
             "{}: {n} ({}, {})",
             letter(i),
             runs[i].target,
@@ -373,7 +366,7 @@ fn print(names: &[String], runs: &[RunResult], rows: &[Row], differ: &[String]) 
         );
     }
     if !differ.is_empty() {
-        println!(
+        outln!(
             "warning: the runs' settings differ, so a change may come from them: {}",
             differ.join("; ")
         );
@@ -385,7 +378,7 @@ fn print(names: &[String], runs: &[RunResult], rows: &[Row], differ: &[String]) 
     for i in 1..runs.len() {
         header += &format!(" {:>24}", format!("{} vs A", letter(i)));
     }
-    println!("{header}");
+    outln!("{header}");
     for r in rows {
         let mut line = format!("{:<28}", r.name);
         for v in &r.values {
@@ -394,9 +387,9 @@ fn print(names: &[String], runs: &[RunResult], rows: &[Row], differ: &[String]) 
         for (c, j) in r.change_pct[1..].iter().zip(&r.judgement[1..]) {
             line += &format!(" {:>24}", change(*c, *j));
         }
-        println!("{}", line.trim_end());
+        outln!("{}", line.trim_end());
     }
-    println!(
+    outln!(
         "better or worse: the 95% intervals do not overlap; not significant: they do; \
          insufficient samples: a run has no interval for that percentile"
     );

@@ -37,6 +37,21 @@ impl Failure {
     }
 }
 
+impl Failure {
+    /// A results file that could not be read: bad input (exit 2) when it is
+    /// missing, damaged or refused (a run given twice, a newer schema); a
+    /// failure (exit 1) when reading it failed (permissions, a disk error).
+    pub fn reading(e: std::io::Error) -> Failure {
+        use std::io::ErrorKind;
+        match e.kind() {
+            ErrorKind::InvalidData | ErrorKind::InvalidInput | ErrorKind::NotFound => {
+                Failure::Usage(e.to_string())
+            }
+            _ => Failure::Failed(e.to_string()),
+        }
+    }
+}
+
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -1,5 +1,8 @@
 //! The txbench binary: parse the command line, run the command, choose the exit code.
 
+#[macro_use]
+mod output;
+
 mod cli;
 mod compare;
 mod config;
@@ -25,19 +28,21 @@ use cli::{Cli, Command};
 use failure::Failure;
 
 fn main() {
-    let code = match real_main() {
+    let outcome = real_main().and_then(|()| match output::stdout_failure() {
+        Some(e) => Err(Failure::Failed(format!(
+            "the output could not be written: {e}"
+        ))),
+        None => Ok(()),
+    });
+    let code = match outcome {
         Ok(()) => 0,
         Err(Failure::CheckFailed) => 1,
         Err(f) => {
-            // Not eprintln!: it panics when stderr cannot be written (a full
-            // disk), which would turn a clear failure into exit 101. Every
-            // error passes the redaction, whatever an engine put in it.
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
+            // Every error passes the redaction, whatever an engine put in it.
+            output::eprint_line(&format!(
                 "txbench: {}",
                 txbench_engines::redact(&f.to_string())
-            );
+            ));
             f.exit_code()
         }
     };

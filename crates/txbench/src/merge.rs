@@ -17,14 +17,6 @@ use txbench_workloads::tpcc::random::NurandConstants;
 use crate::cli::MergeArgs;
 use crate::failure::Failure;
 
-/// Refused or damaged inputs are bad input (exit 2); other errors failures.
-fn failed(e: io::Error) -> Failure {
-    match e.kind() {
-        io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => Failure::Usage(e.to_string()),
-        _ => Failure::Failed(e.to_string()),
-    }
-}
-
 /// Refuse directories that hold no finished run: a shard that refused to start
 /// (its refused.json says why) or one that has not written its summary yet.
 fn refuse_unfinished(dirs: &[PathBuf]) -> Result<(), Failure> {
@@ -69,8 +61,8 @@ pub fn main(a: &MergeArgs) -> Result<(), Failure> {
         .iter()
         .map(|d| read_run(d))
         .collect::<io::Result<Vec<_>>>()
-        .map_err(failed)?;
-    let mut merged = merge(&runs).map_err(failed)?;
+        .map_err(Failure::reading)?;
+    let mut merged = merge(&runs).map_err(Failure::reading)?;
     let r = &mut merged.result;
     match r.workload.as_str() {
         "tpcc" => {
@@ -126,7 +118,7 @@ pub fn main(a: &MergeArgs) -> Result<(), Failure> {
     }
     writer.finish().map_err(io_err)?;
     write_summary(&a.output, &merged.result).map_err(io_err)?;
-    print!("{}", terminal::summary(&merged.result));
-    println!("merged {} runs: {}", a.dirs.len(), a.output.display());
+    out!("{}", terminal::summary(&merged.result));
+    outln!("merged {} runs: {}", a.dirs.len(), a.output.display());
     Ok(())
 }

@@ -76,10 +76,7 @@ impl RunProgress {
             bar.set_message(line);
         } else if self.last_plain.elapsed() >= Duration::from_secs(10) {
             self.last_plain = Instant::now();
-            // A progress line that cannot be written (stderr on a full disk,
-            // a closed pipe) is not worth the run.
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "{line}");
+            crate::output::eprint_line(&line);
         }
     }
 

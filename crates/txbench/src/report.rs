@@ -27,7 +27,7 @@ pub fn main(a: &ReportArgs) -> Result<(), Failure> {
         let (sweep, steps) = read_sweep(dir)?;
         if !a.quiet {
             for (step, r) in sweep.steps.iter().zip(&steps) {
-                println!(
+                outln!(
                     "{:>10}/s offered  {:>10}/s achieved  worst {:.2} ms  {}  {}",
                     terminal::grouped(step.offered_rate, 0),
                     terminal::grouped(step.achieved_rate, 0),
@@ -37,40 +37,28 @@ pub fn main(a: &ReportArgs) -> Result<(), Failure> {
                 );
             }
             match sweep.capacity_rate {
-                Some(c) => println!(
+                Some(c) => outln!(
                     "capacity: {} txn/s ({})",
                     terminal::grouped(c, 0),
                     sweep.objective
                 ),
-                None => println!("capacity: no step met {}", sweep.objective),
+                None => outln!("capacity: no step met {}", sweep.objective),
             }
         }
         html::sweep_report(&sweep, &steps)
     } else {
-        let result = results::read_summary(dir).map_err(input_failure)?;
+        let result = results::read_summary(dir).map_err(Failure::reading)?;
         check_timeline(dir, &result)?;
         let log = read_log(dir)?;
         if !a.quiet {
-            print!("{}", terminal::summary(&result));
+            out!("{}", terminal::summary(&result));
         }
         html::run_report(&result, log.as_ref())
     };
     let path = dir.join(REPORT_FILE);
     std::fs::write(&path, page).map_err(|e| failed(&path, e))?;
-    println!("report: {}", path.display());
+    outln!("report: {}", path.display());
     Ok(())
-}
-
-/// A results file that cannot be read as one is bad input (exit 2); a file
-/// that cannot be read at all is a failure (exit 1).
-fn input_failure(e: std::io::Error) -> Failure {
-    use std::io::ErrorKind;
-    match e.kind() {
-        ErrorKind::InvalidData | ErrorKind::InvalidInput | ErrorKind::NotFound => {
-            Failure::Usage(e.to_string())
-        }
-        _ => Failure::Failed(e.to_string()),
-    }
 }
 
 /// Refuse a damaged `timeline.csv` (the report would silently draw less).
@@ -80,7 +68,7 @@ fn check_timeline(dir: &Path, result: &RunResult) -> Result<(), Failure> {
         return Ok(());
     }
     let keys: Vec<&str> = result.transactions.iter().map(|t| t.key.as_str()).collect();
-    txbench_report::merge::read_timeline(&path, &keys).map_err(input_failure)?;
+    txbench_report::merge::read_timeline(&path, &keys).map_err(Failure::reading)?;
     Ok(())
 }
 
@@ -90,7 +78,7 @@ pub fn read_log(dir: &Path) -> Result<Option<IntervalLog>, Failure> {
     if !path.exists() {
         return Ok(None);
     }
-    IntervalLog::read(&path).map(Some).map_err(input_failure)
+    IntervalLog::read(&path).map(Some).map_err(Failure::reading)
 }
 
 /// A sweep's summary and its steps' results.

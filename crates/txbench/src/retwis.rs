@@ -155,7 +155,7 @@ async fn load_on<E: Engine>(engine: Arc<E>, a: &RetwisLoadArgs) -> Result<(), Fa
     )
     .await?;
     let secs = summary.elapsed.as_secs_f64();
-    println!(
+    outln!(
         "loaded {} keys of {} bytes into {}: {:.2} s ({} keys/s)",
         terminal::grouped(a.keys as f64, 0),
         a.value_size,
@@ -171,7 +171,7 @@ async fn clean_on<E: Engine>(engine: Arc<E>, a: &DbArgs) -> Result<(), Failure> 
         drop_tables(&mut s, &SCHEMA).await
     })
     .await??;
-    println!("dropped the Retwis data in {a}");
+    outln!("dropped the Retwis data in {a}");
     Ok(())
 }
 

@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -132,7 +131,7 @@ pub async fn ensure_loaded<E: Engine, W: Bench>(
                         W::SCALE
                     )));
                 }
-                println!(
+                outln!(
                     "using the {} already loaded in {}",
                     scale_text::<W>(n),
                     engine.describe()
@@ -155,17 +154,6 @@ pub async fn ensure_loaded<E: Engine, W: Bench>(
         }
     };
     unless_stopped(stop, "the load", load_unless_loaded).await
-}
-
-/// Print `text` on stdout. A reader that went away (`| head`) wanted no
-/// more, as with any command-line tool; any other failure (a full disk) is
-/// returned, for the summary is then nowhere the user can see it.
-fn print_unless_piped_away(text: &str) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
-    }
 }
 
 /// Who may share an SQLite file with this run: the other shards of a sharded
@@ -323,10 +311,10 @@ pub async fn run_on<E: Engine, W: Bench>(
     let result = &measured.result;
     // The summary first, and never a panic on a stdout that cannot be written:
     // a results directory on a full disk must not take the run with it.
-    let printed = print_unless_piped_away(&terminal::summary(result));
+    let printed = crate::output::try_print(&terminal::summary(result));
     if let Some(dir) = &dir {
         save(dir, &measured)?;
-        let _ = writeln!(std::io::stdout(), "results: {}", dir.display());
+        outln!("results: {}", dir.display());
     }
     if let Err(e) = printed {
         return Err(Failure::Failed(match &dir {
@@ -841,11 +829,13 @@ pub fn report_conditions(results: &[ConditionResult]) -> Result<(), Failure> {
     for r in results {
         ok &= r.passed();
         if r.passed() {
-            println!("PASS  {:<10} {}", r.clause, r.text);
+            outln!("PASS  {:<10} {}", r.clause, r.text);
         } else {
-            println!(
+            outln!(
                 "FAIL  {:<10} {} ({} violations)",
-                r.clause, r.text, r.violations
+                r.clause,
+                r.text,
+                r.violations
             );
         }
     }

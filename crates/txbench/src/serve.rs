@@ -86,7 +86,7 @@ where
     let addr = listener
         .local_addr()
         .map_err(|e| Failure::Failed(format!("listening on {}: {e}", a.listen)))?;
-    println!(
+    outln!(
         "serving {} ({}) from {} on txbench://{addr} with {workers} worker{}{}",
         W::NAME,
         scale_text::<W>(workload.scale()),
@@ -99,11 +99,11 @@ where
         }
     );
     if token.is_none() && !addr.ip().is_loopback() {
-        eprintln!(
+        crate::output::eprint_line(&format!(
             "warning: serving on {addr} without a token: anyone who can reach it can run \
              transactions on {}; set --token or TXBENCH_TOKEN",
             engine.describe()
-        );
+        ));
     }
     let opts = ServeOptions {
         workers,
@@ -111,9 +111,12 @@ where
         parameters,
     };
     let summary = serve(engine, Arc::new(workload), listener, opts, stop).await?;
-    println!(
+    outln!(
         "served {} connections: {} committed, {} expected rollbacks, {} errors",
-        summary.connections, summary.committed, summary.expected_rollbacks, summary.errors
+        summary.connections,
+        summary.committed,
+        summary.expected_rollbacks,
+        summary.errors
     );
     Ok(())
 }

@@ -26,11 +26,9 @@ pub fn watch_signals(stop: watch::Sender<bool>) {
     tokio::spawn(async move {
         let (number, name) = next_signal().await;
         RECEIVED.store(number, Ordering::Relaxed);
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
+        crate::output::eprint_line(&format!(
             "\ntxbench: stopping ({name}); a second one exits at once"
-        );
+        ));
         let _ = stop.send(true);
         let (number, _) = next_signal().await;
         RECEIVED.store(number, Ordering::Relaxed);

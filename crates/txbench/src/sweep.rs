@@ -114,15 +114,17 @@ async fn steps_of<E: Engine, W: Bench>(
     dir: Option<&std::path::Path>,
 ) -> Result<(), Failure> {
     let objective = format!("p{}<={}ms", s.slo.percentile, s.slo.limit_ms);
-    println!(
+    outln!(
         "sweep of {} on {}: objective {objective}",
         W::NAME.to_uppercase(),
         engine.describe()
     );
     let worst_header = format!("worst p{} ms", s.slo.percentile);
-    println!(
+    outln!(
         "{:>10} {:>10} {:>8} {worst_header:>14}  step  verdict",
-        "offered/s", "achieved/s", "ratio"
+        "offered/s",
+        "achieved/s",
+        "ratio"
     );
     let mut steps: Vec<SweepStep> = Vec::new();
     let run_step = async |rate: f64, steps: &mut Vec<SweepStep>| -> Result<bool, Failure> {
@@ -147,7 +149,7 @@ async fn steps_of<E: Engine, W: Bench>(
         let worst_ms = worst(result, &s.slo);
         let sound = checks::worst(&result.checks) != Status::Fail;
         let passed = ratio >= 0.9 && worst_ms <= s.slo.limit_ms && !result.interrupted && sound;
-        println!(
+        outln!(
             "{:>10} {:>10} {:>8.3} {:>14.2}  {}  {}",
             terminal::grouped(rate, 0),
             terminal::grouped(achieved, 0),
@@ -209,12 +211,12 @@ async fn steps_of<E: Engine, W: Bench>(
         .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
     let passes = steps.iter().filter(|st| st.passed).count();
     match capacity {
-        Some(c) => println!(
+        Some(c) => outln!(
             "capacity: {} txn/s offered met {objective} (the highest of {passes} passing steps; \
              only steps whose measurement was sound or usable with care can pass)",
             terminal::grouped(c, 0)
         ),
-        None => println!(
+        None => outln!(
             "capacity: no step met {objective} with a measurement to trust; start lower, or see \
              each step's verdict"
         ),
@@ -230,7 +232,7 @@ async fn steps_of<E: Engine, W: Bench>(
     if let Some(dir) = dir {
         json::write_value(&dir.join(SWEEP_FILE), &summary)
             .map_err(|e| Failure::Failed(e.to_string()))?;
-        println!("results: {}", dir.display());
+        outln!("results: {}", dir.display());
     }
     if capacity.is_none() {
         return Err(Failure::NotSound(format!(

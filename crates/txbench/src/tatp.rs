@@ -124,7 +124,7 @@ async fn load_on<E: Engine>(engine: Arc<E>, a: &TatpLoadArgs) -> Result<(), Fail
     )
     .await?;
     let secs = summary.elapsed.as_secs_f64();
-    println!(
+    outln!(
         "loaded {} subscribers into {}: {} rows in {:.2} s ({} rows/s)",
         terminal::grouped(a.subscribers as f64, 0),
         engine.describe(),
@@ -152,7 +152,7 @@ async fn clean_on<E: Engine>(engine: Arc<E>, a: &DbArgs) -> Result<(), Failure> 
         drop_tables(&mut s, &SCHEMA).await
     })
     .await??;
-    println!("dropped the TATP tables in {a}");
+    outln!("dropped the TATP tables in {a}");
     Ok(())
 }
 

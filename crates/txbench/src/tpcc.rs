@@ -123,7 +123,7 @@ async fn load_on<E: Engine>(engine: Arc<E>, a: &LoadArgs) -> Result<(), Failure>
     .await;
     let summary = summary?;
     let secs = summary.elapsed.as_secs_f64();
-    println!(
+    outln!(
         "loaded {} warehouse{} into {}: {} rows in {:.2} s ({} rows/s), C-Load for C_LAST {}",
         a.warehouses,
         if a.warehouses == 1 { "" } else { "s" },
@@ -153,7 +153,7 @@ async fn check_on<E: Engine>(engine: Arc<E>) -> Result<(), Failure> {
 
 async fn clean_on<E: Engine>(engine: Arc<E>, a: &DbArgs) -> Result<(), Failure> {
     on_session(&engine, |mut s| async move { drop_all(&mut s).await }).await??;
-    println!("dropped the TPC-C tables in {a}");
+    outln!("dropped the TPC-C tables in {a}");
     Ok(())
 }
 

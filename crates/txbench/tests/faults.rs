@@ -462,19 +462,14 @@ impl OwnRedis {
         panic!("redis on {} never became ready: {seen:?}", self.port);
     }
 
-    /// Stop without saving and start again on the saved data.
-    fn restart(&mut self) {
+    /// Stop without saving and start again: on the data saved last, or on
+    /// nothing (the data gone).
+    fn restart(&mut self, keep_data: bool) {
         self.cli(&["SHUTDOWN", "NOSAVE"]);
         self.child.wait().unwrap();
-        let dir = self.dir.clone();
-        *self = OwnRedis::start(&dir, self.port);
-    }
-
-    /// Stop and start again with nothing: the data is gone.
-    fn restart_empty(&mut self) {
-        self.cli(&["SHUTDOWN", "NOSAVE"]);
-        self.child.wait().unwrap();
-        let _ = std::fs::remove_file(self.dir.join("dump.rdb"));
+        if !keep_data {
+            let _ = std::fs::remove_file(self.dir.join("dump.rdb"));
+        }
         let dir = self.dir.clone();
         *self = OwnRedis::start(&dir, self.port);
     }
@@ -531,7 +526,7 @@ fn a_restarting_redis_costs_latency_not_a_flood_of_errors() {
     assert_eq!(redis.cli(&["SAVE"]), "OK");
     let run = retwis_run(dir.path(), &redis.url(), "8s");
     std::thread::sleep(Duration::from_secs(2));
-    redis.restart();
+    redis.restart(true);
     // 20,000 keys at 100 µs each: seconds of LOADING before it serves again.
     let answers = redis.wait_for(|answer| answer == "PONG");
     assert!(
@@ -542,25 +537,16 @@ fn a_restarting_redis_costs_latency_not_a_flood_of_errors() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 
     let summary = support::only_result(&dir.path().join("results"), "summary.json");
-    let mut errors = 0;
-    for t in summary["transactions"].as_array().unwrap() {
-        for (kind, n) in t["errors"].as_object().unwrap() {
-            // LOADING used to be an error of kind "other", failing at once,
-            // thousands of times while the server loaded.
-            assert_eq!(kind, "connection", "{}", t["errors"]);
-            errors += n.as_u64().unwrap();
-        }
-    }
+    // LOADING used to be an error of kind "other", failing at once, thousands
+    // of times while the server loaded.
+    let kinds = support::errors_by_kind(&summary);
+    assert!(kinds.keys().all(|k| k == "connection"), "{kinds:?}");
+    let errors: u64 = kinds.values().sum();
     assert!(
         errors <= 8,
         "{errors} errors for 4 sessions losing one connection each"
     );
-    let longest_ms = summary["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["latency_ms"]["max"].as_f64().unwrap())
-        .fold(0.0, f64::max);
+    let longest_ms = support::longest_ms(&summary);
     assert!(
         longest_ms >= 1000.0,
         "the restart is in no transaction's latency: the longest took {longest_ms} ms"
@@ -603,17 +589,42 @@ fn a_summary_that_cannot_be_printed_is_said_and_kept_on_disk() {
     let out = run(&["--no-results"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("lost"), "{}", stderr(&out));
-}
-
-/// The error counts of a summary by kind, all types together.
-fn errors_by_kind(summary: &serde_json::Value) -> std::collections::BTreeMap<String, u64> {
-    let mut kinds = std::collections::BTreeMap::new();
-    for t in summary["transactions"].as_array().unwrap() {
-        for (kind, n) in t["errors"].as_object().unwrap() {
-            *kinds.entry(kind.clone()).or_default() += n.as_u64().unwrap();
-        }
-    }
-    kinds
+    // Every other command prints through the same path: `report` on a full
+    // stdout fails saying so, into a closed pipe it ends quietly; neither panics.
+    let run_dir = std::fs::read_dir(dir.path().join("results"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Command::new(bin())
+        .arg("report")
+        .arg(&run_dir)
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("could not be written"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    let mut closed = Command::new(bin())
+        .arg("report")
+        .arg(&run_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(closed.stdout.take());
+    let out = closed.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
 }
 
 #[test]
@@ -625,13 +636,13 @@ fn a_redis_restarted_empty_fails_the_run_on_its_data_errors() {
     let mut redis = redis_with_retwis(dir.path(), "2000");
     let run = retwis_run(dir.path(), &redis.url(), "5s");
     std::thread::sleep(Duration::from_secs(2));
-    redis.restart_empty();
+    redis.restart(false);
     let out = run.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let summary = support::only_result(&dir.path().join("results"), "summary.json");
     // The rows the workload guarantees are gone: data errors, never numbers
     // of transactions that ran on nothing.
-    let kinds = errors_by_kind(&summary);
+    let kinds = support::errors_by_kind(&summary);
     assert!(kinds.get("data").copied().unwrap_or(0) > 0, "{kinds:?}");
     let verdict = summary["verdict"].as_str().unwrap();
     assert!(verdict.starts_with("NOT SOUND"), "{verdict}");
@@ -640,17 +651,7 @@ fn a_redis_restarted_empty_fails_the_run_on_its_data_errors() {
 #[test]
 fn a_server_that_stops_answering_cannot_hang_the_run() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut server, url) = support::serve(
-        dir.path(),
-        &[
-            "--workload",
-            "tatp",
-            "--db",
-            "sqlite::memory:",
-            "--subscribers",
-            "1000",
-        ],
-    );
+    let (mut server, url) = support::serve_tatp(dir.path(), &[]);
     let run = Command::new(bin())
         .current_dir(dir.path())
         .args(["tatp", "run", "--db", &url, "--terminals", "4"])
@@ -681,12 +682,10 @@ fn a_server_that_stops_answering_cannot_hang_the_run() {
     // up at the end of the grace, with the time it waited as a lower bound.
     let given_up = support::type_sum(&summary, &["abandoned"]);
     assert!(given_up >= 1, "{}", summary["transactions"]);
-    let outages = summary["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "outages")
-        .unwrap()["status"]
-        .clone();
-    assert_eq!(outages, "FAIL", "{}", summary["checks"]);
+    assert_eq!(
+        support::check_status(&summary, "outages"),
+        "FAIL",
+        "{}",
+        summary["checks"]
+    );
 }

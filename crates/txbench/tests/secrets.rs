@@ -146,19 +146,7 @@ async fn postgres_passwords_in_every_form_stay_out_of_output_and_results() {
 #[test]
 fn a_servers_token_stays_out_of_the_clients_output_and_results() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut server, url) = support::serve(
-        dir.path(),
-        &[
-            "--workload",
-            "tatp",
-            "--db",
-            "sqlite::memory:",
-            "--subscribers",
-            "1000",
-            "--token",
-            "TokenSecret5",
-        ],
-    );
+    let (mut server, url) = support::serve_tatp(dir.path(), &["--token", "TokenSecret5"]);
     let mut outputs = Vec::new();
     for (client_url, env) in [
         (format!("{url}?token=TokenSecret5"), None),

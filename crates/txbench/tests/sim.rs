@@ -5,7 +5,7 @@
 
 mod support;
 
-use support::{alone, only_result, txbench};
+use support::{alone, check_status, errors_by_kind, longest_ms, only_result, txbench};
 
 /// Run `args` with results in a temporary directory; its summary.json.
 fn summary(args: &[&str]) -> serde_json::Value {
@@ -67,19 +67,6 @@ fn open_loop_mean(workload: &[&str], db: &str, rate: &str) -> f64 {
         n += count;
     }
     sum / n
-}
-
-/// The status of the check `name` in a summary.
-fn check_status(s: &serde_json::Value, name: &str) -> String {
-    s["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no check {name} in {}", s["checks"]))["status"]
-        .as_str()
-        .unwrap()
-        .to_string()
 }
 
 #[test]
@@ -193,20 +180,9 @@ fn an_outage_in_a_closed_loop_is_in_the_latency_not_in_a_flood_of_errors() {
     // back. Sessions used to reconnect at once and fail again, some 200,000
     // times, leaving the two seconds in no transaction's latency.
     let s = tatp_on("sim:?service=fixed:200us&workers=4&outage=500ms+2s", &[]);
-    let errors: u64 = s["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|t| t["errors"].as_object().unwrap().values())
-        .map(|n| n.as_u64().unwrap())
-        .sum();
+    let errors: u64 = errors_by_kind(&s).values().sum();
     assert!(errors <= 8, "{errors} errors: {}", s["checks"]);
-    let max_ms = s["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["latency_ms"]["max"].as_f64().unwrap())
-        .fold(0.0, f64::max);
+    let max_ms = longest_ms(&s);
     assert!(max_ms >= 1500.0, "the longest transaction took {max_ms} ms");
     assert_eq!(check_status(&s, "outages"), "FAIL", "{}", s["checks"]);
 }

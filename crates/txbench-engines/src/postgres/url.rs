@@ -33,12 +33,7 @@ pub struct PgTarget {
     pub display: String,
 }
 
-/// Shows the URL without its secrets.
-impl std::fmt::Debug for PgTarget {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("PgTarget").field(&self.display).finish()
-    }
-}
+debug_shows_display!(PgTarget);
 
 impl PartialEq for PgTarget {
     fn eq(&self, other: &Self) -> bool {

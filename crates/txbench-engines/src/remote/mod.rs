@@ -38,12 +38,7 @@ pub struct RemoteTarget {
     pub display: String,
 }
 
-/// Shows the URL without its secrets.
-impl std::fmt::Debug for RemoteTarget {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("RemoteTarget").field(&self.display).finish()
-    }
-}
+debug_shows_display!(RemoteTarget);
 
 impl RemoteTarget {
     /// Parse `txbench://host:port[?token=T]`.

@@ -90,7 +90,7 @@ pub async fn main(a: &SelftestArgs, stop: watch::Receiver<bool>) -> Result<(), F
     } else {
         cases::all()
     };
-    println!(
+    outln!(
         "txbench selftest: {} cases on the simulated engine (TATP, {} s each{}), then the \
          client's noise floor on the null engine",
         all.len(),
@@ -372,9 +372,9 @@ fn judge(
     if why.is_empty() {
         let rate = txbench_report::terminal::grouped(a.rate, 0);
         if all.is_empty() {
-            println!("selftest passed: {rate}/s measured soundly");
+            outln!("selftest passed: {rate}/s measured soundly");
         } else {
-            println!(
+            outln!(
                 "selftest passed: every verdict right, theory held, and {rate}/s measured soundly"
             );
         }

@@ -7,13 +7,23 @@ use super::{Floor, Outcome, Tally};
 
 /// The header of the one-round table.
 pub fn case_header() {
-    println!(
+    outln!(
         "{:<22} {:>10} {:>14} {:>14} {:>14}  {:<6} {:<40} verdict",
-        "case", "offered/s", "mean ms", "p50 ms", "p99 ms", "theory", "checks failed (warned)"
+        "case",
+        "offered/s",
+        "mean ms",
+        "p50 ms",
+        "p99 ms",
+        "theory",
+        "checks failed (warned)"
     );
-    println!(
+    outln!(
         "{:<22} {:>10} {:>14} {:>14} {:>14}",
-        "", "", "(theory)", "(theory)", "(theory)"
+        "",
+        "",
+        "(theory)",
+        "(theory)",
+        "(theory)"
     );
 }
 
@@ -37,7 +47,7 @@ pub fn case_row(o: &Outcome) {
     if !o.warned.is_empty() {
         checks += &format!(" ({})", o.warned.join(", "));
     }
-    println!(
+    outln!(
         "{:<22} {:>10} {:>14} {:>14} {:>14}  {:<6} {:<40} {}",
         o.case,
         o.offered_per_s.map_or("closed".into(), |r| grouped(r, 0)),
@@ -56,7 +66,7 @@ pub fn case_row(o: &Outcome) {
 
 /// A line per run while repeating.
 pub fn progress(round: u32, rounds: u32, o: &Outcome) {
-    eprintln!(
+    crate::output::eprint_line(&format!(
         "round {round}/{rounds} {:<22} {}{}",
         o.case,
         if o.right { "right" } else { "WRONG" },
@@ -65,15 +75,21 @@ pub fn progress(round: u32, rounds: u32, o: &Outcome) {
         } else {
             ""
         }
-    );
+    ));
 }
 
 /// The calibration table: per case, how often the verdict raised a false
 /// alarm (a healthy server found NOT SOUND) or missed a fault.
 pub fn calibration(all: &[Case], tallies: &[Tally]) {
-    println!(
+    outln!(
         "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>18}",
-        "case", "runs", "false alarms", "misses", "warned", "theory off", "covered p50/p99"
+        "case",
+        "runs",
+        "false alarms",
+        "misses",
+        "warned",
+        "theory off",
+        "covered p50/p99"
     );
     let share = |n: usize, of: usize| format!("{n} ({:.0}%)", n as f64 * 100.0 / of as f64);
     let dash = || "-".to_string();
@@ -86,7 +102,7 @@ pub fn calibration(all: &[Case], tallies: &[Tally]) {
         } else {
             (dash(), wrong)
         };
-        println!(
+        outln!(
             "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>18}",
             case.name,
             t.runs,
@@ -109,17 +125,22 @@ pub fn calibration(all: &[Case], tallies: &[Tally]) {
 
 /// The header of the noise-floor table.
 pub fn floor_header() {
-    println!();
-    println!("client noise floor (null engine: all it measures is the client's own time)");
-    println!(
+    outln!();
+    outln!("client noise floor (null engine: all it measures is the client's own time)");
+    outln!(
         "{:>10} {:>11} {:>9} {:>9} {:>9} {:>9}  sound",
-        "rate/s", "achieved/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms"
+        "rate/s",
+        "achieved/s",
+        "p50 ms",
+        "p99 ms",
+        "p99.9 ms",
+        "max ms"
     );
 }
 
 /// The noise floor at one rate.
 pub fn floor_row(f: &Floor) {
-    println!(
+    outln!(
         "{:>10} {:>11} {:>9.3} {:>9.3} {:>9.3} {:>9.3}  {}",
         grouped(f.rate_per_s, 0),
         grouped(f.achieved_per_s, 0),

@@ -115,6 +115,54 @@ pub fn serve(dir: &Path, args: &[&str]) -> (std::process::Child, String) {
     (child, url)
 }
 
+/// A TATP server of 1,000 subscribers in memory (see [`serve`]), with `extra` flags.
+pub fn serve_tatp(dir: &Path, extra: &[&str]) -> (std::process::Child, String) {
+    let mut args = vec![
+        "--workload",
+        "tatp",
+        "--db",
+        "sqlite::memory:",
+        "--subscribers",
+        "1000",
+    ];
+    args.extend_from_slice(extra);
+    serve(dir, &args)
+}
+
+/// The status of the check `name` in a summary.
+pub fn check_status(summary: &serde_json::Value, name: &str) -> String {
+    summary["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name} in {}", summary["checks"]))["status"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// A summary's failed transactions by error kind, all types together.
+pub fn errors_by_kind(summary: &serde_json::Value) -> std::collections::BTreeMap<String, u64> {
+    let mut kinds = std::collections::BTreeMap::new();
+    for t in summary["transactions"].as_array().unwrap() {
+        for (kind, n) in t["errors"].as_object().unwrap() {
+            *kinds.entry(kind.clone()).or_default() += n.as_u64().unwrap();
+        }
+    }
+    kinds
+}
+
+/// The longest latency of any transaction of a summary (ms).
+pub fn longest_ms(summary: &serde_json::Value) -> f64 {
+    summary["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["latency_ms"]["max"].as_f64().unwrap())
+        .fold(0.0, f64::max)
+}
+
 /// Every file and directory under `dir`, recursively.
 pub fn entries_under(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
