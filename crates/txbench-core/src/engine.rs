@@ -30,6 +30,15 @@ pub enum Isolation {
 }
 
 impl Isolation {
+    /// The level's name in flags and messages ("read-committed").
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "read-committed",
+            Isolation::RepeatableRead => "repeatable-read",
+            Isolation::Serializable => "serializable",
+        }
+    }
+
     /// The SQL name of the level.
     pub fn sql(self) -> &'static str {
         match self {

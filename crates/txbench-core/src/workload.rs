@@ -4,10 +4,8 @@
 use std::future::Future;
 use std::time::Duration;
 
-use crate::driver::WaitMode;
 use crate::engine::Session;
 use crate::error::DbError;
-use crate::result::{Metric, TypeResult};
 use crate::shard::Shard;
 
 /// The constants of one transaction type: the single table that the driver, the
@@ -187,11 +185,5 @@ pub trait Workload: Send + Sync + 'static {
         input: &'a Self::Input,
     ) -> impl Future<Output = Result<(Outcome, Vec<(String, String)>), DbError>> + Send + 'a {
         async move { Ok((self.execute(session, input).await?, Vec::new())) }
-    }
-
-    /// The headline figures of a run (tpmC, MQTh, ...) from its per-type results.
-    fn metrics(&self, types: &[TypeResult], measured_secs: f64, wait: WaitMode) -> Vec<Metric> {
-        let _ = (types, measured_secs, wait);
-        Vec::new()
     }
 }

@@ -9,7 +9,9 @@
 //! * [`sim`]: a simulated server whose truth is known (service times, stalls,
 //!   outages, errors), to calibrate the measurement.
 //!
-//! [`Target::parse`] turns a `--db` URL into the engine to use.
+//! [`Target::parse`] turns a `--db` URL into the engine to use, and
+//! [`with_engine`] builds that engine with the options a command asks for
+//! (refusing by name what it cannot honour) and runs the command's work with it.
 #![warn(missing_docs)]
 
 /// `Debug` for types that hold a secret (a password in their URL or
@@ -25,8 +27,10 @@ macro_rules! debug_shows_display {
     )+};
 }
 
+mod file_lock;
 pub mod mysql;
 pub mod null;
+mod open;
 pub mod postgres;
 mod redact;
 pub mod redis;
@@ -35,5 +39,6 @@ pub mod sim;
 pub mod sqlite;
 mod target;
 
+pub use open::{EngineOptions, OpenError, WithEngine, with_engine};
 pub use redact::{SECRET_VARIABLES, redact};
 pub use target::{Target, TargetError};

@@ -18,8 +18,9 @@ use txbench_engines::remote::protocol::{
 };
 use txbench_engines::sqlite::{SqliteConfig, SqliteEngine};
 use txbench_server::{ServeOptions, ServeSummary, serve};
+use txbench_workloads::LoadPlan;
 use txbench_workloads::tpcc::Tpcc;
-use txbench_workloads::tpcc::load::{LoadOptions, load};
+use txbench_workloads::tpcc::load::load;
 
 type Client = Framed<TcpStream, tokio_util::codec::LengthDelimitedCodec>;
 
@@ -33,8 +34,8 @@ struct Server {
 /// A 1-warehouse in-memory TPC-C database served by `workers` sessions.
 async fn start(workers: usize, token: Option<&str>) -> Server {
     let engine = Arc::new(SqliteEngine::new(SqliteConfig::parse(":memory:").unwrap()).unwrap());
-    let opts = LoadOptions {
-        warehouses: 1,
+    let opts = LoadPlan {
+        scale: 1,
         threads: 2,
         seed: 1,
         drop: false,

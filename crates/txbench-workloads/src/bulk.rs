@@ -13,16 +13,23 @@ use txbench_core::schema::{Schema, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{DbError, Engine, ErrorKind, Session, TxMode, exec};
 
+use crate::benchmark::LoadPlan;
+use crate::error::WorkloadError;
+use crate::meta_table::MetaTable;
+
 /// A boxed future borrowing a session, for steps run by [`on_session`].
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What a load did.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadSummary {
     /// Rows written.
     pub rows: u64,
     /// Time spent, from connecting to the last index.
     pub elapsed: std::time::Duration,
+    /// What the workload adds to the line that reports the load (TPC-C's
+    /// C-Load constant), empty or starting with a comma.
+    pub note: String,
 }
 
 /// Rows per write transaction during a load.
@@ -249,4 +256,77 @@ pub async fn finish_tables<E: Engine>(
     })
     .await?;
     Ok(session)
+}
+
+/// What a workload's load writes: its units of rows and how each is made,
+/// and the entries of its own it records (TPC-C's C-Load constants).
+pub struct Population<U, G> {
+    /// The units of work (warehouses, chunks of subscribers or keys).
+    pub units: Vec<U>,
+    /// Makes a unit's rows (unit index, unit).
+    pub generate: G,
+    /// Entries recorded with the load beyond scale, seed and version.
+    pub entries: Vec<(&'static str, String)>,
+}
+
+/// Load a workload, the same steps for every one: refuse a database that
+/// holds its data (unless `plan.drop`), create the tables with the metadata
+/// table first, write the population in parallel, build keys and indexes,
+/// and record the load last, so that an interrupted load says so.
+pub async fn load<E, U, G>(
+    engine: Arc<E>,
+    meta: &'static MetaTable,
+    schema: &'static Schema,
+    plan: &LoadPlan,
+    population: Population<U, G>,
+    rows_done: Arc<AtomicU64>,
+) -> Result<LoadSummary, WorkloadError>
+where
+    E: Engine,
+    U: Copy + Send + Sync + 'static,
+    G: Fn(usize, U) -> Vec<RowBatch> + Send + Sync + 'static,
+{
+    let about = meta.about;
+    if plan.scale < 1 {
+        return Err(WorkloadError::BadScale {
+            about,
+            value: plan.scale,
+        });
+    }
+    let started = std::time::Instant::now();
+    let session = engine.connect().await?;
+    let (session, state) = on_session::<E, _, _>(session, |s| Box::pin(meta.read(s))).await?;
+    match state {
+        Some(_) if plan.drop => {}
+        Some(state) if !state.complete => return Err(WorkloadError::Incomplete(about)),
+        Some(state) => {
+            return Err(WorkloadError::AlreadyLoaded {
+                about,
+                loaded: state.scale,
+            });
+        }
+        None => {}
+    }
+    let session = create_tables::<E>(session, schema, plan.drop).await?;
+    let session = write_population(
+        &engine,
+        session,
+        schema,
+        population.units,
+        population.generate,
+        plan.threads,
+        Arc::clone(&rows_done),
+    )
+    .await?;
+    let session = finish_tables::<E>(session, schema, plan.foreign_keys).await?;
+    let (scale, seed, entries) = (plan.scale, plan.seed, population.entries);
+    on_session::<E, _, _>(session, move |s| {
+        Box::pin(async move { meta.write(s, scale, seed, &entries).await })
+    })
+    .await?;
+    Ok(LoadSummary {
+        rows: rows_done.load(Ordering::Relaxed),
+        elapsed: started.elapsed(),
+        note: String::new(),
+    })
 }

@@ -5,12 +5,26 @@
 //! * [`tpcc`]: TPC-C v5.11.
 //! * [`tatp`]: TATP (Telecom Application Transaction Processing).
 //! * [`retwis`]: Retwis, key-value transactions under contention (TAPIR's mix).
+//!
+//! [`Benchmark`] is what the command line needs of a workload beyond its
+//! transactions, and [`registry`] lists the workloads: a new one is its own
+//! module plus a line there. What every workload shares is written once: the
+//! load's steps ([`bulk::load`]), the record of a load ([`meta_table`]),
+//! opening on a database, a server or a dataless engine ([`opening`]), and
+//! the errors ([`WorkloadError`]).
 #![warn(missing_docs)]
 
+pub mod benchmark;
 pub mod bulk;
 pub mod conditions;
+mod error;
 pub mod fields;
 pub mod meta_table;
+pub mod opening;
+pub mod registry;
 pub mod retwis;
 pub mod tatp;
 pub mod tpcc;
+
+pub use benchmark::{About, Benchmark, LoadPlan, MetricBasis, NoOptions, Options, Scale};
+pub use error::WorkloadError;

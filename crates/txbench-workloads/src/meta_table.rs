@@ -1,29 +1,48 @@
 //! The key-value table in which a workload's load records its scale, seed and
-//! constants (`txbench_meta` for TPC-C, `txbench_tatp_meta` for TATP).
+//! constants (`txbench_meta` for TPC-C, `txbench_tatp_meta` for TATP,
+//! `txbench_retwis_meta` for Retwis), read and written the same way for all.
 
 use std::collections::BTreeMap;
 
-use txbench_core::schema::Statement;
+use txbench_core::schema::{Statement, Table};
 use txbench_core::{DbError, ErrorKind, Param, Session, TxMode};
 
-/// Write `entries` in one transaction through `insert` (`INSERT ... VALUES (?, ?)`).
-/// Callers put `("complete", "1")` last: its presence says the load finished.
-pub async fn write<S: Session>(
-    session: &mut S,
-    insert: &'static Statement,
-    entries: &[(&str, String)],
-) -> Result<(), DbError> {
-    session.begin(TxMode::ReadWrite).await?;
-    for (k, v) in entries {
-        session
-            .execute(insert, &[Param::Text(k), Param::Text(v)])
-            .await?;
-    }
-    session.commit().await
+use crate::benchmark::About;
+
+/// Where a workload records its load, and how to tell data another tool loaded.
+#[derive(Debug)]
+pub struct MetaTable {
+    /// The workload.
+    pub about: &'static About,
+    /// The metadata table.
+    pub table: &'static Table,
+    /// The workload's main data table: present without the metadata table, it
+    /// is data another tool loaded (or a load interrupted before its record).
+    pub data: &'static Table,
+    /// `INSERT INTO <table> (m_key, m_value) VALUES (?, ?)`.
+    pub insert: &'static Statement,
+    /// `SELECT m_key, m_value FROM <table>`.
+    pub select: &'static Statement,
+    /// Counts the scale of data another tool loaded (`SELECT count(*) FROM
+    /// warehouse`); `None` where such data is taken for an interrupted load.
+    pub count: Option<&'static Statement>,
+}
+
+/// What is loaded in a database.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    /// The scale (warehouses, subscribers, keys).
+    pub scale: i64,
+    /// The load's seed, when txbench loaded it.
+    pub seed: Option<u64>,
+    /// Whether the load finished (false: it was interrupted).
+    pub complete: bool,
+    /// Every entry recorded, for the workload's own (TPC-C's C-Load constants).
+    pub entries: Entries,
 }
 
 /// The entries of a metadata table.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Entries {
     table: &'static str,
     map: BTreeMap<String, String>,
@@ -51,16 +70,81 @@ impl Entries {
     }
 }
 
-/// Read every entry through `select` (`SELECT m_key, m_value FROM <table>`).
-pub async fn read<S: Session>(
-    session: &mut S,
-    select: &'static Statement,
-    table: &'static str,
-) -> Result<Entries, DbError> {
-    let rows = session.query(select, &[]).await?;
-    let map = rows
-        .iter()
-        .filter_map(|r| Some((r[0].as_str()?.to_string(), r[1].as_str()?.to_string())))
-        .collect();
-    Ok(Entries { table, map })
+impl MetaTable {
+    /// Record a finished load of `scale` from `seed`, with the workload's own
+    /// entries, in one transaction. `complete` is written last: its presence
+    /// says the load finished.
+    pub async fn write<S: Session>(
+        &self,
+        session: &mut S,
+        scale: i64,
+        seed: u64,
+        own: &[(&str, String)],
+    ) -> Result<(), DbError> {
+        let common = [
+            ("workload", self.about.name.to_string()),
+            (self.about.scale.unit, scale.to_string()),
+            ("seed", seed.to_string()),
+            ("txbench_version", env!("CARGO_PKG_VERSION").to_string()),
+        ];
+        let complete = [("complete", "1".to_string())];
+        session.begin(TxMode::ReadWrite).await?;
+        for (k, v) in common
+            .iter()
+            .map(|(k, v)| (*k, v))
+            .chain(own.iter().map(|(k, v)| (*k, v)))
+            .chain(complete.iter().map(|(k, v)| (*k, v)))
+        {
+            session
+                .execute(self.insert, &[Param::Text(k), Param::Text(v)])
+                .await?;
+        }
+        session.commit().await
+    }
+
+    /// Read what is loaded; `None` when nothing of the workload is there.
+    pub async fn read<S: Session>(&self, session: &mut S) -> Result<Option<Loaded>, DbError> {
+        let has_meta = session.table_exists(self.table.name).await?;
+        let has_data = session.table_exists(self.data.name).await?;
+        if !has_meta && !has_data {
+            return Ok(None);
+        }
+        if !has_meta {
+            return self.loaded_elsewhere(session).await.map(Some);
+        }
+        let rows = session.query(self.select, &[]).await?;
+        let map = rows
+            .iter()
+            .filter_map(|r| Some((r[0].as_str()?.to_string(), r[1].as_str()?.to_string())))
+            .collect();
+        let entries = Entries {
+            table: self.table.name,
+            map,
+        };
+        Ok(Some(Loaded {
+            scale: entries.int(self.about.scale.unit)?.unwrap_or(0),
+            seed: entries.int("seed")?.map(|s| s as u64),
+            complete: entries.has("complete"),
+            entries,
+        }))
+    }
+
+    /// Data without txbench's record: loaded by another tool (its scale is
+    /// what the main table holds), or, where that cannot be told, a load
+    /// interrupted before its record was made.
+    async fn loaded_elsewhere<S: Session>(&self, session: &mut S) -> Result<Loaded, DbError> {
+        let scale = match self.count {
+            Some(count) => {
+                let rows = session.query(count, &[]).await?;
+                rows.row(0).and_then(|r| r[0].as_i64()).unwrap_or(0)
+            }
+            None => 0,
+        };
+        Ok(Loaded {
+            scale,
+            seed: None,
+            complete: scale > 0,
+            entries: Entries::default(),
+        })
+    }
 }

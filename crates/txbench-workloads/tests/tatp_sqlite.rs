@@ -10,8 +10,9 @@ use txbench_engines::sqlite::{SqliteConfig, SqliteEngine, SqliteSession};
 use txbench_workloads::tatp::constants::TXN_TYPES;
 use txbench_workloads::tatp::expected::GET_NEW_DESTINATION_CHURNED;
 use txbench_workloads::tatp::input::{Digits, InputGenerator, TatpInput, TatpTerminal};
-use txbench_workloads::tatp::load::{LoadOptions, load};
-use txbench_workloads::tatp::{TatpError, check, procedures};
+use txbench_workloads::tatp::load::load;
+use txbench_workloads::tatp::{check, procedures};
+use txbench_workloads::{LoadPlan, WorkloadError};
 
 /// A database of `subscribers` in a temporary file, and a session on it.
 struct Db {
@@ -25,8 +26,8 @@ fn loaded(subscribers: i64) -> Db {
     let path = dir.path().join("tatp.db");
     let engine =
         Arc::new(SqliteEngine::new(SqliteConfig::parse(path.to_str().unwrap()).unwrap()).unwrap());
-    let opts = LoadOptions {
-        subscribers,
+    let opts = LoadPlan {
+        scale: subscribers,
         threads: 2,
         seed: 3,
         drop: false,
@@ -79,8 +80,8 @@ fn load_gives_the_population_and_check_passes() {
     assert!((forwardings - 3.75).abs() < 0.1, "{forwardings}");
     assert!(db.violations(20_000).is_empty());
     // A second load refuses to overwrite the first.
-    let again = LoadOptions {
-        subscribers: 10,
+    let again = LoadPlan {
+        scale: 10,
         threads: 1,
         seed: 1,
         drop: false,
@@ -92,7 +93,10 @@ fn load_gives_the_population_and_check_passes() {
         &again,
         Arc::new(AtomicU64::new(0)),
     ));
-    assert!(matches!(refused, Err(TatpError::AlreadyLoaded(20_000))));
+    assert!(matches!(
+        refused,
+        Err(WorkloadError::AlreadyLoaded { loaded: 20_000, .. })
+    ));
 }
 
 #[test]

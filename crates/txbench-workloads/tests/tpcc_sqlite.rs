@@ -7,15 +7,17 @@ use std::sync::{Arc, OnceLock};
 
 use txbench_core::{Engine, Outcome, Session};
 use txbench_engines::sqlite::{SqliteConfig, SqliteEngine, SqliteSession};
+use txbench_workloads::opening::Found;
 use txbench_workloads::tpcc::input::{
     CustomerKey, DeliveryInput, LineInput, NewOrderInput, OrderStatusInput, PaymentInput,
     StockLevelInput,
 };
-use txbench_workloads::tpcc::load::{LoadOptions, load};
+use txbench_workloads::tpcc::load::load;
 use txbench_workloads::tpcc::random::last_name;
 use txbench_workloads::tpcc::{
-    Tpcc, TpccError, check, delivery, meta, new_order, order_status, payment, stock_level,
+    Tpcc, check, delivery, meta, new_order, order_status, payment, stock_level,
 };
+use txbench_workloads::{LoadPlan, WorkloadError};
 
 /// A 1-warehouse database loaded once; each test works on its own copy.
 fn template() -> &'static Path {
@@ -25,8 +27,8 @@ fn template() -> &'static Path {
         let path = dir.path().join("template.db");
         let engine = Arc::new(engine_at(&path));
         let rt = tokio::runtime::Runtime::new().unwrap();
-        let opts = LoadOptions {
-            warehouses: 1,
+        let opts = LoadPlan {
+            scale: 1,
             threads: 2,
             seed: 7,
             drop: false,
@@ -215,10 +217,14 @@ fn load_follows_the_data_rules() {
 #[test]
 fn load_records_c_load_and_refuses_a_second_load() {
     let mut db = fresh();
-    let state = pollster::block_on(meta::read(&mut db.s)).unwrap().unwrap();
-    assert_eq!(state.warehouses, 1);
+    let state = pollster::block_on(meta::META.read(&mut db.s))
+        .unwrap()
+        .unwrap();
+    assert_eq!(state.scale, 1);
     assert!(state.complete);
-    let c_load = state.constants.unwrap();
+    let c_load = meta::load_constants(&Found::Loaded(state))
+        .unwrap()
+        .unwrap();
     // The run's C-Run is valid against it (clause 2.1.6.1).
     let tpcc = pollster::block_on(Tpcc::open(&mut db.s, Some(1), 99)).unwrap();
     let delta = (tpcc.run_constants().c_last - c_load.c_last).abs();
@@ -232,9 +238,10 @@ fn load_records_c_load_and_refuses_a_second_load() {
     assert!(
         matches!(
             err,
-            TpccError::WarehouseMismatch {
+            WorkloadError::ScaleMismatch {
                 asked: 3,
-                loaded: 1
+                loaded: 1,
+                ..
             }
         ),
         "{err}"

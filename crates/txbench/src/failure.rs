@@ -3,9 +3,8 @@
 use std::fmt;
 
 use txbench_core::DbError;
-use txbench_workloads::retwis::RetwisError;
-use txbench_workloads::tatp::TatpError;
-use txbench_workloads::tpcc::TpccError;
+use txbench_engines::OpenError;
+use txbench_workloads::WorkloadError;
 
 /// A command's failure; `main` alone turns it into an exit code.
 #[derive(Debug)]
@@ -70,43 +69,22 @@ impl From<DbError> for Failure {
     }
 }
 
-impl From<TpccError> for Failure {
-    fn from(e: TpccError) -> Self {
-        match e {
-            TpccError::AlreadyLoaded(_)
-            | TpccError::WarehouseMismatch { .. }
-            | TpccError::BadScale(_) => Failure::Usage(e.to_string()),
-            TpccError::NotLoaded | TpccError::Incomplete | TpccError::Db(_) => {
-                Failure::Failed(e.to_string())
-            }
+impl From<OpenError> for Failure {
+    fn from(e: OpenError) -> Self {
+        if e.is_usage() {
+            Failure::Usage(e.to_string())
+        } else {
+            Failure::Failed(e.to_string())
         }
     }
 }
 
-impl From<TatpError> for Failure {
-    fn from(e: TatpError) -> Self {
-        match e {
-            TatpError::AlreadyLoaded(_)
-            | TatpError::ScaleMismatch { .. }
-            | TatpError::BadScale(_) => Failure::Usage(e.to_string()),
-            TatpError::NotLoaded | TatpError::Incomplete | TatpError::Db(_) => {
-                Failure::Failed(e.to_string())
-            }
-        }
-    }
-}
-
-impl From<RetwisError> for Failure {
-    fn from(e: RetwisError) -> Self {
-        match e {
-            RetwisError::AlreadyLoaded(_)
-            | RetwisError::ScaleMismatch { .. }
-            | RetwisError::BadScale(_)
-            | RetwisError::BadValueSize(_)
-            | RetwisError::BadZipf(_) => Failure::Usage(e.to_string()),
-            RetwisError::NotLoaded | RetwisError::Incomplete | RetwisError::Db(_) => {
-                Failure::Failed(e.to_string())
-            }
+impl From<WorkloadError> for Failure {
+    fn from(e: WorkloadError) -> Self {
+        if e.is_usage() {
+            Failure::Usage(e.to_string())
+        } else {
+            Failure::Failed(e.to_string())
         }
     }
 }

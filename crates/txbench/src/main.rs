@@ -7,20 +7,17 @@ mod cli;
 mod compare;
 mod config;
 mod failure;
-mod file_lock;
 #[cfg(test)]
 mod fuzz_tests;
 mod merge;
 mod progress;
 mod report;
-mod retwis;
 mod runner;
 mod selftest;
 mod serve;
 mod signals;
 mod sweep;
-mod tatp;
-mod tpcc;
+mod workload;
 
 use tokio::sync::watch;
 
@@ -74,14 +71,8 @@ fn real_main() -> Result<(), Failure> {
         let (stop_tx, stop_rx) = watch::channel(false);
         signals::watch_signals(stop_tx);
         match cli.command {
-            Command::Tpcc(t) => tpcc::main(t.verb, t.all, stop_rx).await,
-            Command::Tatp(t) => tatp::main(t.verb, t.all, stop_rx).await,
-            Command::Retwis(t) => retwis::main(t.verb, t.all, stop_rx).await,
-            Command::Sweep(s) => match s.workload {
-                cli::SweepWorkload::Tpcc(args) => tpcc::sweep(args, stop_rx).await,
-                cli::SweepWorkload::Tatp(args) => tatp::sweep(args, stop_rx).await,
-                cli::SweepWorkload::Retwis(args) => retwis::sweep(args, stop_rx).await,
-            },
+            Command::Workload(chosen) => workload::main(chosen, stop_rx).await,
+            Command::Sweep(s) => sweep::main(s.workload, stop_rx).await,
             Command::Serve(a) => serve::main(a, stop_rx).await,
             Command::Selftest(a) => selftest::main(&a, stop_rx).await,
             Command::Report(a) => report::main(&a),

@@ -3,16 +3,13 @@
 use std::io;
 use std::path::PathBuf;
 
-use txbench_core::Workload;
 use txbench_core::driver::WaitMode;
-use txbench_core::rng::Rand;
+use txbench_core::result::{Metric, RunResult};
 use txbench_report::merge::{merge, read_run};
 use txbench_report::results::{IntervalWriter, SUMMARY_FILE, read_refusal, write_summary};
 use txbench_report::terminal;
-use txbench_workloads::retwis::Retwis;
-use txbench_workloads::tatp::Tatp;
-use txbench_workloads::tpcc::Tpcc;
-use txbench_workloads::tpcc::random::NurandConstants;
+use txbench_workloads::registry::{self, Visitor};
+use txbench_workloads::{Benchmark, MetricBasis};
 
 use crate::cli::MergeArgs;
 use crate::failure::Failure;
@@ -64,51 +61,12 @@ pub fn main(a: &MergeArgs) -> Result<(), Failure> {
         .map_err(Failure::reading)?;
     let mut merged = merge(&runs).map_err(Failure::reading)?;
     let r = &mut merged.result;
-    match r.workload.as_str() {
-        "tpcc" => {
-            let warehouses = r
-                .parameters
-                .get("warehouses")
-                .and_then(|w| w.parse::<i64>().ok())
-                .unwrap_or(1);
-            let wait = match r.parameters.get("wait").map(String::as_str) {
-                Some("spec") => WaitMode::Spec,
-                _ => WaitMode::None,
-            };
-            // The constants do not enter the metrics; the scale does.
-            let tpcc = Tpcc::new(warehouses, NurandConstants::random(&mut Rand::new(0)));
-            r.metrics = tpcc.metrics(&r.transactions, r.measured_secs, wait);
-        }
-        "tatp" => {
-            let subscribers = r
-                .parameters
-                .get("subscribers")
-                .and_then(|n| n.parse::<i64>().ok())
-                .unwrap_or(1);
-            r.metrics =
-                Tatp::new(subscribers).metrics(&r.transactions, r.measured_secs, WaitMode::None);
-        }
-        "retwis" => {
-            let int = |k: &str| r.parameters.get(k).and_then(|n| n.parse::<i64>().ok());
-            let zipf = r
-                .parameters
-                .get("zipf")
-                .and_then(|z| z.parse::<f64>().ok())
-                .unwrap_or(0.0);
-            let retwis = Retwis::new(
-                int("keys").unwrap_or(1),
-                int("value_size").unwrap_or(1) as usize,
-                zipf,
-                0,
-            )?;
-            r.metrics = retwis.metrics(&r.transactions, r.measured_secs, WaitMode::None);
-        }
-        other => {
-            return Err(Failure::Usage(format!(
-                "merging '{other}' runs is not supported by this version"
-            )));
-        }
-    }
+    r.metrics = registry::visit(&r.workload.clone(), Metrics(r)).ok_or_else(|| {
+        Failure::Usage(format!(
+            "merging '{}' runs is not supported by this version",
+            r.workload
+        ))
+    })?;
     let io_err = |e: io::Error| Failure::Failed(format!("writing {}: {e}", a.output.display()));
     std::fs::create_dir_all(&a.output).map_err(io_err)?;
     let writer = IntervalWriter::create(&a.output, merged.keys.clone(), merged.operations.clone())
@@ -121,4 +79,29 @@ pub fn main(a: &MergeArgs) -> Result<(), Failure> {
     out!("{}", terminal::summary(&merged.result));
     outln!("merged {} runs: {}", a.dirs.len(), a.output.display());
     Ok(())
+}
+
+/// A merged run's headline figures, by its workload's own rule over the
+/// recorded settings: the merged shards together drove the whole scale.
+struct Metrics<'r>(&'r RunResult);
+
+impl Visitor for Metrics<'_> {
+    type Output = Vec<Metric>;
+    fn visit<W: Benchmark>(self) -> Vec<Metric> {
+        let r = self.0;
+        let driven = r
+            .parameters
+            .get(W::ABOUT.scale.unit)
+            .and_then(|n| n.parse::<i64>().ok())
+            .unwrap_or(1);
+        let wait = match r.parameters.get("wait").map(String::as_str) {
+            Some("spec") => WaitMode::Spec,
+            _ => WaitMode::None,
+        };
+        W::metrics(
+            &r.transactions,
+            r.measured_secs,
+            MetricBasis { driven, wait },
+        )
+    }
 }

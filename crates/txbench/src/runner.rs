@@ -16,81 +16,19 @@ use txbench_core::driver::{
 };
 use txbench_core::machine::Machine;
 use txbench_core::result::{self, RESULT_SCHEMA_VERSION, RunResult};
-use txbench_core::{Engine, Session, Shard, Workload, exec};
-use txbench_engines::redact;
+use txbench_core::{Engine, Session, Shard, exec};
+use txbench_engines::{EngineOptions, redact};
 use txbench_report::{results, terminal};
 use txbench_workloads::conditions::ConditionResult;
+use txbench_workloads::{Benchmark, MetricBasis, WorkloadError};
 
-use crate::cli::{AffinityArg, ArrivalArg, DbArgs, LoadExtras, PacingArg, RunArgs, WaitArg};
+use crate::cli::workload::LoadScale;
+use crate::cli::{
+    AffinityArg, ArrivalArg, DbArgs, LoadArgs, LoadExtras, PacingArg, RunArgs, WaitArg,
+};
 use crate::failure::Failure;
 use crate::progress::RunProgress;
-
-/// A workload as the command line drives it.
-pub trait Bench: Workload + Sized {
-    /// The workload's name in commands and directory names ("tpcc").
-    const NAME: &'static str;
-    /// The flag and parameter that give the scale ("warehouses").
-    const SCALE: &'static str;
-
-    /// The workload's own settings beyond the scale (Retwis: the key skew and
-    /// the value size); `()` for a workload that has none.
-    type Options: Clone + Default + Send + Sync + 'static;
-
-    /// Open the workload on a session of a loaded database; `asked` is the scale
-    /// the command line gives (checked against what is loaded).
-    fn open<S: Session>(
-        session: &mut S,
-        asked: Option<i64>,
-        seed: u64,
-        options: &Self::Options,
-    ) -> impl Future<Output = Result<Self, Failure>> + Send;
-
-    /// The options as `config.toml` entries (flag name, value), so the file
-    /// repeats the run.
-    fn option_flags(options: &Self::Options) -> Vec<(&'static str, toml::Value)> {
-        let _ = options;
-        Vec::new()
-    }
-
-    /// The scale in the database.
-    fn scale(&self) -> i64;
-
-    /// Settings worth recording with the results.
-    fn parameters(&self) -> Vec<(String, String)>;
-
-    /// What `txbench serve` tells its clients in the handshake.
-    fn served_parameters(&self) -> Vec<(String, String)>;
-
-    /// The scale a load uses when none is asked for.
-    const DEFAULT_SCALE: i64;
-
-    /// What is in the database: the scale of a finished load, and whether any
-    /// of the workload's tables are there at all (an interrupted load).
-    fn loaded<S: Session>(
-        session: &mut S,
-    ) -> impl Future<Output = Result<(Option<i64>, bool), Failure>> + Send;
-
-    /// Load `scale` (`drop`: replace what is there).
-    fn load<E: Engine>(
-        engine: Arc<E>,
-        db: &DbArgs,
-        scale: i64,
-        load: &LoadExtras,
-        drop: bool,
-        seed: u64,
-        options: &Self::Options,
-    ) -> impl Future<Output = Result<(), Failure>>;
-}
-
-/// A scale with its unit: "1 warehouse", "100,000 subscribers".
-pub fn scale_text<W: Bench>(n: i64) -> String {
-    let unit = if n == 1 {
-        W::SCALE.trim_end_matches('s')
-    } else {
-        W::SCALE
-    };
-    format!("{} {unit}", terminal::grouped(n as f64, 0))
-}
+use crate::workload::scale_text;
 
 /// Run `work` (a load, opening a database) unless Ctrl-C or SIGTERM comes
 /// first: then it is dropped where it is and the command ends as interrupted.
@@ -111,143 +49,60 @@ pub async fn unless_stopped<T>(
 /// Load `W` at scale `asked` (its default when `None`) unless a finished load
 /// is there already (and `--drop` is not given); another scale than the loaded
 /// one is refused. Ctrl-C stops it.
-pub async fn ensure_loaded<E: Engine, W: Bench>(
+pub async fn ensure_loaded<E: Engine, W: Benchmark>(
     engine: &Arc<E>,
     db: &DbArgs,
     asked: Option<i64>,
     load: &LoadExtras,
+    options: &W::LoadOptions,
     seed: u64,
-    options: &W::Options,
     stop: &watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let load_unless_loaded = async {
-        let (complete, present) =
-            on_session(engine, |mut s| async move { W::loaded(&mut s).await }).await??;
-        match complete {
-            Some(n) if !load.drop => {
-                if let Some(asked) = asked.filter(|&asked| asked != n) {
-                    return Err(Failure::Usage(format!(
-                        "--{0} {asked} disagrees with the {n} {0} loaded in the database",
-                        W::SCALE
-                    )));
+        let loaded = on_session(engine, |mut s| async move { W::loaded(&mut s).await }).await??;
+        match loaded {
+            Some(l) if l.complete && !load.drop => {
+                if let Some(asked) = asked.filter(|&asked| asked != l.scale) {
+                    return Err(WorkloadError::ScaleMismatch {
+                        about: W::ABOUT,
+                        asked,
+                        loaded: l.scale,
+                    }
+                    .into());
                 }
                 outln!(
                     "using the {} already loaded in {}",
-                    scale_text::<W>(n),
+                    scale_text::<W>(l.scale),
                     engine.describe()
                 );
                 Ok(())
             }
-            _ => {
-                let scale = asked.unwrap_or(W::DEFAULT_SCALE);
-                W::load(
-                    Arc::clone(engine),
-                    db,
-                    scale,
-                    load,
-                    load.drop || present,
+            present => {
+                let args = LoadArgs::<W> {
+                    db: db.clone(),
+                    scale: LoadScale::new(asked.unwrap_or(W::ABOUT.scale.default)),
                     seed,
-                    options,
-                )
-                .await
+                    options: options.clone(),
+                    load: LoadExtras {
+                        drop: load.drop || present.is_some(),
+                        ..load.clone()
+                    },
+                };
+                crate::workload::load_on(Arc::clone(engine), &args).await
             }
         }
     };
     unless_stopped(stop, "the load", load_unless_loaded).await
 }
 
-/// Who may share an SQLite file with this run: the other shards of a sharded
-/// run, or nobody.
-pub fn holders(run: &RunArgs) -> crate::file_lock::Holders {
-    if run.shards > 1 {
-        crate::file_lock::Holders::Shards
-    } else {
-        crate::file_lock::Holders::Alone
+/// The engine options a run asks for: its isolation level, and an SQLite
+/// file shared with the run's other shards.
+pub fn engine_options(run: &RunArgs) -> EngineOptions {
+    EngineOptions {
+        isolation: run.isolation.map(crate::cli::IsolationArg::level),
+        shared_by_shards: run.shards > 1,
     }
 }
-
-/// Call a generic function with the engine a URL names.
-macro_rules! with_engine {
-    ($url:expr, $isolation:expr, |$engine:ident| $body:expr) => {
-        with_engine!(
-            $url,
-            $isolation,
-            $crate::file_lock::Holders::Alone,
-            |$engine| $body
-        )
-    };
-    ($url:expr, $isolation:expr, $holders:expr, |$engine:ident| $body:expr) => {{
-        let isolation: Option<$crate::cli::IsolationArg> = $isolation;
-        match txbench_engines::Target::parse_all($url)
-            .map_err(|e| $crate::failure::Failure::Usage(e.to_string()))?
-        {
-            txbench_engines::Target::Sqlite(cfg) => {
-                if let Some(i) = isolation.filter(|i| *i != $crate::cli::IsolationArg::Serializable)
-                {
-                    return Err($crate::failure::Failure::Usage(format!(
-                        "--isolation {}: SQLite runs every transaction serializable",
-                        i.name()
-                    )));
-                }
-                let path = cfg.path.clone();
-                let $engine = std::sync::Arc::new(txbench_engines::sqlite::SqliteEngine::new(cfg)?);
-                // Held until the command is done with the file.
-                let _file_lock = path
-                    .as_deref()
-                    .map(|p| $crate::file_lock::FileLock::acquire(p, $holders))
-                    .transpose()?;
-                $body
-            }
-            txbench_engines::Target::Postgres(target) => {
-                let $engine = std::sync::Arc::new(txbench_engines::postgres::PgEngine::new(
-                    target,
-                    isolation.map($crate::cli::IsolationArg::level),
-                ));
-                $body
-            }
-            txbench_engines::Target::Mysql(target) => {
-                let $engine = std::sync::Arc::new(txbench_engines::mysql::MyEngine::new(
-                    vec![target],
-                    isolation.map($crate::cli::IsolationArg::level),
-                ));
-                $body
-            }
-            txbench_engines::Target::MysqlCluster(nodes) => {
-                let $engine = std::sync::Arc::new(txbench_engines::mysql::MyEngine::new(
-                    nodes,
-                    isolation.map($crate::cli::IsolationArg::level),
-                ));
-                $body
-            }
-            txbench_engines::Target::Null => {
-                let $engine = std::sync::Arc::new(txbench_engines::null::NullEngine);
-                $body
-            }
-            txbench_engines::Target::Redis(target) => {
-                let $engine =
-                    std::sync::Arc::new(txbench_engines::redis::RedisEngine::new(target)?);
-                $body
-            }
-            txbench_engines::Target::Remote(target) => {
-                let $engine =
-                    std::sync::Arc::new(txbench_engines::remote::RemoteEngine::new(target));
-                $body
-            }
-            txbench_engines::Target::Sim(config) => {
-                if let Some(i) = isolation {
-                    return Err($crate::failure::Failure::Usage(format!(
-                        "--isolation {}: the simulated engine (sim:) has no isolation levels",
-                        i.name()
-                    )));
-                }
-                let $engine = std::sync::Arc::new(txbench_engines::sim::SimEngine::new(config)?);
-                $body
-            }
-        }
-    }};
-}
-
-pub(crate) use with_engine;
 
 /// Run a future on a session of the engine, on the executor the engine needs.
 pub async fn on_session<E, T, Fut>(
@@ -267,11 +122,11 @@ where
 }
 
 /// Run once, print the summary and where the results are.
-pub async fn run_on<E: Engine, W: Bench>(
+pub async fn run_on<E: Engine, W: Benchmark>(
     engine: Arc<E>,
     a: &RunArgs,
     asked: Option<i64>,
-    options: &W::Options,
+    options: &W::RunOptions,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let started_at = now_rfc3339();
@@ -282,7 +137,7 @@ pub async fn run_on<E: Engine, W: Bench>(
         let mut name = format!(
             "{}-{}-{}",
             compact_stamp(&started_at),
-            W::NAME,
+            W::ABOUT.name,
             engine.name()
         );
         if !shard.is_whole() {
@@ -455,11 +310,11 @@ fn pool_size(
 /// results directory, the interval log and timeline are written there as the run
 /// goes, and `config.toml` holds the flags that repeat the run; [`save`] writes
 /// `summary.json` once the caller has shown the result.
-pub async fn measure<E: Engine, W: Bench>(
+pub async fn measure<E: Engine, W: Benchmark>(
     engine: &Arc<E>,
     a: &RunArgs,
     asked: Option<i64>,
-    options: &W::Options,
+    options: &W::RunOptions,
     stop: watch::Receiver<bool>,
     started_at: &str,
     dir: Option<&Path>,
@@ -541,9 +396,9 @@ pub async fn measure<E: Engine, W: Bench>(
                 effective_config(
                     a,
                     seed,
-                    W::NAME,
-                    (W::SCALE, workload.scale()),
-                    W::option_flags(options),
+                    W::ABOUT.name,
+                    (W::ABOUT.scale.unit, workload.scale()),
+                    option_flags(options),
                     terminals,
                     connections,
                 ),
@@ -680,7 +535,14 @@ pub async fn measure<E: Engine, W: Bench>(
         parameters,
         measured_secs,
         interrupted: recording.interrupted,
-        metrics: workload.metrics(&transactions, measured_secs, wait),
+        metrics: W::metrics(
+            &transactions,
+            measured_secs,
+            MetricBasis {
+                driven: workload.driven(),
+                wait,
+            },
+        ),
         transactions,
         cpu: result::cpu_result(&recording),
         error_samples: result::error_samples(&recording),
@@ -740,7 +602,7 @@ fn effective_config(
     seed: u64,
     workload: &str,
     (scale_flag, scale): (&str, i64),
-    options: Vec<(&str, toml::Value)>,
+    options: Vec<(String, toml::Value)>,
     terminals: usize,
     connections: usize,
 ) -> String {
@@ -757,7 +619,7 @@ fn effective_config(
     }
     put(scale_flag, scale.into());
     for (flag, value) in options {
-        put(flag, value);
+        put(&flag, value);
     }
     put(
         "duration",
@@ -808,6 +670,18 @@ fn effective_config(
         },
         toml::to_string(&t).expect("a TOML table serializes")
     )
+}
+
+/// A workload's options as `config.toml` entries (flag name, value), so that
+/// the file repeats the run.
+fn option_flags<O: serde::Serialize>(options: &O) -> Vec<(String, toml::Value)> {
+    match toml::Value::try_from(options) {
+        Ok(toml::Value::Table(t)) => t
+            .into_iter()
+            .map(|(k, v)| (k.replace('_', "-"), v))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// An RFC 3339 time without separators, for directory names (20261122T221924Z).

@@ -1,49 +1,96 @@
 //! `txbench serve`: load (or open) a workload's database, then serve its
 //! transactions to `txbench://` clients until Ctrl-C or SIGTERM.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use txbench_core::{Engine, Session};
+use txbench_engines::{EngineOptions, WithEngine, with_engine};
 use txbench_server::{ServeOptions, serve};
-use txbench_workloads::tatp::Tatp;
-use txbench_workloads::tpcc::Tpcc;
+use txbench_workloads::Benchmark;
+use txbench_workloads::registry::{self, Visitor};
 
-use crate::cli::{ServeArgs, WorkloadArg};
+use crate::cli::{IsolationArg, ServeArgs};
 use crate::failure::Failure;
-use crate::runner::{Bench, on_session, scale_text, with_engine};
+use crate::runner::on_session;
+use crate::workload::{Work, scale_text};
 
 /// Run `txbench serve`.
 pub async fn main(a: ServeArgs, stop: watch::Receiver<bool>) -> Result<(), Failure> {
-    match (a.workload, a.warehouses, a.subscribers) {
-        (WorkloadArg::Tpcc, _, Some(_)) => Err(Failure::Usage(
-            "--subscribers is a TATP setting; TPC-C takes --warehouses".into(),
-        )),
-        (WorkloadArg::Tatp, Some(_), _) => Err(Failure::Usage(
-            "--warehouses is a TPC-C setting; TATP takes --subscribers".into(),
-        )),
-        (WorkloadArg::Tpcc, w, _) => {
-            with_engine!(&a.db.db, None, |e| serve_on::<_, Tpcc>(e, &a, w, stop)
-                .await)
-        }
-        (WorkloadArg::Tatp, _, n) => {
-            with_engine!(&a.db.db, None, |e| serve_on::<_, Tatp>(e, &a, n, stop)
-                .await)
-        }
+    let name = a.workload.clone();
+    let work = registry::visit(&name, Serve { args: a, stop }).unwrap_or_else(|| {
+        Box::pin(async move { Err(Failure::Usage(format!("unknown workload '{name}'"))) })
+    });
+    work.await
+}
+
+struct Serve {
+    args: ServeArgs,
+    stop: watch::Receiver<bool>,
+}
+
+impl Visitor for Serve {
+    type Output = Work;
+    fn visit<W: Benchmark>(self) -> Work {
+        Box::pin(async move {
+            let (a, stop) = (self.args, self.stop);
+            let scale = served_scale::<W>(&a)?;
+            let options = EngineOptions {
+                isolation: a.isolation.map(IsolationArg::level),
+                ..EngineOptions::default()
+            };
+            let urls = a.db.db.clone();
+            let serve = ServeOn::<W> {
+                a,
+                scale,
+                stop,
+                workload: PhantomData,
+            };
+            with_engine(&urls, &options, serve).await?
+        })
     }
 }
 
-async fn serve_on<E: Engine, W: Bench>(
+/// Serving, done with the engine the URL names.
+struct ServeOn<W> {
+    a: ServeArgs,
+    scale: Option<i64>,
+    stop: watch::Receiver<bool>,
+    workload: PhantomData<W>,
+}
+
+impl<W: Benchmark> WithEngine for ServeOn<W> {
+    type Output = Result<(), Failure>;
+    async fn with<E: Engine>(self, e: Arc<E>) -> Result<(), Failure> {
+        serve_on::<_, W>(e, &self.a, self.scale, self.stop).await
+    }
+}
+
+/// The scale flag of the served workload; another workload's is refused.
+fn served_scale<W: Benchmark>(a: &ServeArgs) -> Result<Option<i64>, Failure> {
+    let unit = W::ABOUT.scale.unit;
+    if let Some((other, _)) = a.scales.given.iter().find(|(u, _)| *u != unit) {
+        return Err(Failure::Usage(format!(
+            "--{other} is not a {} setting; {} takes --{unit}",
+            W::ABOUT.title,
+            W::ABOUT.title
+        )));
+    }
+    Ok(a.scales
+        .given
+        .iter()
+        .find(|(u, _)| *u == unit)
+        .map(|(_, v)| *v))
+}
+
+async fn serve_on<E: Engine, W: Benchmark>(
     engine: Arc<E>,
     a: &ServeArgs,
     scale: Option<i64>,
     stop: watch::Receiver<bool>,
-) -> Result<(), Failure>
-where
-    W::Input: DeserializeOwned,
-{
+) -> Result<(), Failure> {
     if E::Session::RUNS_TRANSACTIONS {
         return Err(Failure::Usage(
             "serve needs a database that executes transactions, not another txbench server, \
@@ -52,9 +99,17 @@ where
         ));
     }
     let token = token(a)?;
-    let options = W::Options::default();
-    crate::runner::ensure_loaded::<E, W>(&engine, &a.db, scale, &a.load, 1, &options, &stop)
-        .await?;
+    let options = W::RunOptions::default();
+    crate::runner::ensure_loaded::<E, W>(
+        &engine,
+        &a.db,
+        scale,
+        &a.load,
+        &W::LoadOptions::default(),
+        1,
+        &stop,
+    )
+    .await?;
     let (workload, version) = on_session(&engine, move |mut s| async move {
         let w = W::open(&mut s, scale, 1, &options).await?;
         let v = s
@@ -88,7 +143,7 @@ where
         .map_err(|e| Failure::Failed(format!("listening on {}: {e}", a.listen)))?;
     outln!(
         "serving {} ({}) from {} on txbench://{addr} with {workers} worker{}{}",
-        W::NAME,
+        W::ABOUT.name,
         scale_text::<W>(workload.scale()),
         engine.describe(),
         if workers == 1 { "" } else { "s" },

@@ -13,11 +13,15 @@ use tokio::sync::watch;
 use txbench_core::checks::{self, Status};
 use txbench_core::result::{Percentiles, RunResult, SweepResult, SweepStep};
 use txbench_core::{Engine, Session};
+use txbench_engines::{WithEngine, with_engine};
 use txbench_report::{json, results, terminal};
+use txbench_workloads::Benchmark;
+use txbench_workloads::registry::{self, Visitor};
 
-use crate::cli::{LoadExtras, Slo, SweepArgs};
+use crate::cli::{Chosen, LoadExtras, Slo, SweepArgs, SweepCmd, Sweeps};
 use crate::failure::Failure;
-use crate::runner::{Bench, compact_stamp, measure, now_rfc3339};
+use crate::runner::{compact_stamp, engine_options, measure, now_rfc3339};
+use crate::workload::Work;
 use txbench_report::results::SWEEP_FILE;
 
 fn percentile(p: &Percentiles, at: f64) -> f64 {
@@ -50,12 +54,53 @@ fn verdict_cell(result: &RunResult) -> String {
     }
 }
 
+/// Run `txbench sweep NAME` for the workload the command line chose.
+pub fn main(chosen: Chosen<Sweeps>, stop: watch::Receiver<bool>) -> Work {
+    let name = chosen.workload.clone();
+    registry::visit(&name, Sweep { chosen, stop }).unwrap_or_else(|| {
+        Box::pin(async move { Err(Failure::Usage(format!("unknown workload '{name}'"))) })
+    })
+}
+
+struct Sweep {
+    chosen: Chosen<Sweeps>,
+    stop: watch::Receiver<bool>,
+}
+
+impl Visitor for Sweep {
+    type Output = Work;
+    fn visit<W: Benchmark>(self) -> Work {
+        Box::pin(async move {
+            let a = self
+                .chosen
+                .args::<W>()
+                .map_err(|e| Failure::Usage(e.to_string()))?;
+            let (urls, options) = (a.sweep.run.db.db.clone(), engine_options(&a.sweep.run));
+            with_engine(&urls, &options, SweepOn { a, stop: self.stop }).await?
+        })
+    }
+}
+
+/// A sweep, done with the engine its URL names.
+struct SweepOn<W: Benchmark> {
+    a: SweepCmd<W>,
+    stop: watch::Receiver<bool>,
+}
+
+impl<W: Benchmark> WithEngine for SweepOn<W> {
+    type Output = Result<(), Failure>;
+    async fn with<E: Engine>(self, e: Arc<E>) -> Result<(), Failure> {
+        let a = self.a;
+        sweep_on::<_, W>(e, &a.sweep, a.scale.asked, &a.options, self.stop).await
+    }
+}
+
 /// Run the sweep.
-pub async fn sweep_on<E: Engine, W: Bench>(
+pub async fn sweep_on<E: Engine, W: Benchmark>(
     engine: Arc<E>,
     s: &SweepArgs,
     asked: Option<i64>,
-    options: &W::Options,
+    options: &W::RunOptions,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     // A sweep's steps each start when the last ends: no agreed start time, and
@@ -75,8 +120,8 @@ pub async fn sweep_on<E: Engine, W: Bench>(
             &s.run.db,
             asked,
             &LoadExtras::default(),
+            &W::LoadOptions::default(),
             seed,
-            options,
             &stop,
         )
         .await?;
@@ -84,7 +129,7 @@ pub async fn sweep_on<E: Engine, W: Bench>(
     let name = format!(
         "{}-sweep-{}-{}",
         compact_stamp(&now_rfc3339()),
-        W::NAME,
+        W::ABOUT.name,
         engine.name()
     );
     let dir =
@@ -105,18 +150,18 @@ pub async fn sweep_on<E: Engine, W: Bench>(
 }
 
 /// The sweep's steps, its capacity line and `sweep.json` (with a results directory).
-async fn steps_of<E: Engine, W: Bench>(
+async fn steps_of<E: Engine, W: Benchmark>(
     engine: &Arc<E>,
     s: &SweepArgs,
     asked: Option<i64>,
-    options: &W::Options,
+    options: &W::RunOptions,
     stop: watch::Receiver<bool>,
     dir: Option<&std::path::Path>,
 ) -> Result<(), Failure> {
     let objective = format!("p{}<={}ms", s.slo.percentile, s.slo.limit_ms);
     outln!(
         "sweep of {} on {}: objective {objective}",
-        W::NAME.to_uppercase(),
+        W::ABOUT.title,
         engine.describe()
     );
     let worst_header = format!("worst p{} ms", s.slo.percentile);

@@ -15,59 +15,48 @@ pub mod generate;
 pub mod input;
 pub mod load;
 pub mod meta;
+pub mod options;
 pub mod procedures;
 pub mod schema;
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
-use thiserror::Error;
-use txbench_core::driver::WaitMode;
 use txbench_core::keys::KeyChooser;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::rng::Rand;
+use txbench_core::schema::Schema;
 use txbench_core::{
-    DbError, ErrorKind, Outcome, Planned, Session, Shard, Terminal, TxnTypeInfo, Workload,
+    DbError, Engine, Outcome, Planned, Session, Shard, Terminal, TxnTypeInfo, Workload,
 };
 
+use crate::benchmark::{About, Benchmark, LoadPlan, MetricBasis, Scale, rate};
+use crate::bulk::LoadSummary;
+use crate::error::WorkloadError;
+use crate::meta_table::Loaded;
+use crate::opening::{self, Found};
 use constants::{DEFAULT_KEYS, DEFAULT_TERMINALS, DEFAULT_VALUE_SIZE, TXN_TYPES};
 use input::RetwisInput;
+use options::{RetwisLoadOptions, RetwisRunOptions};
 
-/// Why a Retwis command cannot go on.
-#[derive(Debug, Error)]
-pub enum RetwisError {
-    /// Nothing is loaded.
-    #[error("the database holds no Retwis data: load it first with `txbench retwis load --db ...`")]
-    NotLoaded,
-    /// A load was interrupted.
-    #[error(
-        "the Retwis load in this database did not finish: reload with `txbench retwis load --drop`"
-    )]
-    Incomplete,
-    /// Data is already loaded.
-    #[error("the database already holds Retwis data ({0} keys): add --drop to replace it")]
-    AlreadyLoaded(i64),
-    /// The run asked for another key space than is loaded.
-    #[error("--keys {asked} disagrees with the {loaded} keys loaded in the database")]
-    ScaleMismatch {
-        /// What the user asked for.
-        asked: i64,
-        /// What the database holds.
-        loaded: i64,
+/// Retwis's names and scale.
+pub static ABOUT: About = About {
+    name: "retwis",
+    title: "Retwis",
+    summary: "Retwis: key-value transactions under contention (TAPIR's mix) on SQL engines or \
+              Redis; without a verb, load 1,000,000 keys, run and report (embedded SQLite by default)",
+    load_summary: "Load the key space (keys 1..N, each with a random value)",
+    run_summary: "Run the mix against a loaded key space and report",
+    check_summary: None,
+    scale: Scale {
+        unit: "keys",
+        one: "key",
+        short: None,
+        default: DEFAULT_KEYS,
+        max: 1_000_000_000,
     },
-    /// An invalid key count.
-    #[error("invalid key count {0}: it must be at least 1")]
-    BadScale(i64),
-    /// An invalid value size.
-    #[error("invalid value size {0}: it must be 1..={max} bytes", max = schema::MAX_VALUE)]
-    BadValueSize(usize),
-    /// An invalid Zipf coefficient.
-    #[error("{0}")]
-    BadZipf(String),
-    /// The database failed.
-    #[error(transparent)]
-    Db(#[from] DbError),
-}
+};
 
 /// The Retwis workload over a key space.
 #[derive(Debug, Clone)]
@@ -86,14 +75,25 @@ pub struct Retwis {
 impl Retwis {
     /// A workload over keys `1..=keys` drawn with Zipf coefficient `zipf` (0:
     /// uniform), whose puts write values of `value_size` bytes made from `seed`.
-    pub fn new(keys: i64, value_size: usize, zipf: f64, seed: u64) -> Result<Retwis, RetwisError> {
+    pub fn new(
+        keys: i64,
+        value_size: usize,
+        zipf: f64,
+        seed: u64,
+    ) -> Result<Retwis, WorkloadError> {
         if keys < 1 {
-            return Err(RetwisError::BadScale(keys));
+            return Err(WorkloadError::BadScale {
+                about: &ABOUT,
+                value: keys,
+            });
         }
         if !(1..=schema::MAX_VALUE).contains(&value_size) {
-            return Err(RetwisError::BadValueSize(value_size));
+            return Err(WorkloadError::BadOption(format!(
+                "invalid value size {value_size}: it must be 1..={} bytes",
+                schema::MAX_VALUE
+            )));
         }
-        let chooser = KeyChooser::new(keys as u64, zipf).map_err(RetwisError::BadZipf)?;
+        let chooser = KeyChooser::new(keys as u64, zipf).map_err(WorkloadError::BadOption)?;
         let value = Rand::derive(seed, u64::MAX).astring(value_size, value_size);
         Ok(Retwis {
             keys,
@@ -106,45 +106,21 @@ impl Retwis {
         })
     }
 
-    /// Open the workload on a loaded database, checking the key space against
-    /// `asked` (a session that holds no data, the null engine, takes `asked`).
+    /// Open the workload on a loaded database (or a server that serves it),
+    /// checking the key space against `asked` (a session that holds no data,
+    /// the null engine, takes `asked`).
     pub async fn open<S: Session>(
         session: &mut S,
         asked: Option<i64>,
         zipf: f64,
         seed: u64,
-    ) -> Result<Retwis, RetwisError> {
-        let check = |loaded: i64| match asked {
-            Some(asked) if asked != loaded => Err(RetwisError::ScaleMismatch { asked, loaded }),
-            _ => Ok(()),
+    ) -> Result<Retwis, WorkloadError> {
+        let (keys, found) = opening::find(session, &meta::META, asked).await?;
+        let value_size = match found {
+            Found::Nothing => DEFAULT_VALUE_SIZE,
+            found => found.int("value_size")?.unwrap_or(0).max(0) as usize,
         };
-        if let Some(served) = session.served_parameters() {
-            let get = |k: &str| served.iter().find(|(key, _)| key == k).map(|(_, v)| v);
-            if get("workload").map(String::as_str) != Some("retwis") {
-                return Err(RetwisError::Db(DbError::new(
-                    ErrorKind::Other,
-                    "the txbench server does not serve Retwis",
-                )));
-            }
-            let keys = get("keys").and_then(|v| v.parse().ok()).unwrap_or(0);
-            let size = get("value_size").and_then(|v| v.parse().ok()).unwrap_or(0);
-            check(keys)?;
-            return Retwis::new(keys, size, zipf, seed);
-        }
-        if !S::EXECUTES {
-            return Retwis::new(
-                asked.unwrap_or(DEFAULT_KEYS),
-                DEFAULT_VALUE_SIZE,
-                zipf,
-                seed,
-            );
-        }
-        let state = meta::read(session).await?.ok_or(RetwisError::NotLoaded)?;
-        if !state.complete || state.keys < 1 {
-            return Err(RetwisError::Incomplete);
-        }
-        check(state.keys)?;
-        Retwis::new(state.keys, state.value_size, zipf, seed)
+        Retwis::new(keys, value_size, zipf, seed)
     }
 
     /// Keys in the key space.
@@ -248,8 +224,59 @@ impl Workload for Retwis {
     ) -> Result<Outcome, DbError> {
         procedures::execute(session, input, &self.value).await
     }
+}
 
-    fn metrics(&self, types: &[TypeResult], measured_secs: f64, _wait: WaitMode) -> Vec<Metric> {
+impl Benchmark for Retwis {
+    const ABOUT: &'static About = &ABOUT;
+    const SCHEMA: &'static Schema = &schema::SCHEMA;
+    type LoadOptions = RetwisLoadOptions;
+    type RunOptions = RetwisRunOptions;
+
+    async fn loaded<S: Session>(session: &mut S) -> Result<Option<Loaded>, WorkloadError> {
+        Ok(meta::META.read(session).await?)
+    }
+
+    async fn load<E: Engine>(
+        engine: Arc<E>,
+        plan: &LoadPlan,
+        options: &RetwisLoadOptions,
+        rows_done: Arc<AtomicU64>,
+    ) -> Result<LoadSummary, WorkloadError> {
+        load::load(engine, plan, options, rows_done).await
+    }
+
+    fn expected_rows(keys: i64) -> u64 {
+        keys.max(0) as u64
+    }
+
+    fn describe_load(options: &RetwisLoadOptions) -> String {
+        format!(" of {} bytes", options.value_size)
+    }
+
+    async fn open<S: Session>(
+        session: &mut S,
+        asked: Option<i64>,
+        seed: u64,
+        options: &RetwisRunOptions,
+    ) -> Result<Self, WorkloadError> {
+        Retwis::open(session, asked, options.zipf, seed).await
+    }
+
+    fn scale(&self) -> i64 {
+        self.keys()
+    }
+
+    fn parameters(&self) -> Vec<(String, String)> {
+        Retwis::parameters(self)
+    }
+
+    fn served_parameters(&self) -> Vec<(String, String)> {
+        Retwis::served_parameters(self)
+    }
+
+    /// Committed transactions a second, the abort rate (conflicts among
+    /// attempts) and retries per committed transaction.
+    fn metrics(types: &[TypeResult], measured_secs: f64, _basis: MetricBasis) -> Vec<Metric> {
         let committed: u64 = types.iter().map(|t| t.committed).sum();
         let retries: u64 = types.iter().map(|t| t.retries).sum();
         let aborts: u64 = types.iter().map(TypeResult::aborts).sum();
@@ -258,11 +285,7 @@ impl Workload for Retwis {
         vec![
             Metric {
                 name: "throughput".into(),
-                value: if measured_secs > 0.0 {
-                    committed as f64 / measured_secs
-                } else {
-                    0.0
-                },
+                value: rate(committed, measured_secs),
                 unit: "committed txn/s".into(),
             },
             Metric {

@@ -21,43 +21,38 @@ pub mod meta;
 pub mod procedures;
 pub mod schema;
 
-use thiserror::Error;
-use txbench_core::driver::WaitMode;
-use txbench_core::result::{Metric, TypeResult};
-use txbench_core::{DbError, Outcome, Session, Shard, TxnTypeInfo, Workload};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
-use constants::{DEFAULT_TERMINALS, TXN_TYPES};
+use txbench_core::result::{Metric, TypeResult};
+use txbench_core::schema::Schema;
+use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload};
+
+use crate::benchmark::{About, Benchmark, LoadPlan, MetricBasis, NoOptions, Scale, rate};
+use crate::bulk::LoadSummary;
+use crate::conditions::ConditionResult;
+use crate::error::WorkloadError;
+use crate::meta_table::Loaded;
+use crate::opening;
+use constants::{DEFAULT_SUBSCRIBERS, DEFAULT_TERMINALS, TXN_TYPES};
 use input::{InputGenerator, TatpInput, TatpTerminal};
 
-/// Why a TATP command cannot go on.
-#[derive(Debug, Error)]
-pub enum TatpError {
-    /// Nothing is loaded.
-    #[error("the database holds no TATP data: load it first with `txbench tatp load --db ...`")]
-    NotLoaded,
-    /// A load was interrupted.
-    #[error(
-        "the TATP load in this database did not finish: reload with `txbench tatp load --drop`"
-    )]
-    Incomplete,
-    /// Data is already loaded.
-    #[error("the database already holds TATP data ({0} subscribers): add --drop to replace it")]
-    AlreadyLoaded(i64),
-    /// The run asked for another scale than is loaded.
-    #[error("--subscribers {asked} disagrees with the {loaded} subscribers loaded in the database")]
-    ScaleMismatch {
-        /// What the user asked for.
-        asked: i64,
-        /// What the database holds.
-        loaded: i64,
+/// TATP's names and scale.
+pub static ABOUT: About = About {
+    name: "tatp",
+    title: "TATP",
+    summary: "TATP: without a verb, load 100,000 subscribers, run and report (embedded SQLite by default)",
+    load_summary: "Create the schema and load the subscribers",
+    run_summary: "Drive the transaction mix and report MQTh and latency",
+    check_summary: Some("Verify the population's invariants (exit 0 if all hold, 1 otherwise)"),
+    scale: Scale {
+        unit: "subscribers",
+        one: "subscriber",
+        short: None,
+        default: DEFAULT_SUBSCRIBERS,
+        max: 1_000_000_000,
     },
-    /// An invalid scale.
-    #[error("invalid subscriber count {0}: it must be at least 1")]
-    BadScale(i64),
-    /// The database failed.
-    #[error(transparent)]
-    Db(#[from] DbError),
-}
+};
 
 /// The TATP workload over a population of subscribers.
 #[derive(Debug, Clone)]
@@ -76,54 +71,15 @@ impl Tatp {
         }
     }
 
-    /// Open the workload on a loaded database, checking the scale against
-    /// `asked` (a session that holds no data, the null engine, takes `asked`).
-    pub async fn open<S: Session>(session: &mut S, asked: Option<i64>) -> Result<Tatp, TatpError> {
-        if let Some(served) = session.served_parameters() {
-            let get = |k: &str| {
-                served
-                    .iter()
-                    .find(|(key, _)| key == k)
-                    .map(|(_, v)| v.as_str())
-            };
-            if get("workload") != Some("tatp") {
-                return Err(TatpError::Db(DbError::new(
-                    txbench_core::ErrorKind::Other,
-                    format!(
-                        "the txbench server serves '{}', not TATP",
-                        get("workload").unwrap_or("an unknown workload")
-                    ),
-                )));
-            }
-            let n = get("subscribers")
-                .and_then(|v| v.parse::<i64>().ok())
-                .filter(|&n| n >= 1)
-                .ok_or(TatpError::Incomplete)?;
-            if let Some(asked) = asked.filter(|&a| a != n) {
-                return Err(TatpError::ScaleMismatch { asked, loaded: n });
-            }
-            return Ok(Tatp::new(n));
-        }
-        if !S::EXECUTES {
-            let n = asked.unwrap_or(constants::DEFAULT_SUBSCRIBERS);
-            if n < 1 {
-                return Err(TatpError::BadScale(n));
-            }
-            return Ok(Tatp::new(n));
-        }
-        let state = meta::read(session).await?.ok_or(TatpError::NotLoaded)?;
-        if !state.complete || state.subscribers < 1 {
-            return Err(TatpError::Incomplete);
-        }
-        if let Some(asked) = asked
-            && asked != state.subscribers
-        {
-            return Err(TatpError::ScaleMismatch {
-                asked,
-                loaded: state.subscribers,
-            });
-        }
-        Ok(Tatp::new(state.subscribers))
+    /// Open the workload on a loaded database (or a server that serves it),
+    /// checking the scale against `asked` (a session that holds no data, the
+    /// null engine, takes `asked`).
+    pub async fn open<S: Session>(
+        session: &mut S,
+        asked: Option<i64>,
+    ) -> Result<Tatp, WorkloadError> {
+        let (subscribers, _) = opening::find(session, &meta::META, asked).await?;
+        Ok(Tatp::new(subscribers))
     }
 
     /// Subscribers in the database.
@@ -194,26 +150,72 @@ impl Workload for Tatp {
     ) -> Result<Outcome, DbError> {
         procedures::execute(session, input).await
     }
+}
 
-    fn metrics(&self, types: &[TypeResult], measured_secs: f64, _wait: WaitMode) -> Vec<Metric> {
-        let per_second = |n: u64| {
-            if measured_secs > 0.0 {
-                n as f64 / measured_secs
-            } else {
-                0.0
-            }
-        };
+impl Benchmark for Tatp {
+    const ABOUT: &'static About = &ABOUT;
+    const SCHEMA: &'static Schema = &schema::SCHEMA;
+    type LoadOptions = NoOptions;
+    type RunOptions = NoOptions;
+
+    async fn loaded<S: Session>(session: &mut S) -> Result<Option<Loaded>, WorkloadError> {
+        Ok(meta::META.read(session).await?)
+    }
+
+    async fn load<E: Engine>(
+        engine: Arc<E>,
+        plan: &LoadPlan,
+        _options: &NoOptions,
+        rows_done: Arc<AtomicU64>,
+    ) -> Result<LoadSummary, WorkloadError> {
+        load::load(engine, plan, rows_done).await
+    }
+
+    fn expected_rows(subscribers: i64) -> u64 {
+        generate::expected_rows(subscribers)
+    }
+
+    async fn open<S: Session>(
+        session: &mut S,
+        asked: Option<i64>,
+        _seed: u64,
+        _options: &NoOptions,
+    ) -> Result<Self, WorkloadError> {
+        Tatp::open(session, asked).await
+    }
+
+    async fn check<S: Session>(
+        session: &mut S,
+        loaded: &Loaded,
+    ) -> Result<Vec<ConditionResult>, WorkloadError> {
+        Ok(check::check(session, loaded.scale).await?)
+    }
+
+    fn scale(&self) -> i64 {
+        self.subscribers()
+    }
+
+    fn parameters(&self) -> Vec<(String, String)> {
+        Tatp::parameters(self)
+    }
+
+    fn served_parameters(&self) -> Vec<(String, String)> {
+        Tatp::served_parameters(self)
+    }
+
+    /// MQTh (committed transactions a second) and all transactions a second.
+    fn metrics(types: &[TypeResult], measured_secs: f64, _basis: MetricBasis) -> Vec<Metric> {
         let committed: u64 = types.iter().map(|t| t.committed).sum();
         let completed: u64 = types.iter().map(TypeResult::completed).sum();
         vec![
             Metric {
                 name: "MQTh".into(),
-                value: per_second(committed),
+                value: rate(committed, measured_secs),
                 unit: "successful txn/s".into(),
             },
             Metric {
                 name: "throughput".into(),
-                value: per_second(completed),
+                value: rate(completed, measured_secs),
                 unit: "txn/s".into(),
             },
         ]

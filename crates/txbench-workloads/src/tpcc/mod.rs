@@ -29,47 +29,44 @@ pub mod stock_level;
 pub mod terminal;
 
 use std::ops::RangeInclusive;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
-use thiserror::Error;
 use txbench_core::driver::WaitMode;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::rng::Rand;
-use txbench_core::{DbError, Outcome, Session, Shard, TxnTypeInfo, Workload};
+use txbench_core::schema::Schema;
+use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload};
 
+use crate::benchmark::{About, Benchmark, LoadPlan, MetricBasis, NoOptions, Scale, rate};
+use crate::bulk::LoadSummary;
+use crate::conditions::ConditionResult;
+use crate::error::WorkloadError;
+use crate::meta_table::Loaded;
+use crate::opening;
 use constants::{DISTRICTS, MAX_TPMC_PER_WAREHOUSE, NEW_ORDER, TERMINALS_PER_WAREHOUSE, TXN_TYPES};
 use input::{InputGenerator, TpccInput};
 use random::NurandConstants;
 use terminal::TpccTerminal;
 
-/// Why a TPC-C command cannot go on.
-#[derive(Debug, Error)]
-pub enum TpccError {
-    /// Nothing is loaded.
-    #[error("the database holds no TPC-C data: load it first with `txbench tpcc load --db ...`")]
-    NotLoaded,
-    /// A load was interrupted.
-    #[error(
-        "the TPC-C load in this database did not finish: reload with `txbench tpcc load --drop`"
-    )]
-    Incomplete,
-    /// Data is already loaded.
-    #[error("the database already holds TPC-C data ({0} warehouses): add --drop to replace it")]
-    AlreadyLoaded(i64),
-    /// The run asked for another scale than is loaded.
-    #[error("--warehouses {asked} disagrees with the {loaded} warehouses loaded in the database")]
-    WarehouseMismatch {
-        /// What the user asked for.
-        asked: i64,
-        /// What the database holds.
-        loaded: i64,
+/// TPC-C's names and scale.
+pub static ABOUT: About = About {
+    name: "tpcc",
+    title: "TPC-C",
+    summary: "TPC-C: without a verb, load, run and report in one go (embedded SQLite by default)",
+    load_summary: "Create the schema and load the initial population",
+    run_summary: "Drive the transaction mix and report throughput and latency",
+    check_summary: Some(
+        "Verify the twelve consistency conditions (exit 0 if all hold, 1 otherwise)",
+    ),
+    scale: Scale {
+        unit: "warehouses",
+        one: "warehouse",
+        short: Some('w'),
+        default: 1,
+        max: 1_000_000,
     },
-    /// An invalid scale.
-    #[error("invalid warehouse count {0}: it must be at least 1")]
-    BadScale(i64),
-    /// The database failed.
-    #[error(transparent)]
-    Db(#[from] DbError),
-}
+};
 
 /// The TPC-C workload at a given scale, with the run's NURand constants.
 #[derive(Debug, Clone)]
@@ -94,110 +91,39 @@ impl Tpcc {
         }
     }
 
-    /// Open the workload on a loaded database: check the scale against
+    /// Open the workload on a loaded database (or a server that serves it, or
+    /// an engine that holds no data): check the scale against
     /// `asked_warehouses` and choose a C-Run valid for the recorded C-Load.
     pub async fn open<S: Session>(
         session: &mut S,
         asked_warehouses: Option<i64>,
         seed: u64,
-    ) -> Result<Tpcc, TpccError> {
+    ) -> Result<Tpcc, WorkloadError> {
         let mut rng = Rand::derive(seed, u64::MAX - 1);
-        if let Some(served) = session.served_parameters() {
-            return Tpcc::from_served(served, asked_warehouses, &mut rng);
-        }
-        if !S::EXECUTES {
-            // A session that holds no data (the null engine): the scale is the one asked for.
-            let load = NurandConstants::random(&mut rng);
-            let warehouses = asked_warehouses.unwrap_or(1);
-            if warehouses < 1 {
-                return Err(TpccError::BadScale(warehouses));
-            }
-            return Ok(Tpcc::new(
-                warehouses,
-                NurandConstants::for_run(&load, &mut rng),
-            ));
-        }
-        let state = meta::read(session).await?.ok_or(TpccError::NotLoaded)?;
-        if !state.complete || state.warehouses < 1 {
-            return Err(TpccError::Incomplete);
-        }
-        if let Some(asked) = asked_warehouses
-            && asked != state.warehouses
-        {
-            return Err(TpccError::WarehouseMismatch {
-                asked,
-                loaded: state.warehouses,
-            });
-        }
+        let (warehouses, found) = opening::find(session, &meta::META, asked_warehouses).await?;
+        let recorded = meta::load_constants(&found)?;
         // A database another tool loaded does not say its C-Load: any C is then as
         // good as another, and the parameters say it was unknown.
-        let load = state
-            .constants
-            .unwrap_or_else(|| NurandConstants::random(&mut rng));
-        let mut tpcc = Tpcc::new(state.warehouses, NurandConstants::for_run(&load, &mut rng));
-        tpcc.load_constants = state.constants;
+        let load = recorded.unwrap_or_else(|| NurandConstants::random(&mut rng));
+        let mut tpcc = Tpcc::new(warehouses, NurandConstants::for_run(&load, &mut rng));
+        tpcc.load_constants = recorded;
         Ok(tpcc)
     }
 
-    /// What a txbench server tells its clients about the TPC-C database it serves
-    /// (see [`Tpcc::from_served`]).
+    /// What a txbench server tells its clients about the TPC-C database it serves.
     pub fn served_parameters(&self) -> Vec<(String, String)> {
         let mut out = vec![
             ("workload".to_string(), "tpcc".to_string()),
             ("warehouses".to_string(), self.inputs.warehouses.to_string()),
         ];
-        if let Some(load) = self.load_constants {
-            out.push(("c_last_load".to_string(), load.c_last.to_string()));
-            out.push(("c_id".to_string(), load.c_id.to_string()));
-            out.push(("ol_i_id".to_string(), load.ol_i_id.to_string()));
+        if let Some(load) = &self.load_constants {
+            out.extend(
+                meta::entries(load)
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v)),
+            );
         }
         out
-    }
-
-    /// The workload a client of a txbench server drives: the server's scale, and
-    /// a C-Run valid for the server's C-Load.
-    fn from_served(
-        served: &[(String, String)],
-        asked: Option<i64>,
-        rng: &mut Rand,
-    ) -> Result<Tpcc, TpccError> {
-        let get = |k: &str| {
-            served
-                .iter()
-                .find(|(key, _)| key == k)
-                .map(|(_, v)| v.as_str())
-        };
-        let int = |k: &str| get(k).and_then(|v| v.parse::<i64>().ok());
-        if get("workload") != Some("tpcc") {
-            return Err(TpccError::Db(DbError::new(
-                txbench_core::ErrorKind::Other,
-                format!(
-                    "the txbench server serves '{}', not TPC-C",
-                    get("workload").unwrap_or("an unknown workload")
-                ),
-            )));
-        }
-        let warehouses = int("warehouses")
-            .filter(|&w| w >= 1)
-            .ok_or(TpccError::Incomplete)?;
-        if let Some(asked) = asked.filter(|&a| a != warehouses) {
-            return Err(TpccError::WarehouseMismatch {
-                asked,
-                loaded: warehouses,
-            });
-        }
-        let load = match (int("c_last_load"), int("c_id"), int("ol_i_id")) {
-            (Some(c_last), Some(c_id), Some(ol_i_id)) => Some(NurandConstants {
-                c_last,
-                c_id,
-                ol_i_id,
-            }),
-            _ => None,
-        };
-        let base = load.unwrap_or_else(|| NurandConstants::random(rng));
-        let mut tpcc = Tpcc::new(warehouses, NurandConstants::for_run(&base, rng));
-        tpcc.load_constants = load;
-        Ok(tpcc)
     }
 
     /// Warehouses in the database.
@@ -341,17 +267,68 @@ impl Workload for Tpcc {
             }
         })
     }
+}
 
-    fn metrics(&self, types: &[TypeResult], measured_secs: f64, wait: WaitMode) -> Vec<Metric> {
-        let minutes = measured_secs / 60.0;
-        let per_minute = |n: u64| {
-            if minutes > 0.0 {
-                n as f64 / minutes
-            } else {
-                0.0
-            }
-        };
-        let tpmc = per_minute(types[NEW_ORDER].committed);
+impl Benchmark for Tpcc {
+    const ABOUT: &'static About = &ABOUT;
+    const SCHEMA: &'static Schema = &schema::SCHEMA;
+    type LoadOptions = NoOptions;
+    type RunOptions = NoOptions;
+
+    async fn loaded<S: Session>(session: &mut S) -> Result<Option<Loaded>, WorkloadError> {
+        Ok(meta::META.read(session).await?)
+    }
+
+    async fn load<E: Engine>(
+        engine: Arc<E>,
+        plan: &LoadPlan,
+        _options: &NoOptions,
+        rows_done: Arc<AtomicU64>,
+    ) -> Result<LoadSummary, WorkloadError> {
+        load::load(engine, plan, rows_done).await
+    }
+
+    fn expected_rows(warehouses: i64) -> u64 {
+        generate::expected_rows(warehouses)
+    }
+
+    async fn open<S: Session>(
+        session: &mut S,
+        asked: Option<i64>,
+        seed: u64,
+        _options: &NoOptions,
+    ) -> Result<Self, WorkloadError> {
+        Tpcc::open(session, asked, seed).await
+    }
+
+    async fn check<S: Session>(
+        session: &mut S,
+        _loaded: &Loaded,
+    ) -> Result<Vec<ConditionResult>, WorkloadError> {
+        Ok(check::check(session).await?)
+    }
+
+    fn scale(&self) -> i64 {
+        self.warehouses()
+    }
+
+    fn driven(&self) -> i64 {
+        self.home_warehouses()
+    }
+
+    fn parameters(&self) -> Vec<(String, String)> {
+        Tpcc::parameters(self)
+    }
+
+    fn served_parameters(&self) -> Vec<(String, String)> {
+        Tpcc::served_parameters(self)
+    }
+
+    /// tpmC (committed New-Orders a minute), transactions a second, and with
+    /// the specification's waits the efficiency against 12.86 tpmC a
+    /// warehouse driven.
+    fn metrics(types: &[TypeResult], measured_secs: f64, basis: MetricBasis) -> Vec<Metric> {
+        let tpmc = 60.0 * rate(types[NEW_ORDER].committed, measured_secs);
         let completed: u64 = types.iter().map(TypeResult::completed).sum();
         let mut out = vec![
             Metric {
@@ -361,14 +338,14 @@ impl Workload for Tpcc {
             },
             Metric {
                 name: "throughput".into(),
-                value: per_minute(completed) / 60.0,
+                value: rate(completed, measured_secs),
                 unit: "txn/s".into(),
             },
         ];
-        if wait == WaitMode::Spec {
+        if basis.wait == WaitMode::Spec {
             out.push(Metric {
                 name: "efficiency".into(),
-                value: 100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * self.home_warehouses() as f64),
+                value: 100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * basis.driven as f64),
                 unit: "%".into(),
             });
         }

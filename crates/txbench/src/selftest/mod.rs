@@ -18,11 +18,11 @@ use tokio::sync::watch;
 use txbench_core::Engine;
 use txbench_core::checks::{self, Status};
 use txbench_core::result::{Percentiles, RunResult};
-use txbench_engines::Target;
+use txbench_engines::{EngineOptions, WithEngine, with_engine};
 use txbench_report::json;
 use txbench_workloads::tatp::Tatp;
 
-use crate::cli::{Cli, Command, SelftestArgs, TatpVerb};
+use crate::cli::{Cli, Command, SelftestArgs, Verb};
 use crate::failure::Failure;
 use crate::runner::{measure, now_rfc3339};
 
@@ -239,51 +239,53 @@ async fn run(
     }
     let cli = Cli::try_parse_from(&argv)
         .map_err(|e| Failure::Failed(format!("selftest: {}: {e}", argv.join(" "))))?;
-    let Command::Tatp(command) = cli.command else {
-        unreachable!("the selftest's command line is a TATP run");
+    let not_tatp_run =
+        || Failure::Failed(format!("selftest: {} is not a TATP run", argv.join(" ")));
+    let Command::Workload(chosen) = cli.command else {
+        return Err(not_tatp_run());
     };
-    let Some(TatpVerb::Run(args)) = command.verb else {
-        unreachable!("the selftest's command line is a TATP run");
+    let Ok(crate::cli::WorkloadArgs {
+        verb: Some(Verb::Run(args)),
+        ..
+    }) = chosen.args::<Tatp>()
+    else {
+        return Err(not_tatp_run());
     };
-    let result = match Target::parse(db).map_err(|e| Failure::Usage(e.to_string()))? {
-        Target::Sim(config) => {
-            let engine = Arc::new(txbench_engines::sim::SimEngine::new(config)?);
-            measure_on(engine, &args.run, args.subscribers, stop).await?
-        }
-        Target::Null => {
-            measure_on(
-                Arc::new(txbench_engines::null::NullEngine),
-                &args.run,
-                args.subscribers,
-                stop,
-            )
-            .await?
-        }
-        _ => unreachable!("the selftest runs the simulated and null engines only"),
+    // The selftest's engines (sim:, null:) take no options.
+    let measure = MeasureOn {
+        args: args.run,
+        subscribers: args.scale.asked,
+        stop: stop.clone(),
     };
+    let result = with_engine(&[db.to_string()], &EngineOptions::default(), measure).await??;
     if result.interrupted {
         return Err(Failure::Interrupted("selftest interrupted".into()));
     }
     Ok(result)
 }
 
-async fn measure_on<E: Engine>(
-    engine: Arc<E>,
-    args: &crate::cli::RunArgs,
+/// A case's TATP run, measured on the engine its URL names.
+struct MeasureOn {
+    args: crate::cli::RunArgs,
     subscribers: Option<i64>,
-    stop: &watch::Receiver<bool>,
-) -> Result<RunResult, Failure> {
-    measure::<E, Tatp>(
-        &engine,
-        args,
-        subscribers,
-        &(),
-        stop.clone(),
-        &now_rfc3339(),
-        None,
-    )
-    .await
-    .map(|measured| measured.result)
+    stop: watch::Receiver<bool>,
+}
+
+impl WithEngine for MeasureOn {
+    type Output = Result<RunResult, Failure>;
+    async fn with<E: Engine>(self, engine: Arc<E>) -> Result<RunResult, Failure> {
+        measure::<E, Tatp>(
+            &engine,
+            &self.args,
+            self.subscribers,
+            &Default::default(),
+            self.stop,
+            &now_rfc3339(),
+            None,
+        )
+        .await
+        .map(|measured| measured.result)
+    }
 }
 
 /// A case's run against its truth.

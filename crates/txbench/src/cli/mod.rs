@@ -1,10 +1,16 @@
-//! The command line: raw flags, parsed by clap. Validation into typed settings
-//! happens in the command modules.
+//! The command line: raw flags, parsed by clap. Every workload's commands come
+//! from the registry ([`workload`]); validation into typed settings happens in
+//! the command modules.
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+pub mod workload;
+
+use workload::ServedScales;
+pub use workload::{AllInOneArgs, Chosen, LoadArgs, SweepCmd, Sweeps, Verb, Verbs, WorkloadArgs};
 
 /// txbench: the standard OLTP workloads against any database, with honest numbers.
 #[derive(Debug, Parser)]
@@ -63,13 +69,9 @@ fn negatives_as_values(cmd: clap::Command) -> clap::Command {
 /// Top-level commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// TPC-C: without a verb, load, run and report in one go (embedded SQLite by default).
-    Tpcc(TpccCommand),
-    /// TATP: without a verb, load 100,000 subscribers, run and report (embedded SQLite by default).
-    Tatp(TatpCommand),
-    /// Retwis: key-value transactions under contention (TAPIR's mix) on SQL engines or
-    /// Redis; without a verb, load 1,000,000 keys, run and report (embedded SQLite by default).
-    Retwis(RetwisCommand),
+    /// The workloads of the registry: `txbench tpcc [VERB]`, `txbench tatp ...`.
+    #[command(flatten)]
+    Workload(Chosen<Verbs>),
     /// Serve a workload's transactions over TCP (the txbench transaction server):
     /// clients run with `--db txbench://HOST:PORT`; loads the database first if needed.
     Serve(ServeArgs),
@@ -153,27 +155,7 @@ pub struct MergeArgs {
 pub struct SweepCommand {
     /// The workload to sweep.
     #[command(subcommand)]
-    pub workload: SweepWorkload,
-}
-
-/// Workloads a sweep can drive.
-#[derive(Debug, Subcommand)]
-pub enum SweepWorkload {
-    /// TPC-C (the data must be loaded).
-    Tpcc(TpccSweepArgs),
-    /// TATP (the data must be loaded).
-    Tatp(TatpSweepArgs),
-    /// Retwis (an empty database is loaded first).
-    Retwis(RetwisSweepArgs),
-}
-
-/// Workloads `serve` can serve.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum WorkloadArg {
-    /// TPC-C.
-    Tpcc,
-    /// TATP.
-    Tatp,
+    pub workload: Chosen<Sweeps>,
 }
 
 /// Flags of `serve`.
@@ -181,21 +163,20 @@ pub enum WorkloadArg {
 pub struct ServeArgs {
     #[command(flatten)]
     pub db: DbArgs,
-    /// The workload to serve.
-    #[arg(long, value_enum)]
-    pub workload: WorkloadArg,
-    /// TPC-C warehouses (loaded when the database holds none; default 1).
-    #[arg(long, short = 'w', value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
-    pub warehouses: Option<i64>,
-    /// TATP subscribers (loaded when the database holds none; default 100,000).
-    #[arg(long, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
-    pub subscribers: Option<i64>,
+    /// The workload to serve (tpcc, tatp, retwis).
+    #[arg(long, value_parser = workload::parse_workload)]
+    pub workload: String,
+    #[command(flatten)]
+    pub scales: ServedScales,
     /// Address to listen on (loopback unless told otherwise).
     #[arg(long, default_value = "127.0.0.1:7077", value_name = "ADDR")]
     pub listen: std::net::SocketAddr,
     /// Sessions executing transactions (default: the cores, or what the engine allows writers).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub workers: Option<u32>,
+    /// Isolation level of the transactions served (default: the database's own).
+    #[arg(long, value_enum)]
+    pub isolation: Option<IsolationArg>,
     /// Token clients must present (default: the TXBENCH_TOKEN variable; none: no check).
     #[arg(long)]
     pub token: Option<String>,
@@ -234,32 +215,6 @@ pub struct SweepArgs {
     pub refine: u32,
 }
 
-/// `txbench tpcc [VERB]`.
-#[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true)]
-pub struct TpccCommand {
-    /// What to do; without one, load (if needed), run and report.
-    #[command(subcommand)]
-    pub verb: Option<TpccVerb>,
-
-    /// Flags of load and run, for the all-in-one form.
-    #[command(flatten)]
-    pub all: AllInOneArgs,
-}
-
-/// The TPC-C verbs.
-#[derive(Debug, Subcommand)]
-pub enum TpccVerb {
-    /// Create the schema and load the initial population.
-    Load(LoadArgs),
-    /// Drive the transaction mix and report throughput and latency.
-    Run(TpccRunArgs),
-    /// Verify the twelve consistency conditions (exit 0 if all hold, 1 otherwise).
-    Check(DbArgs),
-    /// Drop every TPC-C table.
-    Clean(DbArgs),
-}
-
 /// Where the database is.
 #[derive(Debug, Clone, Args)]
 pub struct DbArgs {
@@ -275,21 +230,6 @@ impl std::fmt::Display for DbArgs {
         let urls: Vec<String> = self.db.iter().map(|u| txbench_engines::redact(u)).collect();
         f.write_str(&urls.join(" "))
     }
-}
-
-/// Flags of `load`.
-#[derive(Debug, Clone, Args)]
-pub struct LoadArgs {
-    #[command(flatten)]
-    pub db: DbArgs,
-    /// Warehouses to load.
-    #[arg(long, short = 'w', default_value_t = 1, value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
-    pub warehouses: i64,
-    /// Seed of the population (and of the NURand C-Load constants).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    #[command(flatten)]
-    pub load: LoadExtras,
 }
 
 /// Whether terminals wait as the specification says.
@@ -356,11 +296,7 @@ impl IsolationArg {
 
     /// The flag's spelling.
     pub fn name(self) -> &'static str {
-        match self {
-            IsolationArg::ReadCommitted => "read-committed",
-            IsolationArg::RepeatableRead => "repeatable-read",
-            IsolationArg::Serializable => "serializable",
-        }
+        self.level().name()
     }
 }
 
@@ -458,28 +394,6 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
-/// Flags of `tpcc run`.
-#[derive(Debug, Clone, Args)]
-pub struct TpccRunArgs {
-    #[command(flatten)]
-    pub run: RunArgs,
-    /// Warehouses expected in the database (default: what is loaded); a different
-    /// count is refused. With `--db null:` it sets the scale (default 1).
-    #[arg(long, short = 'w', value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
-    pub warehouses: Option<i64>,
-}
-
-/// Flags of `tatp run`.
-#[derive(Debug, Clone, Args)]
-pub struct TatpRunArgs {
-    #[command(flatten)]
-    pub run: RunArgs,
-    /// Subscribers expected in the database (default: what is loaded); a different
-    /// count is refused. With `--db null:` it sets the scale (default 100,000).
-    #[arg(long, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
-    pub subscribers: Option<i64>,
-}
-
 /// How to load: flags of `load` and of the all-in-one forms.
 #[derive(Debug, Clone, Default, Args)]
 pub struct LoadExtras {
@@ -492,85 +406,6 @@ pub struct LoadExtras {
     /// Add the foreign keys after the data (TPC-C's of clause 1.3; not on SQLite).
     #[arg(long)]
     pub foreign_keys: bool,
-}
-
-/// Flags of `txbench tpcc` without a verb: those of load and run together.
-#[derive(Debug, Clone, Args)]
-pub struct AllInOneArgs {
-    #[command(flatten)]
-    pub run: TpccRunArgs,
-    #[command(flatten)]
-    pub load: LoadExtras,
-}
-
-/// Flags of `txbench tatp` without a verb: those of load and run together.
-#[derive(Debug, Clone, Args)]
-pub struct TatpAllInOneArgs {
-    #[command(flatten)]
-    pub run: TatpRunArgs,
-    #[command(flatten)]
-    pub load: LoadExtras,
-}
-
-/// `txbench tatp [VERB]`.
-#[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true)]
-pub struct TatpCommand {
-    /// What to do; without one, load (if needed), run and report.
-    #[command(subcommand)]
-    pub verb: Option<TatpVerb>,
-
-    /// Flags of load and run, for the all-in-one form.
-    #[command(flatten)]
-    pub all: TatpAllInOneArgs,
-}
-
-/// The TATP verbs.
-#[derive(Debug, Subcommand)]
-pub enum TatpVerb {
-    /// Create the schema and load the subscribers.
-    Load(TatpLoadArgs),
-    /// Drive the transaction mix and report MQTh and latency.
-    Run(TatpRunArgs),
-    /// Verify the population's invariants (exit 0 if all hold, 1 otherwise).
-    Check(DbArgs),
-    /// Drop every TATP table.
-    Clean(DbArgs),
-}
-
-/// Flags of `tatp load`.
-#[derive(Debug, Clone, Args)]
-pub struct TatpLoadArgs {
-    #[command(flatten)]
-    pub db: DbArgs,
-    /// Subscribers to load.
-    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
-    pub subscribers: i64,
-    /// Seed of the population.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    #[command(flatten)]
-    pub load: LoadExtras,
-}
-
-/// Flags of `sweep tpcc`.
-#[derive(Debug, Clone, Args)]
-pub struct TpccSweepArgs {
-    #[command(flatten)]
-    pub sweep: SweepArgs,
-    /// Warehouses expected in the database (default: what is loaded).
-    #[arg(long, short = 'w', value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
-    pub warehouses: Option<i64>,
-}
-
-/// Flags of `sweep tatp`.
-#[derive(Debug, Clone, Args)]
-pub struct TatpSweepArgs {
-    #[command(flatten)]
-    pub sweep: SweepArgs,
-    /// Subscribers expected in the database (default: what is loaded).
-    #[arg(long, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
-    pub subscribers: Option<i64>,
 }
 
 /// The longest duration any flag takes: a run longer than 30 days is a typo.
@@ -668,97 +503,5 @@ fn parse_positive_duration(s: &str) -> Result<Duration, String> {
             "invalid duration '{s}': it must be longer than zero"
         )),
         d => Ok(d),
-    }
-}
-
-/// `txbench retwis`: with a verb, that verb; without one, load (if empty) and run.
-#[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true)]
-pub struct RetwisCommand {
-    #[command(subcommand)]
-    pub verb: Option<RetwisVerb>,
-
-    #[command(flatten)]
-    pub all: RetwisAllInOneArgs,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum RetwisVerb {
-    /// Load the key space (keys 1..N, each with a random value)
-    Load(RetwisLoadArgs),
-    /// Run the mix against a loaded key space and report
-    Run(RetwisRunArgs),
-    /// Drop the Retwis tables (or keys)
-    Clean(DbArgs),
-}
-
-#[derive(Debug, Clone, Args)]
-pub struct RetwisLoadArgs {
-    #[command(flatten)]
-    pub db: DbArgs,
-    /// Keys in the key space
-    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
-    pub keys: i64,
-    /// Bytes per value
-    #[arg(long, default_value_t = 64, value_parser = parse_value_size)]
-    pub value_size: usize,
-    /// Seed of the values
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    #[command(flatten)]
-    pub load: LoadExtras,
-}
-
-#[derive(Debug, Clone, Args)]
-pub struct RetwisRunArgs {
-    #[command(flatten)]
-    pub run: RunArgs,
-    /// Keys expected in the database (checked against what is loaded)
-    #[arg(long, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
-    pub keys: Option<i64>,
-    /// Zipf coefficient of the key draw: 0 is uniform, 0.99 very skewed
-    #[arg(long, default_value_t = 0.0, value_parser = parse_zipf)]
-    pub zipf: f64,
-}
-
-#[derive(Debug, Clone, Args)]
-pub struct RetwisAllInOneArgs {
-    #[command(flatten)]
-    pub run: RetwisRunArgs,
-    /// Bytes per value, when the database is loaded first
-    #[arg(long, default_value_t = 64, value_parser = parse_value_size)]
-    pub value_size: usize,
-    #[command(flatten)]
-    pub load: LoadExtras,
-}
-
-#[derive(Debug, Clone, Args)]
-pub struct RetwisSweepArgs {
-    #[command(flatten)]
-    pub sweep: SweepArgs,
-    /// Keys expected in the database (an empty one is loaded with this many)
-    #[arg(long, value_parser = clap::value_parser!(i64).range(1..=1_000_000_000))]
-    pub keys: Option<i64>,
-    /// Zipf coefficient of the key draw: 0 is uniform
-    #[arg(long, default_value_t = 0.0, value_parser = parse_zipf)]
-    pub zipf: f64,
-}
-
-fn parse_zipf(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v >= 0.0 && v.is_finite() => Ok(v),
-        _ => Err(format!(
-            "invalid Zipf coefficient '{s}': expected 0 (uniform) or a positive number such as 0.99"
-        )),
-    }
-}
-
-fn parse_value_size(s: &str) -> Result<usize, String> {
-    let max = txbench_workloads::retwis::schema::MAX_VALUE;
-    match s.trim().parse::<usize>() {
-        Ok(v) if (1..=max).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "invalid value size '{s}': expected 1..={max} bytes"
-        )),
     }
 }

@@ -6,7 +6,7 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 
-use crate::failure::Failure;
+use crate::open::OpenError;
 
 /// An advisory lock on `DB.txbench-lock` next to an SQLite database, held
 /// while a command uses the database and released when dropped (or when the
@@ -29,28 +29,28 @@ pub enum Holders {
 impl FileLock {
     /// Lock `database`'s lock file, or refuse naming the database when another
     /// txbench holds it (another shard, for [`Holders::Shards`], is welcome).
-    pub fn acquire(database: &Path, holders: Holders) -> Result<FileLock, Failure> {
+    pub fn acquire(database: &Path, holders: Holders) -> Result<FileLock, OpenError> {
         let path = lock_path(database);
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|e| Failure::Failed(format!("opening {}: {e}", path.display())))?;
+            .map_err(|e| OpenError::Lock(format!("opening {}: {e}", path.display())))?;
         let locked = match holders {
             Holders::Alone => file.try_lock(),
             Holders::Shards => file.try_lock_shared(),
         };
         match locked {
             Ok(()) => Ok(FileLock { _file: file }),
-            Err(TryLockError::WouldBlock) => Err(Failure::Failed(format!(
+            Err(TryLockError::WouldBlock) => Err(OpenError::Lock(format!(
                 "'{}' is in use by another txbench (it holds {}): two runs on one file \
                  would share its locks and disk, and both their numbers would be wrong",
                 database.display(),
                 path.display()
             ))),
             Err(TryLockError::Error(e)) => {
-                Err(Failure::Failed(format!("locking {}: {e}", path.display())))
+                Err(OpenError::Lock(format!("locking {}: {e}", path.display())))
             }
         }
     }

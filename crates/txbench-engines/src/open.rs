@@ -1,0 +1,233 @@
+//! Engines build themselves: the `--db` URLs and the engine options a command
+//! asks for become an engine here, and an engine that cannot honour an option
+//! refuses it by name instead of dropping it. The command's work is then run
+//! with the engine, generic over its type ([`WithEngine`]), so that every
+//! engine's sessions are called without dynamic dispatch.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use thiserror::Error;
+use txbench_core::{DbError, Engine, Isolation};
+
+use crate::file_lock::{FileLock, Holders};
+use crate::{Target, TargetError};
+
+/// Settings of an engine beyond its URL, as a command asks for them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// The transactions' isolation level; `None`: the database's own.
+    pub isolation: Option<Isolation>,
+    /// Other processes of the same sharded run may use the same embedded
+    /// database file (each shard's process holds its lock shared).
+    pub shared_by_shards: bool,
+}
+
+/// A command's work with an engine, whichever the URL names.
+pub trait WithEngine {
+    /// What the work gives back.
+    type Output;
+    /// Do the work with `engine`.
+    fn with<E: Engine>(self, engine: Arc<E>) -> impl Future<Output = Self::Output>;
+}
+
+/// Why no engine could be built.
+#[derive(Debug, Error)]
+pub enum OpenError {
+    /// A `--db` URL that could not be understood.
+    #[error(transparent)]
+    Url(#[from] TargetError),
+    /// An option the engine cannot honour, named with its value.
+    #[error("--{option} {value}: {why}")]
+    Refused {
+        /// The option's flag.
+        option: &'static str,
+        /// The value asked for.
+        value: &'static str,
+        /// Why this engine cannot honour it.
+        why: &'static str,
+    },
+    /// Another txbench uses the embedded database file.
+    #[error("{0}")]
+    Lock(String),
+    /// The database could not be opened.
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl OpenError {
+    /// Whether the command asked for something that cannot be (a bad URL, an
+    /// option the engine refuses): exit 2 rather than 1.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, OpenError::Url(_) | OpenError::Refused { .. })
+    }
+}
+
+/// Which isolation levels an engine honours, and why not the others.
+struct Levels {
+    honoured: &'static [Isolation],
+    otherwise: &'static str,
+}
+
+const EVERY_LEVEL: Levels = Levels {
+    honoured: &[
+        Isolation::ReadCommitted,
+        Isolation::RepeatableRead,
+        Isolation::Serializable,
+    ],
+    otherwise: "",
+};
+
+fn levels(target: &Target) -> Levels {
+    match target {
+        Target::Postgres(_) | Target::Mysql(_) | Target::MysqlCluster(_) => EVERY_LEVEL,
+        Target::Sqlite(_) => Levels {
+            honoured: &[Isolation::Serializable],
+            otherwise: "SQLite runs every transaction serializable",
+        },
+        Target::Null => Levels {
+            honoured: &[],
+            otherwise: "the null engine executes nothing, at no isolation level",
+        },
+        Target::Redis(_) => Levels {
+            honoured: &[],
+            otherwise: "Redis runs optimistic WATCH/MULTI/EXEC transactions, which have no \
+                        isolation levels",
+        },
+        Target::Remote(_) => Levels {
+            honoured: &[],
+            otherwise: "a txbench server runs transactions at the level it was started with: \
+                        give --isolation to `txbench serve`",
+        },
+        Target::Sim(_) => Levels {
+            honoured: &[],
+            otherwise: "the simulated engine (sim:) has no isolation levels",
+        },
+    }
+}
+
+/// Refuse the options `target`'s engine cannot honour, naming them.
+fn refuse_unhonoured(target: &Target, options: &EngineOptions) -> Result<(), OpenError> {
+    let levels = levels(target);
+    match options.isolation {
+        Some(level) if !levels.honoured.contains(&level) => Err(OpenError::Refused {
+            option: "isolation",
+            value: level.name(),
+            why: levels.otherwise,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Build the engine `urls` name with `options`, and do `work` with it. An
+/// SQLite file is locked against other txbench processes until the work is
+/// done (shared with the run's other shards when `options` says so).
+pub async fn with_engine<W: WithEngine>(
+    urls: &[String],
+    options: &EngineOptions,
+    work: W,
+) -> Result<W::Output, OpenError> {
+    let target = Target::parse_all(urls)?;
+    refuse_unhonoured(&target, options)?;
+    let isolation = options.isolation;
+    Ok(match target {
+        Target::Sqlite(config) => {
+            let holders = if options.shared_by_shards {
+                Holders::Shards
+            } else {
+                Holders::Alone
+            };
+            let path = config.path.clone();
+            // Opened first: a file that cannot be opened (read-only, damaged)
+            // is named as such rather than by its lock file's failure.
+            let engine = crate::sqlite::SqliteEngine::new(config)?;
+            // Held until the work is done with the file.
+            let _lock = path
+                .as_deref()
+                .map(|p| FileLock::acquire(p, holders))
+                .transpose()?;
+            work.with(Arc::new(engine)).await
+        }
+        Target::Postgres(target) => {
+            let engine = crate::postgres::PgEngine::new(target, isolation);
+            work.with(Arc::new(engine)).await
+        }
+        Target::Mysql(target) => {
+            let engine = crate::mysql::MyEngine::new(vec![target], isolation);
+            work.with(Arc::new(engine)).await
+        }
+        Target::MysqlCluster(nodes) => {
+            let engine = crate::mysql::MyEngine::new(nodes, isolation);
+            work.with(Arc::new(engine)).await
+        }
+        Target::Null => work.with(Arc::new(crate::null::NullEngine)).await,
+        Target::Redis(target) => {
+            let engine = crate::redis::RedisEngine::new(target)?;
+            work.with(Arc::new(engine)).await
+        }
+        Target::Remote(target) => {
+            let engine = crate::remote::RemoteEngine::new(target);
+            work.with(Arc::new(engine)).await
+        }
+        Target::Sim(config) => {
+            let engine = crate::sim::SimEngine::new(config)?;
+            work.with(Arc::new(engine)).await
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Work that only says which engine it was given.
+    struct Name;
+    impl WithEngine for Name {
+        type Output = &'static str;
+        async fn with<E: Engine>(self, engine: Arc<E>) -> &'static str {
+            engine.name()
+        }
+    }
+
+    fn open(url: &str, isolation: Option<Isolation>) -> Result<&'static str, OpenError> {
+        let options = EngineOptions {
+            isolation,
+            ..EngineOptions::default()
+        };
+        pollster::block_on(with_engine(&[url.to_string()], &options, Name))
+    }
+
+    #[test]
+    fn each_url_builds_its_engine() {
+        assert_eq!(open("sqlite::memory:", None).unwrap(), "sqlite");
+        assert_eq!(open("null:", None).unwrap(), "null");
+    }
+
+    #[test]
+    fn an_isolation_level_an_engine_cannot_honour_is_refused_by_name() {
+        for (url, level) in [
+            ("null:", Isolation::ReadCommitted),
+            ("redis://127.0.0.1:6379", Isolation::Serializable),
+            ("txbench://127.0.0.1:7077", Isolation::RepeatableRead),
+            ("sim:?service=fixed:1ms", Isolation::Serializable),
+            ("sqlite::memory:", Isolation::ReadCommitted),
+        ] {
+            let e = open(url, Some(level)).unwrap_err();
+            assert!(e.is_usage(), "{url}: {e}");
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("--isolation {}: ", level.name())),
+                "{url}: {e}"
+            );
+        }
+        assert_eq!(
+            open("sqlite::memory:", Some(Isolation::Serializable)).unwrap(),
+            "sqlite"
+        );
+    }
+
+    #[test]
+    fn a_bad_url_is_a_usage_error() {
+        assert!(open("oracle://x", None).unwrap_err().is_usage());
+    }
+}

@@ -1,0 +1,211 @@
+//! The one trait the command line drives: everything txbench needs of a
+//! workload beyond its transactions (which [`Workload`] gives the driver).
+//!
+//! A workload names itself and its scale ([`About`]), declares its options as
+//! typed flags, loads, opens, checks and cleans a database, and computes its
+//! headline figures from the recorded settings. The binary's commands (`load`,
+//! `run`, `check`, `clean`, the all-in-one form, `sweep`, `serve`, `merge`) are
+//! written once, generic over [`Benchmark`], and [`crate::registry`] lists the
+//! workloads.
+
+use std::fmt::Debug;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use txbench_core::driver::WaitMode;
+use txbench_core::result::{Metric, TypeResult};
+use txbench_core::schema::Schema;
+use txbench_core::{Engine, Session, Workload};
+
+use crate::bulk::LoadSummary;
+use crate::conditions::ConditionResult;
+use crate::error::WorkloadError;
+use crate::meta_table::Loaded;
+
+/// A workload's names and scale: what its commands, errors and results call it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct About {
+    /// The name in commands, directories and results ("tpcc").
+    pub name: &'static str,
+    /// The name in prose ("TPC-C").
+    pub title: &'static str,
+    /// What `txbench NAME --help` says the workload is.
+    pub summary: &'static str,
+    /// What `NAME load --help` says a load does.
+    pub load_summary: &'static str,
+    /// What `NAME run --help` says a run reports.
+    pub run_summary: &'static str,
+    /// What `NAME check --help` says the check verifies; `None`: no check verb.
+    pub check_summary: Option<&'static str>,
+    /// How the workload is scaled.
+    pub scale: Scale,
+}
+
+/// The unit a workload is scaled in, and its bounds.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Scale {
+    /// The unit, plural, which is also the flag ("warehouses": `--warehouses`).
+    pub unit: &'static str,
+    /// One of the unit ("warehouse").
+    pub one: &'static str,
+    /// The flag's short form, if any (`-w`).
+    pub short: Option<char>,
+    /// The scale a load uses when none is given.
+    pub default: i64,
+    /// The largest scale the flag takes.
+    pub max: i64,
+}
+
+impl Scale {
+    /// A count with its unit: "1 warehouse", "100000 subscribers".
+    pub fn count(&self, n: i64) -> String {
+        format!("{n} {}", if n == 1 { self.one } else { self.unit })
+    }
+}
+
+/// How a load is asked for, whatever the workload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadPlan {
+    /// The scale to load (warehouses, subscribers, keys).
+    pub scale: i64,
+    /// Threads generating rows (writers are limited further by the engine).
+    pub threads: usize,
+    /// The load's seed: every row derives from it.
+    pub seed: u64,
+    /// Replace the workload's data already there instead of refusing.
+    pub drop: bool,
+    /// Add the schema's foreign keys after the data.
+    pub foreign_keys: bool,
+}
+
+/// The settings a run's headline figures depend on, as recorded with it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MetricBasis {
+    /// The part of the scale this run drove (a shard's warehouses; all of them
+    /// for a whole or merged run).
+    pub driven: i64,
+    /// Whether terminals kept the specification's keying and think times.
+    pub wait: WaitMode,
+}
+
+/// A workload's own flags: parsed by the command line (clap), recorded with
+/// the results and read back from them (serde), with a default for every
+/// field. `NoOptions` for a workload that has none.
+pub trait Options:
+    clap::Args
+    + Serialize
+    + DeserializeOwned
+    + Clone
+    + Default
+    + Debug
+    + PartialEq
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<T> Options for T where
+    T: clap::Args
+        + Serialize
+        + DeserializeOwned
+        + Clone
+        + Default
+        + Debug
+        + PartialEq
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// The options of a workload that has none. (No argument group: a workload
+/// flattens it twice, for its load and its run.)
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::Args, Serialize, serde::Deserialize)]
+#[group(skip)]
+pub struct NoOptions {}
+
+/// A workload as the command line drives it. Adding one is its module, this
+/// trait implemented, and a line in [`crate::registry`].
+pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
+    /// Its names and scale.
+    const ABOUT: &'static About;
+    /// Its tables (the metadata table among them): what `clean` drops.
+    const SCHEMA: &'static Schema;
+
+    /// Flags of a load beyond the scale (Retwis: the value size).
+    type LoadOptions: Options;
+    /// Flags of a run beyond the scale (Retwis: the key skew).
+    type RunOptions: Options;
+
+    /// What is in the database: `None` when nothing of the workload is there.
+    fn loaded<S: Session>(
+        session: &mut S,
+    ) -> impl Future<Output = Result<Option<Loaded>, WorkloadError>> + Send;
+
+    /// Load `plan.scale`; `rows_done` counts rows as they are written.
+    fn load<E: Engine>(
+        engine: Arc<E>,
+        plan: &LoadPlan,
+        options: &Self::LoadOptions,
+        rows_done: Arc<AtomicU64>,
+    ) -> impl Future<Output = Result<LoadSummary, WorkloadError>> + Send;
+
+    /// The rows a load of `scale` writes (for its progress bar).
+    fn expected_rows(scale: i64) -> u64;
+
+    /// What the line reporting a load says of its options after the scale
+    /// (Retwis: " of 64 bytes"); empty by default.
+    fn describe_load(options: &Self::LoadOptions) -> String {
+        let _ = options;
+        String::new()
+    }
+
+    /// Open the workload on a session of a loaded database (or of a server that
+    /// serves it, or of an engine that holds no data). `asked` is the scale the
+    /// command gives, checked against what is there.
+    fn open<S: Session>(
+        session: &mut S,
+        asked: Option<i64>,
+        seed: u64,
+        options: &Self::RunOptions,
+    ) -> impl Future<Output = Result<Self, WorkloadError>> + Send;
+
+    /// Verify the consistency conditions on a loaded database.
+    fn check<S: Session>(
+        session: &mut S,
+        loaded: &Loaded,
+    ) -> impl Future<Output = Result<Vec<ConditionResult>, WorkloadError>> + Send {
+        let _ = (session, loaded);
+        std::future::ready(Err(WorkloadError::NoCheck(Self::ABOUT)))
+    }
+
+    /// The scale in the database.
+    fn scale(&self) -> i64;
+
+    /// The part of the scale this process drives (a shard's); what per-unit
+    /// figures such as TPC-C's efficiency divide by.
+    fn driven(&self) -> i64 {
+        self.scale()
+    }
+
+    /// Settings of the opened workload worth recording with the results
+    /// (constants drawn, the part of the scale driven).
+    fn parameters(&self) -> Vec<(String, String)>;
+
+    /// What `txbench serve` tells its clients in the handshake, which
+    /// [`Benchmark::open`] reads back on the client.
+    fn served_parameters(&self) -> Vec<(String, String)>;
+
+    /// The headline figures (tpmC, MQTh, ...) of a run from its per-type
+    /// results and its recorded settings: the same for a run and a merge.
+    fn metrics(types: &[TypeResult], measured_secs: f64, basis: MetricBasis) -> Vec<Metric>;
+}
+
+/// A value per second or per minute of the measurement, 0 for an empty one.
+pub(crate) fn rate(n: u64, secs: f64) -> f64 {
+    if secs > 0.0 { n as f64 / secs } else { 0.0 }
+}

@@ -1,0 +1,87 @@
+//! Why a workload's command cannot go on: one error type for every workload,
+//! its messages made from the workload's [`About`].
+
+use thiserror::Error;
+use txbench_core::DbError;
+
+use crate::benchmark::About;
+
+/// Why loading, opening or checking a workload failed.
+#[derive(Debug, Error)]
+pub enum WorkloadError {
+    /// Nothing is loaded.
+    #[error(
+        "the database holds no {} data: load it first with `txbench {} load --db ...`",
+        .0.title, .0.name
+    )]
+    NotLoaded(&'static About),
+    /// A load was interrupted.
+    #[error(
+        "the {} load in this database did not finish: reload with `txbench {} load --drop`",
+        .0.title, .0.name
+    )]
+    Incomplete(&'static About),
+    /// Data is already loaded.
+    #[error(
+        "the database already holds {} data ({loaded} {}): add --drop to replace it",
+        .about.title, .about.scale.unit
+    )]
+    AlreadyLoaded {
+        /// The workload.
+        about: &'static About,
+        /// The scale in the database.
+        loaded: i64,
+    },
+    /// The command asked for another scale than is loaded (or served).
+    #[error(
+        "--{unit} {asked} disagrees with the {loaded} {unit} loaded in the database",
+        unit = .about.scale.unit
+    )]
+    ScaleMismatch {
+        /// The workload.
+        about: &'static About,
+        /// What the command asked for.
+        asked: i64,
+        /// What the database holds.
+        loaded: i64,
+    },
+    /// An invalid scale.
+    #[error("invalid {} count {value}: it must be at least 1", .about.scale.one)]
+    BadScale {
+        /// The workload.
+        about: &'static About,
+        /// The scale given.
+        value: i64,
+    },
+    /// An invalid workload option, its flag and value named.
+    #[error("{0}")]
+    BadOption(String),
+    /// A txbench server serves another workload than the one asked for.
+    #[error("the txbench server serves '{served}', not {}", .about.title)]
+    WrongServer {
+        /// The workload asked for.
+        about: &'static About,
+        /// What the server said it serves.
+        served: String,
+    },
+    /// The workload has no consistency check.
+    #[error("{} has no consistency check", .0.title)]
+    NoCheck(&'static About),
+    /// The database failed.
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl WorkloadError {
+    /// Whether the error is the user's to fix by changing the command (a
+    /// scale or option that does not fit): exit 2 rather than 1.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            WorkloadError::AlreadyLoaded { .. }
+                | WorkloadError::ScaleMismatch { .. }
+                | WorkloadError::BadScale { .. }
+                | WorkloadError::BadOption(_)
+        )
+    }
+}

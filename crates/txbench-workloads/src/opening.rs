@@ -1,0 +1,89 @@
+//! Opening a workload on a session, the same for every workload: its scale is
+//! what a txbench server says it serves, what the command asks of an engine
+//! that holds no data, or what the load recorded in the database; a scale the
+//! command asks for must agree with it.
+
+use txbench_core::Session;
+
+use crate::error::WorkloadError;
+use crate::meta_table::{Loaded, MetaTable};
+
+/// Where an opened workload's scale and recorded constants came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Found {
+    /// A txbench server's handshake.
+    Served(Vec<(String, String)>),
+    /// An engine that holds no data: the command's scale (or the default).
+    Nothing,
+    /// The load's record in the database.
+    Loaded(Loaded),
+}
+
+impl Found {
+    /// An integer the server said or the load recorded (`None` when neither did).
+    pub fn int(&self, key: &str) -> Result<Option<i64>, WorkloadError> {
+        Ok(match self {
+            Found::Served(served) => served
+                .iter()
+                .find(|(k, _)| k == key)
+                .and_then(|(_, v)| v.parse().ok()),
+            Found::Nothing => None,
+            Found::Loaded(loaded) => loaded.entries.int(key)?,
+        })
+    }
+}
+
+/// The scale of `meta`'s workload on this session, checked against `asked`,
+/// and where it was found.
+pub async fn find<S: Session>(
+    session: &mut S,
+    meta: &'static MetaTable,
+    asked: Option<i64>,
+) -> Result<(i64, Found), WorkloadError> {
+    let about = meta.about;
+    let agree = |loaded: i64| match asked {
+        Some(asked) if asked != loaded => Err(WorkloadError::ScaleMismatch {
+            about,
+            asked,
+            loaded,
+        }),
+        _ => Ok(()),
+    };
+    if let Some(served) = session.served_parameters() {
+        let get = |key: &str| served.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        match get("workload") {
+            Some(name) if name == about.name => {}
+            other => {
+                return Err(WorkloadError::WrongServer {
+                    about,
+                    served: other.map_or("an unknown workload".into(), Clone::clone),
+                });
+            }
+        }
+        let scale = get(about.scale.unit)
+            .and_then(|v| v.parse::<i64>().ok())
+            .filter(|&n| n >= 1)
+            .ok_or(WorkloadError::Incomplete(about))?;
+        agree(scale)?;
+        return Ok((scale, Found::Served(served.to_vec())));
+    }
+    if !S::EXECUTES {
+        let scale = asked.unwrap_or(about.scale.default);
+        if scale < 1 {
+            return Err(WorkloadError::BadScale {
+                about,
+                value: scale,
+            });
+        }
+        return Ok((scale, Found::Nothing));
+    }
+    let loaded = meta
+        .read(session)
+        .await?
+        .ok_or(WorkloadError::NotLoaded(about))?;
+    if !loaded.complete || loaded.scale < 1 {
+        return Err(WorkloadError::Incomplete(about));
+    }
+    agree(loaded.scale)?;
+    Ok((loaded.scale, Found::Loaded(loaded)))
+}

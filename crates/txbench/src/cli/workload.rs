@@ -1,0 +1,432 @@
+//! The flags of every workload's commands, written once and generic over the
+//! workload: `txbench NAME [load|run|check|clean]` and `txbench sweep NAME`
+//! for each workload of the registry, the scale flag named by the workload
+//! (`--warehouses`, `--subscribers`, `--keys`) and its own options flattened in.
+
+use std::fmt::Debug;
+use std::marker::PhantomData;
+
+use clap::{ArgMatches, Args, Command, FromArgMatches, Subcommand};
+use txbench_workloads::registry::{self, EachVisitor};
+use txbench_workloads::{About, Benchmark};
+
+use super::{DbArgs, LoadExtras, RunArgs, SweepArgs};
+
+/// `txbench NAME [VERB]`: a verb, or without one load (if needed), run and
+/// report.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct WorkloadArgs<W: Benchmark> {
+    /// What to do; without one, load (if needed), run and report.
+    #[command(subcommand)]
+    pub verb: Option<Verb<W>>,
+    /// Flags of load and run, for the all-in-one form.
+    #[command(flatten)]
+    pub all: AllInOneArgs<W>,
+}
+
+/// A workload's verbs; `check` only for a workload that has a check.
+#[derive(Debug)]
+pub enum Verb<W: Benchmark> {
+    /// Create the schema and load the data.
+    Load(LoadArgs<W>),
+    /// Drive the mix and report.
+    Run(RunCmd<W>),
+    /// Verify the consistency conditions.
+    Check(DbArgs),
+    /// Drop the workload's tables.
+    Clean(DbArgs),
+}
+
+/// Flags of `NAME load`.
+#[derive(Debug, Clone, Args)]
+pub struct LoadArgs<W: Benchmark> {
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[command(flatten)]
+    pub scale: LoadScale<W>,
+    /// Seed of the population (every row, and TPC-C's C-Load constants, derive from it).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub options: W::LoadOptions,
+    #[command(flatten)]
+    pub load: LoadExtras,
+}
+
+/// Flags of `NAME run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunCmd<W: Benchmark> {
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub scale: RunScale<W>,
+    #[command(flatten)]
+    pub options: W::RunOptions,
+}
+
+/// Flags of `NAME` without a verb: those of load and run together.
+#[derive(Debug, Clone, Args)]
+pub struct AllInOneArgs<W: Benchmark> {
+    #[command(flatten)]
+    pub run: RunCmd<W>,
+    #[command(flatten)]
+    pub options: W::LoadOptions,
+    #[command(flatten)]
+    pub load: LoadExtras,
+}
+
+/// Flags of `sweep NAME`.
+#[derive(Debug, Clone, Args)]
+pub struct SweepCmd<W: Benchmark> {
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+    #[command(flatten)]
+    pub scale: RunScale<W>,
+    #[command(flatten)]
+    pub options: W::RunOptions,
+}
+
+/// The scale a load writes: the workload's flag, with its default.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadScale<W> {
+    /// The scale to load.
+    pub value: i64,
+    workload: PhantomData<fn() -> W>,
+}
+
+/// The scale a run expects: what is loaded unless the flag says otherwise.
+#[derive(Debug, Clone, Copy)]
+pub struct RunScale<W> {
+    /// The scale asked for, if any.
+    pub asked: Option<i64>,
+    workload: PhantomData<fn() -> W>,
+}
+
+/// The workload's scale flag (`--warehouses`/`-w`, `--subscribers`, `--keys`).
+pub fn scale_arg(about: &About) -> clap::Arg {
+    let scale = &about.scale;
+    let mut arg = clap::Arg::new(scale.unit)
+        .long(scale.unit)
+        .value_parser(clap::value_parser!(i64).range(1..=scale.max));
+    if let Some(short) = scale.short {
+        arg = arg.short(short);
+    }
+    arg
+}
+
+/// "Warehouses" from "warehouses".
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map_or_else(String::new, |c| {
+        c.to_uppercase().chain(chars).collect::<String>()
+    })
+}
+
+fn given(m: &ArgMatches, id: &str) -> Option<i64> {
+    m.try_get_one::<i64>(id).ok().flatten().copied()
+}
+
+impl<W> LoadScale<W> {
+    /// A scale to load.
+    pub fn new(value: i64) -> Self {
+        LoadScale {
+            value,
+            workload: PhantomData,
+        }
+    }
+}
+
+impl<W: Benchmark> FromArgMatches for LoadScale<W> {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(LoadScale {
+            value: given(m, W::ABOUT.scale.unit).unwrap_or(W::ABOUT.scale.default),
+            workload: PhantomData,
+        })
+    }
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl<W: Benchmark> Args for LoadScale<W> {
+    fn augment_args(cmd: Command) -> Command {
+        let scale = &W::ABOUT.scale;
+        cmd.arg(
+            scale_arg(W::ABOUT)
+                .default_value(scale.default.to_string())
+                .help(format!("{} to load", capitalised(scale.unit))),
+        )
+    }
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl<W: Benchmark> FromArgMatches for RunScale<W> {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(RunScale {
+            asked: given(m, W::ABOUT.scale.unit),
+            workload: PhantomData,
+        })
+    }
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl<W: Benchmark> Args for RunScale<W> {
+    fn augment_args(cmd: Command) -> Command {
+        let scale = &W::ABOUT.scale;
+        cmd.arg(scale_arg(W::ABOUT).help(format!(
+            "{} expected in the database (default: what is loaded; an empty database \
+             is loaded with {}); a different count is refused. With `--db null:` it \
+             sets the scale",
+            capitalised(scale.unit),
+            scale.default
+        )))
+    }
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl<W: Benchmark> FromArgMatches for Verb<W> {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        match m.subcommand() {
+            Some(("load", sub)) => Ok(Verb::Load(LoadArgs::from_arg_matches(sub)?)),
+            Some(("run", sub)) => Ok(Verb::Run(RunCmd::from_arg_matches(sub)?)),
+            Some(("check", sub)) if W::ABOUT.check_summary.is_some() => {
+                Ok(Verb::Check(DbArgs::from_arg_matches(sub)?))
+            }
+            Some(("clean", sub)) => Ok(Verb::Clean(DbArgs::from_arg_matches(sub)?)),
+            Some((other, _)) => Err(clap::Error::raw(
+                clap::error::ErrorKind::InvalidSubcommand,
+                format!("'{other}' is not a {} verb\n", W::ABOUT.title),
+            )),
+            None => Err(clap::Error::new(clap::error::ErrorKind::MissingSubcommand)),
+        }
+    }
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl<W: Benchmark> Subcommand for Verb<W> {
+    fn augment_subcommands(cmd: Command) -> Command {
+        let about = W::ABOUT;
+        let cmd = cmd
+            .subcommand(LoadArgs::<W>::augment_args(Command::new("load")).about(about.load_summary))
+            .subcommand(RunCmd::<W>::augment_args(Command::new("run")).about(about.run_summary));
+        let cmd = match about.check_summary {
+            Some(summary) => {
+                cmd.subcommand(DbArgs::augment_args(Command::new("check")).about(summary))
+            }
+            None => cmd,
+        };
+        cmd.subcommand(
+            DbArgs::augment_args(Command::new("clean"))
+                .about(format!("Drop every {} table", about.title)),
+        )
+    }
+    fn augment_subcommands_for_update(cmd: Command) -> Command {
+        Self::augment_subcommands(cmd)
+    }
+    fn has_subcommand(name: &str) -> bool {
+        matches!(name, "load" | "run" | "clean")
+            || (name == "check" && W::ABOUT.check_summary.is_some())
+    }
+}
+
+/// A command form that exists once per workload: its flags for workload `W`
+/// and its help line.
+pub trait Form: Debug + 'static {
+    /// The flags of the form for workload `W`.
+    type Args<W: Benchmark>: Args + Debug;
+    /// The help line of the form for a workload.
+    fn about(about: &About) -> String;
+}
+
+/// `txbench NAME [VERB]`.
+#[derive(Debug)]
+pub struct Verbs;
+
+impl Form for Verbs {
+    type Args<W: Benchmark> = WorkloadArgs<W>;
+    fn about(about: &About) -> String {
+        about.summary.to_string()
+    }
+}
+
+/// `txbench sweep NAME`.
+#[derive(Debug)]
+pub struct Sweeps;
+
+impl Form for Sweeps {
+    type Args<W: Benchmark> = SweepCmd<W>;
+    fn about(about: &About) -> String {
+        format!(
+            "{} (the data must be loaded; an empty database is loaded first).",
+            about.title
+        )
+    }
+}
+
+/// The workload a command line chose, with its flags still as clap matched
+/// them: [`Chosen::args`] types them for the workload once the registry has
+/// named it.
+#[derive(Debug, Clone)]
+pub struct Chosen<F> {
+    /// The workload's name.
+    pub workload: String,
+    matches: ArgMatches,
+    form: PhantomData<F>,
+}
+
+impl<F: Form> Chosen<F> {
+    /// The flags, typed for workload `W` (the one [`Chosen::workload`] names).
+    pub fn args<W: Benchmark>(&self) -> Result<F::Args<W>, clap::Error> {
+        F::Args::<W>::from_arg_matches(&self.matches)
+    }
+}
+
+/// Adds every workload's subcommand of form `F`.
+struct AddSubcommands<F> {
+    cmd: Option<Command>,
+    form: PhantomData<F>,
+}
+
+impl<F: Form> EachVisitor for AddSubcommands<F> {
+    fn visit<W: Benchmark>(&mut self) {
+        let sub = F::Args::<W>::augment_args(Command::new(W::ABOUT.name)).about(F::about(W::ABOUT));
+        self.cmd = self.cmd.take().map(|c| c.subcommand(sub));
+    }
+}
+
+/// Checks that the matched flags type for the named workload.
+struct Validate<'m, F>(&'m ArgMatches, PhantomData<F>);
+
+impl<F: Form> registry::Visitor for Validate<'_, F> {
+    type Output = Result<(), clap::Error>;
+    fn visit<W: Benchmark>(self) -> Self::Output {
+        F::Args::<W>::from_arg_matches(self.0).map(drop)
+    }
+}
+
+impl<F: Form> FromArgMatches for Chosen<F> {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let Some((name, sub)) = m.subcommand() else {
+            return Err(clap::Error::new(clap::error::ErrorKind::MissingSubcommand));
+        };
+        registry::visit(name, Validate::<F>(sub, PhantomData)).unwrap_or_else(|| {
+            Err(clap::Error::raw(
+                clap::error::ErrorKind::InvalidSubcommand,
+                format!("unknown workload '{name}'\n"),
+            ))
+        })?;
+        Ok(Chosen {
+            workload: name.to_string(),
+            matches: sub.clone(),
+            form: PhantomData,
+        })
+    }
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl<F: Form> Subcommand for Chosen<F> {
+    fn augment_subcommands(cmd: Command) -> Command {
+        let mut add = AddSubcommands::<F> {
+            cmd: Some(cmd),
+            form: PhantomData,
+        };
+        registry::each(&mut add);
+        add.cmd.expect("put back after each workload")
+    }
+    fn augment_subcommands_for_update(cmd: Command) -> Command {
+        Self::augment_subcommands(cmd)
+    }
+    fn has_subcommand(name: &str) -> bool {
+        registry::NAMES.contains(&name)
+    }
+}
+
+/// The scale flags `serve` takes: every workload's, each refused unless it
+/// is the served workload's.
+#[derive(Debug, Clone, Default)]
+pub struct ServedScales {
+    /// (unit, value) for each scale flag given.
+    pub given: Vec<(&'static str, i64)>,
+}
+
+struct AddScaleFlags(Option<Command>, Vec<&'static str>);
+
+impl EachVisitor for AddScaleFlags {
+    fn visit<W: Benchmark>(&mut self) {
+        let scale = &W::ABOUT.scale;
+        if self.1.contains(&scale.unit) {
+            return;
+        }
+        self.1.push(scale.unit);
+        let arg = scale_arg(W::ABOUT).help(format!(
+            "{} {} (loaded when the database holds none; default {})",
+            W::ABOUT.title,
+            scale.unit,
+            scale.default
+        ));
+        self.0 = self.0.take().map(|c| c.arg(arg));
+    }
+}
+
+struct GivenScales<'m>(&'m ArgMatches, Vec<(&'static str, i64)>);
+
+impl EachVisitor for GivenScales<'_> {
+    fn visit<W: Benchmark>(&mut self) {
+        let unit = W::ABOUT.scale.unit;
+        if let Some(v) = given(self.0, unit)
+            && !self.1.iter().any(|(u, _)| *u == unit)
+        {
+            self.1.push((unit, v));
+        }
+    }
+}
+
+impl FromArgMatches for ServedScales {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut scales = GivenScales(m, Vec::new());
+        registry::each(&mut scales);
+        Ok(ServedScales { given: scales.1 })
+    }
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for ServedScales {
+    fn augment_args(cmd: Command) -> Command {
+        let mut add = AddScaleFlags(Some(cmd), Vec::new());
+        registry::each(&mut add);
+        add.0.expect("put back after each workload")
+    }
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+/// `serve --workload`: a workload of the registry.
+pub fn parse_workload(s: &str) -> Result<String, String> {
+    if registry::NAMES.contains(&s) {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "unknown workload '{s}' (known: {})",
+            registry::NAMES.join(", ")
+        ))
+    }
+}

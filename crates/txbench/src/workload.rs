@@ -1,0 +1,171 @@
+//! `txbench NAME [load|run|check|clean]`: every workload's commands, written
+//! once and generic over [`Benchmark`]; the registry names the workload.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use tokio::sync::watch;
+use txbench_core::Engine;
+use txbench_engines::{EngineOptions, WithEngine, with_engine};
+use txbench_report::terminal;
+use txbench_workloads::registry::{self, Visitor};
+use txbench_workloads::{Benchmark, LoadPlan, WorkloadError};
+
+use crate::cli::{AllInOneArgs, Chosen, DbArgs, LoadArgs, Verb, Verbs};
+use crate::failure::Failure;
+use crate::progress::track_load;
+use crate::runner::{
+    engine_options, ensure_loaded, load_threads, on_session, report_conditions, run_on,
+    unless_stopped,
+};
+
+/// A command's work, whichever workload it is for.
+pub type Work = Pin<Box<dyn Future<Output = Result<(), Failure>>>>;
+
+/// Run `txbench NAME [VERB]` for the workload the command line chose.
+pub fn main(chosen: Chosen<Verbs>, stop: watch::Receiver<bool>) -> Work {
+    let name = chosen.workload.clone();
+    registry::visit(&name, Command { chosen, stop }).unwrap_or_else(|| {
+        Box::pin(async move { Err(Failure::Usage(format!("unknown workload '{name}'"))) })
+    })
+}
+
+struct Command {
+    chosen: Chosen<Verbs>,
+    stop: watch::Receiver<bool>,
+}
+
+impl Visitor for Command {
+    type Output = Work;
+    fn visit<W: Benchmark>(self) -> Work {
+        Box::pin(async move {
+            let args = self
+                .chosen
+                .args::<W>()
+                .map_err(|e| Failure::Usage(e.to_string()))?;
+            verb::<W>(args.verb, args.all, self.stop).await
+        })
+    }
+}
+
+async fn verb<W: Benchmark>(
+    verb: Option<Verb<W>>,
+    all: AllInOneArgs<W>,
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
+    let (urls, options) = match &verb {
+        Some(Verb::Load(a)) => (&a.db, EngineOptions::default()),
+        Some(Verb::Run(a)) => (&a.run.db, engine_options(&a.run)),
+        Some(Verb::Check(db) | Verb::Clean(db)) => (db, EngineOptions::default()),
+        None => (&all.run.run.db, engine_options(&all.run.run)),
+    };
+    let urls = urls.db.clone();
+    with_engine(&urls, &options, OnEngine { verb, all, stop }).await?
+}
+
+/// A workload's verb, done with the engine its URL names.
+struct OnEngine<W: Benchmark> {
+    verb: Option<Verb<W>>,
+    all: AllInOneArgs<W>,
+    stop: watch::Receiver<bool>,
+}
+
+impl<W: Benchmark> WithEngine for OnEngine<W> {
+    type Output = Result<(), Failure>;
+    async fn with<E: Engine>(self, e: Arc<E>) -> Result<(), Failure> {
+        let stop = self.stop;
+        match self.verb {
+            Some(Verb::Load(a)) => unless_stopped(&stop, "the load", load_on::<_, W>(e, &a)).await,
+            Some(Verb::Run(a)) => run_on::<_, W>(e, &a.run, a.scale.asked, &a.options, stop).await,
+            Some(Verb::Check(_)) => check_on::<_, W>(e).await,
+            Some(Verb::Clean(a)) => clean_on::<_, W>(e, &a).await,
+            None => all_in_one::<_, W>(e, &self.all, stop).await,
+        }
+    }
+}
+
+/// Load as `a` says, printing what was written and how fast.
+pub async fn load_on<E: Engine, W: Benchmark>(
+    engine: Arc<E>,
+    a: &LoadArgs<W>,
+) -> Result<(), Failure> {
+    let plan = LoadPlan {
+        scale: a.scale.value,
+        threads: load_threads(a.load.threads),
+        seed: a.seed,
+        drop: a.load.drop,
+        foreign_keys: a.load.foreign_keys,
+    };
+    let rows = Arc::new(AtomicU64::new(0));
+    let summary = track_load(
+        W::expected_rows(plan.scale),
+        Arc::clone(&rows),
+        W::load(Arc::clone(&engine), &plan, &a.options, rows),
+    )
+    .await?;
+    let secs = summary.elapsed.as_secs_f64();
+    outln!(
+        "loaded {}{} into {}: {} rows in {:.2} s ({} rows/s){}",
+        scale_text::<W>(plan.scale),
+        W::describe_load(&a.options),
+        engine.describe(),
+        terminal::grouped(summary.rows as f64, 0),
+        secs,
+        terminal::grouped(summary.rows as f64 / secs.max(1e-9), 0),
+        summary.note
+    );
+    Ok(())
+}
+
+/// A scale with its unit: "1 warehouse", "100,000 subscribers".
+pub fn scale_text<W: Benchmark>(n: i64) -> String {
+    let scale = &W::ABOUT.scale;
+    let unit = if n == 1 { scale.one } else { scale.unit };
+    format!("{} {unit}", terminal::grouped(n as f64, 0))
+}
+
+async fn check_on<E: Engine, W: Benchmark>(engine: Arc<E>) -> Result<(), Failure> {
+    let results = on_session(&engine, |mut s| async move {
+        // Checking half-loaded data would report the missing rows as
+        // thousands of violations; the load's state says what is wrong.
+        let loaded = match W::loaded(&mut s).await? {
+            None => return Err(WorkloadError::NotLoaded(W::ABOUT)),
+            Some(l) if !l.complete => return Err(WorkloadError::Incomplete(W::ABOUT)),
+            Some(l) => l,
+        };
+        W::check(&mut s, &loaded).await
+    })
+    .await??;
+    report_conditions(&results)
+}
+
+async fn clean_on<E: Engine, W: Benchmark>(engine: Arc<E>, a: &DbArgs) -> Result<(), Failure> {
+    on_session(&engine, |mut s| async move {
+        txbench_workloads::bulk::drop_tables(&mut s, W::SCHEMA).await
+    })
+    .await??;
+    outln!("dropped the {} tables in {a}", W::ABOUT.title);
+    Ok(())
+}
+
+async fn all_in_one<E: Engine, W: Benchmark>(
+    engine: Arc<E>,
+    a: &AllInOneArgs<W>,
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
+    let run = &a.run.run;
+    let seed = run.seed.unwrap_or(1);
+    ensure_loaded::<E, W>(
+        &engine,
+        &run.db,
+        a.run.scale.asked,
+        &a.load,
+        &a.options,
+        seed,
+        &stop,
+    )
+    .await?;
+    run_on::<_, W>(engine, run, a.run.scale.asked, &a.run.options, stop).await
+}
