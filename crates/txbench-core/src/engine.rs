@@ -173,9 +173,9 @@ pub trait Session: Send + 'static {
     fn run_transaction<I: serde::Serialize + Sync>(
         &mut self,
         txn_type: usize,
-        info: &crate::workload::TxnTypeInfo,
+        info: &crate::txn::TxnTypeInfo,
         input: &I,
-    ) -> impl Future<Output = Result<(crate::workload::Outcome, std::time::Duration), DbError>> + Send
+    ) -> impl Future<Output = Result<(crate::txn::Outcome, std::time::Duration), DbError>> + Send
     {
         let _ = (txn_type, info, input);
         std::future::ready(Err(DbError::new(

@@ -1,11 +1,16 @@
 //! The core of txbench: what every workload, engine and report shares.
 //!
-//! Data flows through a run as DESIGN.md draws it:
+//! Data flows through a run one way (docs/architecture.md):
 //!
 //! ```text
 //! Workload (next input) -> Driver (when to start it) -> Engine session (execute)
-//!     -> Recorder (latency and outcome per type, per second) -> Result model -> Report
+//!     -> Recorder (latency and outcome per type, per second) -> Recording
+//!     -> Checks (verdict, intervals) -> Summary -> Result model -> Report
 //! ```
+//!
+//! The data the stages hand on are leaves that import none of the stages:
+//! [`txn`] (transaction types and outcomes), [`check`] (one check's result)
+//! and [`result`] (the result model).
 //!
 //! * [`engine`]: the [`Engine`](engine::Engine) and [`Session`](engine::Session) traits that
 //!   every database implements; they know no workload.
@@ -14,6 +19,8 @@
 //! * [`driver`]: owns time: terminals (closed loop), the session pool, warm-up, stop.
 //!   It knows no SQL.
 //! * [`recorder`]: per-type HdrHistograms and counters, swapped every second.
+//! * [`checks`]: the run's checks of its own measurement, from its recording.
+//! * [`summary`]: a recording summarised into the result model.
 //! * [`result`]: the versioned result model written as JSON and rendered by reports.
 //! * [`rng`]: the seeded random stream and the distributions specifications ask for.
 //! * [`keys`]: keys of a key space drawn uniformly or Zipf-skewed (key-value workloads).
@@ -24,6 +31,7 @@
 //! whole transaction there: one hand-off per transaction, not per statement.
 #![warn(missing_docs)]
 
+pub mod check;
 pub mod checks;
 pub mod cpu;
 pub mod driver;
@@ -39,6 +47,8 @@ pub mod sample;
 pub mod schema;
 pub mod shard;
 pub mod stats;
+pub mod summary;
+pub mod txn;
 pub mod value;
 pub mod workload;
 

@@ -12,9 +12,8 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 
-use crate::driver::phases::Phases;
 use crate::error::{DbError, ErrorKind};
-use crate::workload::Outcome;
+use crate::txn::Outcome;
 
 /// The highest latency a histogram holds: one hour, in microseconds. Larger values
 /// are clamped to it (and then show as the maximum).
@@ -23,6 +22,17 @@ pub const MAX_LATENCY_US: u64 = 3_600_000_000;
 pub const SIGNIFICANT_DIGITS: u8 = 3;
 /// How many distinct error messages are kept per kind, so causes are not lost.
 const ERROR_SAMPLES: usize = 5;
+
+/// Time spent in each phase of one transaction (all attempts).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Phases {
+    /// In `begin`.
+    pub begin: Duration,
+    /// In queries, changes and pipelines.
+    pub statements: Duration,
+    /// In `commit` and `rollback`.
+    pub commit: Duration,
+}
 
 /// A new, empty latency histogram in microseconds.
 pub fn new_histogram() -> Histogram<u64> {

@@ -18,17 +18,12 @@
 //!   get, put, commit), over every attempt of the measured transactions.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use crate::checks::{Check, PercentileInterval};
-use crate::driver::Recording;
+use crate::check::{Check, PercentileInterval};
 use crate::error::ErrorKind;
-use crate::recorder::TypeStats;
-use crate::stats::batch_quantile;
-use crate::workload::TxnTypeInfo;
 
 /// The version of the result schema this build writes.
 pub const RESULT_SCHEMA_VERSION: u32 = 2;
@@ -349,20 +344,6 @@ pub struct OperationResult {
     pub latency_ms: Percentiles,
 }
 
-/// The operations' results from their histograms (µs), named as the workload
-/// names them; operations never called are left out.
-pub fn operation_results(names: &[&str], histograms: &[Histogram<u64>]) -> Vec<OperationResult> {
-    names
-        .iter()
-        .zip(histograms)
-        .filter(|(_, h)| !h.is_empty())
-        .map(|(name, h)| OperationResult {
-            name: (*name).to_string(),
-            latency_ms: Percentiles::from_micros(h),
-        })
-        .collect()
-}
-
 impl RunResult {
     /// The metric with this name.
     pub fn metric(&self, name: &str) -> Option<f64> {
@@ -383,187 +364,11 @@ impl RunResult {
     }
 }
 
-/// The 95% interval of the run's throughput (txn/s, what
-/// [`RunResult::throughput`] reports): the window's whole seconds' completion
-/// rates in at most [`batch_quantile::MAX_BATCHES`] batches of consecutive
-/// seconds, their means' Student interval widened for the batches'
-/// correlation; `None` under [`batch_quantile::MIN_BATCHES`] seconds.
-pub fn throughput_interval(rec: &Recording) -> Option<[f64; 2]> {
-    let completed: u64 = rec.total.measured.iter().map(TypeStats::completed).sum();
-    let throughput = completed as f64 / rec.measured.as_secs_f64().max(f64::MIN_POSITIVE);
-    let rates: Vec<f64> = rec
-        .seconds
-        .iter()
-        // A partial first or last tick says little about a rate.
-        .filter(|s| s.length >= 0.5)
-        .map(|s| s.completed as f64 / s.length)
-        .collect();
-    let b = rates.len().min(batch_quantile::MAX_BATCHES);
-    if b < batch_quantile::MIN_BATCHES {
-        return None;
-    }
-    let means: Vec<f64> = (0..b)
-        .map(|i| {
-            let batch = &rates[i * rates.len() / b..(i + 1) * rates.len() / b];
-            batch.iter().sum::<f64>() / batch.len() as f64
-        })
-        .collect();
-    batch_quantile::interval(&means, throughput, 0.0).map(|(low, high)| [low, high])
-}
-
-/// Turn per-type stats into per-type results.
-pub fn type_results(types: &[TxnTypeInfo], stats: &[TypeStats]) -> Vec<TypeResult> {
-    let all: u64 = stats.iter().map(TypeStats::completed).sum();
-    types
-        .iter()
-        .zip(stats)
-        .map(|(info, s)| TypeResult {
-            expected_success: info.expected_success,
-            ..type_result(info.name, info.key, info.mix, s, all)
-        })
-        .collect()
-}
-
-/// The latency of every type's transactions together (the types' histograms
-/// added, never their percentiles averaged), the unfinished at their lower bounds.
-pub fn total_latency(stats: &[TypeStats]) -> Percentiles {
-    let mut all = crate::recorder::new_histogram();
-    for s in stats {
-        for h in [&s.latency, &s.censored] {
-            if !h.is_empty() {
-                all.add(h).expect("histograms share bounds");
-            }
-        }
-    }
-    Percentiles::from_micros(&all)
-}
-
 /// Whether a latency figure of `ms` is only a lower bound, given the least
 /// lower bound `censored_from_ms` among the transactions given up: they count
 /// at their bounds, and one at or below the figure may really lie above it.
 pub fn is_lower_bound(censored_from_ms: Option<f64>, ms: f64) -> bool {
     censored_from_ms.is_some_and(|least| ms >= least)
-}
-
-/// The least lower bound of the given-up transactions' latencies of these
-/// types together (ms), if any: the `censored_from_ms` of the total row.
-pub fn total_censored_from_ms(stats: &[TypeStats]) -> Option<f64> {
-    stats.iter().filter_map(censored_from_ms).reduce(f64::min)
-}
-
-fn censored_from_ms(s: &TypeStats) -> Option<f64> {
-    (!s.censored.is_empty()).then(|| s.censored.min() as f64 / 1000.0)
-}
-
-/// One type's result from its stats; `all` is the completed count of every type.
-pub fn type_result(name: &str, key: &str, mix: f64, s: &TypeStats, all: u64) -> TypeResult {
-    TypeResult {
-        name: name.to_string(),
-        key: key.to_string(),
-        committed: s.committed,
-        expected_rollbacks: s.expected_rollbacks,
-        retries: s.retries,
-        errors: ErrorKind::ALL
-            .iter()
-            .zip(s.errors)
-            .filter(|(_, n)| *n > 0)
-            .map(|(k, n)| (k.name().to_string(), n))
-            .collect(),
-        unfinished: s.unfinished,
-        shed: s.shed,
-        abandoned: s.censored.len().saturating_sub(s.shed),
-        censored_from_ms: censored_from_ms(s),
-        share: if all > 0 {
-            s.completed() as f64 / all as f64
-        } else {
-            0.0
-        },
-        spec_share: mix,
-        expected_success: None,
-        latency_ms: Percentiles::from_micros(&s.latency_with_censored()),
-        service_ms: Percentiles::from_micros(&s.service),
-        queue_ms: Percentiles::from_micros(&s.queue),
-        latency_intervals_ms: Vec::new(),
-        phases_ms: phase_means(s),
-    }
-}
-
-/// The mean phases of a type's completed transactions.
-pub fn phase_means(s: &TypeStats) -> PhaseMeans {
-    let n = s.completed();
-    if n == 0 {
-        return PhaseMeans::default();
-    }
-    let mean = |us: u64| us as f64 / n as f64 / 1000.0;
-    let [begin, statements, commit] = s.phase_us.map(mean);
-    PhaseMeans {
-        queue: s.queue.mean() / 1000.0,
-        begin,
-        statements,
-        commit,
-        other: (s.service.mean() / 1000.0 - begin - statements - commit).max(0.0),
-    }
-}
-
-/// The CPU part of a result from a recording.
-pub fn cpu_result(rec: &Recording) -> CpuResult {
-    let process = rec.cpu.process.as_secs_f64();
-    // Busy wall time can exceed the process's CPU when the OS preempted the thread.
-    let engine = rec
-        .cpu
-        .engine_threads
-        .map(|d: Duration| d.as_secs_f64().min(process));
-    CpuResult {
-        process_secs: process,
-        engine_thread_secs: engine,
-        driver_share: engine
-            .filter(|_| process > 0.0)
-            .map(|e| ((process - e) / process).max(0.0)),
-    }
-}
-
-/// The open-loop part of a result from a recording and its load.
-pub fn open_loop_result(rec: &Recording, load: &crate::driver::OpenLoop) -> Option<OpenLoopResult> {
-    let d = rec.dispatch.as_ref()?;
-    let secs = rec.measured.as_secs_f64();
-    let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
-    let achieved = per_sec(rec.total.completed());
-    let lateness = micros_percentiles(&rec.total.lateness);
-    Some(OpenLoopResult {
-        arrival: format!("{:?}", load.arrival).to_lowercase(),
-        offered_rate: load.rate,
-        scheduled_rate: per_sec(d.scheduled),
-        achieved_rate: achieved,
-        achieved_ratio: achieved / load.rate,
-        shed: d.shed,
-        lateness_us: lateness,
-        send_gaps_anderson_darling: (load.arrival == crate::driver::Arrival::Poisson)
-            .then(|| crate::stats::anderson_darling::exponential(&d.send_gaps))
-            .flatten()
-            .map(|ad| ad.statistic),
-        send_gaps_thinned_to: d.gap_test_rate,
-        dispatchers: d.threads,
-        pacing: Some(if load.spins() { "spin" } else { "sleep" }.to_string()),
-        dispatcher_cpu_us_per_arrival: d.cpu_per_arrival().map(|c| c.as_secs_f64() * 1e6),
-    })
-}
-
-/// Percentiles of a histogram in microseconds, kept in microseconds.
-fn micros_percentiles(h: &Histogram<u64>) -> Percentiles {
-    let mut p = Percentiles::from_micros(h);
-    // from_micros reports milliseconds.
-    for v in [
-        &mut p.mean,
-        &mut p.p50,
-        &mut p.p90,
-        &mut p.p95,
-        &mut p.p99,
-        &mut p.p999,
-        &mut p.max,
-    ] {
-        *v *= 1000.0;
-    }
-    p
 }
 
 /// What the closed-loop scheduler saw.
@@ -575,28 +380,6 @@ pub struct SchedulerResult {
     pub scheduled: u64,
     /// How late the scheduler sent them after their intended start (µs).
     pub lateness_us: Percentiles,
-}
-
-/// The closed-loop scheduler's part of a result.
-pub fn scheduler_result(rec: &Recording) -> Option<SchedulerResult> {
-    let s = rec.scheduler.as_ref()?;
-    Some(SchedulerResult {
-        terminals: s.terminals,
-        scheduled: s.scheduled,
-        lateness_us: micros_percentiles(&rec.total.lateness),
-    })
-}
-
-/// The error samples of a recording.
-pub fn error_samples(rec: &Recording) -> Vec<ErrorSample> {
-    rec.total
-        .error_samples
-        .iter()
-        .map(|(k, m)| ErrorSample {
-            kind: k.name().to_string(),
-            message: m.clone(),
-        })
-        .collect()
 }
 
 /// One step of a capacity sweep (`sweep.json`).

@@ -6,8 +6,6 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 
-use crate::open::OpenError;
-
 /// An advisory lock on `DB.txbench-lock` next to an SQLite database, held
 /// while a command uses the database and released when dropped (or when the
 /// process dies, whatever kills it). The lock file stays: removing it would
@@ -29,29 +27,27 @@ pub enum Holders {
 impl FileLock {
     /// Lock `database`'s lock file, or refuse naming the database when another
     /// txbench holds it (another shard, for [`Holders::Shards`], is welcome).
-    pub fn acquire(database: &Path, holders: Holders) -> Result<FileLock, OpenError> {
+    pub fn acquire(database: &Path, holders: Holders) -> Result<FileLock, String> {
         let path = lock_path(database);
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|e| OpenError::Lock(format!("opening {}: {e}", path.display())))?;
+            .map_err(|e| format!("opening {}: {e}", path.display()))?;
         let locked = match holders {
             Holders::Alone => file.try_lock(),
             Holders::Shards => file.try_lock_shared(),
         };
         match locked {
             Ok(()) => Ok(FileLock { _file: file }),
-            Err(TryLockError::WouldBlock) => Err(OpenError::Lock(format!(
+            Err(TryLockError::WouldBlock) => Err(format!(
                 "'{}' is in use by another txbench (it holds {}): two runs on one file \
                  would share its locks and disk, and both their numbers would be wrong",
                 database.display(),
                 path.display()
-            ))),
-            Err(TryLockError::Error(e)) => {
-                Err(OpenError::Lock(format!("locking {}: {e}", path.display())))
-            }
+            )),
+            Err(TryLockError::Error(e)) => Err(format!("locking {}: {e}", path.display())),
         }
     }
 }

@@ -144,7 +144,7 @@ pub async fn with_engine<W: WithEngine>(
             // Held until the work is done with the file.
             let _lock = path
                 .as_deref()
-                .map(|p| FileLock::acquire(p, holders))
+                .map(|p| FileLock::acquire(p, holders).map_err(OpenError::Lock))
                 .transpose()?;
             work.with(Arc::new(engine)).await
         }

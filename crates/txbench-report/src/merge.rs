@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
 use txbench_core::recorder::Recorder;
-use txbench_core::result::{
-    RunResult, TypeResult, operation_results, total_censored_from_ms, total_latency, type_result,
+use txbench_core::result::{RunResult, TypeResult};
+use txbench_core::summary::{
+    operation_results, total_censored_from_ms, total_latency, type_result,
 };
 
 use crate::hlog::IntervalLog;

@@ -20,66 +20,11 @@ use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
 use txbench_core::{Engine, Session, Workload};
 
-use crate::bulk::LoadSummary;
+pub use crate::about::{About, Scale};
+use crate::bulk::{LoadPlan, LoadSummary};
 use crate::conditions::ConditionResult;
 use crate::error::WorkloadError;
 use crate::meta_table::Loaded;
-
-/// A workload's names and scale: what its commands, errors and results call it.
-#[derive(Debug, PartialEq, Eq)]
-pub struct About {
-    /// The name in commands, directories and results ("tpcc").
-    pub name: &'static str,
-    /// The name in prose ("TPC-C").
-    pub title: &'static str,
-    /// What `txbench NAME --help` says the workload is.
-    pub summary: &'static str,
-    /// What `NAME load --help` says a load does.
-    pub load_summary: &'static str,
-    /// What `NAME run --help` says a run reports.
-    pub run_summary: &'static str,
-    /// What `NAME check --help` says the check verifies; `None`: no check verb.
-    pub check_summary: Option<&'static str>,
-    /// How the workload is scaled.
-    pub scale: Scale,
-}
-
-/// The unit a workload is scaled in, and its bounds.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Scale {
-    /// The unit, plural, which is also the flag ("warehouses": `--warehouses`).
-    pub unit: &'static str,
-    /// One of the unit ("warehouse").
-    pub one: &'static str,
-    /// The flag's short form, if any (`-w`).
-    pub short: Option<char>,
-    /// The scale a load uses when none is given.
-    pub default: i64,
-    /// The largest scale the flag takes.
-    pub max: i64,
-}
-
-impl Scale {
-    /// A count with its unit: "1 warehouse", "100000 subscribers".
-    pub fn count(&self, n: i64) -> String {
-        format!("{n} {}", if n == 1 { self.one } else { self.unit })
-    }
-}
-
-/// How a load is asked for, whatever the workload.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoadPlan {
-    /// The scale to load (warehouses, subscribers, keys).
-    pub scale: i64,
-    /// Threads generating rows (writers are limited further by the engine).
-    pub threads: usize,
-    /// The load's seed: every row derives from it.
-    pub seed: u64,
-    /// Replace the workload's data already there instead of refusing.
-    pub drop: bool,
-    /// Add the schema's foreign keys after the data.
-    pub foreign_keys: bool,
-}
 
 /// The settings a run's headline figures depend on, as recorded with it.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -13,12 +13,26 @@ use txbench_core::schema::{Schema, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{DbError, Engine, ErrorKind, Session, TxMode, exec};
 
-use crate::benchmark::LoadPlan;
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
 
 /// A boxed future borrowing a session, for steps run by [`on_session`].
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// How a load is asked for, whatever the workload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadPlan {
+    /// The scale to load (warehouses, subscribers, keys).
+    pub scale: i64,
+    /// Threads generating rows (writers are limited further by the engine).
+    pub threads: usize,
+    /// The load's seed: every row derives from it.
+    pub seed: u64,
+    /// Replace the workload's data already there instead of refusing.
+    pub drop: bool,
+    /// Add the schema's foreign keys after the data.
+    pub foreign_keys: bool,
+}
 
 /// What a load did.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use thiserror::Error;
 use txbench_core::DbError;
 
-use crate::benchmark::About;
+use crate::about::About;
 
 /// Why loading, opening or checking a workload failed.
 #[derive(Debug, Error)]

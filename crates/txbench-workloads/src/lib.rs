@@ -14,6 +14,7 @@
 //! the errors ([`WorkloadError`]).
 #![warn(missing_docs)]
 
+mod about;
 pub mod benchmark;
 pub mod bulk;
 pub mod conditions;
@@ -26,5 +27,7 @@ pub mod retwis;
 pub mod tatp;
 pub mod tpcc;
 
-pub use benchmark::{About, Benchmark, LoadPlan, MetricBasis, NoOptions, Options, Scale};
+pub use about::{About, Scale};
+pub use benchmark::{Benchmark, MetricBasis, NoOptions, Options};
+pub use bulk::LoadPlan;
 pub use error::WorkloadError;

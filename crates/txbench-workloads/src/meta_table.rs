@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use txbench_core::schema::{Statement, Table};
 use txbench_core::{DbError, ErrorKind, Param, Session, TxMode};
 
-use crate::benchmark::About;
+use crate::about::About;
 
 /// Where a workload records its load, and how to tell data another tool loaded.
 #[derive(Debug)]

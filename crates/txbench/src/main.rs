@@ -9,6 +9,7 @@ mod config;
 mod failure;
 #[cfg(test)]
 mod fuzz_tests;
+mod load;
 mod merge;
 mod progress;
 mod report;

@@ -15,20 +15,17 @@ use txbench_core::driver::{
     self, Arrival, OpenLoop, Pacing, RunError, RunOptions, StartAt, WaitMode,
 };
 use txbench_core::machine::Machine;
-use txbench_core::result::{self, RESULT_SCHEMA_VERSION, RunResult};
+use txbench_core::result::{RESULT_SCHEMA_VERSION, RunResult};
+use txbench_core::summary;
 use txbench_core::{Engine, Session, Shard, exec};
 use txbench_engines::{EngineOptions, redact};
 use txbench_report::{results, terminal};
 use txbench_workloads::conditions::ConditionResult;
-use txbench_workloads::{Benchmark, MetricBasis, WorkloadError};
+use txbench_workloads::{Benchmark, MetricBasis};
 
-use crate::cli::workload::LoadScale;
-use crate::cli::{
-    AffinityArg, ArrivalArg, DbArgs, LoadArgs, LoadExtras, PacingArg, RunArgs, WaitArg,
-};
+use crate::cli::{AffinityArg, ArrivalArg, PacingArg, RunArgs, WaitArg};
 use crate::failure::Failure;
 use crate::progress::RunProgress;
-use crate::workload::scale_text;
 
 /// Run `work` (a load, opening a database) unless Ctrl-C or SIGTERM comes
 /// first: then it is dropped where it is and the command ends as interrupted.
@@ -44,55 +41,6 @@ pub async fn unless_stopped<T>(
         out = work => out,
         _ = stop.wait_for(|s| *s) => Err(Failure::Interrupted(format!("stopped during {what}"))),
     }
-}
-
-/// Load `W` at scale `asked` (its default when `None`) unless a finished load
-/// is there already (and `--drop` is not given); another scale than the loaded
-/// one is refused. Ctrl-C stops it.
-pub async fn ensure_loaded<E: Engine, W: Benchmark>(
-    engine: &Arc<E>,
-    db: &DbArgs,
-    asked: Option<i64>,
-    load: &LoadExtras,
-    options: &W::LoadOptions,
-    seed: u64,
-    stop: &watch::Receiver<bool>,
-) -> Result<(), Failure> {
-    let load_unless_loaded = async {
-        let loaded = on_session(engine, |mut s| async move { W::loaded(&mut s).await }).await??;
-        match loaded {
-            Some(l) if l.complete && !load.drop => {
-                if let Some(asked) = asked.filter(|&asked| asked != l.scale) {
-                    return Err(WorkloadError::ScaleMismatch {
-                        about: W::ABOUT,
-                        asked,
-                        loaded: l.scale,
-                    }
-                    .into());
-                }
-                outln!(
-                    "using the {} already loaded in {}",
-                    scale_text::<W>(l.scale),
-                    engine.describe()
-                );
-                Ok(())
-            }
-            present => {
-                let args = LoadArgs::<W> {
-                    db: db.clone(),
-                    scale: LoadScale::new(asked.unwrap_or(W::ABOUT.scale.default)),
-                    seed,
-                    options: options.clone(),
-                    load: LoadExtras {
-                        drop: load.drop || present.is_some(),
-                        ..load.clone()
-                    },
-                };
-                crate::workload::load_on(Arc::clone(engine), &args).await
-            }
-        }
-    };
-    unless_stopped(stop, "the load", load_unless_loaded).await
 }
 
 /// The engine options a run asks for: its isolation level, and an SQLite
@@ -478,7 +426,7 @@ pub async fn measure<E: Engine, W: Benchmark>(
 
     let measured_secs = recording.measured.as_secs_f64();
     let mut transactions =
-        result::type_results(workload.transaction_types(), &recording.total.measured);
+        summary::type_results(workload.transaction_types(), &recording.total.measured);
     let analysis = checks::analyse(&recording, opts.open.as_ref(), workload.transaction_types());
     for (i, t) in transactions.iter_mut().enumerate() {
         t.latency_intervals_ms = checks::intervals(&recording, i, analysis.lag);
@@ -544,21 +492,21 @@ pub async fn measure<E: Engine, W: Benchmark>(
             },
         ),
         transactions,
-        cpu: result::cpu_result(&recording),
-        error_samples: result::error_samples(&recording),
+        cpu: summary::cpu_result(&recording),
+        error_samples: summary::error_samples(&recording),
         open_loop: opts
             .open
             .as_ref()
-            .and_then(|load| result::open_loop_result(&recording, load)),
+            .and_then(|load| summary::open_loop_result(&recording, load)),
         verdict: checks::verdict(&analysis.checks),
         checks: analysis.checks,
-        scheduler: result::scheduler_result(&recording),
-        total_latency_ms: Some(result::total_latency(&recording.total.measured)),
-        total_censored_from_ms: result::total_censored_from_ms(&recording.total.measured),
+        scheduler: summary::scheduler_result(&recording),
+        total_latency_ms: Some(summary::total_latency(&recording.total.measured)),
+        total_censored_from_ms: summary::total_censored_from_ms(&recording.total.measured),
         total_latency_intervals_ms: checks::total_intervals(&recording, analysis.lag),
         tail_secs: recording.tail.as_secs_f64(),
-        operations: result::operation_results(workload.operations(), &recording.total.operations),
-        throughput_interval: result::throughput_interval(&recording),
+        operations: summary::operation_results(workload.operations(), &recording.total.operations),
+        throughput_interval: summary::throughput_interval(&recording),
     };
     Ok(Measured {
         result,

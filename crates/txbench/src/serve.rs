@@ -14,8 +14,9 @@ use txbench_workloads::registry::{self, Visitor};
 
 use crate::cli::{IsolationArg, ServeArgs};
 use crate::failure::Failure;
+use crate::load::scale_text;
 use crate::runner::on_session;
-use crate::workload::{Work, scale_text};
+use crate::workload::Work;
 
 /// Run `txbench serve`.
 pub async fn main(a: ServeArgs, stop: watch::Receiver<bool>) -> Result<(), Failure> {
@@ -100,7 +101,7 @@ async fn serve_on<E: Engine, W: Benchmark>(
     }
     let token = token(a)?;
     let options = W::RunOptions::default();
-    crate::runner::ensure_loaded::<E, W>(
+    crate::load::ensure_loaded::<E, W>(
         &engine,
         &a.db,
         scale,

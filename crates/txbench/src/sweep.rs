@@ -115,7 +115,7 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
     // loads it first; a server or the null engine holds its own data.
     if <E::Session as Session>::EXECUTES && !<E::Session as Session>::RUNS_TRANSACTIONS {
         let seed = s.run.seed.unwrap_or(1);
-        crate::runner::ensure_loaded::<E, W>(
+        crate::load::ensure_loaded::<E, W>(
             &engine,
             &s.run.db,
             asked,

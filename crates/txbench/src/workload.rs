@@ -4,22 +4,17 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 
 use tokio::sync::watch;
 use txbench_core::Engine;
 use txbench_engines::{EngineOptions, WithEngine, with_engine};
-use txbench_report::terminal;
 use txbench_workloads::registry::{self, Visitor};
-use txbench_workloads::{Benchmark, LoadPlan, WorkloadError};
+use txbench_workloads::{Benchmark, WorkloadError};
 
-use crate::cli::{AllInOneArgs, Chosen, DbArgs, LoadArgs, Verb, Verbs};
+use crate::cli::{AllInOneArgs, Chosen, DbArgs, Verb, Verbs};
 use crate::failure::Failure;
-use crate::progress::track_load;
-use crate::runner::{
-    engine_options, ensure_loaded, load_threads, on_session, report_conditions, run_on,
-    unless_stopped,
-};
+use crate::load::{ensure_loaded, load_on};
+use crate::runner::{engine_options, on_session, report_conditions, run_on, unless_stopped};
 
 /// A command's work, whichever workload it is for.
 pub type Work = Pin<Box<dyn Future<Output = Result<(), Failure>>>>;
@@ -84,46 +79,6 @@ impl<W: Benchmark> WithEngine for OnEngine<W> {
             None => all_in_one::<_, W>(e, &self.all, stop).await,
         }
     }
-}
-
-/// Load as `a` says, printing what was written and how fast.
-pub async fn load_on<E: Engine, W: Benchmark>(
-    engine: Arc<E>,
-    a: &LoadArgs<W>,
-) -> Result<(), Failure> {
-    let plan = LoadPlan {
-        scale: a.scale.value,
-        threads: load_threads(a.load.threads),
-        seed: a.seed,
-        drop: a.load.drop,
-        foreign_keys: a.load.foreign_keys,
-    };
-    let rows = Arc::new(AtomicU64::new(0));
-    let summary = track_load(
-        W::expected_rows(plan.scale),
-        Arc::clone(&rows),
-        W::load(Arc::clone(&engine), &plan, &a.options, rows),
-    )
-    .await?;
-    let secs = summary.elapsed.as_secs_f64();
-    outln!(
-        "loaded {}{} into {}: {} rows in {:.2} s ({} rows/s){}",
-        scale_text::<W>(plan.scale),
-        W::describe_load(&a.options),
-        engine.describe(),
-        terminal::grouped(summary.rows as f64, 0),
-        secs,
-        terminal::grouped(summary.rows as f64 / secs.max(1e-9), 0),
-        summary.note
-    );
-    Ok(())
-}
-
-/// A scale with its unit: "1 warehouse", "100,000 subscribers".
-pub fn scale_text<W: Benchmark>(n: i64) -> String {
-    let scale = &W::ABOUT.scale;
-    let unit = if n == 1 { scale.one } else { scale.unit };
-    format!("{} {unit}", terminal::grouped(n as f64, 0))
 }
 
 async fn check_on<E: Engine, W: Benchmark>(engine: Arc<E>) -> Result<(), Failure> {

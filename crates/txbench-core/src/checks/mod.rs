@@ -7,37 +7,11 @@ mod outcomes;
 mod over_time;
 mod samples;
 
-use serde::{Deserialize, Serialize};
-
+pub use crate::check::{Check, PercentileInterval, Status};
 pub use samples::{intervals, total_intervals};
 
 use crate::driver::{OpenLoop, Recording};
-use crate::workload::TxnTypeInfo;
-
-/// How a check came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Status {
-    /// The measurement is sound in this respect.
-    Pass,
-    /// Usable with care.
-    Warn,
-    /// Do not trust the figures this check covers.
-    Fail,
-}
-
-/// One check.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Check {
-    /// What is checked.
-    pub name: String,
-    /// The statistic, as text with its value.
-    pub statistic: String,
-    /// The outcome.
-    pub status: Status,
-    /// What it means and what to do.
-    pub detail: String,
-}
+use crate::txn::TxnTypeInfo;
 
 impl Check {
     /// A check that fails saying `problem` when there is one, and otherwise
@@ -54,21 +28,6 @@ impl Check {
             detail: problem.unwrap_or_else(|| fine.into()),
         }
     }
-}
-
-/// A percentile's 95% confidence interval, in milliseconds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PercentileInterval {
-    /// The percentile, 0..100.
-    pub percentile: f64,
-    /// Lower bound, or `None` when the samples do not suffice.
-    pub low: Option<f64>,
-    /// Upper bound, or `None` when the samples do not suffice.
-    pub high: Option<f64>,
-    /// The batches of the window it came from (batch quantiles over every
-    /// latency); `None`: from order statistics of the latency sample.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub batches: Option<usize>,
 }
 
 /// The percentiles that get intervals.

@@ -6,7 +6,7 @@ use super::{Check, Status};
 use crate::driver::Recording;
 use crate::error::ErrorKind;
 use crate::recorder::TypeStats;
-use crate::workload::TxnTypeInfo;
+use crate::txn::TxnTypeInfo;
 
 /// Whether anything was measured: a run with no transaction completed in its
 /// window (stopped during the warm-up, or a database down throughout) has no

@@ -13,7 +13,7 @@ use crate::driver::Recording;
 use crate::recorder::new_histogram;
 use crate::sample::Sample;
 use crate::stats::{batch_quantile, quantile_ci, spearman};
-use crate::workload::TxnTypeInfo;
+use crate::txn::TxnTypeInfo;
 
 /// 95% intervals of the percentiles of type `txn_type`'s latencies: from
 /// batches of the window's seconds where the type has the latencies for them

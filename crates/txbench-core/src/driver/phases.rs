@@ -6,20 +6,10 @@ use std::time::{Duration, Instant};
 
 use crate::engine::{Call, Reply, Session, TxMode};
 use crate::error::DbError;
+pub use crate::recorder::Phases;
 use crate::schema::{ForeignKey, Index, Statement, Table};
+use crate::txn::{Outcome, TxnTypeInfo};
 use crate::value::{Param, RowBatch, Rows};
-use crate::workload::{Outcome, TxnTypeInfo};
-
-/// Time spent in each phase of one transaction (all attempts).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Phases {
-    /// In `begin`.
-    pub begin: Duration,
-    /// In queries, changes and pipelines.
-    pub statements: Duration,
-    /// In `commit` and `rollback`.
-    pub commit: Duration,
-}
 
 /// A session that adds the time of each call to its [`Phases`], and keeps the
 /// time of each call of the operations it is asked to time.

@@ -10,8 +10,8 @@ use super::generate::{generate, units};
 use super::meta::META;
 use super::options::RetwisLoadOptions;
 use super::schema::{MAX_VALUE, SCHEMA};
-use crate::benchmark::LoadPlan;
-use crate::bulk::{self, LoadSummary};
+
+use crate::bulk::{self, LoadPlan, LoadSummary};
 use crate::error::WorkloadError;
 
 /// Load `plan.scale` keys with values of `options.value_size` bytes.

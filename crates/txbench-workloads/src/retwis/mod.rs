@@ -31,7 +31,9 @@ use txbench_core::{
     DbError, Engine, Outcome, Planned, Session, Shard, Terminal, TxnTypeInfo, Workload,
 };
 
-use crate::benchmark::{About, Benchmark, LoadPlan, MetricBasis, Scale, rate};
+use crate::about::{About, Scale};
+use crate::benchmark::{Benchmark, MetricBasis, rate};
+use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
 use crate::error::WorkloadError;
 use crate::meta_table::Loaded;

@@ -9,8 +9,8 @@ use txbench_core::Engine;
 use super::generate::{generate, units};
 use super::meta::META;
 use super::schema::SCHEMA;
-use crate::benchmark::LoadPlan;
-use crate::bulk::{self, LoadSummary};
+
+use crate::bulk::{self, LoadPlan, LoadSummary};
 use crate::error::WorkloadError;
 
 /// Load `plan.scale` subscribers. `rows_done` counts rows as they are

@@ -28,7 +28,9 @@ use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
 use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload};
 
-use crate::benchmark::{About, Benchmark, LoadPlan, MetricBasis, NoOptions, Scale, rate};
+use crate::about::{About, Scale};
+use crate::benchmark::{Benchmark, MetricBasis, NoOptions, rate};
+use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
 use crate::conditions::ConditionResult;
 use crate::error::WorkloadError;

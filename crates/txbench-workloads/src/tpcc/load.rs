@@ -13,8 +13,8 @@ use super::generate::{Population, units};
 use super::meta::{self, META};
 use super::random::NurandConstants;
 use super::schema::SCHEMA;
-use crate::benchmark::LoadPlan;
-use crate::bulk::{self, LoadSummary};
+
+use crate::bulk::{self, LoadPlan, LoadSummary};
 use crate::error::WorkloadError;
 
 /// Microseconds since the Unix epoch, now.

@@ -1,0 +1,43 @@
+//! A workload's names and scale: what its commands, help, errors and results
+//! call it. Data only, so that everything else may name a workload.
+
+/// A workload's names and scale: what its commands, errors and results call it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct About {
+    /// The name in commands, directories and results ("tpcc").
+    pub name: &'static str,
+    /// The name in prose ("TPC-C").
+    pub title: &'static str,
+    /// What `txbench NAME --help` says the workload is.
+    pub summary: &'static str,
+    /// What `NAME load --help` says a load does.
+    pub load_summary: &'static str,
+    /// What `NAME run --help` says a run reports.
+    pub run_summary: &'static str,
+    /// What `NAME check --help` says the check verifies; `None`: no check verb.
+    pub check_summary: Option<&'static str>,
+    /// How the workload is scaled.
+    pub scale: Scale,
+}
+
+/// The unit a workload is scaled in, and its bounds.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Scale {
+    /// The unit, plural, which is also the flag ("warehouses": `--warehouses`).
+    pub unit: &'static str,
+    /// One of the unit ("warehouse").
+    pub one: &'static str,
+    /// The flag's short form, if any (`-w`).
+    pub short: Option<char>,
+    /// The scale a load uses when none is given.
+    pub default: i64,
+    /// The largest scale the flag takes.
+    pub max: i64,
+}
+
+impl Scale {
+    /// A count with its unit: "1 warehouse", "100000 subscribers".
+    pub fn count(&self, n: i64) -> String {
+        format!("{n} {}", if n == 1 { self.one } else { self.unit })
+    }
+}

@@ -1,0 +1,105 @@
+//! Loading a workload: a load as the flags ask for it, and the load that the
+//! all-in-one form, `sweep` and `serve` make when the database is empty.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use tokio::sync::watch;
+use txbench_core::Engine;
+use txbench_report::terminal;
+use txbench_workloads::{Benchmark, LoadPlan, WorkloadError};
+
+use crate::cli::workload::LoadScale;
+use crate::cli::{DbArgs, LoadArgs, LoadExtras};
+use crate::failure::Failure;
+use crate::progress::track_load;
+use crate::runner::{load_threads, on_session, unless_stopped};
+
+/// Load as `a` says, printing what was written and how fast.
+pub async fn load_on<E: Engine, W: Benchmark>(
+    engine: Arc<E>,
+    a: &LoadArgs<W>,
+) -> Result<(), Failure> {
+    let plan = LoadPlan {
+        scale: a.scale.value,
+        threads: load_threads(a.load.threads),
+        seed: a.seed,
+        drop: a.load.drop,
+        foreign_keys: a.load.foreign_keys,
+    };
+    let rows = Arc::new(AtomicU64::new(0));
+    let summary = track_load(
+        W::expected_rows(plan.scale),
+        Arc::clone(&rows),
+        W::load(Arc::clone(&engine), &plan, &a.options, rows),
+    )
+    .await?;
+    let secs = summary.elapsed.as_secs_f64();
+    outln!(
+        "loaded {}{} into {}: {} rows in {:.2} s ({} rows/s){}",
+        scale_text::<W>(plan.scale),
+        W::describe_load(&a.options),
+        engine.describe(),
+        terminal::grouped(summary.rows as f64, 0),
+        secs,
+        terminal::grouped(summary.rows as f64 / secs.max(1e-9), 0),
+        summary.note
+    );
+    Ok(())
+}
+
+/// A scale with its unit: "1 warehouse", "100,000 subscribers".
+pub fn scale_text<W: Benchmark>(n: i64) -> String {
+    let scale = &W::ABOUT.scale;
+    let unit = if n == 1 { scale.one } else { scale.unit };
+    format!("{} {unit}", terminal::grouped(n as f64, 0))
+}
+
+/// Load `W` at scale `asked` (its default when `None`) unless a finished load
+/// is there already (and `--drop` is not given); another scale than the loaded
+/// one is refused. Ctrl-C stops it.
+pub async fn ensure_loaded<E: Engine, W: Benchmark>(
+    engine: &Arc<E>,
+    db: &DbArgs,
+    asked: Option<i64>,
+    load: &LoadExtras,
+    options: &W::LoadOptions,
+    seed: u64,
+    stop: &watch::Receiver<bool>,
+) -> Result<(), Failure> {
+    let load_unless_loaded = async {
+        let loaded = on_session(engine, |mut s| async move { W::loaded(&mut s).await }).await??;
+        match loaded {
+            Some(l) if l.complete && !load.drop => {
+                if let Some(asked) = asked.filter(|&asked| asked != l.scale) {
+                    return Err(WorkloadError::ScaleMismatch {
+                        about: W::ABOUT,
+                        asked,
+                        loaded: l.scale,
+                    }
+                    .into());
+                }
+                outln!(
+                    "using the {} already loaded in {}",
+                    scale_text::<W>(l.scale),
+                    engine.describe()
+                );
+                Ok(())
+            }
+            present => {
+                let args = LoadArgs::<W> {
+                    db: db.clone(),
+                    scale: LoadScale::new(asked.unwrap_or(W::ABOUT.scale.default)),
+                    seed,
+                    options: options.clone(),
+                    load: LoadExtras {
+                        drop: load.drop || present.is_some(),
+                        ..load.clone()
+                    },
+                };
+                load_on(Arc::clone(engine), &args).await
+            }
+        }
+    };
+    unless_stopped(stop, "the load", load_unless_loaded).await
+}
