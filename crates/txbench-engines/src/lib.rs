@@ -6,6 +6,8 @@
 //! * [`null`]: executes nothing, to measure txbench's own ceiling.
 //! * [`redis`]: Redis, for key-value workloads, with optimistic transactions.
 //! * [`postgres`]: PostgreSQL, CockroachDB and YugabyteDB over tokio-postgres.
+//! * `txbench://`: the client of a txbench server, in the txbench-remote crate
+//!   (re-exported as [`remote`]).
 //! * [`sim`]: a simulated server whose truth is known (service times, stalls,
 //!   outages, errors), to calibrate the measurement.
 //!
@@ -34,7 +36,6 @@ mod open;
 pub mod postgres;
 mod redact;
 pub mod redis;
-pub mod remote;
 pub mod sim;
 pub mod sqlite;
 mod target;
@@ -42,3 +43,4 @@ mod target;
 pub use open::{EngineOptions, OpenError, WithEngine, with_engine};
 pub use redact::{SECRET_VARIABLES, redact};
 pub use target::{Target, TargetError};
+pub use txbench_remote as remote;

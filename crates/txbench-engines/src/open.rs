@@ -21,6 +21,9 @@ pub struct EngineOptions {
     /// Other processes of the same sharded run may use the same embedded
     /// database file (each shard's process holds its lock shared).
     pub shared_by_shards: bool,
+    /// The workload the command drives: a txbench server is told it in the
+    /// handshake and refuses it when it serves another.
+    pub workload: Option<&'static str>,
 }
 
 /// A command's work with an engine, whichever the URL names.
@@ -166,7 +169,7 @@ pub async fn with_engine<W: WithEngine>(
             work.with(Arc::new(engine)).await
         }
         Target::Remote(target) => {
-            let engine = crate::remote::RemoteEngine::new(target);
+            let engine = txbench_remote::RemoteEngine::new(target, options.workload);
             work.with(Arc::new(engine)).await
         }
         Target::Sim(config) => {

@@ -21,7 +21,7 @@ pub enum Target {
     /// `null:`: executes nothing (measures txbench's own ceiling).
     Null,
     /// `txbench://host:port`: a txbench transaction server.
-    Remote(crate::remote::RemoteTarget),
+    Remote(txbench_remote::RemoteTarget),
     /// `redis://host:port/n`: Redis, for key-value workloads.
     Redis(crate::redis::RedisTarget),
     /// `sim:?service=fixed:4ms&workers=1...`: a simulated server of known latency.
@@ -58,7 +58,9 @@ impl Target {
             "mysql" | "mariadb" => {
                 MyTarget::parse(&url.replacen("mariadb:", "mysql:", 1)).map(Target::Mysql)
             }
-            "txbench" => crate::remote::RemoteTarget::parse(url).map(Target::Remote),
+            "txbench" => txbench_remote::RemoteTarget::parse(url)
+                .map(Target::Remote)
+                .map_err(TargetError),
             "redis" => crate::redis::RedisTarget::parse(url).map(Target::Redis),
             "sim" => crate::sim::SimConfig::parse(rest).map(Target::Sim),
             other => Err(TargetError(format!(

@@ -1,5 +1,5 @@
 //! The txbench transaction server: clients send whole transactions (the
-//! workload's input structs, see [`txbench_engines::remote::protocol`]) and the
+//! workload's input structs, see [`txbench_remote::protocol`]) and the
 //! server executes each with an ordinary engine session, the way a stored
 //! procedure or an application tier in front of a database does.
 //!
@@ -30,9 +30,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::codec::Framed;
 use txbench_core::{DbError, Engine, ErrorKind, Outcome, Session, Workload, exec};
-use txbench_engines::remote::protocol::{
-    self, ClientMessage, MAGIC, ServerMessage, Status, VERSION,
-};
+use txbench_remote::protocol::{self, ClientMessage, MAGIC, ServerMessage, Status, VERSION};
 
 /// How to serve.
 #[derive(Debug, Clone)]

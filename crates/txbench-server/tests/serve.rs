@@ -13,10 +13,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio_util::codec::Framed;
 use txbench_core::{Terminal, Workload};
-use txbench_engines::remote::protocol::{
-    self, ClientMessage, MAGIC, ServerMessage, Status, VERSION,
-};
 use txbench_engines::sqlite::{SqliteConfig, SqliteEngine};
+use txbench_remote::protocol::{self, ClientMessage, MAGIC, ServerMessage, Status, VERSION};
 use txbench_server::{ServeOptions, ServeSummary, serve};
 use txbench_workloads::LoadPlan;
 use txbench_workloads::tpcc::Tpcc;

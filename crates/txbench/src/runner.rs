@@ -43,12 +43,14 @@ pub async fn unless_stopped<T>(
     }
 }
 
-/// The engine options a run asks for: its isolation level, and an SQLite
-/// file shared with the run's other shards.
-pub fn engine_options(run: &RunArgs) -> EngineOptions {
+/// The engine options a run of `workload` asks for: its isolation level, an
+/// SQLite file shared with the run's other shards, and the workload's name (a
+/// txbench server refuses a client of another workload).
+pub fn engine_options(run: &RunArgs, workload: &'static str) -> EngineOptions {
     EngineOptions {
         isolation: run.isolation.map(crate::cli::IsolationArg::level),
         shared_by_shards: run.shards > 1,
+        workload: Some(workload),
     }
 }
 

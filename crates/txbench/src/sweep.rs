@@ -75,7 +75,10 @@ impl Visitor for Sweep {
                 .chosen
                 .args::<W>()
                 .map_err(|e| Failure::Usage(e.to_string()))?;
-            let (urls, options) = (a.sweep.run.db.db.clone(), engine_options(&a.sweep.run));
+            let (urls, options) = (
+                a.sweep.run.db.db.clone(),
+                engine_options(&a.sweep.run, W::ABOUT.name),
+            );
             with_engine(&urls, &options, SweepOn { a, stop: self.stop }).await?
         })
     }

@@ -50,11 +50,16 @@ async fn verb<W: Benchmark>(
     all: AllInOneArgs<W>,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
+    let name = W::ABOUT.name;
+    let plain = EngineOptions {
+        workload: Some(name),
+        ..EngineOptions::default()
+    };
     let (urls, options) = match &verb {
-        Some(Verb::Load(a)) => (&a.db, EngineOptions::default()),
-        Some(Verb::Run(a)) => (&a.run.db, engine_options(&a.run)),
-        Some(Verb::Check(db) | Verb::Clean(db)) => (db, EngineOptions::default()),
-        None => (&all.run.run.db, engine_options(&all.run.run)),
+        Some(Verb::Load(a)) => (&a.db, plain),
+        Some(Verb::Run(a)) => (&a.run.db, engine_options(&a.run, name)),
+        Some(Verb::Check(db) | Verb::Clean(db)) => (db, plain),
+        None => (&all.run.run.db, engine_options(&all.run.run, name)),
     };
     let urls = urls.db.clone();
     with_engine(&urls, &options, OnEngine { verb, all, stop }).await?

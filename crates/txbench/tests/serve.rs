@@ -103,6 +103,22 @@ fn a_run_through_the_server_passes_check_and_reports_server_time() {
 }
 
 #[test]
+fn a_client_of_another_workload_is_refused_in_the_handshake() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, url) = support::serve_tatp(dir.path(), &[]);
+    let out = txbench(dir.path())
+        .args(["tpcc", "run", "--db", &url, "-d", "1s", "--no-results"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    // The client names TPC-C in its Hello, and the server refuses it there.
+    assert!(err.contains("refused") && err.contains("tatp"), "{err}");
+    terminate(server.id());
+    server.wait().unwrap();
+}
+
+#[test]
 fn a_killed_server_is_reported_as_connection_errors_and_the_run_ends_with_results() {
     let dir = tempfile::tempdir().unwrap();
     let (mut server, url) = serve(

@@ -5,9 +5,7 @@
 //! each connection has a writer task that batches requests into the socket and a
 //! reader task that hands each response to the session waiting for its id, so
 //! many requests are in flight per connection and answers may come in any order.
-//! The wire format is in [`protocol`].
-
-pub mod protocol;
+//! The wire format is in [`crate::protocol`].
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -22,7 +20,7 @@ use txbench_core::schema::{Index, Statement, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{DbError, Engine, ErrorKind, Outcome, Param, Rows, Session, TxMode};
 
-use protocol::{ClientMessage, MAGIC, ServerMessage, Status, VERSION};
+use crate::protocol::{self, ClientMessage, MAGIC, ServerMessage, Status, VERSION};
 
 /// Sessions that share one connection before another is opened.
 pub const SESSIONS_PER_CONNECTION: usize = 8;
@@ -38,14 +36,19 @@ pub struct RemoteTarget {
     pub display: String,
 }
 
-debug_shows_display!(RemoteTarget);
+/// Shows only the URL without its token, so that no `{:?}` can leak it.
+impl std::fmt::Debug for RemoteTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("RemoteTarget").field(&self.display).finish()
+    }
+}
 
 impl RemoteTarget {
     /// Parse `txbench://host:port[?token=T]`.
-    pub fn parse(url: &str) -> Result<RemoteTarget, crate::TargetError> {
-        let rest = url.strip_prefix("txbench://").ok_or_else(|| {
-            crate::TargetError("invalid txbench URL: expected txbench://host:port".to_string())
-        })?;
+    pub fn parse(url: &str) -> Result<RemoteTarget, String> {
+        let rest = url
+            .strip_prefix("txbench://")
+            .ok_or_else(|| "invalid txbench URL: expected txbench://host:port".to_string())?;
         let (addr, query) = rest.split_once('?').unwrap_or((rest, ""));
         let addr = addr.trim_end_matches('/');
         let display = format!("txbench://{addr}");
@@ -53,9 +56,9 @@ impl RemoteTarget {
             .rsplit_once(':')
             .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
         if !port_ok {
-            return Err(crate::TargetError(format!(
+            return Err(format!(
                 "invalid txbench URL '{display}': expected txbench://host:port"
-            )));
+            ));
         }
         let mut token = std::env::var("TXBENCH_TOKEN")
             .ok()
@@ -64,10 +67,10 @@ impl RemoteTarget {
             match pair.split_once('=') {
                 Some(("token", t)) => token = Some(t.to_string()),
                 _ => {
-                    return Err(crate::TargetError(format!(
+                    return Err(format!(
                         "invalid txbench URL '{display}': unknown option '{}' (known: token)",
                         pair.split('=').next().unwrap_or(pair)
-                    )));
+                    ));
                 }
             }
         }
@@ -82,6 +85,9 @@ impl RemoteTarget {
 /// The client engine of a txbench server.
 pub struct RemoteEngine {
     target: RemoteTarget,
+    /// The workload the client drives, named in the handshake so that a
+    /// server serving another one refuses it.
+    workload: Option<&'static str>,
     /// Weak: a connection closes when the last session using it is dropped
     /// (a sweep's steps each connect their own sessions).
     connections: tokio::sync::Mutex<Vec<Weak<Connection>>>,
@@ -89,10 +95,12 @@ pub struct RemoteEngine {
 }
 
 impl RemoteEngine {
-    /// An engine for one server.
-    pub fn new(target: RemoteTarget) -> Self {
+    /// An engine for one server, for `workload` (named in the handshake;
+    /// `None`: whatever the server serves).
+    pub fn new(target: RemoteTarget, workload: Option<&'static str>) -> Self {
         RemoteEngine {
             target,
+            workload,
             connections: tokio::sync::Mutex::new(Vec::new()),
             sessions: AtomicUsize::new(0),
         }
@@ -110,7 +118,7 @@ impl RemoteEngine {
         {
             return Ok(c);
         }
-        let fresh = Connection::open(&self.target).await?;
+        let fresh = Connection::open(&self.target, self.workload).await?;
         if slot < connections.len() {
             connections[slot] = Arc::downgrade(&fresh);
         } else {
@@ -144,7 +152,10 @@ impl Connection {
     }
 
     /// Connect, shake hands, and start the writer and reader tasks.
-    async fn open(target: &RemoteTarget) -> Result<Arc<Connection>, DbError> {
+    async fn open(
+        target: &RemoteTarget,
+        workload: Option<&'static str>,
+    ) -> Result<Arc<Connection>, DbError> {
         let who = &target.display;
         let stream =
             tokio::time::timeout(Duration::from_secs(10), TcpStream::connect(&target.addr))
@@ -156,7 +167,7 @@ impl Connection {
         let hello = ClientMessage::Hello {
             magic: MAGIC,
             version: VERSION,
-            workload: None,
+            workload: workload.map(String::from),
             token: target.token.clone(),
         };
         framed
@@ -169,7 +180,19 @@ impl Connection {
             .ok_or_else(|| lost(who, "the server closed the connection during the handshake"))?
             .map_err(|e| lost(who, e))?;
         let parameters = match protocol::decode::<ServerMessage>(&frame) {
-            Ok(ServerMessage::Welcome { parameters, .. }) => parameters,
+            Ok(ServerMessage::Welcome {
+                version,
+                parameters,
+                ..
+            }) if version == VERSION => parameters,
+            Ok(ServerMessage::Welcome { version, .. }) => {
+                return Err(DbError::new(
+                    ErrorKind::Other,
+                    format!(
+                        "{who} speaks protocol version {version}; this txbench speaks {VERSION}"
+                    ),
+                ));
+            }
             // Refused (bad token, other version): not worth reconnecting for.
             Ok(ServerMessage::Refused { reason }) => {
                 return Err(DbError::new(
@@ -264,6 +287,7 @@ impl Engine for RemoteEngine {
         Ok(RemoteSession {
             conn: self.connection(n).await?,
             target: self.target.clone(),
+            workload: self.workload,
         })
     }
 }
@@ -272,6 +296,7 @@ impl Engine for RemoteEngine {
 pub struct RemoteSession {
     conn: Arc<Connection>,
     target: RemoteTarget,
+    workload: Option<&'static str>,
 }
 
 fn statements_refused() -> DbError {
@@ -324,7 +349,7 @@ impl Session for RemoteSession {
 
     async fn reconnect(&mut self) -> Result<(), DbError> {
         // A connection of its own: the shared one is gone.
-        self.conn = Connection::open(&self.target).await?;
+        self.conn = Connection::open(&self.target, self.workload).await?;
         Ok(())
     }
 
@@ -387,7 +412,7 @@ mod tests {
             "txbench://h:1?x=1",
         ] {
             let e = RemoteTarget::parse(bad).unwrap_err();
-            assert!(e.0.contains("txbench"), "{bad}: {e}");
+            assert!(e.contains("txbench"), "{bad}: {e}");
         }
     }
 }
