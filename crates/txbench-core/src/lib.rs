@@ -12,9 +12,9 @@
 //! [`txn`] (transaction types and outcomes), [`check`] (one check's result)
 //! and [`result`] (the result model).
 //!
-//! * [`engine`]: the [`Engine`](engine::Engine) and [`Session`](engine::Session) traits that
+//! * [`engine`]: the [`Engine`] and [`Session`] traits that
 //!   every database implements; they know no workload.
-//! * [`workload`]: the [`Workload`](workload::Workload) trait: transaction types, input
+//! * [`workload`]: the [`Workload`] trait: transaction types, input
 //!   generation per terminal, and procedures written once against `Session`.
 //! * [`driver`]: owns time: terminals (closed loop), the session pool, warm-up, stop.
 //!   It knows no SQL.

@@ -32,7 +32,7 @@ pub fn operation_results(names: &[&str], histograms: &[Histogram<u64>]) -> Vec<O
 }
 
 /// The 95% interval of the run's throughput (txn/s, what
-/// [`RunResult::throughput`] reports): the window's whole seconds' completion
+/// [`crate::result::RunResult::throughput`] reports): the window's whole seconds' completion
 /// rates in at most [`batch_quantile::MAX_BATCHES`] batches of consecutive
 /// seconds, their means' Student interval widened for the batches'
 /// correlation; `None` under [`batch_quantile::MIN_BATCHES`] seconds.

@@ -12,7 +12,7 @@ pub fn write(path: &Path, result: &RunResult) -> io::Result<()> {
     write_value(path, result)
 }
 
-/// Write any serializable value as pretty JSON, atomically (see [`write`]).
+/// Write any serializable value as pretty JSON, atomically (see [`write()`]).
 pub fn write_value<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
     let named = |e: io::Error| io::Error::new(e.kind(), format!("writing {}: {e}", path.display()));
     if let Some(parent) = path.parent() {
@@ -30,7 +30,7 @@ pub fn write_value<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()
     written.map_err(named)
 }
 
-/// Read a result written by [`write`]; a result of a schema this txbench does
+/// Read a result written by [`write()`]; a result of a schema this txbench does
 /// not know is refused by its version rather than read wrongly.
 pub fn read(path: &Path) -> io::Result<RunResult> {
     let text = fs::read_to_string(path)?;

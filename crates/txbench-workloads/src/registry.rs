@@ -1,7 +1,7 @@
 //! Every workload txbench runs, in one list. The binary's commands are generic
 //! over [`Benchmark`]; a [`Visitor`] is how it calls one of them for a workload
 //! named at run time. Adding a workload is its module and one line in
-//! [`workloads!`]'s invocation below: everything else (commands, flags, help,
+//! `workloads!`'s invocation below: everything else (commands, flags, help,
 //! `serve`, `merge`) follows from its [`Benchmark`] implementation.
 
 use crate::benchmark::Benchmark;
@@ -43,7 +43,12 @@ macro_rules! workloads {
     };
 }
 
-workloads!(crate::tpcc::Tpcc, crate::tatp::Tatp, crate::retwis::Retwis,);
+// One line a workload (braces, so that the list keeps a line each).
+workloads! {
+    crate::tpcc::Tpcc,
+    crate::tatp::Tatp,
+    crate::retwis::Retwis,
+}
 
 #[cfg(test)]
 mod tests {

@@ -38,7 +38,7 @@ pub fn eprint_line(line: &str) {
     let _ = writeln!(io::stderr(), "{line}");
 }
 
-/// `println!` through [`print`].
+/// `println!` through [`print()`].
 macro_rules! outln {
     () => {
         $crate::output::print("\n")
@@ -48,7 +48,7 @@ macro_rules! outln {
     };
 }
 
-/// `print!` through [`print`].
+/// `print!` through [`print()`].
 macro_rules! out {
     ($($arg:tt)*) => {
         $crate::output::print(&format!($($arg)*))

@@ -85,6 +85,52 @@ fn bad_flags_and_values_exit_2_naming_them() {
             &["serve", "--workload", "tpcc", "--listen", "nowhere"],
             "nowhere",
         ),
+        (&["retwis", "check"], "check"),
+        (&["retwis", "run", "--zipf", "-1"], "-1"),
+        (&["retwis", "load", "--value-size", "4096"], "4096"),
+        // An engine that cannot honour an option refuses it by name.
+        (
+            &[
+                "tatp",
+                "run",
+                "--db",
+                "null:",
+                "--isolation",
+                "read-committed",
+            ],
+            "--isolation read-committed",
+        ),
+        (
+            &[
+                "retwis",
+                "--db",
+                "redis://127.0.0.1:1",
+                "--isolation",
+                "serializable",
+            ],
+            "--isolation serializable",
+        ),
+        (
+            &["tpcc", "--isolation", "repeatable-read"],
+            "--isolation repeatable-read",
+        ),
+        (
+            &[
+                "sweep",
+                "tatp",
+                "--db",
+                "null:",
+                "--rates",
+                "100..200",
+                "--step",
+                "100",
+                "--slo",
+                "p99<=5s",
+                "--isolation",
+                "serializable",
+            ],
+            "--isolation serializable",
+        ),
     ];
     for (args, named) in cases {
         let out = txbench(dir.path()).args(*args).output().unwrap();

@@ -1,7 +1,7 @@
 //! PostgreSQL-wire databases (PostgreSQL, CockroachDB, YugabyteDB) over
 //! tokio-postgres.
 //!
-//! Dialect decisions, all here and in [`dialect`]:
+//! Dialect decisions, all here and in `dialect`:
 //! * placeholders `?` become `$1, $2, ...`; `FOR UPDATE` is appended where asked;
 //! * money is `numeric(p, s)` (bound from f64 through `rust_decimal`), timestamps
 //!   are `timestamp`;

@@ -1,7 +1,7 @@
 //! The success rates the population rules imply, derived rather than copied.
 //!
 //! Special facilities and access-info rows: 1..4 per subscriber with distinct
-//! types, so a random type 1..4 exists with probability E[k]/4 = 2.5/4 = 0.625.
+//! types, so a random type 1..4 exists with probability E\[k\]/4 = 2.5/4 = 0.625.
 //! Call forwarding: 0..3 rows per special facility with distinct start times from
 //! {0, 8, 16}, so a random start time is taken with probability 1.5/3 = 0.5;
 //! inserting succeeds when the facility exists and the start time is free

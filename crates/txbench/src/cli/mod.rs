@@ -163,7 +163,7 @@ pub struct SweepCommand {
 pub struct ServeArgs {
     #[command(flatten)]
     pub db: DbArgs,
-    /// The workload to serve (tpcc, tatp, retwis).
+    /// The workload to serve, by its command's name (tpcc, tatp, ...).
     #[arg(long, value_parser = workload::parse_workload)]
     pub workload: String,
     #[command(flatten)]

@@ -268,10 +268,7 @@ pub struct Sweeps;
 impl Form for Sweeps {
     type Args<W: Benchmark> = SweepCmd<W>;
     fn about(about: &About) -> String {
-        format!(
-            "{} (the data must be loaded; an empty database is loaded first).",
-            about.title
-        )
+        format!("{} (an empty database is loaded first)", about.title)
     }
 }
 
