@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
-use support::server_url;
+use support::{MyDatabase, server_url};
 
 fn txbench() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin("txbench"))
@@ -19,43 +19,6 @@ fn run_ok(cmd: &mut Command) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{cmd:?} failed: {stderr}\n{stdout}");
     stdout
-}
-
-/// A database of its own on the server of the base URL, dropped at the end.
-struct MyDatabase {
-    admin: mysql_async::Conn,
-    name: String,
-    url: String,
-}
-
-impl MyDatabase {
-    async fn create(base: &str, tag: &str) -> MyDatabase {
-        let mut admin = mysql_async::Conn::from_url(base)
-            .await
-            .unwrap_or_else(|e| panic!("connecting to {base}: {e}"));
-        let name = format!("txbench_{tag}_{}", std::process::id());
-        admin
-            .query_drop(format!("DROP DATABASE IF EXISTS {name}"))
-            .await
-            .unwrap();
-        admin
-            .query_drop(format!("CREATE DATABASE {name}"))
-            .await
-            .unwrap();
-        let root = base.rsplit_once('/').map_or(base, |(r, _)| r);
-        MyDatabase {
-            admin,
-            url: format!("{root}/{name}"),
-            name,
-        }
-    }
-
-    async fn drop_now(mut self) {
-        self.admin
-            .query_drop(format!("DROP DATABASE IF EXISTS {}", self.name))
-            .await
-            .unwrap();
-    }
 }
 
 fn assert_check_passes(url: &str) {
@@ -265,17 +228,4 @@ async fn galera_cluster_conflicts_are_retried_and_every_node_checks() {
         .query_drop(format!("DROP DATABASE IF EXISTS {}", db.name))
         .await
         .unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn tatp_loads_runs_and_checks() {
-    let Some(base) = server_url("TXBENCH_TEST_MYSQL_URL") else {
-        return;
-    };
-    let db = MyDatabase::create(&base, "tatp").await;
-    let url = db.url.clone();
-    tokio::task::spawn_blocking(move || support::tatp_load_run_check(&url))
-        .await
-        .unwrap();
-    db.drop_now().await;
 }

@@ -251,19 +251,6 @@ async fn hosts_that_are_down_are_skipped_and_tls_modes_work() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn tatp_loads_runs_and_checks() {
-    let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
-        return;
-    };
-    let db = PgDatabase::create(&base, "tatp").await;
-    let url = db.url.clone();
-    tokio::task::spawn_blocking(move || support::tatp_load_run_check(&url))
-        .await
-        .unwrap();
-    db.drop_now().await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
 async fn serve_runs_transactions_on_postgres_sessions() {
     let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
         return;

@@ -5,6 +5,7 @@
 use std::io::BufRead;
 use std::path::Path;
 
+use mysql_async::prelude::Queryable;
 use tokio_postgres::{Client, NoTls};
 
 /// The txbench binary, run in `dir`.
@@ -42,63 +43,6 @@ pub fn type_sum(summary: &serde_json::Value, path: &[&str]) -> u64 {
         .iter()
         .map(|t| path.iter().fold(t, |v, k| &v[*k]).as_u64().unwrap_or(0))
         .sum()
-}
-
-/// TATP on a server through the command line: load 10,000 subscribers, run the
-/// mix for 5 s with the default 10 terminals, and pass `check`. Expected failures
-/// appear as rollbacks, never as errors, and the headline is MQTh.
-pub fn tatp_load_run_check(url: &str) {
-    let txbench = || std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"));
-    let ok = |cmd: &mut std::process::Command| {
-        let out = cmd.output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{cmd:?} failed: {stderr}");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    let out = ok(txbench().args(["tatp", "load", "--db", url, "--subscribers", "10000"]));
-    assert!(out.contains("loaded 10,000 subscribers"), "{out}");
-    let dir = tempfile::tempdir().unwrap();
-    let out = ok(txbench().current_dir(dir.path()).args([
-        "tatp",
-        "run",
-        "--db",
-        url,
-        "--duration",
-        "5s",
-        "--warmup",
-        "1s",
-        "-q",
-    ]));
-    assert!(
-        out.contains("MQTh") && out.contains("success rate"),
-        "{out}"
-    );
-    let summary = only_result(&dir.path().join("results"), "summary.json");
-    assert_eq!(summary["workload"], "tatp");
-    assert_eq!(summary["parameters"]["subscribers"], "10000");
-    assert!(type_sum(&summary, &["committed"]) > 1_000, "{summary}");
-    assert!(
-        type_sum(&summary, &["expected_rollbacks"]) > 100,
-        "{summary}"
-    );
-    let errors: u64 = summary["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            t["errors"]
-                .as_object()
-                .map_or(0, |e| e.values().map(|v| v.as_u64().unwrap()).sum())
-        })
-        .sum();
-    assert_eq!(errors, 0, "{summary}");
-    let out = ok(txbench().args(["tatp", "check", "--db", url]));
-    assert_eq!(
-        out.lines().filter(|l| l.starts_with("PASS")).count(),
-        7,
-        "{out}"
-    );
-    ok(txbench().args(["tatp", "clean", "--db", url]));
 }
 
 /// Start `txbench serve` on a free loopback port; returns it and its URL.
@@ -264,6 +208,48 @@ impl PgDatabase {
                 "DROP DATABASE IF EXISTS {} WITH (FORCE)",
                 self.name
             ))
+            .await
+            .unwrap();
+    }
+}
+
+/// A database of its own on the server of the base URL, dropped at the end.
+pub struct MyDatabase {
+    /// The admin connection (to the base database).
+    pub admin: mysql_async::Conn,
+    /// The database's name.
+    pub name: String,
+    /// The URL of the new database.
+    pub url: String,
+}
+
+impl MyDatabase {
+    /// Create `txbench_<tag>_<pid>` on the server of `base`.
+    pub async fn create(base: &str, tag: &str) -> MyDatabase {
+        let mut admin = mysql_async::Conn::from_url(base)
+            .await
+            .unwrap_or_else(|e| panic!("connecting to {base}: {e}"));
+        let name = format!("txbench_{tag}_{}", std::process::id());
+        admin
+            .query_drop(format!("DROP DATABASE IF EXISTS {name}"))
+            .await
+            .unwrap();
+        admin
+            .query_drop(format!("CREATE DATABASE {name}"))
+            .await
+            .unwrap();
+        let root = base.rsplit_once('/').map_or(base, |(r, _)| r);
+        MyDatabase {
+            admin,
+            url: format!("{root}/{name}"),
+            name,
+        }
+    }
+
+    /// Drop the database.
+    pub async fn drop_now(mut self) {
+        self.admin
+            .query_drop(format!("DROP DATABASE IF EXISTS {}", self.name))
             .await
             .unwrap();
     }

@@ -1,0 +1,187 @@
+//! The conformance suite: every workload of the registry on every engine CI
+//! has, through the command line, the same steps each time: load a small
+//! scale, run, check (where the workload has a check), clean, and then a run
+//! that names the missing data. An engine that cannot hold a workload (Redis
+//! and TPC-C's or TATP's tables) must refuse it by name and leave nothing.
+//!
+//! Engines: SQLite always; PostgreSQL, MariaDB and Redis from
+//! TXBENCH_TEST_POSTGRES_URL, TXBENCH_TEST_MYSQL_URL and TXBENCH_TEST_REDIS_URL
+//! (skipped with a notice when unset, failed with TXBENCH_REQUIRE_SERVICES=1).
+
+mod support;
+
+use std::path::Path;
+use std::process::Output;
+
+use support::{MyDatabase, PgDatabase, server_url};
+use txbench_workloads::Benchmark;
+use txbench_workloads::registry::{self, EachVisitor};
+
+/// What the suite needs to know of a workload, read from the registry.
+#[derive(Debug, Clone)]
+struct Workload {
+    name: &'static str,
+    scale_flag: String,
+    has_check: bool,
+}
+
+struct Collect(Vec<Workload>);
+
+impl EachVisitor for Collect {
+    fn visit<W: Benchmark>(&mut self) {
+        self.0.push(Workload {
+            name: W::ABOUT.name,
+            scale_flag: format!("--{}", W::ABOUT.scale.unit),
+            has_check: W::ABOUT.check_summary.is_some(),
+        });
+    }
+}
+
+fn workloads() -> Vec<Workload> {
+    let mut all = Collect(Vec::new());
+    registry::each(&mut all);
+    all.0
+}
+
+/// A small scale of each workload: quick to load on any engine.
+fn small(workload: &str) -> &'static str {
+    match workload {
+        "tpcc" => "1",
+        _ => "2000",
+    }
+}
+
+fn txbench(dir: &Path, args: &[&str]) -> Output {
+    support::txbench(dir).args(args).output().unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Load, run, check and clean `w` on `url`; after the clean a run names the
+/// missing data.
+fn conforms(w: &Workload, url: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let context = format!("{} on {url}", w.name);
+    let out = txbench(
+        dir,
+        &[
+            w.name,
+            "load",
+            "--db",
+            url,
+            &w.scale_flag,
+            small(w.name),
+            "--threads",
+            "2",
+        ],
+    );
+    assert!(out.status.success(), "{context}: load: {}", text(&out));
+    assert!(text(&out).contains("loaded"), "{context}: {}", text(&out));
+
+    let out = txbench(
+        dir,
+        &[
+            w.name, "run", "--db", url, "-d", "2s", "--warmup", "0s", "-t", "2", "-q",
+        ],
+    );
+    assert!(out.status.success(), "{context}: run: {}", text(&out));
+    let summary = support::only_result(&dir.join("results"), "summary.json");
+    assert_eq!(summary["workload"], w.name, "{context}");
+    assert!(
+        support::type_sum(&summary, &["committed"]) > 0,
+        "{context}: nothing committed: {summary}"
+    );
+    let errors = support::errors_by_kind(&summary);
+    assert!(errors.is_empty(), "{context}: errors {errors:?}");
+
+    if w.has_check {
+        let out = txbench(dir, &[w.name, "check", "--db", url]);
+        assert!(out.status.success(), "{context}: check: {}", text(&out));
+        assert!(!text(&out).contains("FAIL"), "{context}: {}", text(&out));
+    }
+
+    let out = txbench(dir, &[w.name, "clean", "--db", url]);
+    assert!(out.status.success(), "{context}: clean: {}", text(&out));
+    let out = txbench(
+        dir,
+        &[w.name, "run", "--db", url, "-d", "1s", "--no-results"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{context}: {}", text(&out));
+    assert!(
+        text(&out).contains(&format!("txbench {} load", w.name)),
+        "{context}: a run after clean should say to load: {}",
+        text(&out)
+    );
+}
+
+/// An engine that cannot hold `w` refuses its load by name, twice (nothing
+/// half loaded is left for the second try to trip on).
+fn refused(w: &Workload, url: &str, because: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    for _ in 0..2 {
+        let out = txbench(dir.path(), &[w.name, "load", "--db", url]);
+        assert_eq!(out.status.code(), Some(1), "{} on {url}", w.name);
+        assert!(text(&out).contains(because), "{}: {}", w.name, text(&out));
+    }
+}
+
+#[test]
+fn every_workload_conforms_on_sqlite() {
+    for w in workloads() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite:{}", dir.path().join("db.sqlite").display());
+        conforms(&w, &url);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_workload_conforms_on_postgres() {
+    let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    for w in workloads() {
+        let db = PgDatabase::create(&base, &format!("conf_{}", w.name)).await;
+        let url = db.url.clone();
+        tokio::task::spawn_blocking(move || conforms(&w, &url))
+            .await
+            .unwrap();
+        db.drop_now().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_workload_conforms_on_mariadb() {
+    let Some(base) = server_url("TXBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    for w in workloads() {
+        let db = MyDatabase::create(&base, &format!("conf_{}", w.name)).await;
+        let url = db.url.clone();
+        tokio::task::spawn_blocking(move || conforms(&w, &url))
+            .await
+            .unwrap();
+        db.drop_now().await;
+    }
+}
+
+/// Redis holds key-value tables only: Retwis conforms, the others are refused.
+#[test]
+fn every_workload_conforms_or_is_refused_on_redis() {
+    let Some(base) = server_url("TXBENCH_TEST_REDIS_URL") else {
+        return;
+    };
+    let url = format!("{}/13", base.trim_end_matches('/'));
+    for w in workloads() {
+        match w.name {
+            "retwis" => conforms(&w, &url),
+            _ => refused(&w, &url, "key-value tables only"),
+        }
+    }
+}
