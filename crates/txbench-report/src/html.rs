@@ -91,7 +91,25 @@ fn percentile_cells(p: &Percentiles, mean: bool, censored_from: Option<f64>) -> 
 pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
     let mut b = String::new();
     let title = format!("{} on {}", r.workload.to_uppercase(), r.target);
-    let _ = writeln!(b, "<h1>{}</h1>", escape(&title));
+    heading(&mut b, r, &title);
+    headline(&mut b, r);
+    transactions(&mut b, r);
+    conflicts(&mut b, r);
+    operations(&mut b, r);
+    time_spent(&mut b, r);
+    if let Some(log) = log {
+        charts(&mut b, r, log);
+    }
+    confidence_intervals(&mut b, r);
+    open_loop(&mut b, r);
+    measurement_checks(&mut b, r);
+    configuration(&mut b, r);
+    page(&title, &b)
+}
+
+/// The title, when and how long the run was, and the verdict.
+fn heading(b: &mut String, r: &RunResult, title: &str) {
+    let _ = writeln!(b, "<h1>{}</h1>", escape(title));
     let _ = writeln!(
         b,
         "<p class=\"muted\">started {} &middot; {:.1} s measured{} &middot; txbench {} &middot; server: {}</p>",
@@ -105,7 +123,10 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         let s = status_name(worst_status(r));
         let _ = writeln!(b, "<p class=\"verdict v-{s}\">{}</p>", escape(&r.verdict));
     }
+}
 
+/// The headline figures.
+fn headline(b: &mut String, r: &RunResult) {
     let _ = writeln!(b, "<h2>Headline</h2><table>");
     for m in &r.metrics {
         let _ = writeln!(
@@ -124,7 +145,10 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         );
     }
     let _ = writeln!(b, "</table>");
+}
 
+/// Per type: counts, shares, latency percentiles, rollbacks, success, retries, errors, unfinished.
+fn transactions(b: &mut String, r: &RunResult) {
     let _ = writeln!(
         b,
         "<h2>Transactions</h2><table><tr><th>type</th><th>completed</th><th>share</th><th>spec share</th>\
@@ -182,7 +206,10 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         );
     }
     let _ = writeln!(b, "</table>");
+}
 
+/// Aborted attempts per type, when any attempt aborted.
+fn conflicts(b: &mut String, r: &RunResult) {
     if r.transactions.iter().any(|t| t.aborts() > 0) {
         let _ = writeln!(
             b,
@@ -209,7 +236,10 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         }
         let _ = writeln!(b, "</table>");
     }
+}
 
+/// The latency of single operations, when the workload times any.
+fn operations(b: &mut String, r: &RunResult) {
     if !r.operations.is_empty() {
         let _ = writeln!(
             b,
@@ -229,7 +259,10 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         }
         let _ = writeln!(b, "</table>");
     }
+}
 
+/// Where each type's time went: queueing, service, and the session's phases.
+fn time_spent(b: &mut String, r: &RunResult) {
     let _ = writeln!(
         b,
         "<h2>Where the time went</h2><p class=\"muted\">Latency counts from the intended start; \
@@ -260,43 +293,47 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         );
     }
     let _ = writeln!(b, "</table>");
+}
 
-    if let Some(log) = log {
-        let totals = log.totals();
-        let ccdf: Vec<Series> = r
-            .transactions
-            .iter()
-            .filter_map(|t| {
-                let h = totals.get(&t.key).filter(|h| !h.is_empty())?;
-                Some(Series {
-                    name: t.name.clone(),
-                    points: plots::ccdf_points(h),
-                })
+/// The latency distribution and throughput and p99 over time, from the interval log.
+fn charts(b: &mut String, r: &RunResult, log: &IntervalLog) {
+    let totals = log.totals();
+    let ccdf: Vec<Series> = r
+        .transactions
+        .iter()
+        .filter_map(|t| {
+            let h = totals.get(&t.key).filter(|h| !h.is_empty())?;
+            Some(Series {
+                name: t.name.clone(),
+                points: plots::ccdf_points(h),
             })
-            .collect();
-        let _ = writeln!(b, "<h2>Latency distribution</h2>");
-        if ccdf.is_empty() {
-            let _ = writeln!(b, "<p>No latencies were measured.</p>");
-        } else {
-            let _ = writeln!(
-                b,
-                "<div class=\"chart\">{}</div>",
-                plots::latency_ccdf(&ccdf)
-            );
-        }
-        let (throughput, p99) = over_time(r, log);
+        })
+        .collect();
+    let _ = writeln!(b, "<h2>Latency distribution</h2>");
+    if ccdf.is_empty() {
+        let _ = writeln!(b, "<p>No latencies were measured.</p>");
+    } else {
         let _ = writeln!(
             b,
-            "<h2>Over time</h2><div class=\"chart\">{}</div><div class=\"chart\">{}</div>",
-            plots::over_time(
-                "Throughput, one point a second",
-                "completed transactions/s",
-                &throughput
-            ),
-            plots::over_time("p99 latency, one point a second", "p99 latency (ms)", &p99)
+            "<div class=\"chart\">{}</div>",
+            plots::latency_ccdf(&ccdf)
         );
     }
+    let (throughput, p99) = over_time(r, log);
+    let _ = writeln!(
+        b,
+        "<h2>Over time</h2><div class=\"chart\">{}</div><div class=\"chart\">{}</div>",
+        plots::over_time(
+            "Throughput, one point a second",
+            "completed transactions/s",
+            &throughput
+        ),
+        plots::over_time("p99 latency, one point a second", "p99 latency (ms)", &p99)
+    );
+}
 
+/// The percentiles' 95% intervals.
+fn confidence_intervals(b: &mut String, r: &RunResult) {
     let _ = writeln!(
         b,
         "<h2>Confidence intervals</h2><p class=\"muted\">95% intervals of the latency percentiles (ms), \
@@ -325,7 +362,10 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         let _ = writeln!(b, "<tr><td>{}</td>{cells}</tr>", escape(name));
     }
     let _ = writeln!(b, "</table>");
+}
 
+/// The open loop's offer, achievement and dispatcher lateness.
+fn open_loop(b: &mut String, r: &RunResult) {
     if let Some(o) = &r.open_loop {
         let _ = writeln!(
             b,
@@ -342,7 +382,10 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
             o.lateness_us.max
         );
     }
+}
 
+/// Every check of the measurement.
+fn measurement_checks(b: &mut String, r: &RunResult) {
     let _ = writeln!(
         b,
         "<h2>Measurement checks</h2><table><tr><th>check</th><th>status</th><th>statistic</th><th>meaning</th></tr>"
@@ -358,7 +401,10 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         );
     }
     let _ = writeln!(b, "</table>");
+}
 
+/// The run's settings and the client machine.
+fn configuration(b: &mut String, r: &RunResult) {
     let _ = writeln!(b, "<h2>Configuration</h2><table>");
     for (k, v) in &r.parameters {
         let _ = writeln!(b, "<tr><td>{}</td><td>{}</td></tr>", escape(k), escape(v));
@@ -379,7 +425,6 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         "<tr><td>CPU of the txbench process</td><td>{:.1} s</td></tr></table>",
         r.cpu.process_secs
     );
-    page(&title, &b)
 }
 
 /// Throughput (all types) and p99 (per type) of each logged interval.

@@ -382,134 +382,15 @@ fn refuse(why: String) -> io::Error {
 
 /// Merge runs made at the same time. Refuses runs of different workloads,
 /// scales or transaction types, and runs whose windows do not overlap.
-pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
-    let first = runs
-        .first()
-        .ok_or_else(|| refuse("nothing to merge".into()))?;
+pub fn merge(runs: &[RunFiles], scale_unit: &str) -> io::Result<Merged> {
+    let (start, end) = validate(runs, scale_unit)?;
+    let first = &runs[0];
     let base = &first.summary;
     let keys: Vec<String> = base.transactions.iter().map(|t| t.key.clone()).collect();
-    for r in &runs[1..] {
-        let s = &r.summary;
-        let d = r.dir.display();
-        if s.workload != base.workload {
-            return Err(refuse(format!(
-                "{d} ran workload '{}', {} ran '{}': refusing to merge",
-                s.workload,
-                first.dir.display(),
-                base.workload
-            )));
-        }
-        for scale in ["warehouses", "subscribers", "keys"] {
-            if s.parameters.get(scale) != base.parameters.get(scale) {
-                return Err(refuse(format!(
-                    "{d} has {scale} = {}, {} has {}: refusing to merge runs of different scales",
-                    s.parameters.get(scale).map_or("none", String::as_str),
-                    first.dir.display(),
-                    base.parameters.get(scale).map_or("none", String::as_str)
-                )));
-            }
-        }
-        let their: Vec<&str> = s.transactions.iter().map(|t| t.key.as_str()).collect();
-        if their != keys.iter().map(String::as_str).collect::<Vec<_>>() {
-            return Err(refuse(format!("{d} has other transaction types")));
-        }
-    }
-    // The shard set first: a shard given twice is named as such.
-    check_shard_set(runs)?;
-    check_distinct(runs)?;
-    for r in runs {
-        if r.summary.window_start_unix_s <= 0.0 {
-            return Err(refuse(format!(
-                "{} does not record its measurement window (written by an older txbench)",
-                r.dir.display()
-            )));
-        }
-    }
-    let start = runs
-        .iter()
-        .map(|r| r.summary.window_start_unix_s)
-        .fold(f64::MIN, f64::max);
-    let end = runs
-        .iter()
-        .map(|r| r.summary.window_start_unix_s + r.summary.measured_secs)
-        .fold(f64::MAX, f64::min);
-    if end - start < 1.0 {
-        return Err(refuse(format!(
-            "the runs' measurement windows overlap by {:.1} s (less than a second): they were not run at the same time",
-            (end - start).max(0.0)
-        )));
-    }
-
     let types = keys.len();
     let op_names: Vec<&str> = base.operations.iter().map(|o| o.name.as_str()).collect();
     let op_tags: Vec<String> = op_names.iter().map(|n| operation_tag(n)).collect();
-    let seconds = (end - start).ceil() as usize;
-    let mut merged: Vec<Recorder> = (0..seconds).map(|_| Recorder::new(types)).collect();
-    let mut contributed_secs = Vec::new();
-    let mut errors = vec![0u64; types];
-    for r in runs {
-        let offset = r.summary.window_start_unix_s - start;
-        let own_end = r.summary.measured_secs;
-        // Which common second an interval of this run falls in, if any; one
-        // after the run's own window counts in its last instant.
-        let slot = |start_s: f64, length_s: f64| {
-            let middle = (start_s + length_s / 2.0).min(own_end - 1e-6) + offset;
-            (middle >= 0.0 && middle < end - start).then(|| middle.floor() as usize)
-        };
-        let mut secs = 0.0;
-        for row in &r.timeline {
-            let Some(i) = slot(row.start_s, row.length_s) else {
-                continue;
-            };
-            // Only the part inside the run's window is measured time.
-            secs += (row.start_s + row.length_s).min(own_end) - row.start_s.min(own_end);
-            for (t, c) in row.types.iter().enumerate() {
-                let m = &mut merged[i].measured[t];
-                m.committed += c.committed;
-                m.expected_rollbacks += c.rollbacks;
-                m.retries += c.retries;
-                m.unfinished += c.unfinished;
-                m.shed += c.shed;
-                errors[t] += c.errors;
-            }
-        }
-        for interval in &r.log.intervals {
-            let Some(i) = slot(interval.start.as_secs_f64(), interval.length.as_secs_f64()) else {
-                continue;
-            };
-            if let Some(op) = op_tags.iter().position(|t| *t == interval.tag) {
-                merged[i]
-                    .record_operation_histogram(op, &interval.histogram)
-                    .map_err(|e| invalid(&r.dir, format!("tag {}: {e}", interval.tag)))?;
-                continue;
-            }
-            if interval.tag == LATENESS_TAG {
-                merged[i]
-                    .lateness
-                    .add(&interval.histogram)
-                    .expect("same bounds");
-                continue;
-            }
-            let (key, part) = match interval.tag.split_once('.') {
-                Some((k, p)) => (k, p),
-                None => (interval.tag.as_str(), "latency"),
-            };
-            let Some(t) = keys.iter().position(|k| k == key) else {
-                continue;
-            };
-            let stats = &mut merged[i].measured[t];
-            let h = match part {
-                "latency" => &mut stats.latency,
-                "service" => &mut stats.service,
-                "queue" => &mut stats.queue,
-                "unfinished" => &mut stats.censored,
-                _ => continue,
-            };
-            h.add(&interval.histogram).expect("same bounds");
-        }
-        contributed_secs.push(secs);
-    }
-
+    let (merged, contributed_secs, errors) = add_up(runs, &keys, &op_tags, (start, end))?;
     let mut total = Recorder::new(types);
     for m in &merged {
         total.merge(m);
@@ -606,6 +487,150 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         keys,
         operations: op_names.iter().map(|n| n.to_string()).collect(),
     })
+}
+
+/// Each common second of the window: every run's counts and histograms of
+/// that second added (the timeline's counts, the interval log's histograms),
+/// and the measured seconds each run contributed and its errors per type.
+fn add_up(
+    runs: &[RunFiles],
+    keys: &[String],
+    op_tags: &[String],
+    (start, end): (f64, f64),
+) -> io::Result<(Vec<Recorder>, Vec<f64>, Vec<u64>)> {
+    let types = keys.len();
+    let seconds = (end - start).ceil() as usize;
+    let mut merged: Vec<Recorder> = (0..seconds).map(|_| Recorder::new(types)).collect();
+    let mut contributed_secs = Vec::new();
+    let mut errors = vec![0u64; types];
+    for r in runs {
+        let offset = r.summary.window_start_unix_s - start;
+        let own_end = r.summary.measured_secs;
+        // Which common second an interval of this run falls in, if any; one
+        // after the run's own window counts in its last instant.
+        let slot = |start_s: f64, length_s: f64| {
+            let middle = (start_s + length_s / 2.0).min(own_end - 1e-6) + offset;
+            (middle >= 0.0 && middle < end - start).then(|| middle.floor() as usize)
+        };
+        let mut secs = 0.0;
+        for row in &r.timeline {
+            let Some(i) = slot(row.start_s, row.length_s) else {
+                continue;
+            };
+            // Only the part inside the run's window is measured time.
+            secs += (row.start_s + row.length_s).min(own_end) - row.start_s.min(own_end);
+            for (t, c) in row.types.iter().enumerate() {
+                let m = &mut merged[i].measured[t];
+                m.committed += c.committed;
+                m.expected_rollbacks += c.rollbacks;
+                m.retries += c.retries;
+                m.unfinished += c.unfinished;
+                m.shed += c.shed;
+                errors[t] += c.errors;
+            }
+        }
+        for interval in &r.log.intervals {
+            let Some(i) = slot(interval.start.as_secs_f64(), interval.length.as_secs_f64()) else {
+                continue;
+            };
+            if let Some(op) = op_tags.iter().position(|t| *t == interval.tag) {
+                merged[i]
+                    .record_operation_histogram(op, &interval.histogram)
+                    .map_err(|e| invalid(&r.dir, format!("tag {}: {e}", interval.tag)))?;
+                continue;
+            }
+            if interval.tag == LATENESS_TAG {
+                merged[i]
+                    .lateness
+                    .add(&interval.histogram)
+                    .expect("same bounds");
+                continue;
+            }
+            let (key, part) = match interval.tag.split_once('.') {
+                Some((k, p)) => (k, p),
+                None => (interval.tag.as_str(), "latency"),
+            };
+            let Some(t) = keys.iter().position(|k| k == key) else {
+                continue;
+            };
+            let stats = &mut merged[i].measured[t];
+            let h = match part {
+                "latency" => &mut stats.latency,
+                "service" => &mut stats.service,
+                "queue" => &mut stats.queue,
+                "unfinished" => &mut stats.censored,
+                _ => continue,
+            };
+            h.add(&interval.histogram).expect("same bounds");
+        }
+        contributed_secs.push(secs);
+    }
+
+    Ok((merged, contributed_secs, errors))
+}
+
+/// The runs can be merged: one workload, one scale (`scale_unit`, the
+/// workload's), the same transaction types, one set of shards with none twice,
+/// and measurement windows that overlap by a second or more, which is
+/// returned (Unix seconds, start and end).
+fn validate(runs: &[RunFiles], scale_unit: &str) -> io::Result<(f64, f64)> {
+    let first = runs
+        .first()
+        .ok_or_else(|| refuse("nothing to merge".into()))?;
+    let base = &first.summary;
+    let keys: Vec<String> = base.transactions.iter().map(|t| t.key.clone()).collect();
+    for r in &runs[1..] {
+        let s = &r.summary;
+        let d = r.dir.display();
+        if s.workload != base.workload {
+            return Err(refuse(format!(
+                "{d} ran workload '{}', {} ran '{}': refusing to merge",
+                s.workload,
+                first.dir.display(),
+                base.workload
+            )));
+        }
+        let scale = scale_unit;
+        if s.parameters.get(scale) != base.parameters.get(scale) {
+            return Err(refuse(format!(
+                "{d} has {scale} = {}, {} has {}: refusing to merge runs of different scales",
+                s.parameters.get(scale).map_or("none", String::as_str),
+                first.dir.display(),
+                base.parameters.get(scale).map_or("none", String::as_str)
+            )));
+        }
+        let their: Vec<&str> = s.transactions.iter().map(|t| t.key.as_str()).collect();
+        if their != keys.iter().map(String::as_str).collect::<Vec<_>>() {
+            return Err(refuse(format!("{d} has other transaction types")));
+        }
+    }
+    // The shard set first: a shard given twice is named as such.
+    check_shard_set(runs)?;
+    check_distinct(runs)?;
+    for r in runs {
+        if r.summary.window_start_unix_s <= 0.0 {
+            return Err(refuse(format!(
+                "{} does not record its measurement window (written by an older txbench)",
+                r.dir.display()
+            )));
+        }
+    }
+    let start = runs
+        .iter()
+        .map(|r| r.summary.window_start_unix_s)
+        .fold(f64::MIN, f64::max);
+    let end = runs
+        .iter()
+        .map(|r| r.summary.window_start_unix_s + r.summary.measured_secs)
+        .fold(f64::MAX, f64::min);
+    if end - start < 1.0 {
+        return Err(refuse(format!(
+            "the runs' measurement windows overlap by {:.1} s (less than a second): they were not run at the same time",
+            (end - start).max(0.0)
+        )));
+    }
+
+    Ok((start, end))
 }
 
 #[cfg(test)]
@@ -743,8 +768,8 @@ mod tests {
             read_run(&dir.path().join("a")).unwrap(),
             read_run(&dir.path().join("b")).unwrap(),
         ];
-        let merged = merge(&halves).unwrap();
-        let single = merge(&[read_run(&dir.path().join("all")).unwrap()]).unwrap();
+        let merged = merge(&halves, "warehouses").unwrap();
+        let single = merge(&[read_run(&dir.path().join("all")).unwrap()], "warehouses").unwrap();
         for (m, s) in merged
             .result
             .transactions
@@ -797,7 +822,7 @@ mod tests {
                 read_run(&dir.path().join("a")).unwrap(),
                 read_run(&dir.path().join(other)).unwrap(),
             ];
-            let e = merge(&runs).err().expect("refused");
+            let e = merge(&runs, "warehouses").err().expect("refused");
             assert!(e.to_string().contains("same run"), "{e}");
         }
     }
@@ -840,7 +865,7 @@ mod tests {
             damage(&dir.path().join("b").join(name), how, at, &bytes);
             if let Ok(b) = read_run(&dir.path().join("b")) {
                 let a = read_run(&dir.path().join("a")).unwrap();
-                let _ = merge(&[a, b]);
+                let _ = merge(&[a, b], "warehouses");
             }
         }
     }
@@ -853,14 +878,17 @@ mod tests {
         write_run(&dir.path().join("b"), &all, "3", START);
         write_run(&dir.path().join("late"), &all, "2", START + 60.0);
         let a = read_run(&dir.path().join("a")).unwrap();
-        let e = merge(&[a, read_run(&dir.path().join("b")).unwrap()])
+        let e = merge(&[a, read_run(&dir.path().join("b")).unwrap()], "warehouses")
             .err()
             .unwrap();
         assert!(e.to_string().contains("warehouses = 3"), "{e}");
         let a = read_run(&dir.path().join("a")).unwrap();
-        let e = merge(&[a, read_run(&dir.path().join("late")).unwrap()])
-            .err()
-            .unwrap();
+        let e = merge(
+            &[a, read_run(&dir.path().join("late")).unwrap()],
+            "warehouses",
+        )
+        .err()
+        .unwrap();
         assert!(e.to_string().contains("not run at the same time"), "{e}");
     }
 }

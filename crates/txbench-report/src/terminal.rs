@@ -135,9 +135,29 @@ fn name_width(r: &RunResult) -> usize {
         .unwrap_or(13)
 }
 
-/// The whole summary as text.
+/// The whole summary as text: a section after another, each saying nothing
+/// when the run has nothing for it.
 pub fn summary(r: &RunResult) -> String {
     let mut out = String::new();
+    let w = name_width(r);
+    header(&mut out, r);
+    metrics(&mut out, r);
+    latency_table(&mut out, r, w);
+    unfinished(&mut out, r, w);
+    success_rates(&mut out, r, w);
+    contention(&mut out, r, w);
+    operations(&mut out, r);
+    phases(&mut out, r, w);
+    latency_intervals(&mut out, r, w);
+    open_loop(&mut out, r);
+    scheduler(&mut out, r);
+    measurement_checks(&mut out, r);
+    cpu_and_errors(&mut out, r);
+    out
+}
+
+/// The workload, target and length, and the settings that shape the figures.
+fn header(out: &mut String, r: &RunResult) {
     let _ = writeln!(
         out,
         "{} on {} ({}), {:.1} s measured{}",
@@ -155,6 +175,10 @@ pub fn summary(r: &RunResult) -> String {
         let _ = writeln!(out, "  {}", settings.join(", "));
     }
     let _ = writeln!(out);
+}
+
+/// The headline figures, throughput with its interval.
+fn metrics(out: &mut String, r: &RunResult) {
     for m in &r.metrics {
         let decimals = if m.unit == "%" || m.value < 100.0 {
             2
@@ -178,7 +202,10 @@ pub fn summary(r: &RunResult) -> String {
         );
     }
     let _ = writeln!(out);
-    let w = name_width(r);
+}
+
+/// Per type: count, share, latency percentiles, rollbacks, retries, errors; and all types together.
+fn latency_table(out: &mut String, r: &RunResult, w: usize) {
     let _ = writeln!(
         out,
         "{:<w$} {:>10} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
@@ -197,7 +224,7 @@ pub fn summary(r: &RunResult) -> String {
         "errors"
     );
     for t in &r.transactions {
-        row(&mut out, t, w);
+        row(out, t, w);
     }
     if let Some(total) = r
         .total_latency_ms
@@ -206,7 +233,7 @@ pub fn summary(r: &RunResult) -> String {
     {
         let sum = |f: fn(&TypeResult) -> u64| r.transactions.iter().map(f).sum::<u64>();
         latency_row(
-            &mut out,
+            out,
             w,
             "all",
             sum(TypeResult::completed),
@@ -220,7 +247,10 @@ pub fn summary(r: &RunResult) -> String {
         );
     }
     let _ = writeln!(out);
-    unfinished(&mut out, r, w);
+}
+
+/// The observed share of commits against the workload's expected one, per type.
+fn success_rates(out: &mut String, r: &RunResult, w: usize) {
     if r.transactions.iter().any(|t| t.expected_success.is_some()) {
         let _ = writeln!(out, "success rate, observed (expected):");
         for t in &r.transactions {
@@ -236,8 +266,10 @@ pub fn summary(r: &RunResult) -> String {
         }
         let _ = writeln!(out);
     }
-    contention(&mut out, r, w);
-    operations(&mut out, r);
+}
+
+/// Where each type's time went: queueing, begin, statements, commit, other.
+fn phases(out: &mut String, r: &RunResult, w: usize) {
     if r.transactions.iter().any(|t| t.latency_ms.samples > 0) {
         if r.engine == "txbench" {
             let _ = writeln!(
@@ -266,6 +298,10 @@ pub fn summary(r: &RunResult) -> String {
         }
         let _ = writeln!(out);
     }
+}
+
+/// The percentiles' 95% intervals, per type and for all types.
+fn latency_intervals(out: &mut String, r: &RunResult, w: usize) {
     if r.transactions
         .iter()
         .any(|t| !t.latency_intervals_ms.is_empty())
@@ -291,6 +327,10 @@ pub fn summary(r: &RunResult) -> String {
         }
         let _ = writeln!(out);
     }
+}
+
+/// The open loop's offer, achievement, shedding and the dispatcher's lateness.
+fn open_loop(out: &mut String, r: &RunResult) {
     if let Some(o) = &r.open_loop {
         let _ = writeln!(
             out,
@@ -325,6 +365,10 @@ pub fn summary(r: &RunResult) -> String {
         let _ = writeln!(out, "  client queueing p99 ms: {}", queue.join(", "));
         let _ = writeln!(out);
     }
+}
+
+/// The closed-loop scheduler's terminals and lateness.
+fn scheduler(out: &mut String, r: &RunResult) {
     if let Some(s) = &r.scheduler {
         let _ = writeln!(
             out,
@@ -337,6 +381,10 @@ pub fn summary(r: &RunResult) -> String {
         );
         let _ = writeln!(out);
     }
+}
+
+/// Every check of the measurement and the verdict.
+fn measurement_checks(out: &mut String, r: &RunResult) {
     if !r.checks.is_empty() {
         let _ = writeln!(out, "measurement checks:");
         for c in &r.checks {
@@ -354,6 +402,10 @@ pub fn summary(r: &RunResult) -> String {
         let _ = writeln!(out, "verdict: {}", r.verdict);
         let _ = writeln!(out);
     }
+}
+
+/// The client's CPU and the errors seen.
+fn cpu_and_errors(out: &mut String, r: &RunResult) {
     let cpu = &r.cpu;
     match (cpu.engine_thread_secs, cpu.driver_share) {
         (Some(engine), Some(share)) => {
@@ -375,7 +427,6 @@ pub fn summary(r: &RunResult) -> String {
             let _ = writeln!(out, "  [{}] {}", e.kind, e.message);
         }
     }
-    out
 }
 
 /// Aborts per type, when any attempt aborted in a conflict: committed

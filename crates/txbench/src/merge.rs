@@ -59,14 +59,20 @@ pub fn main(a: &MergeArgs) -> Result<(), Failure> {
         .map(|d| read_run(d))
         .collect::<io::Result<Vec<_>>>()
         .map_err(Failure::reading)?;
-    let mut merged = merge(&runs).map_err(Failure::reading)?;
-    let r = &mut merged.result;
-    r.metrics = registry::visit(&r.workload.clone(), Metrics(r)).ok_or_else(|| {
+    let workload = runs
+        .first()
+        .map_or(String::new(), |r| r.summary.workload.clone());
+    let unknown = || {
         Failure::Usage(format!(
-            "merging '{}' runs is not supported by this version",
-            r.workload
+            "merging '{workload}' runs is not supported by this version"
         ))
-    })?;
+    };
+    // Runs of different scales must not be merged: the workload says which
+    // setting its scale is.
+    let unit = registry::visit(&workload, ScaleUnit).ok_or_else(unknown)?;
+    let mut merged = merge(&runs, unit).map_err(Failure::reading)?;
+    let r = &mut merged.result;
+    r.metrics = registry::visit(&workload, Metrics(r)).ok_or_else(unknown)?;
     let io_err = |e: io::Error| Failure::Failed(format!("writing {}: {e}", a.output.display()));
     std::fs::create_dir_all(&a.output).map_err(io_err)?;
     let writer = IntervalWriter::create(&a.output, merged.keys.clone(), merged.operations.clone())
@@ -103,5 +109,15 @@ impl Visitor for Metrics<'_> {
             r.measured_secs,
             MetricBasis { driven, wait },
         )
+    }
+}
+
+/// The setting a workload's scale is recorded under ("warehouses").
+struct ScaleUnit;
+
+impl Visitor for ScaleUnit {
+    type Output = &'static str;
+    fn visit<W: Benchmark>(self) -> &'static str {
+        W::ABOUT.scale.unit
     }
 }

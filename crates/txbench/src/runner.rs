@@ -17,7 +17,7 @@ use txbench_core::driver::{
 use txbench_core::machine::Machine;
 use txbench_core::result::{RESULT_SCHEMA_VERSION, RunResult};
 use txbench_core::summary;
-use txbench_core::{Engine, Session, Shard, exec};
+use txbench_core::{Engine, Session, Shard, Workload, exec};
 use txbench_engines::{EngineOptions, redact};
 use txbench_report::{results, terminal};
 use txbench_workloads::conditions::ConditionResult;
@@ -269,13 +269,57 @@ pub async fn measure<E: Engine, W: Benchmark>(
     started_at: &str,
     dir: Option<&Path>,
 ) -> Result<Measured, Failure> {
-    let engine = Arc::clone(engine);
     let seed = run_seed(a)?;
-    let opened = options.clone();
     let shard = shard_of(a)?;
+    let (workload, server_version) =
+        open_workload::<E, W>(engine, asked, seed, options, shard, &stop).await?;
+    let (opts, sizing) = run_options(a, engine.max_writers(), workload.as_ref(), seed);
+    let writer = match dir {
+        Some(dir) => Some(start_results::<W>(dir, a, &opts, &workload, options)?),
+        None => None,
+    };
+    let recording = drive(engine, &workload, &opts, a, stop, writer.as_ref()).await;
+    // Whatever happened to the run, the intervals measured so far are on disk.
+    let written = writer.map(results::IntervalWriter::finish);
+    let recording = recording.map_err(|e| not_run(e, a, shard, dir))?;
+    // A failure to write the intervals loses them, not the run: it is reported
+    // after the summary is printed.
+    let intervals_unsaved = match (written, dir) {
+        (Some(Err(e)), Some(dir)) => Some(format!(
+            "writing {} or {} in {}: {e}",
+            results::HLOG_FILE,
+            results::TIMELINE_FILE,
+            dir.display()
+        )),
+        _ => None,
+    };
+    let run = Ran {
+        started_at,
+        server_version,
+        sizing,
+        shard,
+    };
+    let result = result_of::<E, W>(engine, &workload, a, &opts, &recording, run);
+    Ok(Measured {
+        result,
+        intervals_unsaved,
+    })
+}
+
+/// Open the workload on a session (Ctrl-C stops the wait), narrowed to this
+/// process's shard, with the server's version.
+async fn open_workload<E: Engine, W: Benchmark>(
+    engine: &Arc<E>,
+    asked: Option<i64>,
+    seed: u64,
+    options: &W::RunOptions,
+    shard: Shard,
+    stop: &watch::Receiver<bool>,
+) -> Result<(Arc<W>, String), Failure> {
+    let options = options.clone();
     let opening = async {
-        on_session(&engine, |mut s| async move {
-            let workload = W::open(&mut s, asked, seed, &opened).await?;
+        on_session(engine, |mut s| async move {
+            let workload = W::open(&mut s, asked, seed, &options).await?;
             let version = s
                 .server_version()
                 .await
@@ -285,9 +329,19 @@ pub async fn measure<E: Engine, W: Benchmark>(
         .await?
     };
     let (mut workload, server_version) =
-        unless_stopped(&stop, "opening the database", opening).await?;
+        unless_stopped(stop, "opening the database", opening).await?;
     workload.shard(shard).map_err(Failure::Usage)?;
-    let workload = Arc::new(workload);
+    Ok((Arc::new(workload), server_version))
+}
+
+/// The driver's options from the flags, with the defaults that depend on the
+/// opened workload and the engine resolved; and how the pool was sized.
+fn run_options<W: Workload>(
+    a: &RunArgs,
+    max_writers: usize,
+    workload: &W,
+    seed: u64,
+) -> (RunOptions, String) {
     let terminals = a
         .terminals
         .map_or(workload.default_terminals(), |t| t as usize);
@@ -295,13 +349,8 @@ pub async fn measure<E: Engine, W: Benchmark>(
         WaitArg::None => WaitMode::None,
         WaitArg::Spec => WaitMode::Spec,
     };
-    let (connections, sizing) = pool_size(
-        a,
-        engine.max_writers(),
-        terminals,
-        wait,
-        workload.transaction_types(),
-    );
+    let types = workload.transaction_types();
+    let (connections, sizing) = pool_size(a, max_writers, terminals, wait, types);
     let opts = RunOptions {
         duration: a.duration,
         warmup: a.warmup,
@@ -319,60 +368,78 @@ pub async fn measure<E: Engine, W: Benchmark>(
             tolerance: a.start_tolerance,
         }),
         grace: a.grace,
-        open: a.rate.map(|rate| OpenLoop {
-            rate,
-            arrival: match a.arrival {
-                ArrivalArg::Poisson => Arrival::Poisson,
-                ArrivalArg::Uniform => Arrival::Uniform,
-                ArrivalArg::Fixed => Arrival::Fixed,
-            },
-            queue_limit: a.queue_limit.map(|q| q as usize),
-            // One dispatcher per driver thread: the ceiling grows with them.
-            dispatchers: tokio::runtime::Handle::current().metrics().num_workers(),
-            pacing: match a.pacing {
-                PacingArg::Auto => Pacing::Auto,
-                PacingArg::Sleep => Pacing::Sleep,
-                PacingArg::Spin => Pacing::Spin,
-            },
-        }),
+        open: a.rate.map(|rate| open_loop(a, rate)),
     };
+    (opts, sizing)
+}
+
+/// The open-loop load the flags ask for at `rate`.
+fn open_loop(a: &RunArgs, rate: f64) -> OpenLoop {
+    OpenLoop {
+        rate,
+        arrival: match a.arrival {
+            ArrivalArg::Poisson => Arrival::Poisson,
+            ArrivalArg::Uniform => Arrival::Uniform,
+            ArrivalArg::Fixed => Arrival::Fixed,
+        },
+        queue_limit: a.queue_limit.map(|q| q as usize),
+        // One dispatcher per driver thread: the ceiling grows with them.
+        dispatchers: tokio::runtime::Handle::current().metrics().num_workers(),
+        pacing: match a.pacing {
+            PacingArg::Auto => Pacing::Auto,
+            PacingArg::Sleep => Pacing::Sleep,
+            PacingArg::Spin => Pacing::Spin,
+        },
+    }
+}
+
+/// Create the results directory's `config.toml` and its interval writer.
+fn start_results<W: Benchmark>(
+    dir: &Path,
+    a: &RunArgs,
+    opts: &RunOptions,
+    workload: &W,
+    options: &W::RunOptions,
+) -> Result<results::IntervalWriter, Failure> {
+    let io = |e: std::io::Error| Failure::Failed(format!("writing {}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let config = effective_config(
+        a,
+        opts.seed,
+        W::ABOUT.name,
+        (W::ABOUT.scale.unit, workload.scale()),
+        option_flags(options),
+        opts.terminals,
+        opts.connections,
+    );
+    std::fs::write(dir.join(results::CONFIG_FILE), config).map_err(io)?;
     let types = workload.transaction_types();
-    let writer = match dir {
-        Some(dir) => {
-            let io = |e: std::io::Error| Failure::Failed(format!("writing {}: {e}", dir.display()));
-            std::fs::create_dir_all(dir).map_err(io)?;
-            std::fs::write(
-                dir.join(results::CONFIG_FILE),
-                effective_config(
-                    a,
-                    seed,
-                    W::ABOUT.name,
-                    (W::ABOUT.scale.unit, workload.scale()),
-                    option_flags(options),
-                    terminals,
-                    connections,
-                ),
-            )
-            .map_err(io)?;
-            Some(
-                results::IntervalWriter::create(
-                    dir,
-                    types.iter().map(|t| t.key.to_string()).collect(),
-                    workload
-                        .operations()
-                        .iter()
-                        .map(|o| o.to_string())
-                        .collect(),
-                )
-                .map_err(io)?,
-            )
-        }
-        None => None,
-    };
+    results::IntervalWriter::create(
+        dir,
+        types.iter().map(|t| t.key.to_string()).collect(),
+        workload
+            .operations()
+            .iter()
+            .map(|o| o.to_string())
+            .collect(),
+    )
+    .map_err(io)
+}
+
+/// Drive the run, showing its progress and writing each finished second.
+async fn drive<E: Engine, W: Workload>(
+    engine: &Arc<E>,
+    workload: &Arc<W>,
+    opts: &RunOptions,
+    a: &RunArgs,
+    stop: watch::Receiver<bool>,
+    writer: Option<&results::IntervalWriter>,
+) -> Result<driver::Recording, RunError> {
+    let types = workload.transaction_types();
     let mut progress = RunProgress::new(a.warmup + a.duration, types, a.quiet);
-    let recording = driver::run(&engine, &workload, &opts, stop, |t| {
+    let recording = driver::run(engine, workload, opts, stop, |t| {
         progress.tick(&t);
-        if let Some(w) = &writer
+        if let Some(w) = writer
             && t.window_span.1 > t.window_span.0
         {
             w.push(results::Interval {
@@ -385,61 +452,118 @@ pub async fn measure<E: Engine, W: Benchmark>(
     })
     .await;
     progress.finish();
-    // Whatever happened to the run, the intervals measured so far are on disk.
-    let written = writer.map(results::IntervalWriter::finish);
-    let recording = match recording {
-        Ok(r) => r,
-        Err(RunError::Db(e)) => return Err(e.into()),
-        Err(e @ RunError::StoppedBeforeStart) => {
-            return Err(Failure::Interrupted(format!("{e}; nothing was measured")));
-        }
-        Err(e @ RunError::LateStart { late, tolerance }) => {
-            if let Some(dir) = dir {
-                results::write_refusal(
-                    dir,
-                    &results::Refusal {
-                        reason: e.to_string(),
-                        shard_index: shard.index(),
-                        shards: shard.count(),
-                        start_at: a
-                            .start_at
-                            .map(|t| humantime::format_rfc3339_millis(t).to_string()),
-                        late_secs: late.as_secs_f64(),
-                        tolerance_secs: tolerance.as_secs_f64(),
-                        refused_at: now_rfc3339(),
-                    },
-                )
-                .map_err(|e| Failure::Failed(format!("writing {}: {e}", dir.display())))?;
-            }
-            return Err(Failure::Failed(format!("{shard} refused to run: {e}")));
-        }
-    };
-    // A failure to write the intervals loses them, not the run: it is reported
-    // after the summary is printed.
-    let intervals_unsaved = match (written, dir) {
-        (Some(Err(e)), Some(dir)) => Some(format!(
-            "writing {} or {} in {}: {e}",
-            results::HLOG_FILE,
-            results::TIMELINE_FILE,
-            dir.display()
-        )),
-        _ => None,
-    };
+    recording
+}
 
-    let measured_secs = recording.measured.as_secs_f64();
-    let mut transactions =
-        summary::type_results(workload.transaction_types(), &recording.total.measured);
-    let analysis = checks::analyse(&recording, opts.open.as_ref(), workload.transaction_types());
-    for (i, t) in transactions.iter_mut().enumerate() {
-        t.latency_intervals_ms = checks::intervals(&recording, i, analysis.lag);
+/// Why a run measured nothing, as the command's failure; a shard that
+/// started too late records why in `refused.json`.
+fn not_run(e: RunError, a: &RunArgs, shard: Shard, dir: Option<&Path>) -> Failure {
+    match e {
+        RunError::Db(e) => e.into(),
+        e @ RunError::StoppedBeforeStart => {
+            Failure::Interrupted(format!("{e}; nothing was measured"))
+        }
+        e @ RunError::LateStart { late, tolerance } => {
+            let refusal = results::Refusal {
+                reason: e.to_string(),
+                shard_index: shard.index(),
+                shards: shard.count(),
+                start_at: a
+                    .start_at
+                    .map(|t| humantime::format_rfc3339_millis(t).to_string()),
+                late_secs: late.as_secs_f64(),
+                tolerance_secs: tolerance.as_secs_f64(),
+                refused_at: now_rfc3339(),
+            };
+            if let Some(dir) = dir
+                && let Err(e) = results::write_refusal(dir, &refusal)
+            {
+                return Failure::Failed(format!("writing {}: {e}", dir.display()));
+            }
+            Failure::Failed(format!("{shard} refused to run: {e}"))
+        }
     }
+}
+
+/// What the run itself said beside its recording.
+struct Ran<'a> {
+    started_at: &'a str,
+    server_version: String,
+    sizing: String,
+    shard: Shard,
+}
+
+/// The run's result: its recording summarised, checked and judged, with the
+/// settings it ran with.
+fn result_of<E: Engine, W: Benchmark>(
+    engine: &Arc<E>,
+    workload: &W,
+    a: &RunArgs,
+    opts: &RunOptions,
+    recording: &driver::Recording,
+    ran: Ran<'_>,
+) -> RunResult {
+    let types = workload.transaction_types();
+    let measured_secs = recording.measured.as_secs_f64();
+    let mut transactions = summary::type_results(types, &recording.total.measured);
+    let analysis = checks::analyse(recording, opts.open.as_ref(), types);
+    for (i, t) in transactions.iter_mut().enumerate() {
+        t.latency_intervals_ms = checks::intervals(recording, i, analysis.lag);
+    }
+    let basis = MetricBasis {
+        driven: workload.driven(),
+        wait: opts.wait,
+    };
+    RunResult {
+        schema_version: RESULT_SCHEMA_VERSION,
+        txbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        workload: workload.name().to_string(),
+        engine: engine.name().to_string(),
+        target: engine.describe(),
+        started_at: ran.started_at.to_string(),
+        window_start_unix_s: recording
+            .window_start
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64()),
+        machine: Machine::current(),
+        merged_from: Vec::new(),
+        parameters: recorded_parameters(workload, a, opts, engine.nodes(), &ran),
+        server_version: ran.server_version,
+        measured_secs,
+        interrupted: recording.interrupted,
+        metrics: W::metrics(&transactions, measured_secs, basis),
+        transactions,
+        cpu: summary::cpu_result(recording),
+        error_samples: summary::error_samples(recording),
+        open_loop: (opts.open.as_ref()).and_then(|load| summary::open_loop_result(recording, load)),
+        verdict: checks::verdict(&analysis.checks),
+        checks: analysis.checks,
+        scheduler: summary::scheduler_result(recording),
+        total_latency_ms: Some(summary::total_latency(&recording.total.measured)),
+        total_censored_from_ms: summary::total_censored_from_ms(&recording.total.measured),
+        total_latency_intervals_ms: checks::total_intervals(recording, analysis.lag),
+        tail_secs: recording.tail.as_secs_f64(),
+        operations: summary::operation_results(workload.operations(), &recording.total.operations),
+        throughput_interval: summary::throughput_interval(recording),
+    }
+}
+
+/// The settings recorded with the results: the workload's constants and the
+/// run's settings as it resolved them.
+fn recorded_parameters<W: Benchmark>(
+    workload: &W,
+    a: &RunArgs,
+    opts: &RunOptions,
+    nodes: usize,
+    ran: &Ran<'_>,
+) -> BTreeMap<String, String> {
     let mut parameters: BTreeMap<String, String> = workload.parameters().into_iter().collect();
     for (k, v) in [
-        ("terminals", terminals.to_string()),
-        ("connections", connections.to_string()),
-        ("connections_sizing", sizing),
-        ("wait", format!("{:?}", wait).to_lowercase()),
-        ("seed", seed.to_string()),
+        ("terminals", opts.terminals.to_string()),
+        ("connections", opts.connections.to_string()),
+        ("connections_sizing", ran.sizing.clone()),
+        ("wait", format!("{:?}", opts.wait).to_lowercase()),
+        ("seed", opts.seed.to_string()),
         ("duration_secs", a.duration.as_secs_f64().to_string()),
         ("warmup_secs", a.warmup.as_secs_f64().to_string()),
         ("max_retries", a.max_retries.to_string()),
@@ -451,9 +575,9 @@ pub async fn measure<E: Engine, W: Benchmark>(
             }),
         ),
         ("affinity", format!("{:?}", a.affinity).to_lowercase()),
-        ("nodes", engine.nodes().to_string()),
-        ("shards", shard.count().to_string()),
-        ("shard_index", shard.index().to_string()),
+        ("nodes", nodes.to_string()),
+        ("shards", ran.shard.count().to_string()),
+        ("shard_index", ran.shard.index().to_string()),
         (
             "start_at",
             a.start_at.map_or("none".to_string(), |t| {
@@ -468,52 +592,7 @@ pub async fn measure<E: Engine, W: Benchmark>(
     ] {
         parameters.insert(k.to_string(), v);
     }
-    let result = RunResult {
-        schema_version: RESULT_SCHEMA_VERSION,
-        txbench_version: env!("CARGO_PKG_VERSION").to_string(),
-        workload: workload.name().to_string(),
-        engine: engine.name().to_string(),
-        target: engine.describe(),
-        started_at: started_at.to_string(),
-        window_start_unix_s: recording
-            .window_start
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64()),
-        server_version,
-        machine: Machine::current(),
-        merged_from: Vec::new(),
-        parameters,
-        measured_secs,
-        interrupted: recording.interrupted,
-        metrics: W::metrics(
-            &transactions,
-            measured_secs,
-            MetricBasis {
-                driven: workload.driven(),
-                wait,
-            },
-        ),
-        transactions,
-        cpu: summary::cpu_result(&recording),
-        error_samples: summary::error_samples(&recording),
-        open_loop: opts
-            .open
-            .as_ref()
-            .and_then(|load| summary::open_loop_result(&recording, load)),
-        verdict: checks::verdict(&analysis.checks),
-        checks: analysis.checks,
-        scheduler: summary::scheduler_result(&recording),
-        total_latency_ms: Some(summary::total_latency(&recording.total.measured)),
-        total_censored_from_ms: summary::total_censored_from_ms(&recording.total.measured),
-        total_latency_intervals_ms: checks::total_intervals(&recording, analysis.lag),
-        tail_secs: recording.tail.as_secs_f64(),
-        operations: summary::operation_results(workload.operations(), &recording.total.operations),
-        throughput_interval: summary::throughput_interval(&recording),
-    };
-    Ok(Measured {
-        result,
-        intervals_unsaved,
-    })
+    parameters
 }
 
 /// A measured run, and whether its interval files could be written.
