@@ -24,7 +24,7 @@ pub use crate::about::{About, Scale};
 use crate::bulk::{LoadPlan, LoadSummary};
 use crate::conditions::ConditionResult;
 use crate::error::WorkloadError;
-use crate::meta_table::Loaded;
+use crate::meta_table::{Loaded, MetaTable};
 
 /// The settings a run's headline figures depend on, as recorded with it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,6 +80,8 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
     const ABOUT: &'static About;
     /// Its tables (the metadata table among them): what `clean` drops.
     const SCHEMA: &'static Schema;
+    /// Where its load is recorded.
+    const META: &'static MetaTable;
 
     /// Flags of a load beyond the scale (Retwis: the value size).
     type LoadOptions: Options;
@@ -89,7 +91,9 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
     /// What is in the database: `None` when nothing of the workload is there.
     fn loaded<S: Session>(
         session: &mut S,
-    ) -> impl Future<Output = Result<Option<Loaded>, WorkloadError>> + Send;
+    ) -> impl Future<Output = Result<Option<Loaded>, WorkloadError>> + Send {
+        async move { Ok(Self::META.read(session).await?) }
+    }
 
     /// Load `plan.scale`; `rows_done` counts rows as they are written.
     fn load<E: Engine>(

@@ -37,6 +37,16 @@ impl Failure {
 }
 
 impl Failure {
+    /// A library's error: bad input (exit 2) when `usage` says the command
+    /// asked for what cannot be, else a failure (exit 1).
+    fn usage_or_failed(usage: bool, e: &dyn std::error::Error) -> Failure {
+        if usage {
+            Failure::Usage(e.to_string())
+        } else {
+            Failure::Failed(e.to_string())
+        }
+    }
+
     /// A results file that could not be read: bad input (exit 2) when it is
     /// missing, damaged or refused (a run given twice, a newer schema); a
     /// failure (exit 1) when reading it failed (permissions, a disk error).
@@ -71,21 +81,13 @@ impl From<DbError> for Failure {
 
 impl From<OpenError> for Failure {
     fn from(e: OpenError) -> Self {
-        if e.is_usage() {
-            Failure::Usage(e.to_string())
-        } else {
-            Failure::Failed(e.to_string())
-        }
+        Failure::usage_or_failed(e.is_usage(), &e)
     }
 }
 
 impl From<WorkloadError> for Failure {
     fn from(e: WorkloadError) -> Self {
-        if e.is_usage() {
-            Failure::Usage(e.to_string())
-        } else {
-            Failure::Failed(e.to_string())
-        }
+        Failure::usage_or_failed(e.is_usage(), &e)
     }
 }
 

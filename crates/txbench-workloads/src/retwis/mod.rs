@@ -36,7 +36,7 @@ use crate::benchmark::{Benchmark, MetricBasis, rate};
 use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
 use crate::error::WorkloadError;
-use crate::meta_table::Loaded;
+use crate::meta_table::MetaTable;
 use crate::opening::{self, Found};
 use constants::{DEFAULT_KEYS, DEFAULT_TERMINALS, DEFAULT_VALUE_SIZE, TXN_TYPES};
 use input::RetwisInput;
@@ -231,12 +231,9 @@ impl Workload for Retwis {
 impl Benchmark for Retwis {
     const ABOUT: &'static About = &ABOUT;
     const SCHEMA: &'static Schema = &schema::SCHEMA;
+    const META: &'static MetaTable = &meta::META;
     type LoadOptions = RetwisLoadOptions;
     type RunOptions = RetwisRunOptions;
-
-    async fn loaded<S: Session>(session: &mut S) -> Result<Option<Loaded>, WorkloadError> {
-        Ok(meta::META.read(session).await?)
-    }
 
     async fn load<E: Engine>(
         engine: Arc<E>,

@@ -34,7 +34,7 @@ use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
 use crate::conditions::ConditionResult;
 use crate::error::WorkloadError;
-use crate::meta_table::Loaded;
+use crate::meta_table::{Loaded, MetaTable};
 use crate::opening;
 use constants::{DEFAULT_SUBSCRIBERS, DEFAULT_TERMINALS, TXN_TYPES};
 use input::{InputGenerator, TatpInput, TatpTerminal};
@@ -157,12 +157,9 @@ impl Workload for Tatp {
 impl Benchmark for Tatp {
     const ABOUT: &'static About = &ABOUT;
     const SCHEMA: &'static Schema = &schema::SCHEMA;
+    const META: &'static MetaTable = &meta::META;
     type LoadOptions = NoOptions;
     type RunOptions = NoOptions;
-
-    async fn loaded<S: Session>(session: &mut S) -> Result<Option<Loaded>, WorkloadError> {
-        Ok(meta::META.read(session).await?)
-    }
 
     async fn load<E: Engine>(
         engine: Arc<E>,

@@ -44,7 +44,7 @@ use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
 use crate::conditions::ConditionResult;
 use crate::error::WorkloadError;
-use crate::meta_table::Loaded;
+use crate::meta_table::{Loaded, MetaTable};
 use crate::opening;
 use constants::{DISTRICTS, MAX_TPMC_PER_WAREHOUSE, NEW_ORDER, TERMINALS_PER_WAREHOUSE, TXN_TYPES};
 use input::{InputGenerator, TpccInput};
@@ -274,12 +274,9 @@ impl Workload for Tpcc {
 impl Benchmark for Tpcc {
     const ABOUT: &'static About = &ABOUT;
     const SCHEMA: &'static Schema = &schema::SCHEMA;
+    const META: &'static MetaTable = &meta::META;
     type LoadOptions = NoOptions;
     type RunOptions = NoOptions;
-
-    async fn loaded<S: Session>(session: &mut S) -> Result<Option<Loaded>, WorkloadError> {
-        Ok(meta::META.read(session).await?)
-    }
 
     async fn load<E: Engine>(
         engine: Arc<E>,
