@@ -10,21 +10,18 @@ use txbench_core::{Engine, Session};
 use txbench_engines::{EngineOptions, WithEngine, with_engine};
 use txbench_server::{ServeOptions, serve};
 use txbench_workloads::Benchmark;
-use txbench_workloads::registry::{self, Visitor};
+use txbench_workloads::registry::Visitor;
 
 use crate::cli::{IsolationArg, ServeArgs};
 use crate::failure::Failure;
 use crate::load::scale_text;
 use crate::runner::on_session;
-use crate::workload::Work;
+use crate::workload::{Work, for_workload};
 
 /// Run `txbench serve`.
 pub async fn main(a: ServeArgs, stop: watch::Receiver<bool>) -> Result<(), Failure> {
     let name = a.workload.clone();
-    let work = registry::visit(&name, Serve { args: a, stop }).unwrap_or_else(|| {
-        Box::pin(async move { Err(Failure::Usage(format!("unknown workload '{name}'"))) })
-    });
-    work.await
+    for_workload(&name, Serve { args: a, stop }).await
 }
 
 struct Serve {

@@ -16,12 +16,12 @@ use txbench_core::{Engine, Session};
 use txbench_engines::{WithEngine, with_engine};
 use txbench_report::{json, results, terminal};
 use txbench_workloads::Benchmark;
-use txbench_workloads::registry::{self, Visitor};
+use txbench_workloads::registry::Visitor;
 
 use crate::cli::{Chosen, LoadExtras, Slo, SweepArgs, SweepCmd, Sweeps};
 use crate::failure::Failure;
 use crate::runner::{compact_stamp, engine_options, measure, now_rfc3339};
-use crate::workload::Work;
+use crate::workload::{Work, for_workload};
 use txbench_report::results::SWEEP_FILE;
 
 fn percentile(p: &Percentiles, at: f64) -> f64 {
@@ -57,9 +57,7 @@ fn verdict_cell(result: &RunResult) -> String {
 /// Run `txbench sweep NAME` for the workload the command line chose.
 pub fn main(chosen: Chosen<Sweeps>, stop: watch::Receiver<bool>) -> Work {
     let name = chosen.workload.clone();
-    registry::visit(&name, Sweep { chosen, stop }).unwrap_or_else(|| {
-        Box::pin(async move { Err(Failure::Usage(format!("unknown workload '{name}'"))) })
-    })
+    for_workload(&name, Sweep { chosen, stop })
 }
 
 struct Sweep {

@@ -22,7 +22,14 @@ pub type Work = Pin<Box<dyn Future<Output = Result<(), Failure>>>>;
 /// Run `txbench NAME [VERB]` for the workload the command line chose.
 pub fn main(chosen: Chosen<Verbs>, stop: watch::Receiver<bool>) -> Work {
     let name = chosen.workload.clone();
-    registry::visit(&name, Command { chosen, stop }).unwrap_or_else(|| {
+    for_workload(&name, Command { chosen, stop })
+}
+
+/// A command's work for the workload `name` names; an unknown name is bad
+/// input (clap has already refused it, so this is for a name from elsewhere).
+pub fn for_workload<V: Visitor<Output = Work>>(name: &str, visitor: V) -> Work {
+    registry::visit(name, visitor).unwrap_or_else(|| {
+        let name = name.to_string();
         Box::pin(async move { Err(Failure::Usage(format!("unknown workload '{name}'"))) })
     })
 }

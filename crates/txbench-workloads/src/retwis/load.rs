@@ -8,8 +8,8 @@ use txbench_core::Engine;
 
 use super::generate::{generate, units};
 use super::meta::META;
-use super::options::RetwisLoadOptions;
-use super::schema::{MAX_VALUE, SCHEMA};
+use super::options::{RetwisLoadOptions, check_value_size};
+use super::schema::SCHEMA;
 
 use crate::bulk::{self, LoadPlan, LoadSummary};
 use crate::error::WorkloadError;
@@ -23,11 +23,7 @@ pub async fn load<E: Engine>(
     rows_done: Arc<AtomicU64>,
 ) -> Result<LoadSummary, WorkloadError> {
     let value_size = options.value_size;
-    if !(1..=MAX_VALUE).contains(&value_size) {
-        return Err(WorkloadError::BadOption(format!(
-            "invalid value size {value_size}: it must be 1..={MAX_VALUE} bytes"
-        )));
-    }
+    check_value_size(value_size)?;
     let (seed, keys) = (plan.seed, plan.scale.max(0) as u64);
     let population = bulk::Population {
         units: units(keys),

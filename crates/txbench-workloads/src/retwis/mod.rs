@@ -89,12 +89,7 @@ impl Retwis {
                 value: keys,
             });
         }
-        if !(1..=schema::MAX_VALUE).contains(&value_size) {
-            return Err(WorkloadError::BadOption(format!(
-                "invalid value size {value_size}: it must be 1..={} bytes",
-                schema::MAX_VALUE
-            )));
-        }
+        options::check_value_size(value_size)?;
         let chooser = KeyChooser::new(keys as u64, zipf).map_err(WorkloadError::BadOption)?;
         let value = Rand::derive(seed, u64::MAX).astring(value_size, value_size);
         Ok(Retwis {

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::constants::DEFAULT_VALUE_SIZE;
 use super::schema::MAX_VALUE;
+use crate::error::WorkloadError;
 
 /// How a Retwis load writes its values.
 #[derive(Debug, Clone, PartialEq, Eq, clap::Args, Serialize, Deserialize)]
@@ -30,6 +31,17 @@ pub struct RetwisRunOptions {
     /// Zipf coefficient of the key draw: 0 is uniform, 0.99 very skewed
     #[arg(long, default_value_t = 0.0, value_parser = parse_zipf)]
     pub zipf: f64,
+}
+
+/// A value size a load can write: 1 to [`MAX_VALUE`] bytes.
+pub fn check_value_size(value_size: usize) -> Result<(), WorkloadError> {
+    if (1..=MAX_VALUE).contains(&value_size) {
+        Ok(())
+    } else {
+        Err(WorkloadError::BadOption(format!(
+            "invalid value size {value_size}: it must be 1..={MAX_VALUE} bytes"
+        )))
+    }
 }
 
 /// `--zipf`: 0 or a positive finite number.
