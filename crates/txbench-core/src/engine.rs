@@ -19,7 +19,8 @@ pub enum TxMode {
 }
 
 /// Transaction isolation levels a run can ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Isolation {
     /// READ COMMITTED.
     ReadCommitted,

@@ -9,8 +9,8 @@
 //! ```
 //!
 //! The data the stages hand on are leaves that import none of the stages:
-//! [`txn`] (transaction types and outcomes), [`check`] (one check's result)
-//! and [`result`] (the result model).
+//! [`txn`] (transaction types and outcomes), [`check`] (one check's result),
+//! [`settings`] (a run's settings) and [`result`] (the result model).
 //!
 //! * [`engine`]: the [`Engine`] and [`Session`] traits that
 //!   every database implements; they know no workload.
@@ -22,6 +22,7 @@
 //! * [`checks`]: the run's checks of its own measurement, from its recording.
 //! * [`summary`]: a recording summarised into the result model.
 //! * [`result`]: the versioned result model written as JSON and rendered by reports.
+//! * [`settings`]: how a run was set up, typed, as the result model records it.
 //! * [`rng`]: the seeded random stream and the distributions specifications ask for.
 //! * [`keys`]: keys of a key space drawn uniformly or Zipf-skewed (key-value workloads).
 //!
@@ -45,6 +46,7 @@ pub mod result;
 pub mod rng;
 pub mod sample;
 pub mod schema;
+pub mod settings;
 pub mod shard;
 pub mod stats;
 pub mod summary;

@@ -1,12 +1,14 @@
 //! The result model: one versioned, self-describing value per run, written as JSON
 //! and rendered offline by reports.
 //!
-//! Schema version 2 (`schema_version`; the whole schema is described in
+//! Schema version 3 (`schema_version`; the whole schema is described in
 //! docs/results.md). Version 2 added `window_start_unix_s`, `server_version`,
-//! `machine` and `merged_from`; a version 1 file still reads.
+//! `machine` and `merged_from`; version 3 the typed `settings`, which until then
+//! were strings among the `parameters`. Files of versions 1 and 2 still read.
 //!
 //! * `workload`, `engine`, `target` (secrets removed), `started_at` (RFC 3339, UTC);
-//! * `parameters`: the run's settings and the workload's constants (seed, NURand C);
+//! * `settings`: how the run was set up ([`RunSettings`]: scale, terminals, seed, load...);
+//! * `parameters`: what the workload says of the data it ran on (NURand C, home warehouses);
 //! * `measured_secs`, `interrupted`;
 //! * `metrics`: the headline figures (tpmC, efficiency, transactions/s);
 //! * `transactions`: per type, counts (committed, expected rollbacks, retries,
@@ -24,9 +26,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::{Check, PercentileInterval};
 use crate::error::ErrorKind;
+use crate::settings::RunSettings;
 
 /// The version of the result schema this build writes.
-pub const RESULT_SCHEMA_VERSION: u32 = 2;
+pub const RESULT_SCHEMA_VERSION: u32 = 3;
 
 /// Latency percentiles of one transaction type, in milliseconds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -283,7 +286,12 @@ pub struct RunResult {
     /// For a merged result: the results directories it was merged from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<String>,
-    /// Settings and workload constants.
+    /// How the run was set up; `None` in files older than schema version 3,
+    /// whose settings are strings among the `parameters`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<RunSettings>,
+    /// What the workload says of the data it ran on (its constants, a shard's
+    /// home warehouses), and for a merge how many runs it merged.
     pub parameters: BTreeMap<String, String>,
     /// Seconds of the measurement interval covered.
     pub measured_secs: f64,

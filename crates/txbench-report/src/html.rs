@@ -406,8 +406,9 @@ fn measurement_checks(b: &mut String, r: &RunResult) {
 /// The run's settings and the client machine.
 fn configuration(b: &mut String, r: &RunResult) {
     let _ = writeln!(b, "<h2>Configuration</h2><table>");
-    for (k, v) in &r.parameters {
-        let _ = writeln!(b, "<tr><td>{}</td><td>{}</td></tr>", escape(k), escape(v));
+    let settings = r.settings.iter().flat_map(|s| s.rows());
+    for (k, v) in settings.chain(r.parameters.clone()) {
+        let _ = writeln!(b, "<tr><td>{}</td><td>{}</td></tr>", escape(&k), escape(&v));
     }
     let m = &r.machine;
     let _ = writeln!(

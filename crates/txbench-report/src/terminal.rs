@@ -95,7 +95,7 @@ fn unfinished(out: &mut String, r: &RunResult, w: usize) {
     if r.transactions.iter().all(|t| t.given_up() == 0) {
         return;
     }
-    let grace = r.parameters.get("grace_secs").map_or(String::new(), |g| {
+    let grace = grace_secs(r).map_or(String::new(), |g| {
         format!(
             "; the run waited {:.2} s of its {g} s grace for them",
             r.tail_secs
@@ -167,14 +167,39 @@ fn header(out: &mut String, r: &RunResult) {
         r.measured_secs,
         if r.interrupted { ", interrupted" } else { "" }
     );
-    let settings: Vec<String> = ["warehouses", "terminals", "connections", "wait", "seed"]
-        .iter()
-        .filter_map(|k| r.parameters.get(*k).map(|v| format!("{k} {v}")))
-        .collect();
+    let settings = headline_settings(r);
     if !settings.is_empty() {
         let _ = writeln!(out, "  {}", settings.join(", "));
     }
     let _ = writeln!(out);
+}
+
+/// The settings a reader wants first: the scale, terminals, sessions, waits
+/// and seed ("warehouses 4, terminals 40, ...").
+fn headline_settings(r: &RunResult) -> Vec<String> {
+    let Some(s) = &r.settings else {
+        // A file older than typed settings keeps them among the parameters.
+        return ["warehouses", "terminals", "connections", "wait", "seed"]
+            .iter()
+            .filter_map(|k| r.parameters.get(*k).map(|v| format!("{k} {v}")))
+            .collect();
+    };
+    vec![
+        format!("{} {}", s.scale.unit, s.scale.value),
+        format!("terminals {}", s.terminals),
+        format!("connections {}", s.connections),
+        format!("wait {}", s.wait_name()),
+        format!("seed {}", s.seed),
+    ]
+}
+
+/// The grace the run had for what was unfinished when its window closed, as
+/// it recorded it.
+fn grace_secs(r: &RunResult) -> Option<String> {
+    match &r.settings {
+        Some(s) => Some(s.grace_secs.to_string()),
+        None => r.parameters.get("grace_secs").cloned(),
+    }
 }
 
 /// The headline figures, throughput with its interval.

@@ -141,8 +141,9 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
         self.scale()
     }
 
-    /// Settings of the opened workload worth recording with the results
-    /// (constants drawn, the part of the scale driven).
+    /// What the opened workload says of the data it runs on, recorded with
+    /// the results beside the run's settings (constants drawn, the part of
+    /// the scale driven); the scale and the run options are settings already.
     fn parameters(&self) -> Vec<(String, String)>;
 
     /// What `txbench serve` tells its clients in the handshake, which

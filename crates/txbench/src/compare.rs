@@ -5,7 +5,7 @@
 //! marked insufficient (no interval from its samples) are not compared at
 //! all, and figures without intervals show their change without a judgement.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use txbench_core::result::{Percentiles, RunResult, TypeResult};
@@ -281,19 +281,28 @@ fn settings_differ(runs: &[RunResult]) -> Vec<String> {
     };
     note("engine", runs.iter().map(|r| r.engine.clone()).collect());
     note("target", runs.iter().map(|r| r.target.clone()).collect());
-    let keys: BTreeSet<&String> = runs.iter().flat_map(|r| r.parameters.keys()).collect();
+    let tables: Vec<BTreeMap<String, String>> = runs.iter().map(settings_table).collect();
+    let keys: BTreeSet<&String> = tables.iter().flat_map(|t| t.keys()).collect();
     for key in keys {
         if INCIDENTAL.contains(&key.as_str()) {
             continue;
         }
         note(
             key,
-            runs.iter()
-                .map(|r| r.parameters.get(key).cloned().unwrap_or_else(|| "-".into()))
+            tables
+                .iter()
+                .map(|t| t.get(key).cloned().unwrap_or_else(|| "-".into()))
                 .collect(),
         );
     }
     differ
+}
+
+/// A run's settings and what its workload said of the data, by name (a file
+/// older than typed settings has them all among its parameters).
+fn settings_table(r: &RunResult) -> BTreeMap<String, String> {
+    let settings = r.settings.iter().flat_map(|s| s.rows());
+    settings.chain(r.parameters.clone()).collect()
 }
 
 fn letter(i: usize) -> char {

@@ -1,11 +1,14 @@
 //! `--config FILE`: TOML keys that mirror the flags, turned into flags placed right
-//! after the subcommand so that flags on the command line override them.
+//! after the subcommand so that flags on the command line override them; and
+//! the `config.toml` a run writes from its settings, which repeats it.
 
 use std::ffi::OsString;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
+use txbench_core::settings::{Load, RunSettings};
+use txbench_engines::redact;
 
 use crate::cli::Cli;
 
@@ -142,4 +145,178 @@ pub fn expand(args: Vec<OsString>, config: &Path) -> Result<Vec<OsString>> {
     out.extend(flags);
     out.extend_from_slice(&args[at..]);
     Ok(out)
+}
+
+/// The `config.toml` that repeats a run of `workload` on `db` with
+/// `settings`: its flags as TOML, the defaults it resolved (scale, terminals,
+/// connections, seed) made explicit, any secret removed from the URLs. The
+/// agreed start time is left out: a repeat starts when it is run.
+pub fn repeat_file(workload: &str, db: &[String], settings: &RunSettings) -> String {
+    let s = settings;
+    let mut t = toml::Table::new();
+    let mut put = |k: &str, v: toml::Value| {
+        t.insert(k.to_string(), v);
+    };
+    let urls: Vec<toml::Value> = db.iter().map(|u| redact(u).into()).collect();
+    match <[toml::Value; 1]>::try_from(urls) {
+        Ok([one]) => put("db", one),
+        Err(many) => put("db", toml::Value::Array(many)),
+    }
+    put(&s.scale.unit, s.scale.value.into());
+    for (name, value) in &s.options {
+        if let Ok(value) = toml::Value::try_from(value) {
+            put(&name.replace('_', "-"), value);
+        }
+    }
+    put("duration", seconds(s.duration_secs));
+    put("warmup", seconds(s.warmup_secs));
+    put("terminals", (s.terminals as i64).into());
+    put("connections", (s.connections as i64).into());
+    put("wait", s.wait_name().into());
+    // Seeds are made below i64::MAX: TOML integers are signed.
+    put("seed", (s.seed as i64).into());
+    if let Load::Open {
+        rate,
+        arrival,
+        pacing,
+        queue_limit,
+    } = s.load
+    {
+        put("rate", format!("{rate}/s").into());
+        put("arrival", name_of(&arrival));
+        put("pacing", name_of(&pacing));
+        if let Some(q) = queue_limit {
+            put("queue-limit", (q as i64).into());
+        }
+    }
+    if let Some(i) = s.isolation {
+        put("isolation", i.name().into());
+    }
+    put("max-retries", i64::from(s.max_retries).into());
+    put("grace", seconds(s.grace_secs));
+    put("affinity", name_of(&s.affinity));
+    if s.shards > 1 {
+        put("shards", i64::from(s.shards).into());
+        put("shard-index", i64::from(s.shard_index).into());
+    }
+    let secrets_removed = db.iter().any(|u| redact(u) != *u);
+    format!(
+        "# txbench {workload} run --config config.toml repeats this run.\n{}{}",
+        if secrets_removed {
+            "# Secrets in the URL were replaced by ***: give them again, or in PGPASSWORD, \
+             MYSQL_PWD, REDISCLI_AUTH or TXBENCH_TOKEN.\n"
+        } else {
+            ""
+        },
+        toml::to_string(&t).expect("a TOML table serializes")
+    )
+}
+
+/// Seconds as a duration flag takes them ("1m 30s").
+fn seconds(secs: f64) -> toml::Value {
+    humantime::format_duration(std::time::Duration::from_secs_f64(secs))
+        .to_string()
+        .into()
+}
+
+/// A setting's value as its flag spells it ("poisson").
+fn name_of<T: serde::Serialize>(value: &T) -> toml::Value {
+    toml::Value::try_from(value).unwrap_or_else(|_| "".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use txbench_core::Isolation;
+    use txbench_core::settings::{Affinity, Arrival, Pacing, Scale, WaitMode};
+    use txbench_workloads::retwis::Retwis;
+
+    use super::*;
+    use crate::cli::{Cli, Command, Verb, WorkloadArgs};
+    use crate::plan::RunPlan;
+
+    fn settings() -> RunSettings {
+        RunSettings {
+            scale: Scale {
+                unit: "keys".into(),
+                value: 20_000,
+            },
+            options: [("zipf".to_string(), serde_json::json!(0.75))]
+                .into_iter()
+                .collect(),
+            duration_secs: 90.0,
+            warmup_secs: 0.5,
+            terminals: 12,
+            connections: 3,
+            connections_sizing: "--connections".into(),
+            wait: WaitMode::Spec,
+            seed: 99,
+            load: Load::Open {
+                rate: 1500.0,
+                arrival: Arrival::Uniform,
+                pacing: Pacing::Sleep,
+                queue_limit: Some(40),
+            },
+            max_retries: 2,
+            grace_secs: 3.0,
+            affinity: Affinity::Warehouse,
+            isolation: Some(Isolation::RepeatableRead),
+            nodes: 1,
+            shard_index: 1,
+            shards: 2,
+            start_at: Some("2026-11-25T10:00:00.000Z".into()),
+        }
+    }
+
+    /// The plan `txbench --config FILE retwis run` makes of a config file.
+    fn plan_from(file: &Path) -> RunPlan<Retwis> {
+        let args: Vec<OsString> = ["txbench", "retwis", "run"].map(OsString::from).to_vec();
+        let cli = Cli::try_parse_from(expand(args, file).unwrap()).unwrap();
+        let Command::Workload(chosen) = cli.command else {
+            panic!("not a workload command");
+        };
+        let Ok(WorkloadArgs {
+            verb: Some(Verb::Run(cmd)),
+            ..
+        }) = chosen.args::<Retwis>()
+        else {
+            panic!("not a Retwis run");
+        };
+        RunPlan::of(&cmd).unwrap()
+    }
+
+    #[test]
+    fn the_written_config_repeats_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        let db = ["sqlite:retwis.db".to_string()];
+        std::fs::write(&file, repeat_file("retwis", &db, &settings())).unwrap();
+        let plan = plan_from(&file);
+        let s = settings();
+        assert_eq!(plan.db, db);
+        assert_eq!(plan.scale, Some(s.scale.value));
+        assert_eq!(plan.options.zipf, 0.75);
+        assert_eq!(plan.duration.as_secs_f64(), s.duration_secs);
+        assert_eq!(plan.warmup.as_secs_f64(), s.warmup_secs);
+        assert_eq!(plan.terminals, Some(s.terminals));
+        assert_eq!(plan.connections, Some(s.connections));
+        assert_eq!(plan.wait, s.wait);
+        assert_eq!(plan.seed, s.seed);
+        assert_eq!(plan.load(), s.load);
+        assert_eq!(plan.max_retries, s.max_retries);
+        assert_eq!(plan.grace.as_secs_f64(), s.grace_secs);
+        assert_eq!(plan.affinity, s.affinity);
+        assert_eq!(plan.isolation, s.isolation);
+        assert_eq!((plan.shard.index(), plan.shard.count()), (1, 2));
+        // A repeat starts when it is run, not at the first run's agreed time.
+        assert!(plan.start_at.is_none());
+    }
+
+    #[test]
+    fn the_written_config_keeps_no_secret() {
+        let db = ["postgres://bench:hunter2@db:5432/test".to_string()];
+        let text = repeat_file("retwis", &db, &settings());
+        assert!(!text.contains("hunter2"), "{text}");
+        assert!(text.contains("Secrets in the URL were replaced"), "{text}");
+    }
 }

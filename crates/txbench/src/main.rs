@@ -11,6 +11,7 @@ mod failure;
 mod fuzz_tests;
 mod load;
 mod merge;
+mod plan;
 mod progress;
 mod report;
 mod runner;

@@ -3,7 +3,6 @@
 use std::io;
 use std::path::PathBuf;
 
-use txbench_core::driver::WaitMode;
 use txbench_core::result::{Metric, RunResult};
 use txbench_report::merge::{merge, read_run};
 use txbench_report::results::{IntervalWriter, SUMMARY_FILE, read_refusal, write_summary};
@@ -67,10 +66,10 @@ pub fn main(a: &MergeArgs) -> Result<(), Failure> {
             "merging '{workload}' runs is not supported by this version"
         ))
     };
-    // Runs of different scales must not be merged: the workload says which
-    // setting its scale is.
-    let unit = registry::visit(&workload, ScaleUnit).ok_or_else(unknown)?;
-    let mut merged = merge(&runs, unit).map_err(Failure::reading)?;
+    if registry::visit(&workload, Known).is_none() {
+        return Err(unknown());
+    }
+    let mut merged = merge(&runs).map_err(Failure::reading)?;
     let r = &mut merged.result;
     r.metrics = registry::visit(&workload, Metrics(r)).ok_or_else(unknown)?;
     let io_err = |e: io::Error| Failure::Failed(format!("writing {}: {e}", a.output.display()));
@@ -95,29 +94,22 @@ impl Visitor for Metrics<'_> {
     type Output = Vec<Metric>;
     fn visit<W: Benchmark>(self) -> Vec<Metric> {
         let r = self.0;
-        let driven = r
-            .parameters
-            .get(W::ABOUT.scale.unit)
-            .and_then(|n| n.parse::<i64>().ok())
-            .unwrap_or(1);
-        let wait = match r.parameters.get("wait").map(String::as_str) {
-            Some("spec") => WaitMode::Spec,
-            _ => WaitMode::None,
+        // merge refuses runs without typed settings.
+        let Some(settings) = &r.settings else {
+            return Vec::new();
         };
-        W::metrics(
-            &r.transactions,
-            r.measured_secs,
-            MetricBasis { driven, wait },
-        )
+        let basis = MetricBasis {
+            driven: settings.scale.value,
+            wait: settings.wait,
+        };
+        W::metrics(&r.transactions, r.measured_secs, basis)
     }
 }
 
-/// The setting a workload's scale is recorded under ("warehouses").
-struct ScaleUnit;
+/// Whether the registry knows the workload.
+struct Known;
 
-impl Visitor for ScaleUnit {
-    type Output = &'static str;
-    fn visit<W: Benchmark>(self) -> &'static str {
-        W::ABOUT.scale.unit
-    }
+impl Visitor for Known {
+    type Output = ();
+    fn visit<W: Benchmark>(self) {}
 }

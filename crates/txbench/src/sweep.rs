@@ -18,9 +18,10 @@ use txbench_report::{json, results, terminal};
 use txbench_workloads::Benchmark;
 use txbench_workloads::registry::Visitor;
 
-use crate::cli::{Chosen, LoadExtras, Slo, SweepArgs, SweepCmd, Sweeps};
+use crate::cli::{Chosen, LoadExtras, Slo, SweepArgs, Sweeps};
 use crate::failure::Failure;
-use crate::runner::{compact_stamp, engine_options, measure, now_rfc3339};
+use crate::plan::RunPlan;
+use crate::runner::{compact_stamp, measure, now_rfc3339};
 use crate::workload::{Work, for_workload};
 use txbench_report::results::SWEEP_FILE;
 
@@ -73,45 +74,48 @@ impl Visitor for Sweep {
                 .chosen
                 .args::<W>()
                 .map_err(|e| Failure::Usage(e.to_string()))?;
-            let (urls, options) = (
-                a.sweep.run.db.db.clone(),
-                engine_options(&a.sweep.run, W::ABOUT.name),
-            );
-            with_engine(&urls, &options, SweepOn { a, stop: self.stop }).await?
+            let plan = RunPlan::<W>::new(&a.sweep.run, a.scale.asked, a.options.clone())?;
+            // A sweep's steps each start when the last ends: no agreed start
+            // time, and shards of a sweep would not share their steps' windows.
+            if !plan.shard.is_whole() || plan.start_at.is_some() {
+                return Err(Failure::Usage(
+                    "sweep does not take --shards or --start-at: run the shards with `run` at \
+                     each rate"
+                        .into(),
+                ));
+            }
+            let (urls, options) = (plan.db.clone(), plan.engine_options());
+            let on = SweepOn {
+                plan,
+                sweep: a.sweep,
+                stop: self.stop,
+            };
+            with_engine(&urls, &options, on).await?
         })
     }
 }
 
 /// A sweep, done with the engine its URL names.
 struct SweepOn<W: Benchmark> {
-    a: SweepCmd<W>,
+    plan: RunPlan<W>,
+    sweep: SweepArgs,
     stop: watch::Receiver<bool>,
 }
 
 impl<W: Benchmark> WithEngine for SweepOn<W> {
     type Output = Result<(), Failure>;
     async fn with<E: Engine>(self, e: Arc<E>) -> Result<(), Failure> {
-        let a = self.a;
-        sweep_on::<_, W>(e, &a.sweep, a.scale.asked, &a.options, self.stop).await
+        sweep_on::<_, W>(e, &self.plan, &self.sweep, self.stop).await
     }
 }
 
 /// Run the sweep.
 pub async fn sweep_on<E: Engine, W: Benchmark>(
     engine: Arc<E>,
+    plan: &RunPlan<W>,
     s: &SweepArgs,
-    asked: Option<i64>,
-    options: &W::RunOptions,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    // A sweep's steps each start when the last ends: no agreed start time, and
-    // shards of a sweep would not share their steps' windows.
-    if s.run.shards > 1 || s.run.start_at.is_some() {
-        return Err(Failure::Usage(
-            "sweep does not take --shards or --start-at: run the shards with `run` at each rate"
-                .into(),
-        ));
-    }
     // Like the all-in-one form, a sweep of an empty database (in-memory SQLite)
     // loads it first; a server or the null engine holds its own data.
     if <E::Session as Session>::EXECUTES && !<E::Session as Session>::RUNS_TRANSACTIONS {
@@ -119,7 +123,7 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
         crate::load::ensure_loaded::<E, W>(
             &engine,
             &s.run.db,
-            asked,
+            plan.scale,
             &LoadExtras::default(),
             &W::LoadOptions::default(),
             seed,
@@ -133,15 +137,22 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
         W::ABOUT.name,
         engine.name()
     );
-    let dir =
-        if s.run.no_results {
-            None
-        } else {
-            Some(results::create_unique(&s.run.results, &name).map_err(|e| {
-                Failure::Failed(format!("creating {}: {e}", s.run.results.display()))
-            })?)
-        };
-    let swept = steps_of::<E, W>(&engine, s, asked, options, stop, dir.as_deref()).await;
+    let dir = match &plan.output.results {
+        None => None,
+        Some(under) => Some(
+            results::create_unique(under, &name)
+                .map_err(|e| Failure::Failed(format!("creating {}: {e}", under.display())))?,
+        ),
+    };
+    let mut sweeper = Sweeper {
+        engine: &engine,
+        plan,
+        sweep: s,
+        stop,
+        dir: dir.as_deref(),
+        steps: Vec::new(),
+    };
+    let swept = sweeper.run().await;
     if swept.is_err()
         && let Some(dir) = &dir
     {
@@ -150,41 +161,79 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
     swept
 }
 
-/// The sweep's steps, its capacity line and `sweep.json` (with a results directory).
-async fn steps_of<E: Engine, W: Benchmark>(
-    engine: &Arc<E>,
-    s: &SweepArgs,
-    asked: Option<i64>,
-    options: &W::RunOptions,
+/// A sweep under way: the steps run so far.
+struct Sweeper<'a, E, W: Benchmark> {
+    engine: &'a Arc<E>,
+    plan: &'a RunPlan<W>,
+    sweep: &'a SweepArgs,
     stop: watch::Receiver<bool>,
-    dir: Option<&std::path::Path>,
-) -> Result<(), Failure> {
-    let objective = format!("p{}<={}ms", s.slo.percentile, s.slo.limit_ms);
-    outln!(
-        "sweep of {} on {}: objective {objective}",
-        W::ABOUT.title,
-        engine.describe()
-    );
-    let worst_header = format!("worst p{} ms", s.slo.percentile);
-    outln!(
-        "{:>10} {:>10} {:>8} {worst_header:>14}  step  verdict",
-        "offered/s",
-        "achieved/s",
-        "ratio"
-    );
-    let mut steps: Vec<SweepStep> = Vec::new();
-    let run_step = async |rate: f64, steps: &mut Vec<SweepStep>| -> Result<bool, Failure> {
-        let mut args = s.run.clone();
-        args.rate = Some(rate);
-        args.duration = s.step_duration;
-        args.quiet = true;
-        let step_dir = dir.map(|d| d.join(format!("step-{:02}-{}", steps.len() + 1, rate.round())));
+    dir: Option<&'a std::path::Path>,
+    steps: Vec<SweepStep>,
+}
+
+impl<E: Engine, W: Benchmark> Sweeper<'_, E, W> {
+    /// The steps, the capacity line and `sweep.json` (with a results directory).
+    async fn run(&mut self) -> Result<(), Failure> {
+        let slo = &self.sweep.slo;
+        outln!(
+            "sweep of {} on {}: objective {}",
+            W::ABOUT.title,
+            self.engine.describe(),
+            objective(slo)
+        );
+        let worst_header = format!("worst p{} ms", slo.percentile);
+        outln!(
+            "{:>10} {:>10} {:>8} {worst_header:>14}  step  verdict",
+            "offered/s",
+            "achieved/s",
+            "ratio"
+        );
+        self.search().await?;
+        self.finish()
+    }
+
+    /// Step the rate up until a step fails, then refine between the last
+    /// pass and the first fail.
+    async fn search(&mut self) -> Result<(), Failure> {
+        let s = self.sweep;
+        let (from, to) = s.rates;
+        let mut last_pass: Option<f64> = None;
+        let mut first_fail: Option<f64> = None;
+        let mut rate = from;
+        while rate <= to * (1.0 + 1e-9) {
+            if self.step(rate).await? {
+                last_pass = Some(rate);
+            } else {
+                first_fail = Some(rate);
+                break;
+            }
+            rate += s.step;
+        }
+        if let (Some(mut lo), Some(mut hi)) = (last_pass, first_fail) {
+            for _ in 0..s.refine {
+                let mid = (lo + hi) / 2.0;
+                if self.step(mid).await? {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One step at `rate`, printed and saved as it ends (a sweep that fails
+    /// later keeps it); whether it passed.
+    async fn step(&mut self, rate: f64) -> Result<bool, Failure> {
+        let slo = &self.sweep.slo;
+        let plan = self.plan.step(rate, self.sweep.step_duration);
+        let step_dir = self
+            .dir
+            .map(|d| d.join(format!("step-{:02}-{}", self.steps.len() + 1, rate.round())));
         let measured = measure::<E, W>(
-            engine,
-            &args,
-            asked,
-            options,
-            stop.clone(),
+            self.engine,
+            &plan,
+            self.stop.clone(),
             &now_rfc3339(),
             step_dir.as_deref(),
         )
@@ -192,9 +241,9 @@ async fn steps_of<E: Engine, W: Benchmark>(
         let result = &measured.result;
         let achieved = result.open_loop.as_ref().map_or(0.0, |o| o.achieved_rate);
         let ratio = achieved / rate;
-        let worst_ms = worst(result, &s.slo);
+        let worst_ms = worst(result, slo);
         let sound = checks::worst(&result.checks) != Status::Fail;
-        let passed = ratio >= 0.9 && worst_ms <= s.slo.limit_ms && !result.interrupted && sound;
+        let passed = ratio >= 0.9 && worst_ms <= slo.limit_ms && !result.interrupted && sound;
         outln!(
             "{:>10} {:>10} {:>8.3} {:>14.2}  {}  {}",
             terminal::grouped(rate, 0),
@@ -204,11 +253,10 @@ async fn steps_of<E: Engine, W: Benchmark>(
             if passed { "PASS" } else { "FAIL" },
             verdict_cell(result)
         );
-        // Each step is saved as it ends: a sweep that fails later keeps them.
         if let Some(step_dir) = &step_dir {
             crate::runner::save(step_dir, &measured)?;
         }
-        steps.push(SweepStep {
+        self.steps.push(SweepStep {
             offered_rate: rate,
             achieved_rate: achieved,
             worst_latency_ms: worst_ms,
@@ -216,7 +264,7 @@ async fn steps_of<E: Engine, W: Benchmark>(
             verdict: result.verdict.clone(),
             results: step_dir
                 .as_deref()
-                .zip(dir)
+                .zip(self.dir)
                 .and_then(|(step, dir)| step.strip_prefix(dir).ok())
                 .map(|d| d.join(results::SUMMARY_FILE).display().to_string())
                 .unwrap_or_default(),
@@ -225,66 +273,50 @@ async fn steps_of<E: Engine, W: Benchmark>(
             return Err(Failure::Interrupted("sweep interrupted".into()));
         }
         Ok(passed)
-    };
+    }
 
-    let (from, to) = s.rates;
-    let mut last_pass: Option<f64> = None;
-    let mut first_fail: Option<f64> = None;
-    let mut rate = from;
-    while rate <= to * (1.0 + 1e-9) {
-        if run_step(rate, &mut steps).await? {
-            last_pass = Some(rate);
-        } else {
-            first_fail = Some(rate);
-            break;
+    /// The capacity line and `sweep.json`; no passing step fails the sweep.
+    fn finish(&mut self) -> Result<(), Failure> {
+        let slo = &self.sweep.slo;
+        let objective = objective(slo);
+        let passing = self.steps.iter().filter(|st| st.passed);
+        let capacity = passing.clone().map(|st| st.offered_rate).reduce(f64::max);
+        match capacity {
+            Some(c) => outln!(
+                "capacity: {} txn/s offered met {objective} (the highest of {} passing steps; \
+                 only steps whose measurement was sound or usable with care can pass)",
+                terminal::grouped(c, 0),
+                passing.count()
+            ),
+            None => outln!(
+                "capacity: no step met {objective} with a measurement to trust; start lower, or \
+                 see each step's verdict"
+            ),
         }
-        rate += s.step;
-    }
-    if let (Some(mut lo), Some(mut hi)) = (last_pass, first_fail) {
-        for _ in 0..s.refine {
-            let mid = (lo + hi) / 2.0;
-            if run_step(mid, &mut steps).await? {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
+        let summary = SweepResult {
+            schema_version: 1,
+            objective,
+            objective_percentile: slo.percentile,
+            objective_limit_ms: slo.limit_ms,
+            steps: std::mem::take(&mut self.steps),
+            capacity_rate: capacity,
+        };
+        if let Some(dir) = self.dir {
+            json::write_value(&dir.join(SWEEP_FILE), &summary)
+                .map_err(|e| Failure::Failed(e.to_string()))?;
+            outln!("results: {}", dir.display());
         }
+        if capacity.is_none() {
+            return Err(Failure::NotSound(format!(
+                "no step of the sweep met {}",
+                summary.objective
+            )));
+        }
+        Ok(())
     }
-    let capacity = steps
-        .iter()
-        .filter(|st| st.passed)
-        .map(|st| st.offered_rate)
-        .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
-    let passes = steps.iter().filter(|st| st.passed).count();
-    match capacity {
-        Some(c) => outln!(
-            "capacity: {} txn/s offered met {objective} (the highest of {passes} passing steps; \
-             only steps whose measurement was sound or usable with care can pass)",
-            terminal::grouped(c, 0)
-        ),
-        None => outln!(
-            "capacity: no step met {objective} with a measurement to trust; start lower, or see \
-             each step's verdict"
-        ),
-    }
-    let summary = SweepResult {
-        schema_version: 1,
-        objective,
-        objective_percentile: s.slo.percentile,
-        objective_limit_ms: s.slo.limit_ms,
-        steps,
-        capacity_rate: capacity,
-    };
-    if let Some(dir) = dir {
-        json::write_value(&dir.join(SWEEP_FILE), &summary)
-            .map_err(|e| Failure::Failed(e.to_string()))?;
-        outln!("results: {}", dir.display());
-    }
-    if capacity.is_none() {
-        return Err(Failure::NotSound(format!(
-            "no step of the sweep met {}",
-            summary.objective
-        )));
-    }
-    Ok(())
+}
+
+/// The objective as the sweep names it ("p99<=10ms").
+fn objective(slo: &Slo) -> String {
+    format!("p{}<={}ms", slo.percentile, slo.limit_ms)
 }

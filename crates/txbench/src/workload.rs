@@ -11,10 +11,11 @@ use txbench_engines::{EngineOptions, WithEngine, with_engine};
 use txbench_workloads::registry::{self, Visitor};
 use txbench_workloads::{Benchmark, WorkloadError};
 
-use crate::cli::{AllInOneArgs, Chosen, DbArgs, Verb, Verbs};
+use crate::cli::{AllInOneArgs, Chosen, DbArgs, LoadArgs, Verb, Verbs};
 use crate::failure::Failure;
 use crate::load::{ensure_loaded, load_on};
-use crate::runner::{engine_options, on_session, report_conditions, run_on, unless_stopped};
+use crate::plan::RunPlan;
+use crate::runner::{on_session, report_conditions, run_on, unless_stopped};
 
 /// A command's work, whichever workload it is for.
 pub type Work = Pin<Box<dyn Future<Output = Result<(), Failure>>>>;
@@ -57,25 +58,39 @@ async fn verb<W: Benchmark>(
     all: AllInOneArgs<W>,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    let name = W::ABOUT.name;
     let plain = EngineOptions {
-        workload: Some(name),
+        workload: Some(W::ABOUT.name),
         ..EngineOptions::default()
     };
-    let (urls, options) = match &verb {
-        Some(Verb::Load(a)) => (&a.db, plain),
-        Some(Verb::Run(a)) => (&a.run.db, engine_options(&a.run, name)),
-        Some(Verb::Check(db) | Verb::Clean(db)) => (db, plain),
-        None => (&all.run.run.db, engine_options(&all.run.run, name)),
+    let task = match verb {
+        Some(Verb::Load(a)) => Task::Load(a),
+        Some(Verb::Run(a)) => Task::Run(RunPlan::of(&a)?),
+        Some(Verb::Check(db)) => Task::Check(db),
+        Some(Verb::Clean(db)) => Task::Clean(db),
+        None => Task::AllInOne(RunPlan::of(&all.run)?, all),
     };
-    let urls = urls.db.clone();
-    with_engine(&urls, &options, OnEngine { verb, all, stop }).await?
+    let (urls, options) = match &task {
+        Task::Load(a) => (a.db.db.clone(), plain),
+        Task::Check(db) | Task::Clean(db) => (db.db.clone(), plain),
+        Task::Run(plan) | Task::AllInOne(plan, _) => (plan.db.clone(), plan.engine_options()),
+    };
+    with_engine(&urls, &options, OnEngine { task, stop }).await?
+}
+
+/// A workload's verb with its flags validated.
+// One value per command: the size of its largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Task<W: Benchmark> {
+    Load(LoadArgs<W>),
+    Run(RunPlan<W>),
+    Check(DbArgs),
+    Clean(DbArgs),
+    AllInOne(RunPlan<W>, AllInOneArgs<W>),
 }
 
 /// A workload's verb, done with the engine its URL names.
 struct OnEngine<W: Benchmark> {
-    verb: Option<Verb<W>>,
-    all: AllInOneArgs<W>,
+    task: Task<W>,
     stop: watch::Receiver<bool>,
 }
 
@@ -83,12 +98,12 @@ impl<W: Benchmark> WithEngine for OnEngine<W> {
     type Output = Result<(), Failure>;
     async fn with<E: Engine>(self, e: Arc<E>) -> Result<(), Failure> {
         let stop = self.stop;
-        match self.verb {
-            Some(Verb::Load(a)) => unless_stopped(&stop, "the load", load_on::<_, W>(e, &a)).await,
-            Some(Verb::Run(a)) => run_on::<_, W>(e, &a.run, a.scale.asked, &a.options, stop).await,
-            Some(Verb::Check(_)) => check_on::<_, W>(e).await,
-            Some(Verb::Clean(a)) => clean_on::<_, W>(e, &a).await,
-            None => all_in_one::<_, W>(e, &self.all, stop).await,
+        match self.task {
+            Task::Load(a) => unless_stopped(&stop, "the load", load_on::<_, W>(e, &a)).await,
+            Task::Run(plan) => run_on::<_, W>(e, &plan, stop).await,
+            Task::Check(_) => check_on::<_, W>(e).await,
+            Task::Clean(a) => clean_on::<_, W>(e, &a).await,
+            Task::AllInOne(plan, a) => all_in_one::<_, W>(e, &plan, &a, stop).await,
         }
     }
 }
@@ -117,22 +132,19 @@ async fn clean_on<E: Engine, W: Benchmark>(engine: Arc<E>, a: &DbArgs) -> Result
     Ok(())
 }
 
+/// Load what the run needs unless it is loaded, then run.
 async fn all_in_one<E: Engine, W: Benchmark>(
     engine: Arc<E>,
+    plan: &RunPlan<W>,
     a: &AllInOneArgs<W>,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let run = &a.run.run;
+    // The population's seed: the run's when it is given, else the load's default.
     let seed = run.seed.unwrap_or(1);
     ensure_loaded::<E, W>(
-        &engine,
-        &run.db,
-        a.run.scale.asked,
-        &a.load,
-        &a.options,
-        seed,
-        &stop,
+        &engine, &run.db, plan.scale, &a.load, &a.options, seed, &stop,
     )
     .await?;
-    run_on::<_, W>(engine, run, a.run.scale.asked, &a.run.options, stop).await
+    run_on::<_, W>(engine, plan, stop).await
 }

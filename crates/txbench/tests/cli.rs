@@ -223,7 +223,7 @@ fn load_run_check_clean_round_trip() {
 
     // The JSON summary is written and says what the terminal said.
     let json = only_result(&dir.path().join("res"), "summary.json");
-    assert_eq!(json["schema_version"], 2);
+    assert_eq!(json["schema_version"], 3);
     // The schema round-trips: the file reads into the result model and writes back
     // the same document.
     let model: txbench_core::result::RunResult = serde_json::from_value(json.clone()).unwrap();
@@ -473,7 +473,7 @@ fn the_null_engine_holds_a_rate_without_a_database() {
     assert!(out.status.success(), "{}", stderr(&out));
     let json = only_result(&dir.path().join("res"), "summary.json");
     assert_eq!(json["engine"], "null");
-    assert_eq!(json["parameters"]["warehouses"], "3");
+    assert_eq!(json["settings"]["scale"]["value"], 3);
     let ratio = json["open_loop"]["achieved_ratio"].as_f64().unwrap();
     // 60,000 arrivals: the count's sd is under 0.5%.
     assert!((0.97..=1.03).contains(&ratio), "{}", json["open_loop"]);
@@ -1020,7 +1020,8 @@ fn tatp_runs_open_loop_on_the_null_engine_and_parallel_runs_merge() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(runs[0].join("summary.json")).unwrap())
             .unwrap();
-    assert_eq!(json["parameters"]["subscribers"], "1000000");
+    assert_eq!(json["settings"]["scale"]["unit"], "subscribers");
+    assert_eq!(json["settings"]["scale"]["value"], 1000000);
     assert_eq!(json["parameters"]["nurand_a"], "65535");
     let ratio = json["open_loop"]["achieved_ratio"].as_f64().unwrap();
     assert!((0.95..=1.05).contains(&ratio), "{}", json["open_loop"]);

@@ -118,7 +118,9 @@ fn four_shards_on_one_sqlite_file_merge_exactly() {
     for (i, s) in summaries.iter().enumerate() {
         let p = &s["parameters"];
         assert_eq!(p["home_warehouses"], format!("{0}..{0}", i + 1));
-        assert_eq!(p["seed"], summaries[0]["parameters"]["seed"]);
+        assert_eq!(s["settings"]["seed"], summaries[0]["settings"]["seed"]);
+        assert_eq!(s["settings"]["shard_index"], i);
+        assert_eq!(s["settings"]["shards"], 4);
         assert_eq!(
             s["window_start_unix_s"],
             summaries[0]["window_start_unix_s"]
@@ -130,6 +132,16 @@ fn four_shards_on_one_sqlite_file_merge_exactly() {
     let merged = summary(&dir.path().join("all"));
     assert_eq!(merged["parameters"]["merged_runs"], "4");
     assert!(merged["parameters"].get("home_warehouses").is_none());
+    // The merged run is the whole scale, driven by every shard's terminals.
+    assert_eq!(
+        merged["settings"]["scale"]["value"],
+        summaries[0]["settings"]["scale"]["value"]
+    );
+    let terminals: u64 = summaries
+        .iter()
+        .map(|s| s["settings"]["terminals"].as_u64().unwrap())
+        .sum();
+    assert_eq!(merged["settings"]["terminals"], terminals);
 
     // Counts: the merged run's are the shards' added up.
     let types = merged["transactions"].as_array().unwrap();
@@ -261,14 +273,14 @@ fn inconsistent_shard_sets_are_refused_by_what_disagrees() {
     let good0 = shard0
         .iter()
         .find(|d| {
-            let p = &summary(d)["parameters"];
-            p["duration_secs"] == "1" && p["start_at"] == start.as_str()
+            let s = &summary(d)["settings"];
+            s["duration_secs"] == 1.0 && s["start_at"] == start.as_str()
         })
         .unwrap()
         .clone();
     let long0 = shard0
         .iter()
-        .find(|d| summary(d)["parameters"]["duration_secs"] == "2")
+        .find(|d| summary(d)["settings"]["duration_secs"] == 2.0)
         .unwrap()
         .clone();
     let late0 = shard0

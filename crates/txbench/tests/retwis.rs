@@ -76,8 +76,9 @@ fn all_in_one_on_sqlite_reports_operations_and_its_config_repeats_it() {
     );
     let summary = only_result(&dir.path().join("results"), "summary.json");
     assert_eq!(summary["workload"], "retwis");
-    assert_eq!(summary["parameters"]["keys"], "20000");
-    assert_eq!(summary["parameters"]["zipf"], "0.75");
+    assert_eq!(summary["settings"]["scale"]["unit"], "keys");
+    assert_eq!(summary["settings"]["scale"]["value"], 20000);
+    assert_eq!(summary["settings"]["options"]["zipf"], 0.75);
     assert_eq!(summary["parameters"]["value_size"], "100");
     let committed = type_sum(&summary, &["committed"]);
     assert!(committed > 1_000, "{committed} committed");
@@ -117,11 +118,8 @@ fn all_in_one_on_sqlite_reports_operations_and_its_config_repeats_it() {
     ]));
     assert!(out.contains("RETWIS"), "{out}");
     let repeated = only_result(&again.path().join("results"), "summary.json");
-    assert_eq!(repeated["parameters"]["zipf"], "0.75");
-    assert_eq!(
-        repeated["parameters"]["seed"],
-        summary["parameters"]["seed"]
-    );
+    assert_eq!(repeated["settings"]["options"]["zipf"], 0.75);
+    assert_eq!(repeated["settings"]["seed"], summary["settings"]["seed"]);
 }
 
 #[test]

@@ -80,7 +80,7 @@ fn a_run_through_the_server_passes_check_and_reports_server_time() {
             .unwrap()
             .starts_with("txbench server")
     );
-    assert_eq!(json["parameters"]["warehouses"], "1");
+    assert_eq!(json["settings"]["scale"]["value"], 1);
     for t in json["transactions"].as_array().unwrap() {
         assert!(t["committed"].as_u64().unwrap() > 0, "{t}");
         assert!(t["errors"].as_object().unwrap().is_empty(), "{t}");

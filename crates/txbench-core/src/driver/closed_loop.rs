@@ -26,17 +26,8 @@ use super::pool::{Done, Job, Route, Window};
 use super::stripe::{InFlight, SharedStripe, lock};
 use super::{SenderReport, micros};
 use crate::rng::Rand;
+pub use crate::settings::WaitMode;
 use crate::workload::{Planned, THINK_TRUNCATION, Terminal, TxnTypeInfo};
-
-/// Whether terminals apply the specification's keying and think times.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum WaitMode {
-    /// Back to back: the next transaction as soon as the last one is done.
-    None,
-    /// Keying time before and think time after each transaction, as specified.
-    Spec,
-}
 
 /// What the scheduler saw (its lateness is in the recorder's intervals).
 #[derive(Debug, Clone)]

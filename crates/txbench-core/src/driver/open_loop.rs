@@ -16,19 +16,8 @@ use super::stripe::{InFlight, SharedStripe, lock};
 use super::{SenderReport, micros, timer};
 use crate::cpu;
 use crate::rng::Rand;
+pub use crate::settings::{Arrival, Pacing};
 use crate::workload::Terminal;
-
-/// How arrivals are spaced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Arrival {
-    /// Exponential gaps: a Poisson process.
-    Poisson,
-    /// Gaps uniform in [0, 2 / rate].
-    Uniform,
-    /// Every gap exactly 1 / rate.
-    Fixed,
-}
 
 /// An open-loop load.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -45,24 +34,6 @@ pub struct OpenLoop {
     pub dispatchers: usize,
     /// How the dispatchers wait for their arrivals.
     pub pacing: Pacing,
-}
-
-/// How a dispatcher waits for its next arrival.
-///
-/// A thread that sleeps costs a wake-up per arrival and sends through a
-/// cross-thread hand-off; a task that yields costs a core however low the rate,
-/// but hands each job to a session on its own thread. Which is better depends
-/// on the rate: above [`SPIN_FROM_RATE`] per dispatcher the gaps are shorter
-/// than a wake-up costs, and sleeping saves nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Pacing {
-    /// Sleep below [`SPIN_FROM_RATE`] per dispatcher, spin from there.
-    Auto,
-    /// A thread of its own per dispatcher, sleeping until each arrival.
-    Sleep,
-    /// A task of the driver's runtime per dispatcher, yielding until each arrival.
-    Spin,
 }
 
 /// Arrivals per second per dispatcher from which [`Pacing::Auto`] spins: mean

@@ -137,8 +137,6 @@ impl Retwis {
     /// Settings worth recording with the results.
     pub fn parameters(&self) -> Vec<(String, String)> {
         vec![
-            ("keys".to_string(), self.keys.to_string()),
-            ("zipf".to_string(), self.zipf.to_string()),
             ("value_size".to_string(), self.value_size.to_string()),
             (
                 "drawn_keys".to_string(),

@@ -103,10 +103,6 @@ impl Tatp {
     /// Settings worth recording with the results.
     pub fn parameters(&self) -> Vec<(String, String)> {
         vec![
-            (
-                "subscribers".to_string(),
-                self.inputs.subscribers.to_string(),
-            ),
             ("nurand_a".to_string(), self.inputs.a.to_string()),
             (
                 "drawn_subscribers".to_string(),

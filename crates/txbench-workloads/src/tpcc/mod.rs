@@ -147,7 +147,6 @@ impl Tpcc {
     pub fn parameters(&self) -> Vec<(String, String)> {
         let c = self.inputs.constants;
         let mut out = vec![
-            ("warehouses".to_string(), self.inputs.warehouses.to_string()),
             (
                 "home_warehouses".to_string(),
                 format!("{}..{}", self.homes.start(), self.homes.end()),

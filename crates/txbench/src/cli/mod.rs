@@ -1,16 +1,17 @@
 //! The command line: raw flags, parsed by clap. Every workload's commands come
-//! from the registry ([`workload`]); validation into typed settings happens in
-//! the command modules.
+//! from the registry ([`workload`]); a run's flags are validated into a typed
+//! plan in [`crate::plan`].
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use txbench_core::settings;
 
 pub mod workload;
 
 use workload::ServedScales;
-pub use workload::{AllInOneArgs, Chosen, LoadArgs, SweepCmd, Sweeps, Verb, Verbs, WorkloadArgs};
+pub use workload::{AllInOneArgs, Chosen, LoadArgs, Sweeps, Verb, Verbs, WorkloadArgs};
 
 /// txbench: the standard OLTP workloads against any database, with honest numbers.
 #[derive(Debug, Parser)]
@@ -273,6 +274,44 @@ pub enum ArrivalArg {
     Fixed,
 }
 
+impl From<WaitArg> for settings::WaitMode {
+    fn from(w: WaitArg) -> Self {
+        match w {
+            WaitArg::None => settings::WaitMode::None,
+            WaitArg::Spec => settings::WaitMode::Spec,
+        }
+    }
+}
+
+impl From<AffinityArg> for settings::Affinity {
+    fn from(a: AffinityArg) -> Self {
+        match a {
+            AffinityArg::Off => settings::Affinity::Off,
+            AffinityArg::Warehouse => settings::Affinity::Warehouse,
+        }
+    }
+}
+
+impl From<PacingArg> for settings::Pacing {
+    fn from(p: PacingArg) -> Self {
+        match p {
+            PacingArg::Auto => settings::Pacing::Auto,
+            PacingArg::Sleep => settings::Pacing::Sleep,
+            PacingArg::Spin => settings::Pacing::Spin,
+        }
+    }
+}
+
+impl From<ArrivalArg> for settings::Arrival {
+    fn from(a: ArrivalArg) -> Self {
+        match a {
+            ArrivalArg::Poisson => settings::Arrival::Poisson,
+            ArrivalArg::Uniform => settings::Arrival::Uniform,
+            ArrivalArg::Fixed => settings::Arrival::Fixed,
+        }
+    }
+}
+
 /// Transaction isolation levels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum IsolationArg {
@@ -292,11 +331,6 @@ impl IsolationArg {
             IsolationArg::RepeatableRead => txbench_core::Isolation::RepeatableRead,
             IsolationArg::Serializable => txbench_core::Isolation::Serializable,
         }
-    }
-
-    /// The flag's spelling.
-    pub fn name(self) -> &'static str {
-        self.level().name()
     }
 }
 

@@ -24,6 +24,7 @@ use txbench_workloads::tatp::Tatp;
 
 use crate::cli::{Cli, Command, SelftestArgs, Verb};
 use crate::failure::Failure;
+use crate::plan::RunPlan;
 use crate::runner::{measure, now_rfc3339};
 
 use cases::{Case, Expect};
@@ -253,8 +254,7 @@ async fn run(
     };
     // The selftest's engines (sim:, null:) take no options.
     let measure = MeasureOn {
-        args: args.run,
-        subscribers: args.scale.asked,
+        plan: RunPlan::of(&args)?,
         stop: stop.clone(),
     };
     let result = with_engine(&[db.to_string()], &EngineOptions::default(), measure).await??;
@@ -266,25 +266,16 @@ async fn run(
 
 /// A case's TATP run, measured on the engine its URL names.
 struct MeasureOn {
-    args: crate::cli::RunArgs,
-    subscribers: Option<i64>,
+    plan: RunPlan<Tatp>,
     stop: watch::Receiver<bool>,
 }
 
 impl WithEngine for MeasureOn {
     type Output = Result<RunResult, Failure>;
     async fn with<E: Engine>(self, engine: Arc<E>) -> Result<RunResult, Failure> {
-        measure::<E, Tatp>(
-            &engine,
-            &self.args,
-            self.subscribers,
-            &Default::default(),
-            self.stop,
-            &now_rfc3339(),
-            None,
-        )
-        .await
-        .map(|measured| measured.result)
+        measure::<E, Tatp>(&engine, &self.plan, self.stop, &now_rfc3339(), None)
+            .await
+            .map(|measured| measured.result)
     }
 }
 

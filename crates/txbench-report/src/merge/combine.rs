@@ -1,0 +1,276 @@
+//! Combining validated runs: their common seconds added up, histograms bucket
+//! by bucket and counts one by one, into one result.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::time::{Duration, UNIX_EPOCH};
+
+use txbench_core::recorder::Recorder;
+use txbench_core::result::{RunResult, TypeResult};
+use txbench_core::settings::RunSettings;
+use txbench_core::summary::{
+    operation_results, total_censored_from_ms, total_latency, type_result,
+};
+
+use super::read::RunFiles;
+use super::read::invalid;
+use super::validate::{SHARD_PARAMETERS, settings_of, validate};
+use crate::intervals::{Interval, LATENESS_TAG, operation_tag};
+
+/// The merged runs.
+pub struct Merged {
+    /// The merged result (headline metrics left to the workload).
+    pub result: RunResult,
+    /// The merged intervals, one a second of the common window.
+    pub intervals: Vec<Interval>,
+    /// The type keys, in order.
+    pub keys: Vec<String>,
+    /// The timed operations' names, in order.
+    pub operations: Vec<String>,
+}
+
+/// The runs' mean phases of type `t`, weighted by their completed transactions.
+/// The phases are not logged per interval, so these cover the whole runs.
+fn weighted_phases(runs: &[RunFiles], t: usize) -> txbench_core::result::PhaseMeans {
+    let mut out = txbench_core::result::PhaseMeans::default();
+    let mut n = 0.0;
+    for r in runs {
+        let x = &r.summary.transactions[t];
+        let w = x.completed() as f64;
+        let p = x.phases_ms;
+        out.queue += p.queue * w;
+        out.begin += p.begin * w;
+        out.statements += p.statements * w;
+        out.commit += p.commit * w;
+        out.other += p.other * w;
+        n += w;
+    }
+    if n > 0.0 {
+        for v in [
+            &mut out.queue,
+            &mut out.begin,
+            &mut out.statements,
+            &mut out.commit,
+            &mut out.other,
+        ] {
+            *v /= n;
+        }
+    }
+    out
+}
+
+/// Merge runs made at the same time. Refuses runs of different workloads,
+/// scales or transaction types, and runs whose windows do not overlap.
+pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
+    let (start, end) = validate(runs)?;
+    let base = &runs[0].summary;
+    let keys: Vec<String> = base.transactions.iter().map(|t| t.key.clone()).collect();
+    let op_names: Vec<&str> = base.operations.iter().map(|o| o.name.as_str()).collect();
+    let op_tags: Vec<String> = op_names.iter().map(|n| operation_tag(n)).collect();
+    let (merged, contributed_secs, errors) = add_up(runs, &keys, &op_tags, (start, end))?;
+    let mut total = Recorder::new(keys.len());
+    for m in &merged {
+        total.merge(m);
+    }
+    // The measured length that makes each type's count over it equal the sum of
+    // the runs' rates (the runs contributed nearly the same seconds).
+    let measured_secs = contributed_secs.iter().sum::<f64>() / contributed_secs.len() as f64;
+    let transactions = merged_types(runs, &total, &errors);
+    let checks = merged_checks(runs);
+    let verdict = txbench_core::checks::verdict(&checks);
+    let window_start = UNIX_EPOCH + Duration::from_secs_f64(start);
+    let intervals = merged
+        .into_iter()
+        .enumerate()
+        .map(|(i, numbers)| Interval {
+            window_start,
+            start: Duration::from_secs(i as u64),
+            length: Duration::from_secs_f64((end - start - i as f64).min(1.0)),
+            numbers,
+        })
+        .collect();
+    let result = RunResult {
+        started_at: humantime::format_rfc3339_seconds(window_start).to_string(),
+        window_start_unix_s: start,
+        measured_secs,
+        interrupted: runs.iter().any(|r| r.summary.interrupted),
+        metrics: Vec::new(),
+        transactions,
+        // Whole runs' CPU, warm-up included: what the client machines spent.
+        cpu: txbench_core::result::CpuResult {
+            process_secs: runs.iter().map(|r| r.summary.cpu.process_secs).sum(),
+            engine_thread_secs: None,
+            driver_share: None,
+        },
+        error_samples: runs
+            .iter()
+            .flat_map(|r| r.summary.error_samples.clone())
+            .collect(),
+        open_loop: None,
+        checks,
+        verdict: format!("merged from {} runs: {verdict}", runs.len()),
+        merged_from: runs.iter().map(|r| r.dir.display().to_string()).collect(),
+        settings: Some(merged_settings(runs)?),
+        parameters: merged_parameters(runs),
+        scheduler: None,
+        total_latency_ms: Some(total_latency(&total.measured)),
+        total_censored_from_ms: total_censored_from_ms(&total.measured),
+        // The shards' seconds are not kept: no batches to make them from.
+        total_latency_intervals_ms: Vec::new(),
+        tail_secs: runs.iter().map(|r| r.summary.tail_secs).fold(0.0, f64::max),
+        operations: operation_results(&op_names, &total.operations),
+        // The runs' seconds are not kept apart in a merge.
+        throughput_interval: None,
+        ..base.clone()
+    };
+    Ok(Merged {
+        result,
+        intervals,
+        keys,
+        operations: op_names.iter().map(|n| n.to_string()).collect(),
+    })
+}
+
+/// Each type's figures over the runs' added-up seconds.
+fn merged_types(runs: &[RunFiles], total: &Recorder, errors: &[u64]) -> Vec<TypeResult> {
+    let all = total.completed();
+    (runs[0].summary.transactions.iter())
+        .enumerate()
+        .map(|(t, info)| {
+            let mut r = type_result(
+                &info.name,
+                &info.key,
+                info.spec_share,
+                &total.measured[t],
+                all,
+            );
+            r.phases_ms = weighted_phases(runs, t);
+            r.expected_success = info.expected_success;
+            if errors[t] > 0 {
+                // The timeline keeps errors per type, not per kind.
+                r.errors.insert("all kinds".into(), errors[t]);
+            }
+            r
+        })
+        .collect()
+}
+
+/// Every run's checks, each named by its run.
+fn merged_checks(runs: &[RunFiles]) -> Vec<txbench_core::check::Check> {
+    let mut checks = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        for c in &r.summary.checks {
+            let mut c = c.clone();
+            c.name = format!("run {}: {}", i + 1, c.name);
+            checks.push(c);
+        }
+    }
+    checks
+}
+
+/// The merged run's settings: the first run's, with the terminals and
+/// sessions of all the runs; for shards, the whole run rather than the first
+/// shard.
+fn merged_settings(runs: &[RunFiles]) -> io::Result<RunSettings> {
+    let all = runs
+        .iter()
+        .map(settings_of)
+        .collect::<io::Result<Vec<_>>>()?;
+    let mut merged = all[0].clone();
+    merged.terminals = all.iter().map(|s| s.terminals).sum();
+    merged.connections = all.iter().map(|s| s.connections).sum();
+    merged.connections_sizing = format!("the {} merged runs' together", runs.len());
+    merged.shard_index = 0;
+    Ok(merged)
+}
+
+/// What the workload said of the data, and how many runs were merged; a
+/// shard's part of the data is left out (the merged run is the whole).
+fn merged_parameters(runs: &[RunFiles]) -> BTreeMap<String, String> {
+    let mut parameters = runs[0].summary.parameters.clone();
+    parameters.insert("merged_runs".into(), runs.len().to_string());
+    for key in SHARD_PARAMETERS {
+        parameters.remove(key);
+    }
+    parameters
+}
+
+/// Each common second of the window: every run's counts and histograms of
+/// that second added (the timeline's counts, the interval log's histograms),
+/// and the measured seconds each run contributed and its errors per type.
+fn add_up(
+    runs: &[RunFiles],
+    keys: &[String],
+    op_tags: &[String],
+    (start, end): (f64, f64),
+) -> io::Result<(Vec<Recorder>, Vec<f64>, Vec<u64>)> {
+    let types = keys.len();
+    let seconds = (end - start).ceil() as usize;
+    let mut merged: Vec<Recorder> = (0..seconds).map(|_| Recorder::new(types)).collect();
+    let mut contributed_secs = Vec::new();
+    let mut errors = vec![0u64; types];
+    for r in runs {
+        let offset = r.summary.window_start_unix_s - start;
+        let own_end = r.summary.measured_secs;
+        // Which common second an interval of this run falls in, if any; one
+        // after the run's own window counts in its last instant.
+        let slot = |start_s: f64, length_s: f64| {
+            let middle = (start_s + length_s / 2.0).min(own_end - 1e-6) + offset;
+            (middle >= 0.0 && middle < end - start).then(|| middle.floor() as usize)
+        };
+        let mut secs = 0.0;
+        for row in &r.timeline {
+            let Some(i) = slot(row.start_s, row.length_s) else {
+                continue;
+            };
+            // Only the part inside the run's window is measured time.
+            secs += (row.start_s + row.length_s).min(own_end) - row.start_s.min(own_end);
+            for (t, c) in row.types.iter().enumerate() {
+                let m = &mut merged[i].measured[t];
+                m.committed += c.committed;
+                m.expected_rollbacks += c.rollbacks;
+                m.retries += c.retries;
+                m.unfinished += c.unfinished;
+                m.shed += c.shed;
+                errors[t] += c.errors;
+            }
+        }
+        for interval in &r.log.intervals {
+            let Some(i) = slot(interval.start.as_secs_f64(), interval.length.as_secs_f64()) else {
+                continue;
+            };
+            if let Some(op) = op_tags.iter().position(|t| *t == interval.tag) {
+                merged[i]
+                    .record_operation_histogram(op, &interval.histogram)
+                    .map_err(|e| invalid(&r.dir, format!("tag {}: {e}", interval.tag)))?;
+                continue;
+            }
+            if interval.tag == LATENESS_TAG {
+                merged[i]
+                    .lateness
+                    .add(&interval.histogram)
+                    .expect("same bounds");
+                continue;
+            }
+            let (key, part) = match interval.tag.split_once('.') {
+                Some((k, p)) => (k, p),
+                None => (interval.tag.as_str(), "latency"),
+            };
+            let Some(t) = keys.iter().position(|k| k == key) else {
+                continue;
+            };
+            let stats = &mut merged[i].measured[t];
+            let h = match part {
+                "latency" => &mut stats.latency,
+                "service" => &mut stats.service,
+                "queue" => &mut stats.queue,
+                "unfinished" => &mut stats.censored,
+                _ => continue,
+            };
+            h.add(&interval.histogram).expect("same bounds");
+        }
+        contributed_secs.push(secs);
+    }
+
+    Ok((merged, contributed_secs, errors))
+}
