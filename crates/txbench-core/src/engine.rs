@@ -117,16 +117,43 @@ impl Reply {
     }
 }
 
-/// One connection to a database, used by one task at a time.
+/// What a session does with a transaction: the capability the driver and the
+/// workloads ask a session type for, once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Execution {
+    /// It executes the workload's statements on the data it holds (a database).
+    Statements,
+    /// It has a server execute whole transactions on data held there (a
+    /// txbench server): the client sends inputs, not statements.
+    ServedTransactions,
+    /// It answers whole transactions and holds no data (`null:`, `sim:`): a
+    /// workload takes its scale from the command line.
+    Dataless,
+}
+
+impl Execution {
+    /// Whether the driver hands the session whole transactions
+    /// ([`Session::run_transaction`]) rather than running the procedure on it.
+    pub const fn whole_transactions(self) -> bool {
+        !matches!(self, Execution::Statements)
+    }
+}
+
+/// One connection to a database, used by one task at a time: transactions.
+/// Schema and bulk loading are a [`Loader`], which a session offers through
+/// [`Session::loader`] when its engine can do them.
 ///
 /// Methods return futures so that network engines are truly asynchronous; an
 /// embedded engine completes them synchronously and the driver gives each of its
 /// sessions an OS thread of its own.
 pub trait Session: Send + 'static {
-    /// False for a session that holds no data (the null and simulated engines): a
-    /// workload takes its scale from the command line instead of the database.
-    /// Such a session answers whole transactions ([`Session::RUNS_TRANSACTIONS`]).
-    const EXECUTES: bool = true;
+    /// How the session executes a transaction.
+    const EXECUTION: Execution = Execution::Statements;
+    /// The session's schema and bulk-load calls ([`NoLoader`] when it has none).
+    type Loader: Loader;
+    /// Its schema and bulk-load calls; `None` for a session that cannot create
+    /// tables or load them (a txbench server's client).
+    fn loader(&mut self) -> Option<&mut Self::Loader>;
     /// Start a transaction.
     fn begin(&mut self, mode: TxMode) -> impl Future<Output = Result<(), DbError>> + Send;
     /// Commit the current transaction.
@@ -164,13 +191,9 @@ pub trait Session: Send + 'static {
             Ok(out)
         }
     }
-    /// True for a session of a server that executes whole transactions itself
-    /// (a txbench server): the driver then sends each transaction's input with
-    /// [`Session::run_transaction`] instead of running the procedure here.
-    const RUNS_TRANSACTIONS: bool = false;
-    /// Have the server execute one whole transaction of type `txn_type`
-    /// (described by `info`) with `input`; returns how it ended and the
-    /// server's own execution time.
+    /// Execute one whole transaction of type `txn_type` (described by `info`)
+    /// with `input`, where [`Session::EXECUTION`] says whole transactions;
+    /// returns how it ended and the server's own execution time.
     fn run_transaction<I: serde::Serialize + Sync>(
         &mut self,
         txn_type: usize,
@@ -203,10 +226,23 @@ pub trait Session: Send + 'static {
     }
     /// Run ad-hoc SQL that returns rows (checks, metadata); not prepared.
     fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send;
+    /// Re-establish a lost connection in place.
+    fn reconnect(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
+        std::future::ready(Err(DbError::new(
+            crate::error::ErrorKind::Connection,
+            "this engine's sessions cannot reconnect",
+        )))
+    }
+}
+
+/// Schema and bulk loading: what a load, a clean and a load's record need
+/// beyond transactions. Engines that cannot do them (a txbench server's
+/// client) have [`NoLoader`].
+pub trait Loader: Send {
     /// Create a table (without secondary indexes). Engines that load faster
-    /// without a primary key leave it for [`Session::add_primary_key`].
+    /// without a primary key leave it for [`Loader::add_primary_key`].
     fn create_table(&mut self, table: &Table) -> impl Future<Output = Result<(), DbError>> + Send;
-    /// Add the table's primary key after a load, if [`Session::create_table`] left it out.
+    /// Add the table's primary key after a load, if [`Loader::create_table`] left it out.
     fn add_primary_key(
         &mut self,
         table: &Table,
@@ -227,13 +263,6 @@ pub trait Session: Send + 'static {
             ),
         )))
     }
-    /// Re-establish a lost connection in place.
-    fn reconnect(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
-        std::future::ready(Err(DbError::new(
-            crate::error::ErrorKind::Connection,
-            "this engine's sessions cannot reconnect",
-        )))
-    }
     /// Create a secondary index.
     fn create_index(&mut self, index: &Index) -> impl Future<Output = Result<(), DbError>> + Send;
     /// Drop a table if it exists.
@@ -250,6 +279,35 @@ pub trait Session: Send + 'static {
     fn begin_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send;
     /// Restore the settings for running transactions after a bulk load.
     fn end_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+/// The loader of a session that has none: no value of it exists, so none of
+/// its calls can be made.
+#[derive(Debug)]
+pub enum NoLoader {}
+
+impl Loader for NoLoader {
+    async fn create_table(&mut self, _: &Table) -> Result<(), DbError> {
+        match *self {}
+    }
+    async fn create_index(&mut self, _: &Index) -> Result<(), DbError> {
+        match *self {}
+    }
+    async fn drop_table(&mut self, _: &str) -> Result<(), DbError> {
+        match *self {}
+    }
+    async fn table_exists(&mut self, _: &str) -> Result<bool, DbError> {
+        match *self {}
+    }
+    async fn insert_batch(&mut self, _: &Table, _: &RowBatch) -> Result<(), DbError> {
+        match *self {}
+    }
+    async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
+        match *self {}
+    }
+    async fn end_bulk_load(&mut self) -> Result<(), DbError> {
+        match *self {}
+    }
 }
 
 /// A database txbench can connect to.
@@ -289,4 +347,16 @@ pub trait Engine: Send + Sync + 'static {
         let _ = node;
         self.connect()
     }
+}
+
+/// A session's loader, or the error that says its engine has none: its
+/// tables are a server's, loaded through the database's own URL.
+pub fn loader_of<S: Session>(session: &mut S) -> Result<&mut S::Loader, DbError> {
+    session.loader().ok_or_else(|| {
+        DbError::new(
+            crate::error::ErrorKind::Other,
+            "this engine creates and loads no tables: a txbench server's are loaded through \
+             the database's own URL (or by `txbench serve`)",
+        )
+    })
 }

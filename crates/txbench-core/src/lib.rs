@@ -55,7 +55,7 @@ pub mod value;
 pub mod workload;
 
 pub use driver::{RunOptions, WaitMode};
-pub use engine::{Call, Engine, Isolation, Reply, Session, TxMode};
+pub use engine::{Call, Engine, Execution, Isolation, Loader, NoLoader, Reply, Session, TxMode};
 pub use error::{DbError, ErrorKind};
 pub use shard::Shard;
 pub use value::{Param, RowBatch, Rows, Value};

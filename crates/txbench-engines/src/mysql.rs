@@ -27,7 +27,7 @@ use txbench_core::engine::CallKind;
 use txbench_core::schema::{ColumnType, ForeignKey, Index, Statement, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{
-    Call, DbError, Engine, ErrorKind, Isolation, Param, Reply, Rows, Session, TxMode, Value,
+    Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, Rows, Session, TxMode, Value,
 };
 
 /// Most placeholders in one statement (the protocol's limit is 65,535).
@@ -453,6 +453,12 @@ fn params(ps: &[Param<'_>]) -> Params {
 }
 
 impl Session for MySession {
+    type Loader = Self;
+
+    fn loader(&mut self) -> Option<&mut Self> {
+        Some(self)
+    }
+
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
         // Read-write and read-only transactions start with their first statement
         // (autocommit is off; InnoDB treats a transaction as read-only until it
@@ -587,6 +593,18 @@ impl Session for MySession {
         rows_of(rows, columns)
     }
 
+    async fn reconnect(&mut self) -> Result<(), DbError> {
+        // Any node that answers: a client fails over rather than wait for its node
+        // (with affinity the session then serves its terminals from another node).
+        self.conn = self.shared.connect().await?;
+        self.statements.clear();
+        self.in_transaction = false;
+        self.sent = false;
+        self.configure().await
+    }
+}
+
+impl Loader for MySession {
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
         let mut columns: Vec<String> = table
             .columns
@@ -613,16 +631,6 @@ impl Session for MySession {
 
     async fn add_foreign_key(&mut self, key: &ForeignKey) -> Result<(), DbError> {
         self.run(&key.add_sql()).await
-    }
-
-    async fn reconnect(&mut self) -> Result<(), DbError> {
-        // Any node that answers: a client fails over rather than wait for its node
-        // (with affinity the session then serves its terminals from another node).
-        self.conn = self.shared.connect().await?;
-        self.statements.clear();
-        self.in_transaction = false;
-        self.sent = false;
-        self.configure().await
     }
 
     async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {

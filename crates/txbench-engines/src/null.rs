@@ -2,7 +2,7 @@
 //! once. It measures txbench's own ceiling: input generation, dispatch, queueing
 //! and recording, with no database in the way.
 //!
-//! Its sessions say so through [`Session::EXECUTES`] (the workloads then take
+//! Its sessions say so through [`Session::EXECUTION`] (the workloads then take
 //! their scale from the command line), and answer each whole transaction at
 //! once, ending it as its workload expects, instead of running the workload's
 //! procedures (they would find no rows). A load into it generates every row and discards it, which
@@ -18,7 +18,9 @@ use std::time::Duration;
 use txbench_core::rng::Rand;
 use txbench_core::schema::{Index, Statement, Table};
 use txbench_core::workload::Outcome;
-use txbench_core::{DbError, Engine, Param, RowBatch, Rows, Session, TxMode, TxnTypeInfo};
+use txbench_core::{
+    DbError, Engine, Execution, Loader, Param, RowBatch, Rows, Session, TxMode, TxnTypeInfo,
+};
 
 /// The null engine.
 #[derive(Debug, Clone, Copy, Default)]
@@ -45,7 +47,7 @@ impl Engine for NullEngine {
 }
 
 /// How a session that holds no data answers whole transactions (the driver
-/// hands it each one, [`Session::RUNS_TRANSACTIONS`]).
+/// hands it each one, [`Execution::Dataless`]).
 pub trait Answer: Send + 'static {
     /// What the session reports as its server's version.
     fn version(&self) -> String;
@@ -116,8 +118,13 @@ impl Answer for AtOnce {
 pub struct Dataless<A>(pub A);
 
 impl<A: Answer> Session for Dataless<A> {
-    const EXECUTES: bool = false;
-    const RUNS_TRANSACTIONS: bool = true;
+    type Loader = Self;
+
+    fn loader(&mut self) -> Option<&mut Self> {
+        Some(self)
+    }
+
+    const EXECUTION: Execution = Execution::Dataless;
 
     async fn run_transaction<I: serde::Serialize + Sync>(
         &mut self,
@@ -164,6 +171,12 @@ impl<A: Answer> Session for Dataless<A> {
         Ok(Rows::empty())
     }
 
+    async fn reconnect(&mut self) -> Result<(), DbError> {
+        self.0.reachable()
+    }
+}
+
+impl<A: Answer> Loader for Dataless<A> {
     async fn create_table(&mut self, _table: &Table) -> Result<(), DbError> {
         Ok(())
     }
@@ -177,10 +190,6 @@ impl<A: Answer> Session for Dataless<A> {
         _key: &txbench_core::schema::ForeignKey,
     ) -> Result<(), DbError> {
         Ok(())
-    }
-
-    async fn reconnect(&mut self) -> Result<(), DbError> {
-        self.0.reachable()
     }
 
     async fn create_index(&mut self, _index: &Index) -> Result<(), DbError> {

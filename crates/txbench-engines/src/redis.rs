@@ -20,7 +20,9 @@ use std::time::Duration;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Client, RedisError};
 use txbench_core::schema::{Index, KvOp, Statement, Table};
-use txbench_core::{DbError, Engine, ErrorKind, Param, RowBatch, Rows, Session, TxMode, Value};
+use txbench_core::{
+    DbError, Engine, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode, Value,
+};
 
 use crate::redact;
 use crate::target::TargetError;
@@ -261,6 +263,12 @@ impl RedisSession {
 }
 
 impl Session for RedisSession {
+    type Loader = Self;
+
+    fn loader(&mut self) -> Option<&mut Self> {
+        Some(self)
+    }
+
     async fn server_version(&mut self) -> Result<String, DbError> {
         let info: String = redis::cmd("INFO")
             .arg("server")
@@ -364,6 +372,21 @@ impl Session for RedisSession {
         Err(not_key_value(&format!("SQL ('{sql}')")))
     }
 
+    async fn reconnect(&mut self) -> Result<(), DbError> {
+        let mut conn = self.engine.open().await?;
+        // A restarting server takes connections while it loads its data and
+        // answers LOADING to every command: only a PONG means it serves again.
+        redis::cmd("PING")
+            .exec_async(&mut conn)
+            .await
+            .map_err(classify)?;
+        self.conn = conn;
+        self.tx.open = false;
+        Ok(())
+    }
+}
+
+impl Loader for RedisSession {
     /// A key-value table: the primary key is the first column, the value the
     /// second; nothing else fits in a Redis string key.
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
@@ -386,19 +409,6 @@ impl Session for RedisSession {
             .exec_async(&mut self.conn)
             .await
             .map_err(classify)
-    }
-
-    async fn reconnect(&mut self) -> Result<(), DbError> {
-        let mut conn = self.engine.open().await?;
-        // A restarting server takes connections while it loads its data and
-        // answers LOADING to every command: only a PONG means it serves again.
-        redis::cmd("PING")
-            .exec_async(&mut conn)
-            .await
-            .map_err(classify)?;
-        self.conn = conn;
-        self.tx.open = false;
-        Ok(())
     }
 
     async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {

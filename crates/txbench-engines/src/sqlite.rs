@@ -24,7 +24,9 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use txbench_core::engine::CallKind;
 use txbench_core::schema::{ColumnType, Index, Statement, Table};
 use txbench_core::value::RowBatch;
-use txbench_core::{Call, DbError, Engine, ErrorKind, Param, Reply, Rows, Session, TxMode, Value};
+use txbench_core::{
+    Call, DbError, Engine, ErrorKind, Loader, Param, Reply, Rows, Session, TxMode, Value,
+};
 
 use crate::target::TargetError;
 
@@ -518,6 +520,12 @@ impl SqliteSession {
 }
 
 impl Session for SqliteSession {
+    type Loader = Self;
+
+    fn loader(&mut self) -> Option<&mut Self> {
+        Some(self)
+    }
+
     fn server_version(&mut self) -> impl Future<Output = Result<String, DbError>> + Send {
         ready(Ok(format!("SQLite {} (embedded)", rusqlite::version())))
     }
@@ -577,7 +585,9 @@ impl Session for SqliteSession {
     fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send {
         ready(self.query_sql_now(sql))
     }
+}
 
+impl Loader for SqliteSession {
     fn create_table(&mut self, table: &Table) -> impl Future<Output = Result<(), DbError>> + Send {
         let mut sql = format!("CREATE TABLE {} (", table.name);
         for (i, c) in table.columns.iter().enumerate() {

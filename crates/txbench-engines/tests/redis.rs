@@ -5,7 +5,7 @@
 //! and empties what it wrote); skips with a notice otherwise.
 
 use txbench_core::schema::{Column, ColumnType, KvOp, Statement, Table};
-use txbench_core::{Engine, ErrorKind, Param, RowBatch, Session, TxMode, Value};
+use txbench_core::{Engine, ErrorKind, Loader, Param, RowBatch, Session, TxMode, Value};
 use txbench_engines::redis::{RedisEngine, RedisTarget};
 
 fn server_url() -> Option<String> {

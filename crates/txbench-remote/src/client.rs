@@ -16,9 +16,10 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::Framed;
-use txbench_core::schema::{Index, Statement, Table};
-use txbench_core::value::RowBatch;
-use txbench_core::{DbError, Engine, ErrorKind, Outcome, Param, Rows, Session, TxMode};
+use txbench_core::schema::Statement;
+use txbench_core::{
+    DbError, Engine, ErrorKind, Execution, NoLoader, Outcome, Param, Rows, Session, TxMode,
+};
 
 use crate::protocol::{self, ClientMessage, MAGIC, ServerMessage, Status, VERSION};
 
@@ -308,7 +309,14 @@ fn statements_refused() -> DbError {
 }
 
 impl Session for RemoteSession {
-    const RUNS_TRANSACTIONS: bool = true;
+    const EXECUTION: Execution = Execution::ServedTransactions;
+    /// Tables are the server's: a load goes through the database's own URL,
+    /// or `txbench serve` makes it.
+    type Loader = NoLoader;
+
+    fn loader(&mut self) -> Option<&mut NoLoader> {
+        None
+    }
 
     async fn run_transaction<I: serde::Serialize + Sync>(
         &mut self,
@@ -370,27 +378,6 @@ impl Session for RemoteSession {
         Err(statements_refused())
     }
     async fn query_sql(&mut self, _: &str) -> Result<Rows, DbError> {
-        Err(statements_refused())
-    }
-    async fn create_table(&mut self, _: &Table) -> Result<(), DbError> {
-        Err(statements_refused())
-    }
-    async fn create_index(&mut self, _: &Index) -> Result<(), DbError> {
-        Err(statements_refused())
-    }
-    async fn drop_table(&mut self, _: &str) -> Result<(), DbError> {
-        Err(statements_refused())
-    }
-    async fn table_exists(&mut self, _: &str) -> Result<bool, DbError> {
-        Err(statements_refused())
-    }
-    async fn insert_batch(&mut self, _: &Table, _: &RowBatch) -> Result<(), DbError> {
-        Err(statements_refused())
-    }
-    async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
-        Err(statements_refused())
-    }
-    async fn end_bulk_load(&mut self) -> Result<(), DbError> {
         Err(statements_refused())
     }
 }

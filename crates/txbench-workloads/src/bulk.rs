@@ -9,9 +9,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
+use txbench_core::engine::loader_of;
 use txbench_core::schema::{Schema, Table};
 use txbench_core::value::RowBatch;
-use txbench_core::{DbError, Engine, ErrorKind, Session, TxMode, exec};
+use txbench_core::{DbError, Engine, ErrorKind, Loader, Session, TxMode, exec};
 
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
@@ -155,7 +156,7 @@ async fn write_batches<S: Session>(
             session.begin(TxMode::ReadWrite).await?;
             open = true;
         }
-        session.insert_batch(table, &batch).await?;
+        loader_of(&mut session)?.insert_batch(table, &batch).await?;
         let n = batch.len() as u64;
         rows_done.fetch_add(n, Ordering::Relaxed);
         in_txn += n;
@@ -185,10 +186,11 @@ fn meta_and_data(schema: &Schema) -> (&'static Table, &'static [Table]) {
 /// whose metadata still says its load did not finish.
 pub async fn drop_tables<S: Session>(session: &mut S, schema: &Schema) -> Result<(), DbError> {
     let (meta, data) = meta_and_data(schema);
+    let tables = loader_of(session)?;
     for table in data.iter().rev() {
-        session.drop_table(table.name).await?;
+        tables.drop_table(table.name).await?;
     }
-    session.drop_table(meta.name).await
+    tables.drop_table(meta.name).await
 }
 
 /// Run a step on a session, on the executor its engine needs (an OS thread for a
@@ -220,6 +222,7 @@ pub async fn create_tables<E: Engine>(
             if drop_first {
                 drop_tables(s, schema).await?;
             }
+            let s = loader_of(s)?;
             s.begin_bulk_load().await?;
             // The (empty) metadata table first: from here on the database says
             // "a load is in progress" until the load's last step records it finished.
@@ -254,6 +257,7 @@ pub async fn finish_tables<E: Engine>(
 ) -> Result<E::Session, DbError> {
     let (session, ()) = on_session::<E, _, _>(session, move |s| {
         Box::pin(async move {
+            let s = loader_of(s)?;
             for table in schema.tables {
                 s.add_primary_key(table).await?;
             }

@@ -4,8 +4,9 @@
 
 use std::collections::BTreeMap;
 
+use txbench_core::engine::loader_of;
 use txbench_core::schema::{Statement, Table};
-use txbench_core::{DbError, ErrorKind, Param, Session, TxMode};
+use txbench_core::{DbError, ErrorKind, Loader, Param, Session, TxMode};
 
 use crate::about::About;
 
@@ -104,8 +105,9 @@ impl MetaTable {
 
     /// Read what is loaded; `None` when nothing of the workload is there.
     pub async fn read<S: Session>(&self, session: &mut S) -> Result<Option<Loaded>, DbError> {
-        let has_meta = session.table_exists(self.table.name).await?;
-        let has_data = session.table_exists(self.data.name).await?;
+        let tables = loader_of(session)?;
+        let has_meta = tables.table_exists(self.table.name).await?;
+        let has_data = tables.table_exists(self.data.name).await?;
         if !has_meta && !has_data {
             return Ok(None);
         }

@@ -3,7 +3,7 @@
 //! that holds no data, or what the load recorded in the database; a scale the
 //! command asks for must agree with it.
 
-use txbench_core::Session;
+use txbench_core::{Execution, Session};
 
 use crate::error::WorkloadError;
 use crate::meta_table::{Loaded, MetaTable};
@@ -67,7 +67,7 @@ pub async fn find<S: Session>(
         agree(scale)?;
         return Ok((scale, Found::Served(served.to_vec())));
     }
-    if !S::EXECUTES {
+    if S::EXECUTION == Execution::Dataless {
         let scale = asked.unwrap_or(about.scale.default);
         if scale < 1 {
             return Err(WorkloadError::BadScale {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio::sync::watch;
-use txbench_core::{Engine, Session};
+use txbench_core::{Engine, Execution, Session};
 use txbench_engines::{EngineOptions, WithEngine, with_engine};
 use txbench_server::{ServeOptions, serve};
 use txbench_workloads::Benchmark;
@@ -89,7 +89,7 @@ async fn serve_on<E: Engine, W: Benchmark>(
     scale: Option<i64>,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    if E::Session::RUNS_TRANSACTIONS {
+    if E::Session::EXECUTION != Execution::Statements {
         return Err(Failure::Usage(
             "serve needs a database that executes transactions, not another txbench server, \
              null: or sim:"

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use txbench_core::checks::{self, Status};
 use txbench_core::result::{Percentiles, RunResult, SweepResult, SweepStep};
-use txbench_core::{Engine, Session};
+use txbench_core::{Engine, Execution, Session};
 use txbench_engines::{WithEngine, with_engine};
 use txbench_report::{json, results, terminal};
 use txbench_workloads::Benchmark;
@@ -118,7 +118,7 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
 ) -> Result<(), Failure> {
     // Like the all-in-one form, a sweep of an empty database (in-memory SQLite)
     // loads it first; a server or the null engine holds its own data.
-    if <E::Session as Session>::EXECUTES && !<E::Session as Session>::RUNS_TRANSACTIONS {
+    if <E::Session as Session>::EXECUTION == Execution::Statements {
         let seed = s.run.seed.unwrap_or(1);
         crate::load::ensure_loaded::<E, W>(
             &engine,

@@ -6,7 +6,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use tokio::sync::watch;
-use txbench_core::Engine;
+use txbench_core::{Engine, Execution, Session};
 use txbench_engines::{EngineOptions, WithEngine, with_engine};
 use txbench_workloads::registry::{self, Visitor};
 use txbench_workloads::{Benchmark, WorkloadError};
@@ -88,6 +88,19 @@ enum Task<W: Benchmark> {
     AllInOne(RunPlan<W>, AllInOneArgs<W>),
 }
 
+impl<W: Benchmark> Task<W> {
+    /// The verb's name when it works on the tables rather than running
+    /// transactions.
+    fn tables_verb(&self) -> Option<&'static str> {
+        match self {
+            Task::Load(_) => Some("load"),
+            Task::Check(_) => Some("check"),
+            Task::Clean(_) => Some("clean"),
+            Task::Run(_) | Task::AllInOne(..) => None,
+        }
+    }
+}
+
 /// A workload's verb, done with the engine its URL names.
 struct OnEngine<W: Benchmark> {
     task: Task<W>,
@@ -98,6 +111,16 @@ impl<W: Benchmark> WithEngine for OnEngine<W> {
     type Output = Result<(), Failure>;
     async fn with<E: Engine>(self, e: Arc<E>) -> Result<(), Failure> {
         let stop = self.stop;
+        if let (Execution::ServedTransactions, Some(verb)) =
+            (E::Session::EXECUTION, self.task.tables_verb())
+        {
+            // A server's tables are its own: asked once, here, by name.
+            return Err(Failure::Usage(format!(
+                "{} runs whole transactions only: {verb} the database through its own URL \
+                 (`txbench serve` loads it when it starts)",
+                e.describe()
+            )));
+        }
         match self.task {
             Task::Load(a) => unless_stopped(&stop, "the load", load_on::<_, W>(e, &a)).await,
             Task::Run(plan) => run_on::<_, W>(e, &plan, stop).await,

@@ -119,6 +119,35 @@ fn a_client_of_another_workload_is_refused_in_the_handshake() {
 }
 
 #[test]
+fn a_servers_tables_are_not_loaded_checked_or_dropped_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, url) = support::serve_tatp(dir.path(), &[]);
+    for verb in ["load", "check", "clean"] {
+        let out = txbench(dir.path())
+            .args(["tatp", verb, "--db", &url])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{verb}: {err}");
+        assert!(
+            err.contains(&format!(
+                "runs whole transactions only: {verb} the database"
+            )),
+            "{verb}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // The server still serves its data: nothing was dropped or reloaded.
+    let out = ok(txbench(dir.path()).args(["tatp", "run", "--db", &url, "-d", "1s", "-q"]));
+    assert!(
+        out.contains("subscribers 1,000") || out.contains("subscribers 1000"),
+        "{out}"
+    );
+    terminate(server.id());
+    server.wait().unwrap();
+}
+
+#[test]
 fn a_killed_server_is_reported_as_connection_errors_and_the_run_ends_with_results() {
     let dir = tempfile::tempdir().unwrap();
     let (mut server, url) = serve(

@@ -4,12 +4,12 @@
 
 use std::time::{Duration, Instant};
 
-use crate::engine::{Call, Reply, Session, TxMode};
+use crate::engine::{Call, Execution, Reply, Session, TxMode};
 use crate::error::DbError;
 pub use crate::recorder::Phases;
-use crate::schema::{ForeignKey, Index, Statement, Table};
+use crate::schema::Statement;
 use crate::txn::{Outcome, TxnTypeInfo};
-use crate::value::{Param, RowBatch, Rows};
+use crate::value::{Param, Rows};
 
 /// A session that adds the time of each call to its [`Phases`], and keeps the
 /// time of each call of the operations it is asked to time.
@@ -66,8 +66,12 @@ macro_rules! timed {
 }
 
 impl<S: Session> Session for Timed<S> {
-    const EXECUTES: bool = S::EXECUTES;
-    const RUNS_TRANSACTIONS: bool = S::RUNS_TRANSACTIONS;
+    const EXECUTION: Execution = S::EXECUTION;
+    type Loader = S::Loader;
+
+    fn loader(&mut self) -> Option<&mut S::Loader> {
+        self.inner.loader()
+    }
 
     /// The server's execution time counts as the statements' phase; the rest of
     /// the call (network, the server's queue) stays in "other".
@@ -131,43 +135,7 @@ impl<S: Session> Session for Timed<S> {
         timed!(self, statements, "sql", self.inner.query_sql(sql))
     }
 
-    async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
-        self.inner.create_table(table).await
-    }
-
-    async fn add_primary_key(&mut self, table: &Table) -> Result<(), DbError> {
-        self.inner.add_primary_key(table).await
-    }
-
-    async fn add_foreign_key(&mut self, key: &ForeignKey) -> Result<(), DbError> {
-        self.inner.add_foreign_key(key).await
-    }
-
     async fn reconnect(&mut self) -> Result<(), DbError> {
         self.inner.reconnect().await
-    }
-
-    async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {
-        self.inner.create_index(index).await
-    }
-
-    async fn drop_table(&mut self, name: &str) -> Result<(), DbError> {
-        self.inner.drop_table(name).await
-    }
-
-    async fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
-        self.inner.table_exists(name).await
-    }
-
-    async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
-        self.inner.insert_batch(table, batch).await
-    }
-
-    async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
-        self.inner.begin_bulk_load().await
-    }
-
-    async fn end_bulk_load(&mut self) -> Result<(), DbError> {
-        self.inner.end_bulk_load().await
     }
 }

@@ -207,7 +207,7 @@ async fn worker_loop<S: Session, W: Workload>(
         let mut retries = 0u32;
         let mut lost_connection = false;
         let result = loop {
-            let attempt = if S::RUNS_TRANSACTIONS {
+            let attempt = if S::EXECUTION.whole_transactions() {
                 let info = &ctx.workload.transaction_types()[job.txn_type];
                 session
                     .run_transaction(job.txn_type, info, &job.input)

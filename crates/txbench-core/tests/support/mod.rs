@@ -10,16 +10,22 @@ use std::time::{Duration, Instant};
 use txbench_core::driver::pool::RetryPolicy;
 use txbench_core::driver::{self, Arrival, OpenLoop, Pacing, Recording, RunOptions, WaitMode};
 
-use txbench_core::schema::{Index, Statement, Table};
-use txbench_core::value::RowBatch;
+use txbench_core::schema::Statement;
 use txbench_core::{
-    DbError, Engine, Outcome, Param, RepeatTerminal, Rows, Session, TxMode, TxnTypeInfo, Workload,
+    DbError, Engine, NoLoader, Outcome, Param, RepeatTerminal, Rows, Session, TxMode, TxnTypeInfo,
+    Workload,
 };
 
 /// A session that does nothing; the workload spends the service time.
 pub struct Idle;
 
 impl Session for Idle {
+    // The driver loads nothing: a session of its tests has no loader.
+    type Loader = NoLoader;
+
+    fn loader(&mut self) -> Option<&mut NoLoader> {
+        None
+    }
     fn begin(&mut self, _: TxMode) -> impl Future<Output = Result<(), DbError>> + Send {
         ready(Ok(()))
     }
@@ -45,31 +51,6 @@ impl Session for Idle {
     }
     fn query_sql(&mut self, _: &str) -> impl Future<Output = Result<Rows, DbError>> + Send {
         ready(Ok(Rows::empty()))
-    }
-    fn create_table(&mut self, _: &Table) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn create_index(&mut self, _: &Index) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn drop_table(&mut self, _: &str) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn table_exists(&mut self, _: &str) -> impl Future<Output = Result<bool, DbError>> + Send {
-        ready(Ok(false))
-    }
-    fn insert_batch(
-        &mut self,
-        _: &Table,
-        _: &RowBatch,
-    ) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn begin_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
-    }
-    fn end_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(Ok(()))
     }
 }
 

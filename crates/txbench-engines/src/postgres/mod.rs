@@ -31,7 +31,7 @@ use txbench_core::engine::CallKind;
 use txbench_core::schema::{ForeignKey, Index, Statement, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{
-    Call, DbError, Engine, ErrorKind, Isolation, Param, Reply, Rows, Session, TxMode,
+    Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, Rows, Session, TxMode,
 };
 
 use dialect::{begin_sql, map_err, translate};
@@ -272,6 +272,12 @@ async fn after_begin<T>(
 }
 
 impl Session for PgSession {
+    type Loader = Self;
+
+    fn loader(&mut self) -> Option<&mut Self> {
+        Some(self)
+    }
+
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
         self.pending_begin = Some(begin_sql(mode, self.shared.isolation));
         self.in_transaction = true;
@@ -368,6 +374,16 @@ impl Session for PgSession {
         Ok(out)
     }
 
+    async fn reconnect(&mut self) -> Result<(), DbError> {
+        self.client = self.shared.connect().await?;
+        self.statements.clear();
+        self.in_transaction = false;
+        self.pending_begin = None;
+        Ok(())
+    }
+}
+
+impl Loader for PgSession {
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
         let columns: Vec<String> = table
             .columns
@@ -466,13 +482,5 @@ impl Session for PgSession {
     async fn end_bulk_load(&mut self) -> Result<(), DbError> {
         // Fresh statistics, so the planner uses the keys just built.
         self.batch("RESET synchronous_commit; ANALYZE").await
-    }
-
-    async fn reconnect(&mut self) -> Result<(), DbError> {
-        self.client = self.shared.connect().await?;
-        self.statements.clear();
-        self.in_transaction = false;
-        self.pending_begin = None;
-        Ok(())
     }
 }
