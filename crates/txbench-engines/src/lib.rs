@@ -39,8 +39,10 @@ pub mod redis;
 pub mod sim;
 pub mod sqlite;
 mod target;
+mod target_error;
 
 pub use open::{EngineOptions, OpenError, WithEngine, with_engine};
 pub use redact::{SECRET_VARIABLES, redact};
-pub use target::{Target, TargetError};
+pub use target::Target;
+pub use target_error::TargetError;
 pub use txbench_remote as remote;

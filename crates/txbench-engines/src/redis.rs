@@ -25,7 +25,7 @@ use txbench_core::{
 };
 
 use crate::redact;
-use crate::target::TargetError;
+use crate::target_error::TargetError;
 
 /// Keys per SCAN step and per MSET/UNLINK batch.
 const BATCH: usize = 10_000;

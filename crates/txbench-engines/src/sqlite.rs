@@ -28,7 +28,7 @@ use txbench_core::{
     Call, DbError, Engine, ErrorKind, Loader, Param, Reply, Rows, Session, TxMode, Value,
 };
 
-use crate::target::TargetError;
+use crate::target_error::TargetError;
 
 /// Rows per multi-row INSERT statement during a bulk load.
 const ROWS_PER_INSERT: usize = 64;

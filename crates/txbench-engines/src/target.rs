@@ -1,11 +1,10 @@
 //! Database URLs: which engine, and its connection settings.
 
-use std::fmt;
-
 use crate::mysql::MyTarget;
 use crate::postgres::PgTarget;
 use crate::redact;
 use crate::sqlite::SqliteConfig;
+use crate::target_error::TargetError;
 
 /// A database to run against, parsed from a `--db` URL.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,18 +26,6 @@ pub enum Target {
     /// `sim:?service=fixed:4ms&workers=1...`: a simulated server of known latency.
     Sim(crate::sim::SimConfig),
 }
-
-/// A `--db` value that could not be understood.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TargetError(pub String);
-
-impl fmt::Display for TargetError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for TargetError {}
 
 impl Target {
     /// Parse a database URL.

@@ -12,10 +12,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use futures_util::stream::SplitStream;
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
-use tokio_util::codec::Framed;
+use tokio_util::codec::{Framed, LengthDelimitedCodec};
 use txbench_core::schema::Statement;
 use txbench_core::{
     DbError, Engine, ErrorKind, Execution, NoLoader, Outcome, Param, Rows, Session, TxMode,
@@ -147,6 +148,77 @@ fn lost(target: &str, what: impl std::fmt::Display) -> DbError {
     DbError::new(ErrorKind::Connection, format!("{target}: {what}"))
 }
 
+/// Send Hello, naming the workload, and read the server's answer: its
+/// parameters when it welcomes a client of this protocol version.
+async fn handshake(
+    framed: &mut Framed<TcpStream, LengthDelimitedCodec>,
+    target: &RemoteTarget,
+    workload: Option<&'static str>,
+) -> Result<Vec<(String, String)>, DbError> {
+    let who = &target.display;
+    let hello = ClientMessage::Hello {
+        magic: MAGIC,
+        version: VERSION,
+        workload: workload.map(String::from),
+        token: target.token.clone(),
+    };
+    framed
+        .send(protocol::encode(&hello))
+        .await
+        .map_err(|e| lost(who, e))?;
+    let frame = tokio::time::timeout(Duration::from_secs(10), framed.next())
+        .await
+        .map_err(|_| lost(who, "no handshake within 10 s"))?
+        .ok_or_else(|| lost(who, "the server closed the connection during the handshake"))?
+        .map_err(|e| lost(who, e))?;
+    match protocol::decode::<ServerMessage>(&frame) {
+        Ok(ServerMessage::Welcome {
+            version,
+            parameters,
+            ..
+        }) if version == VERSION => Ok(parameters),
+        Ok(ServerMessage::Welcome { version, .. }) => Err(DbError::new(
+            ErrorKind::Other,
+            format!("{who} speaks protocol version {version}; this txbench speaks {VERSION}"),
+        )),
+        // Refused (bad token, other version): not worth reconnecting for.
+        Ok(ServerMessage::Refused { reason }) => Err(DbError::new(
+            ErrorKind::Other,
+            format!("{who} refused: {reason}"),
+        )),
+        Ok(other) => Err(lost(who, format!("unexpected handshake answer {other:?}"))),
+        Err(e) => Err(lost(who, e)),
+    }
+}
+
+/// The reader: each response to the session waiting for its id, until the
+/// connection ends; then every waiting session wakes with an error.
+async fn read_responses(
+    mut stream: SplitStream<Framed<TcpStream, LengthDelimitedCodec>>,
+    waiting: Arc<Mutex<HashMap<u64, Waiting>>>,
+    alive: Arc<AtomicBool>,
+) {
+    while let Some(Ok(frame)) = stream.next().await {
+        match protocol::decode::<ServerMessage>(&frame) {
+            Ok(ServerMessage::Response {
+                id,
+                status,
+                server_us,
+                ..
+            }) => {
+                let waiter = waiting.lock().expect("waiting lock").remove(&id);
+                if let Some(w) = waiter {
+                    let _ = w.send((status, server_us));
+                }
+            }
+            _ => break,
+        }
+    }
+    // Dropping the senders wakes every waiting session with an error.
+    alive.store(false, Ordering::SeqCst);
+    waiting.lock().expect("waiting lock").clear();
+}
+
 impl Connection {
     fn alive(&self) -> bool {
         self.alive.load(Ordering::SeqCst)
@@ -165,46 +237,8 @@ impl Connection {
                 .map_err(|e| lost(who, e))?;
         stream.set_nodelay(true).map_err(|e| lost(who, e))?;
         let mut framed = Framed::new(stream, protocol::codec());
-        let hello = ClientMessage::Hello {
-            magic: MAGIC,
-            version: VERSION,
-            workload: workload.map(String::from),
-            token: target.token.clone(),
-        };
-        framed
-            .send(protocol::encode(&hello))
-            .await
-            .map_err(|e| lost(who, e))?;
-        let frame = tokio::time::timeout(Duration::from_secs(10), framed.next())
-            .await
-            .map_err(|_| lost(who, "no handshake within 10 s"))?
-            .ok_or_else(|| lost(who, "the server closed the connection during the handshake"))?
-            .map_err(|e| lost(who, e))?;
-        let parameters = match protocol::decode::<ServerMessage>(&frame) {
-            Ok(ServerMessage::Welcome {
-                version,
-                parameters,
-                ..
-            }) if version == VERSION => parameters,
-            Ok(ServerMessage::Welcome { version, .. }) => {
-                return Err(DbError::new(
-                    ErrorKind::Other,
-                    format!(
-                        "{who} speaks protocol version {version}; this txbench speaks {VERSION}"
-                    ),
-                ));
-            }
-            // Refused (bad token, other version): not worth reconnecting for.
-            Ok(ServerMessage::Refused { reason }) => {
-                return Err(DbError::new(
-                    ErrorKind::Other,
-                    format!("{who} refused: {reason}"),
-                ));
-            }
-            Ok(other) => return Err(lost(who, format!("unexpected handshake answer {other:?}"))),
-            Err(e) => return Err(lost(who, e)),
-        };
-        let (sink, mut stream) = framed.split();
+        let parameters = handshake(&mut framed, target, workload).await?;
+        let (sink, stream) = framed.split();
         let (requests, outgoing) = mpsc::unbounded_channel::<bytes::Bytes>();
         let conn = Arc::new(Connection {
             requests,
@@ -214,29 +248,8 @@ impl Connection {
             parameters,
         });
         tokio::spawn(protocol::write_frames(sink, outgoing));
-        // Reader: each response to the session waiting for its id.
         let (waiting, alive) = (Arc::clone(&conn.waiting), Arc::clone(&conn.alive));
-        tokio::spawn(async move {
-            while let Some(Ok(frame)) = stream.next().await {
-                match protocol::decode::<ServerMessage>(&frame) {
-                    Ok(ServerMessage::Response {
-                        id,
-                        status,
-                        server_us,
-                        ..
-                    }) => {
-                        let waiter = waiting.lock().expect("waiting lock").remove(&id);
-                        if let Some(w) = waiter {
-                            let _ = w.send((status, server_us));
-                        }
-                    }
-                    _ => break,
-                }
-            }
-            // Dropping the senders wakes every waiting session with an error.
-            alive.store(false, Ordering::SeqCst);
-            waiting.lock().expect("waiting lock").clear();
-        });
+        tokio::spawn(read_responses(stream, waiting, alive));
         Ok(conn)
     }
 

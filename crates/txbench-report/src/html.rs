@@ -8,24 +8,9 @@ use txbench_core::checks::Status;
 use txbench_core::result::{Percentiles, RunResult, SweepResult, is_lower_bound};
 
 use crate::hlog::IntervalLog;
+pub use crate::markup::escape;
 use crate::plots::{self, Series};
 use crate::terminal::grouped;
-
-/// Text made safe inside HTML elements and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}\
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}\
@@ -465,42 +450,40 @@ pub fn sweep_report(s: &SweepResult, steps: &[RunResult]) -> String {
     let target = steps.first().map_or("?", |r| r.target.as_str());
     let title = format!("Capacity sweep on {target}");
     let _ = writeln!(b, "<h1>{}</h1>", escape(&title));
-    let _ = writeln!(
-        b,
-        "<p class=\"verdict v-{}\">{}</p>",
-        if s.capacity_rate.is_some() {
-            "PASS"
-        } else {
-            "FAIL"
-        },
-        match s.capacity_rate {
-            Some(c) => format!(
+    sweep_capacity(&mut b, s);
+    sweep_chart(&mut b, s, steps);
+    sweep_steps(&mut b, s);
+    page(&title, &b)
+}
+
+/// The sweep's verdict: the capacity found, or that no step met the objective.
+fn sweep_capacity(b: &mut String, s: &SweepResult) {
+    let (class, text) = match s.capacity_rate {
+        Some(c) => (
+            "PASS",
+            format!(
                 "capacity: {} transactions/s offered met {} with at least 90% of the load \
                  completed (from steps whose own measurement was not NOT SOUND)",
                 grouped(c, 0),
                 escape(&s.objective)
             ),
-            None => format!("no step met {}", escape(&s.objective)),
-        }
-    );
-    // Each step's slowest type at p50 and at the objective's percentile.
-    let worst = |r: &RunResult, pick: fn(&Percentiles) -> f64| {
-        r.transactions
-            .iter()
+        ),
+        None => ("FAIL", format!("no step met {}", escape(&s.objective))),
+    };
+    let _ = writeln!(b, "<p class=\"verdict v-{class}\">{text}</p>");
+}
+
+/// Latency against achieved rate: each step's slowest type at p50 and at the
+/// objective's percentile, with the objective and the capacity marked.
+fn sweep_chart(b: &mut String, s: &SweepResult, steps: &[RunResult]) {
+    let worst_p50 = |r: &RunResult| {
+        (r.transactions.iter())
             .filter(|t| t.latency_ms.samples > 0)
-            .map(|t| pick(&t.latency_ms))
+            .map(|t| t.latency_ms.p50)
             .fold(0.0, f64::max)
     };
-    let mut points: Vec<(f64, f64, f64)> = steps
-        .iter()
-        .zip(&s.steps)
-        .map(|(r, step)| {
-            (
-                step.achieved_rate,
-                worst(r, |p| p.p50),
-                step.worst_latency_ms,
-            )
-        })
+    let mut points: Vec<(f64, f64, f64)> = (steps.iter().zip(&s.steps))
+        .map(|(r, step)| (step.achieved_rate, worst_p50(r), step.worst_latency_ms))
         .collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     let pct = if s.objective_percentile > 0.0 {
@@ -524,8 +507,7 @@ pub fn sweep_report(s: &SweepResult, steps: &[RunResult]) -> String {
         points.iter().map(|p| p.2).fold(1.0, f64::max)
     };
     let capacity_achieved = s.capacity_rate.and_then(|c| {
-        s.steps
-            .iter()
+        (s.steps.iter())
             .find(|st| st.offered_rate == c)
             .map(|st| st.achieved_rate)
     });
@@ -534,6 +516,10 @@ pub fn sweep_report(s: &SweepResult, steps: &[RunResult]) -> String {
         "<div class=\"chart\">{}</div>",
         plots::sweep(&series, (&s.objective, limit), capacity_achieved)
     );
+}
+
+/// The steps, one a row.
+fn sweep_steps(b: &mut String, s: &SweepResult) {
     let _ = writeln!(
         b,
         "<h2>Steps</h2><table><tr><th>step</th><th>offered/s</th><th>achieved/s</th><th>worst latency ms</th>\
@@ -552,7 +538,6 @@ pub fn sweep_report(s: &SweepResult, steps: &[RunResult]) -> String {
         );
     }
     let _ = writeln!(b, "</table>");
-    page(&title, &b)
 }
 
 #[cfg(test)]

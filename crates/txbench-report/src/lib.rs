@@ -7,6 +7,7 @@ pub mod hlog;
 pub mod html;
 pub mod intervals;
 pub mod json;
+pub mod markup;
 pub mod merge;
 pub mod plots;
 pub mod results;

@@ -31,7 +31,7 @@ fn svg(draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> PlotResult) -> 
             // A chart that cannot be drawn says so in place of itself.
             return format!(
                 "<p class=\"error\">chart not drawn: {}</p>",
-                crate::html::escape(&e.to_string())
+                crate::markup::escape(&e.to_string())
             );
         }
     }

@@ -21,14 +21,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use futures_util::{FutureExt, SinkExt, StreamExt};
 use serde::de::DeserializeOwned;
 use subtle::ConstantTimeEq;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
-use tokio_util::codec::Framed;
+use tokio_util::codec::{Framed, LengthDelimitedCodec};
 use txbench_core::{DbError, Engine, ErrorKind, Outcome, Session, Workload, exec};
 use txbench_remote::protocol::{self, ClientMessage, MAGIC, ServerMessage, Status, VERSION};
 
@@ -285,37 +285,18 @@ async fn connection<I: DeserializeOwned + Send + 'static>(
 ) {
     let _ = stream.set_nodelay(true);
     let mut framed = Framed::new(stream, protocol::codec());
-    let refuse = |reason: String| protocol::encode(&ServerMessage::Refused { reason });
-    let hello = match tokio::time::timeout(Duration::from_secs(10), framed.next()).await {
-        Ok(Some(Ok(frame))) => protocol::decode::<ClientMessage>(&frame),
-        // Silent, closed, or a frame the codec refused (over the limit).
-        _ => return,
-    };
-    let answer = match hello {
-        Ok(hello) => match refusal(&hello, &opts, workload) {
-            None => Ok(ServerMessage::Welcome {
-                version: VERSION,
-                workload: workload.to_string(),
-                parameters: opts.parameters.clone(),
-            }),
-            Some(reason) => Err(reason),
-        },
-        Err(e) => Err(e),
-    };
-    match answer {
-        Ok(welcome) => {
-            if framed.send(protocol::encode(&welcome)).await.is_err() {
-                return;
-            }
-        }
-        Err(reason) => {
-            let _ = framed.send(refuse(format!("{peer}: {reason}"))).await;
-            return;
-        }
+    if !handshake(&mut framed, peer, &opts, workload).await {
+        return;
     }
     let (sink, mut frames) = framed.split();
     let (reply, replies) = mpsc::unbounded_channel::<Bytes>();
     let writer = tokio::spawn(protocol::write_frames(sink, replies));
+    let requests = Requests {
+        workload,
+        types,
+        counters,
+        reply,
+    };
     loop {
         let frame = tokio::select! {
             frame = frames.next() => frame,
@@ -324,57 +305,126 @@ async fn connection<I: DeserializeOwned + Send + 'static>(
         let frame = match frame {
             Some(Ok(frame)) => frame,
             Some(Err(e)) => {
-                let _ = reply.send(refuse(format!("bad frame: {e}")));
+                let _ = requests.reply.send(refuse(format!("bad frame: {e}")));
                 break;
             }
             None => break,
         };
-        let (id, txn_type, input) = match protocol::decode::<ClientMessage>(&frame) {
+        match requests.job::<I>(&frame) {
+            Next::Job(job) => {
+                if jobs.send(job).await.is_err() {
+                    break;
+                }
+            }
+            Next::Answered => {}
+            Next::Close => break,
+        }
+    }
+    // Answers to queued transactions still go out; then the writer closes.
+    drop(requests);
+    let _ = writer.await;
+}
+
+/// A refusal, as the client reads it before the connection closes.
+fn refuse(reason: String) -> Bytes {
+    protocol::encode(&ServerMessage::Refused { reason })
+}
+
+/// Read the client's Hello and answer it: Welcome, or Refused (and false)
+/// for a client of another workload, a bad token or a frame that is not a
+/// Hello; false too for a client silent for 10 s.
+async fn handshake(
+    framed: &mut Framed<TcpStream, LengthDelimitedCodec>,
+    peer: SocketAddr,
+    opts: &ServeOptions,
+    workload: &'static str,
+) -> bool {
+    let hello = match tokio::time::timeout(Duration::from_secs(10), framed.next()).await {
+        Ok(Some(Ok(frame))) => protocol::decode::<ClientMessage>(&frame),
+        // Silent, closed, or a frame the codec refused (over the limit).
+        _ => return false,
+    };
+    let refusal = match &hello {
+        Ok(hello) => refusal(hello, opts, workload),
+        Err(e) => Some(e.clone()),
+    };
+    if let Some(reason) = refusal {
+        let _ = framed.send(refuse(format!("{peer}: {reason}"))).await;
+        return false;
+    }
+    let welcome = ServerMessage::Welcome {
+        version: VERSION,
+        workload: workload.to_string(),
+        parameters: opts.parameters.clone(),
+    };
+    framed.send(protocol::encode(&welcome)).await.is_ok()
+}
+
+/// What a connection does with its client's requests.
+struct Requests {
+    workload: &'static str,
+    types: usize,
+    counters: Arc<Counters>,
+    reply: mpsc::UnboundedSender<Bytes>,
+}
+
+/// What to do after a frame.
+enum Next<I> {
+    /// Queue the transaction for a worker.
+    Job(Job<I>),
+    /// The frame was answered (a bad input): read the next.
+    Answered,
+    /// A protocol error, answered with a refusal: close the connection.
+    Close,
+}
+
+impl Requests {
+    /// The job a request frame asks for, or the answer to a bad one.
+    fn job<I: DeserializeOwned>(&self, frame: &BytesMut) -> Next<I> {
+        let (id, txn_type, input) = match protocol::decode::<ClientMessage>(frame) {
             Ok(ClientMessage::Request {
                 id,
                 txn_type,
                 input,
             }) => (id, txn_type, input),
             Ok(ClientMessage::Hello { .. }) => {
-                let _ = reply.send(refuse("Hello after the handshake".into()));
-                break;
+                let _ = self.reply.send(refuse("Hello after the handshake".into()));
+                return Next::Close;
             }
             Err(e) => {
-                let _ = reply.send(refuse(e));
-                break;
+                let _ = self.reply.send(refuse(e));
+                return Next::Close;
             }
         };
-        let bad_input = |message: String| {
-            protocol::encode(&ServerMessage::Response {
-                id,
-                status: failed(&counters, ErrorKind::Other, message),
-                server_us: 0,
-                output: Vec::new(),
-            })
-        };
+        let (workload, types) = (self.workload, self.types);
         if usize::from(txn_type) >= types {
-            let _ = reply.send(bad_input(format!(
-                "transaction type {txn_type}: {workload} has {types}"
-            )));
-            continue;
+            self.bad_input(
+                id,
+                format!("transaction type {txn_type}: {workload} has {types}"),
+            );
+            return Next::Answered;
         }
         match postcard::from_bytes::<I>(&input) {
-            Ok(input) => {
-                let job = Job {
-                    id,
-                    input,
-                    reply: reply.clone(),
-                };
-                if jobs.send(job).await.is_err() {
-                    break;
-                }
-            }
+            Ok(input) => Next::Job(Job {
+                id,
+                input,
+                reply: self.reply.clone(),
+            }),
             Err(e) => {
-                let _ = reply.send(bad_input(format!("undecodable {workload} input: {e}")));
+                self.bad_input(id, format!("undecodable {workload} input: {e}"));
+                Next::Answered
             }
         }
     }
-    // Answers to queued transactions still go out; then the writer closes.
-    drop(reply);
-    let _ = writer.await;
+
+    /// Answer request `id` with an error of kind "other", counted.
+    fn bad_input(&self, id: u64, message: String) {
+        let response = ServerMessage::Response {
+            id,
+            status: failed(&self.counters, ErrorKind::Other, message),
+            server_us: 0,
+            output: Vec::new(),
+        };
+        let _ = self.reply.send(protocol::encode(&response));
+    }
 }

@@ -69,39 +69,8 @@ where
     G: Fn(usize, U) -> Vec<RowBatch> + Send + Sync + 'static,
 {
     let threads = threads.max(1);
-    let units = Arc::new(units);
-    let generate = Arc::new(generate);
-    let next = Arc::new(AtomicUsize::new(0));
     let (tx, rx) = async_channel::bounded::<RowBatch>(threads * 4);
-    let mut generators = Vec::new();
-    for _ in 0..threads {
-        let (units, next, tx, generate) = (
-            Arc::clone(&units),
-            Arc::clone(&next),
-            tx.clone(),
-            Arc::clone(&generate),
-        );
-        generators.push(
-            std::thread::Builder::new()
-                .name("txbench-gen".into())
-                .spawn(move || {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&unit) = units.get(i) else { break };
-                        for batch in generate(i, unit) {
-                            if tx.send_blocking(batch).is_err() {
-                                return; // A writer failed; it reports the error.
-                            }
-                        }
-                    }
-                })
-                .map_err(|e| {
-                    DbError::new(ErrorKind::Other, format!("starting a row generator: {e}"))
-                })?,
-        );
-    }
-    drop(tx);
-
+    let generators = start_generators(units, generate, threads, tx)?;
     // Writers: as many as the engine allows, the first on the given session.
     let writers = threads.min(engine.max_writers()).max(1);
     let mut handles = Vec::new();
@@ -132,6 +101,52 @@ where
         return Err(e);
     }
     Ok(sessions.swap_remove(0))
+}
+
+/// Start `threads` row generators, each taking the next unit until none is
+/// left and sending its batches to `tx`; a generator stops when the writers
+/// are gone (a writer failed, and reports why).
+fn start_generators<U, G>(
+    units: Vec<U>,
+    generate: G,
+    threads: usize,
+    tx: async_channel::Sender<RowBatch>,
+) -> Result<Vec<std::thread::JoinHandle<()>>, DbError>
+where
+    U: Copy + Send + Sync + 'static,
+    G: Fn(usize, U) -> Vec<RowBatch> + Send + Sync + 'static,
+{
+    let units = Arc::new(units);
+    let generate = Arc::new(generate);
+    let next = Arc::new(AtomicUsize::new(0));
+    let mut generators = Vec::new();
+    for _ in 0..threads {
+        let (units, next, tx, generate) = (
+            Arc::clone(&units),
+            Arc::clone(&next),
+            tx.clone(),
+            Arc::clone(&generate),
+        );
+        let generator = move || {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&unit) = units.get(i) else { break };
+                for batch in generate(i, unit) {
+                    if tx.send_blocking(batch).is_err() {
+                        return;
+                    }
+                }
+            }
+        };
+        let started = std::thread::Builder::new()
+            .name("txbench-gen".into())
+            .spawn(generator)
+            .map_err(|e| {
+                DbError::new(ErrorKind::Other, format!("starting a row generator: {e}"))
+            })?;
+        generators.push(started);
+    }
+    Ok(generators)
 }
 
 /// The error for a load worker that vanished (panicked or was cancelled).

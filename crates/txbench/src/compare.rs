@@ -335,7 +335,7 @@ pub fn main(a: &CompareArgs) -> Result<(), Failure> {
         .map(|d| results::read_summary(d).map_err(Failure::reading))
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(other) = runs.iter().find(|r| r.workload != runs[0].workload) {
-        return Err(Failure::Usage(format!(
+        return Err(Failure::usage(format!(
             "cannot compare a '{}' run with a '{}' run",
             runs[0].workload, other.workload
         )));
@@ -359,7 +359,7 @@ pub fn main(a: &CompareArgs) -> Result<(), Failure> {
             settings_differ: differ,
             rows,
         };
-        json::write_value(path, &comparison).map_err(|e| Failure::Failed(e.to_string()))?;
+        json::write_value(path, &comparison).map_err(Failure::error)?;
     }
     Ok(())
 }

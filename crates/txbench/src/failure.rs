@@ -1,4 +1,6 @@
-//! How a command fails, and the exit code that goes with it.
+//! How a command fails, and the exit code that goes with it. A failure keeps
+//! its causes (a library's typed error, an I/O error under what was being
+//! done) and is printed with the whole chain, outermost first.
 
 use std::fmt;
 
@@ -11,9 +13,9 @@ use txbench_workloads::WorkloadError;
 pub enum Failure {
     /// Bad input: flags, values, URLs, or a request the database's state refuses
     /// (exit 2).
-    Usage(String),
+    Usage(anyhow::Error),
     /// The work failed (exit 1).
-    Failed(String),
+    Failed(anyhow::Error),
     /// A check found violations; its report is already printed (exit 1).
     CheckFailed,
     /// Ctrl-C or SIGTERM stopped the command (exit 130 or 143); what it had
@@ -34,16 +36,46 @@ impl Failure {
             Failure::NotSound(_) => 3,
         }
     }
-}
 
-impl Failure {
+    /// Bad input, said in one line.
+    pub fn usage(message: impl fmt::Display) -> Failure {
+        Failure::Usage(anyhow::Error::msg(message.to_string()))
+    }
+
+    /// A failure of the work, said in one line.
+    pub fn failed(message: impl fmt::Display) -> Failure {
+        Failure::Failed(anyhow::Error::msg(message.to_string()))
+    }
+
+    /// A failure caused by `cause` while doing `what` ("writing results/x:
+    /// No space left on device").
+    pub fn failed_because<E>(cause: E, what: impl fmt::Display + Send + Sync + 'static) -> Failure
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        Failure::Failed(anyhow::Error::new(cause).context(what))
+    }
+
+    /// A failure that is `cause` itself.
+    pub fn error<E>(cause: E) -> Failure
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        Failure::Failed(anyhow::Error::new(cause))
+    }
+
     /// A library's error: bad input (exit 2) when `usage` says the command
-    /// asked for what cannot be, else a failure (exit 1).
-    fn usage_or_failed(usage: bool, e: &dyn std::error::Error) -> Failure {
+    /// asked for what cannot be, else a failure (exit 1); the error itself is
+    /// kept, with its causes.
+    fn usage_or_failed<E>(usage: bool, e: E) -> Failure
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let e = anyhow::Error::new(e);
         if usage {
-            Failure::Usage(e.to_string())
+            Failure::Usage(e)
         } else {
-            Failure::Failed(e.to_string())
+            Failure::Failed(e)
         }
     }
 
@@ -52,22 +84,20 @@ impl Failure {
     /// failure (exit 1) when reading it failed (permissions, a disk error).
     pub fn reading(e: std::io::Error) -> Failure {
         use std::io::ErrorKind;
-        match e.kind() {
-            ErrorKind::InvalidData | ErrorKind::InvalidInput | ErrorKind::NotFound => {
-                Failure::Usage(e.to_string())
-            }
-            _ => Failure::Failed(e.to_string()),
-        }
+        let usage = matches!(
+            e.kind(),
+            ErrorKind::InvalidData | ErrorKind::InvalidInput | ErrorKind::NotFound
+        );
+        Failure::usage_or_failed(usage, e)
     }
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Failure::Usage(m)
-            | Failure::Failed(m)
-            | Failure::Interrupted(m)
-            | Failure::NotSound(m) => f.write_str(m),
+            // The whole chain: "writing results/x: No space left on device".
+            Failure::Usage(e) | Failure::Failed(e) => write!(f, "{e:#}"),
+            Failure::Interrupted(m) | Failure::NotSound(m) => f.write_str(m),
             Failure::CheckFailed => f.write_str("consistency check failed"),
         }
     }
@@ -75,24 +105,65 @@ impl fmt::Display for Failure {
 
 impl From<DbError> for Failure {
     fn from(e: DbError) -> Self {
-        Failure::Failed(e.to_string())
+        Failure::error(e)
     }
 }
 
 impl From<OpenError> for Failure {
     fn from(e: OpenError) -> Self {
-        Failure::usage_or_failed(e.is_usage(), &e)
+        Failure::usage_or_failed(e.is_usage(), e)
     }
 }
 
 impl From<WorkloadError> for Failure {
     fn from(e: WorkloadError) -> Self {
-        Failure::usage_or_failed(e.is_usage(), &e)
+        Failure::usage_or_failed(e.is_usage(), e)
     }
 }
 
 impl From<anyhow::Error> for Failure {
     fn from(e: anyhow::Error) -> Self {
-        Failure::Failed(format!("{e:#}"))
+        Failure::Failed(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_is_printed_with_its_causes_and_keeps_them() {
+        let disk = std::io::Error::new(std::io::ErrorKind::StorageFull, "No space left on device");
+        let f = Failure::failed_because(disk, "writing results/x");
+        assert_eq!(f.to_string(), "writing results/x: No space left on device");
+        assert_eq!(f.exit_code(), 1);
+        let Failure::Failed(e) = &f else {
+            panic!("not a failure: {f:?}")
+        };
+        let io = e
+            .downcast_ref::<std::io::Error>()
+            .expect("the cause is kept");
+        assert_eq!(io.kind(), std::io::ErrorKind::StorageFull);
+    }
+
+    #[test]
+    fn a_library_error_keeps_its_type_and_its_exit_code() {
+        let about = <txbench_workloads::tpcc::Tpcc as txbench_workloads::Benchmark>::ABOUT;
+        let f = Failure::from(WorkloadError::BadScale { about, value: 0 });
+        assert_eq!(f.exit_code(), 2, "{f}");
+        let Failure::Usage(e) = &f else {
+            panic!("not bad input: {f:?}")
+        };
+        assert!(e.downcast_ref::<WorkloadError>().is_some());
+        let f = Failure::from(DbError::new(txbench_core::ErrorKind::Connection, "reset"));
+        assert_eq!((f.exit_code(), f.to_string().contains("reset")), (1, true));
+    }
+
+    #[test]
+    fn a_missing_or_damaged_results_file_is_bad_input_a_disk_error_a_failure() {
+        let missing = std::io::Error::new(std::io::ErrorKind::NotFound, "no summary.json");
+        assert_eq!(Failure::reading(missing).exit_code(), 2);
+        let denied = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied");
+        assert_eq!(Failure::reading(denied).exit_code(), 1);
     }
 }

@@ -28,7 +28,7 @@ use failure::Failure;
 
 fn main() {
     let outcome = real_main().and_then(|()| match output::stdout_failure() {
-        Some(e) => Err(Failure::Failed(format!(
+        Some(e) => Err(Failure::failed(format!(
             "the output could not be written: {e}"
         ))),
         None => Ok(()),
@@ -53,7 +53,7 @@ fn real_main() -> Result<(), Failure> {
     let cli = Cli::parse_args(&args);
     let cli = match &cli.config {
         Some(file) => {
-            args = config::expand(args, file).map_err(|e| Failure::Usage(format!("{e:#}")))?;
+            args = config::expand(args, file).map_err(Failure::Usage)?;
             Cli::parse_args(&args)
         }
         None => cli,
@@ -68,7 +68,7 @@ fn real_main() -> Result<(), Failure> {
     }
     .enable_all()
     .build()
-    .map_err(|e| Failure::Failed(format!("starting the runtime: {e}")))?;
+    .map_err(|e| Failure::failed_because(e, "starting the runtime"))?;
     runtime.block_on(async {
         let (stop_tx, stop_rx) = watch::channel(false);
         signals::watch_signals(stop_tx);

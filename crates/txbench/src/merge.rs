@@ -18,7 +18,7 @@ use crate::failure::Failure;
 fn refuse_unfinished(dirs: &[PathBuf]) -> Result<(), Failure> {
     let mut problems = Vec::new();
     for dir in dirs {
-        if let Some(r) = read_refusal(dir).map_err(|e| Failure::Failed(e.to_string()))? {
+        if let Some(r) = read_refusal(dir).map_err(Failure::error)? {
             problems.push(format!(
                 "shard {} of {} refused to run ({}): {}",
                 r.shard_index,
@@ -36,7 +36,7 @@ fn refuse_unfinished(dirs: &[PathBuf]) -> Result<(), Failure> {
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(Failure::Usage(format!(
+        Err(Failure::usage(format!(
             "nothing merged:\n  {}",
             problems.join("\n  ")
         )))
@@ -46,7 +46,7 @@ fn refuse_unfinished(dirs: &[PathBuf]) -> Result<(), Failure> {
 /// Merge the runs and write the merged results directory.
 pub fn main(a: &MergeArgs) -> Result<(), Failure> {
     if a.output.exists() {
-        return Err(Failure::Usage(format!(
+        return Err(Failure::usage(format!(
             "'{}' exists: merge writes a new directory",
             a.output.display()
         )));
@@ -62,7 +62,7 @@ pub fn main(a: &MergeArgs) -> Result<(), Failure> {
         .first()
         .map_or(String::new(), |r| r.summary.workload.clone());
     let unknown = || {
-        Failure::Usage(format!(
+        Failure::usage(format!(
             "merging '{workload}' runs is not supported by this version"
         ))
     };
@@ -72,7 +72,8 @@ pub fn main(a: &MergeArgs) -> Result<(), Failure> {
     let mut merged = merge(&runs).map_err(Failure::reading)?;
     let r = &mut merged.result;
     r.metrics = registry::visit(&workload, Metrics(r)).ok_or_else(unknown)?;
-    let io_err = |e: io::Error| Failure::Failed(format!("writing {}: {e}", a.output.display()));
+    let io_err =
+        |e: io::Error| Failure::failed_because(e, format!("writing {}", a.output.display()));
     std::fs::create_dir_all(&a.output).map_err(io_err)?;
     let writer = IntervalWriter::create(&a.output, merged.keys.clone(), merged.operations.clone())
         .map_err(io_err)?;

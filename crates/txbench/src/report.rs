@@ -10,15 +10,19 @@ use txbench_report::{html, json, terminal};
 use crate::cli::ReportArgs;
 use crate::failure::Failure;
 
-fn failed(path: &Path, e: impl std::fmt::Display) -> Failure {
-    Failure::Failed(format!("{}: {e}", path.display()))
+/// A failure with `path`, its cause kept.
+fn failed<E>(path: &Path, e: E) -> Failure
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    Failure::failed_because(e, path.display().to_string())
 }
 
 /// Render a results directory.
 pub fn main(a: &ReportArgs) -> Result<(), Failure> {
     let dir = &a.dir;
     if !dir.is_dir() {
-        return Err(Failure::Usage(format!(
+        return Err(Failure::usage(format!(
             "'{}' is not a results directory",
             dir.display()
         )));

@@ -53,7 +53,7 @@ where
     exec::spawn::<E, _, _>("txbench-session", f(session))
         .join()
         .await
-        .ok_or_else(|| Failure::Failed("a database session stopped unexpectedly".into()))
+        .ok_or_else(|| Failure::failed("a database session stopped unexpectedly"))
 }
 
 /// Run once, print the summary and where the results are.
@@ -63,24 +63,24 @@ pub async fn run_on<E: Engine, W: Benchmark>(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     let started_at = now_rfc3339();
-    let dir = match &plan.output.results {
-        None => None,
-        Some(under) => {
-            let mut name = format!(
-                "{}-{}-{}",
-                compact_stamp(&started_at),
-                W::ABOUT.name,
-                engine.name()
-            );
-            if !plan.shard.is_whole() {
-                name += &format!("-shard{}of{}", plan.shard.index(), plan.shard.count());
+    let dir =
+        match &plan.output.results {
+            None => None,
+            Some(under) => {
+                let mut name = format!(
+                    "{}-{}-{}",
+                    compact_stamp(&started_at),
+                    W::ABOUT.name,
+                    engine.name()
+                );
+                if !plan.shard.is_whole() {
+                    name += &format!("-shard{}of{}", plan.shard.index(), plan.shard.count());
+                }
+                Some(results::create_unique(under, &name).map_err(|e| {
+                    Failure::failed_because(e, format!("creating {}", under.display()))
+                })?)
             }
-            Some(
-                results::create_unique(under, &name)
-                    .map_err(|e| Failure::Failed(format!("creating {}: {e}", under.display())))?,
-            )
-        }
-    };
+        };
     let measured = measure::<E, W>(&engine, plan, stop, &started_at, dir.as_deref())
         .await
         .inspect_err(|_| {
@@ -97,7 +97,7 @@ pub async fn run_on<E: Engine, W: Benchmark>(
         outln!("results: {}", dir.display());
     }
     if let Err(e) = printed {
-        return Err(Failure::Failed(match &dir {
+        return Err(Failure::failed(match &dir {
             Some(dir) => format!(
                 "the summary could not be printed ({e}); it is in {}",
                 dir.display()
@@ -196,7 +196,7 @@ async fn open_workload<E: Engine, W: Benchmark>(
     };
     let (mut workload, server_version) =
         unless_stopped(stop, "opening the database", opening).await?;
-    workload.shard(plan.shard).map_err(Failure::Usage)?;
+    workload.shard(plan.shard).map_err(Failure::usage)?;
     Ok((Arc::new(workload), server_version))
 }
 
@@ -207,7 +207,7 @@ fn start_results<W: Benchmark>(
     settings: &RunSettings,
     workload: &W,
 ) -> Result<results::IntervalWriter, Failure> {
-    let io = |e: std::io::Error| Failure::Failed(format!("writing {}: {e}", dir.display()));
+    let io = |e: std::io::Error| Failure::failed_because(e, format!("writing {}", dir.display()));
     std::fs::create_dir_all(dir).map_err(io)?;
     let config = crate::config::repeat_file(W::ABOUT.name, &plan.db, settings);
     std::fs::write(dir.join(results::CONFIG_FILE), config).map_err(io)?;
@@ -277,9 +277,9 @@ fn not_run<W: Benchmark>(e: RunError, plan: &RunPlan<W>, dir: Option<&Path>) -> 
             if let Some(dir) = dir
                 && let Err(e) = results::write_refusal(dir, &refusal)
             {
-                return Failure::Failed(format!("writing {}: {e}", dir.display()));
+                return Failure::failed_because(e, format!("writing {}", dir.display()));
             }
-            Failure::Failed(format!("{shard} refused to run: {e}"))
+            Failure::failed_because(e, format!("{shard} refused to run"))
         }
     }
 }
@@ -368,7 +368,7 @@ pub fn save(dir: &Path, measured: &Measured) -> Result<(), Failure> {
     if failures.is_empty() {
         return Ok(());
     }
-    Err(Failure::Failed(format!(
+    Err(Failure::failed(format!(
         "{}; the summary printed above holds what was measured",
         failures.join("; ")
     )))

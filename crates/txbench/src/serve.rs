@@ -70,7 +70,7 @@ impl<W: Benchmark> WithEngine for ServeOn<W> {
 fn served_scale<W: Benchmark>(a: &ServeArgs) -> Result<Option<i64>, Failure> {
     let unit = W::ABOUT.scale.unit;
     if let Some((other, _)) = a.scales.given.iter().find(|(u, _)| *u != unit) {
-        return Err(Failure::Usage(format!(
+        return Err(Failure::usage(format!(
             "--{other} is not a {} setting; {} takes --{unit}",
             W::ABOUT.title,
             W::ABOUT.title
@@ -90,24 +90,14 @@ async fn serve_on<E: Engine, W: Benchmark>(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     if E::Session::EXECUTION != Execution::Statements {
-        return Err(Failure::Usage(
+        return Err(Failure::usage(
             "serve needs a database that executes transactions, not another txbench server, \
-             null: or sim:"
-                .into(),
+             null: or sim:",
         ));
     }
     let token = token(a)?;
-    let options = W::RunOptions::default();
-    crate::load::ensure_loaded::<E, W>(
-        &engine,
-        &a.db,
-        scale,
-        &a.load,
-        &W::LoadOptions::default(),
-        1,
-        &stop,
-    )
-    .await?;
+    let (load, options) = (W::LoadOptions::default(), W::RunOptions::default());
+    crate::load::ensure_loaded::<E, W>(&engine, &a.db, scale, &a.load, &load, 1, &stop).await?;
     let (workload, version) = on_session(&engine, move |mut s| async move {
         let w = W::open(&mut s, scale, 1, &options).await?;
         let v = s
@@ -133,31 +123,11 @@ async fn serve_on<E: Engine, W: Benchmark>(
         },
         |w| w as usize,
     );
-    let listener = TcpListener::bind(a.listen)
-        .await
-        .map_err(|e| Failure::Failed(format!("listening on {}: {e}", a.listen)))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| Failure::Failed(format!("listening on {}: {e}", a.listen)))?;
-    outln!(
-        "serving {} ({}) from {} on txbench://{addr} with {workers} worker{}{}",
-        W::ABOUT.name,
-        scale_text::<W>(workload.scale()),
-        engine.describe(),
-        if workers == 1 { "" } else { "s" },
-        if token.is_some() {
-            ", token required"
-        } else {
-            ""
-        }
-    );
-    if token.is_none() && !addr.ip().is_loopback() {
-        crate::output::eprint_line(&format!(
-            "warning: serving on {addr} without a token: anyone who can reach it can run \
-             transactions on {}; set --token or TXBENCH_TOKEN",
-            engine.describe()
-        ));
-    }
+    let listening =
+        |e: std::io::Error| Failure::failed_because(e, format!("listening on {}", a.listen));
+    let listener = TcpListener::bind(a.listen).await.map_err(listening)?;
+    let addr = listener.local_addr().map_err(listening)?;
+    announce::<E, W>(&engine, &workload, addr, workers, token.is_some());
     let opts = ServeOptions {
         workers,
         token,
@@ -174,14 +144,39 @@ async fn serve_on<E: Engine, W: Benchmark>(
     Ok(())
 }
 
+/// Say what is served where, and warn when anyone who can reach a
+/// non-loopback address may run transactions.
+fn announce<E: Engine, W: Benchmark>(
+    engine: &E,
+    workload: &W,
+    addr: std::net::SocketAddr,
+    workers: usize,
+    token: bool,
+) {
+    outln!(
+        "serving {} ({}) from {} on txbench://{addr} with {workers} worker{}{}",
+        W::ABOUT.name,
+        scale_text::<W>(workload.scale()),
+        engine.describe(),
+        if workers == 1 { "" } else { "s" },
+        if token { ", token required" } else { "" }
+    );
+    if !token && !addr.ip().is_loopback() {
+        crate::output::eprint_line(&format!(
+            "warning: serving on {addr} without a token: anyone who can reach it can run \
+             transactions on {}; set --token or TXBENCH_TOKEN",
+            engine.describe()
+        ));
+    }
+}
+
 /// The token clients must present: `--token`, else `TXBENCH_TOKEN`, else none.
 /// An empty `--token` is refused rather than read as "no authentication".
 fn token(a: &ServeArgs) -> Result<Option<String>, Failure> {
     match &a.token {
-        Some(t) if t.is_empty() => Err(Failure::Usage(
+        Some(t) if t.is_empty() => Err(Failure::usage(
             "--token '': an empty token would let every client in; leave --token out to \
-             serve without one"
-                .into(),
+             serve without one",
         )),
         Some(t) => Ok(Some(t.clone())),
         None => Ok(std::env::var("TXBENCH_TOKEN")

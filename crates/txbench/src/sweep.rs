@@ -73,15 +73,14 @@ impl Visitor for Sweep {
             let a = self
                 .chosen
                 .args::<W>()
-                .map_err(|e| Failure::Usage(e.to_string()))?;
+                .map_err(|e| Failure::usage(e.to_string()))?;
             let plan = RunPlan::<W>::new(&a.sweep.run, a.scale.asked, a.options.clone())?;
             // A sweep's steps each start when the last ends: no agreed start
             // time, and shards of a sweep would not share their steps' windows.
             if !plan.shard.is_whole() || plan.start_at.is_some() {
-                return Err(Failure::Usage(
+                return Err(Failure::usage(
                     "sweep does not take --shards or --start-at: run the shards with `run` at \
-                     each rate"
-                        .into(),
+                     each rate",
                 ));
             }
             let (urls, options) = (plan.db.clone(), plan.engine_options());
@@ -141,7 +140,7 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
         None => None,
         Some(under) => Some(
             results::create_unique(under, &name)
-                .map_err(|e| Failure::Failed(format!("creating {}: {e}", under.display())))?,
+                .map_err(|e| Failure::failed_because(e, format!("creating {}", under.display())))?,
         ),
     };
     let mut sweeper = Sweeper {
@@ -302,8 +301,7 @@ impl<E: Engine, W: Benchmark> Sweeper<'_, E, W> {
             capacity_rate: capacity,
         };
         if let Some(dir) = self.dir {
-            json::write_value(&dir.join(SWEEP_FILE), &summary)
-                .map_err(|e| Failure::Failed(e.to_string()))?;
+            json::write_value(&dir.join(SWEEP_FILE), &summary).map_err(Failure::error)?;
             outln!("results: {}", dir.display());
         }
         if capacity.is_none() {

@@ -31,7 +31,7 @@ pub fn main(chosen: Chosen<Verbs>, stop: watch::Receiver<bool>) -> Work {
 pub fn for_workload<V: Visitor<Output = Work>>(name: &str, visitor: V) -> Work {
     registry::visit(name, visitor).unwrap_or_else(|| {
         let name = name.to_string();
-        Box::pin(async move { Err(Failure::Usage(format!("unknown workload '{name}'"))) })
+        Box::pin(async move { Err(Failure::usage(format!("unknown workload '{name}'"))) })
     })
 }
 
@@ -47,7 +47,7 @@ impl Visitor for Command {
             let args = self
                 .chosen
                 .args::<W>()
-                .map_err(|e| Failure::Usage(e.to_string()))?;
+                .map_err(|e| Failure::usage(e.to_string()))?;
             verb::<W>(args.verb, args.all, self.stop).await
         })
     }
@@ -115,7 +115,7 @@ impl<W: Benchmark> WithEngine for OnEngine<W> {
             (E::Session::EXECUTION, self.task.tables_verb())
         {
             // A server's tables are its own: asked once, here, by name.
-            return Err(Failure::Usage(format!(
+            return Err(Failure::usage(format!(
                 "{} runs whole transactions only: {verb} the database through its own URL \
                  (`txbench serve` loads it when it starts)",
                 e.describe()

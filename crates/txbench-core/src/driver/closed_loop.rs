@@ -138,117 +138,23 @@ pub async fn run_terminals<T: Terminal>(
     stripe: SharedStripe,
 ) -> (SchedulerStats, SenderReport) {
     let n = terminals.len();
-    let mut report = SenderReport::new(types.len());
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(u32, Instant)>();
-    let mut slots: Vec<Slot<T>> = terminals
-        .into_iter()
-        .map(|terminal| Slot {
-            terminal,
-            next: None,
-            think: Duration::ZERO,
-        })
-        .collect();
-    // Due times of terminals whose next transaction waits for its keying time.
-    let mut due: BinaryHeap<Reverse<(Instant, u32)>> = BinaryHeap::with_capacity(n);
-    // With the specification's waits, each terminal starts where a terminal of
-    // a long-running system would be at a random moment (see `StartState`),
-    // not all keying at once: a run whose terminals all begin together takes
-    // several cycles to lose the synchronisation, and the measurement would see
-    // the transient.
-    let mut phase = Rand::derive(seed, u64::MAX - 4);
-    let steady = StartState::new(types);
-    let start = Instant::now();
-    for (i, slot) in slots.iter_mut().enumerate() {
-        let (plan, at) = match wait {
-            WaitMode::None => (slot.terminal.next(), start),
-            WaitMode::Spec => {
-                let (plan, offset) = steady.first_send(&mut slot.terminal, &mut phase);
-                (plan, start + offset)
-            }
-        };
-        slot.next = Some(plan);
-        due.push(Reverse((at, i as u32)));
-        if *cut.borrow() {
-            // Creating a million terminals takes a while: a stop comes first.
-            break;
-        }
-    }
-    let mut in_flight = 0usize;
+    let mut s = Scheduler::new(terminals, route, wait, window, stripe, done_tx, types.len());
+    s.place_first_sends(types, seed, &cut);
     loop {
         if *cut.borrow() {
             break;
         }
-        // Send every transaction that is due.
-        let now = Instant::now();
-        while let Some(&Reverse((at, i))) = due.peek() {
-            if at > now {
-                break;
-            }
-            due.pop();
-            let slot = &mut slots[i as usize];
-            let plan = slot.next.take().expect("a due terminal has a plan");
-            if at >= window.end {
-                // The terminal's work is done: nothing starts after the window.
-                continue;
-            }
-            {
-                let mut stripe = lock(&stripe);
-                stripe.note_sent(plan.txn_type);
-                if window.contains(at) {
-                    report.scheduled[plan.txn_type] += 1;
-                    stripe
-                        .recorder
-                        .lateness
-                        .saturating_record(micros(now.saturating_duration_since(at)));
-                }
-            }
-            slot.think = match wait {
-                WaitMode::None => Duration::ZERO,
-                WaitMode::Spec => plan.think,
-            };
-            let job = Job {
-                input: plan.input,
-                txn_type: plan.txn_type,
-                intended: at,
-                done: Some(Done {
-                    to: done_tx.clone(),
-                    terminal: i,
-                }),
-            };
-            // The queue holds a job per terminal, so it is never full; closed
-            // means the pool is gone.
-            if route
-                .sender(slot.terminal.home(), i as usize)
-                .try_send(job)
-                .is_err()
-            {
-                return (stats(n, &report), report);
-            }
-            in_flight += 1;
+        if s.send_due().is_err() || s.is_done() {
+            return (stats(n, &s.report), s.report);
         }
-        // Sends due after the window never happen: once the earliest is past
-        // its end, all are, and the run need not sit out their keying and
-        // think times (up to minutes with spec waits).
-        if due.peek().is_some_and(|Reverse((at, _))| *at >= window.end) {
-            due.clear();
-        }
-        if in_flight == 0 && due.is_empty() {
-            return (stats(n, &report), report);
-        }
-        let next_due = due.peek().map(|Reverse((at, _))| *at);
+        let next_due = s.due.peek().map(|Reverse((at, _))| *at);
         tokio::select! {
             biased;
             _ = cut.changed() => {}
             finished = done_rx.recv() => {
                 let Some((i, finished)) = finished else { break };
-                in_flight -= 1;
-                let slot = &mut slots[i as usize];
-                let plan = slot.terminal.next();
-                let at = finished.max(Instant::now()) + slot.think + keying(&plan, wait);
-                if at < window.end {
-                    slot.next = Some(plan);
-                    due.push(Reverse((at, i)));
-                }
+                s.finished(i, finished);
             }
             _ = async {
                 match next_due {
@@ -258,22 +164,188 @@ pub async fn run_terminals<T: Terminal>(
             } => {}
         }
     }
-    // Cut: what was due before the window's end and not yet sent is
-    // unfinished (it waited in the client for a scheduler that was behind).
-    let now = Instant::now();
-    for Reverse((at, i)) in due {
-        if at < window.end && at <= now {
-            let txn_type = slots[i as usize].next.as_ref().map_or(0, |p| p.txn_type);
-            if window.contains(at) {
-                report.scheduled[txn_type] += 1;
-            }
-            report.unsent.push(InFlight {
-                txn_type,
-                intended: at,
-            });
+    s.count_unsent_at_cut();
+    (stats(n, &s.report), s.report)
+}
+
+/// The closed loop's state: each terminal's next transaction, when the
+/// waiting ones are due, and how many are with the pool.
+struct Scheduler<T: Terminal> {
+    slots: Vec<Slot<T>>,
+    /// Due times of terminals whose next transaction waits for its keying time.
+    due: BinaryHeap<Reverse<(Instant, u32)>>,
+    in_flight: usize,
+    report: SenderReport,
+    route: Route<T::Input>,
+    wait: WaitMode,
+    window: Window,
+    stripe: SharedStripe,
+    done: mpsc::UnboundedSender<(u32, Instant)>,
+}
+
+/// The pool is gone: nothing more can be sent.
+struct PoolGone;
+
+impl<T: Terminal> Scheduler<T> {
+    fn new(
+        terminals: Vec<T>,
+        route: Route<T::Input>,
+        wait: WaitMode,
+        window: Window,
+        stripe: SharedStripe,
+        done: mpsc::UnboundedSender<(u32, Instant)>,
+        types: usize,
+    ) -> Self {
+        let slots: Vec<Slot<T>> = terminals
+            .into_iter()
+            .map(|terminal| Slot {
+                terminal,
+                next: None,
+                think: Duration::ZERO,
+            })
+            .collect();
+        Scheduler {
+            due: BinaryHeap::with_capacity(slots.len()),
+            slots,
+            in_flight: 0,
+            report: SenderReport::new(types),
+            route,
+            wait,
+            window,
+            stripe,
+            done,
         }
     }
-    (stats(n, &report), report)
+
+    /// Each terminal's first transaction and when it is due. With the
+    /// specification's waits, each terminal starts where a terminal of a
+    /// long-running system would be at a random moment (see `StartState`),
+    /// not all keying at once: a run whose terminals all begin together takes
+    /// several cycles to lose the synchronisation, and the measurement would
+    /// see the transient.
+    fn place_first_sends(&mut self, types: &[TxnTypeInfo], seed: u64, cut: &watch::Receiver<bool>) {
+        let mut phase = Rand::derive(seed, u64::MAX - 4);
+        let steady = StartState::new(types);
+        let start = Instant::now();
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            let (plan, at) = match self.wait {
+                WaitMode::None => (slot.terminal.next(), start),
+                WaitMode::Spec => {
+                    let (plan, offset) = steady.first_send(&mut slot.terminal, &mut phase);
+                    (plan, start + offset)
+                }
+            };
+            slot.next = Some(plan);
+            self.due.push(Reverse((at, i as u32)));
+            if *cut.borrow() {
+                // Creating a million terminals takes a while: a stop comes first.
+                break;
+            }
+        }
+    }
+
+    /// Send every transaction that is due; sends due after the window never
+    /// happen.
+    fn send_due(&mut self) -> Result<(), PoolGone> {
+        let now = Instant::now();
+        while let Some(&Reverse((at, i))) = self.due.peek() {
+            if at > now {
+                break;
+            }
+            self.due.pop();
+            let plan = self.slots[i as usize]
+                .next
+                .take()
+                .expect("a due terminal has a plan");
+            if at >= self.window.end {
+                // The terminal's work is done: nothing starts after the window.
+                continue;
+            }
+            self.send(i, plan, at, now)?;
+        }
+        // Once the earliest is past the window's end, all are, and the run
+        // need not sit out their keying and think times (up to minutes with
+        // spec waits).
+        if (self.due.peek()).is_some_and(|Reverse((at, _))| *at >= self.window.end) {
+            self.due.clear();
+        }
+        Ok(())
+    }
+
+    /// Send terminal `i`'s transaction due `at`, noting how late it is `now`.
+    fn send(
+        &mut self,
+        i: u32,
+        plan: Planned<T::Input>,
+        at: Instant,
+        now: Instant,
+    ) -> Result<(), PoolGone> {
+        {
+            let mut stripe = lock(&self.stripe);
+            stripe.note_sent(plan.txn_type);
+            if self.window.contains(at) {
+                self.report.scheduled[plan.txn_type] += 1;
+                let late = micros(now.saturating_duration_since(at));
+                stripe.recorder.lateness.saturating_record(late);
+            }
+        }
+        let slot = &mut self.slots[i as usize];
+        slot.think = match self.wait {
+            WaitMode::None => Duration::ZERO,
+            WaitMode::Spec => plan.think,
+        };
+        let job = Job {
+            input: plan.input,
+            txn_type: plan.txn_type,
+            intended: at,
+            done: Some(Done {
+                to: self.done.clone(),
+                terminal: i,
+            }),
+        };
+        // The queue holds a job per terminal, so it is never full; closed
+        // means the pool is gone.
+        let queue = self.route.sender(slot.terminal.home(), i as usize);
+        queue.try_send(job).map_err(|_| PoolGone)?;
+        self.in_flight += 1;
+        Ok(())
+    }
+
+    /// Nothing is with the pool and nothing is due: the terminals are done.
+    fn is_done(&self) -> bool {
+        self.in_flight == 0 && self.due.is_empty()
+    }
+
+    /// Terminal `i`'s transaction finished at `finished`: its next one is due
+    /// after its think and keying times, if that is in the window.
+    fn finished(&mut self, i: u32, finished: Instant) {
+        self.in_flight -= 1;
+        let slot = &mut self.slots[i as usize];
+        let plan = slot.terminal.next();
+        let at = finished.max(Instant::now()) + slot.think + keying(&plan, self.wait);
+        if at < self.window.end {
+            slot.next = Some(plan);
+            self.due.push(Reverse((at, i)));
+        }
+    }
+
+    /// At the cut, what was due before the window's end and not yet sent is
+    /// unfinished (it waited in the client for a scheduler that was behind).
+    fn count_unsent_at_cut(&mut self) {
+        let now = Instant::now();
+        for Reverse((at, i)) in std::mem::take(&mut self.due) {
+            if at < self.window.end && at <= now {
+                let txn_type = (self.slots[i as usize].next.as_ref()).map_or(0, |p| p.txn_type);
+                if self.window.contains(at) {
+                    self.report.scheduled[txn_type] += 1;
+                }
+                self.report.unsent.push(InFlight {
+                    txn_type,
+                    intended: at,
+                });
+            }
+        }
+    }
 }
 
 fn stats(terminals: usize, report: &SenderReport) -> SchedulerStats {

@@ -254,95 +254,171 @@ pub async fn run<E: Engine, W: Workload>(
     mut on_tick: impl FnMut(Tick<'_>),
 ) -> Result<Recording, RunError> {
     let sessions = stoppable(&stop, connect_sessions(engine, opts)).await??;
-    let (started, run_start_wall) = anchor_start(opts, &stop).await?;
+    let (started, start_wall) = anchor_start(opts, &stop).await?;
     let cpu_start = cpu::process_cpu_time();
-    let window = Window {
-        start: started + opts.warmup,
-        end: started + opts.warmup + opts.duration,
-    };
-    let types = workload.transaction_types().len();
-    let (senders, receivers): (Vec<_>, Vec<_>) = (0..opts.nodes::<E>(engine))
-        .map(|_| opts.job_queue::<W::Input>())
-        .unzip();
-    let pool = Pool::spawn::<E, W>(sessions, workload, &receivers, window, opts);
-    let (cut_tx, cut_rx) = watch::channel(false);
-    let (sender, sender_stripes) =
-        spawn_senders(workload, opts, Route { senders }, window, started, cut_rx);
-    let stripes = pool
-        .stripes
-        .iter()
-        .chain(&sender_stripes)
-        .cloned()
-        .collect();
-    let mut clock = Clock {
-        collector: Collector::new(stripes, types),
-        total: Recorder::new(types),
-        interval: Recorder::new(types),
-        started,
-        last_tick: Instant::now(),
-        window,
-        window_start: run_start_wall + opts.warmup,
-        seconds: Seconds::default(),
-        segments: Segments::default(),
-    };
-    let interrupted = clock
-        .wait_for_window(&sender, &receivers, opts.grace, stop, &mut on_tick)
+    let mut running = Running::spawn::<E, W>(engine, workload, opts, sessions, started, start_wall);
+    let interrupted = running
+        .clock
+        .wait_for_window(
+            &running.sender,
+            &running.queues,
+            opts.grace,
+            stop,
+            &mut on_tick,
+        )
         .await;
-    // The cut: from here on nothing is sent or recorded, and what was due in
-    // the window and is not done counts as unfinished.
-    let cut_at = Instant::now();
-    let _ = cut_tx.send(true);
-    let (senders, report) = sender.await.map_err(|e| {
-        RunError::Db(DbError::new(
-            ErrorKind::Other,
-            format!("the transaction sender stopped: {e}"),
-        ))
-    })?;
-    let mut found = clock.collector.cut();
-    for queue in &receivers {
-        queue.close();
-        while let Ok(job) = queue.try_recv() {
-            found.push(InFlight {
-                txn_type: job.txn_type,
-                intended: job.intended,
-            });
+    let drained = running.drain(&mut on_tick).await?;
+    Ok(drained.recording::<E>(interrupted, started, cpu_start))
+}
+
+/// A run under way: its sessions' workers, what sends them transactions, the
+/// queues between, and the clock that collects what they record.
+struct Running<I> {
+    window: Window,
+    pool: Pool,
+    queues: Vec<async_channel::Receiver<Job<I>>>,
+    sender: tokio::task::JoinHandle<(Senders, SenderReport)>,
+    cut: watch::Sender<bool>,
+    clock: Clock,
+}
+
+impl<I: Send + 'static> Running<I> {
+    /// Start the workers on `sessions` and the senders, the run anchored at
+    /// `started` (`start_wall` by the wall clock).
+    fn spawn<E: Engine, W: Workload<Input = I>>(
+        engine: &Arc<E>,
+        workload: &Arc<W>,
+        opts: &RunOptions,
+        sessions: Vec<E::Session>,
+        started: Instant,
+        start_wall: SystemTime,
+    ) -> Self {
+        let window = Window {
+            start: started + opts.warmup,
+            end: started + opts.warmup + opts.duration,
+        };
+        let types = workload.transaction_types().len();
+        let (senders, queues): (Vec<_>, Vec<_>) = (0..opts.nodes::<E>(engine))
+            .map(|_| opts.job_queue::<W::Input>())
+            .unzip();
+        let pool = Pool::spawn::<E, W>(sessions, workload, &queues, window, opts);
+        let (cut, cut_rx) = watch::channel(false);
+        let (sender, sender_stripes) =
+            spawn_senders(workload, opts, Route { senders }, window, started, cut_rx);
+        let stripes = pool
+            .stripes
+            .iter()
+            .chain(&sender_stripes)
+            .cloned()
+            .collect();
+        let clock = Clock {
+            collector: Collector::new(stripes, types),
+            total: Recorder::new(types),
+            interval: Recorder::new(types),
+            started,
+            last_tick: Instant::now(),
+            window,
+            window_start: start_wall + opts.warmup,
+            seconds: Seconds::default(),
+            segments: Segments::default(),
+        };
+        Running {
+            window,
+            pool,
+            queues,
+            sender,
+            cut,
+            clock,
         }
     }
-    let given_up = GivenUp {
-        outstanding: clock.collector.outstanding(),
-        found,
-        unsent: report.unsent,
-    };
-    clock.last_interval(given_up, cut_at, &mut on_tick).await;
-    let mut samples = clock.collector.take_samples();
-    samples.sort_unstable_by_key(|s| s.intended_us);
-    let engine_cpu = pool.stop().await;
-    let measured_end = if interrupted {
-        cut_at.min(window.end)
-    } else {
-        window.end
-    };
-    let (dispatch, scheduler) = match senders {
-        Senders::Open(d) => (Some(d), None),
-        Senders::Closed(s) => (None, Some(s)),
-    };
-    Ok(Recording {
-        window_start: clock.window_start,
-        total: clock.total,
-        measured: measured_end.saturating_duration_since(window.start),
-        interrupted,
-        wall: cut_at - started,
-        tail: cut_at.saturating_duration_since(window.end),
-        cpu: CpuUsage {
-            process: cpu::process_cpu_time().saturating_sub(cpu_start),
-            engine_threads: E::BLOCKING.then_some(engine_cpu),
-        },
-        dispatch,
-        scheduler,
-        samples,
-        seconds: clock.seconds.into_vec(),
-        segments: clock.segments.into_vec(),
-    })
+
+    /// The cut: from here on nothing is sent or recorded, and what was due in
+    /// the window and is not done counts as unfinished, in the last interval.
+    async fn drain(mut self, on_tick: &mut impl FnMut(Tick<'_>)) -> Result<Drained, RunError> {
+        let cut_at = Instant::now();
+        let _ = self.cut.send(true);
+        let (senders, report) = self.sender.await.map_err(|e| {
+            RunError::Db(DbError::new(
+                ErrorKind::Other,
+                format!("the transaction sender stopped: {e}"),
+            ))
+        })?;
+        let mut found = self.clock.collector.cut();
+        for queue in &self.queues {
+            queue.close();
+            while let Ok(job) = queue.try_recv() {
+                found.push(InFlight {
+                    txn_type: job.txn_type,
+                    intended: job.intended,
+                });
+            }
+        }
+        let given_up = GivenUp {
+            outstanding: self.clock.collector.outstanding(),
+            found,
+            unsent: report.unsent,
+        };
+        self.clock.last_interval(given_up, cut_at, on_tick).await;
+        let mut samples = self.clock.collector.take_samples();
+        samples.sort_unstable_by_key(|s| s.intended_us);
+        Ok(Drained {
+            window: self.window,
+            cut_at,
+            engine_cpu: self.pool.stop().await,
+            senders,
+            samples,
+            clock: self.clock,
+        })
+    }
+}
+
+/// A run after its cut, all its numbers collected.
+struct Drained {
+    window: Window,
+    cut_at: Instant,
+    engine_cpu: Duration,
+    senders: Senders,
+    samples: Vec<Sample>,
+    clock: Clock,
+}
+
+impl Drained {
+    /// The run's recording: measured until the window's end, or until the cut
+    /// of an interrupted run.
+    fn recording<E: Engine>(
+        self,
+        interrupted: bool,
+        started: Instant,
+        cpu_start: Duration,
+    ) -> Recording {
+        let (window, cut_at) = (self.window, self.cut_at);
+        let measured_end = if interrupted {
+            cut_at.min(window.end)
+        } else {
+            window.end
+        };
+        let (dispatch, scheduler) = match self.senders {
+            Senders::Open(d) => (Some(d), None),
+            Senders::Closed(s) => (None, Some(s)),
+        };
+        Recording {
+            window_start: self.clock.window_start,
+            total: self.clock.total,
+            measured: measured_end.saturating_duration_since(window.start),
+            interrupted,
+            wall: cut_at - started,
+            tail: cut_at.saturating_duration_since(window.end),
+            cpu: CpuUsage {
+                process: cpu::process_cpu_time().saturating_sub(cpu_start),
+                engine_threads: E::BLOCKING.then_some(self.engine_cpu),
+            },
+            dispatch,
+            scheduler,
+            samples: self.samples,
+            seconds: self.clock.seconds.into_vec(),
+            segments: self.clock.segments.into_vec(),
+        }
+    }
 }
 
 impl RunOptions {
@@ -527,7 +603,7 @@ fn spawn_senders<W: Workload>(
     route: Route<W::Input>,
     window: Window,
     started: Instant,
-    mut cut: watch::Receiver<bool>,
+    cut: watch::Receiver<bool>,
 ) -> (
     tokio::task::JoinHandle<(Senders, SenderReport)>,
     Vec<SharedStripe>,
@@ -537,98 +613,130 @@ fn spawn_senders<W: Workload>(
     let stripes: Vec<SharedStripe> = (0..threads)
         .map(|_| Stripe::shared(types, 0, 0, 0))
         .collect();
-    let (workload, seed, wait, open, terminals) = (
-        Arc::clone(workload),
-        opts.seed,
-        opts.wait,
-        opts.open,
-        opts.terminals,
-    );
-    let own = stripes.clone();
+    let sending = Sending {
+        workload: Arc::clone(workload),
+        route,
+        seed: opts.seed,
+        window,
+        started,
+        stripes: stripes.clone(),
+        cut,
+    };
+    let (wait, open, terminals) = (opts.wait, opts.open, opts.terminals);
     let task = tokio::spawn(async move {
-        let mut all = Vec::with_capacity(terminals.max(1));
-        for t in 0..terminals.max(usize::from(open.is_some())) {
-            all.push(workload.terminal(t, seed));
+        // An open loop draws its arrivals' inputs from one terminal at least.
+        let count = terminals.max(usize::from(open.is_some()));
+        let all = sending.terminals(count).await;
+        match open {
+            Some(load) => sending.dispatch(all, load).await,
+            None => sending.schedule(all, wait).await,
+        }
+    });
+    (task, stripes)
+}
+
+/// What the sending task needs: the terminals' source, where jobs go, and
+/// when the run started, ends and is cut.
+struct Sending<W: Workload> {
+    workload: Arc<W>,
+    route: Route<W::Input>,
+    seed: u64,
+    window: Window,
+    started: Instant,
+    stripes: Vec<SharedStripe>,
+    cut: watch::Receiver<bool>,
+}
+
+impl<W: Workload> Sending<W> {
+    /// `count` terminals, made a few thousand at a time between looks at the
+    /// cut; fewer when the cut came first (the senders then end at once).
+    async fn terminals(&self, count: usize) -> Vec<W::Terminal> {
+        let mut all = Vec::with_capacity(count.max(1));
+        for t in 0..count {
+            all.push(self.workload.terminal(t, self.seed));
             if t % 4096 == 4095 {
-                if *cut.borrow() {
+                if *self.cut.borrow() {
                     break;
                 }
                 tokio::task::yield_now().await;
             }
         }
-        match open {
-            Some(load) => {
-                let flag = Arc::new(AtomicBool::new(false));
-                let threads: Vec<_> = open_loop::split(all, load.dispatchers)
-                    .into_iter()
-                    .zip(own)
-                    .enumerate()
-                    .map(|(index, (terminals, stripe))| {
-                        let d = open_loop::Dispatcher {
-                            terminals,
-                            route: route.clone(),
-                            load,
-                            index,
-                            seed,
-                            start: started,
-                            window,
-                            stripe,
-                            types,
-                        };
-                        let flag = Arc::clone(&flag);
-                        if load.spins() {
-                            exec::spawn_at(exec::Placement::Task, "txbench-dispatch", async move {
-                                open_loop::dispatch_in_task(d, &flag).await
-                            })
-                        } else {
-                            exec::spawn_thread("txbench-dispatch", move || {
-                                open_loop::dispatch_on_thread(d, &flag)
-                            })
-                        }
-                    })
-                    .collect();
-                drop(route);
-                // The dispatchers end with the window, or at the cut.
-                let mut stats = Vec::new();
-                let mut report = SenderReport::new(types);
-                for t in threads {
-                    let mut done = std::pin::pin!(t.join());
-                    let ended = tokio::select! {
-                        out = &mut done => Some(out),
-                        _ = cut.wait_for(|c| *c) => None,
-                    };
-                    let out = match ended {
-                        Some(out) => out,
-                        None => {
-                            flag.store(true, Ordering::Relaxed);
-                            done.await
-                        }
-                    };
-                    if let Some((s, r)) = out {
-                        stats.push(s);
-                        report.add(r);
-                    }
-                }
-                (Senders::Open(open_loop::combine(stats)), report)
-            }
-            None => {
-                let stripe = own.into_iter().next().expect("one stripe");
-                let (stats, report) = closed_loop::run_terminals(
-                    all,
-                    route,
-                    wait,
-                    workload.transaction_types(),
-                    seed,
-                    window,
-                    cut,
+        all
+    }
+
+    /// Closed loop: the terminals' scheduler until the window ends or the cut.
+    async fn schedule(self, all: Vec<W::Terminal>, wait: WaitMode) -> (Senders, SenderReport) {
+        let stripe = self.stripes.into_iter().next().expect("one stripe");
+        let (stats, report) = closed_loop::run_terminals(
+            all,
+            self.route,
+            wait,
+            self.workload.transaction_types(),
+            self.seed,
+            self.window,
+            self.cut,
+            stripe,
+        )
+        .await;
+        (Senders::Closed(stats), report)
+    }
+
+    /// Open loop: a dispatcher per share of the terminals (a thread, or a
+    /// spinning task), until the window ends or the cut.
+    async fn dispatch(mut self, all: Vec<W::Terminal>, load: OpenLoop) -> (Senders, SenderReport) {
+        let types = self.workload.transaction_types().len();
+        let flag = Arc::new(AtomicBool::new(false));
+        let shares = open_loop::split(all, load.dispatchers);
+        let dispatchers: Vec<_> = (shares.into_iter().zip(self.stripes.iter().cloned()))
+            .enumerate()
+            .map(|(index, (terminals, stripe))| {
+                let d = open_loop::Dispatcher {
+                    terminals,
+                    route: self.route.clone(),
+                    load,
+                    index,
+                    seed: self.seed,
+                    start: self.started,
+                    window: self.window,
                     stripe,
-                )
-                .await;
-                (Senders::Closed(stats), report)
+                    types,
+                };
+                let flag = Arc::clone(&flag);
+                if load.spins() {
+                    exec::spawn_at(exec::Placement::Task, "txbench-dispatch", async move {
+                        open_loop::dispatch_in_task(d, &flag).await
+                    })
+                } else {
+                    exec::spawn_thread("txbench-dispatch", move || {
+                        open_loop::dispatch_on_thread(d, &flag)
+                    })
+                }
+            })
+            .collect();
+        drop(self.route);
+        // The dispatchers end with the window, or at the cut.
+        let mut stats = Vec::new();
+        let mut report = SenderReport::new(types);
+        for d in dispatchers {
+            let mut done = std::pin::pin!(d.join());
+            let ended = tokio::select! {
+                out = &mut done => Some(out),
+                _ = self.cut.wait_for(|c| *c) => None,
+            };
+            let out = match ended {
+                Some(out) => out,
+                None => {
+                    flag.store(true, Ordering::Relaxed);
+                    done.await
+                }
+            };
+            if let Some((s, r)) = out {
+                stats.push(s);
+                report.add(r);
             }
         }
-    });
-    (task, stripes)
+        (Senders::Open(open_loop::combine(stats)), report)
+    }
 }
 
 /// The run's clock: ticks once a second, collecting the stripes into the

@@ -21,11 +21,12 @@ use super::phases::Timed;
 use super::stripe::{InFlight, SharedStripe, lock};
 use crate::cpu;
 use crate::engine::{Engine, Session};
-use crate::error::ErrorKind;
+use crate::error::{DbError, ErrorKind};
 use crate::exec::{self, Placement, Spawned};
 use crate::recorder::Completion;
 use crate::rng::Rand;
 use crate::sample::Sample;
+use crate::txn::Outcome;
 use crate::workload::Workload;
 
 /// One transaction to execute.
@@ -204,107 +205,143 @@ async fn worker_loop<S: Session, W: Workload>(
             break;
         }
         let started = Instant::now();
-        let mut retries = 0u32;
-        let mut lost_connection = false;
-        let result = loop {
-            let attempt = if S::EXECUTION.whole_transactions() {
-                let info = &ctx.workload.transaction_types()[job.txn_type];
-                session
-                    .run_transaction(job.txn_type, info, &job.input)
-                    .await
-                    .map(|(outcome, _)| outcome)
-            } else {
-                ctx.workload.execute(&mut session, &job.input).await
-            };
-            match attempt {
-                Ok(outcome) => break Ok(outcome),
-                Err(e) if e.kind == ErrorKind::Connection => {
-                    // The transaction is lost with the connection: it counts as an
-                    // error of kind "connection", ending when it failed, and the
-                    // session comes back (after the recording) before the next job.
-                    lost_connection = true;
-                    break Err(e);
-                }
-                Err(e) => {
-                    // Best effort: the session may already be outside a transaction.
-                    let _ = session.rollback().await;
-                    if !e.kind.is_retryable() || retries >= ctx.retry.max_retries {
-                        break Err(e);
-                    }
-                    retries += 1;
-                    pause(backoff(&ctx.retry, retries, &mut jitter), own_thread).await;
-                }
-            }
-        };
+        let attempted = attempt(&mut session, &ctx, &job, &mut jitter, own_thread).await;
         let finished = Instant::now();
         add_busy(&ctx.busy_ns, finished - started);
-        let phases = session.take();
-        let completion = Completion {
-            txn_type: job.txn_type,
-            latency: finished.saturating_duration_since(job.intended),
-            service: finished - started,
-            queue: started.saturating_duration_since(job.intended),
-            phases,
-            retries,
-            result: &result,
-        };
-        // Measured: what completes in the window; what was unfinished when it
-        // closed and completes in the grace after it counts as unfinished.
-        let in_window = ctx.window.contains(finished);
-        let late = finished >= ctx.window.end && job.intended < ctx.window.end;
-        {
-            let mut stripe = lock(&ctx.stripe);
-            if !stripe.finish(ctx.slot) {
-                // Cut while it ran: the driver counted it unfinished.
-                break;
-            }
-            if late {
-                stripe.recorder.record_late(&completion);
-            } else {
-                stripe.recorder.record(&completion, in_window);
-            }
-            if !session.operations.is_empty() {
-                stripe
-                    .recorder
-                    .record_operations(&session.operations, in_window);
-            }
-            if in_window && result.is_ok() {
-                stripe.samples.offer(Sample {
-                    intended_us: job
-                        .intended
-                        .saturating_duration_since(ctx.window.start)
-                        .as_micros() as u64,
-                    latency_us: completion.latency.as_micros() as u64,
-                    txn_type: job.txn_type as u16,
-                });
-            }
+        if !record(&mut session, &ctx, &job, (started, finished), &attempted) {
+            // Cut while it ran: the driver counted it unfinished.
+            break;
         }
-        session.operations.clear();
         if let Some(done) = job.done {
             let _ = done.to.send((done.terminal, finished));
         }
-        if lost_connection {
-            // Jobs wait in the queue meanwhile: the outage shows as their
-            // queueing, and in the latency of the terminal's next transaction.
-            losses_in_a_row += 1;
-            let down = Instant::now();
-            reconnect(
-                &mut session,
-                &ctx.retry,
-                &mut jitter,
-                own_thread,
-                losses_in_a_row,
-            )
-            .await;
-            add_busy(&ctx.busy_ns, down.elapsed());
-        } else {
+        if !attempted.lost_connection {
             losses_in_a_row = 0;
+            continue;
         }
+        // Jobs wait in the queue meanwhile: the outage shows as their
+        // queueing, and in the latency of the terminal's next transaction.
+        losses_in_a_row += 1;
+        let down = Instant::now();
+        let retry = &ctx.retry;
+        reconnect(
+            &mut session,
+            retry,
+            &mut jitter,
+            own_thread,
+            losses_in_a_row,
+        )
+        .await;
+        add_busy(&ctx.busy_ns, down.elapsed());
     }
     WorkerExit {
         // On its own thread, the thread's clock is the worker's CPU.
         thread_cpu: own_thread.then(cpu::thread_cpu_time),
     }
+}
+
+/// How a job's attempts ended.
+struct Attempted {
+    result: Result<Outcome, DbError>,
+    retries: u32,
+    /// The connection was lost: the session must come back before the next job.
+    lost_connection: bool,
+}
+
+/// Execute a job, retrying conflicts as the policy says, with backoff.
+async fn attempt<S: Session, W: Workload>(
+    session: &mut Timed<S>,
+    ctx: &WorkerContext<W>,
+    job: &Job<W::Input>,
+    jitter: &mut Rand,
+    own_thread: bool,
+) -> Attempted {
+    let mut retries = 0u32;
+    loop {
+        let attempt = if S::EXECUTION.whole_transactions() {
+            let info = &ctx.workload.transaction_types()[job.txn_type];
+            session
+                .run_transaction(job.txn_type, info, &job.input)
+                .await
+                .map(|(outcome, _)| outcome)
+        } else {
+            ctx.workload.execute(session, &job.input).await
+        };
+        let e = match attempt {
+            Ok(outcome) => {
+                return Attempted {
+                    result: Ok(outcome),
+                    retries,
+                    lost_connection: false,
+                };
+            }
+            Err(e) => e,
+        };
+        // The transaction is lost with the connection: it counts as an error
+        // of kind "connection", ending when it failed.
+        let lost_connection = e.kind == ErrorKind::Connection;
+        if !lost_connection {
+            // Best effort: the session may already be outside a transaction.
+            let _ = session.rollback().await;
+        }
+        if lost_connection || !e.kind.is_retryable() || retries >= ctx.retry.max_retries {
+            return Attempted {
+                result: Err(e),
+                retries,
+                lost_connection,
+            };
+        }
+        retries += 1;
+        pause(backoff(&ctx.retry, retries, jitter), own_thread).await;
+    }
+}
+
+/// Record a finished job in the worker's stripe: what completes in the window
+/// is measured; what was unfinished when it closed and completes in the grace
+/// after it counts as unfinished. False when the run was cut while it ran.
+fn record<S: Session, W: Workload>(
+    session: &mut Timed<S>,
+    ctx: &WorkerContext<W>,
+    job: &Job<W::Input>,
+    (started, finished): (Instant, Instant),
+    attempted: &Attempted,
+) -> bool {
+    let completion = Completion {
+        txn_type: job.txn_type,
+        latency: finished.saturating_duration_since(job.intended),
+        service: finished - started,
+        queue: started.saturating_duration_since(job.intended),
+        phases: session.take(),
+        retries: attempted.retries,
+        result: &attempted.result,
+    };
+    let in_window = ctx.window.contains(finished);
+    let late = finished >= ctx.window.end && job.intended < ctx.window.end;
+    let mut stripe = lock(&ctx.stripe);
+    if !stripe.finish(ctx.slot) {
+        return false;
+    }
+    if late {
+        stripe.recorder.record_late(&completion);
+    } else {
+        stripe.recorder.record(&completion, in_window);
+    }
+    if !session.operations.is_empty() {
+        stripe
+            .recorder
+            .record_operations(&session.operations, in_window);
+    }
+    if in_window && attempted.result.is_ok() {
+        stripe.samples.offer(Sample {
+            intended_us: (job.intended.saturating_duration_since(ctx.window.start)).as_micros()
+                as u64,
+            latency_us: completion.latency.as_micros() as u64,
+            txn_type: job.txn_type as u16,
+        });
+    }
+    drop(stripe);
+    session.operations.clear();
+    true
 }
 
 fn add_busy(busy_ns: &AtomicU64, d: Duration) {

@@ -7,7 +7,7 @@ use tokio_postgres::Config;
 use tokio_postgres::config::Host;
 
 use crate::redact;
-use crate::target::TargetError;
+use crate::target_error::TargetError;
 
 /// How to use TLS, as libpq's `sslmode` says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

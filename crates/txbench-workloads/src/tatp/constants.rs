@@ -25,10 +25,7 @@ pub const DEFAULT_TERMINALS: usize = 10;
 /// Subscribers per load unit.
 pub const CHUNK: i64 = 10_000;
 
-/// Probability that a special facility is active.
-pub const ACTIVE_SHARE: f64 = 0.85;
-/// The call-forwarding start times.
-pub const START_TIMES: [i64; 3] = [0, 8, 16];
+pub use super::population::{ACTIVE_SHARE, START_TIMES};
 
 /// TATP has no keying or think times and no response-time limits: its clients
 /// submit back to back.

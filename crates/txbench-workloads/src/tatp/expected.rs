@@ -22,7 +22,7 @@
 //! (probability 23/48). With the NURand skew the hot subscribers churn first, so a
 //! run's rate moves between the two.
 
-use super::constants::{ACTIVE_SHARE, START_TIMES};
+use super::population::{ACTIVE_SHARE, START_TIMES};
 
 /// Expected success of GET_NEW_DESTINATION: 0.625 x 0.85 x 481/1728.
 pub const GET_NEW_DESTINATION: f64 = 0.625 * ACTIVE_SHARE * 481.0 / 1728.0;

@@ -18,6 +18,7 @@ pub mod generate;
 pub mod input;
 pub mod load;
 pub mod meta;
+pub mod population;
 pub mod procedures;
 pub mod schema;
 

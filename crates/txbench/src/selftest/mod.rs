@@ -115,7 +115,7 @@ pub async fn main(a: &SelftestArgs, stop: watch::Receiver<bool>) -> Result<(), F
             outcomes: &outcomes,
             floor: &floor,
         };
-        json::write_value(path, &all).map_err(|e| Failure::Failed(e.to_string()))?;
+        json::write_value(path, &all).map_err(Failure::error)?;
     }
     judge(a, &all, &tallies, &floor)
 }
@@ -239,9 +239,9 @@ async fn run(
         argv.extend(["--terminals".into(), t.to_string()]);
     }
     let cli = Cli::try_parse_from(&argv)
-        .map_err(|e| Failure::Failed(format!("selftest: {}: {e}", argv.join(" "))))?;
+        .map_err(|e| Failure::failed_because(e, format!("selftest: {}", argv.join(" "))))?;
     let not_tatp_run =
-        || Failure::Failed(format!("selftest: {} is not a TATP run", argv.join(" ")));
+        || Failure::failed(format!("selftest: {} is not a TATP run", argv.join(" ")));
     let Command::Workload(chosen) = cli.command else {
         return Err(not_tatp_run());
     };

@@ -15,63 +15,28 @@
 //! URL: `mysql://user:password@host:port/database`, with mysql_async's options
 //! (`?require_ssl=true&verify_ca=true`, ...).
 
+mod errors;
+mod load;
+mod types;
+mod url;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::Duration;
 
-use mysql_async::consts::ColumnType as MyType;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, OptsBuilder, Params, Row};
+use mysql_async::{Conn, Row};
 use txbench_core::engine::CallKind;
-use txbench_core::schema::{ColumnType, ForeignKey, Index, Statement, Table};
-use txbench_core::value::RowBatch;
+use txbench_core::schema::Statement;
 use txbench_core::{
-    Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, Rows, Session, TxMode, Value,
+    Call, DbError, Engine, ErrorKind, Isolation, Param, Reply, Rows, Session, TxMode,
 };
 
-/// Most placeholders in one statement (the protocol's limit is 65,535).
-pub const MAX_PLACEHOLDERS: usize = 60_000;
-
-/// A parsed `mysql://` target.
-#[derive(Clone)]
-pub struct MyTarget {
-    opts: Opts,
-    /// The URL with the password removed, for output.
-    pub display: String,
-}
-
-debug_shows_display!(MyTarget);
-
-impl PartialEq for MyTarget {
-    fn eq(&self, other: &Self) -> bool {
-        self.display == other.display
-    }
-}
-
-impl MyTarget {
-    /// Parse a `mysql://` URL.
-    pub fn parse(url: &str) -> Result<MyTarget, crate::TargetError> {
-        let display = crate::redact(url);
-        let opts = Opts::from_url(url)
-            .map_err(|e| crate::TargetError(format!("invalid MySQL URL '{display}': {e}")))?;
-        if opts.db_name().is_none() {
-            return Err(crate::TargetError(format!(
-                "MySQL URL '{display}' names no database (mysql://user@host:3306/DATABASE)"
-            )));
-        }
-        // Statements are kept per session by txbench; the driver's cache must hold
-        // them all or it would close statements still in use. Found rows: an UPDATE
-        // reports the rows it matched, as other engines do, not only those whose
-        // value changed (setting a bit to the value it has is still a hit).
-        let opts = OptsBuilder::from_opts(opts)
-            .stmt_cache_size(1024)
-            .client_found_rows(true)
-            .prefer_socket(false)
-            .into();
-        Ok(MyTarget { opts, display })
-    }
-}
+use errors::map_err;
+pub use load::MAX_PLACEHOLDERS;
+use types::{isolation_sql, my_value, params, rows_of};
+pub use url::MyTarget;
 
 /// The MySQL-wire engine: one server, or the nodes of a cluster, over which new
 /// sessions are spread in turn (a node that does not answer is skipped).
@@ -116,38 +81,6 @@ impl Shared {
         }
         Err(last.expect("at least one node"))
     }
-}
-
-fn server_error_kind(code: u16) -> ErrorKind {
-    match code {
-        // Deadlock (and Galera's certification failure), lock wait timeout.
-        1213 | 1205 => ErrorKind::Conflict,
-        // Duplicate key, foreign key violations, NULL into NOT NULL.
-        1062 | 1451 | 1452 | 1048 | 1586 => ErrorKind::Constraint,
-        // Galera node not ready (WSREP), server gone / lost during a query,
-        // connection killed, server shutdown, too many connections.
-        1047 | 2006 | 2013 | 1927 | 1053 | 1040 => ErrorKind::Connection,
-        // Refused credentials or database access: not a lost connection, so no
-        // reconnecting and retrying, a plain failure.
-        1045 | 1044 => ErrorKind::Other,
-        // Data too long, out of range, bad value.
-        1406 | 1264 | 1366 | 1292 => ErrorKind::Data,
-        _ => ErrorKind::Other,
-    }
-}
-
-fn map_err(e: mysql_async::Error, context: &str) -> DbError {
-    let (kind, message) = match &e {
-        mysql_async::Error::Server(s) => (
-            server_error_kind(s.code),
-            format!("ERROR {} ({}): {}", s.code, s.state, s.message),
-        ),
-        mysql_async::Error::Io(_) | mysql_async::Error::Driver(_) => {
-            (ErrorKind::Connection, e.to_string())
-        }
-        _ => (ErrorKind::Other, e.to_string()),
-    };
-    DbError::new(kind, format!("{context}: {message}"))
 }
 
 impl Engine for MyEngine {
@@ -223,112 +156,6 @@ pub struct MySession {
     /// Outside `begin`..`commit` (metadata, what is loaded) each call ends it
     /// with [`MySession::end_implicit`].
     sent: bool,
-}
-
-/// A parameter as MySQL binds it.
-fn my_value(p: &Param<'_>) -> mysql_async::Value {
-    use mysql_async::Value as V;
-    match *p {
-        Param::Null => V::NULL,
-        Param::Int(v) => V::Int(v),
-        Param::Float(v) => V::Double(v),
-        Param::Text(s) => V::Bytes(s.as_bytes().to_vec()),
-        Param::Timestamp(us) => V::Bytes(datetime_text(us).into_bytes()),
-    }
-}
-
-/// `YYYY-MM-DD HH:MM:SS.ffffff` (UTC) of a time in microseconds since the epoch.
-fn datetime_text(micros: i64) -> String {
-    let t = UNIX_EPOCH + Duration::from_micros(micros.max(0) as u64);
-    // RFC 3339 "2026-11-22T22:51:25.123456Z" without the T and the Z.
-    let mut s = humantime::format_rfc3339_micros(t).to_string();
-    s.pop();
-    s.replace('T', " ")
-}
-
-/// Microseconds since the epoch of a DATETIME value.
-fn datetime_micros(y: u16, mo: u8, d: u8, h: u8, mi: u8, s: u8, us: u32) -> Option<i64> {
-    let text = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{us:06}Z");
-    let t = humantime::parse_rfc3339(&text).ok()?;
-    Some(t.duration_since(UNIX_EPOCH).ok()?.as_micros() as i64)
-}
-
-/// A column value as txbench carries it. Text-protocol rows bring every value as
-/// bytes, so the column's type decides.
-fn value_of(v: &mysql_async::Value, ty: MyType) -> Result<Value, DbError> {
-    use mysql_async::Value as V;
-    let bad = || DbError::new(ErrorKind::Data, format!("cannot read a {ty:?} value"));
-    Ok(match v {
-        V::NULL => Value::Null,
-        V::Int(i) => Value::Int(*i),
-        V::UInt(u) => Value::Int(i64::try_from(*u).map_err(|_| bad())?),
-        V::Float(f) => Value::Float(f64::from(*f)),
-        V::Double(f) => Value::Float(*f),
-        V::Date(y, mo, d, h, mi, s, us) => {
-            Value::Timestamp(datetime_micros(*y, *mo, *d, *h, *mi, *s, *us).ok_or_else(bad)?)
-        }
-        V::Time(..) => return Err(bad()),
-        V::Bytes(b) => {
-            let text = std::str::from_utf8(b).map_err(|_| bad())?;
-            match ty {
-                MyType::MYSQL_TYPE_TINY
-                | MyType::MYSQL_TYPE_SHORT
-                | MyType::MYSQL_TYPE_INT24
-                | MyType::MYSQL_TYPE_LONG
-                | MyType::MYSQL_TYPE_LONGLONG => Value::Int(text.parse().map_err(|_| bad())?),
-                MyType::MYSQL_TYPE_NEWDECIMAL
-                | MyType::MYSQL_TYPE_DECIMAL
-                | MyType::MYSQL_TYPE_FLOAT
-                | MyType::MYSQL_TYPE_DOUBLE => Value::Float(text.parse().map_err(|_| bad())?),
-                MyType::MYSQL_TYPE_DATETIME | MyType::MYSQL_TYPE_TIMESTAMP => {
-                    let iso = format!("{}Z", text.replace(' ', "T"));
-                    let t = humantime::parse_rfc3339(&iso).map_err(|_| bad())?;
-                    Value::Timestamp(
-                        t.duration_since(UNIX_EPOCH).map_err(|_| bad())?.as_micros() as i64
-                    )
-                }
-                _ => Value::Text(text.to_string()),
-            }
-        }
-    })
-}
-
-fn rows_of(rows: Vec<Row>, columns: usize) -> Result<Rows, DbError> {
-    let mut out = Rows::new(columns);
-    // Every row of a result shares its columns: their types are read once.
-    let Some(first) = rows.first() else {
-        return Ok(out);
-    };
-    let types: Vec<MyType> = first
-        .columns_ref()
-        .iter()
-        .map(|c| c.column_type())
-        .collect();
-    for row in rows {
-        for (v, ty) in row.unwrap().iter().zip(&types) {
-            out.push(value_of(v, *ty)?);
-        }
-    }
-    Ok(out)
-}
-
-fn ddl_type(ty: ColumnType) -> String {
-    match ty {
-        ColumnType::Int => "INT".into(),
-        ColumnType::BigInt => "BIGINT".into(),
-        ColumnType::Decimal(p, s) => format!("DECIMAL({p},{s})"),
-        ColumnType::Char(n) => format!("CHAR({n})"),
-        ColumnType::Varchar(n) => format!("VARCHAR({n})"),
-        ColumnType::Timestamp => "DATETIME(6)".into(),
-    }
-}
-
-fn isolation_sql(i: Isolation) -> &'static str {
-    match i {
-        Isolation::ReadCommitted => "READ COMMITTED",
-        Isolation::RepeatableRead => "REPEATABLE READ",
-        Isolation::Serializable => "SERIALIZABLE",
-    }
 }
 
 impl MySession {
@@ -441,14 +268,6 @@ impl MySession {
             .map_err(|e| map_err(e, stmt.name))?;
         self.statements.insert(key, st.clone());
         Ok(st)
-    }
-}
-
-fn params(ps: &[Param<'_>]) -> Params {
-    if ps.is_empty() {
-        Params::Empty
-    } else {
-        Params::Positional(ps.iter().map(my_value).collect())
     }
 }
 
@@ -604,103 +423,13 @@ impl Session for MySession {
     }
 }
 
-impl Loader for MySession {
-    async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
-        let mut columns: Vec<String> = table
-            .columns
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} {}{}",
-                    c.name,
-                    ddl_type(c.ty),
-                    if c.nullable { "" } else { " NOT NULL" }
-                )
-            })
-            .collect();
-        if !table.primary_key.is_empty() {
-            columns.push(format!("PRIMARY KEY ({})", table.primary_key.join(", ")));
-        }
-        self.run(&format!(
-            "CREATE TABLE {} ({}) ENGINE = InnoDB",
-            table.name,
-            columns.join(", ")
-        ))
-        .await
-    }
-
-    async fn add_foreign_key(&mut self, key: &ForeignKey) -> Result<(), DbError> {
-        self.run(&key.add_sql()).await
-    }
-
-    async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {
-        self.run(&index.create_sql()).await
-    }
-
-    async fn drop_table(&mut self, name: &str) -> Result<(), DbError> {
-        // Other tables' foreign keys must not stop the drop.
-        self.run("SET foreign_key_checks = 0").await?;
-        let dropped = self.run(&format!("DROP TABLE IF EXISTS {name}")).await;
-        self.run("SET foreign_key_checks = 1").await?;
-        dropped
-    }
-
-    async fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
-        self.sent = true;
-        let n: Option<i64> = self
-            .conn
-            .exec_first(
-                "SELECT COUNT(*) FROM information_schema.tables \
-                 WHERE table_schema = DATABASE() AND table_name = ?",
-                (name,),
-            )
-            .await
-            .map_err(|e| map_err(e, "table_exists"))?;
-        self.end_implicit().await?;
-        Ok(n.unwrap_or(0) > 0)
-    }
-
-    async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
-        let cols = table.columns.len();
-        let per_statement = (MAX_PLACEHOLDERS / cols).max(1);
-        let names: Vec<&str> = table.columns.iter().map(|c| c.name).collect();
-        let row_marks = format!("({})", vec!["?"; cols].join(","));
-        let rows: Vec<&[Value]> = batch.rows().collect();
-        for chunk in rows.chunks(per_statement) {
-            let sql = format!(
-                "INSERT INTO {} ({}) VALUES {}",
-                table.name,
-                names.join(","),
-                vec![row_marks.as_str(); chunk.len()].join(",")
-            );
-            let values: Vec<mysql_async::Value> = chunk
-                .iter()
-                .flat_map(|row| row.iter().map(|v| my_value(&v.as_param())))
-                .collect();
-            // Prepared through the driver's cache: every full chunk reuses one.
-            self.conn
-                .exec_drop(sql, Params::Positional(values))
-                .await
-                .map_err(|e| map_err(e, table.name))?;
-        }
-        self.sent = true;
-        self.end_implicit().await
-    }
-
-    async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
-        self.run("SET unique_checks = 0, foreign_key_checks = 0")
-            .await
-    }
-
-    async fn end_bulk_load(&mut self) -> Result<(), DbError> {
-        self.run("SET unique_checks = 1, foreign_key_checks = 1")
-            .await
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::errors::*;
+    use super::types::*;
     use super::*;
+    use mysql_async::consts::ColumnType as MyType;
+    use txbench_core::Value;
 
     #[test]
     fn datetimes_round_trip_through_text_and_fields() {

@@ -1,0 +1,109 @@
+//! Creating and loading tables on MySQL: primary keys with the table,
+//! multi-row INSERTs of up to [`MAX_PLACEHOLDERS`] values, checks off.
+
+use mysql_async::Params;
+use mysql_async::prelude::Queryable;
+use txbench_core::schema::{ForeignKey, Index, Table};
+use txbench_core::value::RowBatch;
+use txbench_core::{DbError, Loader, Value};
+
+use super::MySession;
+use super::errors::map_err;
+use super::types::{ddl_type, my_value};
+
+/// Most placeholders in one statement (the protocol's limit is 65,535).
+pub const MAX_PLACEHOLDERS: usize = 60_000;
+
+impl Loader for MySession {
+    async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
+        let mut columns: Vec<String> = table
+            .columns
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}{}",
+                    c.name,
+                    ddl_type(c.ty),
+                    if c.nullable { "" } else { " NOT NULL" }
+                )
+            })
+            .collect();
+        if !table.primary_key.is_empty() {
+            columns.push(format!("PRIMARY KEY ({})", table.primary_key.join(", ")));
+        }
+        self.run(&format!(
+            "CREATE TABLE {} ({}) ENGINE = InnoDB",
+            table.name,
+            columns.join(", ")
+        ))
+        .await
+    }
+
+    async fn add_foreign_key(&mut self, key: &ForeignKey) -> Result<(), DbError> {
+        self.run(&key.add_sql()).await
+    }
+
+    async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {
+        self.run(&index.create_sql()).await
+    }
+
+    async fn drop_table(&mut self, name: &str) -> Result<(), DbError> {
+        // Other tables' foreign keys must not stop the drop.
+        self.run("SET foreign_key_checks = 0").await?;
+        let dropped = self.run(&format!("DROP TABLE IF EXISTS {name}")).await;
+        self.run("SET foreign_key_checks = 1").await?;
+        dropped
+    }
+
+    async fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
+        self.sent = true;
+        let n: Option<i64> = self
+            .conn
+            .exec_first(
+                "SELECT COUNT(*) FROM information_schema.tables \
+                 WHERE table_schema = DATABASE() AND table_name = ?",
+                (name,),
+            )
+            .await
+            .map_err(|e| map_err(e, "table_exists"))?;
+        self.end_implicit().await?;
+        Ok(n.unwrap_or(0) > 0)
+    }
+
+    async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
+        let cols = table.columns.len();
+        let per_statement = (MAX_PLACEHOLDERS / cols).max(1);
+        let names: Vec<&str> = table.columns.iter().map(|c| c.name).collect();
+        let row_marks = format!("({})", vec!["?"; cols].join(","));
+        let rows: Vec<&[Value]> = batch.rows().collect();
+        for chunk in rows.chunks(per_statement) {
+            let sql = format!(
+                "INSERT INTO {} ({}) VALUES {}",
+                table.name,
+                names.join(","),
+                vec![row_marks.as_str(); chunk.len()].join(",")
+            );
+            let values: Vec<mysql_async::Value> = chunk
+                .iter()
+                .flat_map(|row| row.iter().map(|v| my_value(&v.as_param())))
+                .collect();
+            // Prepared through the driver's cache: every full chunk reuses one.
+            self.conn
+                .exec_drop(sql, Params::Positional(values))
+                .await
+                .map_err(|e| map_err(e, table.name))?;
+        }
+        self.sent = true;
+        self.end_implicit().await
+    }
+
+    async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
+        self.run("SET unique_checks = 0, foreign_key_checks = 0")
+            .await
+    }
+
+    async fn end_bulk_load(&mut self) -> Result<(), DbError> {
+        self.run("SET unique_checks = 1, foreign_key_checks = 1")
+            .await
+    }
+}
