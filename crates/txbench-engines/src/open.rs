@@ -11,7 +11,8 @@ use thiserror::Error;
 use txbench_core::{DbError, Engine, Isolation};
 
 use crate::file_lock::{FileLock, Holders};
-use crate::{Target, TargetError};
+use crate::target::Target;
+use crate::target_error::TargetError;
 
 /// Settings of an engine beyond its URL, as a command asks for them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -24,7 +24,7 @@ use txbench_core::{
     DbError, Engine, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode, Value,
 };
 
-use crate::redact;
+use crate::redact::redact;
 use crate::target_error::TargetError;
 
 /// Keys per SCAN step and per MSET/UNLINK batch.

@@ -2,7 +2,7 @@
 
 use crate::mysql::MyTarget;
 use crate::postgres::PgTarget;
-use crate::redact;
+use crate::redact::redact;
 use crate::sqlite::SqliteConfig;
 use crate::target_error::TargetError;
 

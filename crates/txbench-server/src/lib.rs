@@ -88,19 +88,7 @@ where
     let workers = opts.workers.max(1);
     let counters = Arc::new(Counters::default());
     let (jobs, queue) = async_channel::bounded::<Job<W::Input>>(workers * 64);
-    let mut pool = Vec::with_capacity(workers);
-    for _ in 0..workers {
-        let session = engine.connect().await?;
-        pool.push(exec::spawn::<E, _, _>(
-            "txbench-serve",
-            work(
-                session,
-                Arc::clone(&workload),
-                queue.clone(),
-                Arc::clone(&counters),
-            ),
-        ));
-    }
+    let pool = start_workers(&engine, &workload, workers, &queue, &counters).await?;
     drop(queue);
     let opts = Arc::new(opts);
     let types = workload.transaction_types().len();
@@ -145,6 +133,28 @@ where
         expected_rollbacks: counters.expected_rollbacks.load(Ordering::Relaxed),
         errors: counters.errors.load(Ordering::Relaxed),
     })
+}
+
+/// A worker per session of `engine`, each executing the queued transactions.
+async fn start_workers<E: Engine, W: Workload>(
+    engine: &Arc<E>,
+    workload: &Arc<W>,
+    workers: usize,
+    queue: &async_channel::Receiver<Job<W::Input>>,
+    counters: &Arc<Counters>,
+) -> Result<Vec<exec::Spawned<()>>, DbError> {
+    let mut pool = Vec::with_capacity(workers);
+    for _ in 0..workers {
+        let session = engine.connect().await?;
+        let worker = work(
+            session,
+            Arc::clone(workload),
+            queue.clone(),
+            Arc::clone(counters),
+        );
+        pool.push(exec::spawn::<E, _, _>("txbench-serve", worker));
+    }
+    Ok(pool)
 }
 
 /// A worker: execute queued transactions on one session until the queue closes.

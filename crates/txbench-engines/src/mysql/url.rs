@@ -20,12 +20,13 @@ impl PartialEq for MyTarget {
 
 impl MyTarget {
     /// Parse a `mysql://` URL.
-    pub fn parse(url: &str) -> Result<MyTarget, crate::TargetError> {
-        let display = crate::redact(url);
-        let opts = Opts::from_url(url)
-            .map_err(|e| crate::TargetError(format!("invalid MySQL URL '{display}': {e}")))?;
+    pub fn parse(url: &str) -> Result<MyTarget, crate::target_error::TargetError> {
+        let display = crate::redact::redact(url);
+        let opts = Opts::from_url(url).map_err(|e| {
+            crate::target_error::TargetError(format!("invalid MySQL URL '{display}': {e}"))
+        })?;
         if opts.db_name().is_none() {
-            return Err(crate::TargetError(format!(
+            return Err(crate::target_error::TargetError(format!(
                 "MySQL URL '{display}' names no database (mysql://user@host:3306/DATABASE)"
             )));
         }

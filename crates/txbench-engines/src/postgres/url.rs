@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio_postgres::Config;
 use tokio_postgres::config::Host;
 
-use crate::redact;
+use crate::redact::redact;
 use crate::target_error::TargetError;
 
 /// How to use TLS, as libpq's `sslmode` says it.
@@ -45,54 +45,10 @@ impl PgTarget {
     /// Parse a `postgres://` or `postgresql://` URL.
     pub fn parse(url: &str) -> Result<PgTarget, TargetError> {
         let shown = redact(url);
-        // sslmode is ours (tokio-postgres knows no verify-full); every other
-        // parameter goes to tokio-postgres.
-        let (base, query) = url.split_once('?').map_or((url, ""), |(b, q)| (b, q));
-        let mut ssl = SslMode::Prefer;
-        let mut rest = Vec::new();
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            match pair.split_once('=') {
-                Some(("sslmode", v)) => {
-                    ssl = match v {
-                        "disable" => SslMode::Disable,
-                        "prefer" | "allow" => SslMode::Prefer,
-                        "require" => SslMode::Require,
-                        "verify-full" | "verify-ca" => SslMode::VerifyFull,
-                        other => {
-                            return Err(TargetError(format!(
-                                "invalid sslmode '{other}' in '{shown}' (known: disable, prefer, require, verify-full)"
-                            )));
-                        }
-                    }
-                }
-                _ => rest.push(pair),
-            }
-        }
-        let cleaned = if rest.is_empty() {
-            base.to_string()
-        } else {
-            format!("{base}?{}", rest.join("&"))
-        };
+        let (ssl, cleaned) = take_sslmode(url, &shown)?;
         let mut config = Config::from_str(&cleaned)
             .map_err(|e| TargetError(format!("invalid PostgreSQL URL '{shown}': {e}")))?;
-        if config.get_password().is_none()
-            && let Ok(pw) = std::env::var("PGPASSWORD")
-        {
-            config.password(pw);
-        }
-        if config.get_application_name().is_none() {
-            config.application_name("txbench");
-        }
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(Duration::from_secs(10));
-        }
-        if config.get_user().is_none() {
-            config.user(
-                std::env::var("PGUSER")
-                    .or_else(|_| std::env::var("USER"))
-                    .unwrap_or("postgres".into()),
-            );
-        }
+        fill_from_environment(&mut config);
         let ports = config.get_ports().to_vec();
         let mut hosts = Vec::new();
         for (i, host) in config.get_hosts().iter().enumerate() {
@@ -115,6 +71,61 @@ impl PgTarget {
             ssl,
             display: shown,
         })
+    }
+}
+
+/// The URL's sslmode, and the URL without it: sslmode is ours (tokio-postgres
+/// knows no verify-full); every other parameter goes to tokio-postgres.
+fn take_sslmode(url: &str, shown: &str) -> Result<(SslMode, String), TargetError> {
+    let (base, query) = url.split_once('?').map_or((url, ""), |(b, q)| (b, q));
+    let mut ssl = SslMode::Prefer;
+    let mut rest = Vec::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let Some(("sslmode", v)) = pair.split_once('=') else {
+            rest.push(pair);
+            continue;
+        };
+        ssl = match v {
+            "disable" => SslMode::Disable,
+            "prefer" | "allow" => SslMode::Prefer,
+            "require" => SslMode::Require,
+            "verify-full" | "verify-ca" => SslMode::VerifyFull,
+            other => {
+                return Err(TargetError(format!(
+                    "invalid sslmode '{other}' in '{shown}' (known: disable, prefer, require, verify-full)"
+                )));
+            }
+        };
+    }
+    let cleaned = if rest.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", rest.join("&"))
+    };
+    Ok((ssl, cleaned))
+}
+
+/// What the URL leaves out, as libpq would take it: the password from
+/// PGPASSWORD, the user from PGUSER or USER; and txbench's application name
+/// and a 10 s connect timeout.
+fn fill_from_environment(config: &mut Config) {
+    if config.get_password().is_none()
+        && let Ok(pw) = std::env::var("PGPASSWORD")
+    {
+        config.password(pw);
+    }
+    if config.get_application_name().is_none() {
+        config.application_name("txbench");
+    }
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(10));
+    }
+    if config.get_user().is_none() {
+        config.user(
+            std::env::var("PGUSER")
+                .or_else(|_| std::env::var("USER"))
+                .unwrap_or("postgres".into()),
+        );
     }
 }
 

@@ -7,7 +7,7 @@ use rand_distr::LogNormal;
 use txbench_core::ErrorKind;
 use txbench_core::rng::Rand;
 
-use crate::TargetError;
+use crate::target_error::TargetError;
 
 /// How long the server works on one transaction.
 #[derive(Debug, Clone, Copy, PartialEq)]

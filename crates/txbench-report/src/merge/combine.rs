@@ -210,67 +210,102 @@ fn add_up(
     let mut contributed_secs = Vec::new();
     let mut errors = vec![0u64; types];
     for r in runs {
-        let offset = r.summary.window_start_unix_s - start;
-        let own_end = r.summary.measured_secs;
-        // Which common second an interval of this run falls in, if any; one
-        // after the run's own window counts in its last instant.
-        let slot = |start_s: f64, length_s: f64| {
-            let middle = (start_s + length_s / 2.0).min(own_end - 1e-6) + offset;
-            (middle >= 0.0 && middle < end - start).then(|| middle.floor() as usize)
+        let slots = Slots {
+            offset: r.summary.window_start_unix_s - start,
+            own_end: r.summary.measured_secs,
+            span: end - start,
         };
-        let mut secs = 0.0;
-        for row in &r.timeline {
-            let Some(i) = slot(row.start_s, row.length_s) else {
-                continue;
-            };
-            // Only the part inside the run's window is measured time.
-            secs += (row.start_s + row.length_s).min(own_end) - row.start_s.min(own_end);
-            for (t, c) in row.types.iter().enumerate() {
-                let m = &mut merged[i].measured[t];
-                m.committed += c.committed;
-                m.expected_rollbacks += c.rollbacks;
-                m.retries += c.retries;
-                m.unfinished += c.unfinished;
-                m.shed += c.shed;
-                errors[t] += c.errors;
-            }
-        }
-        for interval in &r.log.intervals {
-            let Some(i) = slot(interval.start.as_secs_f64(), interval.length.as_secs_f64()) else {
-                continue;
-            };
-            if let Some(op) = op_tags.iter().position(|t| *t == interval.tag) {
-                merged[i]
-                    .record_operation_histogram(op, &interval.histogram)
-                    .map_err(|e| invalid(&r.dir, format!("tag {}: {e}", interval.tag)))?;
-                continue;
-            }
-            if interval.tag == LATENESS_TAG {
-                merged[i]
-                    .lateness
-                    .add(&interval.histogram)
-                    .expect("same bounds");
-                continue;
-            }
-            let (key, part) = match interval.tag.split_once('.') {
-                Some((k, p)) => (k, p),
-                None => (interval.tag.as_str(), "latency"),
-            };
-            let Some(t) = keys.iter().position(|k| k == key) else {
-                continue;
-            };
-            let stats = &mut merged[i].measured[t];
-            let h = match part {
-                "latency" => &mut stats.latency,
-                "service" => &mut stats.service,
-                "queue" => &mut stats.queue,
-                "unfinished" => &mut stats.censored,
-                _ => continue,
-            };
-            h.add(&interval.histogram).expect("same bounds");
-        }
-        contributed_secs.push(secs);
+        contributed_secs.push(add_timeline(r, slots, &mut merged, &mut errors));
+        add_log(r, slots, keys, op_tags, &mut merged)?;
     }
-
     Ok((merged, contributed_secs, errors))
+}
+
+/// Where a run's intervals fall among the common seconds.
+#[derive(Clone, Copy)]
+struct Slots {
+    /// The run's window start after the common start (s).
+    offset: f64,
+    /// The run's own measured length (s).
+    own_end: f64,
+    /// The common window's length (s).
+    span: f64,
+}
+
+impl Slots {
+    /// The common second an interval of the run falls in, if any; one after
+    /// the run's own window counts in its last instant.
+    fn of(&self, start_s: f64, length_s: f64) -> Option<usize> {
+        let middle = (start_s + length_s / 2.0).min(self.own_end - 1e-6) + self.offset;
+        (middle >= 0.0 && middle < self.span).then(|| middle.floor() as usize)
+    }
+}
+
+/// Add a run's timeline counts; the measured seconds it contributed.
+fn add_timeline(r: &RunFiles, slots: Slots, merged: &mut [Recorder], errors: &mut [u64]) -> f64 {
+    let own_end = slots.own_end;
+    let mut secs = 0.0;
+    for row in &r.timeline {
+        let Some(i) = slots.of(row.start_s, row.length_s) else {
+            continue;
+        };
+        // Only the part inside the run's window is measured time.
+        secs += (row.start_s + row.length_s).min(own_end) - row.start_s.min(own_end);
+        for (t, c) in row.types.iter().enumerate() {
+            let m = &mut merged[i].measured[t];
+            m.committed += c.committed;
+            m.expected_rollbacks += c.rollbacks;
+            m.retries += c.retries;
+            m.unfinished += c.unfinished;
+            m.shed += c.shed;
+            errors[t] += c.errors;
+        }
+    }
+    secs
+}
+
+/// Add a run's logged histograms: operations, the senders' lateness, and
+/// each type's latency, service, queue and unfinished times.
+fn add_log(
+    r: &RunFiles,
+    slots: Slots,
+    keys: &[String],
+    op_tags: &[String],
+    merged: &mut [Recorder],
+) -> io::Result<()> {
+    for interval in &r.log.intervals {
+        let Some(i) = slots.of(interval.start.as_secs_f64(), interval.length.as_secs_f64()) else {
+            continue;
+        };
+        if let Some(op) = op_tags.iter().position(|t| *t == interval.tag) {
+            merged[i]
+                .record_operation_histogram(op, &interval.histogram)
+                .map_err(|e| invalid(&r.dir, format!("tag {}: {e}", interval.tag)))?;
+            continue;
+        }
+        if interval.tag == LATENESS_TAG {
+            merged[i]
+                .lateness
+                .add(&interval.histogram)
+                .expect("same bounds");
+            continue;
+        }
+        let (key, part) = match interval.tag.split_once('.') {
+            Some((k, p)) => (k, p),
+            None => (interval.tag.as_str(), "latency"),
+        };
+        let Some(t) = keys.iter().position(|k| k == key) else {
+            continue;
+        };
+        let stats = &mut merged[i].measured[t];
+        let h = match part {
+            "latency" => &mut stats.latency,
+            "service" => &mut stats.service,
+            "queue" => &mut stats.queue,
+            "unfinished" => &mut stats.censored,
+            _ => continue,
+        };
+        h.add(&interval.histogram).expect("same bounds");
+    }
+    Ok(())
 }

@@ -62,28 +62,7 @@ pub(super) fn invalid(path: &Path, what: impl std::fmt::Display) -> io::Error {
 pub fn read_timeline(path: &Path, keys: &[&str]) -> io::Result<Vec<TimelineRow>> {
     let mut reader = csv::Reader::from_path(path).map_err(|e| invalid(path, e))?;
     let headers = reader.headers().map_err(|e| invalid(path, e))?.clone();
-    let column = |name: &str| {
-        headers
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| invalid(path, format!("no column '{name}'")))
-    };
-    let (start, length) = (column("start_s")?, column("length_s")?);
-    let mut per_type = Vec::new();
-    for k in keys {
-        per_type.push((
-            [
-                column(&format!("{k}_committed"))?,
-                column(&format!("{k}_rollbacks"))?,
-                column(&format!("{k}_errors"))?,
-                column(&format!("{k}_retries"))?,
-            ],
-            [
-                column(&format!("{k}_unfinished")).ok(),
-                column(&format!("{k}_shed")).ok(),
-            ],
-        ));
-    }
+    let columns = Columns::find(&headers, keys, path)?;
     let mut rows = Vec::new();
     // A torn last line (a killed run) ends the timeline; an unreadable line
     // with more after it is damage, and refused.
@@ -95,43 +74,88 @@ pub fn read_timeline(path: &Path, keys: &[&str]) -> io::Result<Vec<TimelineRow>>
                 format!("line {} is not a timeline row", i + 2),
             ));
         }
-        let Ok(record) = record else {
-            torn = Some(i);
-            continue;
+        match record.ok().map(|r| columns.row(&r, path)).transpose()? {
+            Some(Some(row)) => rows.push(row),
+            _ => torn = Some(i),
+        }
+    }
+    Ok(rows)
+}
+
+/// Where a timeline's columns are: the interval's start and length, and per
+/// type its counts (unfinished and shed are absent from older files).
+struct Columns {
+    start: usize,
+    length: usize,
+    per_type: Vec<([usize; 4], [Option<usize>; 2])>,
+}
+
+impl Columns {
+    /// The columns of `keys`' types among `headers`; a missing one is damage.
+    fn find(headers: &csv::StringRecord, keys: &[&str], path: &Path) -> io::Result<Columns> {
+        let column = |name: &str| {
+            headers
+                .iter()
+                .position(|h| h == name)
+                .ok_or_else(|| invalid(path, format!("no column '{name}'")))
         };
+        let mut per_type = Vec::new();
+        for k in keys {
+            per_type.push((
+                [
+                    column(&format!("{k}_committed"))?,
+                    column(&format!("{k}_rollbacks"))?,
+                    column(&format!("{k}_errors"))?,
+                    column(&format!("{k}_retries"))?,
+                ],
+                [
+                    column(&format!("{k}_unfinished")).ok(),
+                    column(&format!("{k}_shed")).ok(),
+                ],
+            ));
+        }
+        Ok(Columns {
+            start: column("start_s")?,
+            length: column("length_s")?,
+            per_type,
+        })
+    }
+
+    /// A record as a row; `None` when it has no start and length (torn), an
+    /// error when a count of a row that has them is unreadable.
+    fn row(&self, record: &csv::StringRecord, path: &Path) -> io::Result<Option<TimelineRow>> {
         let num = |i: usize| record.get(i).and_then(|v| v.parse::<f64>().ok());
         let count = |i: usize| record.get(i).and_then(|v| v.parse::<u64>().ok());
-        let (Some(start_s), Some(length_s)) = (num(start), num(length)) else {
-            torn = Some(i);
-            continue;
+        let (Some(start_s), Some(length_s)) = (num(self.start), num(self.length)) else {
+            return Ok(None);
         };
         let mut types = Vec::new();
-        for (cols, optional) in &per_type {
+        for (cols, optional) in &self.per_type {
             let [unfinished, shed] = optional.map(|c| c.and_then(count).unwrap_or(0));
-            match cols.map(count) {
-                [
-                    Some(committed),
-                    Some(rollbacks),
-                    Some(errors),
-                    Some(retries),
-                ] => types.push(TypeCounts {
-                    committed,
-                    rollbacks,
-                    errors,
-                    retries,
-                    unfinished,
-                    shed,
-                }),
-                _ => return Err(invalid(path, format!("bad row at {start_s} s"))),
-            }
+            let [
+                Some(committed),
+                Some(rollbacks),
+                Some(errors),
+                Some(retries),
+            ] = cols.map(count)
+            else {
+                return Err(invalid(path, format!("bad row at {start_s} s")));
+            };
+            types.push(TypeCounts {
+                committed,
+                rollbacks,
+                errors,
+                retries,
+                unfinished,
+                shed,
+            });
         }
-        rows.push(TimelineRow {
+        Ok(Some(TimelineRow {
             start_s,
             length_s,
             types,
-        });
+        }))
     }
-    Ok(rows)
 }
 
 /// Read the summary, interval log and timeline of a results directory.
