@@ -179,8 +179,8 @@ impl RunSettings {
     }
 }
 
-/// A unit enum's serialized name ("poisson").
-fn name_of<T: Serialize>(value: &T) -> String {
+/// A setting's name as its flag and the results spell it ("poisson").
+pub fn name_of<T: Serialize>(value: &T) -> String {
     plain(&serde_json::to_value(value).unwrap_or_default())
 }
 

@@ -74,16 +74,12 @@ static META: MetaTable = MetaTable {
 
 static GET: Statement = Statement::new("get", "SELECT v FROM toy_kv WHERE k = ?");
 static BUMP: Statement = Statement::new("bump", "UPDATE toy_kv SET v = ? WHERE k = ?");
-static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo {
-    name: "Read-Increment",
-    key: "read_increment",
-    mix: 1.0,
-    min_share: None,
-    keying: Duration::ZERO,
-    mean_think: Duration::ZERO,
-    p90_limit: Duration::from_secs(1),
-    expected_success: None,
-}];
+static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo::back_to_back(
+    "Read-Increment",
+    "read_increment",
+    1.0,
+    None,
+)];
 
 /// The toy workload: `keys` keys, each read and incremented.
 #[derive(Debug, Clone)]

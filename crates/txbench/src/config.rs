@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
-use txbench_core::settings::{Load, RunSettings};
+use txbench_core::settings::{Load, RunSettings, name_of};
 use txbench_engines::redact;
 
 use crate::cli::Cli;
@@ -183,8 +183,8 @@ pub fn repeat_file(workload: &str, db: &[String], settings: &RunSettings) -> Str
     } = s.load
     {
         put("rate", format!("{rate}/s").into());
-        put("arrival", name_of(&arrival));
-        put("pacing", name_of(&pacing));
+        put("arrival", name_of(&arrival).into());
+        put("pacing", name_of(&pacing).into());
         if let Some(q) = queue_limit {
             put("queue-limit", (q as i64).into());
         }
@@ -194,7 +194,7 @@ pub fn repeat_file(workload: &str, db: &[String], settings: &RunSettings) -> Str
     }
     put("max-retries", i64::from(s.max_retries).into());
     put("grace", seconds(s.grace_secs));
-    put("affinity", name_of(&s.affinity));
+    put("affinity", name_of(&s.affinity).into());
     if s.shards > 1 {
         put("shards", i64::from(s.shards).into());
         put("shard-index", i64::from(s.shard_index).into());
@@ -217,11 +217,6 @@ fn seconds(secs: f64) -> toml::Value {
     humantime::format_duration(std::time::Duration::from_secs_f64(secs))
         .to_string()
         .into()
-}
-
-/// A setting's value as its flag spells it ("poisson").
-fn name_of<T: serde::Serialize>(value: &T) -> toml::Value {
-    toml::Value::try_from(value).unwrap_or_else(|_| "".into())
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use tokio::sync::watch;
-use txbench_core::Engine;
+use txbench_core::{Engine, Execution, Session};
 use txbench_report::terminal;
 use txbench_workloads::{Benchmark, LoadPlan, WorkloadError};
 
@@ -57,7 +57,9 @@ pub fn scale_text<W: Benchmark>(n: i64) -> String {
 
 /// Load `W` at scale `asked` (its default when `None`) unless a finished load
 /// is there already (and `--drop` is not given); another scale than the loaded
-/// one is refused. Ctrl-C stops it.
+/// one is refused. Ctrl-C stops it. An engine that does not run statements on
+/// data of its own (a txbench server holds its data, `null:` and `sim:` hold
+/// none) has nothing to load here.
 pub async fn ensure_loaded<E: Engine, W: Benchmark>(
     engine: &Arc<E>,
     db: &DbArgs,
@@ -67,6 +69,9 @@ pub async fn ensure_loaded<E: Engine, W: Benchmark>(
     seed: u64,
     stop: &watch::Receiver<bool>,
 ) -> Result<(), Failure> {
+    if E::Session::EXECUTION != Execution::Statements {
+        return Ok(());
+    }
     let load_unless_loaded = async {
         let loaded = on_session(engine, |mut s| async move { W::loaded(&mut s).await }).await??;
         match loaded {

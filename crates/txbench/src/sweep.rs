@@ -10,9 +10,9 @@
 use std::sync::Arc;
 
 use tokio::sync::watch;
+use txbench_core::Engine;
 use txbench_core::checks::{self, Status};
 use txbench_core::result::{Percentiles, RunResult, SweepResult, SweepStep};
-use txbench_core::{Engine, Execution, Session};
 use txbench_engines::{WithEngine, with_engine};
 use txbench_report::{json, results, terminal};
 use txbench_workloads::Benchmark;
@@ -73,7 +73,7 @@ impl Visitor for Sweep {
             let a = self
                 .chosen
                 .args::<W>()
-                .map_err(|e| Failure::usage(e.to_string()))?;
+                .map_err(|e| Failure::Usage(e.into()))?;
             let plan = RunPlan::<W>::new(&a.sweep.run, a.scale.asked, a.options.clone())?;
             // A sweep's steps each start when the last ends: no agreed start
             // time, and shards of a sweep would not share their steps' windows.
@@ -116,20 +116,13 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     // Like the all-in-one form, a sweep of an empty database (in-memory SQLite)
-    // loads it first; a server or the null engine holds its own data.
-    if <E::Session as Session>::EXECUTION == Execution::Statements {
-        let seed = s.run.seed.unwrap_or(1);
-        crate::load::ensure_loaded::<E, W>(
-            &engine,
-            &s.run.db,
-            plan.scale,
-            &LoadExtras::default(),
-            &W::LoadOptions::default(),
-            seed,
-            &stop,
-        )
-        .await?;
-    }
+    // loads it first.
+    let seed = s.run.seed.unwrap_or(1);
+    let (extras, options) = (LoadExtras::default(), W::LoadOptions::default());
+    crate::load::ensure_loaded::<E, W>(
+        &engine, &s.run.db, plan.scale, &extras, &options, seed, &stop,
+    )
+    .await?;
     let name = format!(
         "{}-sweep-{}-{}",
         compact_stamp(&now_rfc3339()),

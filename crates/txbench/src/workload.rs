@@ -47,7 +47,7 @@ impl Visitor for Command {
             let args = self
                 .chosen
                 .args::<W>()
-                .map_err(|e| Failure::usage(e.to_string()))?;
+                .map_err(|e| Failure::Usage(e.into()))?;
             verb::<W>(args.verb, args.all, self.stop).await
         })
     }

@@ -274,7 +274,6 @@ pub async fn run<E: Engine, W: Workload>(
 /// A run under way: its sessions' workers, what sends them transactions, the
 /// queues between, and the clock that collects what they record.
 struct Running<I> {
-    window: Window,
     pool: Pool,
     queues: Vec<async_channel::Receiver<Job<I>>>,
     sender: tokio::task::JoinHandle<(Senders, SenderReport)>,
@@ -323,7 +322,6 @@ impl<I: Send + 'static> Running<I> {
             segments: Segments::default(),
         };
         Running {
-            window,
             pool,
             queues,
             sender,
@@ -362,7 +360,6 @@ impl<I: Send + 'static> Running<I> {
         let mut samples = self.clock.collector.take_samples();
         samples.sort_unstable_by_key(|s| s.intended_us);
         Ok(Drained {
-            window: self.window,
             cut_at,
             engine_cpu: self.pool.stop().await,
             senders,
@@ -374,7 +371,6 @@ impl<I: Send + 'static> Running<I> {
 
 /// A run after its cut, all its numbers collected.
 struct Drained {
-    window: Window,
     cut_at: Instant,
     engine_cpu: Duration,
     senders: Senders,
@@ -391,7 +387,7 @@ impl Drained {
         started: Instant,
         cpu_start: Duration,
     ) -> Recording {
-        let (window, cut_at) = (self.window, self.cut_at);
+        let (window, cut_at) = (self.clock.window, self.cut_at);
         let measured_end = if interrupted {
             cut_at.min(window.end)
         } else {

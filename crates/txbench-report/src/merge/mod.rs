@@ -63,7 +63,7 @@ mod tests {
             .collect()
     }
 
-    fn summary(warehouses: &str, start: f64) -> RunResult {
+    fn summary(warehouses: i64, start: f64) -> RunResult {
         let t = |name: &str, key: &str| TypeResult {
             name: name.into(),
             key: key.into(),
@@ -95,7 +95,7 @@ mod tests {
             server_version: String::new(),
             machine: Default::default(),
             merged_from: Vec::new(),
-            settings: Some(settings(warehouses.parse().unwrap())),
+            settings: Some(settings(warehouses)),
             parameters: BTreeMap::new(),
             measured_secs: 5.0,
             interrupted: false,
@@ -146,7 +146,7 @@ mod tests {
     }
 
     /// Write a results directory holding `samples`, one interval a second.
-    fn write_run(dir: &Path, samples: &[(u64, usize, u64)], warehouses: &str, start: f64) {
+    fn write_run(dir: &Path, samples: &[(u64, usize, u64)], warehouses: i64, start: f64) {
         std::fs::create_dir_all(dir).unwrap();
         let writer =
             IntervalWriter::create(dir, vec!["a".into(), "b".into()], vec!["get".into()]).unwrap();
@@ -188,9 +188,9 @@ mod tests {
         let strip = |v: Vec<(usize, &(u64, usize, u64))>| {
             v.into_iter().map(|(_, s)| *s).collect::<Vec<_>>()
         };
-        write_run(&dir.path().join("a"), &strip(odd), "2", START);
-        write_run(&dir.path().join("b"), &strip(even), "2", START);
-        write_run(&dir.path().join("all"), &all, "2", START);
+        write_run(&dir.path().join("a"), &strip(odd), 2, START);
+        write_run(&dir.path().join("b"), &strip(even), 2, START);
+        write_run(&dir.path().join("all"), &all, 2, START);
 
         let halves = [
             read_run(&dir.path().join("a")).unwrap(),
@@ -243,8 +243,8 @@ mod tests {
     fn refuses_a_run_given_twice_or_with_its_copy() {
         let dir = tempfile::tempdir().unwrap();
         let all = samples();
-        write_run(&dir.path().join("a"), &all, "2", START);
-        write_run(&dir.path().join("copy"), &all, "2", START);
+        write_run(&dir.path().join("a"), &all, 2, START);
+        write_run(&dir.path().join("copy"), &all, 2, START);
         for other in ["a", "copy"] {
             let runs = [
                 read_run(&dir.path().join("a")).unwrap(),
@@ -287,8 +287,8 @@ mod tests {
         ) {
             let dir = tempfile::tempdir().unwrap();
             let all = samples();
-            write_run(&dir.path().join("a"), &all, "2", START);
-            write_run(&dir.path().join("b"), &all[..1000], "2", START);
+            write_run(&dir.path().join("a"), &all, 2, START);
+            write_run(&dir.path().join("b"), &all[..1000], 2, START);
             let name = [crate::results::SUMMARY_FILE, HLOG_FILE, TIMELINE_FILE][file];
             damage(&dir.path().join("b").join(name), how, at, &bytes);
             if let Ok(b) = read_run(&dir.path().join("b")) {
@@ -302,9 +302,9 @@ mod tests {
     fn refuses_other_scales_and_runs_that_did_not_overlap() {
         let dir = tempfile::tempdir().unwrap();
         let all = samples();
-        write_run(&dir.path().join("a"), &all, "2", START);
-        write_run(&dir.path().join("b"), &all, "3", START);
-        write_run(&dir.path().join("late"), &all, "2", START + 60.0);
+        write_run(&dir.path().join("a"), &all, 2, START);
+        write_run(&dir.path().join("b"), &all, 3, START);
+        write_run(&dir.path().join("late"), &all, 2, START + 60.0);
         let a = read_run(&dir.path().join("a")).unwrap();
         let e = merge(&[a, read_run(&dir.path().join("b")).unwrap()])
             .err()
@@ -321,8 +321,8 @@ mod tests {
     fn refuses_runs_older_than_typed_settings_and_shards_that_differ() {
         let dir = tempfile::tempdir().unwrap();
         let all = samples();
-        write_run(&dir.path().join("a"), &all, "2", START);
-        write_run(&dir.path().join("old"), &all, "2", START);
+        write_run(&dir.path().join("a"), &all, 2, START);
+        write_run(&dir.path().join("old"), &all, 2, START);
         let (a, mut old) = (
             read_run(&dir.path().join("a")).unwrap(),
             read_run(&dir.path().join("old")).unwrap(),
