@@ -24,6 +24,8 @@
 //! * [`result`]: the versioned result model written as JSON and rendered by reports.
 //! * [`settings`]: how a run was set up, typed, as the result model records it.
 //! * [`rng`]: the seeded random stream and the distributions specifications ask for.
+//! * [`written`] and [`acks`]: what a transaction wrote and what became of it,
+//!   and the acknowledged-work log of those records.
 //! * [`keys`]: keys of a key space drawn uniformly or Zipf-skewed (key-value workloads).
 //!
 //! Design decisions: procedures are `async fn` generic over `Session`, so the
@@ -32,6 +34,7 @@
 //! whole transaction there: one hand-off per transaction, not per statement.
 #![warn(missing_docs)]
 
+pub mod acks;
 pub mod check;
 pub mod checks;
 pub mod cpu;
@@ -53,6 +56,7 @@ pub mod summary;
 pub mod txn;
 pub mod value;
 pub mod workload;
+pub mod written;
 
 pub use driver::{RunOptions, WaitMode};
 pub use engine::{Call, Engine, Execution, Isolation, Loader, NoLoader, Reply, Session, TxMode};
@@ -60,3 +64,4 @@ pub use error::{DbError, ErrorKind};
 pub use shard::Shard;
 pub use value::{Param, RowBatch, Rows, Value};
 pub use workload::{Outcome, Planned, RepeatTerminal, Terminal, TxnTypeInfo, Workload};
+pub use written::Written;

@@ -8,6 +8,7 @@ use crate::engine::Session;
 use crate::error::DbError;
 use crate::shard::Shard;
 pub use crate::txn::{Outcome, THINK_TRUNCATION, TxnTypeInfo};
+use crate::written::Written;
 
 /// The next transaction a terminal will submit, with the waits around it.
 #[derive(Debug, Clone)]
@@ -96,13 +97,25 @@ pub trait Workload: Send + Sync + 'static {
     fn terminal(&self, index: usize, seed: u64) -> Self::Terminal;
 
     /// Execute one transaction on a session, from `begin` to `commit` or rollback.
+    /// A type that writes states, just before it commits or rolls back, what it
+    /// wrote in `written` (the fields [`Workload::ack_fields`] names), so the
+    /// acknowledged-work log can say what became of it.
     ///
     /// On `Err` the driver rolls the session back and may retry.
     fn execute<'a, S: Session>(
         &'a self,
         session: &'a mut S,
         input: &'a Self::Input,
+        written: &'a mut Written,
     ) -> impl Future<Output = Result<Outcome, DbError>> + Send + 'a;
+
+    /// The fields a transaction of type `txn_type` states in [`Written`],
+    /// space-separated ("w_id d_id o_id"); empty for a type that states
+    /// nothing (read-only ones). Default: none for every type.
+    fn ack_fields(&self, txn_type: usize) -> &'static str {
+        let _ = txn_type;
+        ""
+    }
 
     /// Execute one transaction as [`Workload::execute`] does, and also return
     /// what the specification says the terminal displays, as name/value pairs (a
@@ -111,7 +124,8 @@ pub trait Workload: Send + Sync + 'static {
         &'a self,
         session: &'a mut S,
         input: &'a Self::Input,
+        written: &'a mut Written,
     ) -> impl Future<Output = Result<(Outcome, Vec<(String, String)>), DbError>> + Send + 'a {
-        async move { Ok((self.execute(session, input).await?, Vec::new())) }
+        async move { Ok((self.execute(session, input, written).await?, Vec::new())) }
     }
 }

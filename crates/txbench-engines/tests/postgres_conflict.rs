@@ -12,7 +12,7 @@ use txbench_core::driver::{self, RunOptions, WaitMode};
 use txbench_core::schema::Statement;
 use txbench_core::{
     DbError, Engine, ErrorKind, Isolation, Outcome, Param, RepeatTerminal, Session, TxMode,
-    TxnTypeInfo, Workload,
+    TxnTypeInfo, Workload, Written,
 };
 use txbench_engines::postgres::{PgEngine, PgTarget};
 
@@ -68,7 +68,12 @@ impl Workload for Bump {
         RepeatTerminal(())
     }
 
-    async fn execute<S: Session>(&self, s: &mut S, _: &()) -> Result<Outcome, DbError> {
+    async fn execute<S: Session>(
+        &self,
+        s: &mut S,
+        _: &(),
+        _: &mut Written,
+    ) -> Result<Outcome, DbError> {
         s.begin(TxMode::ReadWrite).await?;
         let rows = s.query(&READ, &[]).await?;
         let v = rows.row(0).and_then(|r| r[0].as_i64()).unwrap_or(0);
@@ -110,7 +115,10 @@ async fn forced_serialization_failure_is_retried_and_counted() {
         interfered: AtomicBool::new(false),
     };
     let mut s = engine.connect().await.unwrap();
-    let err = workload.execute(&mut s, &()).await.unwrap_err();
+    let err = workload
+        .execute(&mut s, &(), &mut Written::new())
+        .await
+        .unwrap_err();
     assert_eq!(err.kind, ErrorKind::Conflict, "{err}");
     assert!(err.message.contains("40001"), "{err}");
     s.rollback().await.unwrap();
@@ -129,6 +137,7 @@ async fn forced_serialization_failure_is_retried_and_counted() {
         affinity: false,
         start_at: None,
         grace: txbench_core::driver::DEFAULT_GRACE,
+        acks: None,
         open: None,
     };
     let (_tx, stop) = tokio::sync::watch::channel(false);

@@ -29,7 +29,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::codec::{Framed, LengthDelimitedCodec};
-use txbench_core::{DbError, Engine, ErrorKind, Outcome, Session, Workload, exec};
+use txbench_core::{DbError, Engine, ErrorKind, Outcome, Session, Workload, Written, exec};
 use txbench_remote::protocol::{self, ClientMessage, MAGIC, ServerMessage, Status, VERSION};
 
 /// How to serve.
@@ -164,11 +164,14 @@ async fn work<S: Session, W: Workload>(
     queue: async_channel::Receiver<Job<W::Input>>,
     counters: Arc<Counters>,
 ) {
+    // What a transaction wrote stays on this side: the protocol carries no
+    // acknowledged-work log (a client asking for one is refused).
+    let mut written = Written::new();
     while let Ok(job) = queue.recv().await {
         let started = Instant::now();
-        let attempt = AssertUnwindSafe(workload.execute_displayed(&mut session, &job.input))
-            .catch_unwind()
-            .await;
+        written.clear();
+        let run = workload.execute_displayed(&mut session, &job.input, &mut written);
+        let attempt = AssertUnwindSafe(run).catch_unwind().await;
         let mut output = Vec::new();
         let status = match attempt {
             Ok(Ok((Outcome::Committed, shown))) => {

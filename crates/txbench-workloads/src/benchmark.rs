@@ -25,6 +25,8 @@ use crate::bulk::{LoadPlan, LoadSummary};
 use crate::conditions::ConditionResult;
 use crate::error::WorkloadError;
 use crate::meta_table::{Loaded, MetaTable};
+use crate::verify::Verification;
+use txbench_core::acks::AckFile;
 
 /// The settings a run's headline figures depend on, as recorded with it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -130,6 +132,21 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
     ) -> impl Future<Output = Result<Vec<ConditionResult>, WorkloadError>> + Send {
         let _ = (session, loaded);
         std::future::ready(Err(WorkloadError::NoCheck(Self::ABOUT)))
+    }
+
+    /// The help line of `NAME verify`, for a workload that can hold an
+    /// acknowledged-work log against its database; `None`: it has no verify.
+    const VERIFY: Option<&'static str> = None;
+
+    /// Hold an acknowledged-work log against the database: what of the
+    /// acknowledged work is durable, what in doubt is there, what rolled back
+    /// leaked (docs/durability.md).
+    fn verify<S: Session>(
+        session: &mut S,
+        log: &AckFile,
+    ) -> impl Future<Output = Result<Verification, WorkloadError>> + Send {
+        let _ = (session, log);
+        std::future::ready(Err(WorkloadError::NoVerify(Self::ABOUT)))
     }
 
     /// The scale in the database.

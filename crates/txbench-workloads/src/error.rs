@@ -67,6 +67,9 @@ pub enum WorkloadError {
     /// The workload has no consistency check.
     #[error("{} has no consistency check", .0.title)]
     NoCheck(&'static About),
+    /// The workload cannot hold an acknowledged-work log against its database.
+    #[error("{} has no verify of acknowledged work", .0.title)]
+    NoVerify(&'static About),
     /// The database failed.
     #[error(transparent)]
     Db(#[from] DbError),

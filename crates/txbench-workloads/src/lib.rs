@@ -26,6 +26,7 @@ pub mod registry;
 pub mod retwis;
 pub mod tatp;
 pub mod tpcc;
+pub mod verify;
 
 pub use about::{About, Scale};
 pub use benchmark::{Benchmark, MetricBasis, NoOptions, Options};

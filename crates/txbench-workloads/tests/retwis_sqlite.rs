@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicU64;
 
 use txbench_core::keys::KeyChooser;
 use txbench_core::rng::Rand;
-use txbench_core::{Engine, Outcome, Session};
+use txbench_core::{Engine, Outcome, Session, Written};
 use txbench_engines::sqlite::{SqliteConfig, SqliteEngine};
 use txbench_workloads::bulk;
 use txbench_workloads::retwis::generate::{generate, units};
@@ -65,7 +65,9 @@ async fn keys_load_and_transactions_touch_what_they_name() {
             }
         }
         assert_eq!(t == GET_TIMELINE, inp.read_only());
-        let outcome = procedures::execute(&mut s, &inp, &new_value).await.unwrap();
+        let outcome = procedures::execute(&mut s, &inp, &new_value, &mut Written::new())
+            .await
+            .unwrap();
         assert_eq!(outcome, Outcome::Committed);
     }
     let changed = s
@@ -91,7 +93,7 @@ async fn keys_load_and_transactions_touch_what_they_name() {
         txn_type: 1,
         ops: vec![Op::Put(2), Op::Get(keys + 1)],
     };
-    let err = procedures::execute(&mut s, &missing, "y")
+    let err = procedures::execute(&mut s, &missing, "y", &mut Written::new())
         .await
         .unwrap_err();
     assert!(err.message.contains("missing row"), "{err}");

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use txbench_core::{Engine, Outcome, Session, Terminal};
+use txbench_core::{Engine, Outcome, Session, Terminal, Written};
 use txbench_engines::sqlite::{SqliteConfig, SqliteEngine, SqliteSession};
 use txbench_workloads::tatp::constants::TXN_TYPES;
 use txbench_workloads::tatp::expected::GET_NEW_DESTINATION_CHURNED;
@@ -56,7 +56,12 @@ impl Db {
             .unwrap_or_else(|| panic!("no integer from {sql}"))
     }
     fn run(&mut self, input: TatpInput) -> Outcome {
-        pollster::block_on(procedures::execute(&mut self.s, &input)).unwrap()
+        pollster::block_on(procedures::execute(
+            &mut self.s,
+            &input,
+            &mut Written::new(),
+        ))
+        .unwrap()
     }
     fn violations(&mut self, subscribers: i64) -> Vec<(&'static str, i64)> {
         pollster::block_on(check::check(&mut self.s, subscribers))

@@ -16,7 +16,7 @@ use txbench_core::schema::{Column, ColumnType, Index, Schema, Statement, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{
     DbError, Engine, ErrorKind, Outcome, Param, Planned, Session, Terminal, TxMode, TxnTypeInfo,
-    Value, Workload,
+    Value, Workload, Written,
 };
 use txbench_engines::sqlite::{SqliteConfig, SqliteEngine};
 use txbench_workloads::bulk::{self, LoadPlan, LoadSummary, Population};
@@ -123,13 +123,23 @@ impl Workload for Kv {
             keys: self.keys,
         }
     }
-    async fn execute<S: Session>(&self, s: &mut S, key: &i64) -> Result<Outcome, DbError> {
+    fn ack_fields(&self, _: usize) -> &'static str {
+        "key value"
+    }
+
+    async fn execute<S: Session>(
+        &self,
+        s: &mut S,
+        key: &i64,
+        written: &mut Written,
+    ) -> Result<Outcome, DbError> {
         s.begin(TxMode::ReadWrite).await?;
         let rows = s.query(&GET, &[Param::Int(*key)]).await?;
         let v = (rows.row(0).and_then(|r| r[0].as_i64()))
             .ok_or_else(|| DbError::new(ErrorKind::Data, format!("key {key} is missing")))?;
         s.execute(&BUMP, &[Param::Int(v + 1), Param::Int(*key)])
             .await?;
+        written.committing(&[*key, v + 1]);
         s.commit().await?;
         Ok(Outcome::Committed)
     }
@@ -248,6 +258,7 @@ async fn a_workload_written_against_the_trait_loads_opens_and_runs() {
         affinity: false,
         start_at: None,
         grace: Duration::from_secs(1),
+        acks: None,
         open: None,
     };
     let (_keep_running, stop) = tokio::sync::watch::channel(false);

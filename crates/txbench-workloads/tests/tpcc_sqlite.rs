@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
-use txbench_core::{Engine, Outcome, Session};
+use txbench_core::{Engine, Outcome, Session, Written};
 use txbench_engines::sqlite::{SqliteConfig, SqliteEngine, SqliteSession};
 use txbench_workloads::opening::Found;
 use txbench_workloads::tpcc::input::{
@@ -290,7 +290,8 @@ fn new_order_enters_the_order_and_updates_stock() {
     };
     let (q7, q500) = (q(&mut db, 7), q(&mut db, 500));
     let input = new_order_input(&[(500, 1, 3), (7, 1, 9)]);
-    let (outcome, out) = pollster::block_on(new_order::execute(&mut db.s, &input)).unwrap();
+    let (outcome, out) =
+        pollster::block_on(new_order::execute(&mut db.s, &input, &mut Written::new())).unwrap();
     assert_eq!(outcome, Outcome::Committed);
     let out = out.unwrap();
     assert_eq!(out.o_id, 3001);
@@ -353,7 +354,8 @@ fn new_order_with_an_unused_item_rolls_back_without_a_trace() {
     let before = db.int("SELECT sum(s_quantity) + sum(s_order_cnt) FROM stock");
     let input = new_order_input(&[(500, 1, 3), (7, 1, 9), (100_001, 1, 1)]);
     assert!(input.will_roll_back());
-    let (outcome, out) = pollster::block_on(new_order::execute(&mut db.s, &input)).unwrap();
+    let (outcome, out) =
+        pollster::block_on(new_order::execute(&mut db.s, &input, &mut Written::new())).unwrap();
     assert_eq!(outcome, Outcome::ExpectedRollback);
     assert!(out.is_none());
     assert_eq!(
@@ -386,7 +388,8 @@ fn payment_moves_money_and_records_history() {
         customer: CustomerKey::Id(1234),
         amount: 1234.56,
     };
-    let (outcome, c) = pollster::block_on(payment::execute(&mut db.s, &input)).unwrap();
+    let (outcome, c) =
+        pollster::block_on(payment::execute(&mut db.s, &input, &mut Written::new())).unwrap();
     assert_eq!((outcome, c), (Outcome::Committed, 1234));
     assert!((db.float("SELECT w_ytd FROM warehouse") - 301_234.56).abs() < 1e-6);
     assert!((db.float("SELECT d_ytd FROM district WHERE d_id = 2") - 31_234.56).abs() < 1e-6);
@@ -428,7 +431,7 @@ fn payment_to_a_bad_credit_customer_prepends_to_c_data() {
         customer: CustomerKey::Id(c),
         amount: 10.5,
     };
-    pollster::block_on(payment::execute(&mut db.s, &input)).unwrap();
+    pollster::block_on(payment::execute(&mut db.s, &input, &mut Written::new())).unwrap();
     let data = db.text(&format!(
         "SELECT c_data FROM customer WHERE c_d_id = 1 AND c_id = {c}"
     ));
@@ -456,7 +459,8 @@ fn by_last_name_takes_the_middle_customer_sorted_by_first_name() {
         customer: CustomerKey::LastName(name),
         amount: 1.0,
     };
-    let (_, c) = pollster::block_on(payment::execute(&mut db.s, &input)).unwrap();
+    let (_, c) =
+        pollster::block_on(payment::execute(&mut db.s, &input, &mut Written::new())).unwrap();
     assert_eq!(c, expected);
 }
 
@@ -490,7 +494,8 @@ fn delivery_delivers_the_oldest_order_of_every_district() {
         w_id: 1,
         carrier_id: 7,
     };
-    let (outcome, delivered) = pollster::block_on(delivery::execute(&mut db.s, &input)).unwrap();
+    let (outcome, delivered) =
+        pollster::block_on(delivery::execute(&mut db.s, &input, &mut Written::new())).unwrap();
     assert_eq!((outcome, delivered), (Outcome::Committed, 10));
     assert_eq!(db.int("SELECT min(no_o_id) FROM new_order"), 2102);
     assert_eq!(db.int("SELECT count(*) FROM new_order"), 8_990);
@@ -551,6 +556,7 @@ fn check_passes_after_a_run() {
         affinity: false,
         start_at: None,
         grace: txbench_core::driver::DEFAULT_GRACE,
+        acks: None,
         open: None,
     };
     let (_stop_tx, stop) = tokio::sync::watch::channel(false);

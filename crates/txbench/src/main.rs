@@ -3,6 +3,7 @@
 #[macro_use]
 mod output;
 
+mod ack_log;
 mod cli;
 mod compare;
 mod config;
@@ -19,6 +20,7 @@ mod selftest;
 mod serve;
 mod signals;
 mod sweep;
+mod verify;
 mod workload;
 
 use tokio::sync::watch;

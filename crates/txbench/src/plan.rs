@@ -75,6 +75,25 @@ pub struct Output {
     pub quiet: bool,
     /// A NOT SOUND verdict fails the command.
     pub strict: bool,
+    /// Keep the acknowledged-work log in the results directory.
+    pub ack_log: bool,
+}
+
+/// Where and how the run reports; the acknowledged-work log needs the
+/// results directory it is written in.
+fn output_of(a: &RunArgs) -> Result<Output, Failure> {
+    if a.ack_log && a.no_results {
+        return Err(Failure::usage(
+            "--ack-log writes acks.csv into the run's results directory: it cannot go with \
+             --no-results",
+        ));
+    }
+    Ok(Output {
+        results: (!a.no_results).then(|| a.results.clone()),
+        quiet: a.quiet,
+        strict: a.strict,
+        ack_log: a.ack_log,
+    })
 }
 
 /// What a plan resolves into once its workload is open: the settings
@@ -117,11 +136,7 @@ impl<W: Benchmark> RunPlan<W> {
                 at,
                 tolerance: a.start_tolerance,
             }),
-            output: Output {
-                results: (!a.no_results).then(|| a.results.clone()),
-                quiet: a.quiet,
-                strict: a.strict,
-            },
+            output: output_of(a)?,
         })
     }
 
@@ -192,6 +207,8 @@ impl<W: Benchmark> RunPlan<W> {
             start_at: self.start_at,
             grace: self.grace,
             open: self.open_loop(),
+            // The runner opens the log in the results directory.
+            acks: None,
         };
         Resolved { settings, driver }
     }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use tokio::sync::watch;
+use txbench_core::acks::AckCounts;
 use txbench_core::checks;
 use txbench_core::driver::{self, RunError, RunOptions};
 use txbench_core::machine::Machine;
@@ -19,6 +20,7 @@ use txbench_report::{results, terminal};
 use txbench_workloads::conditions::ConditionResult;
 use txbench_workloads::{Benchmark, MetricBasis};
 
+use crate::ack_log;
 use crate::failure::Failure;
 use crate::plan::{Resolved, RunPlan};
 use crate::progress::RunProgress;
@@ -93,6 +95,9 @@ pub async fn run_on<E: Engine, W: Benchmark>(
     // a results directory on a full disk must not take the run with it.
     let printed = crate::output::try_print(&terminal::summary(result));
     if let Some(dir) = &dir {
+        if let Some(Ok(counts)) = &measured.acks {
+            outln!("{}", crate::ack_log::summary_line(dir, counts));
+        }
         save(dir, &measured)?;
         outln!("results: {}", dir.display());
     }
@@ -136,11 +141,18 @@ pub async fn measure<E: Engine, W: Benchmark>(
     dir: Option<&Path>,
 ) -> Result<Measured, Failure> {
     let (workload, server_version) = open_workload::<E, W>(engine, plan, &stop).await?;
-    let run = plan.resolve(&workload, engine.max_writers(), engine.nodes());
+    let mut run = plan.resolve(&workload, engine.max_writers(), engine.nodes());
     let writer = match dir {
         Some(dir) => Some(start_results(dir, plan, &run.settings, workload.as_ref())?),
         None => None,
     };
+    let acks = match dir {
+        Some(dir) if plan.output.ack_log => {
+            Some(ack_log::open(engine.as_ref(), dir, workload.as_ref())?)
+        }
+        _ => None,
+    };
+    run.driver.acks = acks.as_ref().map(|a| a.log.clone());
     let recording = drive(
         engine,
         &workload,
@@ -150,8 +162,10 @@ pub async fn measure<E: Engine, W: Benchmark>(
         writer.as_ref(),
     )
     .await;
-    // Whatever happened to the run, the intervals measured so far are on disk.
+    // Whatever happened to the run, the intervals measured so far and the
+    // acknowledged work are on disk.
     let written = writer.map(results::IntervalWriter::finish);
+    let acks = acks.zip(dir).map(|(log, dir)| log.close(dir));
     let recording = recording.map_err(|e| not_run(e, plan, dir))?;
     // A failure to write the intervals loses them, not the run: it is reported
     // after the summary is printed.
@@ -172,6 +186,7 @@ pub async fn measure<E: Engine, W: Benchmark>(
     Ok(Measured {
         result,
         intervals_unsaved,
+        acks,
     })
 }
 
@@ -352,6 +367,9 @@ pub struct Measured {
     pub result: RunResult,
     /// Why the interval log or the timeline could not be written, if so.
     pub intervals_unsaved: Option<String>,
+    /// What the acknowledged-work log holds, or why it could not be written;
+    /// `None` when the run kept none.
+    pub acks: Option<Result<AckCounts, String>>,
 }
 
 /// Write a measured run's `summary.json` into its results directory. A failure
@@ -363,6 +381,7 @@ pub fn save(dir: &Path, measured: &Measured) -> Result<(), Failure> {
         .intervals_unsaved
         .iter()
         .cloned()
+        .chain(measured.acks.iter().filter_map(|a| a.clone().err()))
         .chain(summary.map(|e| e.to_string()))
         .collect();
     if failures.is_empty() {

@@ -1,4 +1,4 @@
-//! `txbench NAME [load|run|check|clean]`: every workload's commands, written
+//! `txbench NAME [load|run|check|verify|clean]`: every workload's commands, written
 //! once and generic over [`Benchmark`]; the registry names the workload.
 
 use std::future::Future;
@@ -11,6 +11,7 @@ use txbench_engines::{EngineOptions, WithEngine, with_engine};
 use txbench_workloads::registry::{self, Visitor};
 use txbench_workloads::{Benchmark, WorkloadError};
 
+use crate::cli::workload::VerifyArgs;
 use crate::cli::{AllInOneArgs, Chosen, DbArgs, LoadArgs, Verb, Verbs};
 use crate::failure::Failure;
 use crate::load::{ensure_loaded, load_on};
@@ -66,12 +67,14 @@ async fn verb<W: Benchmark>(
         Some(Verb::Load(a)) => Task::Load(a),
         Some(Verb::Run(a)) => Task::Run(RunPlan::of(&a)?),
         Some(Verb::Check(db)) => Task::Check(db),
+        Some(Verb::Verify(a)) => Task::Verify(a),
         Some(Verb::Clean(db)) => Task::Clean(db),
         None => Task::AllInOne(RunPlan::of(&all.run)?, all),
     };
     let (urls, options) = match &task {
         Task::Load(a) => (a.db.db.clone(), plain),
         Task::Check(db) | Task::Clean(db) => (db.db.clone(), plain),
+        Task::Verify(a) => (a.db.db.clone(), plain),
         Task::Run(plan) | Task::AllInOne(plan, _) => (plan.db.clone(), plan.engine_options()),
     };
     with_engine(&urls, &options, OnEngine { task, stop }).await?
@@ -84,6 +87,7 @@ enum Task<W: Benchmark> {
     Load(LoadArgs<W>),
     Run(RunPlan<W>),
     Check(DbArgs),
+    Verify(VerifyArgs),
     Clean(DbArgs),
     AllInOne(RunPlan<W>, AllInOneArgs<W>),
 }
@@ -95,6 +99,7 @@ impl<W: Benchmark> Task<W> {
         match self {
             Task::Load(_) => Some("load"),
             Task::Check(_) => Some("check"),
+            Task::Verify(_) => Some("verify"),
             Task::Clean(_) => Some("clean"),
             Task::Run(_) | Task::AllInOne(..) => None,
         }
@@ -125,6 +130,7 @@ impl<W: Benchmark> WithEngine for OnEngine<W> {
             Task::Load(a) => unless_stopped(&stop, "the load", load_on::<_, W>(e, &a)).await,
             Task::Run(plan) => run_on::<_, W>(e, &plan, stop).await,
             Task::Check(_) => check_on::<_, W>(e).await,
+            Task::Verify(a) => crate::verify::verify_on::<_, W>(e, &a).await,
             Task::Clean(a) => clean_on::<_, W>(e, &a).await,
             Task::AllInOne(plan, a) => all_in_one::<_, W>(e, &plan, &a, stop).await,
         }

@@ -1,6 +1,7 @@
 //! The conformance suite: every workload of the registry on every engine CI
 //! has, through the command line, the same steps each time: load a small
-//! scale, run, check (where the workload has a check), clean, and then a run
+//! scale, run with the acknowledged-work log, verify it (where the workload
+//! can), check (where the workload has a check), clean, and then a run
 //! that names the missing data. An engine that cannot hold a workload (Redis
 //! and TPC-C's or TATP's tables) must refuse it by name and leave nothing.
 //!
@@ -23,6 +24,7 @@ struct Workload {
     name: &'static str,
     scale_flag: String,
     has_check: bool,
+    has_verify: bool,
 }
 
 struct Collect(Vec<Workload>);
@@ -33,6 +35,7 @@ impl EachVisitor for Collect {
             name: W::ABOUT.name,
             scale_flag: format!("--{}", W::ABOUT.scale.unit),
             has_check: W::ABOUT.check_summary.is_some(),
+            has_verify: W::VERIFY.is_some(),
         });
     }
 }
@@ -88,7 +91,18 @@ fn conforms(w: &Workload, url: &str) {
     let out = txbench(
         dir,
         &[
-            w.name, "run", "--db", url, "-d", "2s", "--warmup", "0s", "-t", "2", "-q",
+            w.name,
+            "run",
+            "--db",
+            url,
+            "-d",
+            "2s",
+            "--warmup",
+            "0s",
+            "-t",
+            "2",
+            "-q",
+            "--ack-log",
         ],
     );
     assert!(out.status.success(), "{context}: run: {}", text(&out));
@@ -100,6 +114,20 @@ fn conforms(w: &Workload, url: &str) {
     );
     let errors = support::errors_by_kind(&summary);
     assert!(errors.is_empty(), "{context}: errors {errors:?}");
+
+    // Every workload keeps its acknowledged-work log on every engine.
+    let run = support::only_run(&dir.join("results"));
+    let log = std::fs::read_to_string(run.join("acks.csv")).unwrap();
+    assert!(
+        log.lines().filter(|l| l.contains(",ack,")).count() > 0,
+        "{context}: nothing acknowledged in the log:\n{log}"
+    );
+    if w.has_verify {
+        let run = run.to_str().unwrap();
+        let out = txbench(dir, &[w.name, "verify", "--db", url, run]);
+        assert!(out.status.success(), "{context}: verify: {}", text(&out));
+        assert!(text(&out).contains("PASS"), "{context}: {}", text(&out));
+    }
 
     if w.has_check {
         let out = txbench(dir, &[w.name, "check", "--db", url]);

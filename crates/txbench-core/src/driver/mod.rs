@@ -24,6 +24,7 @@ use seconds::{Second, Seconds};
 use segments::Segments;
 use stripe::{Collector, InFlight, SharedStripe, Stripe};
 
+use crate::acks::AckLog;
 use crate::cpu;
 use crate::engine::Engine;
 use crate::error::{DbError, ErrorKind};
@@ -65,6 +66,9 @@ pub struct RunOptions {
     /// How long after the window the run waits for the transactions due in it
     /// before it gives up on them (they count as unfinished).
     pub grace: Duration,
+    /// The acknowledged-work log every attempt that states its writes goes
+    /// to, warm-up and grace included; `None`: none is kept.
+    pub acks: Option<AckLog>,
 }
 
 /// The default of [`RunOptions::grace`].
@@ -553,6 +557,7 @@ impl Pool {
                 retry: opts.retry,
                 seed: Rand::derive(opts.seed, u64::MAX - i as u64).uniform(0, i64::MAX) as u64,
                 busy_ns: Arc::clone(&busy),
+                acks: opts.acks.clone(),
             };
             pool.workers
                 .push(spawn_worker::<E, W>(session, ctx, placement));

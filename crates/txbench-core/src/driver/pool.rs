@@ -19,6 +19,7 @@ use tokio::sync::mpsc;
 
 use super::phases::Timed;
 use super::stripe::{InFlight, SharedStripe, lock};
+use crate::acks::AckLog;
 use crate::cpu;
 use crate::engine::{Engine, Session};
 use crate::error::{DbError, ErrorKind};
@@ -28,6 +29,7 @@ use crate::rng::Rand;
 use crate::sample::Sample;
 use crate::txn::Outcome;
 use crate::workload::Workload;
+use crate::written::Written;
 
 /// One transaction to execute.
 pub struct Job<I> {
@@ -155,6 +157,9 @@ pub struct WorkerContext<W: Workload> {
     /// Nanoseconds spent executing transactions (retries and backoff
     /// included), readable while the worker runs.
     pub busy_ns: Arc<AtomicU64>,
+    /// Where what became of each attempt that stated its writes goes, when
+    /// the run keeps an acknowledged-work log.
+    pub acks: Option<AckLog>,
 }
 
 /// Start one worker for a session, on a thread or a task (see [`exec::placement`]).
@@ -186,6 +191,7 @@ async fn worker_loop<S: Session, W: Workload>(
 ) -> WorkerExit {
     let mut session = Timed::new(session, ctx.workload.operations());
     let mut jitter = Rand::new(ctx.seed);
+    let mut written = Written::new();
     let mut losses_in_a_row = 0u32;
     while let Ok(job) = ctx.jobs.recv().await {
         // The queue is fed from other threads and never makes the task wait
@@ -205,7 +211,14 @@ async fn worker_loop<S: Session, W: Workload>(
             break;
         }
         let started = Instant::now();
-        let attempted = attempt(&mut session, &ctx, &job, &mut jitter, own_thread).await;
+        let attempted = attempt(
+            &mut session,
+            &ctx,
+            &job,
+            (&mut jitter, &mut written),
+            own_thread,
+        )
+        .await;
         let finished = Instant::now();
         add_busy(&ctx.busy_ns, finished - started);
         if !record(&mut session, &ctx, &job, (started, finished), &attempted) {
@@ -248,16 +261,19 @@ struct Attempted {
     lost_connection: bool,
 }
 
-/// Execute a job, retrying conflicts as the policy says, with backoff.
+/// Execute a job, retrying conflicts as the policy says, with backoff. What
+/// became of each attempt that stated its writes goes to the run's
+/// acknowledged-work log, if it keeps one.
 async fn attempt<S: Session, W: Workload>(
     session: &mut Timed<S>,
     ctx: &WorkerContext<W>,
     job: &Job<W::Input>,
-    jitter: &mut Rand,
+    (jitter, written): (&mut Rand, &mut Written),
     own_thread: bool,
 ) -> Attempted {
     let mut retries = 0u32;
     loop {
+        written.clear();
         let attempt = if S::EXECUTION.whole_transactions() {
             let info = &ctx.workload.transaction_types()[job.txn_type];
             session
@@ -265,8 +281,11 @@ async fn attempt<S: Session, W: Workload>(
                 .await
                 .map(|(outcome, _)| outcome)
         } else {
-            ctx.workload.execute(session, &job.input).await
+            ctx.workload.execute(session, &job.input, written).await
         };
+        if let Some(log) = &ctx.acks {
+            log.record(job.txn_type, written, written.status(&attempt));
+        }
         let e = match attempt {
             Ok(outcome) => {
                 return Attempted {

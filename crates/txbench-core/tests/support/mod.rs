@@ -13,7 +13,7 @@ use txbench_core::driver::{self, Arrival, OpenLoop, Pacing, Recording, RunOption
 use txbench_core::schema::Statement;
 use txbench_core::{
     DbError, Engine, NoLoader, Outcome, Param, RepeatTerminal, Rows, Session, TxMode, TxnTypeInfo,
-    Workload,
+    Workload, Written,
 };
 
 /// A session that does nothing; the workload spends the service time.
@@ -131,7 +131,12 @@ impl Workload for Service {
     fn terminal(&self, _: usize, _: u64) -> RepeatTerminal<()> {
         RepeatTerminal(())
     }
-    async fn execute<S: Session>(&self, _: &mut S, _: &()) -> Result<Outcome, DbError> {
+    async fn execute<S: Session>(
+        &self,
+        _: &mut S,
+        _: &(),
+        _: &mut Written,
+    ) -> Result<Outcome, DbError> {
         match self.serve {
             Serve::Nothing => {}
             Serve::Spin(d) => {
@@ -169,6 +174,7 @@ pub fn options(duration: Duration, grace: Duration, rate: Option<f64>) -> RunOpt
         affinity: false,
         start_at: None,
         grace,
+        acks: None,
         open: rate.map(|rate| OpenLoop {
             rate,
             arrival: Arrival::Poisson,

@@ -28,7 +28,7 @@ use txbench_core::result::{Metric, TypeResult};
 use txbench_core::rng::Rand;
 use txbench_core::schema::Schema;
 use txbench_core::{
-    DbError, Engine, Outcome, Planned, Session, Shard, Terminal, TxnTypeInfo, Workload,
+    DbError, Engine, Outcome, Planned, Session, Shard, Terminal, TxnTypeInfo, Workload, Written,
 };
 
 use crate::about::{About, Scale};
@@ -39,7 +39,7 @@ use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
 use crate::opening::{self, Found};
 use constants::{DEFAULT_KEYS, DEFAULT_TERMINALS, DEFAULT_VALUE_SIZE, TXN_TYPES};
-use input::RetwisInput;
+use input::{GET_TIMELINE, RetwisInput};
 use options::{RetwisLoadOptions, RetwisRunOptions};
 
 /// Retwis's names and scale.
@@ -216,8 +216,16 @@ impl Workload for Retwis {
         &self,
         session: &mut S,
         input: &RetwisInput,
+        written: &mut Written,
     ) -> Result<Outcome, DbError> {
-        procedures::execute(session, input, &self.value).await
+        procedures::execute(session, input, &self.value, written).await
+    }
+
+    fn ack_fields(&self, txn_type: usize) -> &'static str {
+        match txn_type {
+            GET_TIMELINE => "",
+            _ => procedures::ACK_FIELDS,
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! declare). A key that is not there is a data error: every key is loaded.
 
 use txbench_core::schema::{KvOp, Statement};
-use txbench_core::{DbError, Outcome, Param, Session, TxMode};
+use txbench_core::{DbError, Outcome, Param, Session, TxMode, Written};
 
 use super::input::{Op, RetwisInput};
 
@@ -22,11 +22,16 @@ pub static PUT: Statement = Statement::new("put", "UPDATE retwis_kv SET v = ? WH
         value: 0,
     });
 
-/// Execute one transaction; `value` is what puts write.
+/// The fields a transaction that writes states in [`Written`]: the keys it put.
+pub const ACK_FIELDS: &str = "keys ...";
+
+/// Execute one transaction; `value` is what puts write. One that puts states
+/// its keys in `written` before it commits.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &RetwisInput,
     value: &str,
+    written: &mut Written,
 ) -> Result<Outcome, DbError> {
     let mode = if input.read_only() {
         TxMode::ReadOnly
@@ -52,6 +57,17 @@ pub async fn execute<S: Session>(
                 }
             }
         }
+    }
+    if !input.read_only() {
+        let keys: Vec<i64> = input
+            .ops
+            .iter()
+            .filter_map(|op| match *op {
+                Op::Put(k) => Some(k as i64),
+                Op::Get(_) => None,
+            })
+            .collect();
+        written.committing(&keys);
     }
     session.commit().await?;
     Ok(Outcome::Committed)

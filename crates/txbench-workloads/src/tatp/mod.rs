@@ -27,7 +27,7 @@ use std::sync::atomic::AtomicU64;
 
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
-use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload};
+use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload, Written};
 
 use crate::about::{About, Scale};
 use crate::benchmark::{Benchmark, MetricBasis, NoOptions, rate};
@@ -146,8 +146,13 @@ impl Workload for Tatp {
         &self,
         session: &mut S,
         input: &TatpInput,
+        written: &mut Written,
     ) -> Result<Outcome, DbError> {
-        procedures::execute(session, input).await
+        procedures::execute(session, input, written).await
+    }
+
+    fn ack_fields(&self, txn_type: usize) -> &'static str {
+        procedures::ack_fields(txn_type)
     }
 }
 

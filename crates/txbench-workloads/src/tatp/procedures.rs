@@ -4,7 +4,11 @@
 //! [`Outcome::ExpectedRollback`]: counted per type, never an error.
 
 use txbench_core::schema::Statement;
-use txbench_core::{Call, DbError, ErrorKind, Outcome, Param, Session, TxMode};
+use txbench_core::{Call, DbError, ErrorKind, Outcome, Param, Session, TxMode, Written};
+
+use super::constants::{
+    DELETE_CALL_FORWARDING, INSERT_CALL_FORWARDING, UPDATE_LOCATION, UPDATE_SUBSCRIBER_DATA,
+};
 
 use super::input::TatpInput;
 use crate::fields::{first, int};
@@ -81,8 +85,30 @@ async fn subscriber_id<S: Session>(session: &mut S, sub_nbr: &str) -> Result<i64
     int(first(&found, "subscriber by sub_nbr")?, 0, "s_id")
 }
 
-/// Execute one transaction, from `begin` to commit or rollback.
-pub async fn execute<S: Session>(session: &mut S, input: &TatpInput) -> Result<Outcome, DbError> {
+/// The fields each writing type states in [`Written`] when it commits
+/// (a subscriber number as the integer it spells).
+pub fn ack_fields(txn_type: usize) -> &'static str {
+    match txn_type {
+        UPDATE_SUBSCRIBER_DATA => "s_id bit_1 sf_type data_a",
+        UPDATE_LOCATION => "sub_nbr vlr_location",
+        INSERT_CALL_FORWARDING => "s_id sf_type start_time end_time numberx",
+        DELETE_CALL_FORWARDING => "s_id sf_type start_time",
+        _ => "",
+    }
+}
+
+/// A subscriber number as the integer it spells (they are digits).
+fn number(sub_nbr: &str) -> i64 {
+    sub_nbr.parse().unwrap_or(-1)
+}
+
+/// Execute one transaction, from `begin` to commit or rollback; a write
+/// that commits states what it wrote in `written` ([`ack_fields`]).
+pub async fn execute<S: Session>(
+    session: &mut S,
+    input: &TatpInput,
+    written: &mut Written,
+) -> Result<Outcome, DbError> {
     match *input {
         TatpInput::GetSubscriberData { s_id } => {
             session.begin(TxMode::ReadOnly).await?;
@@ -131,7 +157,11 @@ pub async fn execute<S: Session>(session: &mut S, input: &TatpInput) -> Result<O
                 return Err(DbError::missing(format!("subscriber {s_id}")));
             }
             // No such facility: the subscriber's change is undone with it.
-            finish(session, replies[1].affected() == 1).await
+            let found = replies[1].affected() == 1;
+            if found {
+                written.committing(&[s_id, bit_1, sf_type, data_a]);
+            }
+            finish(session, found).await
         }
         TatpInput::UpdateLocation {
             sub_nbr,
@@ -142,6 +172,7 @@ pub async fn execute<S: Session>(session: &mut S, input: &TatpInput) -> Result<O
             if session.execute(&SET_LOCATION, &params).await? != 1 {
                 return Err(DbError::missing(format!("subscriber {}", sub_nbr.as_str())));
             }
+            written.committing(&[number(sub_nbr.as_str()), vlr_location]);
             finish(session, true).await
         }
         TatpInput::InsertCallForwarding {
@@ -166,7 +197,11 @@ pub async fn execute<S: Session>(session: &mut S, input: &TatpInput) -> Result<O
                 Param::Text(numberx.as_str()),
             ];
             match session.execute(&INSERT_FORWARDING, &params).await {
-                Ok(_) => finish(session, true).await,
+                Ok(_) => {
+                    let numberx = number(numberx.as_str());
+                    written.committing(&[s_id, sf_type, start_time, end_time, numberx]);
+                    finish(session, true).await
+                }
                 // The start time is taken: the duplicate the specification expects.
                 Err(e) if e.kind == ErrorKind::Constraint => expected_failure(session).await,
                 Err(e) => Err(e),
@@ -184,8 +219,11 @@ pub async fn execute<S: Session>(session: &mut S, input: &TatpInput) -> Result<O
                 Param::Int(sf_type),
                 Param::Int(start_time),
             ];
-            let deleted = session.execute(&DELETE_FORWARDING, &params).await?;
-            finish(session, deleted == 1).await
+            let deleted = session.execute(&DELETE_FORWARDING, &params).await? == 1;
+            if deleted {
+                written.committing(&[s_id, sf_type, start_time]);
+            }
+            finish(session, deleted).await
         }
     }
 }

@@ -2,7 +2,7 @@
 //! districts, in one transaction.
 
 use txbench_core::schema::Statement;
-use txbench_core::{Call, DbError, ErrorKind, Outcome, Param, Session, TxMode};
+use txbench_core::{Call, DbError, ErrorKind, Outcome, Param, Session, TxMode, Written};
 
 use super::constants::DISTRICTS;
 use super::input::DeliveryInput;
@@ -39,6 +39,11 @@ static CUSTOMER_DELIVERED: Statement = Statement::new(
      WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
 );
 
+/// The fields Delivery states in [`Written`]: the warehouse, the carrier, the
+/// delivery date written on the lines (µs), and a district and order id per
+/// order delivered.
+pub const ACK_FIELDS: &str = "w_id carrier_id delivered_us d_id o_id ...";
+
 /// Execute Delivery; returns how many districts had an order to deliver (the
 /// others are skipped, as 2.7.4.2 allows).
 ///
@@ -48,6 +53,7 @@ static CUSTOMER_DELIVERED: Statement = Statement::new(
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &DeliveryInput,
+    written: &mut Written,
 ) -> Result<(Outcome, usize), DbError> {
     let w = input.w_id;
     session.begin(TxMode::ReadWrite).await?;
@@ -115,6 +121,10 @@ pub async fn execute<S: Session>(
         .map(|b| Call::execute(&CUSTOMER_DELIVERED, b))
         .collect();
     session.pipeline(&calls).await?;
+    let mut fields = Vec::with_capacity(3 + 2 * orders.len());
+    fields.extend([w, input.carrier_id, delivered_at]);
+    fields.extend(orders.iter().flat_map(|&(d, o)| [d, o]));
+    written.committing(&fields);
     session.commit().await?;
     Ok((Outcome::Committed, orders.len()))
 }

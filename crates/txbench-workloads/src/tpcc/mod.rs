@@ -27,6 +27,7 @@ pub mod random;
 pub mod schema;
 pub mod stock_level;
 pub mod terminal;
+pub mod verify;
 
 use std::ops::RangeInclusive;
 use std::sync::Arc;
@@ -36,7 +37,7 @@ use txbench_core::driver::WaitMode;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::rng::Rand;
 use txbench_core::schema::Schema;
-use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload};
+use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload, Written};
 
 use crate::about::{About, Scale};
 use crate::benchmark::{Benchmark, MetricBasis, NoOptions, rate};
@@ -46,10 +47,15 @@ use crate::conditions::ConditionResult;
 use crate::error::WorkloadError;
 use crate::meta_table::{Loaded, MetaTable};
 use crate::opening;
-use constants::{DISTRICTS, MAX_TPMC_PER_WAREHOUSE, NEW_ORDER, TERMINALS_PER_WAREHOUSE, TXN_TYPES};
+use crate::verify::Verification;
+use constants::{
+    DELIVERY, DISTRICTS, MAX_TPMC_PER_WAREHOUSE, NEW_ORDER, PAYMENT, TERMINALS_PER_WAREHOUSE,
+    TXN_TYPES,
+};
 use input::{InputGenerator, TpccInput};
 use random::NurandConstants;
 use terminal::TpccTerminal;
+use txbench_core::acks::AckFile;
 
 /// TPC-C's names and scale.
 pub static ABOUT: About = About {
@@ -215,14 +221,24 @@ impl Workload for Tpcc {
         &self,
         session: &mut S,
         input: &TpccInput,
+        written: &mut Written,
     ) -> Result<Outcome, DbError> {
         Ok(match input {
-            TpccInput::NewOrder(i) => new_order::execute(session, i).await?.0,
-            TpccInput::Payment(i) => payment::execute(session, i).await?.0,
+            TpccInput::NewOrder(i) => new_order::execute(session, i, written).await?.0,
+            TpccInput::Payment(i) => payment::execute(session, i, written).await?.0,
             TpccInput::OrderStatus(i) => order_status::execute(session, i).await?.0,
-            TpccInput::Delivery(i) => delivery::execute(session, i).await?.0,
+            TpccInput::Delivery(i) => delivery::execute(session, i, written).await?.0,
             TpccInput::StockLevel(i) => stock_level::execute(session, i).await?.0,
         })
+    }
+
+    fn ack_fields(&self, txn_type: usize) -> &'static str {
+        match txn_type {
+            NEW_ORDER => new_order::ACK_FIELDS,
+            PAYMENT => payment::ACK_FIELDS,
+            DELIVERY => delivery::ACK_FIELDS,
+            _ => "",
+        }
     }
 
     /// The displayed fields, in part: New-Order's order id, total and
@@ -233,10 +249,11 @@ impl Workload for Tpcc {
         &self,
         session: &mut S,
         input: &TpccInput,
+        written: &mut Written,
     ) -> Result<(Outcome, Vec<(String, String)>), DbError> {
         let field = |name: &str, value: String| (name.to_string(), value);
         Ok(match input {
-            TpccInput::NewOrder(i) => match new_order::execute(session, i).await? {
+            TpccInput::NewOrder(i) => match new_order::execute(session, i, written).await? {
                 (outcome, Some(out)) => (
                     outcome,
                     vec![
@@ -251,7 +268,7 @@ impl Workload for Tpcc {
                 ),
             },
             TpccInput::Payment(i) => {
-                let (outcome, c_id) = payment::execute(session, i).await?;
+                let (outcome, c_id) = payment::execute(session, i, written).await?;
                 (outcome, vec![field("c_id", c_id.to_string())])
             }
             TpccInput::OrderStatus(i) => {
@@ -259,7 +276,7 @@ impl Workload for Tpcc {
                 (outcome, vec![field("order_lines", lines.to_string())])
             }
             TpccInput::Delivery(i) => {
-                let (outcome, orders) = delivery::execute(session, i).await?;
+                let (outcome, orders) = delivery::execute(session, i, written).await?;
                 (outcome, vec![field("delivered", orders.to_string())])
             }
             TpccInput::StockLevel(i) => {
@@ -288,6 +305,18 @@ impl Benchmark for Tpcc {
 
     fn expected_rows(warehouses: i64) -> u64 {
         generate::expected_rows(warehouses)
+    }
+
+    const VERIFY: Option<&'static str> = Some(
+        "Hold a run's acknowledged-work log (--ack-log) against the database: New-Orders, \
+         Payments and Deliveries durable, lost, in doubt, or rolled back and leaked",
+    );
+
+    async fn verify<S: Session>(
+        session: &mut S,
+        log: &AckFile,
+    ) -> Result<Verification, WorkloadError> {
+        Ok(verify::verify(session, log).await?)
     }
 
     async fn open<S: Session>(

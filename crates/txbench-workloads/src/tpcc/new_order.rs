@@ -1,7 +1,7 @@
 //! New-Order (clause 2.4): enter a complete order in one transaction.
 
 use txbench_core::schema::Statement;
-use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode};
+use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode, Written};
 
 use super::input::NewOrderInput;
 use super::load::now_micros;
@@ -79,8 +79,14 @@ pub struct NewOrderOutput {
     pub brand_generic: Vec<char>,
 }
 
+/// The fields New-Order states in [`Written`]: the order's key, its customer,
+/// its lines, the sum of their amounts in cents and its entry date (µs), which
+/// tells it from another order that later took the same id after a rollback.
+pub const ACK_FIELDS: &str = "w_id d_id o_id c_id ol_cnt amount_cents entry_us";
+
 /// Execute New-Order. An unused item id rolls the transaction back (2.4.2.3) and
-/// returns [`Outcome::ExpectedRollback`].
+/// returns [`Outcome::ExpectedRollback`]; either end is stated in `written`
+/// ([`ACK_FIELDS`]; a rollback's amount is 0).
 ///
 /// Statements that do not depend on each other go out as one pipeline, so a
 /// network engine needs four round trips besides BEGIN and COMMIT: warehouse,
@@ -90,6 +96,7 @@ pub struct NewOrderOutput {
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &NewOrderInput,
+    written: &mut Written,
 ) -> Result<(Outcome, Option<NewOrderOutput>), DbError> {
     let (w, d, c) = (input.w_id, input.d_id, input.c_id);
     let ol_cnt = input.lines.len();
@@ -113,13 +120,14 @@ pub async fn execute<S: Session>(
     let c_discount = float(first(rows(&replies[2]), "customer")?, 0, "c_discount")?;
 
     let all_local = i64::from(input.all_local());
+    let entry = now_micros();
     let next = [Param::Int(o_id + 1), Param::Int(w), Param::Int(d)];
     let order = [
         Param::Int(o_id),
         Param::Int(d),
         Param::Int(w),
         Param::Int(c),
-        Param::Timestamp(now_micros()),
+        Param::Timestamp(entry),
         Param::Int(ol_cnt as i64),
         Param::Int(all_local),
     ];
@@ -134,6 +142,7 @@ pub async fn execute<S: Session>(
     let items = &replies[3..];
     if items.iter().any(|r| rows(r).is_empty()) {
         // The unused item of the 1% rollback (2.4.2.3): undo everything.
+        written.rolling_back(&[w, d, o_id, c, ol_cnt as i64, 0, entry]);
         session.rollback().await?;
         return Ok((Outcome::ExpectedRollback, None));
     }
@@ -161,6 +170,7 @@ pub async fn execute<S: Session>(
     let mut updates: Vec<[Param<'_>; 5]> = Vec::with_capacity(ol_cnt);
     let mut lines: Vec<[Param<'_>; 9]> = Vec::with_capacity(ol_cnt);
     let mut sum = 0.0;
+    let mut sum_cents = 0i64;
     for (&i, stock) in order_of_lines.iter().zip(&stocks) {
         let line = input.lines[i];
         let item = first(rows(&items[i]), "item")?;
@@ -181,6 +191,7 @@ pub async fn execute<S: Session>(
         }
         let amount = cents(line.quantity as f64 * price);
         sum += amount;
+        sum_cents += (amount * 100.0).round() as i64;
         updates.push([
             Param::Int(new_quantity),
             Param::Int(line.quantity),
@@ -206,6 +217,7 @@ pub async fn execute<S: Session>(
         .collect();
     calls.extend(lines.iter().map(|l| Call::execute(&INSERT_LINE, l)));
     session.pipeline(&calls).await?;
+    written.committing(&[w, d, o_id, c, ol_cnt as i64, sum_cents, entry]);
     session.commit().await?;
     let total = cents(sum * (1.0 - c_discount) * (1.0 + w_tax + d_tax));
     Ok((

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use txbench_core::schema::Statement;
-use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode};
+use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode, Written};
 
 use super::customer;
 use super::input::{CustomerKey, PaymentInput};
@@ -55,6 +55,11 @@ static INSERT_HISTORY: Statement = Statement::new(
 /// C_DATA keeps at most this many characters (2.5.2.2).
 const C_DATA_MAX: usize = 500;
 
+/// The fields Payment states in [`Written`]: the customer paid for, the
+/// district paid to, the amount in cents and the history row's date (µs),
+/// which with the rest identifies the history row.
+pub const ACK_FIELDS: &str = "c_id c_d_id c_w_id d_id w_id amount_cents h_date_us";
+
 /// Execute Payment; returns the customer's id (useful when chosen by name).
 ///
 /// Pipelined: warehouse and district (and the customer's name lookup) in one
@@ -63,6 +68,7 @@ const C_DATA_MAX: usize = 500;
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &PaymentInput,
+    written: &mut Written,
 ) -> Result<(Outcome, i64), DbError> {
     let (w, d, cw, cd, amount) = (
         input.w_id,
@@ -103,13 +109,14 @@ pub async fn execute<S: Session>(
     let payment_cnt = int(row, 15, "c_payment_cnt")? + 1;
     let bad_credit = text(row, 10, "c_credit")? == "BC";
 
+    let h_date = now_micros();
     let history = [
         Param::Int(c),
         Param::Int(cd),
         Param::Int(cw),
         Param::Int(d),
         Param::Int(w),
-        Param::Timestamp(now_micros()),
+        Param::Timestamp(h_date),
         Param::Float(amount),
         Param::Text(&h_data),
     ];
@@ -153,6 +160,8 @@ pub async fn execute<S: Session>(
     session
         .pipeline(&[update, Call::execute(&INSERT_HISTORY, &history)])
         .await?;
+    let amount_cents = (amount * 100.0).round() as i64;
+    written.committing(&[c, cd, cw, d, w, amount_cents, h_date]);
     session.commit().await?;
     Ok((Outcome::Committed, c))
 }

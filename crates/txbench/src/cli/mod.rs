@@ -423,6 +423,11 @@ pub struct RunArgs {
     /// Do not write a results directory.
     #[arg(long)]
     pub no_results: bool,
+    /// Keep the acknowledged-work log: every transaction that wrote, with what
+    /// it wrote and whether the database acknowledged it, left it in doubt or
+    /// rolled it back, in acks.csv in the results directory, for `verify`.
+    #[arg(long)]
+    pub ack_log: bool,
     /// No live progress line.
     #[arg(long, short = 'q')]
     pub quiet: bool,

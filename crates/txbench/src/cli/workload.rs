@@ -1,5 +1,5 @@
 //! The flags of every workload's commands, written once and generic over the
-//! workload: `txbench NAME [load|run|check|clean]` and `txbench sweep NAME`
+//! workload: `txbench NAME [load|run|check|verify|clean]` and `txbench sweep NAME`
 //! for each workload of the registry, the scale flag named by the workload
 //! (`--warehouses`, `--subscribers`, `--keys`) and its own options flattened in.
 
@@ -34,8 +34,23 @@ pub enum Verb<W: Benchmark> {
     Run(RunCmd<W>),
     /// Verify the consistency conditions.
     Check(DbArgs),
+    /// Hold a run's acknowledged-work log against the database.
+    Verify(VerifyArgs),
     /// Drop the workload's tables.
     Clean(DbArgs),
+}
+
+/// Flags of `NAME verify`.
+#[derive(Debug, Clone, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// The run's results directory (its acks.csv), or the log file itself.
+    #[arg(value_name = "RESULTS")]
+    pub results: std::path::PathBuf,
+    /// Also write the findings as JSON to FILE (per type, with examples).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<std::path::PathBuf>,
 }
 
 /// Flags of `NAME load`.
@@ -201,6 +216,9 @@ impl<W: Benchmark> FromArgMatches for Verb<W> {
             Some(("check", sub)) if W::ABOUT.check_summary.is_some() => {
                 Ok(Verb::Check(DbArgs::from_arg_matches(sub)?))
             }
+            Some(("verify", sub)) if W::VERIFY.is_some() => {
+                Ok(Verb::Verify(VerifyArgs::from_arg_matches(sub)?))
+            }
             Some(("clean", sub)) => Ok(Verb::Clean(DbArgs::from_arg_matches(sub)?)),
             Some((other, _)) => Err(clap::Error::raw(
                 clap::error::ErrorKind::InvalidSubcommand,
@@ -227,6 +245,12 @@ impl<W: Benchmark> Subcommand for Verb<W> {
             }
             None => cmd,
         };
+        let cmd = match W::VERIFY {
+            Some(summary) => {
+                cmd.subcommand(VerifyArgs::augment_args(Command::new("verify")).about(summary))
+            }
+            None => cmd,
+        };
         cmd.subcommand(
             DbArgs::augment_args(Command::new("clean"))
                 .about(format!("Drop every {} table", about.title)),
@@ -238,6 +262,7 @@ impl<W: Benchmark> Subcommand for Verb<W> {
     fn has_subcommand(name: &str) -> bool {
         matches!(name, "load" | "run" | "clean")
             || (name == "check" && W::ABOUT.check_summary.is_some())
+            || (name == "verify" && W::VERIFY.is_some())
     }
 }
 

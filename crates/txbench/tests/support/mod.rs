@@ -23,14 +23,19 @@ pub fn alone() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The JSON file `name` of the only run (or sweep) written under `results`.
-pub fn only_result(results: &Path, name: &str) -> serde_json::Value {
-    let run = std::fs::read_dir(results)
+/// The directory of the only run (or sweep) written under `results`.
+pub fn only_run(results: &Path) -> std::path::PathBuf {
+    std::fs::read_dir(results)
         .unwrap_or_else(|e| panic!("reading {}: {e}", results.display()))
         .next()
         .expect("a results directory")
         .unwrap()
-        .path();
+        .path()
+}
+
+/// The JSON file `name` of the only run (or sweep) written under `results`.
+pub fn only_result(results: &Path, name: &str) -> serde_json::Value {
+    let run = only_run(results);
     serde_json::from_str(&std::fs::read_to_string(run.join(name)).unwrap()).unwrap()
 }
 

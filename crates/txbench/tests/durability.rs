@@ -1,0 +1,219 @@
+//! The acknowledged-work log and `verify`, end to end through the command
+//! line on SQLite files (docs/durability.md): a run's log verifies against
+//! its database; a copy of the database taken mid-run loses exactly the work
+//! acknowledged after the copy began; a rolled-back order that appears in
+//! the database is named as leaked.
+
+mod support;
+
+use std::path::Path;
+use std::process::Output;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+fn txbench(dir: &Path, args: &[&str]) -> Output {
+    support::txbench(dir).args(args).output().unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn now_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_micros() as u64
+}
+
+/// A loaded TPC-C database of one warehouse in `dir`; its URL.
+fn loaded(dir: &Path) -> String {
+    let url = format!("sqlite:{}", dir.join("t.db").display());
+    let out = txbench(dir, &["tpcc", "load", "--db", &url, "--warehouses", "1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    url
+}
+
+/// `verify --json`: exit code, output and findings.
+fn verify(dir: &Path, url: &str, run: &Path) -> (Option<i32>, String, serde_json::Value) {
+    let json = dir.join("verify.json");
+    let _ = std::fs::remove_file(&json);
+    let out = txbench(
+        dir,
+        &[
+            "tpcc",
+            "verify",
+            "--db",
+            url,
+            run.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    let found = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (out.status.code(), text(&out), found)
+}
+
+/// A count of one type's findings.
+fn count(found: &serde_json::Value, key: &str, what: &str) -> u64 {
+    found["types"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["key"] == key)
+        .unwrap_or_else(|| panic!("no {key} in {found}"))[what]
+        .as_u64()
+        .unwrap()
+}
+
+/// The log's lines: (unix µs, status, type, fields).
+fn log_lines(run: &Path) -> Vec<(u64, String, String, Vec<i64>)> {
+    std::fs::read_to_string(run.join("acks.csv"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("unix_us"))
+        .map(|l| {
+            let c: Vec<&str> = l.splitn(4, ',').collect();
+            let fields = c[3].split(' ').map(|f| f.parse().unwrap()).collect();
+            (c[0].parse().unwrap(), c[1].into(), c[2].into(), fields)
+        })
+        .collect()
+}
+
+#[test]
+fn a_copy_taken_mid_run_loses_exactly_the_work_acknowledged_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let url = loaded(dir);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"))
+        .current_dir(dir)
+        .args(["tpcc", "run", "--db", &url, "-d", "4s", "--warmup", "0s"])
+        .args(["-t", "4", "-q", "--ack-log"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    // A consistent copy of the database as it is now: what the run
+    // acknowledges from here on is missing from it.
+    let copy = dir.join("copy.db");
+    let began = now_us();
+    let db = rusqlite::Connection::open(dir.join("t.db")).unwrap();
+    db.busy_timeout(Duration::from_secs(10)).unwrap();
+    db.execute("VACUUM INTO ?1", [copy.to_str().unwrap()])
+        .unwrap();
+    let ended = now_us();
+    drop(db);
+    assert!(child.wait().unwrap().success());
+
+    let results = support::only_run(&dir.join("results"));
+    let (code, out, found) = verify(dir, &url, &results);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("PASS"), "{out}");
+
+    let copy_url = format!("sqlite:{}", copy.display());
+    let (code, out, found_in_copy) = verify(dir, &copy_url, &results);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("verify FAILED"), "{out}");
+    let lines = log_lines(&results);
+    for key in ["new_order", "payment"] {
+        let acked = |after: u64| {
+            lines
+                .iter()
+                .filter(|l| l.1 == "ack" && l.2 == key && l.0 > after)
+                .count() as u64
+        };
+        let lost = count(&found_in_copy, key, "lost");
+        // Acknowledged before the copy began: in it. Acknowledged after it
+        // ended: not. Between, either.
+        assert!(
+            lost >= acked(ended) && lost <= acked(began),
+            "{key}: {lost} lost, {} acknowledged after the copy, {} after it began\n{out}",
+            acked(ended),
+            acked(began)
+        );
+        assert!(acked(ended) > 0, "{key}: the run went on after the copy");
+        assert_eq!(count(&found, key, "lost"), 0);
+        assert_eq!(
+            count(&found_in_copy, key, "acknowledged"),
+            count(&found, key, "acknowledged")
+        );
+    }
+}
+
+#[test]
+fn a_rolled_back_order_found_in_the_database_is_named_as_leaked() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let url = loaded(dir);
+    let out = txbench(
+        dir,
+        &[
+            "tpcc",
+            "run",
+            "--db",
+            &url,
+            "-d",
+            "2s",
+            "--warmup",
+            "0s",
+            "-q",
+            "--ack-log",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let results = support::only_run(&dir.join("results"));
+    let lines = log_lines(&results);
+    let rolled_back = lines
+        .iter()
+        .find(|l| l.1 == "rollback" && l.2 == "new_order")
+        .expect("1% of New-Orders roll back");
+    // The order as if its rollback had not undone it.
+    let f = &rolled_back.3;
+    let db = rusqlite::Connection::open(dir.join("t.db")).unwrap();
+    db.execute(
+        "INSERT OR REPLACE INTO orders (o_w_id, o_d_id, o_id, o_c_id, o_ol_cnt, o_entry_d, \
+         o_all_local, o_carrier_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, NULL)",
+        [f[0], f[1], f[2], f[3], f[4], f[6]],
+    )
+    .unwrap();
+    drop(db);
+    let (code, out, found) = verify(dir, &url, &results);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(count(&found, "new_order", "leaked"), 1, "{out}");
+    let example = format!("leaked new_order {} {} {}", f[0], f[1], f[2]);
+    assert!(out.contains(&example), "{out}");
+}
+
+#[test]
+fn verify_names_a_missing_or_foreign_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let out = txbench(
+        dir,
+        &["tpcc", "verify", "--db", "sqlite::memory:", "nothere"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("nothere"), "{}", text(&out));
+    std::fs::write(dir.join("acks.csv"), "w_id,d_id\n1,2\n").unwrap();
+    let out = txbench(dir, &["tpcc", "verify", "--db", "sqlite::memory:", "."]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("not an acknowledged-work log"),
+        "{}",
+        text(&out)
+    );
+    let out = txbench(
+        dir,
+        &["tpcc", "run", "--db", "null:", "-d", "1s", "--ack-log"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--ack-log"), "{}", text(&out));
+    let out = txbench(
+        dir,
+        &["tpcc", "run", "-d", "1s", "--ack-log", "--no-results"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
