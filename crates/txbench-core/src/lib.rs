@@ -42,6 +42,7 @@ pub mod driver;
 pub mod engine;
 pub mod error;
 pub mod exec;
+pub mod faults;
 pub mod keys;
 pub mod machine;
 pub mod recorder;

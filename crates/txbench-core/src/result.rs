@@ -340,6 +340,10 @@ pub struct RunResult {
     /// seconds and for a merge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throughput_interval: Option<[f64; 2]>,
+    /// The commands run on a schedule (`--fault-cmd`, `--recover-cmd`), each
+    /// fault with what it cost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<crate::faults::FaultResult>,
 }
 
 /// The latency of one kind of operation inside transactions (a get, a put, a

@@ -138,6 +138,7 @@ async fn forced_serialization_failure_is_retried_and_counted() {
         start_at: None,
         grace: txbench_core::driver::DEFAULT_GRACE,
         acks: None,
+        schedule: Vec::new(),
         open: None,
     };
     let (_tx, stop) = tokio::sync::watch::channel(false);

@@ -86,6 +86,7 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
         charts(&mut b, r, log);
     }
     confidence_intervals(&mut b, r);
+    faults(&mut b, r);
     open_loop(&mut b, r);
     measurement_checks(&mut b, r);
     configuration(&mut b, r);
@@ -305,15 +306,22 @@ fn charts(b: &mut String, r: &RunResult, log: &IntervalLog) {
         );
     }
     let (throughput, p99) = over_time(r, log);
+    let marks = fault_marks(r);
     let _ = writeln!(
         b,
         "<h2>Over time</h2><div class=\"chart\">{}</div><div class=\"chart\">{}</div>",
         plots::over_time(
             "Throughput, one point a second",
             "completed transactions/s",
-            &throughput
+            &throughput,
+            &marks
         ),
-        plots::over_time("p99 latency, one point a second", "p99 latency (ms)", &p99)
+        plots::over_time(
+            "p99 latency, one point a second",
+            "p99 latency (ms)",
+            &p99,
+            &marks
+        )
     );
 }
 
@@ -367,6 +375,58 @@ fn open_loop(b: &mut String, r: &RunResult) {
             o.lateness_us.max
         );
     }
+}
+
+/// The faults, marked where they were injected on the charts over time.
+fn fault_marks(r: &RunResult) -> Vec<plots::Mark> {
+    let warmup = r.settings.as_ref().map_or(0.0, |s| s.warmup_secs);
+    r.faults
+        .iter()
+        .enumerate()
+        .map(|(i, f)| plots::Mark {
+            name: format!("{} {}", f.kind.name(), i + 1),
+            x: f.started_s - warmup,
+            fault: f.kind == txbench_core::faults::CommandKind::Fault,
+        })
+        .collect()
+}
+
+/// Each scheduled command, and what each fault cost.
+fn faults(b: &mut String, r: &RunResult) {
+    if r.faults.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        b,
+        "<h2>Faults</h2><table><tr><th></th><th>command</th><th>at (s)</th><th>exit</th>\
+         <th>unavailable (s)</th><th>last / first answer (s)</th><th>recovered 90% (s)</th>\
+         <th>errors</th><th>sessions re-established</th></tr>"
+    );
+    let secs = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.3}"));
+    for (i, f) in r.faults.iter().enumerate() {
+        let exit = f.exit_code.map_or("killed".to_string(), |c| c.to_string());
+        let cost = match &f.impact {
+            Some(i) => format!(
+                "<td>{}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td>",
+                secs(i.unavailable_s),
+                secs(i.last_answer_s),
+                secs(i.first_answer_s),
+                secs(i.recovered_90_s),
+                escape(&crate::terminal::error_counts(&i.errors)),
+                i.reconnections
+            ),
+            None => "<td colspan=\"5\"></td>".into(),
+        };
+        let _ = writeln!(
+            b,
+            "<tr><td>{} {}</td><td><code>{}</code></td><td>{:.3}</td><td>{exit}</td>{cost}</tr>",
+            f.kind.name(),
+            i + 1,
+            escape(&f.command),
+            f.started_s
+        );
+    }
+    let _ = writeln!(b, "</table>");
 }
 
 /// Every check of the measurement.

@@ -157,8 +157,19 @@ pub fn latency_ccdf(series: &[Series]) -> String {
     })
 }
 
-/// Lines over the run's time (x in seconds from the start of measurement).
-pub fn over_time(title: &str, y_desc: &str, series: &[Series]) -> String {
+/// A moment marked on a chart over time (a fault injected): a vertical line.
+pub struct Mark {
+    /// Its legend ("fault 1").
+    pub name: String,
+    /// Seconds from the start of measurement.
+    pub x: f64,
+    /// A fault (red) or what undoes one (green).
+    pub fault: bool,
+}
+
+/// Lines over the run's time (x in seconds from the start of measurement),
+/// with `marks` as vertical lines.
+pub fn over_time(title: &str, y_desc: &str, series: &[Series], marks: &[Mark]) -> String {
     svg(|root| {
         let x1 = series
             .iter()
@@ -173,6 +184,19 @@ pub fn over_time(title: &str, y_desc: &str, series: &[Series]) -> String {
         let mut chart = chart!(root, title, 0.0..x1, 0.0..y1)?;
         axes!(chart, "time since the start of measurement (s)", y_desc)?;
         lines!(chart, series);
+        for m in marks.iter().filter(|m| (0.0..=x1).contains(&m.x)) {
+            let c = if m.fault {
+                RGBColor(200, 0, 0)
+            } else {
+                RGBColor(0, 150, 0)
+            };
+            chart
+                .draw_series(LineSeries::new([(m.x, 0.0), (m.x, y1)], c.stroke_width(2)))?
+                .label(m.name.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+        }
         legend!(chart, SeriesLabelPosition::LowerRight)?;
         Ok(())
     })

@@ -152,8 +152,68 @@ pub fn summary(r: &RunResult) -> String {
     open_loop(&mut out, r);
     scheduler(&mut out, r);
     measurement_checks(&mut out, r);
+    faults(&mut out, r);
     cpu_and_errors(&mut out, r);
     out
+}
+
+/// Error counts by kind, "connection 4, other 1" ("none" when there are none).
+pub fn error_counts(errors: &std::collections::BTreeMap<String, u64>) -> String {
+    if errors.is_empty() {
+        return "none".into();
+    }
+    let parts: Vec<String> = errors.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    parts.join(", ")
+}
+
+/// Each scheduled command, and what each fault cost the run.
+fn faults(out: &mut String, r: &RunResult) {
+    if r.faults.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "faults (times from the run's start, costs from the fault):"
+    );
+    let secs = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3} s"));
+    for (n, f) in r.faults.iter().enumerate() {
+        let exit = f
+            .exit_code
+            .map_or("killed".to_string(), |c| format!("exit {c}"));
+        let _ = writeln!(
+            out,
+            "  {} {} at {:.3} s: {} ({exit}, {:.2} s)",
+            f.kind.name(),
+            n + 1,
+            f.started_s,
+            f.command,
+            f.took_s
+        );
+        let Some(i) = &f.impact else { continue };
+        let outage = match (i.unavailable_s, i.first_answer_s) {
+            (Some(u), _) => format!(
+                "unavailable {u:.3} s (last answer {}, first after {})",
+                secs(i.last_answer_s),
+                secs(i.first_answer_s)
+            ),
+            (None, None) if i.last_answer_s.is_some() => format!(
+                "no answer after it (last {}) until the run ended",
+                secs(i.last_answer_s)
+            ),
+            _ => "no outage (no silence over 50 ms)".into(),
+        };
+        let recovered = match (i.baseline_per_s, i.recovered_90_s) {
+            (Some(b), Some(t)) => format!("90% of {} txn/s again after {t:.1} s", grouped(b, 0)),
+            (Some(b), None) => format!("never back to 90% of {} txn/s", grouped(b, 0)),
+            (None, _) => "no baseline second before it".into(),
+        };
+        let _ = writeln!(
+            out,
+            "    {outage}; {recovered}; errors {}; {} sessions re-established",
+            error_counts(&i.errors),
+            i.reconnections
+        );
+    }
 }
 
 /// The workload, target and length, and the settings that shape the figures.

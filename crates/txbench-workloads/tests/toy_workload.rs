@@ -259,6 +259,7 @@ async fn a_workload_written_against_the_trait_loads_opens_and_runs() {
         start_at: None,
         grace: Duration::from_secs(1),
         acks: None,
+        schedule: Vec::new(),
         open: None,
     };
     let (_keep_running, stop) = tokio::sync::watch::channel(false);

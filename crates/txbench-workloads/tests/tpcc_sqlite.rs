@@ -557,6 +557,7 @@ fn check_passes_after_a_run() {
         start_at: None,
         grace: txbench_core::driver::DEFAULT_GRACE,
         acks: None,
+        schedule: Vec::new(),
         open: None,
     };
     let (_stop_tx, stop) = tokio::sync::watch::channel(false);

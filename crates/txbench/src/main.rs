@@ -8,6 +8,7 @@ mod cli;
 mod compare;
 mod config;
 mod failure;
+mod faults;
 #[cfg(test)]
 mod fuzz_tests;
 mod load;

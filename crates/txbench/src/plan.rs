@@ -17,6 +17,7 @@ use txbench_workloads::Benchmark;
 use crate::cli::RunArgs;
 use crate::cli::workload::RunCmd;
 use crate::failure::Failure;
+use crate::faults::plan::PlannedCommand;
 
 /// A run as asked for: what the flags say, checked, with the seed and the
 /// shard decided. What depends on the opened workload and the engine (the
@@ -61,6 +62,8 @@ pub struct RunPlan<W: Benchmark> {
     pub shard: Shard,
     /// An agreed start time, for shards started together.
     pub start_at: Option<StartAt>,
+    /// Commands to run at set times of the run (faults, recoveries).
+    pub faults: Vec<PlannedCommand>,
     /// Where and how the run reports.
     pub output: Output,
 }
@@ -136,6 +139,11 @@ impl<W: Benchmark> RunPlan<W> {
                 at,
                 tolerance: a.start_tolerance,
             }),
+            faults: crate::faults::plan::plan(
+                (&a.fault_at, &a.fault_cmd),
+                (&a.recover_at, &a.recover_cmd),
+                a.warmup + a.duration,
+            )?,
             output: output_of(a)?,
         })
     }
@@ -207,8 +215,10 @@ impl<W: Benchmark> RunPlan<W> {
             start_at: self.start_at,
             grace: self.grace,
             open: self.open_loop(),
-            // The runner opens the log in the results directory.
+            // The runner opens the log in the results directory and
+            // schedules the faults' commands.
             acks: None,
+            schedule: Vec::new(),
         };
         Resolved { settings, driver }
     }

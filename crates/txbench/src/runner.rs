@@ -22,6 +22,8 @@ use txbench_workloads::{Benchmark, MetricBasis};
 
 use crate::ack_log;
 use crate::failure::Failure;
+use crate::faults::impact::{self, RunSecond};
+use crate::faults::inject::Injector;
 use crate::plan::{Resolved, RunPlan};
 use crate::progress::RunProgress;
 
@@ -153,15 +155,25 @@ pub async fn measure<E: Engine, W: Benchmark>(
         _ => None,
     };
     run.driver.acks = acks.as_ref().map(|a| a.log.clone());
+    let injector = (!plan.faults.is_empty()).then(Injector::default);
+    if let Some(injector) = &injector {
+        run.driver.schedule = injector.schedule(&plan.faults);
+    }
+    let mut seconds = injector.as_ref().map(|_| Vec::new());
     let recording = drive(
         engine,
         &workload,
         &run.driver,
-        plan.output.quiet,
+        Watch {
+            quiet: plan.output.quiet,
+            writer: writer.as_ref(),
+            seconds: seconds.as_mut(),
+        },
         stop,
-        writer.as_ref(),
     )
     .await;
+    // The commands still running are waited for (each has a time limit).
+    let ran = injector.map(Injector::finish);
     // Whatever happened to the run, the intervals measured so far and the
     // acknowledged work are on disk.
     let written = writer.map(results::IntervalWriter::finish);
@@ -178,11 +190,21 @@ pub async fn measure<E: Engine, W: Benchmark>(
         )),
         _ => None,
     };
+    let ran_commands = ran;
     let ran = Ran {
         started_at,
         server_version,
     };
-    let result = result_of::<E, W>(engine, &workload, &run, &recording, ran);
+    let mut result = result_of::<E, W>(engine, &workload, &run, &recording, ran);
+    if let Some(commands) = &ran_commands {
+        let run_start = recording.window_start - run.driver.warmup;
+        result.faults = impact::results(
+            commands,
+            run_start,
+            seconds.as_deref().unwrap_or_default(),
+            &recording.answers,
+        );
+    }
     Ok(Measured {
         result,
         intervals_unsaved,
@@ -239,26 +261,40 @@ fn start_results<W: Benchmark>(
     .map_err(io)
 }
 
+/// What watches a run's seconds as they finish.
+struct Watch<'a> {
+    /// No progress line.
+    quiet: bool,
+    /// Where each second of the window is written.
+    writer: Option<&'a results::IntervalWriter>,
+    /// Where each second of the window is kept for the faults' figures.
+    seconds: Option<&'a mut Vec<RunSecond>>,
+}
+
 /// Drive the run, showing its progress and writing each finished second.
 async fn drive<E: Engine, W: Workload>(
     engine: &Arc<E>,
     workload: &Arc<W>,
     opts: &RunOptions,
-    quiet: bool,
+    mut watch: Watch<'_>,
     stop: watch::Receiver<bool>,
-    writer: Option<&results::IntervalWriter>,
 ) -> Result<driver::Recording, RunError> {
     let types = workload.transaction_types();
-    let mut progress = RunProgress::new(opts.warmup + opts.duration, types, quiet);
+    let mut progress = RunProgress::new(opts.warmup + opts.duration, types, watch.quiet);
     let recording = driver::run(engine, workload, opts, stop, |t| {
         progress.tick(&t);
-        if let Some(w) = writer
-            && t.window_span.1 > t.window_span.0
-        {
+        let (from, to) = t.window_span;
+        if to <= from {
+            return;
+        }
+        if let Some(seconds) = watch.seconds.as_deref_mut() {
+            seconds.push(RunSecond::of(opts.warmup + to, to - from, &t.interval));
+        }
+        if let Some(w) = watch.writer {
             w.push(results::Interval {
                 window_start: t.window_start,
-                start: t.window_span.0,
-                length: t.window_span.1 - t.window_span.0,
+                start: from,
+                length: to - from,
                 numbers: t.interval,
             });
         }
@@ -358,6 +394,7 @@ fn result_of<E: Engine, W: Benchmark>(
         tail_secs: recording.tail.as_secs_f64(),
         operations: summary::operation_results(workload.operations(), &recording.total.operations),
         throughput_interval: summary::throughput_interval(recording),
+        faults: Vec::new(),
     }
 }
 

@@ -245,6 +245,7 @@ mod tests {
             samples: Vec::new(),
             seconds: Vec::new(),
             segments: Vec::new(),
+            answers: Default::default(),
         }
     }
 

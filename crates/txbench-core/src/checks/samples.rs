@@ -459,6 +459,7 @@ mod tests {
             samples: Vec::new(),
             seconds: Vec::new(),
             segments,
+            answers: Default::default(),
         }
     }
 

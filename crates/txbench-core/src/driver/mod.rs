@@ -1,10 +1,12 @@
 //! The driver owns time: terminals, the session pool, warm-up, the measurement
 //! window and a graceful stop. It knows no SQL.
 
+pub mod availability;
 mod closed_loop;
 pub mod open_loop;
 pub mod phases;
 pub mod pool;
+pub mod schedule;
 pub mod seconds;
 pub mod segments;
 pub mod sizing;
@@ -34,6 +36,7 @@ pub(crate) use crate::recorder::micros;
 use crate::rng::Rand;
 use crate::sample::Sample;
 use crate::workload::Workload;
+use availability::{Answers, Availability};
 
 /// How to drive a run.
 #[derive(Debug, Clone)]
@@ -69,6 +72,9 @@ pub struct RunOptions {
     /// The acknowledged-work log every attempt that states its writes goes
     /// to, warm-up and grace included; `None`: none is kept.
     pub acks: Option<AckLog>,
+    /// What to do at set times of the run (faults and recoveries), from its
+    /// start; stopped at the cut.
+    pub schedule: Vec<schedule::Scheduled>,
 }
 
 /// The default of [`RunOptions::grace`].
@@ -207,6 +213,9 @@ pub struct Recording {
     /// The window's completed latencies per type (µs), in consecutive
     /// segments of whole seconds, for the batch intervals of the percentiles.
     pub segments: Vec<Vec<hdrhistogram::Histogram<u64>>>,
+    /// When the database answered, warm-up and grace included: the silences
+    /// and the sessions re-established.
+    pub answers: Answers,
 }
 
 /// What a sender (the open-loop dispatchers, the closed-loop scheduler)
@@ -261,6 +270,7 @@ pub async fn run<E: Engine, W: Workload>(
     let (started, start_wall) = anchor_start(opts, &stop).await?;
     let cpu_start = cpu::process_cpu_time();
     let mut running = Running::spawn::<E, W>(engine, workload, opts, sessions, started, start_wall);
+    let scheduled = schedule::start(&opts.schedule, started);
     let interrupted = running
         .clock
         .wait_for_window(
@@ -271,6 +281,9 @@ pub async fn run<E: Engine, W: Workload>(
             &mut on_tick,
         )
         .await;
+    if let Some(s) = scheduled {
+        s.abort();
+    }
     let drained = running.drain(&mut on_tick).await?;
     Ok(drained.recording::<E>(interrupted, started, cpu_start))
 }
@@ -283,6 +296,7 @@ struct Running<I> {
     sender: tokio::task::JoinHandle<(Senders, SenderReport)>,
     cut: watch::Sender<bool>,
     clock: Clock,
+    availability: Arc<Availability>,
 }
 
 impl<I: Send + 'static> Running<I> {
@@ -304,7 +318,8 @@ impl<I: Send + 'static> Running<I> {
         let (senders, queues): (Vec<_>, Vec<_>) = (0..opts.nodes::<E>(engine))
             .map(|_| opts.job_queue::<W::Input>())
             .unzip();
-        let pool = Pool::spawn::<E, W>(sessions, workload, &queues, window, opts);
+        let availability = Arc::new(Availability::new(started));
+        let pool = Pool::spawn::<E, W>(sessions, workload, &queues, window, opts, &availability);
         let (cut, cut_rx) = watch::channel(false);
         let (sender, sender_stripes) =
             spawn_senders(workload, opts, Route { senders }, window, started, cut_rx);
@@ -331,6 +346,7 @@ impl<I: Send + 'static> Running<I> {
             sender,
             cut,
             clock,
+            availability,
         }
     }
 
@@ -363,12 +379,14 @@ impl<I: Send + 'static> Running<I> {
         self.clock.last_interval(given_up, cut_at, on_tick).await;
         let mut samples = self.clock.collector.take_samples();
         samples.sort_unstable_by_key(|s| s.intended_us);
+        let engine_cpu = self.pool.stop().await;
         Ok(Drained {
             cut_at,
-            engine_cpu: self.pool.stop().await,
+            engine_cpu,
             senders,
             samples,
             clock: self.clock,
+            answers: self.availability.answers(),
         })
     }
 }
@@ -380,6 +398,7 @@ struct Drained {
     senders: Senders,
     samples: Vec<Sample>,
     clock: Clock,
+    answers: Answers,
 }
 
 impl Drained {
@@ -417,6 +436,7 @@ impl Drained {
             samples: self.samples,
             seconds: self.clock.seconds.into_vec(),
             segments: self.clock.segments.into_vec(),
+            answers: self.answers,
         }
     }
 }
@@ -529,6 +549,7 @@ impl Pool {
         queues: &[async_channel::Receiver<Job<W::Input>>],
         window: Window,
         opts: &RunOptions,
+        availability: &Arc<Availability>,
     ) -> Pool {
         let types = workload.transaction_types().len();
         let count = sessions.len().max(1);
@@ -558,6 +579,7 @@ impl Pool {
                 seed: Rand::derive(opts.seed, u64::MAX - i as u64).uniform(0, i64::MAX) as u64,
                 busy_ns: Arc::clone(&busy),
                 acks: opts.acks.clone(),
+                availability: Arc::clone(availability),
             };
             pool.workers
                 .push(spawn_worker::<E, W>(session, ctx, placement));

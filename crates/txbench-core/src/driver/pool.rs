@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::availability::Availability;
 use super::phases::Timed;
 use super::stripe::{InFlight, SharedStripe, lock};
 use crate::acks::AckLog;
@@ -160,6 +161,9 @@ pub struct WorkerContext<W: Workload> {
     /// Where what became of each attempt that stated its writes goes, when
     /// the run keeps an acknowledged-work log.
     pub acks: Option<AckLog>,
+    /// The run's clock of answers: each transaction the database answered,
+    /// each connection re-established.
+    pub availability: Arc<Availability>,
 }
 
 /// Start one worker for a session, on a thread or a task (see [`exec::placement`]).
@@ -220,6 +224,9 @@ async fn worker_loop<S: Session, W: Workload>(
         )
         .await;
         let finished = Instant::now();
+        if attempted.result.is_ok() {
+            ctx.availability.answered(finished);
+        }
         add_busy(&ctx.busy_ns, finished - started);
         if !record(&mut session, &ctx, &job, (started, finished), &attempted) {
             // Cut while it ran: the driver counted it unfinished.
@@ -237,14 +244,17 @@ async fn worker_loop<S: Session, W: Workload>(
         losses_in_a_row += 1;
         let down = Instant::now();
         let retry = &ctx.retry;
-        reconnect(
+        if reconnect(
             &mut session,
             retry,
             &mut jitter,
             own_thread,
             losses_in_a_row,
         )
-        .await;
+        .await
+        {
+            ctx.availability.reconnected(Instant::now());
+        }
         add_busy(&ctx.busy_ns, down.elapsed());
     }
     WorkerExit {
@@ -383,14 +393,15 @@ const RECONNECT_PATIENCE: Duration = Duration::from_secs(10);
 /// [`RECONNECT_PATIENCE`]. After `losses` connections lost in a row, the
 /// server accepts connections but serves nothing (a server still starting):
 /// the session backs off before it tries, rather than fail transaction after
-/// transaction at once, which would leave the outage in no latency.
+/// transaction at once, which would leave the outage in no latency. True when
+/// the connection came back.
 async fn reconnect<S: Session>(
     session: &mut S,
     policy: &RetryPolicy,
     jitter: &mut Rand,
     own_thread: bool,
     losses: u32,
-) {
+) -> bool {
     let slow = RetryPolicy {
         base_backoff: Duration::from_millis(50),
         max_backoff: Duration::from_secs(1),
@@ -403,11 +414,12 @@ async fn reconnect<S: Session>(
     let mut attempt = 0;
     while Instant::now() < give_up {
         if session.reconnect().await.is_ok() {
-            return;
+            return true;
         }
         attempt += 1;
         pause(backoff(&slow, attempt, jitter), own_thread).await;
     }
+    false
 }
 
 /// Exponential backoff with full jitter: uniform in [0, min(max, base * 2^(n-1))].

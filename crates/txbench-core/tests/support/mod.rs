@@ -175,6 +175,7 @@ pub fn options(duration: Duration, grace: Duration, rate: Option<f64>) -> RunOpt
         start_at: None,
         grace,
         acks: None,
+        schedule: Vec::new(),
         open: rate.map(|rate| OpenLoop {
             rate,
             arrival: Arrival::Poisson,

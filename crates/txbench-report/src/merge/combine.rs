@@ -121,6 +121,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         operations: operation_results(&op_names, &total.operations),
         // The runs' seconds are not kept apart in a merge.
         throughput_interval: None,
+        faults: Vec::new(),
         ..base.clone()
     };
     Ok(Merged {

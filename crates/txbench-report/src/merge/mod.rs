@@ -116,6 +116,7 @@ mod tests {
                 latency_ms: Percentiles::default(),
             }],
             throughput_interval: None,
+            faults: Vec::new(),
         }
     }
 

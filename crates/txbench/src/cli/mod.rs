@@ -428,6 +428,23 @@ pub struct RunArgs {
     /// rolled it back, in acks.csv in the results directory, for `verify`.
     #[arg(long)]
     pub ack_log: bool,
+    /// Inject a fault this long after the run starts (warm-up included): run
+    /// the matching --fault-cmd then. Repeat both for several faults; each
+    /// fault's cost (the outage, throughput and p99 around it, the time to
+    /// recover 90% of the throughput before it) goes into the results.
+    #[arg(long, value_parser = parse_duration, value_name = "TIME", allow_hyphen_values = true)]
+    pub fault_at: Vec<Duration>,
+    /// The command (run by `sh -c`) that injects the fault of the matching
+    /// --fault-at; its output and exit status are kept in the results.
+    #[arg(long, value_name = "CMD")]
+    pub fault_cmd: Vec<String>,
+    /// Undo a fault this long after the run starts: run the matching
+    /// --recover-cmd then.
+    #[arg(long, value_parser = parse_duration, value_name = "TIME", allow_hyphen_values = true)]
+    pub recover_at: Vec<Duration>,
+    /// The command (run by `sh -c`) of the matching --recover-at.
+    #[arg(long, value_name = "CMD")]
+    pub recover_cmd: Vec<String>,
     /// No live progress line.
     #[arg(long, short = 'q')]
     pub quiet: bool,

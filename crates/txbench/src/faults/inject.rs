@@ -1,0 +1,215 @@
+//! Run the scheduled commands: each through `sh -c` on a thread of its own,
+//! started by the driver's clock, its output (stdout and stderr together) and
+//! exit status kept. A command is given [`TIME_LIMIT`]; past it, it is killed
+//! and said to have been. Output is read while the command runs; what a
+//! daemon it started keeps writing after it exits is not waited for.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime};
+
+use txbench_core::driver::schedule::Scheduled;
+use txbench_engines::redact;
+
+use super::plan::PlannedCommand;
+
+/// How long a command may run before it is killed.
+pub const TIME_LIMIT: Duration = Duration::from_secs(120);
+/// How much of the end of a command's output is kept.
+const OUTPUT_KEPT: usize = 4096;
+/// How long, after a command exits, its output is still read (a daemon it
+/// started may hold the pipe open for ever).
+const OUTPUT_AFTER_EXIT: Duration = Duration::from_millis(200);
+
+/// A command as it ran.
+#[derive(Debug, Clone)]
+pub struct Ran {
+    /// What was planned.
+    pub planned: PlannedCommand,
+    /// When it started, by the wall clock.
+    pub started: SystemTime,
+    /// How long it ran.
+    pub took: Duration,
+    /// Its exit status; `None` when a signal (or the time limit) ended it.
+    pub exit_code: Option<i32>,
+    /// The end of its output, secrets masked.
+    pub output: String,
+}
+
+/// The commands under way and done.
+#[derive(Default)]
+pub struct Injector {
+    done: Arc<Mutex<Vec<Ran>>>,
+    running: Arc<Mutex<Vec<JoinHandle<()>>>>,
+}
+
+impl Injector {
+    /// The driver's schedule for `planned`: each action starts its command
+    /// on a thread and returns at once.
+    pub fn schedule(&self, planned: &[PlannedCommand]) -> Vec<Scheduled> {
+        planned
+            .iter()
+            .map(|p| {
+                let (p2, done, running) = (p.clone(), self.done.clone(), self.running.clone());
+                Scheduled {
+                    at: p.at,
+                    action: Arc::new(move || {
+                        let (p, done) = (p2.clone(), done.clone());
+                        let thread = std::thread::spawn(move || {
+                            let ran = run(p);
+                            lock(&done).push(ran);
+                        });
+                        lock(&running).push(thread);
+                    }),
+                }
+            })
+            .collect()
+    }
+
+    /// Wait for the commands still running (each within its time limit) and
+    /// return every one that ran, in the order they started.
+    pub fn finish(self) -> Vec<Ran> {
+        let threads = std::mem::take(&mut *lock(&self.running));
+        for t in threads {
+            let _ = t.join();
+        }
+        let mut done = std::mem::take(&mut *lock(&self.done));
+        done.sort_by_key(|r| r.started);
+        done
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Run one command to its end or its time limit.
+fn run(planned: PlannedCommand) -> Ran {
+    let started = SystemTime::now();
+    let clock = Instant::now();
+    let (exit_code, output) = match spawn(&planned.command) {
+        Ok((child, output)) => wait(child, output),
+        Err(e) => (None, format!("could not start sh: {e}")),
+    };
+    Ran {
+        planned,
+        started,
+        took: clock.elapsed(),
+        exit_code,
+        output: redact(&output),
+    }
+}
+
+/// `sh -c COMMAND`, stdout and stderr into one pipe read by a thread of its own.
+fn spawn(command: &str) -> std::io::Result<(std::process::Child, mpsc::Receiver<Vec<u8>>)> {
+    let (mut reader, writer) = std::io::pipe()?;
+    let child = Command::new("sh")
+        .args(["-c", command])
+        .stdin(Stdio::null())
+        .stdout(writer.try_clone()?)
+        .stderr(writer)
+        .spawn()?;
+    let (send, output) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = reader.read(&mut buf) {
+            if send.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    Ok((child, output))
+}
+
+/// Wait for the command (killing it at its time limit) and collect its output.
+fn wait(mut child: std::process::Child, output: mpsc::Receiver<Vec<u8>>) -> (Option<i32>, String) {
+    let deadline = Instant::now() + TIME_LIMIT;
+    let mut kept = Vec::new();
+    let mut keep = |chunk: Vec<u8>| {
+        kept.extend_from_slice(&chunk);
+        if kept.len() > 2 * OUTPUT_KEPT {
+            kept.drain(..kept.len() - OUTPUT_KEPT);
+        }
+    };
+    let status = loop {
+        match output.recv_timeout(Duration::from_millis(20)) {
+            Ok(chunk) => keep(chunk),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+    };
+    let after = Instant::now() + OUTPUT_AFTER_EXIT;
+    while let Some(left) = after.checked_duration_since(Instant::now()) {
+        match output.recv_timeout(left) {
+            Ok(chunk) => keep(chunk),
+            Err(_) => break,
+        }
+    }
+    let start = kept.len().saturating_sub(OUTPUT_KEPT);
+    let mut text = String::from_utf8_lossy(&kept[start..]).into_owned();
+    if status.is_none() {
+        text += &format!(
+            "\n[txbench: killed after {} s, its time limit]",
+            TIME_LIMIT.as_secs()
+        );
+    }
+    (status.and_then(|s| s.code()), text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use txbench_core::faults::CommandKind;
+
+    fn planned(command: &str) -> PlannedCommand {
+        PlannedCommand {
+            kind: CommandKind::Fault,
+            at: Duration::ZERO,
+            command: command.into(),
+        }
+    }
+
+    #[test]
+    fn a_command_s_output_and_exit_status_are_kept() {
+        let ran = run(planned("echo out; echo err >&2; exit 3"));
+        assert_eq!(ran.exit_code, Some(3));
+        assert!(
+            ran.output.contains("out") && ran.output.contains("err"),
+            "{ran:?}"
+        );
+        let ran = run(planned("sleep 30 & echo started"));
+        assert_eq!(ran.exit_code, Some(0));
+        assert!(
+            ran.took < Duration::from_secs(5),
+            "a daemon's pipe is not waited for: {ran:?}"
+        );
+    }
+
+    #[test]
+    fn the_injector_runs_what_the_schedule_starts() {
+        let injector = Injector::default();
+        let schedule = injector.schedule(&[planned("echo one"), planned("exit 1")]);
+        for s in &schedule {
+            (s.action)();
+        }
+        let ran = injector.finish();
+        let mut codes: Vec<Option<i32>> = ran.iter().map(|r| r.exit_code).collect();
+        codes.sort();
+        assert_eq!(codes, vec![Some(0), Some(1)]);
+    }
+}
