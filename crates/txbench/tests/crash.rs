@@ -220,3 +220,204 @@ fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
     assert_eq!(classified, in_doubt, "{found}");
     drop(cluster);
 }
+
+/// A primary and a standby from `scripts/pg-replica.sh`, under a name and
+/// on ports of the test's own, removed when it goes.
+struct Replica {
+    env: [(&'static str, String); 2],
+}
+
+impl Replica {
+    fn up(name: &str, port: u16, mode: &[&str]) -> Replica {
+        let replica = Replica {
+            env: [
+                ("PG_REPLICA_NAME", name.to_string()),
+                ("PG_REPLICA_PORT", port.to_string()),
+            ],
+        };
+        replica.script(&["down"]);
+        let mut args = vec!["up"];
+        args.extend_from_slice(mode);
+        let out = replica.script(&args);
+        assert!(out.status.success(), "pg-replica.sh up: {}", text(&out));
+        replica
+    }
+
+    fn script(&self, args: &[&str]) -> Output {
+        Command::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scripts/pg-replica.sh"
+        ))
+        .args(args)
+        .envs(self.env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .unwrap()
+    }
+
+    /// The multi-host URL that finds the primary.
+    fn url(&self) -> String {
+        String::from_utf8(self.script(&["status"]).stdout)
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+
+    /// The command line of `pg-replica.sh ARGS` with this replica's names.
+    fn command(&self, args: &str) -> String {
+        let env: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!(
+            "{} {}/../../scripts/pg-replica.sh {args}",
+            env.join(" "),
+            env!("CARGO_MANIFEST_DIR")
+        )
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        self.script(&["down"]);
+    }
+}
+
+/// Load one warehouse, then run 8 s with the log and the given faults; the
+/// results directory and its summary.
+fn run_with_faults(
+    dir: &Path,
+    url: &str,
+    faults: &[&str],
+) -> (std::path::PathBuf, serde_json::Value) {
+    let out = txbench(dir, &["tpcc", "load", "--db", url, "--warehouses", "1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let mut args = vec![
+        "tpcc",
+        "run",
+        "--db",
+        url,
+        "-d",
+        "8s",
+        "--warmup",
+        "1s",
+        "-t",
+        "4",
+        "-q",
+        "--ack-log",
+    ];
+    args.extend_from_slice(faults);
+    let out = txbench(dir, &args);
+    assert!(out.status.success(), "{}", text(&out));
+    let results = dir.join("results");
+    (
+        support::only_run(&results),
+        support::only_result(&results, "summary.json"),
+    )
+}
+
+/// `verify --json`'s findings (its exit code asserted to be `code`).
+fn verify(dir: &Path, url: &str, run: &Path, code: i32) -> serde_json::Value {
+    let json = dir.join("verify.json");
+    let out = txbench(
+        dir,
+        &[
+            "tpcc",
+            "verify",
+            "--db",
+            url,
+            run.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(code), "{}", text(&out));
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+#[test]
+fn a_failover_to_a_synchronous_standby_continues_the_run_and_loses_nothing() {
+    if server_url("TXBENCH_TEST_POSTGRES_URL").is_none() {
+        return;
+    }
+    let replica = Replica::up("txbench_sync_test", 54401, &[]);
+    let url = replica.url();
+    assert!(url.contains("target_session_attrs=read-write"), "{url}");
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let failover = replica.command("failover");
+    let (run, summary) =
+        run_with_faults(dir, &url, &["--fault-at", "4s", "--fault-cmd", &failover]);
+    let fault = &summary["faults"][0];
+    assert_eq!(fault["exit_code"], 0, "{fault}");
+    let impact = &fault["impact"];
+    assert!(
+        impact["first_answer_s"].as_f64().is_some(),
+        "the run went on: {impact}"
+    );
+    assert!(impact["recovered_90_s"].as_f64().is_some(), "{impact}");
+    // The run went on on the new primary: New-Orders committed after the fault.
+    let seconds = impact["seconds"].as_array().unwrap();
+    let after: f64 = seconds
+        .iter()
+        .filter(|s| s["end_s"].as_f64().unwrap() > 2.0)
+        .map(|s| s["per_s"].as_f64().unwrap())
+        .sum();
+    assert!(after > 10.0, "{impact}");
+    let found = verify(dir, &url, &run, 0);
+    assert_eq!(found["types"][0]["lost"], 0, "{found}");
+    assert!(replica.script(&["status"]).stderr.ends_with(b"primary\n"));
+}
+
+#[test]
+fn an_asynchronous_standby_that_fell_behind_loses_exactly_what_it_missed() {
+    if server_url("TXBENCH_TEST_POSTGRES_URL").is_none() {
+        return;
+    }
+    let replica = Replica::up("txbench_async_test", 54411, &["--async"]);
+    let url = replica.url();
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    // 3 s in, the standby is pointed at a port where nothing listens: it
+    // stops receiving, and the primary (asynchronous) goes on committing. 5 s
+    // in, the primary dies and the standby is promoted without what it missed.
+    let standby = 54412.to_string();
+    let cut = format!(
+        "psql -X -q -h 127.0.0.1 -p {standby} -U postgres -d postgres \
+         -c \"ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=1'\" \
+         -c 'SELECT pg_reload_conf()'"
+    );
+    let failover = replica.command("failover");
+    let (run, summary) = run_with_faults(
+        dir,
+        &url,
+        &[
+            "--fault-at",
+            "3s",
+            "--fault-cmd",
+            &cut,
+            "--fault-at",
+            "5s",
+            "--fault-cmd",
+            &failover,
+        ],
+    );
+    let faults = summary["faults"].as_array().unwrap();
+    assert!(faults.iter().all(|f| f["exit_code"] == 0), "{faults:?}");
+    let found = verify(dir, &url, &run, 1);
+    let lost = found["types"][0]["lost"].as_u64().unwrap();
+    assert!(lost > 0, "what the standby missed is lost: {found}");
+
+    // Lost: only what was acknowledged after the standby stopped receiving;
+    // everything acknowledged before it is there.
+    let run_start = summary["window_start_unix_s"].as_f64().unwrap() - 1.0;
+    let cut_at_us = ((run_start + faults[0]["started_s"].as_f64().unwrap()) * 1e6) as u64;
+    let acked_before = std::fs::read_to_string(run.join("acks.csv"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(",ack,new_order,"))
+        .filter(|l| l.split(',').next().unwrap().parse::<u64>().unwrap() < cut_at_us)
+        .count() as u64;
+    let acked = found["types"][0]["acknowledged"].as_u64().unwrap();
+    assert!(acked_before > 100, "{acked_before}");
+    assert!(
+        lost <= acked - acked_before,
+        "{lost} lost, {acked_before} of {acked} before the cut"
+    );
+}

@@ -150,6 +150,9 @@ fn copy_settings(from: &Config, to: &mut Config) {
         to.connect_timeout(*t);
     }
     to.keepalives(from.get_keepalives());
+    // Each host is tried with the session attributes asked for: with
+    // read-write, a standby is passed over and a promoted one found.
+    to.target_session_attrs(from.get_target_session_attrs());
 }
 
 #[cfg(test)]
@@ -169,6 +172,18 @@ mod tests {
         assert_eq!(c.get_password(), Some(&b"secret"[..]));
         assert_eq!(c.get_application_name(), Some("txbench"));
         assert!(!t.display.contains("secret"));
+    }
+
+    #[test]
+    fn every_host_is_asked_for_the_session_attributes_of_the_url() {
+        use tokio_postgres::config::TargetSessionAttrs;
+        let t = PgTarget::parse(
+            "postgres://u@127.0.0.1:5442,127.0.0.1:5443/test?target_session_attrs=read-write",
+        )
+        .unwrap();
+        for (_, c) in &t.hosts {
+            assert_eq!(c.get_target_session_attrs(), TargetSessionAttrs::ReadWrite);
+        }
     }
 
     #[test]
