@@ -6,12 +6,16 @@
 #   scripts/galera-cluster.sh up       start it (bootstrap node 1, then join 2 and 3)
 #   scripts/galera-cluster.sh status   one mysql:// URL per running node, one a line
 #   scripts/galera-cluster.sh down     stop it and remove its directory
+#   scripts/galera-cluster.sh kill N   kill node N at once (SIGKILL), as a crash
+#   scripts/galera-cluster.sh start N  start node N again; returns once it rejoined, synced
 #
-# GALERA_DIR (default /tmp/txbench-galera) and GALERA_BASE_PORT (default 3307:
-# nodes on 3307, 3308, 3309; Galera replication on 4567 + 10 * (n - 1)) move it.
+# GALERA_DIR (default /tmp/txbench-galera), GALERA_BASE_PORT (default 3307:
+# nodes on 3307, 3308, 3309) and GALERA_REPL_PORT (default 4567: Galera
+# replication on 4567 + 10 * (n - 1)) move it.
 set -euo pipefail
 DIR=${GALERA_DIR:-/tmp/txbench-galera}
 BASE_PORT=${GALERA_BASE_PORT:-3307}
+REPL_PORT=${GALERA_REPL_PORT:-4567}
 NODES=3
 PROVIDER=${GALERA_PROVIDER:-/usr/lib/galera/libgalera_smm.so}
 # As root, the servers run as the mysql user (the rsync state transfer's daemon
@@ -20,7 +24,7 @@ USER_OPT=()
 [ "$(id -u)" = 0 ] && USER_OPT=(--user=mysql)
 
 port() { echo $((BASE_PORT + $1 - 1)); }
-gport() { echo $((4567 + 10 * ($1 - 1))); }
+gport() { echo $((REPL_PORT + 10 * ($1 - 1))); }
 sock() { echo "$DIR/node$1/mysqld.sock"; }
 
 running() { mariadb-admin --socket="$(sock "$1")" -uroot ping >/dev/null 2>&1; }
@@ -119,9 +123,40 @@ down() {
     rm -rf "$DIR"
 }
 
+# Kill node N with SIGKILL and wait until it is gone.
+kill_node() {
+    local pid
+    pid=$(cat "$DIR/node$1/mariadbd.pid")
+    kill -KILL "$pid"
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+}
+
+# Start node N again after a crash: its position recovered from InnoDB first
+# (mariadbd --wsrep-recover, as mysqld_safe does), so that it catches up by an
+# incremental transfer from a peer's cache instead of a full copy, which
+# would block the donor; returns once the node is synced.
+rejoin() {
+    local n=$1 pos
+    rm -f "$DIR/node$n/recover.log"
+    mariadbd --defaults-file="$DIR/node$n/my.cnf" "${USER_OPT[@]}" --wsrep-recover \
+        --log-error="$DIR/node$n/recover.log" >/dev/null 2>&1 || true
+    pos=$(grep -o 'Recovered position: [^ ]*' "$DIR/node$n/recover.log" 2>/dev/null | tail -1 | awk '{print $3}')
+    start "$n" ${pos:+"--wsrep_start_position=$pos"}
+    for _ in $(seq 1 240); do
+        if [ "$(mariadb --socket="$(sock "$n")" -uroot -N -e "SHOW STATUS LIKE 'wsrep_local_state_comment'" 2>/dev/null | awk '{print $2}')" = Synced ]; then
+            return 0
+        fi
+        sleep 0.25
+    done
+    echo "galera-cluster: node $n did not sync; see $DIR/node$n/error.log" >&2
+    return 1
+}
+
 case "${1:-}" in
     up) up ;;
     status) status ;;
     down) down ;;
-    *) echo "usage: $0 up|status|down" >&2; exit 2 ;;
+    kill) kill_node "${2:?node number}" ;;
+    start) rejoin "${2:?node number}" ;;
+    *) echo "usage: $0 up|status|down|kill N|start N" >&2; exit 2 ;;
 esac

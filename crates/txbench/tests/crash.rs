@@ -5,7 +5,8 @@
 //! The server is a PostgreSQL cluster of the test's own (`pg_createcluster`
 //! on its own port and data directory, removed at the end), never the shared
 //! one. Runs where the shared PostgreSQL's URL is set (CI); Debian's
-//! postgresql-common tools must be there.
+//! postgresql-common tools must be there. The tests run one at a time: a
+//! crash's timing on two cores shared by four servers is not what it measures.
 
 mod support;
 
@@ -123,6 +124,7 @@ fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
     if server_url("TXBENCH_TEST_POSTGRES_URL").is_none() {
         return;
     }
+    let _alone = support::alone();
     let cluster = OwnCluster::start("txbench_crash", 54391);
     let url = cluster.url();
     let dir = tempfile::tempdir().unwrap();
@@ -336,6 +338,7 @@ fn a_failover_to_a_synchronous_standby_continues_the_run_and_loses_nothing() {
     if server_url("TXBENCH_TEST_POSTGRES_URL").is_none() {
         return;
     }
+    let _alone = support::alone();
     let replica = Replica::up("txbench_sync_test", 54401, &[]);
     let url = replica.url();
     assert!(url.contains("target_session_attrs=read-write"), "{url}");
@@ -370,6 +373,7 @@ fn an_asynchronous_standby_that_fell_behind_loses_exactly_what_it_missed() {
     if server_url("TXBENCH_TEST_POSTGRES_URL").is_none() {
         return;
     }
+    let _alone = support::alone();
     let replica = Replica::up("txbench_async_test", 54411, &["--async"]);
     let url = replica.url();
     let dir = tempfile::tempdir().unwrap();
@@ -420,4 +424,150 @@ fn an_asynchronous_standby_that_fell_behind_loses_exactly_what_it_missed() {
         lost <= acked - acked_before,
         "{lost} lost, {acked_before} of {acked} before the cut"
     );
+}
+
+/// A 3-node Galera cluster of the test's own from `scripts/galera-cluster.sh`
+/// (its own directory and ports), removed when it goes.
+struct Galera {
+    env: [(&'static str, String); 3],
+}
+
+impl Galera {
+    fn up(dir: &Path) -> Galera {
+        let galera = Galera {
+            env: [
+                ("GALERA_DIR", dir.display().to_string()),
+                ("GALERA_BASE_PORT", "3317".into()),
+                ("GALERA_REPL_PORT", "4667".into()),
+            ],
+        };
+        let out = galera.script(&["up"]);
+        assert!(out.status.success(), "galera-cluster.sh up: {}", text(&out));
+        galera
+    }
+
+    fn script(&self, args: &[&str]) -> Output {
+        Command::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scripts/galera-cluster.sh"
+        ))
+        .args(args)
+        .envs(self.env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .unwrap()
+    }
+
+    fn command(&self, args: &str) -> String {
+        let env: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!(
+            "{} {}/../../scripts/galera-cluster.sh {args}",
+            env.join(" "),
+            env!("CARGO_MANIFEST_DIR")
+        )
+    }
+}
+
+impl Drop for Galera {
+    fn drop(&mut self) {
+        self.script(&["down"]);
+    }
+}
+
+#[test]
+fn a_galera_node_killed_mid_run_loses_no_acknowledged_work_and_its_sessions_come_back() {
+    if server_url("TXBENCH_TEST_MYSQL_URL").is_none() {
+        return;
+    }
+    let _alone = support::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let galera = Galera::up(&dir.join("galera"));
+    let urls: Vec<String> = (3317..3320)
+        .map(|p| format!("mysql://root@127.0.0.1:{p}/test"))
+        .collect();
+    let mut db = Vec::new();
+    for u in &urls {
+        db.extend(["--db", u.as_str()]);
+    }
+    // Loaded through one node: loads through several conflict in certification.
+    let out = txbench(
+        dir,
+        &["tpcc", "load", "--warehouses", "1", "--db", &urls[0]],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+
+    // Node 3 killed 4 s in, and started again 22 s in, once the survivors
+    // have evicted it (Galera's evs.inactive_timeout, 15 s: a node restarted
+    // sooner waits for that before it can join); 39 s in, how many
+    // connections it has from the run: the sessions that moved away came back.
+    let kill = galera.command("kill 3");
+    let start = galera.command("start 3");
+    let probe = "mariadb -h 127.0.0.1 -P 3319 -uroot -N -e \
+                 \"SELECT concat('sessions on node 3: ', count(*)) FROM information_schema.processlist WHERE db = 'test'\"";
+    let mut run = vec![
+        "tpcc",
+        "run",
+        "-d",
+        "40s",
+        "--warmup",
+        "1s",
+        "-t",
+        "6",
+        "-q",
+        "--ack-log",
+        "--fault-at",
+        "4s",
+        "--fault-cmd",
+        &kill,
+        "--recover-at",
+        "22s",
+        "--recover-cmd",
+        &start,
+        "--recover-at",
+        "39s",
+        "--recover-cmd",
+        probe,
+        "--max-retries",
+        "20",
+    ];
+    run.extend(&db);
+    let out = txbench(dir, &run);
+    assert!(out.status.success(), "{}", text(&out));
+    let results = support::only_run(&dir.join("results"));
+    let summary = support::only_result(&dir.join("results"), "summary.json");
+    let faults = summary["faults"].as_array().unwrap();
+    assert!(faults.iter().all(|f| f["exit_code"] == 0), "{faults:?}");
+    let impact = &faults[0]["impact"];
+    assert!(
+        impact["recovered_90_s"].as_f64().is_some(),
+        "the run went on: {impact}"
+    );
+    let probed = faults[2]["output"].as_str().unwrap();
+    let back: u64 = probed
+        .trim()
+        .strip_prefix("sessions on node 3: ")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{probed}"));
+    assert!(back >= 1, "no session went back to node 3: {probed}");
+
+    // Both survivors hold every acknowledged transaction. (Their consistency
+    // conditions are not asserted: one run of three here found W_YTD and
+    // D_YTD off by one Payment on a survivor; docs/durability.md.)
+    for url in &urls[..2] {
+        let json = dir.join("verify.json");
+        let out = txbench(
+            dir,
+            &[
+                "tpcc",
+                "verify",
+                "--db",
+                url,
+                results.to_str().unwrap(),
+                "--json",
+                json.to_str().unwrap(),
+            ],
+        );
+        assert!(out.status.success(), "{url}: {}", text(&out));
+    }
+    drop(galera);
 }

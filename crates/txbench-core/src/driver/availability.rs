@@ -48,7 +48,8 @@ pub struct Answers {
 
 impl Answers {
     /// The longest silence that ends after `at` and begins no later than
-    /// `until`: the outage a fault at `at` caused, when it caused one.
+    /// `until`: the outage a fault at `at` whose effect began by `until`
+    /// caused, when it caused one.
     pub fn outage_after(&self, at: Duration, until: Duration) -> Option<Gap> {
         self.gaps
             .iter()

@@ -23,7 +23,7 @@ mod url;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row};
@@ -65,15 +65,22 @@ impl MyEngine {
     }
 }
 
+/// How often a session that lost its node and moved to another tries its own
+/// node again, between transactions.
+const HOME_RETRY: Duration = Duration::from_secs(5);
+/// How long that try may take: it is paid by the transaction that makes it.
+const HOME_CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+
 impl Shared {
     /// Connect to the next node in turn; on failure try the others, and report
-    /// the last failure when none answers.
-    async fn connect(&self) -> Result<Conn, DbError> {
+    /// the last failure when none answers. Returns the node's index too.
+    async fn connect(&self) -> Result<(usize, Conn), DbError> {
         let start = self.next.fetch_add(1, Ordering::Relaxed);
         let mut last = None;
         for k in 0..self.nodes.len() {
-            match connect(&self.nodes[(start + k) % self.nodes.len()]).await {
-                Ok(conn) => return Ok(conn),
+            let node = (start + k) % self.nodes.len();
+            match connect(&self.nodes[node], CONNECT_TIMEOUT).await {
+                Ok(conn) => return Ok((node, conn)),
                 // Refused credentials will not work on another node either.
                 Err(e) if e.kind != ErrorKind::Connection => return Err(e),
                 Err(e) => last = Some(e),
@@ -106,19 +113,25 @@ impl Engine for MyEngine {
     }
 
     async fn connect_node(&self, node: usize) -> Result<MySession, DbError> {
-        let target = &self.shared.nodes[node % self.shared.nodes.len()];
-        self.session(connect(target).await?).await
+        let node = node % self.shared.nodes.len();
+        let target = &self.shared.nodes[node];
+        self.session(node, connect(target, CONNECT_TIMEOUT).await?)
+            .await
     }
 
     async fn connect(&self) -> Result<MySession, DbError> {
-        self.session(self.shared.connect().await?).await
+        let (node, conn) = self.shared.connect().await?;
+        self.session(node, conn).await
     }
 }
 
 impl MyEngine {
-    async fn session(&self, conn: Conn) -> Result<MySession, DbError> {
+    async fn session(&self, node: usize, conn: Conn) -> Result<MySession, DbError> {
         let mut session = MySession {
             conn,
+            home: node,
+            node,
+            home_retry_at: None,
             no_backslash_escapes: false,
             shared: Arc::clone(&self.shared),
             statements: HashMap::new(),
@@ -130,13 +143,20 @@ impl MyEngine {
     }
 }
 
-async fn connect(target: &MyTarget) -> Result<Conn, DbError> {
-    match tokio::time::timeout(Duration::from_secs(10), Conn::new(target.opts.clone())).await {
+/// How long a connection may take to be made.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+async fn connect(target: &MyTarget, timeout: Duration) -> Result<Conn, DbError> {
+    match tokio::time::timeout(timeout, Conn::new(target.opts.clone())).await {
         Ok(Ok(conn)) => Ok(conn),
         Ok(Err(e)) => Err(map_err(e, &target.display)),
         Err(_) => Err(DbError::new(
             ErrorKind::Connection,
-            format!("{}: no answer within 10 s", target.display),
+            format!(
+                "{}: no answer within {} s",
+                target.display,
+                timeout.as_secs()
+            ),
         )),
     }
 }
@@ -144,6 +164,13 @@ async fn connect(target: &MyTarget) -> Result<Conn, DbError> {
 /// One MySQL connection with its prepared statements.
 pub struct MySession {
     conn: Conn,
+    /// The node the session was opened on, which it goes back to after a
+    /// failover once that node answers again.
+    home: usize,
+    /// The node it is connected to now.
+    node: usize,
+    /// Away from home: when to try it again.
+    home_retry_at: Option<Instant>,
     shared: Arc<Shared>,
     /// The server's sql_mode has NO_BACKSLASH_ESCAPES (literals quote differently).
     no_backslash_escapes: bool,
@@ -233,6 +260,26 @@ impl MySession {
         }
     }
 
+    /// A session that moved to another node when its own was lost goes back,
+    /// between transactions, once its node answers again (tried every
+    /// [`HOME_RETRY`], for at most [`HOME_CONNECT_TIMEOUT`]), so that a node
+    /// that rejoins a cluster takes its share of the load again.
+    async fn go_home_when_due(&mut self) -> Result<(), DbError> {
+        match self.home_retry_at {
+            Some(at) if Instant::now() >= at && !self.sent => {}
+            _ => return Ok(()),
+        }
+        let Ok(conn) = connect(&self.shared.nodes[self.home], HOME_CONNECT_TIMEOUT).await else {
+            self.home_retry_at = Some(Instant::now() + HOME_RETRY);
+            return Ok(());
+        };
+        self.conn = conn;
+        self.node = self.home;
+        self.home_retry_at = None;
+        self.statements.clear();
+        self.configure().await
+    }
+
     async fn run(&mut self, sql: &str) -> Result<(), DbError> {
         self.conn.query_drop(sql).await.map_err(|e| map_err(e, sql))
     }
@@ -279,6 +326,7 @@ impl Session for MySession {
     }
 
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
+        self.go_home_when_due().await?;
         // Read-write and read-only transactions start with their first statement
         // (autocommit is off; InnoDB treats a transaction as read-only until it
         // writes). A consistency check needs its snapshot taken now.
@@ -415,7 +463,8 @@ impl Session for MySession {
     async fn reconnect(&mut self) -> Result<(), DbError> {
         // Any node that answers: a client fails over rather than wait for its node
         // (with affinity the session then serves its terminals from another node).
-        self.conn = self.shared.connect().await?;
+        (self.node, self.conn) = self.shared.connect().await?;
+        self.home_retry_at = (self.node != self.home).then(|| Instant::now() + HOME_RETRY);
         self.statements.clear();
         self.in_transaction = false;
         self.sent = false;

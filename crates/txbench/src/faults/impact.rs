@@ -17,6 +17,9 @@ const BASELINE: f64 = 10.0;
 const AFTER: f64 = 30.0;
 /// The share of the baseline throughput that counts as recovered.
 const RECOVERED: f64 = 0.9;
+/// A fault's outage is a silence that began before its command ended, or
+/// this soon after: a later silence (a node rejoining, say) is not its own.
+const TAKES_EFFECT: Duration = Duration::from_secs(1);
 
 /// One second of the run, as the faults' figures need it.
 #[derive(Debug, Clone, Default)]
@@ -92,18 +95,26 @@ pub fn results(
                 took_s: r.took.as_secs_f64(),
                 exit_code: r.exit_code,
                 output: r.output.clone(),
-                impact: (r.planned.kind == CommandKind::Fault)
-                    .then(|| impact(at, next_fault, seconds, answers)),
+                impact: (r.planned.kind == CommandKind::Fault).then(|| {
+                    let began_by = (at + r.took + TAKES_EFFECT).min(next_fault);
+                    impact(at, (began_by, next_fault), seconds, answers)
+                }),
             }
         })
         .collect()
 }
 
-/// What a fault at `at` cost, until the next fault.
-fn impact(at: Duration, next: Duration, seconds: &[RunSecond], answers: &Answers) -> FaultImpact {
+/// What a fault at `at` cost: its outage a silence that began by `began_by`,
+/// its reconnections those until the next fault.
+fn impact(
+    at: Duration,
+    (began_by, next): (Duration, Duration),
+    seconds: &[RunSecond],
+    answers: &Answers,
+) -> FaultImpact {
     let f = at.as_secs_f64();
     let from = |d: Duration| d.as_secs_f64() - f;
-    let outage = answers.outage_after(at, next);
+    let outage = answers.outage_after(at, began_by);
     let (last_answer_s, first_answer_s) = match (outage, answers.span) {
         (Some(gap), _) => (Some(from(gap.from)), Some(from(gap.to))),
         // No answer came after the fault: the outage lasted to the end.
@@ -210,6 +221,12 @@ mod tests {
                 Gap {
                     from: 5_005 * MS,
                     to: 7_300 * MS,
+                },
+                // A longer silence that began well after the command ended
+                // (a node rejoining) is not the fault's.
+                Gap {
+                    from: 7_400 * MS,
+                    to: 9_950 * MS,
                 },
             ],
             reconnections: vec![7_200 * MS, 7_250 * MS, 9_500 * MS],
