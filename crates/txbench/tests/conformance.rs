@@ -11,10 +11,7 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::Output;
-
-use support::{MyDatabase, PgDatabase, server_url};
+use support::{MyDatabase, PgDatabase, server_url, text, txbench_output as txbench};
 use txbench_workloads::Benchmark;
 use txbench_workloads::registry::{self, EachVisitor};
 
@@ -52,18 +49,6 @@ fn small(workload: &str) -> &'static str {
         "tpcc" => "1",
         _ => "2000",
     }
-}
-
-fn txbench(dir: &Path, args: &[&str]) -> Output {
-    support::txbench(dir).args(args).output().unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// Load, run, check and clean `w` on `url`; after the clean a run names the

@@ -13,7 +13,7 @@ mod support;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use support::server_url;
+use support::{server_url, text, txbench_output as txbench};
 
 /// A PostgreSQL cluster of the test's own, dropped (stopped first) when it goes.
 struct OwnCluster {
@@ -107,18 +107,6 @@ fn run(args: &[&str]) -> Output {
     out
 }
 
-fn txbench(dir: &Path, args: &[&str]) -> Output {
-    support::txbench(dir).args(args).output().unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 #[test]
 fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
     if server_url("TXBENCH_TEST_POSTGRES_URL").is_none() {
@@ -190,22 +178,7 @@ fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
         "the run recovered within its 5 s after the restart: {impact}"
     );
 
-    let json = dir.join("verify.json");
-    let out = txbench(
-        dir,
-        &[
-            "tpcc",
-            "verify",
-            "--db",
-            &url,
-            results.to_str().unwrap(),
-            "--json",
-            json.to_str().unwrap(),
-        ],
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    let found: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let found = verify(dir, &url, &results, 0);
     let new_order = &found["types"][0];
     assert_eq!(new_order["key"], "new_order");
     assert_eq!(new_order["lost"], 0, "{found}");
@@ -223,61 +196,72 @@ fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
     drop(cluster);
 }
 
+/// One of the repository's scripts, with the environment that gives it
+/// names and ports of the test's own.
+struct Script {
+    path: String,
+    env: Vec<(&'static str, String)>,
+}
+
+impl Script {
+    fn new(name: &str, env: Vec<(&'static str, String)>) -> Script {
+        Script {
+            path: format!("{}/../../scripts/{name}", env!("CARGO_MANIFEST_DIR")),
+            env,
+        }
+    }
+
+    /// Run it with `args`.
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(&self.path)
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .unwrap()
+    }
+
+    /// The command line that runs it with `args`, for `--fault-cmd`.
+    fn command(&self, args: &str) -> String {
+        let env: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{} {} {args}", env.join(" "), self.path)
+    }
+}
+
 /// A primary and a standby from `scripts/pg-replica.sh`, under a name and
 /// on ports of the test's own, removed when it goes.
 struct Replica {
-    env: [(&'static str, String); 2],
+    script: Script,
 }
 
 impl Replica {
     fn up(name: &str, port: u16, mode: &[&str]) -> Replica {
-        let replica = Replica {
-            env: [
+        let script = Script::new(
+            "pg-replica.sh",
+            vec![
                 ("PG_REPLICA_NAME", name.to_string()),
                 ("PG_REPLICA_PORT", port.to_string()),
             ],
-        };
-        replica.script(&["down"]);
+        );
+        script.run(&["down"]);
         let mut args = vec!["up"];
         args.extend_from_slice(mode);
-        let out = replica.script(&args);
+        let out = script.run(&args);
         assert!(out.status.success(), "pg-replica.sh up: {}", text(&out));
-        replica
-    }
-
-    fn script(&self, args: &[&str]) -> Output {
-        Command::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../scripts/pg-replica.sh"
-        ))
-        .args(args)
-        .envs(self.env.iter().map(|(k, v)| (k, v)))
-        .output()
-        .unwrap()
+        Replica { script }
     }
 
     /// The multi-host URL that finds the primary.
     fn url(&self) -> String {
-        String::from_utf8(self.script(&["status"]).stdout)
+        String::from_utf8(self.script.run(&["status"]).stdout)
             .unwrap()
             .trim()
             .to_string()
-    }
-
-    /// The command line of `pg-replica.sh ARGS` with this replica's names.
-    fn command(&self, args: &str) -> String {
-        let env: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!(
-            "{} {}/../../scripts/pg-replica.sh {args}",
-            env.join(" "),
-            env!("CARGO_MANIFEST_DIR")
-        )
     }
 }
 
 impl Drop for Replica {
     fn drop(&mut self) {
-        self.script(&["down"]);
+        self.script.run(&["down"]);
     }
 }
 
@@ -314,23 +298,11 @@ fn run_with_faults(
     )
 }
 
-/// `verify --json`'s findings (its exit code asserted to be `code`).
+/// `verify`'s findings, its exit code asserted to be `code`.
 fn verify(dir: &Path, url: &str, run: &Path, code: i32) -> serde_json::Value {
-    let json = dir.join("verify.json");
-    let out = txbench(
-        dir,
-        &[
-            "tpcc",
-            "verify",
-            "--db",
-            url,
-            run.to_str().unwrap(),
-            "--json",
-            json.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(out.status.code(), Some(code), "{}", text(&out));
-    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    let (exit, out, found) = support::verify(dir, url, run);
+    assert_eq!(exit, Some(code), "{out}");
+    found
 }
 
 #[test]
@@ -344,7 +316,7 @@ fn a_failover_to_a_synchronous_standby_continues_the_run_and_loses_nothing() {
     assert!(url.contains("target_session_attrs=read-write"), "{url}");
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let failover = replica.command("failover");
+    let failover = replica.script.command("failover");
     let (run, summary) =
         run_with_faults(dir, &url, &["--fault-at", "4s", "--fault-cmd", &failover]);
     let fault = &summary["faults"][0];
@@ -365,7 +337,13 @@ fn a_failover_to_a_synchronous_standby_continues_the_run_and_loses_nothing() {
     assert!(after > 10.0, "{impact}");
     let found = verify(dir, &url, &run, 0);
     assert_eq!(found["types"][0]["lost"], 0, "{found}");
-    assert!(replica.script(&["status"]).stderr.ends_with(b"primary\n"));
+    assert!(
+        replica
+            .script
+            .run(&["status"])
+            .stderr
+            .ends_with(b"primary\n")
+    );
 }
 
 #[test]
@@ -387,7 +365,7 @@ fn an_asynchronous_standby_that_fell_behind_loses_exactly_what_it_missed() {
          -c \"ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=1'\" \
          -c 'SELECT pg_reload_conf()'"
     );
-    let failover = replica.command("failover");
+    let failover = replica.script.command("failover");
     let (run, summary) = run_with_faults(
         dir,
         &url,
@@ -429,47 +407,28 @@ fn an_asynchronous_standby_that_fell_behind_loses_exactly_what_it_missed() {
 /// A 3-node Galera cluster of the test's own from `scripts/galera-cluster.sh`
 /// (its own directory and ports), removed when it goes.
 struct Galera {
-    env: [(&'static str, String); 3],
+    script: Script,
 }
 
 impl Galera {
     fn up(dir: &Path) -> Galera {
-        let galera = Galera {
-            env: [
+        let script = Script::new(
+            "galera-cluster.sh",
+            vec![
                 ("GALERA_DIR", dir.display().to_string()),
                 ("GALERA_BASE_PORT", "3317".into()),
                 ("GALERA_REPL_PORT", "4667".into()),
             ],
-        };
-        let out = galera.script(&["up"]);
+        );
+        let out = script.run(&["up"]);
         assert!(out.status.success(), "galera-cluster.sh up: {}", text(&out));
-        galera
-    }
-
-    fn script(&self, args: &[&str]) -> Output {
-        Command::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../scripts/galera-cluster.sh"
-        ))
-        .args(args)
-        .envs(self.env.iter().map(|(k, v)| (k, v)))
-        .output()
-        .unwrap()
-    }
-
-    fn command(&self, args: &str) -> String {
-        let env: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!(
-            "{} {}/../../scripts/galera-cluster.sh {args}",
-            env.join(" "),
-            env!("CARGO_MANIFEST_DIR")
-        )
+        Galera { script }
     }
 }
 
 impl Drop for Galera {
     fn drop(&mut self) {
-        self.script(&["down"]);
+        self.script.run(&["down"]);
     }
 }
 
@@ -500,8 +459,8 @@ fn a_galera_node_killed_mid_run_loses_no_acknowledged_work_and_its_sessions_come
     // have evicted it (Galera's evs.inactive_timeout, 15 s: a node restarted
     // sooner waits for that before it can join); 39 s in, how many
     // connections it has from the run: the sessions that moved away came back.
-    let kill = galera.command("kill 3");
-    let start = galera.command("start 3");
+    let kill = galera.script.command("kill 3");
+    let start = galera.script.command("start 3");
     let probe = "mariadb -h 127.0.0.1 -P 3319 -uroot -N -e \
                  \"SELECT concat('sessions on node 3: ', count(*)) FROM information_schema.processlist WHERE db = 'test'\"";
     let mut run = vec![
@@ -554,20 +513,7 @@ fn a_galera_node_killed_mid_run_loses_no_acknowledged_work_and_its_sessions_come
     // conditions are not asserted: one run of three here found W_YTD and
     // D_YTD off by one Payment on a survivor; docs/durability.md.)
     for url in &urls[..2] {
-        let json = dir.join("verify.json");
-        let out = txbench(
-            dir,
-            &[
-                "tpcc",
-                "verify",
-                "--db",
-                url,
-                results.to_str().unwrap(),
-                "--json",
-                json.to_str().unwrap(),
-            ],
-        );
-        assert!(out.status.success(), "{url}: {}", text(&out));
+        verify(dir, url, &results, 0);
     }
     drop(galera);
 }

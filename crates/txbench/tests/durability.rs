@@ -6,21 +6,10 @@
 
 mod support;
 
+use support::{text, txbench_output as txbench, verify};
+
 use std::path::Path;
-use std::process::Output;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-fn txbench(dir: &Path, args: &[&str]) -> Output {
-    support::txbench(dir).args(args).output().unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 fn now_us() -> u64 {
     SystemTime::now()
@@ -35,26 +24,6 @@ fn loaded(dir: &Path) -> String {
     let out = txbench(dir, &["tpcc", "load", "--db", &url, "--warehouses", "1"]);
     assert!(out.status.success(), "{}", text(&out));
     url
-}
-
-/// `verify --json`: exit code, output and findings.
-fn verify(dir: &Path, url: &str, run: &Path) -> (Option<i32>, String, serde_json::Value) {
-    let json = dir.join("verify.json");
-    let _ = std::fs::remove_file(&json);
-    let out = txbench(
-        dir,
-        &[
-            "tpcc",
-            "verify",
-            "--db",
-            url,
-            run.to_str().unwrap(),
-            "--json",
-            json.to_str().unwrap(),
-        ],
-    );
-    let found = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    (out.status.code(), text(&out), found)
 }
 
 /// A count of one type's findings.

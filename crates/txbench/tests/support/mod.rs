@@ -15,6 +15,43 @@ pub fn txbench(dir: &Path) -> assert_cmd::Command {
     cmd
 }
 
+/// The txbench binary run in `dir` with `args`, to its end.
+pub fn txbench_output(dir: &Path, args: &[&str]) -> std::process::Output {
+    txbench(dir).args(args).output().unwrap()
+}
+
+/// What a command printed, stdout then stderr.
+pub fn text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// `txbench tpcc verify --json` of the run `run` against `url`: its exit
+/// code, what it printed and its findings.
+pub fn verify(dir: &Path, url: &str, run: &Path) -> (Option<i32>, String, serde_json::Value) {
+    let json = dir.join("verify.json");
+    let _ = std::fs::remove_file(&json);
+    let out = txbench_output(
+        dir,
+        &[
+            "tpcc",
+            "verify",
+            "--db",
+            url,
+            run.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    let found = std::fs::read_to_string(&json)
+        .map(|j| serde_json::from_str(&j).unwrap())
+        .unwrap_or(serde_json::Value::Null);
+    (out.status.code(), text(&out), found)
+}
+
 /// Held by a test that times the machine (latency against theory, how soon a
 /// command stops) so that the file's other tests do not run beside it: four
 /// commands at once on two cores would time the machine's contention instead.
