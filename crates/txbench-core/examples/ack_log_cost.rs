@@ -41,7 +41,8 @@ fn main() {
                         124_550,
                         1_795_596_779_781_108,
                     ]);
-                    log.record(0, &w, w.status(&Ok(Outcome::Committed)));
+                    let status = w.status(&Ok(Outcome::Committed));
+                    log.record(0, &mut w, status);
                 }
             });
         }

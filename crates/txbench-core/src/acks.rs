@@ -2,8 +2,9 @@
 //! procedure stated ([`crate::written::Written`]), with what became of it,
 //! appended as the run goes and flushed once a second (docs/durability.md).
 //!
-//! Workers append to one shared buffer under a lock held for the formatting of
-//! a line; a thread of the log's own swaps the buffer out once a second and
+//! Each worker formats its line in a buffer of its own (the [`Written`] it
+//! keeps) and appends it to one shared buffer under a lock held only for the
+//! copy; a thread of the log's own swaps the buffer out once a second and
 //! writes it, so memory holds at most about a second of lines and a slow
 //! disk never stalls a transaction.
 //!
@@ -104,21 +105,25 @@ impl AckLog {
     }
 
     /// Append what became of an attempt of type `txn_type`, if its procedure
-    /// stated anything.
-    pub fn record(&self, txn_type: usize, written: &Written, status: Option<AckStatus>) {
+    /// stated anything. The line is formatted in `written`'s own buffer, so
+    /// the lock is held for a copy only.
+    pub fn record(&self, txn_type: usize, written: &mut Written, status: Option<AckStatus>) {
         let Some(status) = status else { return };
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
             .as_micros();
         let key = self.types.get(txn_type).map_or("?", |t| t.key);
-        let mut p = self.lock();
-        let _ = write!(p.lines, "{now},{},{key},", status.name());
-        for (i, f) in written.fields().iter().enumerate() {
+        let (fields, line) = written.fields_and_line();
+        line.clear();
+        let _ = write!(line, "{now},{},{key},", status.name());
+        for (i, f) in fields.iter().enumerate() {
             let sep = if i == 0 { "" } else { " " };
-            let _ = write!(p.lines, "{sep}{f}");
+            let _ = write!(line, "{sep}{f}");
         }
-        p.lines.push('\n');
+        line.push('\n');
+        let mut p = self.lock();
+        p.lines.push_str(line);
         if let Some(c) = p.counts.by_type.get_mut(txn_type) {
             c[status_index(status)] += 1;
         }
@@ -326,14 +331,18 @@ mod tests {
         let writer = AckWriter::start(&log, Box::new(out.clone())).unwrap();
         let mut w = Written::new();
         w.committing(&[1, 2, 3001]);
-        log.record(0, &w, w.status(&Ok(Outcome::Committed)));
+        let status = w.status(&Ok(Outcome::Committed));
+        log.record(0, &mut w, status);
         w.committing(&[1, 2, 3002]);
         let lost = Err(DbError::new(ErrorKind::Connection, "gone"));
-        log.record(0, &w, w.status(&lost));
+        let status = w.status(&lost);
+        log.record(0, &mut w, status);
         w.rolling_back(&[1, 3, 77]);
-        log.record(0, &w, w.status(&Ok(Outcome::ExpectedRollback)));
+        let status = w.status(&Ok(Outcome::ExpectedRollback));
+        log.record(0, &mut w, status);
         w.clear();
-        log.record(1, &w, w.status(&Ok(Outcome::Committed)));
+        let status = w.status(&Ok(Outcome::Committed));
+        log.record(1, &mut w, status);
         let counts = writer.finish().unwrap();
         assert_eq!(counts.by_type, vec![[1, 1, 1], [0, 0, 0]]);
         assert_eq!(counts.total(AckStatus::InDoubt), 1);

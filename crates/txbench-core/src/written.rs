@@ -31,6 +31,9 @@ pub enum Intent {
 pub struct Written {
     intent: Intent,
     fields: Vec<i64>,
+    /// Where the log formats this record's line: kept, so it allocates only
+    /// while it grows.
+    line: String,
 }
 
 impl Written {
@@ -69,6 +72,11 @@ impl Written {
     /// The identifying fields.
     pub fn fields(&self) -> &[i64] {
         &self.fields
+    }
+
+    /// The fields, and the buffer a log line of them is formatted in.
+    pub fn fields_and_line(&mut self) -> (&[i64], &mut String) {
+        (&self.fields, &mut self.line)
     }
 
     /// What became of the attempt, given how it ended; `None` when it stated

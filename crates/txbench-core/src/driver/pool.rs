@@ -294,7 +294,8 @@ async fn attempt<S: Session, W: Workload>(
             ctx.workload.execute(session, &job.input, written).await
         };
         if let Some(log) = &ctx.acks {
-            log.record(job.txn_type, written, written.status(&attempt));
+            let status = written.status(&attempt);
+            log.record(job.txn_type, written, status);
         }
         let e = match attempt {
             Ok(outcome) => {
