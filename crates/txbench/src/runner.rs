@@ -172,8 +172,15 @@ pub async fn measure<E: Engine, W: Benchmark>(
         stop,
     )
     .await;
-    // The commands still running are waited for (each has a time limit).
-    let ran = injector.map(Injector::finish);
+    // The commands still running are waited for (each has a time limit),
+    // unless the run was stopped: then they are killed.
+    let stopped = recording.as_ref().map_or(true, |r| r.interrupted);
+    let ran = injector.map(|i| {
+        if stopped {
+            i.abandon();
+        }
+        i.finish()
+    });
     // Whatever happened to the run, the intervals measured so far and the
     // acknowledged work are on disk.
     let written = writer.map(results::IntervalWriter::finish);

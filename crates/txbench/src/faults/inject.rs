@@ -1,11 +1,12 @@
 //! Run the scheduled commands: each through `sh -c` on a thread of its own,
 //! started by the driver's clock, its output (stdout and stderr together) and
-//! exit status kept. A command is given [`TIME_LIMIT`]; past it, it is killed
-//! and said to have been. Output is read while the command runs; what a
+//! exit status kept. A command is given [`TIME_LIMIT`]; past it, or when the
+//! run is stopped (Ctrl-C), it is killed and said to have been. Output is read while the command runs; what a
 //! daemon it started keeps writing after it exits is not waited for.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -44,6 +45,8 @@ pub struct Ran {
 pub struct Injector {
     done: Arc<Mutex<Vec<Ran>>>,
     running: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    /// Set when the run was stopped: the commands still running are killed.
+    abandon: Arc<AtomicBool>,
 }
 
 impl Injector {
@@ -54,12 +57,13 @@ impl Injector {
             .iter()
             .map(|p| {
                 let (p2, done, running) = (p.clone(), self.done.clone(), self.running.clone());
+                let abandon = self.abandon.clone();
                 Scheduled {
                     at: p.at,
                     action: Arc::new(move || {
-                        let (p, done) = (p2.clone(), done.clone());
+                        let (p, done, abandon) = (p2.clone(), done.clone(), abandon.clone());
                         let thread = std::thread::spawn(move || {
-                            let ran = run(p);
+                            let ran = run(p, &abandon);
                             lock(&done).push(ran);
                         });
                         lock(&running).push(thread);
@@ -67,6 +71,12 @@ impl Injector {
                 }
             })
             .collect()
+    }
+
+    /// The run was stopped: kill the commands still running rather than wait
+    /// for them ([`Injector::finish`] then returns at once).
+    pub fn abandon(&self) {
+        self.abandon.store(true, Ordering::Relaxed);
     }
 
     /// Wait for the commands still running (each within its time limit) and
@@ -86,12 +96,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Run one command to its end or its time limit.
-fn run(planned: PlannedCommand) -> Ran {
+/// Run one command to its end, its time limit, or until it is abandoned.
+fn run(planned: PlannedCommand, abandon: &AtomicBool) -> Ran {
     let started = SystemTime::now();
     let clock = Instant::now();
     let (exit_code, output) = match spawn(&planned.command) {
-        Ok((child, output)) => wait(child, output),
+        Ok((child, output)) => wait(child, output, abandon),
         Err(e) => (None, format!("could not start sh: {e}")),
     };
     Ran {
@@ -124,8 +134,13 @@ fn spawn(command: &str) -> std::io::Result<(std::process::Child, mpsc::Receiver<
     Ok((child, output))
 }
 
-/// Wait for the command (killing it at its time limit) and collect its output.
-fn wait(mut child: std::process::Child, output: mpsc::Receiver<Vec<u8>>) -> (Option<i32>, String) {
+/// Wait for the command (killing it at its time limit, or when abandoned)
+/// and collect its output.
+fn wait(
+    mut child: std::process::Child,
+    output: mpsc::Receiver<Vec<u8>>,
+    abandon: &AtomicBool,
+) -> (Option<i32>, String) {
     let deadline = Instant::now() + TIME_LIMIT;
     let mut kept = Vec::new();
     let mut keep = |chunk: Vec<u8>| {
@@ -134,6 +149,7 @@ fn wait(mut child: std::process::Child, output: mpsc::Receiver<Vec<u8>>) -> (Opt
             kept.drain(..kept.len() - OUTPUT_KEPT);
         }
     };
+    let mut killed = None;
     let status = loop {
         match output.recv_timeout(Duration::from_millis(20)) {
             Ok(chunk) => keep(chunk),
@@ -144,9 +160,14 @@ fn wait(mut child: std::process::Child, output: mpsc::Receiver<Vec<u8>>) -> (Opt
         }
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() >= deadline => {
+            Ok(None) if Instant::now() >= deadline || abandon.load(Ordering::Relaxed) => {
                 let _ = child.kill();
                 let _ = child.wait();
+                killed = Some(if abandon.load(Ordering::Relaxed) {
+                    "the run was stopped".to_string()
+                } else {
+                    format!("{} s, its time limit", TIME_LIMIT.as_secs())
+                });
                 break None;
             }
             Ok(None) => {}
@@ -162,11 +183,8 @@ fn wait(mut child: std::process::Child, output: mpsc::Receiver<Vec<u8>>) -> (Opt
     }
     let start = kept.len().saturating_sub(OUTPUT_KEPT);
     let mut text = String::from_utf8_lossy(&kept[start..]).into_owned();
-    if status.is_none() {
-        text += &format!(
-            "\n[txbench: killed after {} s, its time limit]",
-            TIME_LIMIT.as_secs()
-        );
+    if let Some(why) = killed {
+        text += &format!("\n[txbench: killed: {why}]");
     }
     (status.and_then(|s| s.code()), text)
 }
@@ -186,18 +204,33 @@ mod tests {
 
     #[test]
     fn a_command_s_output_and_exit_status_are_kept() {
-        let ran = run(planned("echo out; echo err >&2; exit 3"));
+        let keep = AtomicBool::new(false);
+        let ran = run(planned("echo out; echo err >&2; exit 3"), &keep);
         assert_eq!(ran.exit_code, Some(3));
         assert!(
             ran.output.contains("out") && ran.output.contains("err"),
             "{ran:?}"
         );
-        let ran = run(planned("sleep 30 & echo started"));
+        let ran = run(planned("sleep 30 & echo started"), &keep);
         assert_eq!(ran.exit_code, Some(0));
         assert!(
             ran.took < Duration::from_secs(5),
             "a daemon's pipe is not waited for: {ran:?}"
         );
+    }
+
+    #[test]
+    fn a_stopped_run_kills_its_commands_rather_than_wait() {
+        let injector = Injector::default();
+        let schedule = injector.schedule(&[planned("sleep 60")]);
+        (schedule[0].action)();
+        std::thread::sleep(Duration::from_millis(100));
+        let clock = Instant::now();
+        injector.abandon();
+        let ran = injector.finish();
+        assert!(clock.elapsed() < Duration::from_secs(10), "{ran:?}");
+        assert_eq!(ran[0].exit_code, None);
+        assert!(ran[0].output.contains("the run was stopped"), "{ran:?}");
     }
 
     #[test]
