@@ -117,27 +117,13 @@ fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
     let url = cluster.url();
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let out = txbench(dir, &["tpcc", "load", "--db", &url, "--warehouses", "1"]);
-    assert!(out.status.success(), "{}", text(&out));
-
     // Killed (no shutdown, no checkpoint) 3 s into an 8 s run, started again 1 s later.
     let kill = cluster.ctl_command("stop -m immediate");
     let start = cluster.ctl_command("start");
-    let out = txbench(
+    let (results, summary) = run_with_faults(
         dir,
+        &url,
         &[
-            "tpcc",
-            "run",
-            "--db",
-            &url,
-            "-d",
-            "8s",
-            "--warmup",
-            "1s",
-            "-t",
-            "4",
-            "-q",
-            "--ack-log",
             "--fault-at",
             "3s",
             "--fault-cmd",
@@ -148,9 +134,6 @@ fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
             &start,
         ],
     );
-    assert!(out.status.success(), "{}", text(&out));
-    let results = support::only_run(&dir.join("results"));
-    let summary = support::only_result(&dir.join("results"), "summary.json");
     let faults = summary["faults"].as_array().expect("faults in the summary");
     assert_eq!(faults.len(), 2, "{faults:?}");
     let (fault, recover) = (&faults[0], &faults[1]);
