@@ -32,7 +32,7 @@ fn main() {
                 let mut w = Written::new();
                 for i in 0..lines {
                     let o = 3001 + i as i64;
-                    w.committing(&[
+                    w.committing([
                         1,
                         (t % 10) as i64 + 1,
                         o,

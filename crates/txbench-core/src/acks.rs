@@ -330,14 +330,14 @@ mod tests {
         let out = Shared::default();
         let writer = AckWriter::start(&log, Box::new(out.clone())).unwrap();
         let mut w = Written::new();
-        w.committing(&[1, 2, 3001]);
+        w.committing([1, 2, 3001]);
         let status = w.status(&Ok(Outcome::Committed));
         log.record(0, &mut w, status);
-        w.committing(&[1, 2, 3002]);
+        w.committing([1, 2, 3002]);
         let lost = Err(DbError::new(ErrorKind::Connection, "gone"));
         let status = w.status(&lost);
         log.record(0, &mut w, status);
-        w.rolling_back(&[1, 3, 77]);
+        w.rolling_back([1, 3, 77]);
         let status = w.status(&Ok(Outcome::ExpectedRollback));
         log.record(0, &mut w, status);
         w.clear();

@@ -42,20 +42,21 @@ impl Written {
         Written::default()
     }
 
-    /// The transaction is about to commit what `fields` identify.
-    pub fn committing(&mut self, fields: &[i64]) {
+    /// The transaction is about to commit what `fields` identify (an array,
+    /// or an iterator: a procedure need not collect them first).
+    pub fn committing(&mut self, fields: impl IntoIterator<Item = i64>) {
         self.state(Intent::Commit, fields);
     }
 
     /// The transaction is about to roll back what `fields` identify.
-    pub fn rolling_back(&mut self, fields: &[i64]) {
+    pub fn rolling_back(&mut self, fields: impl IntoIterator<Item = i64>) {
         self.state(Intent::Rollback, fields);
     }
 
-    fn state(&mut self, intent: Intent, fields: &[i64]) {
+    fn state(&mut self, intent: Intent, fields: impl IntoIterator<Item = i64>) {
         self.intent = intent;
         self.fields.clear();
-        self.fields.extend_from_slice(fields);
+        self.fields.extend(fields);
     }
 
     /// Forget the last attempt's record.
@@ -155,7 +156,7 @@ mod tests {
     fn the_outcome_of_a_commit_follows_how_it_ended() {
         let mut w = Written::new();
         assert_eq!(w.status(&Ok(Outcome::Committed)), None, "nothing stated");
-        w.committing(&[1, 2, 3]);
+        w.committing([1, 2, 3]);
         assert_eq!(w.fields(), &[1, 2, 3]);
         assert_eq!(
             w.status(&Ok(Outcome::Committed)),
@@ -170,7 +171,7 @@ mod tests {
             w.status(&err(ErrorKind::Conflict)),
             Some(AckStatus::RolledBack)
         );
-        w.rolling_back(&[4]);
+        w.rolling_back([4]);
         assert_eq!(w.fields(), &[4]);
         assert_eq!(
             w.status(&err(ErrorKind::Connection)),

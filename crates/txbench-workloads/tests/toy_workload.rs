@@ -139,7 +139,7 @@ impl Workload for Kv {
             .ok_or_else(|| DbError::new(ErrorKind::Data, format!("key {key} is missing")))?;
         s.execute(&BUMP, &[Param::Int(v + 1), Param::Int(*key)])
             .await?;
-        written.committing(&[*key, v + 1]);
+        written.committing([*key, v + 1]);
         s.commit().await?;
         Ok(Outcome::Committed)
     }

@@ -59,15 +59,10 @@ pub async fn execute<S: Session>(
         }
     }
     if !input.read_only() {
-        let keys: Vec<i64> = input
-            .ops
-            .iter()
-            .filter_map(|op| match *op {
-                Op::Put(k) => Some(k as i64),
-                Op::Get(_) => None,
-            })
-            .collect();
-        written.committing(&keys);
+        written.committing(input.ops.iter().filter_map(|op| match *op {
+            Op::Put(k) => Some(k as i64),
+            Op::Get(_) => None,
+        }));
     }
     session.commit().await?;
     Ok(Outcome::Committed)

@@ -159,7 +159,7 @@ pub async fn execute<S: Session>(
             // No such facility: the subscriber's change is undone with it.
             let found = replies[1].affected() == 1;
             if found {
-                written.committing(&[s_id, bit_1, sf_type, data_a]);
+                written.committing([s_id, bit_1, sf_type, data_a]);
             }
             finish(session, found).await
         }
@@ -172,7 +172,7 @@ pub async fn execute<S: Session>(
             if session.execute(&SET_LOCATION, &params).await? != 1 {
                 return Err(DbError::missing(format!("subscriber {}", sub_nbr.as_str())));
             }
-            written.committing(&[number(sub_nbr.as_str()), vlr_location]);
+            written.committing([number(sub_nbr.as_str()), vlr_location]);
             finish(session, true).await
         }
         TatpInput::InsertCallForwarding {
@@ -199,7 +199,7 @@ pub async fn execute<S: Session>(
             match session.execute(&INSERT_FORWARDING, &params).await {
                 Ok(_) => {
                     let numberx = number(numberx.as_str());
-                    written.committing(&[s_id, sf_type, start_time, end_time, numberx]);
+                    written.committing([s_id, sf_type, start_time, end_time, numberx]);
                     finish(session, true).await
                 }
                 // The start time is taken: the duplicate the specification expects.
@@ -221,7 +221,7 @@ pub async fn execute<S: Session>(
             ];
             let deleted = session.execute(&DELETE_FORWARDING, &params).await? == 1;
             if deleted {
-                written.committing(&[s_id, sf_type, start_time]);
+                written.committing([s_id, sf_type, start_time]);
             }
             finish(session, deleted).await
         }

@@ -121,10 +121,12 @@ pub async fn execute<S: Session>(
         .map(|b| Call::execute(&CUSTOMER_DELIVERED, b))
         .collect();
     session.pipeline(&calls).await?;
-    let mut fields = Vec::with_capacity(3 + 2 * orders.len());
-    fields.extend([w, input.carrier_id, delivered_at]);
-    fields.extend(orders.iter().flat_map(|&(d, o)| [d, o]));
-    written.committing(&fields);
+    let delivered = orders.iter().flat_map(|&(d, o)| [d, o]);
+    written.committing(
+        [w, input.carrier_id, delivered_at]
+            .into_iter()
+            .chain(delivered),
+    );
     session.commit().await?;
     Ok((Outcome::Committed, orders.len()))
 }

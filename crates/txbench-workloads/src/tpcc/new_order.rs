@@ -142,7 +142,7 @@ pub async fn execute<S: Session>(
     let items = &replies[3..];
     if items.iter().any(|r| rows(r).is_empty()) {
         // The unused item of the 1% rollback (2.4.2.3): undo everything.
-        written.rolling_back(&[w, d, o_id, c, ol_cnt as i64, 0, entry]);
+        written.rolling_back([w, d, o_id, c, ol_cnt as i64, 0, entry]);
         session.rollback().await?;
         return Ok((Outcome::ExpectedRollback, None));
     }
@@ -217,7 +217,7 @@ pub async fn execute<S: Session>(
         .collect();
     calls.extend(lines.iter().map(|l| Call::execute(&INSERT_LINE, l)));
     session.pipeline(&calls).await?;
-    written.committing(&[w, d, o_id, c, ol_cnt as i64, sum_cents, entry]);
+    written.committing([w, d, o_id, c, ol_cnt as i64, sum_cents, entry]);
     session.commit().await?;
     let total = cents(sum * (1.0 - c_discount) * (1.0 + w_tax + d_tax));
     Ok((

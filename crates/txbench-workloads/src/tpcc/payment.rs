@@ -161,7 +161,7 @@ pub async fn execute<S: Session>(
         .pipeline(&[update, Call::execute(&INSERT_HISTORY, &history)])
         .await?;
     let amount_cents = (amount * 100.0).round() as i64;
-    written.committing(&[c, cd, cw, d, w, amount_cents, h_date]);
+    written.committing([c, cd, cw, d, w, amount_cents, h_date]);
     session.commit().await?;
     Ok((Outcome::Committed, c))
 }
