@@ -50,6 +50,20 @@ impl Isolation {
     }
 }
 
+impl Isolation {
+    /// The level a database names ("read committed", "REPEATABLE-READ",
+    /// "serializable"); `None` for another (read uncommitted).
+    pub fn from_database(name: &str) -> Option<Isolation> {
+        let name = name.trim().to_ascii_lowercase().replace(['-', '_'], " ");
+        match name.as_str() {
+            "read committed" => Some(Isolation::ReadCommitted),
+            "repeatable read" => Some(Isolation::RepeatableRead),
+            "serializable" => Some(Isolation::Serializable),
+            _ => None,
+        }
+    }
+}
+
 /// Whether a pipelined statement returns rows or changes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CallKind {
@@ -223,6 +237,14 @@ pub trait Session: Send + 'static {
                 .unwrap_or("unknown")
                 .to_string())
         }
+    }
+    /// The isolation level the session's transactions run at: the one asked
+    /// for, else the database's own default; `None` when the engine cannot say
+    /// (or the level is weaker than read committed).
+    fn isolation_in_effect(
+        &mut self,
+    ) -> impl Future<Output = Result<Option<Isolation>, DbError>> + Send {
+        std::future::ready(Ok(None))
     }
     /// Run ad-hoc SQL that returns rows (checks, metadata); not prepared.
     fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send;

@@ -25,7 +25,7 @@ use txbench_core::engine::CallKind;
 use txbench_core::schema::{ColumnType, Index, Statement, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{
-    Call, DbError, Engine, ErrorKind, Loader, Param, Reply, Rows, Session, TxMode, Value,
+    Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, Rows, Session, TxMode, Value,
 };
 
 use crate::target_error::TargetError;
@@ -584,6 +584,14 @@ impl Session for SqliteSession {
 
     fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send {
         ready(self.query_sql_now(sql))
+    }
+
+    /// SQLite runs every transaction serializable (one writer at a time,
+    /// readers on a snapshot).
+    fn isolation_in_effect(
+        &mut self,
+    ) -> impl Future<Output = Result<Option<Isolation>, DbError>> + Send {
+        ready(Ok(Some(Isolation::Serializable)))
     }
 }
 

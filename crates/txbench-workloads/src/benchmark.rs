@@ -21,6 +21,7 @@ use txbench_core::schema::Schema;
 use txbench_core::{Engine, Session, Workload};
 
 pub use crate::about::{About, Scale};
+use crate::acid::AcidReport;
 use crate::bulk::{LoadPlan, LoadSummary};
 use crate::conditions::ConditionResult;
 use crate::error::WorkloadError;
@@ -147,6 +148,22 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
     ) -> impl Future<Output = Result<Verification, WorkloadError>> + Send {
         let _ = (session, log);
         std::future::ready(Err(WorkloadError::NoVerify(Self::ABOUT)))
+    }
+
+    /// The help line of `NAME acid`, for a workload whose specification has
+    /// ACID tests a client can drive; `None`: it has no acid.
+    const ACID: Option<&'static str> = None;
+
+    /// Run the workload's atomicity and isolation tests on the loaded
+    /// database `engine` reaches (consistency and durability are every
+    /// workload's check and verify, which the command adds); `seed` picks
+    /// the rows they use.
+    fn acid<E: Engine>(
+        engine: Arc<E>,
+        seed: u64,
+    ) -> impl Future<Output = Result<AcidReport, WorkloadError>> + Send {
+        let _ = (engine, seed);
+        std::future::ready(Err(WorkloadError::NoAcid(Self::ABOUT)))
     }
 
     /// The scale in the database.

@@ -70,6 +70,9 @@ pub enum WorkloadError {
     /// The workload cannot hold an acknowledged-work log against its database.
     #[error("{} has no verify of acknowledged work", .0.title)]
     NoVerify(&'static About),
+    /// The workload has no ACID tests a client can drive.
+    #[error("{} has no acid tests", .0.title)]
+    NoAcid(&'static About),
     /// The database failed.
     #[error(transparent)]
     Db(#[from] DbError),

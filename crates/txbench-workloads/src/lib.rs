@@ -15,11 +15,13 @@
 #![warn(missing_docs)]
 
 mod about;
+pub mod acid;
 pub mod benchmark;
 pub mod bulk;
 pub mod conditions;
 mod error;
 pub mod fields;
+pub mod gate;
 pub mod meta_table;
 pub mod opening;
 pub mod registry;

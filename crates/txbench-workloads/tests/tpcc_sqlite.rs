@@ -481,7 +481,8 @@ fn order_status_reads_the_last_order_and_changes_nothing() {
     };
     let (outcome, shown) = pollster::block_on(order_status::execute(&mut db.s, &input)).unwrap();
     assert_eq!(outcome, Outcome::Committed);
-    assert_eq!(shown as i64, lines);
+    assert_eq!(shown.lines as i64, lines);
+    assert_eq!((shown.c_id, shown.o_id), (c, last));
 }
 
 #[test]
@@ -573,4 +574,123 @@ fn check_passes_after_a_run() {
     let orders = pollster::block_on(s.query_sql("SELECT count(*) FROM orders")).unwrap();
     let orders = orders.row(0).unwrap()[0].as_i64().unwrap();
     assert!(orders > 30_000, "New-Orders entered orders: {orders}");
+}
+
+/// The ACID tests on a private copy of the template, with the engine
+/// `wrap` makes of it; the report.
+fn acid_on<E: Engine>(wrap: impl FnOnce(SqliteEngine) -> E) -> txbench_workloads::acid::AcidReport {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    std::fs::copy(template(), &path).unwrap();
+    let engine = Arc::new(wrap(engine_at(&path)));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(txbench_workloads::tpcc::acid::tests(engine, 11))
+        .unwrap()
+}
+
+#[test]
+fn every_acid_test_passes_on_sqlite() {
+    use txbench_workloads::acid::AcidStatus;
+    let report = acid_on(|e| e);
+    assert_eq!(
+        report.isolation,
+        Some(txbench_core::Isolation::Serializable)
+    );
+    assert_eq!(report.tests.len(), 13, "{report:#?}");
+    for t in &report.tests {
+        assert_eq!(t.status, AcidStatus::Pass, "{t:#?}");
+        assert!(t.evidence.len() >= 2, "{t:#?}");
+    }
+}
+
+/// An engine whose sessions commit when asked to roll back: a database that
+/// breaks atomicity, for the tests to catch.
+struct IgnoresRollback(SqliteEngine);
+
+struct Careless(SqliteSession);
+
+impl Engine for IgnoresRollback {
+    type Session = Careless;
+    const BLOCKING: bool = true;
+    fn name(&self) -> &'static str {
+        "careless"
+    }
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+    async fn connect(&self) -> Result<Careless, txbench_core::DbError> {
+        Ok(Careless(self.0.connect().await?))
+    }
+    fn max_writers(&self) -> usize {
+        1
+    }
+}
+
+impl Session for Careless {
+    type Loader = SqliteSession;
+    fn loader(&mut self) -> Option<&mut SqliteSession> {
+        Some(&mut self.0)
+    }
+    async fn begin(&mut self, mode: txbench_core::TxMode) -> Result<(), txbench_core::DbError> {
+        self.0.begin(mode).await
+    }
+    async fn commit(&mut self) -> Result<(), txbench_core::DbError> {
+        self.0.commit().await
+    }
+    /// Commits instead (nothing to commit outside a transaction is no error).
+    async fn rollback(&mut self) -> Result<(), txbench_core::DbError> {
+        let _ = self.0.commit().await;
+        Ok(())
+    }
+    async fn query(
+        &mut self,
+        stmt: &'static txbench_core::schema::Statement,
+        params: &[txbench_core::Param<'_>],
+    ) -> Result<txbench_core::Rows, txbench_core::DbError> {
+        self.0.query(stmt, params).await
+    }
+    async fn execute(
+        &mut self,
+        stmt: &'static txbench_core::schema::Statement,
+        params: &[txbench_core::Param<'_>],
+    ) -> Result<u64, txbench_core::DbError> {
+        self.0.execute(stmt, params).await
+    }
+    async fn query_sql(&mut self, sql: &str) -> Result<txbench_core::Rows, txbench_core::DbError> {
+        self.0.query_sql(sql).await
+    }
+}
+
+#[test]
+fn acid_names_a_database_that_commits_what_it_was_told_to_roll_back() {
+    use txbench_workloads::acid::AcidStatus;
+    let report = acid_on(IgnoresRollback);
+    let failed: Vec<(&str, &str)> = report
+        .tests
+        .iter()
+        .filter(|t| t.status == AcidStatus::Fail)
+        .map(|t| (t.clause, t.name.as_str()))
+        .collect();
+    // The rolled-back New-Order and Payment are found, and so are the
+    // rolled-back New-Order's id taken and the Delivery's balance kept.
+    for clause in ["3.2.2.2", "3.4.2.2", "3.4.2.4", "3.4.2.6"] {
+        assert!(
+            failed.iter().any(|(c, _)| *c == clause),
+            "{clause} not failed: {failed:?}"
+        );
+    }
+    assert!(!report.passed());
+    let leaked = report
+        .tests
+        .iter()
+        .find(|t| t.clause == "3.2.2.2" && t.name.starts_with("New-Order"))
+        .unwrap();
+    assert!(
+        leaked.evidence.iter().any(|e| e.contains("leaked 1")),
+        "{leaked:#?}"
+    );
+    // What commits passes: the tests tell the two apart.
+    for t in report.tests.iter().filter(|t| t.clause == "3.2.2.1") {
+        assert_eq!(t.status, AcidStatus::Pass, "{t:#?}");
+    }
 }

@@ -3,6 +3,7 @@
 #[macro_use]
 mod output;
 
+mod acid;
 mod ack_log;
 mod cli;
 mod compare;

@@ -319,7 +319,7 @@ fn run_seed(a: &RunArgs) -> Result<u64, Failure> {
 }
 
 /// A seed no earlier run used: std's randomly keyed hasher over the clock.
-fn fresh_seed() -> u64 {
+pub(crate) fn fresh_seed() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(

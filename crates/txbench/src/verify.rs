@@ -23,17 +23,26 @@ pub async fn verify_on<E: Engine, W: Benchmark>(
     a: &VerifyArgs,
 ) -> Result<(), Failure> {
     let path = log_path(&a.results);
-    let log = read_log(&path)?;
-    let found = on_session(&engine, move |mut s| async move {
-        W::verify(&mut s, &log).await
-    })
-    .await??;
+    let found = findings::<E, W>(&engine, &path).await?;
     outln!("{} against {}", path.display(), a.db);
     out!("{}", table(&found));
     if let Some(json) = &a.json {
         write_json(json, &found)?;
     }
     judge(&found)
+}
+
+/// What the database holds of the log at `path`.
+pub async fn findings<E: Engine, W: Benchmark>(
+    engine: &Arc<E>,
+    path: &Path,
+) -> Result<Verification, Failure> {
+    let log = read_log(path)?;
+    Ok(on_session(
+        engine,
+        move |mut s| async move { W::verify(&mut s, &log).await },
+    )
+    .await??)
 }
 
 /// The findings as JSON.
@@ -63,7 +72,7 @@ fn read_log(path: &Path) -> Result<AckFile, Failure> {
 }
 
 /// The findings, one row a type.
-fn table(found: &Verification) -> String {
+pub fn table(found: &Verification) -> String {
     let mut out = format!(
         "{:<22} {:>12} {:>9} {:>6} {:>14} {:>13} {:>11} {:>7} {:>8}\n",
         "type",

@@ -1,4 +1,4 @@
-//! `txbench NAME [load|run|check|verify|clean]`: every workload's commands, written
+//! `txbench NAME [load|run|check|verify|acid|clean]`: every workload's commands, written
 //! once and generic over [`Benchmark`]; the registry names the workload.
 
 use std::future::Future;
@@ -11,7 +11,7 @@ use txbench_engines::{EngineOptions, WithEngine, with_engine};
 use txbench_workloads::registry::{self, Visitor};
 use txbench_workloads::{Benchmark, WorkloadError};
 
-use crate::cli::workload::VerifyArgs;
+use crate::cli::workload::{AcidArgs, VerifyArgs};
 use crate::cli::{AllInOneArgs, Chosen, DbArgs, LoadArgs, Verb, Verbs};
 use crate::failure::Failure;
 use crate::load::{ensure_loaded, load_on};
@@ -68,6 +68,7 @@ async fn verb<W: Benchmark>(
         Some(Verb::Run(a)) => Task::Run(RunPlan::of(&a)?),
         Some(Verb::Check(db)) => Task::Check(db),
         Some(Verb::Verify(a)) => Task::Verify(a),
+        Some(Verb::Acid(a)) => Task::Acid(a),
         Some(Verb::Clean(db)) => Task::Clean(db),
         None => Task::AllInOne(RunPlan::of(&all.run)?, all),
     };
@@ -75,6 +76,13 @@ async fn verb<W: Benchmark>(
         Task::Load(a) => (a.db.db.clone(), plain),
         Task::Check(db) | Task::Clean(db) => (db.db.clone(), plain),
         Task::Verify(a) => (a.db.db.clone(), plain),
+        Task::Acid(a) => (
+            a.db.db.clone(),
+            EngineOptions {
+                isolation: a.isolation.map(crate::cli::IsolationArg::level),
+                ..plain
+            },
+        ),
         Task::Run(plan) | Task::AllInOne(plan, _) => (plan.db.clone(), plan.engine_options()),
     };
     with_engine(&urls, &options, OnEngine { task, stop }).await?
@@ -88,6 +96,7 @@ enum Task<W: Benchmark> {
     Run(RunPlan<W>),
     Check(DbArgs),
     Verify(VerifyArgs),
+    Acid(AcidArgs),
     Clean(DbArgs),
     AllInOne(RunPlan<W>, AllInOneArgs<W>),
 }
@@ -100,6 +109,7 @@ impl<W: Benchmark> Task<W> {
             Task::Load(_) => Some("load"),
             Task::Check(_) => Some("check"),
             Task::Verify(_) => Some("verify"),
+            Task::Acid(_) => Some("acid"),
             Task::Clean(_) => Some("clean"),
             Task::Run(_) | Task::AllInOne(..) => None,
         }
@@ -131,6 +141,7 @@ impl<W: Benchmark> WithEngine for OnEngine<W> {
             Task::Run(plan) => run_on::<_, W>(e, &plan, stop).await,
             Task::Check(_) => check_on::<_, W>(e).await,
             Task::Verify(a) => crate::verify::verify_on::<_, W>(e, &a).await,
+            Task::Acid(a) => crate::acid::acid_on::<_, W>(e, &a, stop).await,
             Task::Clean(a) => clean_on::<_, W>(e, &a).await,
             Task::AllInOne(plan, a) => all_in_one::<_, W>(e, &plan, &a, stop).await,
         }

@@ -500,3 +500,60 @@ fn a_galera_node_killed_mid_run_loses_no_acknowledged_work_and_its_sessions_come
     }
     drop(galera);
 }
+
+#[test]
+fn acid_with_a_crash_passes_its_durability_test() {
+    if server_url("TXBENCH_TEST_POSTGRES_URL").is_none() {
+        return;
+    }
+    let _alone = support::alone();
+    let cluster = OwnCluster::start("txbench_acid_crash", 54411);
+    let dir = tempfile::tempdir().unwrap();
+    let kill = cluster.ctl_command("stop -m immediate");
+    let start = cluster.ctl_command("start");
+    let (code, out, report) = support::acid(
+        dir.path(),
+        &cluster.url(),
+        &[
+            "--isolation",
+            "serializable",
+            "-d",
+            "6s",
+            "--fault-at",
+            "3s",
+            "--fault-cmd",
+            &kill,
+            "--recover-at",
+            "4s",
+            "--recover-cmd",
+            &start,
+        ],
+    );
+    assert_eq!(code, Some(0), "{out}");
+    let statuses = support::acid_statuses(&report);
+    assert!(
+        statuses.iter().all(|(_, s)| s == "pass"),
+        "{statuses:?}\n{out}"
+    );
+    let durability = report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["property"] == "durability")
+        .unwrap();
+    let evidence = durability["evidence"].to_string();
+    assert!(evidence.contains("new_order"), "{evidence}");
+    // The crash happened: the run's summary counts the connections it lost.
+    let runs = support::only_run(&support::only_run(&dir.path().join("results")).join("run"));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(runs.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["faults"][0]["exit_code"], 0, "{out}");
+    assert!(
+        summary["faults"][0]["impact"]["reconnections"]
+            .as_u64()
+            .unwrap()
+            >= 1,
+        "{out}"
+    );
+    drop(cluster);
+}

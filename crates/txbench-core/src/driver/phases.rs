@@ -135,6 +135,10 @@ impl<S: Session> Session for Timed<S> {
         timed!(self, statements, "sql", self.inner.query_sql(sql))
     }
 
+    async fn isolation_in_effect(&mut self) -> Result<Option<crate::Isolation>, DbError> {
+        self.inner.isolation_in_effect().await
+    }
+
     async fn reconnect(&mut self) -> Result<(), DbError> {
         self.inner.reconnect().await
     }

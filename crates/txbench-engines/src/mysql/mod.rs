@@ -202,14 +202,19 @@ impl MySession {
             .await
             .map_err(|e| map_err(e, "sql_mode"))?;
         self.no_backslash_escapes = mode.is_some_and(|m| m.contains("NO_BACKSLASH_ESCAPES"));
-        let mut sql = "SET time_zone = '+00:00', autocommit = 0".to_string();
-        if let Some(i) = self.shared.isolation {
-            sql.push_str(&format!(
-                ", SESSION TRANSACTION ISOLATION LEVEL {}",
-                isolation_sql(i)
-            ));
+        self.run("SET time_zone = '+00:00', autocommit = 0").await?;
+        // SET TRANSACTION is a statement of its own: neither MariaDB nor
+        // MySQL takes it as one more assignment of a SET list.
+        match self.shared.isolation {
+            Some(i) => {
+                let sql = format!(
+                    "SET SESSION TRANSACTION ISOLATION LEVEL {}",
+                    isolation_sql(i)
+                );
+                self.run(&sql).await
+            }
+            None => Ok(()),
         }
-        self.run(&sql).await
     }
 
     /// A statement with its parameters written in as SQL literals (quoted and
@@ -458,6 +463,22 @@ impl Session for MySession {
         drop(result);
         self.end_implicit().await?;
         rows_of(rows, columns)
+    }
+
+    async fn isolation_in_effect(&mut self) -> Result<Option<Isolation>, DbError> {
+        if let Some(asked) = self.shared.isolation {
+            return Ok(Some(asked));
+        }
+        // MariaDB names it tx_isolation; MySQL 8 only transaction_isolation.
+        let mut level: Option<String> = None;
+        for sql in ["SELECT @@tx_isolation", "SELECT @@transaction_isolation"] {
+            if let Ok(found) = self.conn.query_first(sql).await {
+                level = found;
+                break;
+            }
+        }
+        self.end_implicit().await?;
+        Ok(level.as_deref().and_then(Isolation::from_database))
     }
 
     async fn reconnect(&mut self) -> Result<(), DbError> {

@@ -374,6 +374,20 @@ impl Session for PgSession {
         Ok(out)
     }
 
+    async fn isolation_in_effect(&mut self) -> Result<Option<Isolation>, DbError> {
+        if let Some(asked) = self.shared.isolation {
+            return Ok(Some(asked));
+        }
+        let rows = self
+            .query_sql("SELECT current_setting('transaction_isolation')")
+            .await?;
+        Ok(rows
+            .row(0)
+            .and_then(|r| r.first())
+            .and_then(|v| v.as_str())
+            .and_then(Isolation::from_database))
+    }
+
     async fn reconnect(&mut self) -> Result<(), DbError> {
         self.client = self.shared.connect().await?;
         self.statements.clear();

@@ -8,10 +8,13 @@
 //! * [`new_order`], [`payment`], [`order_status`], [`delivery`], [`stock_level`]:
 //!   the five procedures, written once against [`Session`].
 //! * [`check`]: the twelve consistency conditions of clause 3.3.2.
+//! * [`verify`] and [`acid`]: acknowledged work held against the database, and
+//!   the ACID tests of clause 3 that a client can drive.
 //!
 //! The NURand C-Load constants are recorded in the database at load time and the
 //! run picks its C-Run from them, as clause 2.1.6.1 requires.
 
+pub mod acid;
 pub mod check;
 pub mod constants;
 mod customer;
@@ -40,6 +43,7 @@ use txbench_core::schema::Schema;
 use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload, Written};
 
 use crate::about::{About, Scale};
+use crate::acid::AcidReport;
 use crate::benchmark::{Benchmark, MetricBasis, NoOptions, rate};
 use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
@@ -272,8 +276,8 @@ impl Workload for Tpcc {
                 (outcome, vec![field("c_id", c_id.to_string())])
             }
             TpccInput::OrderStatus(i) => {
-                let (outcome, lines) = order_status::execute(session, i).await?;
-                (outcome, vec![field("order_lines", lines.to_string())])
+                let (outcome, shown) = order_status::execute(session, i).await?;
+                (outcome, vec![field("order_lines", shown.lines.to_string())])
             }
             TpccInput::Delivery(i) => {
                 let (outcome, orders) = delivery::execute(session, i, written).await?;
@@ -317,6 +321,16 @@ impl Benchmark for Tpcc {
         log: &AckFile,
     ) -> Result<Verification, WorkloadError> {
         Ok(verify::verify(session, log).await?)
+    }
+
+    const ACID: Option<&'static str> = Some(
+        "Run the ACID tests of TPC-C clause 3 a client can drive: atomicity, consistency before \
+         and after, isolation between two sessions, durability across a crash you trigger \
+         (--fault-cmd); PASS/FAIL each with evidence",
+    );
+
+    async fn acid<E: Engine>(engine: Arc<E>, seed: u64) -> Result<AcidReport, WorkloadError> {
+        acid::tests(engine, seed).await
     }
 
     async fn open<S: Session>(

@@ -22,12 +22,23 @@ static LINES: Statement = Statement::new(
      WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?",
 );
 
-/// Execute Order-Status; returns the number of order lines shown. The customer
-/// row and the last order go out as one pipeline.
+/// What the terminal displays after an Order-Status (2.6.3.3), in part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrderStatusOutput {
+    /// The customer's id (resolved from the last name when given by name).
+    pub c_id: i64,
+    /// The customer's last order.
+    pub o_id: i64,
+    /// Its order lines shown.
+    pub lines: usize,
+}
+
+/// Execute Order-Status. The customer row and the last order go out as one
+/// pipeline.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &OrderStatusInput,
-) -> Result<(Outcome, usize), DbError> {
+) -> Result<(Outcome, OrderStatusOutput), DbError> {
     let (w, d) = (input.w_id, input.d_id);
     session.begin(TxMode::ReadOnly).await?;
     let c = customer::resolve(session, w, d, &input.customer).await?;
@@ -45,5 +56,12 @@ pub async fn execute<S: Session>(
         .query(&LINES, &[Param::Int(w), Param::Int(d), Param::Int(o_id)])
         .await?;
     session.commit().await?;
-    Ok((Outcome::Committed, lines.len()))
+    Ok((
+        Outcome::Committed,
+        OrderStatusOutput {
+            c_id: c,
+            o_id,
+            lines: lines.len(),
+        },
+    ))
 }

@@ -1,5 +1,5 @@
 //! The flags of every workload's commands, written once and generic over the
-//! workload: `txbench NAME [load|run|check|verify|clean]` and `txbench sweep NAME`
+//! workload: `txbench NAME [load|run|check|verify|acid|clean]` and `txbench sweep NAME`
 //! for each workload of the registry, the scale flag named by the workload
 //! (`--warehouses`, `--subscribers`, `--keys`) and its own options flattened in.
 
@@ -10,7 +10,7 @@ use clap::{ArgMatches, Args, Command, FromArgMatches, Subcommand};
 use txbench_workloads::registry::{self, EachVisitor};
 use txbench_workloads::{About, Benchmark};
 
-use super::{DbArgs, LoadExtras, RunArgs, SweepArgs};
+use super::{DbArgs, IsolationArg, LoadExtras, RunArgs, SweepArgs};
 
 /// `txbench NAME [VERB]`: a verb, or without one load (if needed), run and
 /// report.
@@ -38,6 +38,8 @@ pub enum Verb<W: Benchmark> {
     Check(DbArgs),
     /// Hold a run's acknowledged-work log against the database.
     Verify(VerifyArgs),
+    /// Run the specification's ACID tests.
+    Acid(AcidArgs),
     /// Drop the workload's tables.
     Clean(DbArgs),
 }
@@ -51,6 +53,46 @@ pub struct VerifyArgs {
     #[arg(value_name = "RESULTS")]
     pub results: std::path::PathBuf,
     /// Also write the findings as JSON to FILE (per type, with examples).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<std::path::PathBuf>,
+}
+
+/// Flags of `NAME acid`.
+#[derive(Debug, Clone, Args)]
+pub struct AcidArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// Isolation level of the transactions (default: the database's own); the
+    /// reads-repeat and phantom tests are judged by what the level promises.
+    #[arg(long, value_enum)]
+    pub isolation: Option<IsolationArg>,
+    /// Seed of the tests' choices (warehouses, districts, customers, items).
+    /// Default: a fresh one, printed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Length of the durability test's run (after a 1 s warm-up).
+    #[arg(long, short = 'd', default_value = "8s", value_parser = super::parse_positive_duration, allow_hyphen_values = true)]
+    pub duration: std::time::Duration,
+    /// The durability test: crash the database this long into its run
+    /// (warm-up included), with the matching --fault-cmd. Without one the
+    /// test is skipped.
+    #[arg(long, value_parser = super::parse_duration, value_name = "TIME", allow_hyphen_values = true)]
+    pub fault_at: Vec<std::time::Duration>,
+    /// The command (run by `sh -c`) that crashes the database.
+    #[arg(long, value_name = "CMD")]
+    pub fault_cmd: Vec<String>,
+    /// Bring the database back this long into the run, with the matching
+    /// --recover-cmd.
+    #[arg(long, value_parser = super::parse_duration, value_name = "TIME", allow_hyphen_values = true)]
+    pub recover_at: Vec<std::time::Duration>,
+    /// The command (run by `sh -c`) that brings the database back.
+    #[arg(long, value_name = "CMD")]
+    pub recover_cmd: Vec<String>,
+    /// Directory under which the tests write their results (acid.json and
+    /// the durability run's directory).
+    #[arg(long, default_value = "results", value_name = "DIR")]
+    pub results: std::path::PathBuf,
+    /// Also write the report as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<std::path::PathBuf>,
 }
@@ -221,6 +263,9 @@ impl<W: Benchmark> FromArgMatches for Verb<W> {
             Some(("verify", sub)) if W::VERIFY.is_some() => {
                 Ok(Verb::Verify(VerifyArgs::from_arg_matches(sub)?))
             }
+            Some(("acid", sub)) if W::ACID.is_some() => {
+                Ok(Verb::Acid(AcidArgs::from_arg_matches(sub)?))
+            }
             Some(("clean", sub)) => Ok(Verb::Clean(DbArgs::from_arg_matches(sub)?)),
             Some((other, _)) => Err(clap::Error::raw(
                 clap::error::ErrorKind::InvalidSubcommand,
@@ -253,6 +298,12 @@ impl<W: Benchmark> Subcommand for Verb<W> {
             }
             None => cmd,
         };
+        let cmd = match W::ACID {
+            Some(summary) => {
+                cmd.subcommand(AcidArgs::augment_args(Command::new("acid")).about(summary))
+            }
+            None => cmd,
+        };
         cmd.subcommand(
             DbArgs::augment_args(Command::new("clean"))
                 .about(format!("Drop every {} table", about.title)),
@@ -265,6 +316,7 @@ impl<W: Benchmark> Subcommand for Verb<W> {
         matches!(name, "load" | "run" | "clean")
             || (name == "check" && W::ABOUT.check_summary.is_some())
             || (name == "verify" && W::VERIFY.is_some())
+            || (name == "acid" && W::ACID.is_some())
     }
 }
 

@@ -52,6 +52,45 @@ pub fn verify(dir: &Path, url: &str, run: &Path) -> (Option<i32>, String, serde_
     (out.status.code(), text(&out), found)
 }
 
+/// `txbench tpcc acid --db URL ARGS --json`: its exit code, what it printed
+/// and its report.
+pub fn acid(dir: &Path, url: &str, args: &[&str]) -> (Option<i32>, String, serde_json::Value) {
+    let json = dir.join("acid.json");
+    let _ = std::fs::remove_file(&json);
+    let mut all = vec![
+        "tpcc",
+        "acid",
+        "--db",
+        url,
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    let out = txbench_output(dir, &all);
+    let report = std::fs::read_to_string(&json)
+        .map(|j| serde_json::from_str(&j).unwrap())
+        .unwrap_or(serde_json::Value::Null);
+    (out.status.code(), text(&out), report)
+}
+
+/// The status of each test of an acid report, by clause and the first word
+/// of its name ("3.2.2.1 Payment").
+pub fn acid_statuses(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["tests"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tests in {report}"))
+        .iter()
+        .map(|t| {
+            let name = t["name"].as_str().unwrap();
+            let first = name.split(' ').next().unwrap();
+            (
+                format!("{} {first}", t["clause"].as_str().unwrap()),
+                t["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
 /// Held by a test that times the machine (latency against theory, how soon a
 /// command stops) so that the file's other tests do not run beside it: four
 /// commands at once on two cores would time the machine's contention instead.
