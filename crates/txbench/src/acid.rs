@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use clap::{Args, Command, FromArgMatches};
 use tokio::sync::watch;
-use txbench_core::Engine;
 use txbench_core::acks::ACKS_FILE;
+use txbench_core::{Engine, Execution, Session};
 use txbench_report::results;
 use txbench_workloads::Benchmark;
 use txbench_workloads::acid::{AcidReport, AcidStatus, AcidTest};
@@ -38,6 +38,15 @@ pub async fn acid_on<E: Engine, W: Benchmark>(
     a: &AcidArgs,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
+    if E::Session::EXECUTION != Execution::Statements {
+        return Err(Failure::usage(format!(
+            "{} holds no {} data to test: acid runs the transactions' statements on a database",
+            engine.describe(),
+            W::ABOUT.title
+        )));
+    }
+    // The crash's schedule is checked before the tests take their time.
+    let crash = crash_run::<W>(a)?;
     let load = Default::default();
     let options = Default::default();
     ensure_loaded::<E, W>(&engine, &a.db, None, &load, &options, 1, &stop).await?;
@@ -56,7 +65,7 @@ pub async fn acid_on<E: Engine, W: Benchmark>(
     })
     .await?;
     tests.extend(own.tests.into_iter().map(shown));
-    tests.push(shown(durability::<E, W>(&engine, a, &dir, stop).await?));
+    tests.push(shown(durability::<E, W>(&engine, crash, &dir, stop).await?));
     tests.push(shown(
         consistency::<E, W>(&engine, "after the tests").await?,
     ));
@@ -113,12 +122,22 @@ async fn consistency<E: Engine, W: Benchmark>(
     Ok(t.judged(held == conditions.len()))
 }
 
+/// The durability test's run, when a crash is asked for: flags checked as
+/// `NAME run` checks them.
+fn crash_run<W: Benchmark>(a: &AcidArgs) -> Result<Option<RunPlan<W>>, Failure> {
+    if a.fault_cmd.is_empty() && a.fault_at.is_empty() {
+        return Ok(None);
+    }
+    let flags = durability_run(a, &a.results)?;
+    Ok(Some(RunPlan::<W>::new(&flags, None, Default::default())?))
+}
+
 /// A run with the acknowledged-work log across the crash the user's
 /// commands cause, then `verify`: nothing acknowledged lost, nothing rolled
 /// back leaked, the in-doubt ones classified.
 async fn durability<E: Engine, W: Benchmark>(
     engine: &Arc<E>,
-    a: &AcidArgs,
+    crash: Option<RunPlan<W>>,
     dir: &Path,
     stop: watch::Receiver<bool>,
 ) -> Result<AcidTest, Failure> {
@@ -127,17 +146,17 @@ async fn durability<E: Engine, W: Benchmark>(
         "3.5",
         "acknowledged transactions survive a crash: none lost, none rolled back leaked",
     );
-    if a.fault_cmd.is_empty() {
+    let Some(mut plan) = crash else {
         return Ok(t.skipped(
             "no crash asked for: give --fault-at TIME --fault-cmd CMD (and --recover-at, \
              --recover-cmd) that crash the database and bring it back",
         ));
-    }
+    };
     let runs = dir.join("run");
-    let plan = RunPlan::<W>::new(&durability_run(a, &runs)?, None, Default::default())?;
+    plan.output.results = Some(runs.clone());
     outln!(
         "durability: a {} s run with the acknowledged-work log and {} scheduled commands",
-        a.duration.as_secs_f64(),
+        plan.duration.as_secs_f64(),
         plan.faults.len()
     );
     run_on::<E, W>(engine.clone(), &plan, stop).await?;

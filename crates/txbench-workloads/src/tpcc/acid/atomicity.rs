@@ -14,6 +14,7 @@ use crate::gate::{End, Gate};
 use crate::tpcc::constants::{NEW_ORDER, PAYMENT, TXN_TYPES};
 use crate::tpcc::input::{CustomerKey, PaymentInput};
 use crate::tpcc::{new_order, payment, verify};
+use crate::verify::TypeVerification;
 
 /// A New-Order ended by `end`: all of it there, or none of it.
 pub(crate) async fn new_order<E: Engine>(lab: &mut Lab<E>, end: End) -> AcidTest {
@@ -64,8 +65,7 @@ async fn new_order_steps<E: Engine>(
         rows[0], rows[1], rows[2]
     ));
     let log = one_line(NEW_ORDER, status_of(end), written.fields());
-    let found = verify::verify(&mut s, &log).await?;
-    let v = &found.types[0];
+    let v = verified(&mut s, &log, NEW_ORDER).await?;
     t.saw(format!(
         "verify of its log line: acknowledged {} durable {} lost {} partial {}; rolled back {} leaked {}",
         v.acknowledged, v.durable, v.lost, v.partial, v.rolled_back, v.leaked
@@ -169,8 +169,7 @@ async fn payment_steps<E: Engine>(
         after[5]
     ));
     let log = one_line(PAYMENT, status_of(end), written.fields());
-    let found = verify::verify(&mut s, &log).await?;
-    let v = &found.types[1];
+    let v = verified(&mut s, &log, PAYMENT).await?;
     t.saw(format!(
         "verify of its log line: acknowledged {} durable {} lost {}; rolled back {} leaked {}",
         v.acknowledged, v.durable, v.lost, v.rolled_back, v.leaked
@@ -185,6 +184,21 @@ async fn payment_steps<E: Engine>(
             End::Commit => v.durable == 1,
             End::RollBack => v.rolled_back == 1 && v.leaked == 0,
         })
+}
+
+/// What `verify` finds of the log's transaction of `txn_type`.
+async fn verified<S: Session>(
+    s: &mut S,
+    log: &AckFile,
+    txn_type: usize,
+) -> Result<TypeVerification, DbError> {
+    let key = TXN_TYPES[txn_type].key;
+    verify::verify(s, log)
+        .await?
+        .types
+        .into_iter()
+        .find(|t| t.key == key)
+        .ok_or_else(|| DbError::missing(key))
 }
 
 /// What the log says of a transaction ended by `end`.
