@@ -137,6 +137,7 @@ impl MyEngine {
             statements: HashMap::new(),
             in_transaction: false,
             sent: false,
+            configured: false,
         };
         session.configure().await?;
         Ok(session)
@@ -183,6 +184,10 @@ pub struct MySession {
     /// Outside `begin`..`commit` (metadata, what is loaded) each call ends it
     /// with [`MySession::end_implicit`].
     sent: bool,
+    /// [`MySession::configure`] succeeded on this connection. A connection
+    /// that is not configured has autocommit on: a transaction on it would
+    /// commit statement by statement, so none starts until it is.
+    configured: bool,
 }
 
 impl MySession {
@@ -196,6 +201,7 @@ impl MySession {
     /// lines), those statements open a new transaction that the driver's
     /// ROLLBACK discards instead of committing one by one.
     async fn configure(&mut self) -> Result<(), DbError> {
+        self.configured = false;
         let mode: Option<String> = self
             .conn
             .query_first("SELECT @@SESSION.sql_mode")
@@ -205,16 +211,15 @@ impl MySession {
         self.run("SET time_zone = '+00:00', autocommit = 0").await?;
         // SET TRANSACTION is a statement of its own: neither MariaDB nor
         // MySQL takes it as one more assignment of a SET list.
-        match self.shared.isolation {
-            Some(i) => {
-                let sql = format!(
-                    "SET SESSION TRANSACTION ISOLATION LEVEL {}",
-                    isolation_sql(i)
-                );
-                self.run(&sql).await
-            }
-            None => Ok(()),
+        if let Some(i) = self.shared.isolation {
+            let sql = format!(
+                "SET SESSION TRANSACTION ISOLATION LEVEL {}",
+                isolation_sql(i)
+            );
+            self.run(&sql).await?;
         }
+        self.configured = true;
+        Ok(())
     }
 
     /// A statement with its parameters written in as SQL literals (quoted and
@@ -274,15 +279,26 @@ impl MySession {
             Some(at) if Instant::now() >= at && !self.sent => {}
             _ => return Ok(()),
         }
+        self.home_retry_at = Some(Instant::now() + HOME_RETRY);
         let Ok(conn) = connect(&self.shared.nodes[self.home], HOME_CONNECT_TIMEOUT).await else {
-            self.home_retry_at = Some(Instant::now() + HOME_RETRY);
             return Ok(());
         };
-        self.conn = conn;
-        self.node = self.home;
-        self.home_retry_at = None;
-        self.statements.clear();
-        self.configure().await
+        // A node that takes connections may not take statements yet (a Galera
+        // node still joining answers "WSREP has not yet prepared node"): the
+        // session moves only once its settings are in place there, and
+        // otherwise stays where it is, configured.
+        let away = std::mem::replace(&mut self.conn, conn);
+        let prepared = std::mem::take(&mut self.statements);
+        let was_configured = self.configured;
+        if self.configure().await.is_ok() {
+            self.node = self.home;
+            self.home_retry_at = None;
+            return Ok(());
+        }
+        self.conn = away;
+        self.statements = prepared;
+        self.configured = was_configured;
+        Ok(())
     }
 
     async fn run(&mut self, sql: &str) -> Result<(), DbError> {
@@ -332,6 +348,10 @@ impl Session for MySession {
 
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
         self.go_home_when_due().await?;
+        if !self.configured {
+            // Its reconnection found a node that did not take the settings.
+            self.configure().await?;
+        }
         // Read-write and read-only transactions start with their first statement
         // (autocommit is off; InnoDB treats a transaction as read-only until it
         // writes). A consistency check needs its snapshot taken now.
