@@ -558,3 +558,126 @@ fn acid_with_a_crash_passes_its_durability_test() {
     );
     drop(cluster);
 }
+
+/// A `txbench serve` of the test's own on an SQLite file, started in the
+/// background by a command (as `--recover-cmd` starts it again), its pid
+/// kept in a file; killed when it goes.
+struct OwnServe {
+    start: String,
+    pid_file: std::path::PathBuf,
+}
+
+impl OwnServe {
+    fn new(dir: &Path, db: &str, port: u16) -> OwnServe {
+        let pid_file = dir.join("serve.pid");
+        let command = format!(
+            "{} serve --workload tpcc --db {db} --listen 127.0.0.1:{port}",
+            assert_cmd::cargo::cargo_bin("txbench").display()
+        );
+        let start = format!(
+            "{command} >> {log} 2>&1 < /dev/null & echo $! > {pid}",
+            log = dir.join("serve.log").display(),
+            pid = pid_file.display()
+        );
+        OwnServe { start, pid_file }
+    }
+
+    /// Start it and wait until it listens.
+    fn start_and_wait(&self, port: u16) {
+        run(&["sh", "-c", &self.start]);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(std::time::Instant::now() < deadline, "serve did not listen");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// The command line that kills it (no shutdown).
+    fn kill_command(&self) -> String {
+        format!("kill -9 $(cat {})", self.pid_file.display())
+    }
+}
+
+impl Drop for OwnServe {
+    /// Kill it and wait until it is gone (and its lock on the file with it).
+    fn drop(&mut self) {
+        let _ = Command::new("sh")
+            .args(["-c", &self.kill_command()])
+            .output();
+        let alive = format!("kill -0 $(cat {}) 2>/dev/null", self.pid_file.display());
+        for _ in 0..200 {
+            match Command::new("sh").args(["-c", &alive]).status() {
+                Ok(s) if s.success() => std::thread::sleep(std::time::Duration::from_millis(50)),
+                _ => return,
+            }
+        }
+    }
+}
+
+#[test]
+fn a_server_on_an_sqlite_file_killed_mid_run_keeps_every_transaction_whole() {
+    let _alone = support::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let db = format!("sqlite:{}", dir.join("t.db").display());
+    let out = txbench(dir, &["tpcc", "load", "--db", &db, "--warehouses", "1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let port = 54421;
+    let serve = OwnServe::new(dir, &db, port);
+    serve.start_and_wait(port);
+    let url = format!("txbench://127.0.0.1:{port}");
+    let kill = serve.kill_command();
+    let out = txbench(
+        dir,
+        &[
+            "tpcc",
+            "run",
+            "--db",
+            &url,
+            "-d",
+            "8s",
+            "--warmup",
+            "1s",
+            "-t",
+            "4",
+            "-q",
+            "--fault-at",
+            "3s",
+            "--fault-cmd",
+            &kill,
+            "--recover-at",
+            "4s",
+            "--recover-cmd",
+            &serve.start,
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let summary = support::only_result(&dir.join("results"), "summary.json");
+    let faults = summary["faults"].as_array().unwrap();
+    assert!(faults.iter().all(|f| f["exit_code"] == 0), "{faults:?}");
+    let impact = &faults[0]["impact"];
+    assert!(
+        impact["unavailable_s"].as_f64().unwrap() > 0.5,
+        "down from 3 s to at least 4 s: {impact}"
+    );
+    assert!(impact["reconnections"].as_u64().unwrap() >= 1, "{impact}");
+    // The run went on on the restarted server (whose cache starts cold: 90%
+    // of the throughput before may take longer than the window).
+    let after: Vec<f64> = impact["seconds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["end_s"].as_f64().unwrap() > 2.0)
+        .map(|s| s["per_s"].as_f64().unwrap())
+        .collect();
+    let baseline = impact["baseline_per_s"].as_f64().unwrap();
+    assert!(
+        !after.is_empty() && after.iter().all(|&x| x > baseline / 2.0),
+        "the run went on on the restarted server: {impact}"
+    );
+    // The file after a crash of the process writing it: SQLite's recovery
+    // leaves every transaction whole or absent, and the conditions hold.
+    drop(serve);
+    let out = txbench(dir, &["tpcc", "check", "--db", &db]);
+    assert!(out.status.success(), "{}", text(&out));
+}

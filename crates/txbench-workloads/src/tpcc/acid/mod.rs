@@ -1,12 +1,12 @@
 //! TPC-C's ACID tests that a client can drive (clause 3), on a loaded
 //! database, through the workload's own procedures (docs/durability.md):
 //!
-//! * [`atomicity`]: a New-Order and a Payment committed, then the same with a
+//! * `atomicity`: a New-Order and a Payment committed, then the same with a
 //!   ROLLBACK in place of the COMMIT (3.2.2): all of it there, or none.
-//! * [`isolation`]: two sessions, one transaction held just before its COMMIT
+//! * `isolation`: two sessions, one transaction held just before its COMMIT
 //!   while the other runs (3.4.2.1 to 3.4.2.6): nothing uncommitted seen, no
 //!   update lost, order numbers distinct.
-//! * [`anomalies`]: a transaction that reads twice while another commits a
+//! * `anomalies`: a transaction that reads twice while another commits a
 //!   change between the reads (3.4.2.7 to 3.4.2.9): judged where the
 //!   isolation level in effect promises the reads repeat.
 //!
