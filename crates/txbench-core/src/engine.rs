@@ -64,6 +64,29 @@ impl Isolation {
     }
 }
 
+/// How a session talks to a database over the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoundTrips {
+    /// Statements that do not depend on each other go out together, and
+    /// BEGIN with the first of them: one round trip per group.
+    #[default]
+    Pipelined,
+    /// One statement per round trip, each prepared, BEGIN a round trip of
+    /// its own: how JDBC, lib/pq and go-tpc talk to a database.
+    Statement,
+}
+
+impl RoundTrips {
+    /// Its name in flags and results ("pipelined").
+    pub fn name(self) -> &'static str {
+        match self {
+            RoundTrips::Pipelined => "pipelined",
+            RoundTrips::Statement => "statement",
+        }
+    }
+}
+
 /// Whether a pipelined statement returns rows or changes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CallKind {

@@ -60,7 +60,9 @@ pub mod workload;
 pub mod written;
 
 pub use driver::{RunOptions, WaitMode};
-pub use engine::{Call, Engine, Execution, Isolation, Loader, NoLoader, Reply, Session, TxMode};
+pub use engine::{
+    Call, Engine, Execution, Isolation, Loader, NoLoader, Reply, RoundTrips, Session, TxMode,
+};
 pub use error::{DbError, ErrorKind};
 pub use shard::Shard;
 pub use value::{Param, RowBatch, Rows, Value};

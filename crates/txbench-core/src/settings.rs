@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::Isolation;
+use crate::engine::{Isolation, RoundTrips};
 
 /// Whether terminals apply the specification's keying and think times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,6 +122,10 @@ pub struct RunSettings {
     pub affinity: Affinity,
     /// The isolation level asked for; `None`: the database's own.
     pub isolation: Option<Isolation>,
+    /// Statements pipelined, or one per round trip (results written before
+    /// the setting existed were pipelined).
+    #[serde(default)]
+    pub round_trips: RoundTrips,
     /// Database nodes the sessions were spread over.
     pub nodes: usize,
     /// This process's shard, 0-based.
@@ -154,6 +158,7 @@ impl RunSettings {
                 "isolation".into(),
                 self.isolation.map_or("default", Isolation::name).into(),
             ),
+            ("round_trips".into(), self.round_trips.name().into()),
             ("nodes".into(), self.nodes.to_string()),
             ("shards".into(), self.shards.to_string()),
             ("shard_index".into(), self.shard_index.to_string()),
@@ -220,6 +225,7 @@ mod tests {
             grace_secs: 5.0,
             affinity: Affinity::Off,
             isolation: Some(Isolation::RepeatableRead),
+            round_trips: RoundTrips::Statement,
             nodes: 1,
             shard_index: 0,
             shards: 1,
@@ -233,7 +239,12 @@ mod tests {
         let json = serde_json::to_string(&s).unwrap();
         assert!(json.contains(r#""load":{"kind":"open","rate":250.0,"arrival":"poisson""#));
         assert!(json.contains(r#""isolation":"repeatable-read""#));
+        assert!(json.contains(r#""round_trips":"statement""#));
         assert_eq!(serde_json::from_str::<RunSettings>(&json).unwrap(), s);
+        // Results written before the setting existed were pipelined.
+        let older = json.replace(r#""round_trips":"statement","#, "");
+        let read = serde_json::from_str::<RunSettings>(&older).unwrap();
+        assert_eq!(read.round_trips, RoundTrips::Pipelined);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use thiserror::Error;
-use txbench_core::{DbError, Engine, Isolation};
+use txbench_core::{DbError, Engine, Isolation, RoundTrips};
 
 use crate::file_lock::{FileLock, Holders};
 use crate::target::Target;
@@ -19,6 +19,8 @@ use crate::target_error::TargetError;
 pub struct EngineOptions {
     /// The transactions' isolation level; `None`: the database's own.
     pub isolation: Option<Isolation>,
+    /// Statements pipelined, or one per round trip.
+    pub round_trips: RoundTrips,
     /// Other processes of the same sharded run may use the same embedded
     /// database file (each shard's process holds its lock shared).
     pub shared_by_shards: bool,
@@ -110,14 +112,39 @@ fn levels(target: &Target) -> Levels {
     }
 }
 
+/// Why an engine has no round trips to count one statement at a time;
+/// `None` for the network engines that do.
+fn without_round_trips(target: &Target) -> Option<&'static str> {
+    match target {
+        Target::Postgres(_) | Target::Mysql(_) | Target::MysqlCluster(_) => None,
+        Target::Sqlite(_) => {
+            Some("SQLite is embedded: every statement is a call, none a round trip")
+        }
+        Target::Null | Target::Sim(_) => Some("this engine executes no statements"),
+        Target::Redis(_) => {
+            Some("Redis runs each transaction as one WATCH/MULTI/EXEC exchange of its commands")
+        }
+        Target::Remote(_) => Some(
+            "a txbench server runs whole transactions: its round trips to its database are its own",
+        ),
+    }
+}
+
 /// Refuse the options `target`'s engine cannot honour, naming them.
 fn refuse_unhonoured(target: &Target, options: &EngineOptions) -> Result<(), OpenError> {
     let levels = levels(target);
-    match options.isolation {
-        Some(level) if !levels.honoured.contains(&level) => Err(OpenError::Refused {
+    if let Some(level) = options.isolation.filter(|l| !levels.honoured.contains(l)) {
+        return Err(OpenError::Refused {
             option: "isolation",
             value: level.name(),
             why: levels.otherwise,
+        });
+    }
+    match (options.round_trips, without_round_trips(target)) {
+        (RoundTrips::Statement, Some(why)) => Err(OpenError::Refused {
+            option: "round-trips",
+            value: RoundTrips::Statement.name(),
+            why,
         }),
         _ => Ok(()),
     }
@@ -153,15 +180,18 @@ pub async fn with_engine<W: WithEngine>(
             work.with(Arc::new(engine)).await
         }
         Target::Postgres(target) => {
-            let engine = crate::postgres::PgEngine::new(target, isolation);
+            let engine = crate::postgres::PgEngine::new(target, isolation)
+                .with_round_trips(options.round_trips);
             work.with(Arc::new(engine)).await
         }
         Target::Mysql(target) => {
-            let engine = crate::mysql::MyEngine::new(vec![target], isolation);
+            let engine = crate::mysql::MyEngine::new(vec![target], isolation)
+                .with_round_trips(options.round_trips);
             work.with(Arc::new(engine)).await
         }
         Target::MysqlCluster(nodes) => {
-            let engine = crate::mysql::MyEngine::new(nodes, isolation);
+            let engine =
+                crate::mysql::MyEngine::new(nodes, isolation).with_round_trips(options.round_trips);
             work.with(Arc::new(engine)).await
         }
         Target::Null => work.with(Arc::new(crate::null::NullEngine)).await,
@@ -228,6 +258,29 @@ mod tests {
             open("sqlite::memory:", Some(Isolation::Serializable)).unwrap(),
             "sqlite"
         );
+    }
+
+    #[test]
+    fn one_statement_per_round_trip_is_refused_where_there_are_none() {
+        let statement = EngineOptions {
+            round_trips: RoundTrips::Statement,
+            ..EngineOptions::default()
+        };
+        for url in [
+            "sqlite::memory:",
+            "null:",
+            "sim:?service=fixed:1ms",
+            "redis://127.0.0.1:6379",
+            "txbench://127.0.0.1:7077",
+        ] {
+            let e =
+                pollster::block_on(with_engine(&[url.to_string()], &statement, Name)).unwrap_err();
+            assert!(e.is_usage(), "{url}: {e}");
+            assert!(
+                e.to_string().starts_with("--round-trips statement: "),
+                "{url}: {e}"
+            );
+        }
     }
 
     #[test]

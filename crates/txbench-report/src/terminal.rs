@@ -244,13 +244,18 @@ fn headline_settings(r: &RunResult) -> Vec<String> {
             .filter_map(|k| r.parameters.get(*k).map(|v| format!("{k} {v}")))
             .collect();
     };
-    vec![
+    let mut out = vec![
         format!("{} {}", s.scale.unit, s.scale.value),
         format!("terminals {}", s.terminals),
         format!("connections {}", s.connections),
         format!("wait {}", s.wait_name()),
         format!("seed {}", s.seed),
-    ]
+    ];
+    if s.round_trips != txbench_core::RoundTrips::Pipelined {
+        // Said where it is not the default: the numbers are not comparable.
+        out.push(format!("round trips {}", s.round_trips.name()));
+    }
+    out
 }
 
 /// The grace the run had for what was unfinished when its window closed, as

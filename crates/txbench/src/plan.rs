@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 use txbench_core::driver::pool::RetryPolicy;
 use txbench_core::driver::{self, OpenLoop, StartAt};
 use txbench_core::settings::{Affinity, Arrival, Load, Pacing, RunSettings, Scale, WaitMode};
-use txbench_core::{Isolation, Shard};
+use txbench_core::{Isolation, RoundTrips, Shard};
 use txbench_engines::EngineOptions;
 use txbench_workloads::Benchmark;
 
@@ -54,6 +54,8 @@ pub struct RunPlan<W: Benchmark> {
     pub affinity: Affinity,
     /// The isolation level; `None`: the database's own.
     pub isolation: Option<Isolation>,
+    /// Statements pipelined, or one per round trip.
+    pub round_trips: RoundTrips,
     /// Retries of a conflicting transaction.
     pub max_retries: u32,
     /// How long after the window the run waits for the transactions due in it.
@@ -132,6 +134,7 @@ impl<W: Benchmark> RunPlan<W> {
             queue_limit: a.queue_limit,
             affinity: a.affinity.into(),
             isolation: a.isolation.map(crate::cli::IsolationArg::level),
+            round_trips: a.round_trips.into(),
             max_retries: a.max_retries,
             grace: a.grace,
             shard: shard_of(a)?,
@@ -154,6 +157,7 @@ impl<W: Benchmark> RunPlan<W> {
     pub fn engine_options(&self) -> EngineOptions {
         EngineOptions {
             isolation: self.isolation,
+            round_trips: self.round_trips,
             shared_by_shards: self.shard.count() > 1,
             workload: Some(W::ABOUT.name),
         }
@@ -193,6 +197,7 @@ impl<W: Benchmark> RunPlan<W> {
             grace_secs: self.grace.as_secs_f64(),
             affinity: self.affinity,
             isolation: self.isolation,
+            round_trips: self.round_trips,
             nodes,
             shard_index: self.shard.index(),
             shards: self.shard.count(),

@@ -30,7 +30,7 @@ use mysql_async::{Conn, Row};
 use txbench_core::engine::CallKind;
 use txbench_core::schema::Statement;
 use txbench_core::{
-    Call, DbError, Engine, ErrorKind, Isolation, Param, Reply, Rows, Session, TxMode,
+    Call, DbError, Engine, ErrorKind, Isolation, Param, Reply, RoundTrips, Rows, Session, TxMode,
 };
 
 use errors::map_err;
@@ -42,6 +42,7 @@ pub use url::MyTarget;
 /// sessions are spread in turn (a node that does not answer is skipped).
 pub struct MyEngine {
     shared: Arc<Shared>,
+    round_trips: RoundTrips,
 }
 
 struct Shared {
@@ -61,6 +62,15 @@ impl MyEngine {
                 isolation,
                 next: AtomicUsize::new(0),
             }),
+            round_trips: RoundTrips::Pipelined,
+        }
+    }
+
+    /// The engine with its sessions talking as `round_trips` says.
+    pub fn with_round_trips(self, round_trips: RoundTrips) -> Self {
+        MyEngine {
+            round_trips,
+            ..self
         }
     }
 }
@@ -138,6 +148,7 @@ impl MyEngine {
             in_transaction: false,
             sent: false,
             configured: false,
+            round_trips: self.round_trips,
         };
         session.configure().await?;
         Ok(session)
@@ -188,6 +199,9 @@ pub struct MySession {
     /// that is not configured has autocommit on: a transaction on it would
     /// commit statement by statement, so none starts until it is.
     configured: bool,
+    /// Multi-statement batches, or one prepared statement per round trip
+    /// (START TRANSACTION included).
+    round_trips: RoundTrips,
 }
 
 impl MySession {
@@ -362,6 +376,11 @@ impl Session for MySession {
             self.run("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
                 .await?;
             self.sent = true;
+        } else if self.round_trips == RoundTrips::Statement {
+            // As go-tpc's driver does: a transaction begins with a statement
+            // of its own.
+            self.run("START TRANSACTION").await?;
+            self.sent = true;
         }
         self.in_transaction = true;
         Ok(())
@@ -421,13 +440,16 @@ impl Session for MySession {
     /// their parameters written in as literals, and the replies come back as
     /// consecutive result sets. A single statement stays prepared.
     async fn pipeline(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
-        if calls.len() == 1 {
-            let c = &calls[0];
-            let reply = match c.kind {
-                CallKind::Query => Reply::Rows(self.query(c.stmt, c.params).await?),
-                CallKind::Execute => Reply::Affected(self.execute(c.stmt, c.params).await?),
-            };
-            return Ok(vec![reply]);
+        if calls.len() == 1 || self.round_trips == RoundTrips::Statement {
+            // Prepared statements, one at a time.
+            let mut replies = Vec::with_capacity(calls.len());
+            for c in calls {
+                replies.push(match c.kind {
+                    CallKind::Query => Reply::Rows(self.query(c.stmt, c.params).await?),
+                    CallKind::Execute => Reply::Affected(self.execute(c.stmt, c.params).await?),
+                });
+            }
+            return Ok(replies);
         }
         let mut sql = String::new();
         for c in calls {

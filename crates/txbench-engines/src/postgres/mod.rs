@@ -31,7 +31,8 @@ use txbench_core::engine::CallKind;
 use txbench_core::schema::{ForeignKey, Index, Statement, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{
-    Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, Rows, Session, TxMode,
+    Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, RoundTrips, Rows, Session,
+    TxMode,
 };
 
 use dialect::{begin_sql, map_err, translate};
@@ -105,6 +106,7 @@ impl Shared {
 /// The PostgreSQL-wire engine.
 pub struct PgEngine {
     shared: Arc<Shared>,
+    round_trips: RoundTrips,
 }
 
 impl PgEngine {
@@ -119,6 +121,15 @@ impl PgEngine {
                 next_host: AtomicUsize::new(0),
                 warned: Mutex::new(HashSet::new()),
             }),
+            round_trips: RoundTrips::Pipelined,
+        }
+    }
+
+    /// The engine with its sessions talking as `round_trips` says.
+    pub fn with_round_trips(self, round_trips: RoundTrips) -> Self {
+        PgEngine {
+            round_trips,
+            ..self
         }
     }
 }
@@ -164,6 +175,7 @@ impl PgEngine {
             statements: HashMap::new(),
             in_transaction: false,
             pending_begin: None,
+            round_trips: self.round_trips,
         }
     }
 }
@@ -178,6 +190,8 @@ pub struct PgSession {
     /// A BEGIN not sent yet: it goes out with the transaction's first statements,
     /// written before them on the connection, so it costs no round trip of its own.
     pending_begin: Option<&'static str>,
+    /// Pipelined, or one statement per round trip (BEGIN included).
+    round_trips: RoundTrips,
 }
 
 impl PgSession {
@@ -233,6 +247,17 @@ impl PgSession {
         }
     }
 
+    /// Each call in turn, its answer awaited before the next is sent.
+    async fn one_by_one(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
+        let mut replies = Vec::with_capacity(calls.len());
+        for c in calls {
+            let st = self.prepared(c.stmt).await?;
+            self.flush_begin().await?;
+            replies.push(Self::call(&self.client, &st, c).await?);
+        }
+        Ok(replies)
+    }
+
     /// Send a BEGIN that is still pending, before a call that cannot carry it.
     async fn flush_begin(&mut self) -> Result<(), DbError> {
         match self.pending_begin.take() {
@@ -279,7 +304,13 @@ impl Session for PgSession {
     }
 
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
-        self.pending_begin = Some(begin_sql(mode, self.shared.isolation));
+        let sql = begin_sql(mode, self.shared.isolation);
+        if self.round_trips == RoundTrips::Statement {
+            // As lib/pq and go-tpc do: BEGIN answered before the first statement.
+            begin_on(&self.client, sql).await?;
+        } else {
+            self.pending_begin = Some(sql);
+        }
         self.in_transaction = true;
         Ok(())
     }
@@ -335,6 +366,9 @@ impl Session for PgSession {
     }
 
     async fn pipeline(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
+        if self.round_trips == RoundTrips::Statement {
+            return self.one_by_one(calls).await;
+        }
         let mut statements = Vec::with_capacity(calls.len());
         for c in calls {
             statements.push(self.prepared(c.stmt).await?);

@@ -139,6 +139,7 @@ mod tests {
             grace_secs: 5.0,
             affinity: Affinity::Off,
             isolation: None,
+            round_trips: Default::default(),
             nodes: 1,
             shard_index: 0,
             shards: 1,

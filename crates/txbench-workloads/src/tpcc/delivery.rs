@@ -9,7 +9,10 @@ use super::input::DeliveryInput;
 use super::load::now_micros;
 use crate::fields::{first, float, int, rows};
 
-static OLDEST_NEW_ORDER: Statement = Statement::new(
+/// Locked as it is read, so that concurrent Deliveries of a warehouse queue
+/// for a district's oldest order instead of reading the same one and all but
+/// one failing at its delete.
+static OLDEST_NEW_ORDER: Statement = Statement::for_update(
     "delivery: oldest new_order",
     "SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1",
 );
@@ -39,6 +42,57 @@ static CUSTOMER_DELIVERED: Statement = Statement::new(
      WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
 );
 
+/// (district, order) of the districts with something to deliver, each
+/// oldest new_order row locked.
+///
+/// A locking read that waited for another Delivery finds the row it waited
+/// for deleted; PostgreSQL at read committed then answers with no row rather
+/// than the next one (the LIMIT was applied before the wait). Those districts
+/// are read again, once, in a new statement that sees the other's commit.
+async fn oldest_orders<S: Session>(session: &mut S, w: i64) -> Result<Vec<(i64, i64)>, DbError> {
+    let all: Vec<i64> = (1..=DISTRICTS).collect();
+    let mut found: Vec<(i64, Option<i64>)> = all
+        .iter()
+        .copied()
+        .zip(lock_oldest(session, w, &all).await?)
+        .collect();
+    let empty: Vec<i64> = found
+        .iter()
+        .filter(|(_, o)| o.is_none())
+        .map(|(d, _)| *d)
+        .collect();
+    if !empty.is_empty() {
+        for (d, o) in empty.iter().zip(lock_oldest(session, w, &empty).await?) {
+            found[(*d - 1) as usize].1 = o;
+        }
+    }
+    Ok(found
+        .into_iter()
+        .filter_map(|(d, o)| Some((d, o?)))
+        .collect())
+}
+
+/// The oldest new_order row of each of warehouse `w`'s `districts`, locked.
+async fn lock_oldest<S: Session>(
+    session: &mut S,
+    w: i64,
+    districts: &[i64],
+) -> Result<Vec<Option<i64>>, DbError> {
+    let keys: Vec<[Param<'_>; 2]> = districts
+        .iter()
+        .map(|&d| [Param::Int(w), Param::Int(d)])
+        .collect();
+    let calls: Vec<Call<'_>> = keys
+        .iter()
+        .map(|k| Call::query(&OLDEST_NEW_ORDER, k))
+        .collect();
+    let replies = session.pipeline(&calls).await?;
+    replies
+        .iter()
+        .map(|r| rows(r).row(0).map(|row| int(row, 0, "no_o_id")).transpose())
+        .collect()
+}
+
 /// The fields Delivery states in [`Written`]: the warehouse, the carrier, the
 /// delivery date written on the lines (µs), and a district and order id per
 /// order delivered.
@@ -47,9 +101,10 @@ pub const ACK_FIELDS: &str = "w_id carrier_id delivered_us d_id o_id ...";
 /// Execute Delivery; returns how many districts had an order to deliver (the
 /// others are skipped, as 2.7.4.2 allows).
 ///
-/// Pipelined in three round trips: the oldest new order of every district; then
-/// for each, the delete, the order's customer, the carrier, the delivery dates and
-/// the amount; then the customers' balances.
+/// Pipelined in three round trips: the oldest new order of every district,
+/// locked (and read again where a concurrent Delivery took it); then for each,
+/// the delete, the order's customer, the carrier, the delivery dates and the
+/// amount; then the customers' balances.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &DeliveryInput,
@@ -58,22 +113,7 @@ pub async fn execute<S: Session>(
     let w = input.w_id;
     session.begin(TxMode::ReadWrite).await?;
     let delivered_at = now_micros();
-    let districts: Vec<[Param<'_>; 2]> = (1..=DISTRICTS)
-        .map(|d| [Param::Int(w), Param::Int(d)])
-        .collect();
-    let calls: Vec<Call<'_>> = districts
-        .iter()
-        .map(|k| Call::query(&OLDEST_NEW_ORDER, k))
-        .collect();
-    let oldest = session.pipeline(&calls).await?;
-
-    // (district, order) of the districts with something to deliver.
-    let mut orders = Vec::with_capacity(DISTRICTS as usize);
-    for (d, reply) in (1..=DISTRICTS).zip(&oldest) {
-        if let Some(row) = rows(reply).row(0) {
-            orders.push((d, int(row, 0, "no_o_id")?));
-        }
-    }
+    let orders = oldest_orders(session, w).await?;
     let keys: Vec<[Param<'_>; 3]> = orders
         .iter()
         .map(|&(d, o)| [Param::Int(w), Param::Int(d), Param::Int(o)])

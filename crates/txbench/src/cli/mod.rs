@@ -334,6 +334,24 @@ impl IsolationArg {
     }
 }
 
+/// `--round-trips`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RoundTripsArg {
+    /// Independent statements in one round trip, BEGIN with the first.
+    Pipelined,
+    /// One prepared statement per round trip, BEGIN its own.
+    Statement,
+}
+
+impl From<RoundTripsArg> for txbench_core::RoundTrips {
+    fn from(a: RoundTripsArg) -> Self {
+        match a {
+            RoundTripsArg::Pipelined => txbench_core::RoundTrips::Pipelined,
+            RoundTripsArg::Statement => txbench_core::RoundTrips::Statement,
+        }
+    }
+}
+
 /// Flags of `run`.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
@@ -388,6 +406,13 @@ pub struct RunArgs {
     /// Isolation level of the transactions (default: the database's own).
     #[arg(long, value_enum)]
     pub isolation: Option<IsolationArg>,
+    /// How the sessions talk to a network database: pipelined (statements
+    /// that do not depend on each other in one round trip, BEGIN with the
+    /// first) or statement (one prepared statement per round trip, BEGIN its
+    /// own: how JDBC, lib/pq and go-tpc clients talk, for comparing with
+    /// their published numbers).
+    #[arg(long, value_enum, default_value_t = RoundTripsArg::Pipelined)]
+    pub round_trips: RoundTripsArg,
     /// Retries of a transaction that hits a conflict before it counts as an error.
     #[arg(long, default_value_t = 5)]
     pub max_retries: u32,
