@@ -62,6 +62,9 @@ pub struct DbError {
     pub kind: ErrorKind,
     /// The engine's message, kept whole so causes are not lost.
     pub message: String,
+    /// The database's own code for it ("SQLSTATE 40001", "MySQL 1213",
+    /// "SQLite busy"); `None` for txbench's own errors.
+    pub code: Option<String>,
 }
 
 impl DbError {
@@ -70,6 +73,24 @@ impl DbError {
         DbError {
             kind,
             message: message.into(),
+            code: None,
+        }
+    }
+
+    /// The error with the database's own code for it.
+    pub fn with_code(self, code: impl Into<String>) -> Self {
+        DbError {
+            code: Some(code.into()),
+            ..self
+        }
+    }
+
+    /// What caused it, in a few words to count by: the database's code, or
+    /// txbench's own message (the first 60 characters).
+    pub fn cause(&self) -> String {
+        match &self.code {
+            Some(code) => code.clone(),
+            None => self.message.chars().take(60).collect(),
         }
     }
 

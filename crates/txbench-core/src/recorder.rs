@@ -8,6 +8,7 @@
 //! latency if they complete during the grace after it, else with the time they
 //! had waited as a lower bound (see docs/measurement.md).
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
@@ -61,6 +62,9 @@ pub struct TypeStats {
     pub expected_rollbacks: u64,
     /// Retried attempts (conflicts, busy).
     pub retries: u64,
+    /// Retried attempts by what they ended in ([`DbError::cause`]: the
+    /// database's code, or txbench's message).
+    pub retry_causes: BTreeMap<String, u64>,
     /// Transactions that failed, by [`ErrorKind`] (indexed as [`ErrorKind::ALL`]).
     pub errors: [u64; ErrorKind::ALL.len()],
     /// Microseconds spent in BEGIN, in statements and in COMMIT/ROLLBACK, summed
@@ -88,6 +92,7 @@ impl Default for TypeStats {
             committed: 0,
             expected_rollbacks: 0,
             retries: 0,
+            retry_causes: BTreeMap::new(),
             errors: [0; ErrorKind::ALL.len()],
             phase_us: [0; 3],
             unfinished: 0,
@@ -150,6 +155,9 @@ impl TypeStats {
         self.committed += other.committed;
         self.expected_rollbacks += other.expected_rollbacks;
         self.retries += other.retries;
+        for (cause, n) in &other.retry_causes {
+            *self.retry_causes.entry(cause.clone()).or_default() += n;
+        }
         for (a, b) in self.errors.iter_mut().zip(other.errors) {
             *a += b;
         }
@@ -175,6 +183,7 @@ impl TypeStats {
         self.committed = 0;
         self.expected_rollbacks = 0;
         self.retries = 0;
+        self.retry_causes.clear();
         self.errors = [0; ErrorKind::ALL.len()];
         self.phase_us = [0; 3];
         self.unfinished = 0;
@@ -197,6 +206,8 @@ pub struct Completion<'a> {
     pub phases: Phases,
     /// Attempts beyond the first.
     pub retries: u32,
+    /// What each retried attempt ended in.
+    pub retry_causes: &'a [String],
     /// The outcome, or the error of the last attempt.
     pub result: &'a Result<Outcome, DbError>,
 }
@@ -274,6 +285,9 @@ impl Recorder {
         }
         let stats = &mut self.measured[c.txn_type];
         stats.retries += u64::from(c.retries);
+        for cause in c.retry_causes {
+            *stats.retry_causes.entry(cause.clone()).or_default() += 1;
+        }
         match c.result {
             Ok(Outcome::Committed) => stats.committed += 1,
             Ok(Outcome::ExpectedRollback) => stats.expected_rollbacks += 1,
@@ -390,6 +404,10 @@ impl Recorder {
 mod tests {
     use super::*;
 
+    /// Each test completion was retried once, after a serialization failure.
+    static RETRIED: std::sync::LazyLock<[String; 1]> =
+        std::sync::LazyLock::new(|| ["SQLSTATE 40001".to_string()]);
+
     fn done(t: usize, ms: u64, result: &Result<Outcome, DbError>) -> Completion<'_> {
         Completion {
             txn_type: t,
@@ -398,6 +416,7 @@ mod tests {
             queue: Duration::ZERO,
             phases: Phases::default(),
             retries: 1,
+            retry_causes: &*RETRIED,
             result,
         }
     }
@@ -418,6 +437,12 @@ mod tests {
         assert_eq!(r.measured[1].errors[ErrorKind::Conflict as usize], 1);
         assert_eq!(r.measured[1].latency.len(), 0);
         assert_eq!(r.measured[0].retries + r.measured[1].retries, 3);
+        assert_eq!(r.measured[0].retry_causes["SQLSTATE 40001"], 2);
+        let mut merged = r.measured[0].clone();
+        merged.merge(&r.measured[1]);
+        assert_eq!(merged.retry_causes["SQLSTATE 40001"], 3, "merged by cause");
+        merged.reset();
+        assert!(merged.retry_causes.is_empty());
         assert_eq!(r.unmeasured, 1);
         assert_eq!(r.error_samples.len(), 1);
     }

@@ -85,6 +85,10 @@ pub struct TypeResult {
     pub expected_rollbacks: u64,
     /// Retried attempts.
     pub retries: u64,
+    /// Retried attempts by what they ended in: the database's code
+    /// ("SQLSTATE 40001", "MySQL 1213") or txbench's own message.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub retry_causes: BTreeMap<String, u64>,
     /// Failed transactions by error kind.
     pub errors: BTreeMap<String, u64>,
     /// Transactions unfinished when the window closed (queued in the client,

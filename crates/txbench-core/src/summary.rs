@@ -104,6 +104,7 @@ pub fn type_result(name: &str, key: &str, mix: f64, s: &TypeStats, all: u64) -> 
         committed: s.committed,
         expected_rollbacks: s.expected_rollbacks,
         retries: s.retries,
+        retry_causes: s.retry_causes.clone(),
         errors: ErrorKind::ALL
             .iter()
             .zip(s.errors)

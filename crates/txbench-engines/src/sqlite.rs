@@ -324,9 +324,15 @@ fn map_err(e: rusqlite::Error, context: &str) -> DbError {
         Some(ErrorCode::CannotOpen | ErrorCode::NotADatabase) => ErrorKind::Connection,
         _ => ErrorKind::Other,
     };
-    match code.and_then(what_to_do) {
+    let error = match code.and_then(what_to_do) {
         Some(hint) => DbError::new(kind, format!("{context}: {e} ({hint})")),
         None => DbError::new(kind, format!("{context}: {e}")),
+    };
+    match code {
+        Some(ErrorCode::DatabaseBusy) => error.with_code("SQLite busy"),
+        Some(ErrorCode::DatabaseLocked) => error.with_code("SQLite locked"),
+        Some(c) => error.with_code(format!("SQLite {c:?}")),
+        None => error,
     }
 }
 

@@ -202,13 +202,19 @@ fn conflicts(b: &mut String, r: &RunResult) {
             "<h2>Conflicts</h2><p class=\"muted\">Attempts that ended in a conflict \
              (serialization failure, deadlock, busy database, or an optimistic transaction whose reads changed) \
              and were retried, or failed when out of retries.</p>\
-             <table><tr><th>type</th><th>committed/s</th><th>attempts</th><th>aborted</th><th>retries per committed</th></tr>"
+             <table><tr><th>type</th><th>committed/s</th><th>attempts</th><th>aborted</th><th>retries per committed</th>\
+             <th>retried after</th></tr>"
         );
         let secs = r.measured_secs.max(1e-9);
         for t in &r.transactions {
+            let causes: Vec<String> = t
+                .retry_causes
+                .iter()
+                .map(|(cause, n)| format!("{} ×{}", escape(cause), grouped(*n as f64, 0)))
+                .collect();
             let _ = writeln!(
                 b,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}%</td><td>{:.3}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}%</td><td>{:.3}</td><td>{}</td></tr>",
                 escape(&t.name),
                 grouped(t.committed as f64 / secs, 1),
                 grouped(t.attempts() as f64, 0),
@@ -217,7 +223,8 @@ fn conflicts(b: &mut String, r: &RunResult) {
                     t.retries as f64 / t.committed as f64
                 } else {
                     0.0
-                }
+                },
+                causes.join(", ")
             );
         }
         let _ = writeln!(b, "</table>");

@@ -274,6 +274,7 @@ mod tests {
                     queue: Duration::from_micros(us - us / 2),
                     phases: Default::default(),
                     retries: 0,
+                    retry_causes: &[],
                     result: &ok,
                 },
                 true,

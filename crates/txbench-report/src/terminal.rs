@@ -571,7 +571,26 @@ fn contention(out: &mut String, r: &RunResult, w: usize) {
         sum(TypeResult::aborts),
         sum(|t| t.retries),
     );
+    retry_causes(out, r, w);
     let _ = writeln!(out);
+}
+
+/// What the retried attempts ended in, per type ("New-Order  SQLSTATE 40001
+/// ×12"), most frequent first.
+fn retry_causes(out: &mut String, r: &RunResult, w: usize) {
+    if r.transactions.iter().all(|t| t.retry_causes.is_empty()) {
+        return;
+    }
+    let _ = writeln!(out, "  retried after:");
+    for t in r.transactions.iter().filter(|t| !t.retry_causes.is_empty()) {
+        let mut causes: Vec<(&String, &u64)> = t.retry_causes.iter().collect();
+        causes.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let causes: Vec<String> = causes
+            .iter()
+            .map(|(cause, n)| format!("{cause} ×{}", grouped(**n as f64, 0)))
+            .collect();
+        let _ = writeln!(out, "  {:<w$} {}", t.name, causes.join(", "));
+    }
 }
 
 /// The latency of the operations the workload times on their own.

@@ -220,6 +220,7 @@ async fn galera_cluster_conflicts_are_retried_and_every_node_checks() {
     let retries = support::type_sum(&summary, &["retries"]);
     let committed = support::type_sum(&summary, &["committed"]);
     assert!(retries > 0, "no conflict was retried: {summary}");
+    assert_eq!(support::retry_causes_sum(&summary), retries, "{summary}");
     assert!(committed > 500, "only {committed} committed");
     for n in &nodes {
         assert_check_passes(&on_node(n));

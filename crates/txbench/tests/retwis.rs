@@ -208,6 +208,11 @@ fn contended_run(url: &str, extra: &[&str]) -> serde_json::Value {
         retries > 0,
         "no retries at zipf 0.99 with 16 terminals: {summary}"
     );
+    assert_eq!(
+        support::retry_causes_sum(&summary),
+        retries,
+        "every retry has its cause: {summary}"
+    );
     let abort_rate = metric(&summary, "abort rate");
     assert!(abort_rate > 0.0 && abort_rate < 100.0, "{abort_rate}");
     let per_commit = metric(&summary, "retries");

@@ -267,6 +267,9 @@ async fn worker_loop<S: Session, W: Workload>(
 struct Attempted {
     result: Result<Outcome, DbError>,
     retries: u32,
+    /// What each retried attempt ended in ([`DbError::cause`]); allocated
+    /// only when there are retries.
+    retry_causes: Vec<String>,
     /// The connection was lost: the session must come back before the next job.
     lost_connection: bool,
 }
@@ -282,6 +285,7 @@ async fn attempt<S: Session, W: Workload>(
     own_thread: bool,
 ) -> Attempted {
     let mut retries = 0u32;
+    let mut retry_causes = Vec::new();
     loop {
         written.clear();
         let attempt = if S::EXECUTION.whole_transactions() {
@@ -302,6 +306,7 @@ async fn attempt<S: Session, W: Workload>(
                 return Attempted {
                     result: Ok(outcome),
                     retries,
+                    retry_causes,
                     lost_connection: false,
                 };
             }
@@ -318,10 +323,12 @@ async fn attempt<S: Session, W: Workload>(
             return Attempted {
                 result: Err(e),
                 retries,
+                retry_causes,
                 lost_connection,
             };
         }
         retries += 1;
+        retry_causes.push(e.cause());
         pause(backoff(&ctx.retry, retries, jitter), own_thread).await;
     }
 }
@@ -343,6 +350,7 @@ fn record<S: Session, W: Workload>(
         queue: started.saturating_duration_since(job.intended),
         phases: session.take(),
         retries: attempted.retries,
+        retry_causes: &attempted.retry_causes,
         result: &attempted.result,
     };
     let in_window = ctx.window.contains(finished);

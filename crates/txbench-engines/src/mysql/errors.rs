@@ -32,5 +32,9 @@ pub(super) fn map_err(e: mysql_async::Error, context: &str) -> DbError {
         }
         _ => (ErrorKind::Other, e.to_string()),
     };
-    DbError::new(kind, format!("{context}: {message}"))
+    let error = DbError::new(kind, format!("{context}: {message}"));
+    match &e {
+        mysql_async::Error::Server(s) => error.with_code(format!("MySQL {}", s.code)),
+        _ => error,
+    }
 }

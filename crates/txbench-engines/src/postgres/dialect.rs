@@ -100,7 +100,11 @@ pub fn map_err(e: &tokio_postgres::Error, context: &str) -> DbError {
         }
     };
     let context: String = context.chars().take(80).collect();
-    DbError::new(kind, format!("{context}: {}", describe(e)))
+    let error = DbError::new(kind, format!("{context}: {}", describe(e)));
+    match e.code() {
+        Some(c) => error.with_code(format!("SQLSTATE {}", c.code())),
+        None => error,
+    }
 }
 
 #[cfg(test)]

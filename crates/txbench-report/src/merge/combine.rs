@@ -151,6 +151,12 @@ fn merged_types(runs: &[RunFiles], total: &Recorder, errors: &[u64]) -> Vec<Type
                 // The timeline keeps errors per type, not per kind.
                 r.errors.insert("all kinds".into(), errors[t]);
             }
+            // The timeline keeps no causes: each run's whole window's, added.
+            for run in runs {
+                for (cause, n) in &run.summary.transactions[t].retry_causes {
+                    *r.retry_causes.entry(cause.clone()).or_default() += n;
+                }
+            }
             r
         })
         .collect()

@@ -52,6 +52,18 @@ pub fn verify(dir: &Path, url: &str, run: &Path) -> (Option<i32>, String, serde_
     (out.status.code(), text(&out), found)
 }
 
+/// The retried attempts a summary gives a cause for, all types.
+pub fn retry_causes_sum(summary: &serde_json::Value) -> u64 {
+    summary["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["retry_causes"].as_object())
+        .flatten()
+        .map(|(_, n)| n.as_u64().unwrap())
+        .sum()
+}
+
 /// `txbench tpcc acid --db URL ARGS --json`: its exit code, what it printed
 /// and its report.
 pub fn acid(dir: &Path, url: &str, args: &[&str]) -> (Option<i32>, String, serde_json::Value) {
