@@ -310,6 +310,12 @@ pub trait Loader: Send {
     }
     /// Create a secondary index.
     fn create_index(&mut self, index: &Index) -> impl Future<Output = Result<(), DbError>> + Send;
+    /// Gather the planner's statistics of a table just loaded, where the
+    /// engine keeps them by hand (PostgreSQL's ANALYZE); nothing by default.
+    fn analyze(&mut self, table: &Table) -> impl Future<Output = Result<(), DbError>> + Send {
+        let _ = table;
+        std::future::ready(Ok(()))
+    }
     /// Drop a table if it exists.
     fn drop_table(&mut self, name: &str) -> impl Future<Output = Result<(), DbError>> + Send;
     /// Whether a table exists.

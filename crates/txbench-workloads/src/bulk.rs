@@ -262,23 +262,49 @@ pub async fn create_tables<E: Engine>(
     Ok(session)
 }
 
-/// After the data: primary keys (where the engine left them out), indexes and,
-/// when asked, foreign keys; building them once is faster than maintaining them
-/// row by row. Leaves the engine's bulk-load mode.
+/// After the data: each table's primary key (where the engine left it out),
+/// its indexes and its statistics, the tables in parallel on up to `threads`
+/// sessions where the engine takes several writers (the first the given
+/// one); then, when asked, foreign keys. Building keys once is faster than
+/// maintaining them row by row. Leaves the engine's bulk-load mode.
 pub async fn finish_tables<E: Engine>(
+    engine: &Arc<E>,
     session: E::Session,
     schema: &'static Schema,
+    threads: usize,
     foreign_keys: bool,
 ) -> Result<E::Session, DbError> {
-    let (session, ()) = on_session::<E, _, _>(session, move |s| {
+    let workers = threads
+        .min(engine.max_writers())
+        .min(schema.tables.len())
+        .max(1);
+    let next = Arc::new(AtomicUsize::new(0));
+    let mut handles = Vec::with_capacity(workers);
+    let mut first = Some(session);
+    for _ in 0..workers {
+        let session = match first.take() {
+            Some(s) => s,
+            None => engine.connect().await?,
+        };
+        handles.push(exec::spawn::<E, _, _>(
+            "txbench-load",
+            key_tables(session, schema, Arc::clone(&next)),
+        ));
+    }
+    let mut sessions = Vec::with_capacity(workers);
+    let mut failure = None;
+    for h in handles {
+        match h.join().await.ok_or_else(worker_died)? {
+            Ok(s) => sessions.push(s),
+            Err(e) => failure = failure.or(Some(e)),
+        }
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let (session, ()) = on_session::<E, _, _>(sessions.swap_remove(0), move |s| {
         Box::pin(async move {
             let s = loader_of(s)?;
-            for table in schema.tables {
-                s.add_primary_key(table).await?;
-            }
-            for index in schema.indexes {
-                s.create_index(index).await?;
-            }
             if foreign_keys {
                 for key in schema.foreign_keys {
                     s.add_foreign_key(key).await?;
@@ -289,6 +315,26 @@ pub async fn finish_tables<E: Engine>(
     })
     .await?;
     Ok(session)
+}
+
+/// Take the schema's tables one by one (the next by `next`) and give each its
+/// primary key, its indexes and fresh statistics; the session back.
+async fn key_tables<S: Session>(
+    mut session: S,
+    schema: &'static Schema,
+    next: Arc<AtomicUsize>,
+) -> Result<S, DbError> {
+    loop {
+        let Some(table) = schema.tables.get(next.fetch_add(1, Ordering::Relaxed)) else {
+            return Ok(session);
+        };
+        let s = loader_of(&mut session)?;
+        s.add_primary_key(table).await?;
+        for index in schema.indexes.iter().filter(|i| i.table == table.name) {
+            s.create_index(index).await?;
+        }
+        s.analyze(table).await?;
+    }
 }
 
 /// What a workload's load writes: its units of rows and how each is made,
@@ -351,7 +397,8 @@ where
         Arc::clone(&rows_done),
     )
     .await?;
-    let session = finish_tables::<E>(session, schema, plan.foreign_keys).await?;
+    let session =
+        finish_tables::<E>(&engine, session, schema, plan.threads, plan.foreign_keys).await?;
     let (scale, seed, entries) = (plan.scale, plan.seed, population.entries);
     on_session::<E, _, _>(session, move |s| {
         Box::pin(async move { meta.write(s, scale, seed, &entries).await })

@@ -35,7 +35,7 @@ async fn keys_load_and_transactions_touch_what_they_name() {
     )
     .await
     .unwrap();
-    let mut s = bulk::finish_tables::<SqliteEngine>(session, &schema::SCHEMA, false)
+    let mut s = bulk::finish_tables::<SqliteEngine>(&engine, session, &schema::SCHEMA, 2, false)
         .await
         .unwrap();
     let count = s
