@@ -156,7 +156,7 @@ impl TypeStats {
         self.expected_rollbacks += other.expected_rollbacks;
         self.retries += other.retries;
         for (cause, n) in &other.retry_causes {
-            *self.retry_causes.entry(cause.clone()).or_default() += n;
+            count_cause(&mut self.retry_causes, cause, *n);
         }
         for (a, b) in self.errors.iter_mut().zip(other.errors) {
             *a += b;
@@ -188,6 +188,17 @@ impl TypeStats {
         self.phase_us = [0; 3];
         self.unfinished = 0;
         self.shed = 0;
+    }
+}
+
+/// Add `n` retries of `cause`; the cause's text is copied only the first
+/// time it is seen (retries come by the thousand under contention).
+fn count_cause(causes: &mut BTreeMap<String, u64>, cause: &str, n: u64) {
+    match causes.get_mut(cause) {
+        Some(count) => *count += n,
+        None => {
+            causes.insert(cause.to_string(), n);
+        }
     }
 }
 
@@ -286,7 +297,7 @@ impl Recorder {
         let stats = &mut self.measured[c.txn_type];
         stats.retries += u64::from(c.retries);
         for cause in c.retry_causes {
-            *stats.retry_causes.entry(cause.clone()).or_default() += 1;
+            count_cause(&mut stats.retry_causes, cause, 1);
         }
         match c.result {
             Ok(Outcome::Committed) => stats.committed += 1,

@@ -120,20 +120,7 @@ fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
     // Killed (no shutdown, no checkpoint) 3 s into an 8 s run, started again 1 s later.
     let kill = cluster.ctl_command("stop -m immediate");
     let start = cluster.ctl_command("start");
-    let (results, summary) = run_with_faults(
-        dir,
-        &url,
-        &[
-            "--fault-at",
-            "3s",
-            "--fault-cmd",
-            &kill,
-            "--recover-at",
-            "4s",
-            "--recover-cmd",
-            &start,
-        ],
-    );
+    let (results, summary) = run_with_faults(dir, &url, &crash_at_3s_back_at_4s(&kill, &start));
     let faults = summary["faults"].as_array().expect("faults in the summary");
     assert_eq!(faults.len(), 2, "{faults:?}");
     let (fault, recover) = (&faults[0], &faults[1]);
@@ -246,6 +233,20 @@ impl Drop for Replica {
     fn drop(&mut self) {
         self.script.run(&["down"]);
     }
+}
+
+/// The flags of a crash 3 s into a run, undone 1 s later.
+fn crash_at_3s_back_at_4s<'a>(crash: &'a str, back: &'a str) -> [&'a str; 8] {
+    [
+        "--fault-at",
+        "3s",
+        "--fault-cmd",
+        crash,
+        "--recover-at",
+        "4s",
+        "--recover-cmd",
+        back,
+    ]
 }
 
 /// Load one warehouse, then run 8 s with the log and the given faults; the
@@ -516,19 +517,10 @@ fn acid_with_a_crash_passes_its_durability_test() {
         dir.path(),
         &cluster.url(),
         &[
-            "--isolation",
-            "serializable",
-            "-d",
-            "6s",
-            "--fault-at",
-            "3s",
-            "--fault-cmd",
-            &kill,
-            "--recover-at",
-            "4s",
-            "--recover-cmd",
-            &start,
-        ],
+            &["--isolation", "serializable", "-d", "6s"][..],
+            &crash_at_3s_back_at_4s(&kill, &start),
+        ]
+        .concat(),
     );
     assert_eq!(code, Some(0), "{out}");
     let statuses = support::acid_statuses(&report);
@@ -619,37 +611,19 @@ fn a_server_on_an_sqlite_file_killed_mid_run_keeps_every_transaction_whole() {
     let _alone = support::alone();
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let db = format!("sqlite:{}", dir.join("t.db").display());
-    let out = txbench(dir, &["tpcc", "load", "--db", &db, "--warehouses", "1"]);
-    assert!(out.status.success(), "{}", text(&out));
+    let db = support::sqlite_loaded(dir);
     let port = 54421;
     let serve = OwnServe::new(dir, &db, port);
     serve.start_and_wait(port);
     let url = format!("txbench://127.0.0.1:{port}");
     let kill = serve.kill_command();
+    // No --ack-log: a txbench server's transactions state nothing to the client.
+    let run = [
+        "tpcc", "run", "--db", &url, "-d", "8s", "--warmup", "1s", "-t", "4", "-q",
+    ];
     let out = txbench(
         dir,
-        &[
-            "tpcc",
-            "run",
-            "--db",
-            &url,
-            "-d",
-            "8s",
-            "--warmup",
-            "1s",
-            "-t",
-            "4",
-            "-q",
-            "--fault-at",
-            "3s",
-            "--fault-cmd",
-            &kill,
-            "--recover-at",
-            "4s",
-            "--recover-cmd",
-            &serve.start,
-        ],
+        &[&run[..], &crash_at_3s_back_at_4s(&kill, &serve.start)].concat(),
     );
     assert!(out.status.success(), "{}", text(&out));
     let summary = support::only_result(&dir.join("results"), "summary.json");

@@ -18,14 +18,6 @@ fn now_us() -> u64 {
         .as_micros() as u64
 }
 
-/// A loaded TPC-C database of one warehouse in `dir`; its URL.
-fn loaded(dir: &Path) -> String {
-    let url = format!("sqlite:{}", dir.join("t.db").display());
-    let out = txbench(dir, &["tpcc", "load", "--db", &url, "--warehouses", "1"]);
-    assert!(out.status.success(), "{}", text(&out));
-    url
-}
-
 /// A count of one type's findings.
 fn count(found: &serde_json::Value, key: &str, what: &str) -> u64 {
     found["types"]
@@ -56,7 +48,7 @@ fn log_lines(run: &Path) -> Vec<(u64, String, String, Vec<i64>)> {
 fn a_copy_taken_mid_run_loses_exactly_the_work_acknowledged_after_it() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let url = loaded(dir);
+    let url = support::sqlite_loaded(dir);
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"))
         .current_dir(dir)
         .args(["tpcc", "run", "--db", &url, "-d", "4s", "--warmup", "0s"])
@@ -116,7 +108,7 @@ fn a_copy_taken_mid_run_loses_exactly_the_work_acknowledged_after_it() {
 fn a_rolled_back_order_found_in_the_database_is_named_as_leaked() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let url = loaded(dir);
+    let url = support::sqlite_loaded(dir);
     let out = txbench(
         dir,
         &[

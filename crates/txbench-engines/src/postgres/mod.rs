@@ -247,12 +247,12 @@ impl PgSession {
         }
     }
 
-    /// Each call in turn, its answer awaited before the next is sent.
+    /// Each call in turn, its answer awaited before the next is sent (BEGIN
+    /// went on its own when the transaction began).
     async fn one_by_one(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
         let mut replies = Vec::with_capacity(calls.len());
         for c in calls {
             let st = self.prepared(c.stmt).await?;
-            self.flush_begin().await?;
             replies.push(Self::call(&self.client, &st, c).await?);
         }
         Ok(replies)

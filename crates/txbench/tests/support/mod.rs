@@ -29,6 +29,14 @@ pub fn text(out: &std::process::Output) -> String {
     )
 }
 
+/// A TPC-C database of one warehouse in an SQLite file in `dir`; its URL.
+pub fn sqlite_loaded(dir: &Path) -> String {
+    let url = format!("sqlite:{}", dir.join("t.db").display());
+    let out = txbench_output(dir, &["tpcc", "load", "--db", &url, "--warehouses", "1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    url
+}
+
 /// `txbench tpcc verify --json` of the run `run` against `url`: its exit
 /// code, what it printed and its findings.
 pub fn verify(dir: &Path, url: &str, run: &Path) -> (Option<i32>, String, serde_json::Value) {
