@@ -228,6 +228,22 @@ pub trait Session: Send + 'static {
             Ok(out)
         }
     }
+    /// Run a transaction's last statements as [`Session::pipeline`] does and,
+    /// if they all succeed, commit it; returns their replies. For statements
+    /// whose results cannot change whether the transaction commits. A network
+    /// engine that pipelines sends the COMMIT with them (one round trip fewer
+    /// per transaction); the first failure is returned and the transaction is
+    /// then left for [`Session::rollback`], as after any failed statement.
+    fn pipeline_and_commit(
+        &mut self,
+        calls: &[Call<'_>],
+    ) -> impl Future<Output = Result<Vec<Reply>, DbError>> + Send {
+        async move {
+            let replies = self.pipeline(calls).await?;
+            self.commit().await?;
+            Ok(replies)
+        }
+    }
     /// Execute one whole transaction of type `txn_type` (described by `info`)
     /// with `input`, where [`Session::EXECUTION`] says whole transactions;
     /// returns how it ended and the server's own execution time.

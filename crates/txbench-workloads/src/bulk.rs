@@ -69,7 +69,7 @@ where
     G: Fn(usize, U) -> Vec<RowBatch> + Send + Sync + 'static,
 {
     let threads = threads.max(1);
-    let (tx, rx) = async_channel::bounded::<RowBatch>(threads * 4);
+    let (tx, rx) = async_channel::bounded::<RowBatch>(threads);
     let generators = start_generators(units, generate, threads, tx)?;
     // Writers: as many as the engine allows, the first on the given session.
     let writers = threads.min(engine.max_writers()).max(1);

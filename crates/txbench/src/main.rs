@@ -52,7 +52,23 @@ fn main() {
     std::process::exit(code);
 }
 
+/// Give large blocks back to the system when they are freed. glibc raises its
+/// mmap threshold each time a large block is freed, up to 32 MiB, after which a
+/// load's row batches (megabytes each, made on generator threads, freed on the
+/// writers') come from heaps that keep their pages: a MariaDB load of one
+/// warehouse held 100 MB of resident memory this way, 81 MB with the
+/// threshold pinned at its default of 128 KiB.
+fn release_large_blocks() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; called before any
+    // thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
 fn real_main() -> Result<(), Failure> {
+    release_large_blocks();
     let mut args: Vec<_> = std::env::args_os().collect();
     let cli = Cli::parse_args(&args);
     let cli = match &cli.config {

@@ -1,5 +1,8 @@
-//! Creating and loading tables on MySQL: primary keys with the table,
-//! multi-row INSERTs of up to [`MAX_PLACEHOLDERS`] values, checks off.
+//! Creating and loading tables on MySQL: primary keys with the table, rows
+//! streamed with `LOAD DATA LOCAL INFILE` (or, where the server refuses it,
+//! multi-row INSERTs of up to [`MAX_PLACEHOLDERS`] values), checks off.
+
+use std::sync::atomic::Ordering;
 
 use mysql_async::Params;
 use mysql_async::prelude::Queryable;
@@ -9,6 +12,7 @@ use txbench_core::{DbError, Loader, Value};
 
 use super::MySession;
 use super::errors::map_err;
+use super::load_data;
 use super::types::{ddl_type, my_value};
 
 /// Most placeholders in one statement (the protocol's limit is 65,535).
@@ -71,6 +75,45 @@ impl Loader for MySession {
     }
 
     async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
+        if !self.shared.local_infile_refused.load(Ordering::Relaxed) {
+            self.sent = true;
+            // The stream is made when the server asks for the file: the
+            // future that makes it only holds the encoded batch.
+            let data = load_data::encode(batch);
+            self.conn
+                .set_infile_handler(async move { Ok(load_data::infile(data)) });
+            match self.conn.query_drop(load_data::statement(table)).await {
+                Ok(()) => return self.end_implicit().await,
+                Err(mysql_async::Error::Server(e)) if LOCAL_INFILE_REFUSED.contains(&e.code) => {
+                    self.shared
+                        .local_infile_refused
+                        .store(true, Ordering::Relaxed);
+                }
+                Err(e) => return Err(map_err(e, table.name)),
+            }
+        }
+        self.insert_rows(table, batch).await
+    }
+
+    async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
+        self.run("SET unique_checks = 0, foreign_key_checks = 0")
+            .await
+    }
+
+    async fn end_bulk_load(&mut self) -> Result<(), DbError> {
+        self.run("SET unique_checks = 1, foreign_key_checks = 1")
+            .await
+    }
+}
+
+/// What servers answer to `LOAD DATA LOCAL` when `local_infile` is off:
+/// MariaDB's "not allowed with this MariaDB version" (1148) and MySQL 8's
+/// "loading local data is disabled" (3948).
+const LOCAL_INFILE_REFUSED: [u16; 2] = [1148, 3948];
+
+impl MySession {
+    /// Multi-row INSERTs, for servers that refuse `LOAD DATA LOCAL`.
+    async fn insert_rows(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
         let cols = table.columns.len();
         let per_statement = (MAX_PLACEHOLDERS / cols).max(1);
         let names: Vec<&str> = table.columns.iter().map(|c| c.name).collect();
@@ -95,15 +138,5 @@ impl Loader for MySession {
         }
         self.sent = true;
         self.end_implicit().await
-    }
-
-    async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
-        self.run("SET unique_checks = 0, foreign_key_checks = 0")
-            .await
-    }
-
-    async fn end_bulk_load(&mut self) -> Result<(), DbError> {
-        self.run("SET unique_checks = 1, foreign_key_checks = 1")
-            .await
     }
 }

@@ -386,6 +386,38 @@ impl Session for PgSession {
         after_begin(client, begin, all).await
     }
 
+    /// The statements and the COMMIT written together. A statement that fails
+    /// aborts the transaction, and PostgreSQL answers the COMMIT after it with a
+    /// rollback, so nothing of a failed transaction is committed.
+    async fn pipeline_and_commit(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
+        if self.round_trips == RoundTrips::Statement || !self.in_transaction {
+            let replies = self.pipeline(calls).await?;
+            self.commit().await?;
+            return Ok(replies);
+        }
+        let mut statements = Vec::with_capacity(calls.len());
+        for c in calls {
+            statements.push(self.prepared(c.stmt).await?);
+        }
+        let begin = self.pending_begin.take();
+        let client = &self.client;
+        let all = try_join_all(
+            calls
+                .iter()
+                .zip(&statements)
+                .map(|(c, st)| Self::call(client, st, c)),
+        );
+        let commit = async {
+            client
+                .batch_execute("COMMIT")
+                .await
+                .map_err(|e| map_err(&e, "COMMIT"))
+        };
+        let (replies, ()) = after_begin(client, begin, try_join(all, commit)).await?;
+        self.in_transaction = false;
+        Ok(replies)
+    }
+
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
         self.flush_begin().await?;
         let st = self

@@ -104,7 +104,7 @@ pub const ACK_FIELDS: &str = "w_id carrier_id delivered_us d_id o_id ...";
 /// Pipelined in three round trips: the oldest new order of every district,
 /// locked (and read again where a concurrent Delivery took it); then for each,
 /// the delete, the order's customer, the carrier, the delivery dates and the
-/// amount; then the customers' balances.
+/// amount; then the customers' balances, with COMMIT.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &DeliveryInput,
@@ -160,13 +160,12 @@ pub async fn execute<S: Session>(
         .iter()
         .map(|b| Call::execute(&CUSTOMER_DELIVERED, b))
         .collect();
-    session.pipeline(&calls).await?;
     let delivered = orders.iter().flat_map(|&(d, o)| [d, o]);
     written.committing(
         [w, input.carrier_id, delivered_at]
             .into_iter()
             .chain(delivered),
     );
-    session.commit().await?;
+    session.pipeline_and_commit(&calls).await?;
     Ok((Outcome::Committed, orders.len()))
 }

@@ -52,10 +52,11 @@ pub async fn execute<S: Session>(
         0,
         "o_id",
     )?;
-    let lines = session
-        .query(&LINES, &[Param::Int(w), Param::Int(d), Param::Int(o_id)])
+    let line_key = [Param::Int(w), Param::Int(d), Param::Int(o_id)];
+    let replies = session
+        .pipeline_and_commit(&[Call::query(&LINES, &line_key)])
         .await?;
-    session.commit().await?;
+    let lines = rows(&replies[0]);
     Ok((
         Outcome::Committed,
         OrderStatusOutput {

@@ -64,7 +64,7 @@ pub const ACK_FIELDS: &str = "c_id c_d_id c_w_id d_id w_id amount_cents h_date_u
 ///
 /// Pipelined: warehouse and district (and the customer's name lookup) in one
 /// round trip, the customer row in a second (and C_DATA for bad credit in a
-/// third), the customer update and the history row in the last.
+/// third), the customer update and the history row with COMMIT in the last.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &PaymentInput,
@@ -157,11 +157,10 @@ pub async fn execute<S: Session>(
         ];
         Call::execute(&CUSTOMER_UPDATE, &update_good)
     };
-    session
-        .pipeline(&[update, Call::execute(&INSERT_HISTORY, &history)])
-        .await?;
     let amount_cents = (amount * 100.0).round() as i64;
     written.committing([c, cd, cw, d, w, amount_cents, h_date]);
-    session.commit().await?;
+    session
+        .pipeline_and_commit(&[update, Call::execute(&INSERT_HISTORY, &history)])
+        .await?;
     Ok((Outcome::Committed, c))
 }

@@ -1,10 +1,10 @@
 //! Stock-Level (clause 2.8): recently sold items whose stock is below a threshold.
 
 use txbench_core::schema::Statement;
-use txbench_core::{DbError, Outcome, Param, Session, TxMode};
+use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode};
 
 use super::input::StockLevelInput;
-use crate::fields::{first, int};
+use crate::fields::{first, int, rows};
 
 static NEXT_ORDER: Statement = Statement::new(
     "stock_level: district",
@@ -24,24 +24,21 @@ pub async fn execute<S: Session>(
 ) -> Result<(Outcome, i64), DbError> {
     let (w, d) = (input.w_id, input.d_id);
     session.begin(TxMode::ReadOnly).await?;
-    let rows = session
+    let district = session
         .query(&NEXT_ORDER, &[Param::Int(w), Param::Int(d)])
         .await?;
-    let next = int(first(&rows, "district")?, 0, "d_next_o_id")?;
-    let rows = session
-        .query(
-            &LOW_STOCK,
-            &[
-                Param::Int(w),
-                Param::Int(w),
-                Param::Int(d),
-                Param::Int(next),
-                Param::Int(next - 20),
-                Param::Int(input.threshold),
-            ],
-        )
+    let next = int(first(&district, "district")?, 0, "d_next_o_id")?;
+    let low_key = [
+        Param::Int(w),
+        Param::Int(w),
+        Param::Int(d),
+        Param::Int(next),
+        Param::Int(next - 20),
+        Param::Int(input.threshold),
+    ];
+    let replies = session
+        .pipeline_and_commit(&[Call::query(&LOW_STOCK, &low_key)])
         .await?;
-    let low = int(first(&rows, "low stock count")?, 0, "count")?;
-    session.commit().await?;
+    let low = int(first(rows(&replies[0]), "low stock count")?, 0, "count")?;
     Ok((Outcome::Committed, low))
 }
