@@ -30,6 +30,18 @@ use txbench_core::{
 
 use crate::target_error::TargetError;
 
+/// The page cache of an in-memory database's connections, in KiB (SQLite's
+/// default). The pages live in the `memdb` VFS and are read from it in place
+/// (see [`MEMORY_MMAP_BYTES`]); a large cache only costs: at the end of a
+/// transaction whose B-tree balancing swapped pages (through a temporary page
+/// number past the end of the database) SQLite scans the cache's whole hash
+/// table, which at 256 MiB took more of Delivery's time than its statements.
+const MEMORY_CACHE_KIB: i64 = 2048;
+
+/// How much of an in-memory database SQLite reads in place rather than
+/// copying pages into its cache.
+const MEMORY_MMAP_BYTES: i64 = 1 << 40;
+
 /// Rows per multi-row INSERT statement during a bulk load.
 const ROWS_PER_INSERT: usize = 64;
 
@@ -42,7 +54,8 @@ pub struct SqliteConfig {
     pub journal_mode: String,
     /// `synchronous` while running (default FULL, SQLite's own default).
     pub synchronous: String,
-    /// Page cache size in KiB (default 262144, i.e. 256 MiB).
+    /// Page cache size in KiB (default 262144, i.e. 256 MiB, for a file; 2048
+    /// in memory).
     pub cache_kib: i64,
     /// Busy timeout in milliseconds (default 10000).
     pub busy_timeout_ms: u64,
@@ -68,9 +81,13 @@ impl SqliteConfig {
         };
         let mut cfg = SqliteConfig {
             journal_mode: if path.is_some() { "WAL" } else { "MEMORY" }.into(),
+            cache_kib: if path.is_some() {
+                262_144
+            } else {
+                MEMORY_CACHE_KIB
+            },
             path,
             synchronous: "FULL".into(),
-            cache_kib: 262_144,
             busy_timeout_ms: 10_000,
         };
         for pair in query
@@ -131,7 +148,7 @@ impl SqliteEngine {
         let uri = match &config.path {
             Some(p) => p.to_string_lossy().into_owned(),
             None => format!(
-                "file:txbench-{}-{}?mode=memory&cache=shared",
+                "file:/txbench-{}-{}?vfs=memdb",
                 std::process::id(),
                 MEMORY_DATABASES.fetch_add(1, Ordering::Relaxed)
             ),
@@ -152,6 +169,15 @@ impl SqliteEngine {
             uri,
             _keeper: keeper,
         })
+    }
+}
+
+impl SqliteEngine {
+    /// The URI its sessions open: another connection of this process opens the
+    /// same database with it (an in-memory one included), with
+    /// `SQLITE_OPEN_URI`.
+    pub fn uri(&self) -> &str {
+        &self.uri
     }
 }
 
@@ -186,8 +212,14 @@ fn open(uri: &str, config: &SqliteConfig) -> Result<Connection, DbError> {
     conn.busy_timeout(std::time::Duration::from_millis(config.busy_timeout_ms))
         .map_err(|e| map_err(e, "busy_timeout"))?;
     conn.execute_batch(&format!(
-        "PRAGMA cache_size = -{}; PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF;",
-        config.cache_kib
+        "PRAGMA cache_size = -{}; PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF; \
+         PRAGMA mmap_size = {};",
+        config.cache_kib,
+        if config.path.is_none() {
+            MEMORY_MMAP_BYTES
+        } else {
+            0
+        }
     ))
     .map_err(|e| map_err(e, "pragmas"))?;
     // journal_mode answers with a row, so it is read rather than executed.

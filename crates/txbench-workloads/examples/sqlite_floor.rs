@@ -1,0 +1,255 @@
+//! The floor under txbench on embedded SQLite: the statements a TPC-C mix
+//! executes, replayed through rusqlite alone on the same data, with nothing of
+//! txbench between them (no driver, terminals, sessions, recorder or checks).
+//!
+//! 1. Load one warehouse into an in-memory database and run `--transactions`
+//!    transactions of the mix on it through the workload's own procedures
+//!    (10 terminals' inputs in turn, as `txbench tpcc` draws them), recording
+//!    every statement with its parameters and every BEGIN, COMMIT and ROLLBACK.
+//! 2. Load the same warehouse (same seed: the same rows) into a second
+//!    in-memory database and replay the recording on it with rusqlite: each
+//!    statement prepared once and cached, its parameters bound, its rows
+//!    stepped and every column read.
+//!
+//! Prints the replay's transactions per second: what SQLite alone does with
+//! this machine, the figure `bench/sqlite-floor.sh` holds txbench's against.
+//!
+//!     cargo run --release -p txbench-workloads --example sqlite_floor -- 100000
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+use txbench_core::rng::Rand;
+use txbench_core::schema::Statement;
+use txbench_core::written::Written;
+use txbench_core::{DbError, Engine, Param, Rows, Session, Terminal, TxMode, Workload};
+use txbench_engines::sqlite::{SqliteConfig, SqliteEngine};
+use txbench_workloads::LoadPlan;
+use txbench_workloads::tpcc::Tpcc;
+use txbench_workloads::tpcc::load::{load, load_constants};
+use txbench_workloads::tpcc::random::NurandConstants;
+
+const SEED: u64 = 42;
+const TERMINALS: usize = 10;
+
+/// A parameter, owned.
+#[derive(Clone)]
+enum Bound {
+    Null,
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+/// One step of the recording.
+enum Step {
+    Begin(TxMode),
+    Statement {
+        sql: &'static str,
+        params: Vec<Bound>,
+    },
+    Commit,
+    Rollback,
+}
+
+/// A session that records what it is asked, then does it.
+struct Recording<S> {
+    inner: S,
+    steps: Vec<Step>,
+}
+
+impl<S: Session> Recording<S> {
+    fn note(&mut self, stmt: &'static Statement, params: &[Param<'_>]) {
+        let params = params
+            .iter()
+            .map(|p| match *p {
+                Param::Null => Bound::Null,
+                // The SQLite engine binds a timestamp as its microseconds.
+                Param::Int(v) | Param::Timestamp(v) => Bound::Int(v),
+                Param::Float(v) => Bound::Float(v),
+                Param::Text(s) => Bound::Text(s.to_string()),
+            })
+            .collect();
+        // The SQLite engine runs a statement's text as written (FOR UPDATE
+        // is never appended: a write transaction holds the lock already).
+        self.steps.push(Step::Statement {
+            sql: stmt.sql,
+            params,
+        });
+    }
+}
+
+impl<S: Session> Session for Recording<S> {
+    type Loader = S::Loader;
+
+    fn loader(&mut self) -> Option<&mut S::Loader> {
+        self.inner.loader()
+    }
+
+    async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
+        self.steps.push(Step::Begin(mode));
+        self.inner.begin(mode).await
+    }
+
+    async fn commit(&mut self) -> Result<(), DbError> {
+        self.steps.push(Step::Commit);
+        self.inner.commit().await
+    }
+
+    async fn rollback(&mut self) -> Result<(), DbError> {
+        self.steps.push(Step::Rollback);
+        self.inner.rollback().await
+    }
+
+    async fn query(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+    ) -> Result<Rows, DbError> {
+        self.note(stmt, params);
+        self.inner.query(stmt, params).await
+    }
+
+    async fn execute(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+    ) -> Result<u64, DbError> {
+        self.note(stmt, params);
+        self.inner.execute(stmt, params).await
+    }
+
+    async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
+        self.inner.query_sql(sql).await
+    }
+}
+
+/// An in-memory database holding one loaded warehouse.
+async fn loaded() -> Arc<SqliteEngine> {
+    let engine = Arc::new(
+        SqliteEngine::new(SqliteConfig::parse(":memory:").expect("memory URL"))
+            .expect("in-memory SQLite"),
+    );
+    let plan = LoadPlan {
+        scale: 1,
+        threads: 1,
+        seed: SEED,
+        drop: false,
+        foreign_keys: false,
+    };
+    load(Arc::clone(&engine), &plan, Arc::new(AtomicU64::new(0)))
+        .await
+        .expect("load");
+    engine
+}
+
+/// Run `n` transactions of the mix through the procedures, recording them.
+async fn record(n: usize) -> Vec<Step> {
+    let engine = loaded().await;
+    let constants = NurandConstants::for_run(&load_constants(SEED), &mut Rand::derive(SEED, 7));
+    let workload = Tpcc::new(1, constants);
+    let mut terminals: Vec<_> = (0..TERMINALS).map(|i| workload.terminal(i, SEED)).collect();
+    let mut session = Recording {
+        inner: engine.connect().await.expect("session"),
+        steps: Vec::with_capacity(n * 30),
+    };
+    let mut written = Written::new();
+    for i in 0..n {
+        let planned = terminals[i % TERMINALS].next();
+        written.clear();
+        if workload
+            .execute(&mut session, &planned.input, &mut written)
+            .await
+            .is_err()
+        {
+            session.rollback().await.expect("rollback");
+        }
+    }
+    session.steps
+}
+
+/// Replay `steps` on a fresh copy of the data through rusqlite alone; returns
+/// the transactions replayed and the seconds they took.
+fn replay(uri: &str, steps: &[Step]) -> (usize, f64) {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(uri, flags).expect("open the copy");
+    // The settings the SQLite engine gives an in-memory database.
+    conn.set_prepared_statement_cache_capacity(256);
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )
+    .expect("qpsg");
+    conn.execute_batch(
+        "PRAGMA cache_size = -2048; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1099511627776; \
+         PRAGMA journal_mode = MEMORY; PRAGMA synchronous = FULL;",
+    )
+    .expect("pragmas");
+    let mut transactions = 0;
+    let started = Instant::now();
+    for step in steps {
+        match step {
+            Step::Begin(TxMode::ReadWrite) => {
+                transactions += 1;
+                conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
+            }
+            Step::Begin(_) => {
+                transactions += 1;
+                conn.execute_batch("BEGIN").expect("begin");
+            }
+            Step::Commit => conn.execute_batch("COMMIT").expect("commit"),
+            Step::Rollback => conn.execute_batch("ROLLBACK").expect("rollback"),
+            Step::Statement { sql, params } => run(&conn, sql, params),
+        }
+    }
+    (transactions, started.elapsed().as_secs_f64())
+}
+
+/// One statement: bound, stepped to its end, every column of every row read.
+fn run(conn: &Connection, sql: &str, params: &[Bound]) {
+    let mut st = conn.prepare_cached(sql).expect("prepare");
+    for (i, p) in params.iter().enumerate() {
+        let idx = i + 1;
+        match p {
+            Bound::Null => st.raw_bind_parameter(idx, rusqlite::types::Null),
+            Bound::Int(v) => st.raw_bind_parameter(idx, v),
+            Bound::Float(v) => st.raw_bind_parameter(idx, v),
+            Bound::Text(s) => st.raw_bind_parameter(idx, s.as_str()),
+        }
+        .expect("bind");
+    }
+    let columns = st.column_count();
+    let mut rows = st.raw_query();
+    let mut read = 0usize;
+    while let Some(row) = rows.next().expect("step") {
+        for c in 0..columns {
+            read += match row.get_ref(c).expect("column") {
+                ValueRef::Text(t) | ValueRef::Blob(t) => t.len(),
+                _ => 1,
+            };
+        }
+    }
+    std::hint::black_box(read);
+}
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .map(|a| a.parse().expect("the number of transactions"))
+        .unwrap_or(100_000);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    let steps = rt.block_on(record(n));
+    let copy = rt.block_on(loaded());
+    let (transactions, secs) = replay(copy.uri(), &steps);
+    println!(
+        "floor: {transactions} transactions replayed through rusqlite alone in {secs:.2} s: {:.0} txn/s",
+        transactions as f64 / secs
+    );
+}
