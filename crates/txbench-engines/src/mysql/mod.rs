@@ -528,7 +528,9 @@ impl Session for MySession {
     /// their parameters written in as literals, and the replies come back as
     /// consecutive result sets. A single statement stays prepared.
     async fn pipeline(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
-        if calls.len() == 1 || self.round_trips == RoundTrips::Statement {
+        // Nothing to send, or one statement: it stays prepared (an empty
+        // multi-statement query is an error, "Query was empty").
+        if calls.len() <= 1 || self.round_trips == RoundTrips::Statement {
             return self.one_by_one(calls).await;
         }
         let replies = self.multi_statement(calls, false).await?;
@@ -541,6 +543,7 @@ impl Session for MySession {
     /// never executed (except on Galera: see `commit_in_batch`).
     async fn pipeline_and_commit(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
         if self.round_trips == RoundTrips::Statement
+            || calls.is_empty()
             || !self.in_transaction
             || !self.commit_in_batch
         {
