@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use txbench_core::schema::Statement;
-use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode, Written};
+use txbench_core::{Call, DbError, Outcome, Param, Reply, Session, TxMode, Written};
 
 use super::customer;
 use super::input::{CustomerKey, PaymentInput};
@@ -62,9 +62,10 @@ pub const ACK_FIELDS: &str = "c_id c_d_id c_w_id d_id w_id amount_cents h_date_u
 
 /// Execute Payment; returns the customer's id (useful when chosen by name).
 ///
-/// Pipelined: warehouse and district (and the customer's name lookup) in one
-/// round trip, the customer row in a second (and C_DATA for bad credit in a
-/// third), the customer update and the history row with COMMIT in the last.
+/// Pipelined: warehouse and district, and the customer row (chosen by id) or
+/// the customer's name lookup, in one round trip; the customer row of a name
+/// in a second (and C_DATA for bad credit in one more); the customer update
+/// and the history row with COMMIT in the last.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &PaymentInput,
@@ -81,29 +82,41 @@ pub async fn execute<S: Session>(
 
     let wh = [Param::Float(amount), Param::Int(w), Param::Int(d)];
     let by_name_key;
+    let by_id_key;
     let mut calls = vec![
         Call::execute(&WAREHOUSE_YTD, &wh[..2]),
         Call::query(&WAREHOUSE, &wh[1..2]),
         Call::execute(&DISTRICT_YTD, &wh),
         Call::query(&DISTRICT, &wh[1..]),
     ];
-    if let CustomerKey::LastName(name) = &input.customer {
-        by_name_key = [Param::Int(cw), Param::Int(cd), Param::Text(name)];
-        calls.push(Call::query(&customer::BY_LAST_NAME, &by_name_key));
+    // A customer chosen by id is read (and locked) with the rest; one chosen
+    // by name needs its id first.
+    match &input.customer {
+        CustomerKey::LastName(name) => {
+            by_name_key = [Param::Int(cw), Param::Int(cd), Param::Text(name)];
+            calls.push(Call::query(&customer::BY_LAST_NAME, &by_name_key));
+        }
+        CustomerKey::Id(id) => {
+            by_id_key = [Param::Int(cw), Param::Int(cd), Param::Int(*id)];
+            calls.push(Call::query(&CUSTOMER, &by_id_key));
+        }
     }
-    let replies = session.pipeline(&calls).await?;
+    let mut replies = session.pipeline(&calls).await?;
     let w_name = text(first(rows(&replies[1]), "warehouse")?, 0, "w_name")?;
     let d_name = text(first(rows(&replies[3]), "district")?, 0, "d_name")?;
     // H_DATA is W_NAME and D_NAME separated by four spaces (2.5.2.2).
     let h_data = format!("{w_name}    {d_name}");
-    let c = match &input.customer {
-        CustomerKey::Id(id) => *id,
-        CustomerKey::LastName(name) => customer::middle(rows(&replies[4]), name)?,
+    let (c, rows_c) = match &input.customer {
+        CustomerKey::Id(id) => (*id, replies.swap_remove(4)),
+        CustomerKey::LastName(name) => {
+            let c = customer::middle(rows(&replies[4]), name)?;
+            let key = [Param::Int(cw), Param::Int(cd), Param::Int(c)];
+            (c, Reply::Rows(session.query(&CUSTOMER, &key).await?))
+        }
     };
 
     let key = [Param::Int(cw), Param::Int(cd), Param::Int(c)];
-    let rows_c = session.query(&CUSTOMER, &key).await?;
-    let row = first(&rows_c, "customer")?;
+    let row = first(rows(&rows_c), "customer")?;
     let balance = cents(float(row, 13, "c_balance")? - amount);
     let ytd_payment = cents(float(row, 14, "c_ytd_payment")? + amount);
     let payment_cnt = int(row, 15, "c_payment_cnt")? + 1;
