@@ -217,16 +217,7 @@ pub trait Session: Send + 'static {
         &mut self,
         calls: &[Call<'_>],
     ) -> impl Future<Output = Result<Vec<Reply>, DbError>> + Send {
-        async move {
-            let mut out = Vec::with_capacity(calls.len());
-            for c in calls {
-                out.push(match c.kind {
-                    CallKind::Query => Reply::Rows(self.query(c.stmt, c.params).await?),
-                    CallKind::Execute => Reply::Affected(self.execute(c.stmt, c.params).await?),
-                });
-            }
-            Ok(out)
-        }
+        each_in_turn(self, calls)
     }
     /// Run a transaction's last statements as [`Session::pipeline`] does and,
     /// if they all succeed, commit it; returns their replies. For statements
@@ -238,11 +229,7 @@ pub trait Session: Send + 'static {
         &mut self,
         calls: &[Call<'_>],
     ) -> impl Future<Output = Result<Vec<Reply>, DbError>> + Send {
-        async move {
-            let replies = self.pipeline(calls).await?;
-            self.commit().await?;
-            Ok(replies)
-        }
+        pipeline_then_commit(self, calls)
     }
     /// Execute one whole transaction of type `txn_type` (described by `info`)
     /// with `input`, where [`Session::EXECUTION`] says whole transactions;
@@ -414,6 +401,34 @@ pub trait Engine: Send + Sync + 'static {
         let _ = node;
         self.connect()
     }
+}
+
+/// Each call in turn, its answer awaited before the next goes: what
+/// [`Session::pipeline`] does where nothing is sent ahead (an embedded engine,
+/// or statement round trips).
+pub async fn each_in_turn<S: Session + ?Sized>(
+    session: &mut S,
+    calls: &[Call<'_>],
+) -> Result<Vec<Reply>, DbError> {
+    let mut out = Vec::with_capacity(calls.len());
+    for c in calls {
+        out.push(match c.kind {
+            CallKind::Query => Reply::Rows(session.query(c.stmt, c.params).await?),
+            CallKind::Execute => Reply::Affected(session.execute(c.stmt, c.params).await?),
+        });
+    }
+    Ok(out)
+}
+
+/// The statements as a pipeline, then the COMMIT on its own: what
+/// [`Session::pipeline_and_commit`] does where the COMMIT cannot go with them.
+pub async fn pipeline_then_commit<S: Session + ?Sized>(
+    session: &mut S,
+    calls: &[Call<'_>],
+) -> Result<Vec<Reply>, DbError> {
+    let replies = session.pipeline(calls).await?;
+    session.commit().await?;
+    Ok(replies)
 }
 
 /// A session's loader, or the error that says its engine has none: its

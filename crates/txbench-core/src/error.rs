@@ -87,9 +87,9 @@ impl DbError {
 
     /// What caused it, in a few words to count by: the database's code, or
     /// txbench's own message (the first 60 characters).
-    pub fn cause(&self) -> String {
-        match &self.code {
-            Some(code) => code.clone(),
+    pub fn into_cause(self) -> String {
+        match self.code {
+            Some(code) => code,
             None => self.message.chars().take(60).collect(),
         }
     }

@@ -62,7 +62,7 @@ pub struct TypeStats {
     pub expected_rollbacks: u64,
     /// Retried attempts (conflicts, busy).
     pub retries: u64,
-    /// Retried attempts by what they ended in ([`DbError::cause`]: the
+    /// Retried attempts by what they ended in ([`DbError::into_cause`]: the
     /// database's code, or txbench's message).
     pub retry_causes: BTreeMap<String, u64>,
     /// Transactions that failed, by [`ErrorKind`] (indexed as [`ErrorKind::ALL`]).

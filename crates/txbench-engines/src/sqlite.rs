@@ -170,14 +170,12 @@ impl SqliteEngine {
             _keeper: keeper,
         })
     }
-}
 
-impl SqliteEngine {
-    /// The URI its sessions open: another connection of this process opens the
-    /// same database with it (an in-memory one included), with
-    /// `SQLITE_OPEN_URI`.
-    pub fn uri(&self) -> &str {
-        &self.uri
+    /// A plain rusqlite connection to the database, with the settings its
+    /// sessions have (an in-memory database included): for tools that measure
+    /// SQLite without txbench between (examples/sqlite_floor.rs).
+    pub fn connection(&self) -> Result<Connection, DbError> {
+        open(&self.uri, &self.config)
     }
 }
 
@@ -423,14 +421,16 @@ fn explain_unwritable(path: &std::path::Path) -> Option<String> {
     }
 }
 
-fn bind(
+/// Bind `params` to `stmt` as the sessions do (a timestamp as its
+/// microseconds); `name` says which statement in an error.
+pub fn bind<'p>(
     stmt: &mut rusqlite::Statement<'_>,
-    params: &[Param<'_>],
+    params: impl IntoIterator<Item = Param<'p>>,
     name: &str,
 ) -> Result<(), DbError> {
-    for (i, p) in params.iter().enumerate() {
+    for (i, p) in params.into_iter().enumerate() {
         let idx = i + 1;
-        let r = match *p {
+        let r = match p {
             Param::Null => stmt.raw_bind_parameter(idx, Null),
             Param::Int(v) | Param::Timestamp(v) => stmt.raw_bind_parameter(idx, v),
             Param::Float(v) => stmt.raw_bind_parameter(idx, v),
@@ -439,6 +439,16 @@ fn bind(
         r.map_err(|e| map_err(e, name))?;
     }
     Ok(())
+}
+
+/// How a transaction of `mode` begins: a writer takes the write lock at once,
+/// so writers queue on the busy timeout instead of deadlocking on an upgrade.
+pub fn begin_sql(mode: TxMode) -> &'static str {
+    match mode {
+        TxMode::ReadWrite => "BEGIN IMMEDIATE",
+        // A deferred transaction reads one snapshot: SQLite is serializable.
+        TxMode::ReadOnly | TxMode::Snapshot => "BEGIN",
+    }
 }
 
 fn to_value(v: ValueRef<'_>) -> Value {
@@ -501,7 +511,7 @@ impl SqliteSession {
             || stmt.sql.to_string(),
             stmt.name,
             |st| {
-                bind(st, call.params, stmt.name)?;
+                bind(st, call.params.iter().copied(), stmt.name)?;
                 match call.kind {
                     CallKind::Query => collect_rows(st, stmt.name).map(Reply::Rows),
                     CallKind::Execute => st
@@ -569,12 +579,7 @@ impl Session for SqliteSession {
     }
 
     fn begin(&mut self, mode: TxMode) -> impl Future<Output = Result<(), DbError>> + Send {
-        let sql = match mode {
-            TxMode::ReadWrite => "BEGIN IMMEDIATE",
-            // A deferred transaction reads one snapshot: SQLite is serializable.
-            TxMode::ReadOnly | TxMode::Snapshot => "BEGIN",
-        };
-        let r = self.own(sql);
+        let r = self.own(begin_sql(mode));
         self.in_transaction = r.is_ok();
         ready(r)
     }

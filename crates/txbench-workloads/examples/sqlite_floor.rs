@@ -20,13 +20,13 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
+use rusqlite::Connection;
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, OpenFlags};
 use txbench_core::rng::Rand;
 use txbench_core::schema::Statement;
 use txbench_core::written::Written;
-use txbench_core::{DbError, Engine, Param, Rows, Session, Terminal, TxMode, Workload};
-use txbench_engines::sqlite::{SqliteConfig, SqliteEngine};
+use txbench_core::{DbError, Engine, Param, Rows, Session, Terminal, TxMode, Value, Workload};
+use txbench_engines::sqlite::{SqliteConfig, SqliteEngine, begin_sql, bind};
 use txbench_workloads::LoadPlan;
 use txbench_workloads::tpcc::Tpcc;
 use txbench_workloads::tpcc::load::{load, load_constants};
@@ -35,21 +35,12 @@ use txbench_workloads::tpcc::random::NurandConstants;
 const SEED: u64 = 42;
 const TERMINALS: usize = 10;
 
-/// A parameter, owned.
-#[derive(Clone)]
-enum Bound {
-    Null,
-    Int(i64),
-    Float(f64),
-    Text(String),
-}
-
 /// One step of the recording.
 enum Step {
     Begin(TxMode),
     Statement {
         sql: &'static str,
-        params: Vec<Bound>,
+        params: Vec<Value>,
     },
     Commit,
     Rollback,
@@ -66,11 +57,11 @@ impl<S: Session> Recording<S> {
         let params = params
             .iter()
             .map(|p| match *p {
-                Param::Null => Bound::Null,
-                // The SQLite engine binds a timestamp as its microseconds.
-                Param::Int(v) | Param::Timestamp(v) => Bound::Int(v),
-                Param::Float(v) => Bound::Float(v),
-                Param::Text(s) => Bound::Text(s.to_string()),
+                Param::Null => Value::Null,
+                Param::Int(v) => Value::Int(v),
+                Param::Float(v) => Value::Float(v),
+                Param::Text(s) => Value::Text(s.to_string()),
+                Param::Timestamp(v) => Value::Timestamp(v),
             })
             .collect();
         // The SQLite engine runs a statement's text as written (FOR UPDATE
@@ -173,34 +164,16 @@ async fn record(n: usize) -> Vec<Step> {
 
 /// Replay `steps` on a fresh copy of the data through rusqlite alone; returns
 /// the transactions replayed and the seconds they took.
-fn replay(uri: &str, steps: &[Step]) -> (usize, f64) {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-        | OpenFlags::SQLITE_OPEN_URI
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(uri, flags).expect("open the copy");
-    // The settings the SQLite engine gives an in-memory database.
-    conn.set_prepared_statement_cache_capacity(256);
-    conn.set_db_config(
-        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
-        true,
-    )
-    .expect("qpsg");
-    conn.execute_batch(
-        "PRAGMA cache_size = -2048; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1099511627776; \
-         PRAGMA journal_mode = MEMORY; PRAGMA synchronous = FULL;",
-    )
-    .expect("pragmas");
+fn replay(copy: &SqliteEngine, steps: &[Step]) -> (usize, f64) {
+    // The settings the SQLite engine gives its sessions.
+    let conn = copy.connection().expect("open the copy");
     let mut transactions = 0;
     let started = Instant::now();
     for step in steps {
         match step {
-            Step::Begin(TxMode::ReadWrite) => {
+            Step::Begin(mode) => {
                 transactions += 1;
-                conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
-            }
-            Step::Begin(_) => {
-                transactions += 1;
-                conn.execute_batch("BEGIN").expect("begin");
+                conn.execute_batch(begin_sql(*mode)).expect("begin");
             }
             Step::Commit => conn.execute_batch("COMMIT").expect("commit"),
             Step::Rollback => conn.execute_batch("ROLLBACK").expect("rollback"),
@@ -211,18 +184,9 @@ fn replay(uri: &str, steps: &[Step]) -> (usize, f64) {
 }
 
 /// One statement: bound, stepped to its end, every column of every row read.
-fn run(conn: &Connection, sql: &str, params: &[Bound]) {
+fn run(conn: &Connection, sql: &str, params: &[Value]) {
     let mut st = conn.prepare_cached(sql).expect("prepare");
-    for (i, p) in params.iter().enumerate() {
-        let idx = i + 1;
-        match p {
-            Bound::Null => st.raw_bind_parameter(idx, rusqlite::types::Null),
-            Bound::Int(v) => st.raw_bind_parameter(idx, v),
-            Bound::Float(v) => st.raw_bind_parameter(idx, v),
-            Bound::Text(s) => st.raw_bind_parameter(idx, s.as_str()),
-        }
-        .expect("bind");
-    }
+    bind(&mut st, params.iter().map(Value::as_param), sql).expect("bind");
     let columns = st.column_count();
     let mut rows = st.raw_query();
     let mut read = 0usize;
@@ -247,7 +211,7 @@ fn main() {
         .expect("runtime");
     let steps = rt.block_on(record(n));
     let copy = rt.block_on(loaded());
-    let (transactions, secs) = replay(copy.uri(), &steps);
+    let (transactions, secs) = replay(&copy, &steps);
     println!(
         "floor: {transactions} transactions replayed through rusqlite alone in {secs:.2} s: {:.0} txn/s",
         transactions as f64 / secs

@@ -72,35 +72,58 @@ where
     let (tx, rx) = async_channel::bounded::<RowBatch>(threads);
     let generators = start_generators(units, generate, threads, tx)?;
     // Writers: as many as the engine allows, the first on the given session.
-    let writers = threads.min(engine.max_writers()).max(1);
-    let mut handles = Vec::new();
+    let writers = threads.min(engine.max_writers());
+    let written = on_sessions(engine, session, writers, move |s| {
+        write_batches(s, schema, rx.clone(), Arc::clone(&rows_done))
+    })
+    .await;
+    // The writers and the queue's last receiver are gone: every generator
+    // has finished, or stops at its next batch.
+    for g in generators {
+        let _ = g.join();
+    }
+    written
+}
+
+/// Run `work` on `workers` sessions at once (at least one), the first on
+/// `session` and the others newly connected; the first session back, or the
+/// first failure. `work` itself, and what it holds (a queue's receiver), is
+/// dropped once every worker has started.
+async fn on_sessions<E, F, Fut>(
+    engine: &Arc<E>,
+    session: E::Session,
+    workers: usize,
+    work: F,
+) -> Result<E::Session, DbError>
+where
+    E: Engine,
+    F: Fn(E::Session) -> Fut,
+    Fut: Future<Output = Result<E::Session, DbError>> + Send + 'static,
+{
+    let mut handles = Vec::with_capacity(workers.max(1));
     let mut first = Some(session);
-    for _ in 0..writers {
+    for _ in 0..workers.max(1) {
         let session = match first.take() {
             Some(s) => s,
             None => engine.connect().await?,
         };
-        handles.push(exec::spawn::<E, _, _>(
-            "txbench-load",
-            write_batches(session, schema, rx.clone(), Arc::clone(&rows_done)),
-        ));
+        handles.push(exec::spawn::<E, _, _>("txbench-load", work(session)));
     }
-    drop(rx);
-    let mut sessions = Vec::new();
+    drop(work);
+    let mut kept = None;
     let mut failure = None;
     for h in handles {
         match h.join().await.ok_or_else(worker_died)? {
-            Ok(s) => sessions.push(s),
-            Err(e) => failure = Some(e),
+            Ok(s) => {
+                kept.get_or_insert(s);
+            }
+            Err(e) => failure = failure.or(Some(e)),
         }
     }
-    for g in generators {
-        let _ = g.join();
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(kept.expect("at least one worker")),
     }
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    Ok(sessions.swap_remove(0))
 }
 
 /// Start `threads` row generators, each taking the next unit until none is
@@ -274,35 +297,13 @@ pub async fn finish_tables<E: Engine>(
     threads: usize,
     foreign_keys: bool,
 ) -> Result<E::Session, DbError> {
-    let workers = threads
-        .min(engine.max_writers())
-        .min(schema.tables.len())
-        .max(1);
+    let workers = threads.min(engine.max_writers()).min(schema.tables.len());
     let next = Arc::new(AtomicUsize::new(0));
-    let mut handles = Vec::with_capacity(workers);
-    let mut first = Some(session);
-    for _ in 0..workers {
-        let session = match first.take() {
-            Some(s) => s,
-            None => engine.connect().await?,
-        };
-        handles.push(exec::spawn::<E, _, _>(
-            "txbench-load",
-            key_tables(session, schema, Arc::clone(&next)),
-        ));
-    }
-    let mut sessions = Vec::with_capacity(workers);
-    let mut failure = None;
-    for h in handles {
-        match h.join().await.ok_or_else(worker_died)? {
-            Ok(s) => sessions.push(s),
-            Err(e) => failure = failure.or(Some(e)),
-        }
-    }
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    let (session, ()) = on_session::<E, _, _>(sessions.swap_remove(0), move |s| {
+    let session = on_sessions(engine, session, workers, move |s| {
+        key_tables(s, schema, Arc::clone(&next))
+    })
+    .await?;
+    let (session, ()) = on_session::<E, _, _>(session, move |s| {
         Box::pin(async move {
             let s = loader_of(s)?;
             if foreign_keys {

@@ -267,7 +267,7 @@ async fn worker_loop<S: Session, W: Workload>(
 struct Attempted {
     result: Result<Outcome, DbError>,
     retries: u32,
-    /// What each retried attempt ended in ([`DbError::cause`]); allocated
+    /// What each retried attempt ended in ([`DbError::into_cause`]); allocated
     /// only when there are retries.
     retry_causes: Vec<String>,
     /// The connection was lost: the session must come back before the next job.
@@ -328,7 +328,7 @@ async fn attempt<S: Session, W: Workload>(
             };
         }
         retries += 1;
-        retry_causes.push(e.cause());
+        retry_causes.push(e.into_cause());
         pause(backoff(&ctx.retry, retries, jitter), own_thread).await;
     }
 }

@@ -13,7 +13,7 @@ use txbench_core::Value;
 use txbench_core::schema::Table;
 use txbench_core::value::RowBatch;
 
-use super::types::datetime_text;
+use super::types::push_datetime;
 
 /// The `LOAD DATA` statement for a table, its columns in the schema's order
 /// and the text format [`encode`] writes.
@@ -54,7 +54,7 @@ fn field(out: &mut String, value: &Value) {
         Value::Float(v) => {
             let _ = write!(out, "{v}");
         }
-        Value::Timestamp(us) => out.push_str(&datetime_text(*us)),
+        Value::Timestamp(us) => push_datetime(out, *us),
         Value::Text(s) => {
             for ch in s.chars() {
                 match ch {

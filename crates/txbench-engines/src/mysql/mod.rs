@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row};
-use txbench_core::engine::CallKind;
+use txbench_core::engine::{CallKind, each_in_turn, pipeline_then_commit};
 use txbench_core::schema::Statement;
 use txbench_core::{
     Call, DbError, Engine, ErrorKind, Isolation, Param, Reply, RoundTrips, Rows, Session, TxMode,
@@ -37,7 +37,7 @@ use txbench_core::{
 
 use errors::map_err;
 pub use load::MAX_PLACEHOLDERS;
-use types::{isolation_sql, my_value, params, rows_of};
+use types::{isolation_sql, params, push_literal, rows_of};
 pub use url::MyTarget;
 
 /// The MySQL-wire engine: one server, or the nodes of a cluster, over which new
@@ -256,10 +256,9 @@ impl MySession {
         Ok(())
     }
 
-    /// A statement with its parameters written in as SQL literals (quoted and
-    /// escaped by mysql_common), for a multi-statement pipeline.
-    fn inline(&self, call: &Call<'_>) -> Result<String, DbError> {
-        let mut out = String::with_capacity(call.stmt.sql.len() + 16 * call.params.len());
+    /// A statement with its parameters written in as SQL literals, appended
+    /// to `out`, for a multi-statement pipeline.
+    fn push_inline(&self, out: &mut String, call: &Call<'_>) -> Result<(), DbError> {
         let mut params = call.params.iter();
         let mut quoted = false;
         for ch in call.stmt.sql.chars() {
@@ -275,7 +274,7 @@ impl MySession {
                             format!("{}: too few parameters", call.stmt.name),
                         )
                     })?;
-                    out.push_str(&my_value(p).as_sql(self.no_backslash_escapes));
+                    push_literal(out, p, self.no_backslash_escapes);
                 }
                 _ => out.push(ch),
             }
@@ -283,7 +282,7 @@ impl MySession {
         if call.stmt.for_update {
             out.push_str(" FOR UPDATE");
         }
-        Ok(out)
+        Ok(())
     }
 
     /// On a Galera node, make the snapshot wait until the node has applied
@@ -335,18 +334,6 @@ impl MySession {
         Ok(())
     }
 
-    /// Prepared statements, one round trip each.
-    async fn one_by_one(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
-        let mut replies = Vec::with_capacity(calls.len());
-        for c in calls {
-            replies.push(match c.kind {
-                CallKind::Query => Reply::Rows(self.query(c.stmt, c.params).await?),
-                CallKind::Execute => Reply::Affected(self.execute(c.stmt, c.params).await?),
-            });
-        }
-        Ok(replies)
-    }
-
     /// `calls` (and a COMMIT after them if `commit`) as one multi-statement
     /// text query; the replies of the calls.
     async fn multi_statement(
@@ -354,12 +341,16 @@ impl MySession {
         calls: &[Call<'_>],
         commit: bool,
     ) -> Result<Vec<Reply>, DbError> {
-        let mut sql = String::new();
+        let guess: usize = calls
+            .iter()
+            .map(|c| c.stmt.sql.len() + 16 * c.params.len())
+            .sum();
+        let mut sql = String::with_capacity(guess + 8);
         for c in calls {
             if !sql.is_empty() {
                 sql.push_str(";\n");
             }
-            sql.push_str(&self.inline(c)?);
+            self.push_inline(&mut sql, c)?;
         }
         if commit {
             sql.push_str(";\nCOMMIT");
@@ -531,7 +522,7 @@ impl Session for MySession {
         // Nothing to send, or one statement: it stays prepared (an empty
         // multi-statement query is an error, "Query was empty").
         if calls.len() <= 1 || self.round_trips == RoundTrips::Statement {
-            return self.one_by_one(calls).await;
+            return each_in_turn(self, calls).await;
         }
         let replies = self.multi_statement(calls, false).await?;
         self.end_implicit().await?;
@@ -547,9 +538,7 @@ impl Session for MySession {
             || !self.in_transaction
             || !self.commit_in_batch
         {
-            let replies = self.pipeline(calls).await?;
-            self.commit().await?;
-            return Ok(replies);
+            return pipeline_then_commit(self, calls).await;
         }
         let replies = self.multi_statement(calls, true).await?;
         self.in_transaction = false;
@@ -618,6 +607,25 @@ mod tests {
             MyType::MYSQL_TYPE_DATETIME,
         );
         assert_eq!(v.unwrap(), Value::Timestamp(us));
+    }
+
+    #[test]
+    fn literals_are_written_as_mysql_common_writes_them() {
+        let params = [
+            Param::Null,
+            Param::Int(-42),
+            Param::Float(0.1),
+            Param::Float(1234.5),
+            Param::Timestamp(1_795_385_965_138_449),
+            Param::Text("it's a \\ test"),
+        ];
+        for p in &params {
+            for no_backslash in [false, true] {
+                let mut ours = String::from("x");
+                push_literal(&mut ours, p, no_backslash);
+                assert_eq!(ours[1..], my_value(p).as_sql(no_backslash), "{p:?}");
+            }
+        }
     }
 
     #[test]

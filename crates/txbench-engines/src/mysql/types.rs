@@ -1,6 +1,7 @@
 //! Values across the MySQL wire: parameters bound, rows read back by column
 //! type, the DDL types and isolation levels.
 
+use std::fmt::Write as _;
 use std::time::{Duration, UNIX_EPOCH};
 
 use mysql_async::consts::ColumnType as MyType;
@@ -20,13 +21,42 @@ pub(super) fn my_value(p: &Param<'_>) -> mysql_async::Value {
     }
 }
 
+/// A parameter as a SQL literal, appended to `out`: numbers and times written
+/// in place, text quoted and escaped by mysql_common.
+pub(super) fn push_literal(out: &mut String, p: &Param<'_>, no_backslash_escapes: bool) {
+    match *p {
+        Param::Null => out.push_str("NULL"),
+        // As mysql_common writes them (Display).
+        Param::Int(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Param::Float(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Param::Timestamp(us) => {
+            out.push('\'');
+            push_datetime(out, us);
+            out.push('\'');
+        }
+        Param::Text(_) => out.push_str(&my_value(p).as_sql(no_backslash_escapes)),
+    }
+}
+
 /// `YYYY-MM-DD HH:MM:SS.ffffff` (UTC) of a time in microseconds since the epoch.
 pub(super) fn datetime_text(micros: i64) -> String {
+    let mut s = String::with_capacity(26);
+    push_datetime(&mut s, micros);
+    s
+}
+
+/// [`datetime_text`], appended to `out`.
+pub(super) fn push_datetime(out: &mut String, micros: i64) {
     let t = UNIX_EPOCH + Duration::from_micros(micros.max(0) as u64);
     // RFC 3339 "2026-11-22T22:51:25.123456Z" without the T and the Z.
-    let mut s = humantime::format_rfc3339_micros(t).to_string();
-    s.pop();
-    s.replace('T', " ")
+    let start = out.len();
+    let _ = write!(out, "{}", humantime::format_rfc3339_micros(t));
+    out.pop();
+    out.replace_range(start + 10..start + 11, " ");
 }
 
 /// Microseconds since the epoch of a DATETIME value.

@@ -27,7 +27,7 @@ use futures_util::{TryStreamExt, pin_mut};
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::{Client, NoTls};
 use tokio_postgres_rustls::MakeRustlsConnect;
-use txbench_core::engine::CallKind;
+use txbench_core::engine::{CallKind, each_in_turn, pipeline_then_commit};
 use txbench_core::schema::{ForeignKey, Index, Statement, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{
@@ -247,15 +247,36 @@ impl PgSession {
         }
     }
 
-    /// Each call in turn, its answer awaited before the next is sent (BEGIN
-    /// went on its own when the transaction began).
-    async fn one_by_one(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
-        let mut replies = Vec::with_capacity(calls.len());
+    /// Every call written before the first answer is awaited, after a pending
+    /// BEGIN, and a COMMIT after them if `commit` (polled together,
+    /// tokio-postgres sends requests in order and matches the answers so).
+    async fn send_together(
+        &mut self,
+        calls: &[Call<'_>],
+        commit: bool,
+    ) -> Result<Vec<Reply>, DbError> {
+        let mut statements = Vec::with_capacity(calls.len());
         for c in calls {
-            let st = self.prepared(c.stmt).await?;
-            replies.push(Self::call(&self.client, &st, c).await?);
+            statements.push(self.prepared(c.stmt).await?);
         }
-        Ok(replies)
+        let begin = self.pending_begin.take();
+        let client = &self.client;
+        let all = try_join_all(
+            calls
+                .iter()
+                .zip(&statements)
+                .map(|(c, st)| Self::call(client, st, c)),
+        );
+        if !commit {
+            return after_begin(client, begin, all).await;
+        }
+        let commit = async {
+            client
+                .batch_execute("COMMIT")
+                .await
+                .map_err(|e| map_err(&e, "COMMIT"))
+        };
+        Ok(after_begin(client, begin, try_join(all, commit)).await?.0)
     }
 
     /// Send a BEGIN that is still pending, before a call that cannot carry it.
@@ -366,24 +387,11 @@ impl Session for PgSession {
     }
 
     async fn pipeline(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
-        if self.round_trips == RoundTrips::Statement {
-            return self.one_by_one(calls).await;
+        match self.round_trips {
+            // BEGIN went on its own when the transaction began.
+            RoundTrips::Statement => each_in_turn(self, calls).await,
+            RoundTrips::Pipelined => self.send_together(calls, false).await,
         }
-        let mut statements = Vec::with_capacity(calls.len());
-        for c in calls {
-            statements.push(self.prepared(c.stmt).await?);
-        }
-        // Polled together, every request is written before the first answer is
-        // awaited; tokio-postgres matches the answers in order.
-        let begin = self.pending_begin.take();
-        let client = &self.client;
-        let all = try_join_all(
-            calls
-                .iter()
-                .zip(&statements)
-                .map(|(c, st)| Self::call(client, st, c)),
-        );
-        after_begin(client, begin, all).await
     }
 
     /// The statements and the COMMIT written together. A statement that fails
@@ -391,29 +399,9 @@ impl Session for PgSession {
     /// rollback, so nothing of a failed transaction is committed.
     async fn pipeline_and_commit(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
         if self.round_trips == RoundTrips::Statement || !self.in_transaction {
-            let replies = self.pipeline(calls).await?;
-            self.commit().await?;
-            return Ok(replies);
+            return pipeline_then_commit(self, calls).await;
         }
-        let mut statements = Vec::with_capacity(calls.len());
-        for c in calls {
-            statements.push(self.prepared(c.stmt).await?);
-        }
-        let begin = self.pending_begin.take();
-        let client = &self.client;
-        let all = try_join_all(
-            calls
-                .iter()
-                .zip(&statements)
-                .map(|(c, st)| Self::call(client, st, c)),
-        );
-        let commit = async {
-            client
-                .batch_execute("COMMIT")
-                .await
-                .map_err(|e| map_err(&e, "COMMIT"))
-        };
-        let (replies, ()) = after_begin(client, begin, try_join(all, commit)).await?;
+        let replies = self.send_together(calls, true).await?;
         self.in_transaction = false;
         Ok(replies)
     }
