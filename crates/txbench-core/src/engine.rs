@@ -333,6 +333,11 @@ pub trait Loader: Send {
     fn begin_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send;
     /// Restore the settings for running transactions after a bulk load.
     fn end_bulk_load(&mut self) -> impl Future<Output = Result<(), DbError>> + Send;
+    /// Rows the load may write in one transaction, if the engine wants fewer
+    /// than the loader's own batching (`None`: no limit of its own).
+    fn most_rows_per_commit(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The loader of a session that has none: no value of it exists, so none of

@@ -186,6 +186,9 @@ async fn write_batches<S: Session>(
 ) -> Result<S, DbError> {
     let mut in_txn = 0u64;
     let mut open = false;
+    let rows_per_commit = loader_of(&mut session)?
+        .most_rows_per_commit()
+        .map_or(ROWS_PER_COMMIT, |most| most.min(ROWS_PER_COMMIT));
     while let Ok(batch) = rx.recv().await {
         let table = schema
             .table(batch.table)
@@ -198,7 +201,7 @@ async fn write_batches<S: Session>(
         let n = batch.len() as u64;
         rows_done.fetch_add(n, Ordering::Relaxed);
         in_txn += n;
-        if in_txn >= ROWS_PER_COMMIT {
+        if in_txn >= rows_per_commit {
             session.commit().await?;
             open = false;
             in_txn = 0;

@@ -155,7 +155,7 @@ impl MyEngine {
             sent: false,
             configured: false,
             round_trips: self.round_trips,
-            commit_in_batch: false,
+            on_galera: false,
         };
         session.configure().await?;
         Ok(session)
@@ -209,13 +209,14 @@ pub struct MySession {
     /// Multi-statement batches, or one prepared statement per round trip
     /// (START TRANSACTION included).
     round_trips: RoundTrips,
-    /// A transaction's last batch may carry its COMMIT: not on a Galera node.
-    /// There a transaction aborted by another node's write set (a
-    /// certification conflict) fails the batch's statement that notices it,
-    /// yet the server runs the rest of the batch, in a new transaction: with
-    /// COMMIT at its end, order lines were committed without their order
-    /// (check 3.3.2.4 and 3.3.2.8-12 failed on a 3-node cluster).
-    commit_in_batch: bool,
+    /// Whether the server is a Galera node (`wsrep_on`). A transaction's last
+    /// batch carries its COMMIT except there: a transaction aborted by
+    /// another node's write set (a certification conflict) fails the batch's
+    /// statement that notices it, yet the server runs the rest of the batch,
+    /// in a new transaction: with COMMIT at its end, order lines were
+    /// committed without their order (check 3.3.2.4 and 3.3.2.8-12 failed on
+    /// a 3-node cluster).
+    on_galera: bool,
 }
 
 impl MySession {
@@ -241,7 +242,7 @@ impl MySession {
             .query_first("SHOW VARIABLES LIKE 'wsrep_on'")
             .await
             .map_err(|e| map_err(e, "wsrep_on"))?;
-        self.commit_in_batch = !wsrep.is_some_and(|(_, on)| on.eq_ignore_ascii_case("ON"));
+        self.on_galera = wsrep.is_some_and(|(_, on)| on.eq_ignore_ascii_case("ON"));
         self.run("SET time_zone = '+00:00', autocommit = 0").await?;
         // SET TRANSACTION is a statement of its own: neither MariaDB nor
         // MySQL takes it as one more assignment of a SET list.
@@ -531,12 +532,12 @@ impl Session for MySession {
 
     /// The statements and the COMMIT in one multi-statement query. The server
     /// stops at the first statement that fails, so a COMMIT after a failure is
-    /// never executed (except on Galera: see `commit_in_batch`).
+    /// never executed (except on Galera: see `on_galera`).
     async fn pipeline_and_commit(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
         if self.round_trips == RoundTrips::Statement
             || calls.is_empty()
             || !self.in_transaction
-            || !self.commit_in_batch
+            || self.on_galera
         {
             return pipeline_then_commit(self, calls).await;
         }
