@@ -348,6 +348,39 @@ fn new_order_enters_the_order_and_updates_stock() {
     assert_eq!(db.check_violations(), vec![]);
 }
 
+/// 2.4.2.2 per line, in line order: an item ordered twice from one warehouse
+/// has its stock updated twice, the second time from what the first left.
+#[test]
+fn new_order_with_an_item_twice_updates_its_stock_line_after_line() {
+    let mut db = fresh();
+    let stock = |db: &mut Db, what: &str| {
+        db.int(&format!(
+            "SELECT {what} FROM stock WHERE s_w_id = 1 AND s_i_id = 500"
+        ))
+    };
+    db.exec("UPDATE stock SET s_quantity = 25 WHERE s_w_id = 1 AND s_i_id = 500");
+    let (ytd, count) = (stock(&mut db, "s_ytd"), stock(&mut db, "s_order_cnt"));
+    // 25 - 9 = 16 (16 >= 9 + 10 held); then 16 < 8 + 10, so 16 - 8 + 91 = 99.
+    let input = new_order_input(&[(500, 1, 9), (7, 1, 1), (500, 1, 8)]);
+    let (outcome, _) =
+        pollster::block_on(new_order::execute(&mut db.s, &input, &mut Written::new())).unwrap();
+    assert_eq!(outcome, Outcome::Committed);
+    assert_eq!(stock(&mut db, "s_quantity"), 99);
+    assert_eq!(stock(&mut db, "s_ytd"), ytd + 17);
+    assert_eq!(stock(&mut db, "s_order_cnt"), count + 2);
+    assert_eq!(
+        db.int(
+            "SELECT count(*) FROM order_line WHERE ol_d_id = 3 AND ol_o_id = 3001 AND ol_i_id = 500"
+        ),
+        2
+    );
+    assert_eq!(
+        db.int("SELECT ol_quantity FROM order_line WHERE ol_d_id = 3 AND ol_o_id = 3001 AND ol_number = 3"),
+        8
+    );
+    assert_eq!(db.check_violations(), vec![]);
+}
+
 #[test]
 fn new_order_with_an_unused_item_rolls_back_without_a_trace() {
     let mut db = fresh();
@@ -488,9 +521,21 @@ fn order_status_reads_the_last_order_and_changes_nothing() {
 #[test]
 fn delivery_delivers_the_oldest_order_of_every_district() {
     let mut db = fresh();
-    let c = db.int("SELECT o_c_id FROM orders WHERE o_d_id = 5 AND o_id = 2101");
-    let amount =
-        db.float("SELECT sum(ol_amount) FROM order_line WHERE ol_d_id = 5 AND ol_o_id = 2101");
+    // Every district's oldest order, its customer, and what the customer is owed.
+    let owed: Vec<(i64, i64, f64, f64)> = (1..=10)
+        .map(|d| {
+            let c = db.int(&format!(
+                "SELECT o_c_id FROM orders WHERE o_d_id = {d} AND o_id = 2101"
+            ));
+            let amount = db.float(&format!(
+                "SELECT sum(ol_amount) FROM order_line WHERE ol_d_id = {d} AND ol_o_id = 2101"
+            ));
+            let balance = db.float(&format!(
+                "SELECT c_balance FROM customer WHERE c_d_id = {d} AND c_id = {c}"
+            ));
+            (d, c, amount, balance)
+        })
+        .collect();
     let input = DeliveryInput {
         w_id: 1,
         carrier_id: 7,
@@ -508,15 +553,18 @@ fn delivery_delivers_the_oldest_order_of_every_district() {
         db.int("SELECT count(*) FROM order_line WHERE ol_o_id = 2101 AND ol_delivery_d IS NULL"),
         0
     );
-    let key = format!("c_d_id = 5 AND c_id = {c}");
-    assert!(
-        (db.float(&format!("SELECT c_balance FROM customer WHERE {key}")) - (amount - 10.0)).abs()
-            < 1e-6
-    );
-    assert_eq!(
-        db.int(&format!("SELECT c_delivery_cnt FROM customer WHERE {key}")),
-        1
-    );
+    for (d, c, amount, balance) in owed {
+        let key = format!("c_d_id = {d} AND c_id = {c}");
+        let now = db.float(&format!("SELECT c_balance FROM customer WHERE {key}"));
+        assert!(
+            (now - (balance + amount)).abs() < 1e-6,
+            "district {d}: {balance} + {amount} != {now}"
+        );
+        assert_eq!(
+            db.int(&format!("SELECT c_delivery_cnt FROM customer WHERE {key}")),
+            1
+        );
+    }
     assert_eq!(db.check_violations(), vec![]);
 }
 

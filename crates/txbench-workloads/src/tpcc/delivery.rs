@@ -1,13 +1,18 @@
 //! Delivery (clause 2.7): deliver the oldest undelivered order of each of the 10
 //! districts, in one transaction.
 
+use std::sync::LazyLock;
+
 use txbench_core::schema::Statement;
-use txbench_core::{Call, DbError, ErrorKind, Outcome, Param, Session, TxMode, Written};
+use txbench_core::{
+    Call, DbError, ErrorKind, Outcome, Param, Rows, Session, TxMode, Value, Written,
+};
 
 use super::constants::DISTRICTS;
 use super::input::DeliveryInput;
 use super::load::now_micros;
-use crate::fields::{first, float, int, rows};
+use super::sets::{by_size, district_key_params, district_keys, leak};
+use crate::fields::{float, int, rows};
 
 /// Locked as it is read, so that concurrent Deliveries of a warehouse queue
 /// for a district's oldest order instead of reading the same one and all but
@@ -16,31 +21,70 @@ static OLDEST_NEW_ORDER: Statement = Statement::for_update(
     "delivery: oldest new_order",
     "SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1",
 );
-static DELETE_NEW_ORDER: Statement = Statement::new(
-    "delivery: delete new_order",
-    "DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?",
-);
-static ORDER_CUSTOMER: Statement = Statement::new(
-    "delivery: order",
-    "SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?",
-);
-static ORDER_CARRIER: Statement = Statement::new(
-    "delivery: order update",
-    "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?",
-);
-static LINES_DELIVERED: Statement = Statement::new(
-    "delivery: order_line update",
-    "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?",
-);
-static LINES_AMOUNT: Statement = Statement::new(
-    "delivery: order_line sum",
-    "SELECT sum(ol_amount) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?",
-);
-static CUSTOMER_DELIVERED: Statement = Statement::new(
-    "delivery: customer update",
-    "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 \
-     WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
-);
+/// A statement on every order delivered at once, one per count of districts
+/// delivered; `{keys}` in `sql` stands for the orders' keys, named by `key`.
+fn by_district(name: &'static str, sql: &'static str, key: [&str; 3]) -> Vec<Statement> {
+    by_size(DISTRICTS as usize, |n| {
+        let keys = district_keys(key[0], key[1], key[2], n);
+        Statement::new(name, leak(sql.replace("{keys}", &keys)))
+    })
+}
+
+const NEW_ORDER_KEY: [&str; 3] = ["no_w_id", "no_d_id", "no_o_id"];
+const ORDER_KEY: [&str; 3] = ["o_w_id", "o_d_id", "o_id"];
+const LINE_KEY: [&str; 3] = ["ol_w_id", "ol_d_id", "ol_o_id"];
+
+static DELETE_NEW_ORDERS: LazyLock<Vec<Statement>> = LazyLock::new(|| {
+    by_district(
+        "delivery: delete new_orders",
+        "DELETE FROM new_order WHERE {keys}",
+        NEW_ORDER_KEY,
+    )
+});
+static ORDERS_CUSTOMERS: LazyLock<Vec<Statement>> = LazyLock::new(|| {
+    by_district(
+        "delivery: orders",
+        "SELECT o_d_id, o_c_id FROM orders WHERE {keys}",
+        ORDER_KEY,
+    )
+});
+static ORDERS_CARRIER: LazyLock<Vec<Statement>> = LazyLock::new(|| {
+    by_district(
+        "delivery: orders update",
+        "UPDATE orders SET o_carrier_id = ? WHERE {keys}",
+        ORDER_KEY,
+    )
+});
+static LINES_DELIVERED: LazyLock<Vec<Statement>> = LazyLock::new(|| {
+    by_district(
+        "delivery: order_lines update",
+        "UPDATE order_line SET ol_delivery_d = ? WHERE {keys}",
+        LINE_KEY,
+    )
+});
+static LINES_AMOUNT: LazyLock<Vec<Statement>> = LazyLock::new(|| {
+    by_district(
+        "delivery: order_lines sum",
+        "SELECT ol_d_id, sum(ol_amount) FROM order_line WHERE {keys} GROUP BY ol_d_id",
+        LINE_KEY,
+    )
+});
+/// Every customer's balance in one statement, each customer's amount chosen by
+/// its key. The ELSE (never taken) gives the CASE a decimal type, which
+/// PostgreSQL would otherwise take as text for bare parameters.
+static CUSTOMERS_DELIVERED: LazyLock<Vec<Statement>> = LazyLock::new(|| {
+    by_size(DISTRICTS as usize, |n| {
+        let amounts = " WHEN c_d_id = ? AND c_id = ? THEN ?".repeat(n);
+        let keys = district_keys("c_w_id", "c_d_id", "c_id", n);
+        Statement::new(
+            "delivery: customers update",
+            leak(format!(
+                "UPDATE customer SET c_balance = c_balance + CASE{amounts} ELSE 0.0 END, \
+                 c_delivery_cnt = c_delivery_cnt + 1 WHERE {keys}"
+            )),
+        )
+    })
+});
 
 /// (district, order) of the districts with something to deliver, each
 /// oldest new_order row locked.
@@ -102,9 +146,9 @@ pub const ACK_FIELDS: &str = "w_id carrier_id delivered_us d_id o_id ...";
 /// others are skipped, as 2.7.4.2 allows).
 ///
 /// Pipelined in three round trips: the oldest new order of every district,
-/// locked (and read again where a concurrent Delivery took it); then for each,
-/// the delete, the order's customer, the carrier, the delivery dates and the
-/// amount; then the customers' balances, with COMMIT.
+/// locked (and read again where a concurrent Delivery took it); then, for all
+/// of them at once, the delete, the orders' customers, the carrier, the
+/// delivery dates and the amounts; then every customer's balance, with COMMIT.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &DeliveryInput,
@@ -114,51 +158,54 @@ pub async fn execute<S: Session>(
     session.begin(TxMode::ReadWrite).await?;
     let delivered_at = now_micros();
     let orders = oldest_orders(session, w).await?;
-    let keys: Vec<[Param<'_>; 3]> = orders
-        .iter()
-        .map(|&(d, o)| [Param::Int(w), Param::Int(d), Param::Int(o)])
-        .collect();
-    let carrier: Vec<[Param<'_>; 4]> = keys
-        .iter()
-        .map(|k| [Param::Int(input.carrier_id), k[0], k[1], k[2]])
-        .collect();
-    let dated: Vec<[Param<'_>; 4]> = keys
-        .iter()
-        .map(|k| [Param::Timestamp(delivered_at), k[0], k[1], k[2]])
-        .collect();
-    let mut calls = Vec::with_capacity(keys.len() * 5);
-    for i in 0..keys.len() {
-        calls.extend([
-            Call::execute(&DELETE_NEW_ORDER, &keys[i]),
-            Call::query(&ORDER_CUSTOMER, &keys[i]),
-            Call::execute(&ORDER_CARRIER, &carrier[i]),
-            Call::execute(&LINES_DELIVERED, &dated[i]),
-            Call::query(&LINES_AMOUNT, &keys[i]),
-        ]);
-    }
-    let replies = session.pipeline(&calls).await?;
-
-    let mut balances: Vec<[Param<'_>; 4]> = Vec::with_capacity(orders.len());
-    for (&(d, _), r) in orders.iter().zip(replies.chunks_exact(5)) {
-        if r[0].affected() != 1 {
-            // Another Delivery took it between our read and delete.
+    let n = orders.len();
+    // Each customer's district, id and amount, then the customers' keys.
+    let mut amounts: Vec<Param<'_>> = Vec::with_capacity(n * 7 + 1);
+    if n > 0 {
+        let keys = district_key_params(w, &orders);
+        let carrier: Vec<Param<'_>> = std::iter::once(Param::Int(input.carrier_id))
+            .chain(keys.iter().copied())
+            .collect();
+        let dated: Vec<Param<'_>> = std::iter::once(Param::Timestamp(delivered_at))
+            .chain(keys.iter().copied())
+            .collect();
+        let replies = session
+            .pipeline(&[
+                Call::execute(&DELETE_NEW_ORDERS[n - 1], &keys),
+                Call::query(&ORDERS_CUSTOMERS[n - 1], &keys),
+                Call::execute(&ORDERS_CARRIER[n - 1], &carrier),
+                Call::execute(&LINES_DELIVERED[n - 1], &dated),
+                Call::query(&LINES_AMOUNT[n - 1], &keys),
+            ])
+            .await?;
+        if replies[0].affected() != n as u64 {
+            // Another Delivery took one between our read and delete.
             return Err(DbError::new(
                 ErrorKind::Conflict,
                 "delivery: new_order row taken concurrently",
             ));
         }
-        let c = int(first(rows(&r[1]), "delivered order")?, 0, "o_c_id")?;
-        let amount = float(first(rows(&r[4]), "order line sum")?, 0, "sum(ol_amount)")?;
-        balances.push([
-            Param::Float(amount),
-            Param::Int(w),
-            Param::Int(d),
-            Param::Int(c),
-        ]);
+        let mut customers = Vec::with_capacity(n);
+        for &(d, _) in &orders {
+            let c = int(
+                of_district(rows(&replies[1]), d, "delivered order")?,
+                1,
+                "o_c_id",
+            )?;
+            let amount = float(
+                of_district(rows(&replies[4]), d, "order line sum")?,
+                1,
+                "sum(ol_amount)",
+            )?;
+            amounts.extend([Param::Int(d), Param::Int(c), Param::Float(amount)]);
+            customers.push((d, c));
+        }
+        amounts.extend(district_key_params(w, &customers));
     }
-    let calls: Vec<Call<'_>> = balances
-        .iter()
-        .map(|b| Call::execute(&CUSTOMER_DELIVERED, b))
+    let calls: Vec<Call<'_>> = n
+        .checked_sub(1)
+        .map(|i| Call::execute(&CUSTOMERS_DELIVERED[i], &amounts))
+        .into_iter()
         .collect();
     let delivered = orders.iter().flat_map(|&(d, o)| [d, o]);
     written.committing(
@@ -167,5 +214,12 @@ pub async fn execute<S: Session>(
             .chain(delivered),
     );
     session.pipeline_and_commit(&calls).await?;
-    Ok((Outcome::Committed, orders.len()))
+    Ok((Outcome::Committed, n))
+}
+
+/// The row of district `d` in a result whose first column is the district.
+fn of_district<'r>(rows: &'r Rows, d: i64, what: &str) -> Result<&'r [Value], DbError> {
+    rows.iter()
+        .find(|row| row[0].as_i64() == Some(d))
+        .ok_or_else(|| DbError::missing(what))
 }

@@ -28,6 +28,7 @@ pub mod order_status;
 pub mod payment;
 pub mod random;
 pub mod schema;
+mod sets;
 pub mod stock_level;
 pub mod terminal;
 pub mod verify;

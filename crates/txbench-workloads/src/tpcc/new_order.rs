@@ -1,10 +1,13 @@
 //! New-Order (clause 2.4): enter a complete order in one transaction.
 
+use std::sync::LazyLock;
+
 use txbench_core::schema::Statement;
 use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode, Written};
 
 use super::input::NewOrderInput;
 use super::load::now_micros;
+use super::sets::{by_size, leak, placeholders};
 use crate::fields::{cents, first, float, int, rows, text};
 
 static WAREHOUSE_TAX: Statement = Statement::new(
@@ -32,41 +35,87 @@ static INSERT_NEW_ORDER: Statement = Statement::new(
     "new_order: insert new_order",
     "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)",
 );
-static ITEM: Statement = Statement::new(
-    "new_order: item",
-    "SELECT i_price, i_name, i_data FROM item WHERE i_id = ?",
-);
-macro_rules! stock_for_district {
-    ($($col:literal),*) => {
-        [$(Statement::for_update(
-            "new_order: stock",
-            concat!("SELECT s_quantity, s_data, ", $col, " FROM stock WHERE s_i_id = ? AND s_w_id = ?"),
-        )),*]
-    };
-}
-/// The stock query per district: S_DIST_xx is the district's column (2.4.2.2).
-static STOCK: [Statement; 10] = stock_for_district!(
-    "s_dist_01",
-    "s_dist_02",
-    "s_dist_03",
-    "s_dist_04",
-    "s_dist_05",
-    "s_dist_06",
-    "s_dist_07",
-    "s_dist_08",
-    "s_dist_09",
-    "s_dist_10"
-);
-static STOCK_UPDATE: Statement = Statement::new(
-    "new_order: stock update",
-    "UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, \
-     s_remote_cnt = s_remote_cnt + ? WHERE s_i_id = ? AND s_w_id = ?",
-);
-static INSERT_LINE: Statement = Statement::new(
-    "new_order: insert order_line",
-    "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, \
-     ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
-);
+/// The most lines an order has (2.4.1.3: five to fifteen).
+const MAX_LINES: usize = 15;
+
+/// Every item of the order in one query, for 1 to [`MAX_LINES`] distinct ids:
+/// one statement instead of one per line, as go-tpc and HammerDB read them.
+static ITEMS: LazyLock<Vec<Statement>> = LazyLock::new(|| {
+    by_size(MAX_LINES, |n| {
+        Statement::new(
+            "new_order: items",
+            leak(format!(
+                "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN ({})",
+                placeholders(n)
+            )),
+        )
+    })
+});
+
+/// The stock rows of one supplying warehouse, locked, per district (S_DIST_xx
+/// is the district's column, 2.4.2.2) and per count of distinct items.
+static STOCK: LazyLock<Vec<Vec<Statement>>> = LazyLock::new(|| {
+    (1..=10)
+        .map(|d| {
+            by_size(MAX_LINES, |n| {
+                Statement::for_update(
+                    "new_order: stock",
+                    leak(format!(
+                        "SELECT s_i_id, s_quantity, s_data, s_dist_{d:02} FROM stock \
+                         WHERE s_w_id = ? AND s_i_id IN ({})",
+                        placeholders(n)
+                    )),
+                )
+            })
+        })
+        .collect()
+});
+
+/// Every stock row of one supplying warehouse updated in one statement, per
+/// count of distinct items: each column's new value chosen by item.
+static STOCK_UPDATE: LazyLock<Vec<Statement>> = LazyLock::new(|| {
+    by_size(MAX_LINES, |n| {
+        // The ELSE gives the CASE its type (PostgreSQL takes a CASE of bare
+        // parameters as text); it is never taken, every row is in the IN list.
+        let by_item = |otherwise: &str| {
+            format!(
+                "CASE s_i_id{} ELSE {otherwise} END",
+                " WHEN ? THEN ?".repeat(n)
+            )
+        };
+        Statement::new(
+            "new_order: stock update",
+            leak(format!(
+                "UPDATE stock SET s_quantity = {}, s_ytd = s_ytd + {}, \
+                 s_order_cnt = s_order_cnt + {}, s_remote_cnt = s_remote_cnt + {} \
+                 WHERE s_w_id = ? AND s_i_id IN ({})",
+                by_item("s_quantity"),
+                by_item("0"),
+                by_item("0"),
+                by_item("0"),
+                placeholders(n)
+            )),
+        )
+    })
+});
+
+/// Columns of an order line as New-Order inserts it.
+const LINE_COLUMNS: usize = 9;
+
+/// Every line of the order in one multi-row INSERT, per count of lines.
+static INSERT_LINES: LazyLock<Vec<Statement>> = LazyLock::new(|| {
+    by_size(MAX_LINES, |n| {
+        let row = "(?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)";
+        Statement::new(
+            "new_order: insert order_lines",
+            leak(format!(
+                "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, \
+                 ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES {}",
+                vec![row; n].join(", ")
+            )),
+        )
+    })
+});
 
 /// What the terminal displays after a committed New-Order (2.4.3.3), in part.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,10 +139,13 @@ pub const ACK_FIELDS: &str = "w_id d_id o_id c_id ol_cnt amount_cents entry_us";
 ///
 /// Statements that do not depend on each other go out as one pipeline, so a
 /// network engine needs three round trips: warehouse, district and customer
-/// (with BEGIN); the district update, the order rows, every item and every
-/// stock row (locked in item order, so concurrent New-Orders cannot deadlock;
-/// the 1% rollback locks them too, and releases them when it rolls back);
-/// every stock update and order line (with COMMIT).
+/// (with BEGIN); the district update, the order rows, the items and the stock
+/// rows (locked a warehouse at a time in key order, so concurrent New-Orders
+/// cannot deadlock; the 1% rollback locks them too, and releases them when it
+/// rolls back); every stock update and the order lines (with COMMIT). Items,
+/// stock rows and order lines each take one statement, not one per line: a
+/// server sends a reply per statement, and those replies were most of its
+/// work.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &NewOrderInput,
@@ -132,70 +184,69 @@ pub async fn execute<S: Session>(
         Param::Int(ol_cnt as i64),
         Param::Int(all_local),
     ];
-    let item_keys: Vec<[Param<'_>; 1]> = input.lines.iter().map(|l| [Param::Int(l.item)]).collect();
-    // Stock rows in item order; each line keeps its own OL_NUMBER.
-    let mut order_of_lines: Vec<usize> = (0..ol_cnt).collect();
-    order_of_lines.sort_by_key(|&i| (input.lines[i].item, input.lines[i].supply_w_id));
-    let stock_keys: Vec<[Param<'_>; 2]> = order_of_lines
+    let wanted = Wanted::of(input);
+    let item_keys: Vec<Param<'_>> = wanted.items.iter().map(|&i| Param::Int(i)).collect();
+    let stock_keys: Vec<Vec<Param<'_>>> = wanted
+        .stock
         .iter()
-        .map(|&i| {
-            [
-                Param::Int(input.lines[i].item),
-                Param::Int(input.lines[i].supply_w_id),
-            ]
+        .map(|(supply_w, items)| {
+            std::iter::once(*supply_w)
+                .chain(items.iter().copied())
+                .map(Param::Int)
+                .collect()
         })
         .collect();
-    let stock_query = &STOCK[(d - 1) as usize];
     let mut calls = vec![
         Call::execute(&DISTRICT_NEXT, &next),
         Call::execute(&INSERT_ORDER, &order),
         Call::execute(&INSERT_NEW_ORDER, &order[..3]),
+        Call::query(&ITEMS[item_keys.len() - 1], &item_keys),
     ];
-    calls.extend(item_keys.iter().map(|k| Call::query(&ITEM, k)));
-    calls.extend(stock_keys.iter().map(|k| Call::query(stock_query, k)));
+    let stock_of_district = &STOCK[(d - 1) as usize];
+    calls.extend(
+        stock_keys
+            .iter()
+            .map(|k| Call::query(&stock_of_district[k.len() - 2], k)),
+    );
     let replies = session.pipeline(&calls).await?;
-    let (items, stocks) = replies[3..].split_at(ol_cnt);
-    if items.iter().any(|r| rows(r).is_empty()) {
+    let items = rows(&replies[3]);
+    if items.len() < wanted.items.len() {
         // The unused item of the 1% rollback (2.4.2.3): undo everything.
         written.rolling_back([w, d, o_id, c, ol_cnt as i64, 0, entry]);
         session.rollback().await?;
         return Ok((Outcome::ExpectedRollback, None));
     }
+    let mut stock = Stock::read(&wanted, &replies[4..])?;
 
     let mut brand_generic = vec!['G'; ol_cnt];
-    let mut updates: Vec<[Param<'_>; 5]> = Vec::with_capacity(ol_cnt);
-    let mut lines: Vec<[Param<'_>; 9]> = Vec::with_capacity(ol_cnt);
+    let mut lines: Vec<Param<'_>> = Vec::with_capacity(ol_cnt * LINE_COLUMNS);
     let mut sum = 0.0;
     let mut sum_cents = 0i64;
-    for (&i, stock) in order_of_lines.iter().zip(stocks) {
-        let line = input.lines[i];
-        let item = first(rows(&items[i]), "item")?;
-        let price = float(item, 0, "i_price")?;
-        let i_data = text(item, 2, "i_data")?;
-        let stock = first(rows(stock), "stock")?;
-        let quantity = int(stock, 0, "s_quantity")?;
-        let s_data = text(stock, 1, "s_data")?;
-        let dist_info = text(stock, 2, "s_dist_xx")?;
+    for (i, line) in input.lines.iter().enumerate() {
+        let item = items
+            .iter()
+            .find(|row| row[0].as_i64() == Some(line.item))
+            .ok_or_else(|| DbError::missing("item"))?;
+        let price = float(item, 1, "i_price")?;
+        let i_data = text(item, 3, "i_data")?;
+        let row = stock.row(line.supply_w_id, line.item)?;
         // 2.4.2.2: subtract, or add 91 when fewer than quantity + 10 would remain.
-        let new_quantity = if quantity >= line.quantity + 10 {
+        // A second line of the same item starts from what the first one left.
+        let quantity = row.quantity;
+        row.quantity = if quantity >= line.quantity + 10 {
             quantity - line.quantity
         } else {
             quantity - line.quantity + 91
         };
-        if i_data.contains("ORIGINAL") && s_data.contains("ORIGINAL") {
+        if i_data.contains("ORIGINAL") && row.data.contains("ORIGINAL") {
             brand_generic[i] = 'B';
         }
         let amount = cents(line.quantity as f64 * price);
         sum += amount;
         sum_cents += (amount * 100.0).round() as i64;
-        updates.push([
-            Param::Int(new_quantity),
-            Param::Int(line.quantity),
-            Param::Int(i64::from(line.supply_w_id != w)),
-            Param::Int(line.item),
-            Param::Int(line.supply_w_id),
-        ]);
-        lines.push([
+        row.ytd += line.quantity;
+        row.order_cnt += 1;
+        lines.extend([
             Param::Int(o_id),
             Param::Int(d),
             Param::Int(w),
@@ -204,14 +255,15 @@ pub async fn execute<S: Session>(
             Param::Int(line.supply_w_id),
             Param::Int(line.quantity),
             Param::Float(amount),
-            Param::Text(dist_info),
+            Param::Text(row.dist_info),
         ]);
     }
+    let updates = stock.updates(&wanted, w);
     let mut calls: Vec<Call<'_>> = updates
         .iter()
-        .map(|u| Call::execute(&STOCK_UPDATE, u))
+        .map(|u| Call::execute(&STOCK_UPDATE[u.len() / 9 - 1], u))
         .collect();
-    calls.extend(lines.iter().map(|l| Call::execute(&INSERT_LINE, l)));
+    calls.push(Call::execute(&INSERT_LINES[ol_cnt - 1], &lines));
     written.committing([w, d, o_id, c, ol_cnt as i64, sum_cents, entry]);
     session.pipeline_and_commit(&calls).await?;
     let total = cents(sum * (1.0 - c_discount) * (1.0 + w_tax + d_tax));
@@ -223,4 +275,115 @@ pub async fn execute<S: Session>(
             brand_generic,
         }),
     ))
+}
+
+/// The distinct items an order names, and the distinct stock rows it takes per
+/// supplying warehouse: warehouses ascending and items ascending in each, the
+/// order every New-Order locks them in.
+struct Wanted {
+    items: Vec<i64>,
+    stock: Vec<(i64, Vec<i64>)>,
+}
+
+impl Wanted {
+    fn of(input: &NewOrderInput) -> Wanted {
+        let mut items: Vec<i64> = input.lines.iter().map(|l| l.item).collect();
+        items.sort_unstable();
+        items.dedup();
+        let mut keys: Vec<(i64, i64)> = input
+            .lines
+            .iter()
+            .map(|l| (l.supply_w_id, l.item))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let mut stock: Vec<(i64, Vec<i64>)> = Vec::with_capacity(1);
+        for (supply_w, item) in keys {
+            match stock.last_mut() {
+                Some((w, items)) if *w == supply_w => items.push(item),
+                _ => stock.push((supply_w, vec![item])),
+            }
+        }
+        Wanted { items, stock }
+    }
+}
+
+/// One stock row as New-Order read it, with what its lines change.
+struct StockRow<'r> {
+    w_id: i64,
+    i_id: i64,
+    /// S_QUANTITY as read, then as the lines so far leave it.
+    quantity: i64,
+    data: &'r str,
+    dist_info: &'r str,
+    /// What the lines add to S_YTD (their quantities) and to S_ORDER_CNT.
+    ytd: i64,
+    order_cnt: i64,
+}
+
+/// The stock rows an order takes.
+struct Stock<'r> {
+    rows: Vec<StockRow<'r>>,
+}
+
+impl<'r> Stock<'r> {
+    /// The rows of the stock queries, one reply per supplying warehouse of `wanted`.
+    fn read(wanted: &Wanted, replies: &'r [txbench_core::Reply]) -> Result<Stock<'r>, DbError> {
+        let mut out = Vec::with_capacity(MAX_LINES);
+        for ((w_id, _), reply) in wanted.stock.iter().zip(replies) {
+            for row in rows(reply).iter() {
+                out.push(StockRow {
+                    w_id: *w_id,
+                    i_id: int(row, 0, "s_i_id")?,
+                    quantity: int(row, 1, "s_quantity")?,
+                    data: text(row, 2, "s_data")?,
+                    dist_info: text(row, 3, "s_dist_xx")?,
+                    ytd: 0,
+                    order_cnt: 0,
+                });
+            }
+        }
+        Ok(Stock { rows: out })
+    }
+
+    /// The row of `item` in warehouse `w_id`.
+    fn row(&mut self, w_id: i64, item: i64) -> Result<&mut StockRow<'r>, DbError> {
+        self.rows
+            .iter_mut()
+            .find(|r| r.w_id == w_id && r.i_id == item)
+            .ok_or_else(|| DbError::missing("stock"))
+    }
+
+    /// The parameters of [`STOCK_UPDATE`] per supplying warehouse of `wanted`
+    /// (nine per item and the warehouse): each CASE's item and value in turn,
+    /// then the warehouse and the items. A line supplied by another warehouse
+    /// than the order's (`w_id`) counts in S_REMOTE_CNT.
+    fn updates(&self, wanted: &Wanted, w_id: i64) -> Vec<Vec<Param<'static>>> {
+        wanted
+            .stock
+            .iter()
+            .map(|(supply_w, items)| {
+                let rows: Vec<&StockRow<'_>> = items
+                    .iter()
+                    .filter_map(|&i| {
+                        self.rows
+                            .iter()
+                            .find(|r| r.w_id == *supply_w && r.i_id == i)
+                    })
+                    .collect();
+                let remote = |r: &StockRow<'_>| if *supply_w == w_id { 0 } else { r.order_cnt };
+                let columns: [&dyn Fn(&StockRow<'_>) -> i64; 4] =
+                    [&|r| r.quantity, &|r| r.ytd, &|r| r.order_cnt, &remote];
+                let mut params = Vec::with_capacity(items.len() * 9 + 1);
+                for value in columns {
+                    for r in &rows {
+                        params.extend([Param::Int(r.i_id), Param::Int(value(r))]);
+                    }
+                }
+                params.push(Param::Int(*supply_w));
+                params.extend(rows.iter().map(|r| Param::Int(r.i_id)));
+                params
+            })
+            .collect()
+    }
 }
