@@ -130,6 +130,16 @@ impl Rows {
         }
     }
 
+    /// An empty result with a number of columns and room for `rows` rows
+    /// (for a result that is usually one row: one allocation, not a growing
+    /// vector's three or four).
+    pub fn with_capacity(columns: usize, rows: usize) -> Self {
+        Rows {
+            columns,
+            values: Vec::with_capacity(columns * rows),
+        }
+    }
+
     /// Append one row; `row` must have exactly `columns` values.
     pub fn push_row(&mut self, row: impl IntoIterator<Item = Value>) {
         let before = self.values.len();

@@ -456,9 +456,11 @@ fn to_value(v: ValueRef<'_>) -> Value {
         ValueRef::Null => Value::Null,
         ValueRef::Integer(i) => Value::Int(i),
         ValueRef::Real(f) => Value::Float(f),
-        ValueRef::Text(t) | ValueRef::Blob(t) => {
-            Value::Text(String::from_utf8_lossy(t).into_owned())
-        }
+        // Text is UTF-8 as written; the lossy path is for what is not.
+        ValueRef::Text(t) | ValueRef::Blob(t) => Value::Text(match std::str::from_utf8(t) {
+            Ok(text) => text.to_owned(),
+            Err(_) => String::from_utf8_lossy(t).into_owned(),
+        }),
     }
 }
 
@@ -472,7 +474,7 @@ fn column_type(ty: ColumnType) -> &'static str {
 
 fn collect_rows(st: &mut rusqlite::Statement<'_>, context: &str) -> Result<Rows, DbError> {
     let columns = st.column_count();
-    let mut out = Rows::new(columns);
+    let mut out = Rows::with_capacity(columns, 1);
     let mut rows = st.raw_query();
     while let Some(row) = rows.next().map_err(|e| map_err(e, context))? {
         for i in 0..columns {
