@@ -122,21 +122,13 @@ impl Rows {
         }
     }
 
-    /// An empty result with a number of columns.
+    /// An empty result with a number of columns, with room for one row: most
+    /// results are one row, which then takes one allocation, not the three or
+    /// four of a vector grown from empty.
     pub fn new(columns: usize) -> Self {
         Rows {
             columns,
-            values: Vec::new(),
-        }
-    }
-
-    /// An empty result with a number of columns and room for `rows` rows
-    /// (for a result that is usually one row: one allocation, not a growing
-    /// vector's three or four).
-    pub fn with_capacity(columns: usize, rows: usize) -> Self {
-        Rows {
-            columns,
-            values: Vec::with_capacity(columns * rows),
+            values: Vec::with_capacity(columns),
         }
     }
 

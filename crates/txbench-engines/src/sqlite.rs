@@ -474,7 +474,7 @@ fn column_type(ty: ColumnType) -> &'static str {
 
 fn collect_rows(st: &mut rusqlite::Statement<'_>, context: &str) -> Result<Rows, DbError> {
     let columns = st.column_count();
-    let mut out = Rows::with_capacity(columns, 1);
+    let mut out = Rows::new(columns);
     let mut rows = st.raw_query();
     while let Some(row) = rows.next().map_err(|e| map_err(e, context))? {
         for i in 0..columns {

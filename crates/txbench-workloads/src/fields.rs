@@ -13,6 +13,13 @@ pub fn first<'a>(rows: &'a Rows, what: &str) -> Result<&'a [Value], DbError> {
     rows.row(0).ok_or_else(|| DbError::missing(what))
 }
 
+/// The row whose first column is `key`, or a data error naming what was looked up.
+pub fn keyed<'a>(rows: &'a Rows, key: i64, what: &str) -> Result<&'a [Value], DbError> {
+    rows.iter()
+        .find(|row| row[0].as_i64() == Some(key))
+        .ok_or_else(|| DbError::missing(what))
+}
+
 /// Column `i` as an integer.
 pub fn int(row: &[Value], i: usize, what: &str) -> Result<i64, DbError> {
     row.get(i).and_then(Value::as_i64).ok_or_else(|| bad(what))

@@ -4,15 +4,13 @@
 use std::sync::LazyLock;
 
 use txbench_core::schema::Statement;
-use txbench_core::{
-    Call, DbError, ErrorKind, Outcome, Param, Rows, Session, TxMode, Value, Written,
-};
+use txbench_core::{Call, DbError, ErrorKind, Outcome, Param, Session, TxMode, Written};
 
 use super::constants::DISTRICTS;
 use super::input::DeliveryInput;
 use super::load::now_micros;
-use super::sets::{by_size, district_key_params, district_keys, leak};
-use crate::fields::{float, int, rows};
+use super::sets::{district_key_params, district_keys, leak};
+use crate::fields::{float, int, keyed, rows};
 
 /// Locked as it is read, so that concurrent Deliveries of a warehouse queue
 /// for a district's oldest order instead of reading the same one and all but
@@ -21,70 +19,79 @@ static OLDEST_NEW_ORDER: Statement = Statement::for_update(
     "delivery: oldest new_order",
     "SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1",
 );
-/// A statement on every order delivered at once, one per count of districts
-/// delivered; `{keys}` in `sql` stands for the orders' keys, named by `key`.
-fn by_district(name: &'static str, sql: &'static str, key: [&str; 3]) -> Vec<Statement> {
-    by_size(DISTRICTS as usize, |n| {
-        let keys = district_keys(key[0], key[1], key[2], n);
-        Statement::new(name, leak(sql.replace("{keys}", &keys)))
-    })
+/// Delivery's statements on every order it delivers at once, for one count
+/// of districts delivered.
+struct ForOrders {
+    delete_new_orders: Statement,
+    customers: Statement,
+    carrier: Statement,
+    lines_delivered: Statement,
+    lines_amount: Statement,
+    /// Every customer's balance, each customer's amount chosen by its key.
+    balances: Statement,
 }
 
-const NEW_ORDER_KEY: [&str; 3] = ["no_w_id", "no_d_id", "no_o_id"];
+/// [`ForOrders`] per count of districts delivered; index `n - 1` holds `n`.
+static FOR_ORDERS: LazyLock<Vec<ForOrders>> =
+    LazyLock::new(|| (1..=DISTRICTS as usize).map(ForOrders::new).collect());
+
+impl ForOrders {
+    fn new(n: usize) -> ForOrders {
+        let keys = |key| district_keys(key, n);
+        let statement = |name, sql: String| Statement::new(name, leak(sql));
+        ForOrders {
+            delete_new_orders: statement(
+                "delivery: delete new_orders",
+                format!(
+                    "DELETE FROM new_order WHERE {}",
+                    keys(["no_w_id", "no_d_id", "no_o_id"])
+                ),
+            ),
+            customers: statement(
+                "delivery: orders",
+                format!(
+                    "SELECT o_d_id, o_c_id FROM orders WHERE {}",
+                    keys(ORDER_KEY)
+                ),
+            ),
+            carrier: statement(
+                "delivery: orders update",
+                format!(
+                    "UPDATE orders SET o_carrier_id = ? WHERE {}",
+                    keys(ORDER_KEY)
+                ),
+            ),
+            lines_delivered: statement(
+                "delivery: order_lines update",
+                format!(
+                    "UPDATE order_line SET ol_delivery_d = ? WHERE {}",
+                    keys(LINE_KEY)
+                ),
+            ),
+            lines_amount: statement(
+                "delivery: order_lines sum",
+                format!(
+                    "SELECT ol_d_id, sum(ol_amount) FROM order_line WHERE {} GROUP BY ol_d_id",
+                    keys(LINE_KEY)
+                ),
+            ),
+            // The ELSE (never taken) gives the CASE a decimal type, which
+            // PostgreSQL would otherwise take as text for bare parameters.
+            balances: statement(
+                "delivery: customers update",
+                format!(
+                    "UPDATE customer SET c_balance = c_balance + CASE{} ELSE 0.0 END, \
+                     c_delivery_cnt = c_delivery_cnt + 1 WHERE {}",
+                    " WHEN c_d_id = ? AND c_id = ? THEN ?".repeat(n),
+                    keys(["c_w_id", "c_d_id", "c_id"])
+                ),
+            ),
+        }
+    }
+}
+
 const ORDER_KEY: [&str; 3] = ["o_w_id", "o_d_id", "o_id"];
 const LINE_KEY: [&str; 3] = ["ol_w_id", "ol_d_id", "ol_o_id"];
-
-static DELETE_NEW_ORDERS: LazyLock<Vec<Statement>> = LazyLock::new(|| {
-    by_district(
-        "delivery: delete new_orders",
-        "DELETE FROM new_order WHERE {keys}",
-        NEW_ORDER_KEY,
-    )
-});
-static ORDERS_CUSTOMERS: LazyLock<Vec<Statement>> = LazyLock::new(|| {
-    by_district(
-        "delivery: orders",
-        "SELECT o_d_id, o_c_id FROM orders WHERE {keys}",
-        ORDER_KEY,
-    )
-});
-static ORDERS_CARRIER: LazyLock<Vec<Statement>> = LazyLock::new(|| {
-    by_district(
-        "delivery: orders update",
-        "UPDATE orders SET o_carrier_id = ? WHERE {keys}",
-        ORDER_KEY,
-    )
-});
-static LINES_DELIVERED: LazyLock<Vec<Statement>> = LazyLock::new(|| {
-    by_district(
-        "delivery: order_lines update",
-        "UPDATE order_line SET ol_delivery_d = ? WHERE {keys}",
-        LINE_KEY,
-    )
-});
-static LINES_AMOUNT: LazyLock<Vec<Statement>> = LazyLock::new(|| {
-    by_district(
-        "delivery: order_lines sum",
-        "SELECT ol_d_id, sum(ol_amount) FROM order_line WHERE {keys} GROUP BY ol_d_id",
-        LINE_KEY,
-    )
-});
-/// Every customer's balance in one statement, each customer's amount chosen by
-/// its key. The ELSE (never taken) gives the CASE a decimal type, which
-/// PostgreSQL would otherwise take as text for bare parameters.
-static CUSTOMERS_DELIVERED: LazyLock<Vec<Statement>> = LazyLock::new(|| {
-    by_size(DISTRICTS as usize, |n| {
-        let amounts = " WHEN c_d_id = ? AND c_id = ? THEN ?".repeat(n);
-        let keys = district_keys("c_w_id", "c_d_id", "c_id", n);
-        Statement::new(
-            "delivery: customers update",
-            leak(format!(
-                "UPDATE customer SET c_balance = c_balance + CASE{amounts} ELSE 0.0 END, \
-                 c_delivery_cnt = c_delivery_cnt + 1 WHERE {keys}"
-            )),
-        )
-    })
-});
 
 /// (district, order) of the districts with something to deliver, each
 /// oldest new_order row locked.
@@ -158,68 +165,71 @@ pub async fn execute<S: Session>(
     session.begin(TxMode::ReadWrite).await?;
     let delivered_at = now_micros();
     let orders = oldest_orders(session, w).await?;
-    let n = orders.len();
-    // Each customer's district, id and amount, then the customers' keys.
-    let mut amounts: Vec<Param<'_>> = Vec::with_capacity(n * 7 + 1);
-    if n > 0 {
-        let keys = district_key_params(w, &orders);
-        let carrier: Vec<Param<'_>> = std::iter::once(Param::Int(input.carrier_id))
-            .chain(keys.iter().copied())
-            .collect();
-        let dated: Vec<Param<'_>> = std::iter::once(Param::Timestamp(delivered_at))
-            .chain(keys.iter().copied())
-            .collect();
-        let replies = session
-            .pipeline(&[
-                Call::execute(&DELETE_NEW_ORDERS[n - 1], &keys),
-                Call::query(&ORDERS_CUSTOMERS[n - 1], &keys),
-                Call::execute(&ORDERS_CARRIER[n - 1], &carrier),
-                Call::execute(&LINES_DELIVERED[n - 1], &dated),
-                Call::query(&LINES_AMOUNT[n - 1], &keys),
-            ])
-            .await?;
-        if replies[0].affected() != n as u64 {
-            // Another Delivery took one between our read and delete.
-            return Err(DbError::new(
-                ErrorKind::Conflict,
-                "delivery: new_order row taken concurrently",
-            ));
-        }
-        let mut customers = Vec::with_capacity(n);
-        for &(d, _) in &orders {
-            let c = int(
-                of_district(rows(&replies[1]), d, "delivered order")?,
-                1,
-                "o_c_id",
-            )?;
-            let amount = float(
-                of_district(rows(&replies[4]), d, "order line sum")?,
-                1,
-                "sum(ol_amount)",
-            )?;
-            amounts.extend([Param::Int(d), Param::Int(c), Param::Float(amount)]);
-            customers.push((d, c));
-        }
-        amounts.extend(district_key_params(w, &customers));
-    }
-    let calls: Vec<Call<'_>> = n
-        .checked_sub(1)
-        .map(|i| Call::execute(&CUSTOMERS_DELIVERED[i], &amounts))
-        .into_iter()
-        .collect();
+    let balances = if orders.is_empty() {
+        Vec::new()
+    } else {
+        deliver(session, input, delivered_at, &orders).await?
+    };
+    let update = (!orders.is_empty())
+        .then(|| Call::execute(&FOR_ORDERS[orders.len() - 1].balances, &balances));
     let delivered = orders.iter().flat_map(|&(d, o)| [d, o]);
     written.committing(
         [w, input.carrier_id, delivered_at]
             .into_iter()
             .chain(delivered),
     );
-    session.pipeline_and_commit(&calls).await?;
-    Ok((Outcome::Committed, n))
+    session.pipeline_and_commit(update.as_slice()).await?;
+    Ok((Outcome::Committed, orders.len()))
 }
 
-/// The row of district `d` in a result whose first column is the district.
-fn of_district<'r>(rows: &'r Rows, d: i64, what: &str) -> Result<&'r [Value], DbError> {
-    rows.iter()
-        .find(|row| row[0].as_i64() == Some(d))
-        .ok_or_else(|| DbError::missing(what))
+/// Delete the (district, order) `orders`' new_order rows, set their carrier
+/// and their lines' delivery date, and read their customers and amounts, all
+/// in one pipeline; returns the parameters of [`ForOrders::balances`]: each
+/// customer's district, id and amount, then the customers' keys.
+async fn deliver<S: Session>(
+    session: &mut S,
+    input: &DeliveryInput,
+    delivered_at: i64,
+    orders: &[(i64, i64)],
+) -> Result<Vec<Param<'static>>, DbError> {
+    let (w, n) = (input.w_id, orders.len());
+    let statements = &FOR_ORDERS[n - 1];
+    let keys = district_key_params(w, orders);
+    let carrier = before(Param::Int(input.carrier_id), &keys);
+    let dated = before(Param::Timestamp(delivered_at), &keys);
+    let replies = session
+        .pipeline(&[
+            Call::execute(&statements.delete_new_orders, &keys),
+            Call::query(&statements.customers, &keys),
+            Call::execute(&statements.carrier, &carrier),
+            Call::execute(&statements.lines_delivered, &dated),
+            Call::query(&statements.lines_amount, &keys),
+        ])
+        .await?;
+    if replies[0].affected() != n as u64 {
+        // Another Delivery took one between our read and delete.
+        return Err(DbError::new(
+            ErrorKind::Conflict,
+            "delivery: new_order row taken concurrently",
+        ));
+    }
+    let mut balances = Vec::with_capacity(n * 7 + 1);
+    let mut customers = Vec::with_capacity(n);
+    for &(d, _) in orders {
+        let c = int(keyed(rows(&replies[1]), d, "delivered order")?, 1, "o_c_id")?;
+        let amount = float(
+            keyed(rows(&replies[4]), d, "order line sum")?,
+            1,
+            "sum(ol_amount)",
+        )?;
+        balances.extend([Param::Int(d), Param::Int(c), Param::Float(amount)]);
+        customers.push((d, c));
+    }
+    balances.extend(district_key_params(w, &customers));
+    Ok(balances)
+}
+
+/// `first`, then `rest`.
+fn before<'p>(first: Param<'p>, rest: &[Param<'p>]) -> Vec<Param<'p>> {
+    std::iter::once(first).chain(rest.iter().copied()).collect()
 }

@@ -8,7 +8,7 @@ use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode, Written};
 use super::input::NewOrderInput;
 use super::load::now_micros;
 use super::sets::{by_size, leak, placeholders};
-use crate::fields::{cents, first, float, int, rows, text};
+use crate::fields::{cents, first, float, int, keyed, rows, text};
 
 static WAREHOUSE_TAX: Statement = Statement::new(
     "new_order: warehouse",
@@ -196,17 +196,19 @@ pub async fn execute<S: Session>(
                 .collect()
         })
         .collect();
+    let stock_of_district = &STOCK[(d - 1) as usize];
     let mut calls = vec![
         Call::execute(&DISTRICT_NEXT, &next),
         Call::execute(&INSERT_ORDER, &order),
         Call::execute(&INSERT_NEW_ORDER, &order[..3]),
         Call::query(&ITEMS[item_keys.len() - 1], &item_keys),
     ];
-    let stock_of_district = &STOCK[(d - 1) as usize];
     calls.extend(
-        stock_keys
+        wanted
+            .stock
             .iter()
-            .map(|k| Call::query(&stock_of_district[k.len() - 2], k)),
+            .zip(&stock_keys)
+            .map(|((_, items), keys)| Call::query(&stock_of_district[items.len() - 1], keys)),
     );
     let replies = session.pipeline(&calls).await?;
     let items = rows(&replies[3]);
@@ -223,10 +225,7 @@ pub async fn execute<S: Session>(
     let mut sum = 0.0;
     let mut sum_cents = 0i64;
     for (i, line) in input.lines.iter().enumerate() {
-        let item = items
-            .iter()
-            .find(|row| row[0].as_i64() == Some(line.item))
-            .ok_or_else(|| DbError::missing("item"))?;
+        let item = keyed(items, line.item, "item")?;
         let price = float(item, 1, "i_price")?;
         let i_data = text(item, 3, "i_data")?;
         let row = stock.row(line.supply_w_id, line.item)?;
@@ -261,7 +260,7 @@ pub async fn execute<S: Session>(
     let updates = stock.updates(&wanted, w);
     let mut calls: Vec<Call<'_>> = updates
         .iter()
-        .map(|u| Call::execute(&STOCK_UPDATE[u.len() / 9 - 1], u))
+        .map(|(statement, params)| Call::execute(statement, params))
         .collect();
     calls.push(Call::execute(&INSERT_LINES[ol_cnt - 1], &lines));
     written.committing([w, d, o_id, c, ol_cnt as i64, sum_cents, entry]);
@@ -354,35 +353,39 @@ impl<'r> Stock<'r> {
             .ok_or_else(|| DbError::missing("stock"))
     }
 
-    /// The parameters of [`STOCK_UPDATE`] per supplying warehouse of `wanted`
-    /// (nine per item and the warehouse): each CASE's item and value in turn,
-    /// then the warehouse and the items. A line supplied by another warehouse
-    /// than the order's (`w_id`) counts in S_REMOTE_CNT.
-    fn updates(&self, wanted: &Wanted, w_id: i64) -> Vec<Vec<Param<'static>>> {
+    /// A [`STOCK_UPDATE`] and its parameters per supplying warehouse of
+    /// `wanted`: each CASE's item and value in turn, then the warehouse and
+    /// the items. A line supplied by another warehouse than the order's
+    /// (`w_id`) counts in S_REMOTE_CNT.
+    fn updates(
+        &self,
+        wanted: &Wanted,
+        w_id: i64,
+    ) -> Vec<(&'static Statement, Vec<Param<'static>>)> {
         wanted
             .stock
             .iter()
-            .map(|(supply_w, items)| {
-                let rows: Vec<&StockRow<'_>> = items
-                    .iter()
-                    .filter_map(|&i| {
-                        self.rows
-                            .iter()
-                            .find(|r| r.w_id == *supply_w && r.i_id == i)
-                    })
-                    .collect();
-                let remote = |r: &StockRow<'_>| if *supply_w == w_id { 0 } else { r.order_cnt };
-                let columns: [&dyn Fn(&StockRow<'_>) -> i64; 4] =
-                    [&|r| r.quantity, &|r| r.ytd, &|r| r.order_cnt, &remote];
-                let mut params = Vec::with_capacity(items.len() * 9 + 1);
-                for value in columns {
+            .map(|&(supply_w, _)| {
+                let rows: Vec<&StockRow<'_>> =
+                    self.rows.iter().filter(|r| r.w_id == supply_w).collect();
+                let remote = supply_w != w_id;
+                let columns = |r: &StockRow<'_>| {
+                    [
+                        r.quantity,
+                        r.ytd,
+                        r.order_cnt,
+                        if remote { r.order_cnt } else { 0 },
+                    ]
+                };
+                let mut params = Vec::with_capacity(rows.len() * 9 + 1);
+                for column in 0..4 {
                     for r in &rows {
-                        params.extend([Param::Int(r.i_id), Param::Int(value(r))]);
+                        params.extend([Param::Int(r.i_id), Param::Int(columns(r)[column])]);
                     }
                 }
-                params.push(Param::Int(*supply_w));
+                params.push(Param::Int(supply_w));
                 params.extend(rows.iter().map(|r| Param::Int(r.i_id)));
-                params
+                (&STOCK_UPDATE[rows.len() - 1], params)
             })
             .collect()
     }

@@ -23,7 +23,7 @@ pub(super) fn placeholders(n: usize) -> String {
 /// most n x n probes; its OR optimization needs a rowid); the pairs keep only
 /// the keys asked for; PostgreSQL (BitmapOr) and MariaDB (ranges) read the
 /// pairs through the primary key.
-pub(super) fn district_keys(w: &str, d: &str, id: &str, n: usize) -> String {
+pub(super) fn district_keys([w, d, id]: [&str; 3], n: usize) -> String {
     let one = format!("({d} = ? AND {id} = ?)");
     format!(
         "{w} = ? AND {d} IN ({list}) AND {id} IN ({list}) AND ({pairs})",
