@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 PAIRS=${PAIRS:-3}
 TRANSACTIONS=${TRANSACTIONS:-100000}
 DURATION=${DURATION:-8s}
-cargo build --release --quiet -p txbench -p txbench-workloads --example sqlite_floor
+cargo build --release --quiet -p txbench
+cargo build --release --quiet -p txbench-workloads --example sqlite_floor
 bin=$PWD/target/release/txbench
 floor=$PWD/target/release/examples/sqlite_floor
 work=$(mktemp -d)
