@@ -258,8 +258,8 @@ pub trait Session: Send + 'static {
             let rows = self.query_sql("SELECT version()").await?;
             Ok(rows
                 .row(0)
-                .and_then(|r| r.first())
-                .and_then(|v| v.as_str())
+                .and_then(|r| r.get(0))
+                .and_then(Param::as_str)
                 .unwrap_or("unknown")
                 .to_string())
         }

@@ -1,6 +1,8 @@
 //! Values that cross the engine boundary: parameters in, rows out.
 
-/// A statement parameter, borrowed from the caller so binding copies nothing.
+/// A borrowed value: a statement parameter, borrowed from the caller so
+/// binding copies nothing, or a column of a result row read in place
+/// ([`Row::get`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Param<'a> {
     /// SQL NULL.
@@ -13,6 +15,50 @@ pub enum Param<'a> {
     Text(&'a str),
     /// A point in time, microseconds since the Unix epoch.
     Timestamp(i64),
+}
+
+impl<'a> Param<'a> {
+    /// The value as an integer (floats are truncated; NULL and text are `None`).
+    pub fn as_i64(self) -> Option<i64> {
+        match self {
+            Param::Int(v) | Param::Timestamp(v) => Some(v),
+            Param::Float(v) => Some(v as i64),
+            _ => None,
+        }
+    }
+
+    /// The value as a float (integers widen; NULL and text are `None`).
+    pub fn as_f64(self) -> Option<f64> {
+        match self {
+            Param::Int(v) | Param::Timestamp(v) => Some(v as f64),
+            Param::Float(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The value as text, if it is text.
+    pub fn as_str(self) -> Option<&'a str> {
+        match self {
+            Param::Text(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Whether the value is SQL NULL.
+    pub fn is_null(self) -> bool {
+        matches!(self, Param::Null)
+    }
+
+    /// An owned copy.
+    pub fn to_value(self) -> Value {
+        match self {
+            Param::Null => Value::Null,
+            Param::Int(v) => Value::Int(v),
+            Param::Float(v) => Value::Float(v),
+            Param::Text(v) => Value::Text(v.to_owned()),
+            Param::Timestamp(v) => Value::Timestamp(v),
+        }
+    }
 }
 
 impl<'a> From<i64> for Param<'a> {
@@ -93,24 +139,26 @@ impl Value {
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
     }
-
-    /// Take the text out, leaving NULL behind.
-    pub fn take_text(&mut self) -> Option<String> {
-        match std::mem::replace(self, Value::Null) {
-            Value::Text(s) => Some(s),
-            other => {
-                *self = other;
-                None
-            }
-        }
-    }
 }
 
-/// The rows of a query result, stored flat (row-major) to keep allocations few.
+/// The rows of a query result, stored flat (row-major) to keep allocations
+/// few: a cell per value, and the text of every cell in one buffer, so a
+/// result takes two allocations however many text values it holds.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rows {
     columns: usize,
-    values: Vec<Value>,
+    cells: Vec<Cell>,
+    text: String,
+}
+
+/// One value of a result; text is a range of the result's text buffer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Cell {
+    Null,
+    Int(i64),
+    Float(f64),
+    Text { start: u32, len: u32 },
+    Timestamp(i64),
 }
 
 impl Rows {
@@ -118,40 +166,68 @@ impl Rows {
     pub const fn empty() -> Self {
         Rows {
             columns: 0,
-            values: Vec::new(),
+            cells: Vec::new(),
+            text: String::new(),
         }
     }
 
     /// An empty result with a number of columns, with room for one row: most
-    /// results are one row, which then takes one allocation, not the three or
-    /// four of a vector grown from empty.
+    /// results are one row, which then takes one allocation for its cells,
+    /// not the three or four of a vector grown from empty.
     pub fn new(columns: usize) -> Self {
+        Rows::with_capacity(columns, 1)
+    }
+
+    /// An empty result with a number of columns, with room for `rows` rows
+    /// (for an engine that knows, or guesses from the last time, how many).
+    pub fn with_capacity(columns: usize, rows: usize) -> Self {
         Rows {
             columns,
-            values: Vec::with_capacity(columns),
+            cells: Vec::with_capacity(columns * rows),
+            text: String::new(),
         }
     }
 
     /// Append one row; `row` must have exactly `columns` values.
-    pub fn push_row(&mut self, row: impl IntoIterator<Item = Value>) {
-        let before = self.values.len();
-        self.values.extend(row);
-        debug_assert_eq!(self.values.len() - before, self.columns);
+    pub fn push_row<'v>(&mut self, row: impl IntoIterator<Item = Param<'v>>) {
+        let before = self.cells.len();
+        for value in row {
+            self.push(value);
+        }
+        debug_assert_eq!(self.cells.len() - before, self.columns);
     }
 
-    /// Append one value; rows are filled left to right.
-    pub fn push(&mut self, value: Value) {
-        self.values.push(value);
+    /// Append one value, copied; rows are filled left to right.
+    pub fn push(&mut self, value: Param<'_>) {
+        let cell = match value {
+            Param::Null => Cell::Null,
+            Param::Int(v) => Cell::Int(v),
+            Param::Float(v) => Cell::Float(v),
+            Param::Timestamp(v) => Cell::Timestamp(v),
+            Param::Text(t) => self.push_text(t),
+        };
+        self.cells.push(cell);
+    }
+
+    /// Copy `t` into the text buffer; the cell that finds it there. A result
+    /// is held in memory whole, so its text fits in `u32` offsets; past them
+    /// the cell says NULL rather than point at the wrong text.
+    fn push_text(&mut self, t: &str) -> Cell {
+        let (Ok(start), Ok(len)) = (u32::try_from(self.text.len()), u32::try_from(t.len())) else {
+            return Cell::Null;
+        };
+        self.text.push_str(t);
+        Cell::Text { start, len }
     }
 
     /// The number of rows.
     pub fn len(&self) -> usize {
-        self.values.len().checked_div(self.columns).unwrap_or(0)
+        self.cells.len().checked_div(self.columns).unwrap_or(0)
     }
 
     /// Whether there are no rows.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.cells.is_empty()
     }
 
     /// The number of columns.
@@ -159,21 +235,65 @@ impl Rows {
         self.columns
     }
 
-    /// Row `i` as a slice, if it exists.
-    pub fn row(&self, i: usize) -> Option<&[Value]> {
-        let start = i.checked_mul(self.columns)?;
-        self.values.get(start..start + self.columns)
-    }
-
-    /// Row `i` as a mutable slice, if it exists (to take text out without copying).
-    pub fn row_mut(&mut self, i: usize) -> Option<&mut [Value]> {
-        let start = i.checked_mul(self.columns)?;
-        self.values.get_mut(start..start + self.columns)
+    /// Row `i`, if it exists.
+    pub fn row(&self, i: usize) -> Option<Row<'_>> {
+        if i >= self.len() {
+            return None;
+        }
+        let start = i * self.columns;
+        let cells = self.cells.get(start..start + self.columns)?;
+        Some(Row {
+            cells,
+            text: &self.text,
+        })
     }
 
     /// Iterate over the rows.
-    pub fn iter(&self) -> impl Iterator<Item = &[Value]> {
-        self.values.chunks_exact(self.columns.max(1))
+    pub fn iter(&self) -> impl Iterator<Item = Row<'_>> {
+        self.cells
+            .chunks_exact(self.columns.max(1))
+            .map(|cells| Row {
+                cells,
+                text: &self.text,
+            })
+    }
+}
+
+/// One row of a [`Rows`], read in place.
+#[derive(Debug, Clone, Copy)]
+pub struct Row<'a> {
+    cells: &'a [Cell],
+    text: &'a str,
+}
+
+impl<'a> Row<'a> {
+    /// Column `i`, if the row has it.
+    pub fn get(&self, i: usize) -> Option<Param<'a>> {
+        Some(match *self.cells.get(i)? {
+            Cell::Null => Param::Null,
+            Cell::Int(v) => Param::Int(v),
+            Cell::Float(v) => Param::Float(v),
+            Cell::Timestamp(v) => Param::Timestamp(v),
+            Cell::Text { start, len } => {
+                let start = start as usize;
+                Param::Text(&self.text[start..start + len as usize])
+            }
+        })
+    }
+
+    /// The number of columns.
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Whether the row has no columns.
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The row's values in column order.
+    pub fn values(&self) -> impl Iterator<Item = Param<'a>> + '_ {
+        (0..self.cells.len()).filter_map(|i| self.get(i))
     }
 }
 
@@ -216,5 +336,45 @@ impl RowBatch {
     /// Iterate over the rows.
     pub fn rows(&self) -> impl Iterator<Item = &[Value]> {
         self.values.chunks_exact(self.columns.max(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_read_back_what_was_pushed_text_from_one_buffer() {
+        let mut rows = Rows::with_capacity(3, 1);
+        rows.push_row([Param::Int(1), Param::Text("alpha"), Param::Null]);
+        rows.push_row([Param::Float(2.5), Param::Text(""), Param::Timestamp(7)]);
+        rows.push_row([Param::Int(3), Param::Text("gamma δ"), Param::Text("z")]);
+        assert_eq!((rows.len(), rows.columns()), (3, 3));
+        let first = rows.row(0).unwrap();
+        assert_eq!(first.get(1), Some(Param::Text("alpha")));
+        assert_eq!(first.get(2), Some(Param::Null));
+        assert_eq!(first.get(3), None, "past the last column");
+        let second = rows.row(1).unwrap();
+        assert_eq!(second.get(0).and_then(Param::as_f64), Some(2.5));
+        assert_eq!(second.get(1), Some(Param::Text("")));
+        assert_eq!(second.get(2).and_then(Param::as_i64), Some(7));
+        let texts: Vec<_> = rows
+            .iter()
+            .filter_map(|r| r.get(1).and_then(Param::as_str))
+            .collect();
+        assert_eq!(texts, ["alpha", "", "gamma δ"]);
+        assert_eq!(
+            rows.row(2).unwrap().values().collect::<Vec<_>>(),
+            [Param::Int(3), Param::Text("gamma δ"), Param::Text("z")]
+        );
+        assert!(rows.row(3).is_none());
+        assert_eq!(rows.text, "alphagamma δz", "one buffer for all text");
+    }
+
+    #[test]
+    fn an_empty_result_has_no_rows() {
+        assert!(Rows::empty().row(0).is_none());
+        assert_eq!(Rows::new(2).len(), 0);
+        assert_eq!(Rows::empty().iter().count(), 0);
     }
 }

@@ -331,14 +331,14 @@ impl Session for RedisSession {
                 let key = param_text(stmt, params, key)?;
                 let mut rows = Rows::new(1);
                 if let Some(v) = self.get(table, key).await? {
-                    rows.push_row([Value::Text(v)]);
+                    rows.push_row([Param::Text(&v)]);
                 }
                 Ok(rows)
             }
             Some(KvOp::Scan { table }) => {
                 let mut rows = Rows::new(2);
                 for (k, v) in self.scan(table).await? {
-                    rows.push_row([Value::Text(k), Value::Text(v)]);
+                    rows.push_row([Param::Text(&k), Param::Text(&v)]);
                 }
                 Ok(rows)
             }

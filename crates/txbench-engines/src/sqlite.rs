@@ -258,10 +258,19 @@ impl Engine for SqliteEngine {
     }
 }
 
-/// Prepared statements of one connection, found by key without hashing SQL text.
+/// Prepared statements of one connection, found by key without hashing SQL
+/// text (foldhash, not SipHash: the keys are the program's own, and the lookup
+/// is on every statement's path).
 struct Prepared<'conn> {
-    statements: Vec<rusqlite::Statement<'conn>>,
-    index: HashMap<StatementKey, usize>,
+    slots: Vec<Slot<'conn>>,
+    index: HashMap<StatementKey, usize, foldhash::fast::FixedState>,
+}
+
+/// A prepared statement and how many rows it returned last time, the room its
+/// next result is given (a New-Order's ten items then take one allocation).
+struct Slot<'conn> {
+    statement: rusqlite::Statement<'conn>,
+    rows_last_time: usize,
 }
 
 /// What a prepared statement was prepared from.
@@ -301,8 +310,8 @@ impl SqliteSession {
     fn new(conn: Connection, config: Arc<SqliteConfig>) -> Self {
         SqliteSession {
             cell: ConnectionCell::new(conn, |_| Prepared {
-                statements: Vec::new(),
-                index: HashMap::new(),
+                slots: Vec::new(),
+                index: HashMap::default(),
             }),
             in_transaction: false,
             config,
@@ -319,19 +328,22 @@ impl SqliteSession {
         key: StatementKey,
         sql: impl FnOnce() -> String,
         context: &str,
-        f: impl FnOnce(&mut rusqlite::Statement<'_>) -> Result<R, DbError>,
+        f: impl FnOnce(&mut Slot<'_>) -> Result<R, DbError>,
     ) -> Result<R, DbError> {
         self.cell.with_dependent_mut(|conn, prepared| {
             let i = match prepared.index.get(&key) {
                 Some(&i) => i,
                 None => {
-                    let st = conn.prepare(&sql()).map_err(|e| map_err(e, context))?;
-                    prepared.statements.push(st);
-                    prepared.index.insert(key, prepared.statements.len() - 1);
-                    prepared.statements.len() - 1
+                    let statement = conn.prepare(&sql()).map_err(|e| map_err(e, context))?;
+                    prepared.slots.push(Slot {
+                        statement,
+                        rows_last_time: 1,
+                    });
+                    prepared.index.insert(key, prepared.slots.len() - 1);
+                    prepared.slots.len() - 1
                 }
             };
-            f(&mut prepared.statements[i])
+            f(&mut prepared.slots[i])
         })
     }
 
@@ -341,7 +353,12 @@ impl SqliteSession {
             StatementKey::Own(sql),
             || sql.to_string(),
             sql,
-            |st| st.raw_execute().map(|_| ()).map_err(|e| map_err(e, sql)),
+            |slot| {
+                slot.statement
+                    .raw_execute()
+                    .map(|_| ())
+                    .map_err(|e| map_err(e, sql))
+            },
         )
     }
 }
@@ -451,15 +468,19 @@ pub fn begin_sql(mode: TxMode) -> &'static str {
     }
 }
 
-fn to_value(v: ValueRef<'_>) -> Value {
+/// A column as read in place; text that is not UTF-8 (SQLite does not check
+/// what it is given) is carried with its bad bytes replaced.
+fn to_param<'a>(v: ValueRef<'a>, lossy: &'a mut String) -> Param<'a> {
     match v {
-        ValueRef::Null => Value::Null,
-        ValueRef::Integer(i) => Value::Int(i),
-        ValueRef::Real(f) => Value::Float(f),
-        // Text is UTF-8 as written; the lossy path is for what is not.
-        ValueRef::Text(t) | ValueRef::Blob(t) => Value::Text(match std::str::from_utf8(t) {
-            Ok(text) => text.to_owned(),
-            Err(_) => String::from_utf8_lossy(t).into_owned(),
+        ValueRef::Null => Param::Null,
+        ValueRef::Integer(i) => Param::Int(i),
+        ValueRef::Real(f) => Param::Float(f),
+        ValueRef::Text(t) | ValueRef::Blob(t) => Param::Text(match std::str::from_utf8(t) {
+            Ok(text) => text,
+            Err(_) => {
+                *lossy = String::from_utf8_lossy(t).into_owned();
+                lossy
+            }
         }),
     }
 }
@@ -472,13 +493,20 @@ fn column_type(ty: ColumnType) -> &'static str {
     }
 }
 
-fn collect_rows(st: &mut rusqlite::Statement<'_>, context: &str) -> Result<Rows, DbError> {
+/// The rows of a statement's result, with room for `rows_expected` rows.
+fn collect_rows(
+    st: &mut rusqlite::Statement<'_>,
+    rows_expected: usize,
+    context: &str,
+) -> Result<Rows, DbError> {
     let columns = st.column_count();
-    let mut out = Rows::new(columns);
+    let mut out = Rows::with_capacity(columns, rows_expected);
+    let mut lossy = String::new();
     let mut rows = st.raw_query();
     while let Some(row) = rows.next().map_err(|e| map_err(e, context))? {
         for i in 0..columns {
-            out.push(to_value(row.get_ref(i).map_err(|e| map_err(e, context))?));
+            let value = row.get_ref(i).map_err(|e| map_err(e, context))?;
+            out.push(to_param(value, &mut lossy));
         }
     }
     Ok(out)
@@ -512,11 +540,17 @@ impl SqliteSession {
             key,
             || stmt.sql.to_string(),
             stmt.name,
-            |st| {
-                bind(st, call.params.iter().copied(), stmt.name)?;
+            |slot| {
+                bind(&mut slot.statement, call.params.iter().copied(), stmt.name)?;
                 match call.kind {
-                    CallKind::Query => collect_rows(st, stmt.name).map(Reply::Rows),
-                    CallKind::Execute => st
+                    CallKind::Query => {
+                        let rows =
+                            collect_rows(&mut slot.statement, slot.rows_last_time, stmt.name)?;
+                        slot.rows_last_time = rows.len().max(1);
+                        Ok(Reply::Rows(rows))
+                    }
+                    CallKind::Execute => slot
+                        .statement
                         .raw_execute()
                         .map(|n| Reply::Affected(n as u64))
                         .map_err(|e| map_err(e, stmt.name)),
@@ -527,7 +561,7 @@ impl SqliteSession {
 
     fn query_sql_now(&mut self, sql: &str) -> Result<Rows, DbError> {
         let mut st = self.conn().prepare(sql).map_err(|e| map_err(e, sql))?;
-        collect_rows(&mut st, sql)
+        collect_rows(&mut st, 1, sql)
     }
 
     fn insert_now(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
@@ -548,18 +582,14 @@ impl SqliteSession {
                 key,
                 || insert_sql(table, rows),
                 table.name,
-                |st| {
-                    for (i, v) in chunk.iter().enumerate() {
-                        let idx = i + 1;
-                        let r = match v {
-                            Value::Null => st.raw_bind_parameter(idx, Null),
-                            Value::Int(x) | Value::Timestamp(x) => st.raw_bind_parameter(idx, x),
-                            Value::Float(x) => st.raw_bind_parameter(idx, x),
-                            Value::Text(x) => st.raw_bind_parameter(idx, x.as_str()),
-                        };
-                        r.map_err(|e| map_err(e, table.name))?;
-                    }
-                    st.raw_execute()
+                |slot| {
+                    bind(
+                        &mut slot.statement,
+                        chunk.iter().map(Value::as_param),
+                        table.name,
+                    )?;
+                    slot.statement
+                        .raw_execute()
                         .map(|_| ())
                         .map_err(|e| map_err(e, table.name))
                 },
@@ -758,11 +788,11 @@ mod tests {
             );
             b.commit().await.unwrap();
             let rows = a.query(&GET, &[Param::Int(3)]).await.unwrap();
-            assert_eq!(rows.row(0).unwrap()[0], Value::Text("x".into()));
+            assert_eq!(rows.row(0).unwrap().get(0).unwrap(), Param::Text("x"));
             let rows = a.query(&GET, &[Param::Int(4)]).await.unwrap();
-            assert_eq!(rows.row(0).unwrap()[0], Value::Text("v4".into()));
+            assert_eq!(rows.row(0).unwrap().get(0).unwrap(), Param::Text("v4"));
             let n = a.query_sql("SELECT count(*) FROM kv").await.unwrap();
-            assert_eq!(n.row(0).unwrap()[0], Value::Int(200));
+            assert_eq!(n.row(0).unwrap().get(0).unwrap(), Param::Int(200));
         });
     }
 
@@ -782,7 +812,7 @@ mod tests {
             assert_eq!(e.kind, ErrorKind::Conflict, "{e}");
             a.rollback().await.unwrap();
             let n = b.query_sql("SELECT count(*) FROM kv").await.unwrap();
-            assert_eq!(n.row(0).unwrap()[0], Value::Int(0));
+            assert_eq!(n.row(0).unwrap().get(0).unwrap(), Param::Int(0));
         });
     }
 
@@ -807,7 +837,7 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(50));
         pollster::block_on(a.commit()).unwrap();
         let n = waiter.join().unwrap();
-        assert_eq!(n.row(0).unwrap()[0], Value::Int(2));
+        assert_eq!(n.row(0).unwrap().get(0).unwrap(), Param::Int(2));
     }
 
     #[test]

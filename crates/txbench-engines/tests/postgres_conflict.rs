@@ -76,7 +76,7 @@ impl Workload for Bump {
     ) -> Result<Outcome, DbError> {
         s.begin(TxMode::ReadWrite).await?;
         let rows = s.query(&READ, &[]).await?;
-        let v = rows.row(0).and_then(|r| r[0].as_i64()).unwrap_or(0);
+        let v = rows.row(0).and_then(|r| r.get(0)?.as_i64()).unwrap_or(0);
         if !self.interfered.swap(true, Ordering::SeqCst) {
             self.interferer
                 .batch_execute("UPDATE txbench_conflict SET v = v + 1000 WHERE k = 1")

@@ -60,7 +60,8 @@ static PLAIN_SQL: Statement = Statement::new("count", "SELECT count(*) FROM txbe
 
 async fn get<S: Session>(s: &mut S, k: i64) -> Option<String> {
     let rows = s.query(&GET, &[Param::Int(k)]).await.unwrap();
-    rows.row(0).map(|r| r[0].as_str().unwrap().to_string())
+    rows.row(0)
+        .map(|r| r.get(0).unwrap().as_str().unwrap().to_string())
 }
 
 #[tokio::test]

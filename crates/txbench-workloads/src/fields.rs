@@ -1,6 +1,6 @@
 //! Reading typed fields out of result rows, with errors that say what was missing.
 
-use txbench_core::{DbError, ErrorKind, Reply, Rows, Value};
+use txbench_core::{DbError, ErrorKind, Param, Reply, Row, Rows};
 
 /// The rows of a pipelined query's reply (none for a change).
 pub fn rows(reply: &Reply) -> &Rows {
@@ -9,30 +9,30 @@ pub fn rows(reply: &Reply) -> &Rows {
 }
 
 /// The first row of a result, or a data error naming what was looked up.
-pub fn first<'a>(rows: &'a Rows, what: &str) -> Result<&'a [Value], DbError> {
+pub fn first<'a>(rows: &'a Rows, what: &str) -> Result<Row<'a>, DbError> {
     rows.row(0).ok_or_else(|| DbError::missing(what))
 }
 
 /// The row whose first column is `key`, or a data error naming what was looked up.
-pub fn keyed<'a>(rows: &'a Rows, key: i64, what: &str) -> Result<&'a [Value], DbError> {
+pub fn keyed<'a>(rows: &'a Rows, key: i64, what: &str) -> Result<Row<'a>, DbError> {
     rows.iter()
-        .find(|row| row[0].as_i64() == Some(key))
+        .find(|row| row.get(0).and_then(Param::as_i64) == Some(key))
         .ok_or_else(|| DbError::missing(what))
 }
 
 /// Column `i` as an integer.
-pub fn int(row: &[Value], i: usize, what: &str) -> Result<i64, DbError> {
-    row.get(i).and_then(Value::as_i64).ok_or_else(|| bad(what))
+pub fn int(row: Row<'_>, i: usize, what: &str) -> Result<i64, DbError> {
+    row.get(i).and_then(Param::as_i64).ok_or_else(|| bad(what))
 }
 
 /// Column `i` as a float.
-pub fn float(row: &[Value], i: usize, what: &str) -> Result<f64, DbError> {
-    row.get(i).and_then(Value::as_f64).ok_or_else(|| bad(what))
+pub fn float(row: Row<'_>, i: usize, what: &str) -> Result<f64, DbError> {
+    row.get(i).and_then(Param::as_f64).ok_or_else(|| bad(what))
 }
 
 /// Column `i` as text.
-pub fn text<'a>(row: &'a [Value], i: usize, what: &str) -> Result<&'a str, DbError> {
-    row.get(i).and_then(Value::as_str).ok_or_else(|| bad(what))
+pub fn text<'a>(row: Row<'a>, i: usize, what: &str) -> Result<&'a str, DbError> {
+    row.get(i).and_then(Param::as_str).ok_or_else(|| bad(what))
 }
 
 fn bad(what: &str) -> DbError {

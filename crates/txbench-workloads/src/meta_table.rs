@@ -117,7 +117,12 @@ impl MetaTable {
         let rows = session.query(self.select, &[]).await?;
         let map = rows
             .iter()
-            .filter_map(|r| Some((r[0].as_str()?.to_string(), r[1].as_str()?.to_string())))
+            .filter_map(|r| {
+                Some((
+                    r.get(0)?.as_str()?.to_string(),
+                    r.get(1)?.as_str()?.to_string(),
+                ))
+            })
             .collect();
         let entries = Entries {
             table: self.table.name,
@@ -138,7 +143,7 @@ impl MetaTable {
         let scale = match self.count {
             Some(count) => {
                 let rows = session.query(count, &[]).await?;
-                rows.row(0).and_then(|r| r[0].as_i64()).unwrap_or(0)
+                rows.row(0).and_then(|r| r.get(0)?.as_i64()).unwrap_or(0)
             }
             None => 0,
         };

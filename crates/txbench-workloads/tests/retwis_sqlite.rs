@@ -45,7 +45,7 @@ async fn keys_load_and_transactions_touch_what_they_name() {
     let row: Vec<i64> = count
         .row(0)
         .unwrap()
-        .iter()
+        .values()
         .map(|v| v.as_i64().unwrap())
         .collect();
     assert_eq!(row, vec![25_000, 1, 25_000, 64, 64]);
@@ -77,7 +77,7 @@ async fn keys_load_and_transactions_touch_what_they_name() {
         .await
         .unwrap();
     assert_eq!(
-        changed.row(0).unwrap()[0].as_i64().unwrap(),
+        changed.row(0).unwrap().get(0).unwrap().as_i64().unwrap(),
         written.len() as i64
     );
     // Skew: the hottest key was written, and far fewer distinct keys than puts.
@@ -102,5 +102,5 @@ async fn keys_load_and_transactions_touch_what_they_name() {
         .query_sql("SELECT v FROM retwis_kv WHERE k = 2")
         .await
         .unwrap();
-    assert_ne!(two.row(0).unwrap()[0].as_str().unwrap(), "y");
+    assert_ne!(two.row(0).unwrap().get(0).unwrap().as_str().unwrap(), "y");
 }

@@ -51,7 +51,10 @@ fn loaded(subscribers: i64) -> Db {
 impl Db {
     fn int(&mut self, sql: &str) -> i64 {
         let rows = pollster::block_on(self.s.query_sql(sql)).unwrap();
-        rows.row(0).unwrap()[0]
+        rows.row(0)
+            .unwrap()
+            .get(0)
+            .unwrap()
             .as_i64()
             .unwrap_or_else(|| panic!("no integer from {sql}"))
     }

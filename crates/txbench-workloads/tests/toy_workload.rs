@@ -135,7 +135,7 @@ impl Workload for Kv {
     ) -> Result<Outcome, DbError> {
         s.begin(TxMode::ReadWrite).await?;
         let rows = s.query(&GET, &[Param::Int(*key)]).await?;
-        let v = (rows.row(0).and_then(|r| r[0].as_i64()))
+        let v = (rows.row(0).and_then(|r| r.get(0)?.as_i64()))
             .ok_or_else(|| DbError::new(ErrorKind::Data, format!("key {key} is missing")))?;
         s.execute(&BUMP, &[Param::Int(v + 1), Param::Int(*key)])
             .await?;
@@ -269,7 +269,7 @@ async fn a_workload_written_against_the_trait_loads_opens_and_runs() {
     let committed = recording.total.measured[0].committed;
     assert!(committed > 100, "{committed} committed");
     let sum = s.query_sql("SELECT sum(v) FROM toy_kv").await.unwrap();
-    let sum = sum.row(0).unwrap()[0].as_i64().unwrap() as u64;
+    let sum = sum.row(0).unwrap().get(0).unwrap().as_i64().unwrap() as u64;
     // Warm-up is zero, so the increments are the measured commits and those
     // that finished in the grace after the window (none start after it).
     assert!(sum >= committed, "{sum} increments, {committed} committed");

@@ -63,17 +63,26 @@ fn fresh() -> Db {
 impl Db {
     fn int(&mut self, sql: &str) -> i64 {
         let rows = pollster::block_on(self.s.query_sql(sql)).unwrap();
-        rows.row(0).unwrap()[0]
+        rows.row(0)
+            .unwrap()
+            .get(0)
+            .unwrap()
             .as_i64()
             .unwrap_or_else(|| panic!("no integer from {sql}"))
     }
     fn float(&mut self, sql: &str) -> f64 {
         let rows = pollster::block_on(self.s.query_sql(sql)).unwrap();
-        rows.row(0).unwrap()[0].as_f64().unwrap()
+        rows.row(0).unwrap().get(0).unwrap().as_f64().unwrap()
     }
     fn text(&mut self, sql: &str) -> String {
         let rows = pollster::block_on(self.s.query_sql(sql)).unwrap();
-        rows.row(0).unwrap()[0].as_str().unwrap().to_string()
+        rows.row(0)
+            .unwrap()
+            .get(0)
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_string()
     }
     fn exec(&mut self, sql: &str) {
         let rows = pollster::block_on(self.s.query_sql(sql));
@@ -620,7 +629,7 @@ fn check_passes_after_a_run() {
     let violations = pollster::block_on(check::check(&mut s)).unwrap();
     assert!(violations.iter().all(|c| c.passed()), "{violations:?}");
     let orders = pollster::block_on(s.query_sql("SELECT count(*) FROM orders")).unwrap();
-    let orders = orders.row(0).unwrap()[0].as_i64().unwrap();
+    let orders = orders.row(0).unwrap().get(0).unwrap().as_i64().unwrap();
     assert!(orders > 30_000, "New-Orders entered orders: {orders}");
 }
 

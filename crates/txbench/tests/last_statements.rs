@@ -21,7 +21,9 @@ async fn keys<S: Session>(s: &mut S) -> Vec<i64> {
     s.begin(TxMode::ReadOnly).await.unwrap();
     let rows = s.query(&KEYS, &[]).await.unwrap();
     s.commit().await.unwrap();
-    rows.iter().map(|r| r[0].as_i64().unwrap()).collect()
+    rows.iter()
+        .map(|r| r.get(0).unwrap().as_i64().unwrap())
+        .collect()
 }
 
 async fn commits_with_the_last_statements<S: Session>(s: &mut S) {

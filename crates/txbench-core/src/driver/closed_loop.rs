@@ -22,9 +22,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
 use tokio::time::sleep_until;
 
+use super::SenderReport;
 use super::pool::{Done, Job, Route, Window};
 use super::stripe::{InFlight, SharedStripe, lock};
-use super::{SenderReport, micros};
+use crate::recorder;
 use crate::rng::Rand;
 pub use crate::settings::WaitMode;
 use crate::workload::{Planned, THINK_TRUNCATION, Terminal, TxnTypeInfo};
@@ -285,8 +286,8 @@ impl<T: Terminal> Scheduler<T> {
             stripe.note_sent(plan.txn_type);
             if self.window.contains(at) {
                 self.report.scheduled[plan.txn_type] += 1;
-                let late = micros(now.saturating_duration_since(at));
-                stripe.recorder.lateness.saturating_record(late);
+                let late = now.saturating_duration_since(at);
+                recorder::record(&mut stripe.recorder.lateness, late);
             }
         }
         let slot = &mut self.slots[i as usize];

@@ -32,7 +32,6 @@ use crate::engine::Engine;
 use crate::error::{DbError, ErrorKind};
 use crate::exec::{self, Spawned};
 use crate::recorder::Recorder;
-pub(crate) use crate::recorder::micros;
 use crate::rng::Rand;
 use crate::sample::Sample;
 use crate::workload::Workload;
@@ -829,8 +828,8 @@ impl Clock {
             self.segments.add(&self.interval);
         }
         let types = self.interval.measured.len();
-        // A fresh recorder for the next interval: its histograms are zeroed
-        // pages that cost nothing until used, and the receiver keeps these.
+        // A fresh recorder for the next interval (its histograms start small
+        // and grow to what is recorded); the receiver keeps these.
         let interval = std::mem::replace(&mut self.interval, Recorder::new(types));
         self.emit(now, interval, on_tick);
     }

@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use super::pool::{Job, Route, Window};
 use super::stripe::{InFlight, SharedStripe, lock};
-use super::{SenderReport, micros, timer};
+use super::{SenderReport, timer};
 use crate::cpu;
+use crate::recorder;
 use crate::rng::Rand;
 pub use crate::settings::{Arrival, Pacing};
 use crate::workload::Terminal;
@@ -248,7 +249,7 @@ impl<T: Terminal> Schedule<T> {
         let outcome = self.d.route.sender(terminal.home(), *index).try_send(job);
         let mut stripe = lock(&self.d.stripe);
         if due_in_window {
-            stripe.recorder.lateness.saturating_record(micros(late));
+            recorder::record(&mut stripe.recorder.lateness, late);
         }
         match outcome {
             Ok(()) => stripe.note_sent(a.txn_type),

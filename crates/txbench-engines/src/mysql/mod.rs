@@ -595,7 +595,6 @@ mod tests {
     use super::types::*;
     use super::*;
     use mysql_async::consts::ColumnType as MyType;
-    use txbench_core::Value;
 
     #[test]
     fn datetimes_round_trip_through_text_and_fields() {
@@ -603,11 +602,9 @@ mod tests {
         let text = datetime_text(us);
         assert_eq!(text, "2026-11-22 22:19:25.138449");
         assert_eq!(datetime_micros(2026, 11, 22, 22, 19, 25, 138_449), Some(us));
-        let v = value_of(
-            &mysql_async::Value::Bytes(text.into_bytes()),
-            MyType::MYSQL_TYPE_DATETIME,
-        );
-        assert_eq!(v.unwrap(), Value::Timestamp(us));
+        let bytes = mysql_async::Value::Bytes(text.into_bytes());
+        let v = value_of(&bytes, MyType::MYSQL_TYPE_DATETIME);
+        assert_eq!(v.unwrap(), Param::Timestamp(us));
     }
 
     #[test]
@@ -632,17 +629,18 @@ mod tests {
     #[test]
     fn text_protocol_values_follow_the_column_type() {
         let b = |s: &str| mysql_async::Value::Bytes(s.as_bytes().to_vec());
+        let (int, decimal, text) = (b("42"), b("3.25"), b("ORIGINAL"));
         assert_eq!(
-            value_of(&b("42"), MyType::MYSQL_TYPE_LONG).unwrap(),
-            Value::Int(42)
+            value_of(&int, MyType::MYSQL_TYPE_LONG).unwrap(),
+            Param::Int(42)
         );
         assert_eq!(
-            value_of(&b("3.25"), MyType::MYSQL_TYPE_NEWDECIMAL).unwrap(),
-            Value::Float(3.25)
+            value_of(&decimal, MyType::MYSQL_TYPE_NEWDECIMAL).unwrap(),
+            Param::Float(3.25)
         );
         assert_eq!(
-            value_of(&b("ORIGINAL"), MyType::MYSQL_TYPE_VAR_STRING).unwrap(),
-            Value::Text("ORIGINAL".into())
+            value_of(&text, MyType::MYSQL_TYPE_VAR_STRING).unwrap(),
+            Param::Text("ORIGINAL")
         );
         assert!(value_of(&b("x"), MyType::MYSQL_TYPE_LONG).is_err());
     }

@@ -7,7 +7,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use mysql_async::consts::ColumnType as MyType;
 use mysql_async::{Params, Row};
 use txbench_core::schema::ColumnType;
-use txbench_core::{DbError, ErrorKind, Isolation, Param, Rows, Value};
+use txbench_core::{DbError, ErrorKind, Isolation, Param, Rows};
 
 /// A parameter as MySQL binds it.
 pub(super) fn my_value(p: &Param<'_>) -> mysql_async::Value {
@@ -68,17 +68,17 @@ pub(super) fn datetime_micros(y: u16, mo: u8, d: u8, h: u8, mi: u8, s: u8, us: u
 
 /// A column value as txbench carries it. Text-protocol rows bring every value as
 /// bytes, so the column's type decides.
-pub(super) fn value_of(v: &mysql_async::Value, ty: MyType) -> Result<Value, DbError> {
+pub(super) fn value_of(v: &mysql_async::Value, ty: MyType) -> Result<Param<'_>, DbError> {
     use mysql_async::Value as V;
     let bad = || DbError::new(ErrorKind::Data, format!("cannot read a {ty:?} value"));
     Ok(match v {
-        V::NULL => Value::Null,
-        V::Int(i) => Value::Int(*i),
-        V::UInt(u) => Value::Int(i64::try_from(*u).map_err(|_| bad())?),
-        V::Float(f) => Value::Float(f64::from(*f)),
-        V::Double(f) => Value::Float(*f),
+        V::NULL => Param::Null,
+        V::Int(i) => Param::Int(*i),
+        V::UInt(u) => Param::Int(i64::try_from(*u).map_err(|_| bad())?),
+        V::Float(f) => Param::Float(f64::from(*f)),
+        V::Double(f) => Param::Float(*f),
         V::Date(y, mo, d, h, mi, s, us) => {
-            Value::Timestamp(datetime_micros(*y, *mo, *d, *h, *mi, *s, *us).ok_or_else(bad)?)
+            Param::Timestamp(datetime_micros(*y, *mo, *d, *h, *mi, *s, *us).ok_or_else(bad)?)
         }
         V::Time(..) => return Err(bad()),
         V::Bytes(b) => {
@@ -88,26 +88,26 @@ pub(super) fn value_of(v: &mysql_async::Value, ty: MyType) -> Result<Value, DbEr
                 | MyType::MYSQL_TYPE_SHORT
                 | MyType::MYSQL_TYPE_INT24
                 | MyType::MYSQL_TYPE_LONG
-                | MyType::MYSQL_TYPE_LONGLONG => Value::Int(text.parse().map_err(|_| bad())?),
+                | MyType::MYSQL_TYPE_LONGLONG => Param::Int(text.parse().map_err(|_| bad())?),
                 MyType::MYSQL_TYPE_NEWDECIMAL
                 | MyType::MYSQL_TYPE_DECIMAL
                 | MyType::MYSQL_TYPE_FLOAT
-                | MyType::MYSQL_TYPE_DOUBLE => Value::Float(text.parse().map_err(|_| bad())?),
+                | MyType::MYSQL_TYPE_DOUBLE => Param::Float(text.parse().map_err(|_| bad())?),
                 MyType::MYSQL_TYPE_DATETIME | MyType::MYSQL_TYPE_TIMESTAMP => {
                     let iso = format!("{}Z", text.replace(' ', "T"));
                     let t = humantime::parse_rfc3339(&iso).map_err(|_| bad())?;
-                    Value::Timestamp(
+                    Param::Timestamp(
                         t.duration_since(UNIX_EPOCH).map_err(|_| bad())?.as_micros() as i64
                     )
                 }
-                _ => Value::Text(text.to_string()),
+                _ => Param::Text(text),
             }
         }
     })
 }
 
 pub(super) fn rows_of(rows: Vec<Row>, columns: usize) -> Result<Rows, DbError> {
-    let mut out = Rows::new(columns);
+    let mut out = Rows::with_capacity(columns, rows.len());
     // Every row of a result shares its columns: their types are read once.
     let Some(first) = rows.first() else {
         return Ok(out);

@@ -437,8 +437,8 @@ impl Session for PgSession {
             .await?;
         Ok(rows
             .row(0)
-            .and_then(|r| r.first())
-            .and_then(|v| v.as_str())
+            .and_then(|r| r.get(0))
+            .and_then(Param::as_str)
             .and_then(Isolation::from_database))
     }
 

@@ -10,7 +10,7 @@ use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
 use tokio_postgres::Row;
 use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use txbench_core::schema::ColumnType;
-use txbench_core::{DbError, ErrorKind, Param, Value};
+use txbench_core::{DbError, ErrorKind, Param};
 
 type BoxError = Box<dyn Error + Sync + Send>;
 
@@ -71,8 +71,8 @@ impl ToSql for PgParam<'_> {
     to_sql_checked!();
 }
 
-/// Column `i` of a row as a [`Value`].
-pub fn value(row: &Row, i: usize) -> Result<Value, DbError> {
+/// Column `i` of a row, its text read in place.
+pub fn value(row: &Row, i: usize) -> Result<Param<'_>, DbError> {
     let ty = row.columns()[i].type_().clone();
     let bad = |e: tokio_postgres::Error| {
         DbError::new(ErrorKind::Other, format!("reading a {ty} column: {e}"))
@@ -81,46 +81,46 @@ pub fn value(row: &Row, i: usize) -> Result<Value, DbError> {
         Type::INT2 => row
             .try_get::<_, Option<i16>>(i)
             .map_err(bad)?
-            .map_or(Value::Null, |v| Value::Int(v.into())),
+            .map_or(Param::Null, |v| Param::Int(v.into())),
         Type::INT4 => row
             .try_get::<_, Option<i32>>(i)
             .map_err(bad)?
-            .map_or(Value::Null, |v| Value::Int(v.into())),
+            .map_or(Param::Null, |v| Param::Int(v.into())),
         Type::INT8 => row
             .try_get::<_, Option<i64>>(i)
             .map_err(bad)?
-            .map_or(Value::Null, Value::Int),
+            .map_or(Param::Null, Param::Int),
         Type::NUMERIC => row
             .try_get::<_, Option<Decimal>>(i)
             .map_err(bad)?
-            .map_or(Value::Null, |d| {
-                Value::Float(d.to_f64().unwrap_or(f64::NAN))
+            .map_or(Param::Null, |d| {
+                Param::Float(d.to_f64().unwrap_or(f64::NAN))
             }),
         Type::FLOAT8 => row
             .try_get::<_, Option<f64>>(i)
             .map_err(bad)?
-            .map_or(Value::Null, Value::Float),
+            .map_or(Param::Null, Param::Float),
         Type::FLOAT4 => row
             .try_get::<_, Option<f32>>(i)
             .map_err(bad)?
-            .map_or(Value::Null, |v| Value::Float(v.into())),
+            .map_or(Param::Null, |v| Param::Float(v.into())),
         Type::BOOL => row
             .try_get::<_, Option<bool>>(i)
             .map_err(bad)?
-            .map_or(Value::Null, |v| Value::Int(v.into())),
+            .map_or(Param::Null, |v| Param::Int(v.into())),
         Type::TIMESTAMP | Type::TIMESTAMPTZ => row
             .try_get::<_, Option<SystemTime>>(i)
             .map_err(bad)?
-            .map_or(Value::Null, |t| {
-                Value::Timestamp(match t.duration_since(UNIX_EPOCH) {
+            .map_or(Param::Null, |t| {
+                Param::Timestamp(match t.duration_since(UNIX_EPOCH) {
                     Ok(d) => d.as_micros() as i64,
                     Err(e) => -(e.duration().as_micros() as i64),
                 })
             }),
         _ => row
-            .try_get::<_, Option<String>>(i)
+            .try_get::<_, Option<&str>>(i)
             .map_err(bad)?
-            .map_or(Value::Null, Value::Text),
+            .map_or(Param::Null, Param::Text),
     })
 }
 

@@ -4,7 +4,7 @@
 //! forwardings per facility, at the three start times, each of an existing
 //! facility. Distinct types and start times are the tables' primary keys.
 
-use txbench_core::{DbError, Session, TxMode};
+use txbench_core::{DbError, Param, Session, TxMode};
 
 use super::schema::sub_nbr;
 use crate::conditions::ConditionResult;
@@ -94,7 +94,8 @@ async fn conditions<S: Session>(
     for row in ids.iter() {
         let s_id = int(row, 0, "s_id")?;
         let in_range = (1..=subscribers).contains(&s_id);
-        let number_ok = row[1].as_str().map(str::trim_end) == Some(sub_nbr(s_id).as_str());
+        let number_ok =
+            row.get(1).and_then(Param::as_str).map(str::trim_end) == Some(sub_nbr(s_id).as_str());
         if in_range {
             seen[s_id as usize] = true;
         }

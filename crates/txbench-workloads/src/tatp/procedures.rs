@@ -185,7 +185,10 @@ pub async fn execute<S: Session>(
             session.begin(TxMode::ReadWrite).await?;
             let s_id = subscriber_id(session, sub_nbr.as_str()).await?;
             let types = session.query(&FACILITY_TYPES, &[Param::Int(s_id)]).await?;
-            if !types.iter().any(|r| r[0].as_i64() == Some(sf_type)) {
+            if !types
+                .iter()
+                .any(|r| r.get(0).and_then(Param::as_i64) == Some(sf_type))
+            {
                 // The facility does not exist (a foreign-key failure in the spec).
                 return expected_failure(session).await;
             }

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use txbench_core::acks::{AckFile, AckLine};
 use txbench_core::written::AckStatus;
-use txbench_core::{DbError, Rows, Session, TxMode, Value};
+use txbench_core::{DbError, Param, Row, Rows, Session, TxMode};
 
 use super::constants::{DELIVERY, NEW_ORDER, PAYMENT, TXN_TYPES};
 use crate::verify::{Found, TypeVerification, Verification};
@@ -92,19 +92,17 @@ async fn read<S: Session>(
         .await?;
     let orders = Orders {
         orders: keyed(&orders, |r| {
-            Ok([int(&r[3])?, int(&r[4])?, int(&r[5])?, int_or_zero(&r[6])?])
+            Ok([int(r, 3)?, int(r, 4)?, int(r, 5)?, int_or_zero(r, 6)?])
         })?,
-        lines: keyed(&lines, |r| {
-            Ok((int(&r[3])?, int(&r[4])?, int_or_zero(&r[5])?))
-        })?,
+        lines: keyed(&lines, |r| Ok((int(r, 3)?, int(r, 4)?, int_or_zero(r, 5)?)))?,
         undelivered: keyed(&undelivered, |_| Ok(()))?.into_keys().collect(),
     };
     let payments = history
         .iter()
         .map(|r| {
             let mut k = [0; 7];
-            for (slot, v) in k.iter_mut().zip(r) {
-                *slot = int(v)?;
+            for (i, slot) in k.iter_mut().enumerate() {
+                *slot = int(r, i)?;
             }
             Ok(k)
         })
@@ -126,19 +124,21 @@ fn lowest_order(log: &AckFile) -> i64 {
 /// Rows keyed by their first three columns, each with the rest as `value` reads it.
 fn keyed<T>(
     rows: &Rows,
-    value: impl Fn(&[Value]) -> Result<T, DbError>,
+    value: impl Fn(Row<'_>) -> Result<T, DbError>,
 ) -> Result<HashMap<OrderKey, T>, DbError> {
     rows.iter()
-        .map(|r| Ok(((int(&r[0])?, int(&r[1])?, int(&r[2])?), value(r)?)))
+        .map(|r| Ok(((int(r, 0)?, int(r, 1)?, int(r, 2)?), value(r)?)))
         .collect()
 }
 
-/// A whole number from the database: an integer, a timestamp (µs) or a
-/// number that is whole (a rounded amount, however the engine returns it).
-fn int(v: &Value) -> Result<i64, DbError> {
+/// Column `i` as a whole number from the database: an integer, a timestamp
+/// (µs) or a number that is whole (a rounded amount, however the engine
+/// returns it).
+fn int(row: Row<'_>, i: usize) -> Result<i64, DbError> {
+    let v = row.get(i).unwrap_or(Param::Null);
     match v {
-        Value::Float(f) => Some(f.round() as i64),
-        Value::Text(t) => t.parse::<f64>().ok().map(|f| f.round() as i64),
+        Param::Float(f) => Some(f.round() as i64),
+        Param::Text(t) => t.parse::<f64>().ok().map(|f| f.round() as i64),
         v => v.as_i64(),
     }
     .ok_or_else(|| {
@@ -149,8 +149,12 @@ fn int(v: &Value) -> Result<i64, DbError> {
     })
 }
 
-fn int_or_zero(v: &Value) -> Result<i64, DbError> {
-    if v.is_null() { Ok(0) } else { int(v) }
+fn int_or_zero(row: Row<'_>, i: usize) -> Result<i64, DbError> {
+    if row.get(i) == Some(Param::Null) {
+        Ok(0)
+    } else {
+        int(row, i)
+    }
 }
 
 fn fields<const N: usize>(line: &AckLine) -> Result<[i64; N], DbError> {
