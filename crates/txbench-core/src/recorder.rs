@@ -37,7 +37,7 @@ pub struct Phases {
 
 /// A new, empty latency histogram in microseconds. It grows to the largest
 /// value recorded in it (values are clamped to [`MAX_LATENCY_US`] by
-/// [`micros`]), with the buckets of one sized for an hour from the start: an
+/// `micros`), with the buckets of one sized for an hour from the start: an
 /// interval whose slowest transaction took 10 ms holds 5,120 counters, not the
 /// 23,552 (184 KiB) of an hour, and the collector zeroes and adds them every
 /// second, for every type and histogram, on the thread the sessions may share.

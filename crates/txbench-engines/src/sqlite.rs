@@ -31,16 +31,14 @@ use txbench_core::{
 use crate::target_error::TargetError;
 
 /// The page cache of an in-memory database's connections, in KiB (SQLite's
-/// default). The pages live in the `memdb` VFS and are read from it in place
-/// (see [`MEMORY_MMAP_BYTES`]); a large cache only costs: at the end of a
-/// transaction whose B-tree balancing swapped pages (through a temporary page
-/// number past the end of the database) SQLite scans the cache's whole hash
-/// table, which at 256 MiB took more of Delivery's time than its statements.
+/// default). The pages live in the `memdb` VFS, which copies each page the
+/// cache misses into it (it maps pages in place only for a database that
+/// cannot grow, so memory-mapped I/O is left off here); a large cache still
+/// only costs: at the end of a transaction whose B-tree balancing swapped
+/// pages (through a temporary page number past the end of the database)
+/// SQLite scans the cache's whole hash table, which at 256 MiB took more of
+/// Delivery's time than its statements.
 const MEMORY_CACHE_KIB: i64 = 2048;
-
-/// How much of an in-memory database SQLite reads in place rather than
-/// copying pages into its cache.
-const MEMORY_MMAP_BYTES: i64 = 1 << 40;
 
 /// Rows per multi-row INSERT statement during a bulk load.
 const ROWS_PER_INSERT: usize = 64;
@@ -209,15 +207,13 @@ fn open(uri: &str, config: &SqliteConfig) -> Result<Connection, DbError> {
     .map_err(|e| map_err(e, "enable_qpsg"))?;
     conn.busy_timeout(std::time::Duration::from_millis(config.busy_timeout_ms))
         .map_err(|e| map_err(e, "busy_timeout"))?;
+    // No memory-mapped I/O: a file is read through the page cache the user
+    // sizes, and `memdb` serves no mapping to a database that can grow (every
+    // page read would first ask it for one, under its mutex, in vain).
     conn.execute_batch(&format!(
         "PRAGMA cache_size = -{}; PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF; \
-         PRAGMA mmap_size = {};",
+         PRAGMA mmap_size = 0;",
         config.cache_kib,
-        if config.path.is_none() {
-            MEMORY_MMAP_BYTES
-        } else {
-            0
-        }
     ))
     .map_err(|e| map_err(e, "pragmas"))?;
     // journal_mode answers with a row, so it is read rather than executed.
