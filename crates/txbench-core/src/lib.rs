@@ -65,6 +65,6 @@ pub use engine::{
 };
 pub use error::{DbError, ErrorKind};
 pub use shard::Shard;
-pub use value::{Param, Row, RowBatch, Rows, Value};
+pub use value::{Param, Room, Row, RowBatch, Rows, Value};
 pub use workload::{Outcome, Planned, RepeatTerminal, Terminal, TxnTypeInfo, Workload};
 pub use written::Written;

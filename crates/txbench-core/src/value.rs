@@ -151,6 +151,15 @@ pub struct Rows {
     text: String,
 }
 
+/// How much a result holds: rows, and bytes of text ([`Rows::with_room`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Room {
+    /// Rows.
+    pub rows: usize,
+    /// Bytes of text, all columns together.
+    pub text: usize,
+}
+
 /// One value of a result; text is a range of the result's text buffer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Cell {
@@ -179,12 +188,27 @@ impl Rows {
     }
 
     /// An empty result with a number of columns, with room for `rows` rows
-    /// (for an engine that knows, or guesses from the last time, how many).
+    /// (for an engine that knows how many).
     pub fn with_capacity(columns: usize, rows: usize) -> Self {
+        Rows::with_room(columns, Room { rows, text: 0 })
+    }
+
+    /// An empty result with a number of columns and the room of another
+    /// result: an engine that keeps the room of a statement's last result
+    /// fills the next one without growing it.
+    pub fn with_room(columns: usize, room: Room) -> Self {
         Rows {
             columns,
-            cells: Vec::with_capacity(columns * rows),
-            text: String::new(),
+            cells: Vec::with_capacity(columns * room.rows.max(1)),
+            text: String::with_capacity(room.text),
+        }
+    }
+
+    /// The room this result takes: its rows and the bytes of its text.
+    pub fn room(&self) -> Room {
+        Room {
+            rows: self.len(),
+            text: self.text.len(),
         }
     }
 
@@ -369,6 +393,10 @@ mod tests {
         );
         assert!(rows.row(3).is_none());
         assert_eq!(rows.text, "alphagamma δz", "one buffer for all text");
+        let room = rows.room();
+        assert_eq!(room, Room { rows: 3, text: 14 });
+        let next = Rows::with_room(3, room);
+        assert!(next.cells.capacity() >= 9 && next.text.capacity() >= 14);
     }
 
     #[test]

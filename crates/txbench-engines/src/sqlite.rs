@@ -25,7 +25,8 @@ use txbench_core::engine::CallKind;
 use txbench_core::schema::{ColumnType, Index, Statement, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{
-    Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, Rows, Session, TxMode, Value,
+    Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, Room, Rows, Session, TxMode,
+    Value,
 };
 
 use crate::target_error::TargetError;
@@ -262,11 +263,12 @@ struct Prepared<'conn> {
     index: HashMap<StatementKey, usize, foldhash::fast::FixedState>,
 }
 
-/// A prepared statement and how many rows it returned last time, the room its
-/// next result is given (a New-Order's ten items then take one allocation).
+/// A prepared statement and the room of its last result, which its next
+/// result is given (a New-Order's ten items and their text then take one
+/// allocation each, not a vector and a string grown by doubling).
 struct Slot<'conn> {
     statement: rusqlite::Statement<'conn>,
-    rows_last_time: usize,
+    room_last_time: Room,
 }
 
 /// What a prepared statement was prepared from.
@@ -333,7 +335,7 @@ impl SqliteSession {
                     let statement = conn.prepare(&sql()).map_err(|e| map_err(e, context))?;
                     prepared.slots.push(Slot {
                         statement,
-                        rows_last_time: 1,
+                        room_last_time: Room::default(),
                     });
                     prepared.index.insert(key, prepared.slots.len() - 1);
                     prepared.slots.len() - 1
@@ -489,14 +491,14 @@ fn column_type(ty: ColumnType) -> &'static str {
     }
 }
 
-/// The rows of a statement's result, with room for `rows_expected` rows.
+/// The rows of a statement's result, given `room` to begin with.
 fn collect_rows(
     st: &mut rusqlite::Statement<'_>,
-    rows_expected: usize,
+    room: Room,
     context: &str,
 ) -> Result<Rows, DbError> {
     let columns = st.column_count();
-    let mut out = Rows::with_capacity(columns, rows_expected);
+    let mut out = Rows::with_room(columns, room);
     let mut lossy = String::new();
     let mut rows = st.raw_query();
     while let Some(row) = rows.next().map_err(|e| map_err(e, context))? {
@@ -541,8 +543,8 @@ impl SqliteSession {
                 match call.kind {
                     CallKind::Query => {
                         let rows =
-                            collect_rows(&mut slot.statement, slot.rows_last_time, stmt.name)?;
-                        slot.rows_last_time = rows.len().max(1);
+                            collect_rows(&mut slot.statement, slot.room_last_time, stmt.name)?;
+                        slot.room_last_time = rows.room();
                         Ok(Reply::Rows(rows))
                     }
                     CallKind::Execute => slot
@@ -557,7 +559,7 @@ impl SqliteSession {
 
     fn query_sql_now(&mut self, sql: &str) -> Result<Rows, DbError> {
         let mut st = self.conn().prepare(sql).map_err(|e| map_err(e, sql))?;
-        collect_rows(&mut st, 1, sql)
+        collect_rows(&mut st, Room::default(), sql)
     }
 
     fn insert_now(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
