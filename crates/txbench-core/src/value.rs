@@ -48,17 +48,6 @@ impl<'a> Param<'a> {
     pub fn is_null(self) -> bool {
         matches!(self, Param::Null)
     }
-
-    /// An owned copy.
-    pub fn to_value(self) -> Value {
-        match self {
-            Param::Null => Value::Null,
-            Param::Int(v) => Value::Int(v),
-            Param::Float(v) => Value::Float(v),
-            Param::Text(v) => Value::Text(v.to_owned()),
-            Param::Timestamp(v) => Value::Timestamp(v),
-        }
-    }
 }
 
 impl<'a> From<i64> for Param<'a> {
@@ -111,28 +100,17 @@ impl Value {
 
     /// The value as an integer (floats are truncated; NULL and text are `None`).
     pub fn as_i64(&self) -> Option<i64> {
-        match self {
-            Value::Int(v) | Value::Timestamp(v) => Some(*v),
-            Value::Float(v) => Some(*v as i64),
-            _ => None,
-        }
+        self.as_param().as_i64()
     }
 
     /// The value as a float (integers widen; NULL and text are `None`).
     pub fn as_f64(&self) -> Option<f64> {
-        match self {
-            Value::Int(v) | Value::Timestamp(v) => Some(*v as f64),
-            Value::Float(v) => Some(*v),
-            _ => None,
-        }
+        self.as_param().as_f64()
     }
 
     /// The value as text, if it is text.
     pub fn as_str(&self) -> Option<&str> {
-        match self {
-            Value::Text(v) => Some(v),
-            _ => None,
-        }
+        self.as_param().as_str()
     }
 
     /// Whether the value is SQL NULL.
