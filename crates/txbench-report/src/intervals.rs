@@ -47,7 +47,7 @@ pub struct Interval {
 /// Writes the interval files on a thread of its own.
 pub struct IntervalWriter {
     sender: Option<mpsc::Sender<Interval>>,
-    thread: Option<JoinHandle<io::Result<()>>>,
+    thread: Option<JoinHandle<io::Result<u64>>>,
 }
 
 impl IntervalWriter {
@@ -81,13 +81,14 @@ impl IntervalWriter {
         }
     }
 
-    /// Write what is queued, close the files and report the first error.
-    pub fn finish(mut self) -> io::Result<()> {
+    /// Write what is queued, close the files and report the first error, or
+    /// how many intervals were written.
+    pub fn finish(mut self) -> io::Result<u64> {
         self.sender.take();
         match self.thread.take().map(JoinHandle::join) {
             Some(Ok(result)) => result,
             Some(Err(_)) => Err(io::Error::other("the results writer panicked")),
-            None => Ok(()),
+            None => Ok(0),
         }
     }
 }
@@ -125,11 +126,12 @@ fn write_all(
     keys: &[String],
     operations: &[String],
     receiver: mpsc::Receiver<Interval>,
-) -> io::Result<()> {
+) -> io::Result<u64> {
     // The log's header names the window's start, which the first interval brings.
     let Ok(first) = receiver.recv() else {
-        return Ok(());
+        return Ok(0);
     };
+    let mut written = 0;
     let window_start = first.window_start;
     let mut serializer = V2DeflateSerializer::new();
     let mut log = IntervalLogWriterBuilder::new()
@@ -173,8 +175,9 @@ fn write_all(
         write_timeline_row(&mut timeline, &interval, window_start)?;
         // A killed run keeps every interval written so far.
         timeline.flush()?;
+        written += 1;
     }
-    Ok(())
+    Ok(written)
 }
 
 fn write_timeline_header(out: &mut impl Write, keys: &[String]) -> io::Result<()> {

@@ -49,7 +49,8 @@ pub async fn acid_on<E: Engine, W: Benchmark>(
     let crash = crash_run::<W>(a)?;
     let load = Default::default();
     let options = Default::default();
-    ensure_loaded::<E, W>(&engine, &a.db, None, &load, &options, 1, &stop).await?;
+    let progress = crate::progress::period(None, false);
+    ensure_loaded::<E, W>(&engine, None, &load, &options, 1, progress, &stop).await?;
     let dir = results_dir::<E, W>(&engine, &a.results)?;
     let seed = a.seed.unwrap_or_else(crate::plan::fresh_seed);
     outln!(

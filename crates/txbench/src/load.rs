@@ -3,14 +3,14 @@
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::time::Duration;
 
 use tokio::sync::watch;
 use txbench_core::{Engine, Execution, Session};
 use txbench_report::terminal;
 use txbench_workloads::{Benchmark, LoadPlan, WorkloadError};
 
-use crate::cli::workload::LoadScale;
-use crate::cli::{DbArgs, LoadArgs, LoadExtras};
+use crate::cli::{LoadArgs, LoadExtras};
 use crate::failure::Failure;
 use crate::progress::track_load;
 use crate::runner::{load_threads, on_session, unless_stopped};
@@ -20,27 +20,45 @@ pub async fn load_on<E: Engine, W: Benchmark>(
     engine: Arc<E>,
     a: &LoadArgs<W>,
 ) -> Result<(), Failure> {
-    let plan = LoadPlan {
-        scale: a.scale.value,
-        threads: load_threads(a.load.threads),
-        seed: a.seed,
-        drop: a.load.drop,
-        foreign_keys: a.load.foreign_keys,
-    };
+    let plan = load_plan(a.scale.value, &a.load, a.seed);
+    let progress = crate::progress::period(a.progress.progress, false);
+    load_with::<E, W>(engine, &plan, &a.options, progress).await
+}
+
+/// What a load of `scale` with these flags does.
+fn load_plan(scale: i64, load: &LoadExtras, seed: u64) -> LoadPlan {
+    LoadPlan {
+        scale,
+        threads: load_threads(load.threads),
+        seed,
+        drop: load.drop,
+        foreign_keys: load.foreign_keys,
+    }
+}
+
+/// Load as `plan` says, showing its progress every `progress`, and print
+/// what was written and how fast.
+async fn load_with<E: Engine, W: Benchmark>(
+    engine: Arc<E>,
+    plan: &LoadPlan,
+    options: &W::LoadOptions,
+    progress: Option<Duration>,
+) -> Result<(), Failure> {
     let rows = Arc::new(AtomicU64::new(0));
     let summary = track_load(
         W::expected_rows(plan.scale),
         Arc::clone(&rows),
-        W::load(Arc::clone(&engine), &plan, &a.options, rows),
+        progress,
+        W::load(Arc::clone(&engine), plan, options, rows),
     )
     .await?;
     let secs = summary.elapsed.as_secs_f64();
     outln!(
-        "loaded {}{} into {}: {} rows in {:.2} s ({} rows/s){}",
+        "loaded {}{} ({} rows) into {} in {:.2} s ({} rows/s){}",
         scale_text::<W>(plan.scale),
-        W::describe_load(&a.options),
-        engine.describe(),
+        W::describe_load(options),
         terminal::grouped(summary.rows as f64, 0),
+        engine.describe(),
         secs,
         terminal::grouped(summary.rows as f64 / secs.max(1e-9), 0),
         summary.note
@@ -57,16 +75,16 @@ pub fn scale_text<W: Benchmark>(n: i64) -> String {
 
 /// Load `W` at scale `asked` (its default when `None`) unless a finished load
 /// is there already (and `--drop` is not given); another scale than the loaded
-/// one is refused. Ctrl-C stops it. An engine that does not run statements on
-/// data of its own (a txbench server holds its data, `null:` and `sim:` hold
-/// none) has nothing to load here.
+/// one is refused. Its progress shows every `progress`; Ctrl-C stops it. An
+/// engine that does not run statements on data of its own (a txbench server
+/// holds its data, `null:` and `sim:` hold none) has nothing to load here.
 pub async fn ensure_loaded<E: Engine, W: Benchmark>(
     engine: &Arc<E>,
-    db: &DbArgs,
     asked: Option<i64>,
     load: &LoadExtras,
     options: &W::LoadOptions,
     seed: u64,
+    progress: Option<Duration>,
     stop: &watch::Receiver<bool>,
 ) -> Result<(), Failure> {
     if E::Session::EXECUTION != Execution::Statements {
@@ -92,17 +110,9 @@ pub async fn ensure_loaded<E: Engine, W: Benchmark>(
                 Ok(())
             }
             present => {
-                let args = LoadArgs::<W> {
-                    db: db.clone(),
-                    scale: LoadScale::new(asked.unwrap_or(W::ABOUT.scale.default)),
-                    seed,
-                    options: options.clone(),
-                    load: LoadExtras {
-                        drop: load.drop || present.is_some(),
-                        ..load.clone()
-                    },
-                };
-                load_on(Arc::clone(engine), &args).await
+                let mut plan = load_plan(asked.unwrap_or(W::ABOUT.scale.default), load, seed);
+                plan.drop |= present.is_some();
+                load_with::<E, W>(Arc::clone(engine), &plan, options, progress).await
             }
         }
     };

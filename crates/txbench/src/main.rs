@@ -14,6 +14,7 @@ mod faults;
 mod fuzz_tests;
 mod load;
 mod merge;
+mod metrics;
 mod plan;
 mod progress;
 mod report;

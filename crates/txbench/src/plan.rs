@@ -76,12 +76,18 @@ pub struct Output {
     /// The directory under which the run's results directory is made; `None`:
     /// no results written.
     pub results: Option<PathBuf>,
-    /// No live progress line.
-    pub quiet: bool,
+    /// How often the live progress line shows; `None`: never (`--quiet`).
+    pub progress: Option<Duration>,
+    /// What the progress line starts with (a sweep's step), if anything.
+    pub progress_label: Option<String>,
+    /// Where the run's figures are served as OpenMetrics, if anywhere.
+    pub metrics: Option<std::net::SocketAddr>,
     /// A NOT SOUND verdict fails the command.
     pub strict: bool,
     /// Keep the acknowledged-work log in the results directory.
     pub ack_log: bool,
+    /// Write report.html into the results directory at the end.
+    pub report: bool,
 }
 
 /// Where and how the run reports; the acknowledged-work log needs the
@@ -95,9 +101,12 @@ fn output_of(a: &RunArgs) -> Result<Output, Failure> {
     }
     Ok(Output {
         results: (!a.no_results).then(|| a.results.clone()),
-        quiet: a.quiet,
+        progress: crate::progress::period(a.progress.progress, a.quiet),
+        progress_label: None,
+        metrics: a.metrics_listen,
         strict: a.strict,
         ack_log: a.ack_log,
+        report: !a.no_report,
     })
 }
 
@@ -164,12 +173,12 @@ impl<W: Benchmark> RunPlan<W> {
     }
 
     /// One step of a sweep: this plan offered `rate` per second for
-    /// `duration`, quietly.
-    pub fn step(&self, rate: f64, duration: Duration) -> Self {
+    /// `duration`, its progress line labelled `label`.
+    pub fn step(&self, rate: f64, duration: Duration, label: String) -> Self {
         let mut step = self.clone();
         step.rate = Some(rate);
         step.duration = duration;
-        step.output.quiet = true;
+        step.output.progress_label = Some(label);
         step
     }
 
@@ -471,10 +480,10 @@ mod tests {
     }
 
     #[test]
-    fn a_sweep_step_is_the_plan_offered_one_rate_quietly() {
+    fn a_sweep_step_is_the_plan_offered_one_rate_with_its_label() {
         let p = plan::<Retwis>(&["--seed=3", "--arrival=uniform", "--pacing=spin"]).unwrap();
         assert_eq!(p.load(), Load::Closed);
-        let step = p.step(500.0, Duration::from_secs(4));
+        let step = p.step(500.0, Duration::from_secs(4), "step 2".into());
         assert_eq!(
             step.load(),
             Load::Open {
@@ -485,7 +494,8 @@ mod tests {
             }
         );
         assert_eq!(step.duration, Duration::from_secs(4));
-        assert!(step.output.quiet);
+        assert_eq!(step.output.progress_label.as_deref(), Some("step 2"));
+        assert_eq!(step.output.progress, p.output.progress);
         assert_eq!(step.seed, 3, "the steps keep the plan's seed");
     }
 
@@ -501,6 +511,6 @@ mod tests {
     fn no_results_leaves_no_directory_to_write() {
         let p = plan::<Tpcc>(&["--no-results", "--strict", "-q"]).unwrap();
         assert!(p.output.results.is_none());
-        assert!(p.output.strict && p.output.quiet);
+        assert!(p.output.strict && p.output.progress.is_none());
     }
 }

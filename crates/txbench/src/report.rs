@@ -1,6 +1,6 @@
 //! `txbench report DIR`: the terminal summary again, and report.html.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use txbench_core::result::{RunResult, SweepResult};
 use txbench_report::hlog::IntervalLog;
@@ -18,7 +18,7 @@ where
     Failure::failed_because(e, path.display().to_string())
 }
 
-/// Render a results directory.
+/// Render a results directory: its summary (unless quiet) and report.html.
 pub fn main(a: &ReportArgs) -> Result<(), Failure> {
     let dir = &a.dir;
     if !dir.is_dir() {
@@ -27,42 +27,66 @@ pub fn main(a: &ReportArgs) -> Result<(), Failure> {
             dir.display()
         )));
     }
-    let page = if dir.join(SWEEP_FILE).exists() {
+    let path = if dir.join(SWEEP_FILE).exists() {
         let (sweep, steps) = read_sweep(dir)?;
         if !a.quiet {
-            for (step, r) in sweep.steps.iter().zip(&steps) {
-                outln!(
-                    "{:>10}/s offered  {:>10}/s achieved  worst {:.2} ms  {}  {}",
-                    terminal::grouped(step.offered_rate, 0),
-                    terminal::grouped(step.achieved_rate, 0),
-                    step.worst_latency_ms,
-                    if step.passed { "PASS" } else { "FAIL" },
-                    r.verdict
-                );
-            }
-            match sweep.capacity_rate {
-                Some(c) => outln!(
-                    "capacity: {} txn/s ({})",
-                    terminal::grouped(c, 0),
-                    sweep.objective
-                ),
-                None => outln!("capacity: no step met {}", sweep.objective),
-            }
+            print_sweep(&sweep, &steps);
         }
-        html::sweep_report(&sweep, &steps)
+        write_sweep_report(dir, &sweep, &steps)?
     } else {
         let result = results::read_summary(dir).map_err(Failure::reading)?;
-        check_timeline(dir, &result)?;
-        let log = read_log(dir)?;
         if !a.quiet {
             out!("{}", terminal::summary(&result));
         }
-        html::run_report(&result, log.as_ref())
+        write_run_report(dir, &result)?
     };
-    let path = dir.join(REPORT_FILE);
-    std::fs::write(&path, page).map_err(|e| failed(&path, e))?;
     outln!("report: {}", path.display());
     Ok(())
+}
+
+/// The steps of a sweep and its capacity, a line each.
+fn print_sweep(sweep: &SweepResult, steps: &[RunResult]) {
+    for (step, r) in sweep.steps.iter().zip(steps) {
+        outln!(
+            "{:>10}/s offered  {:>10}/s achieved  worst {:.2} ms  {}  {}",
+            terminal::grouped(step.offered_rate, 0),
+            terminal::grouped(step.achieved_rate, 0),
+            step.worst_latency_ms,
+            if step.passed { "PASS" } else { "FAIL" },
+            r.verdict
+        );
+    }
+    match sweep.capacity_rate {
+        Some(c) => outln!(
+            "capacity: {} txn/s ({})",
+            terminal::grouped(c, 0),
+            sweep.objective
+        ),
+        None => outln!("capacity: no step met {}", sweep.objective),
+    }
+}
+
+/// Write the report.html of a run's results directory from its result and
+/// its interval log; its path.
+pub fn write_run_report(dir: &Path, result: &RunResult) -> Result<PathBuf, Failure> {
+    check_timeline(dir, result)?;
+    let log = read_log(dir)?;
+    write_page(dir, &html::run_report(result, log.as_ref()))
+}
+
+/// Write the report.html of a sweep's results directory; its path.
+pub fn write_sweep_report(
+    dir: &Path,
+    sweep: &SweepResult,
+    steps: &[RunResult],
+) -> Result<PathBuf, Failure> {
+    write_page(dir, &html::sweep_report(sweep, steps))
+}
+
+fn write_page(dir: &Path, page: &str) -> Result<PathBuf, Failure> {
+    let path = dir.join(REPORT_FILE);
+    std::fs::write(&path, page).map_err(|e| failed(&path, e))?;
+    Ok(path)
 }
 
 /// Refuse a damaged `timeline.csv` (the report would silently draw less).

@@ -24,8 +24,9 @@ use crate::ack_log;
 use crate::failure::Failure;
 use crate::faults::impact::{self, RunSecond};
 use crate::faults::inject::Injector;
+use crate::metrics::{Live, RunLabels};
 use crate::plan::{Resolved, RunPlan};
-use crate::progress::RunProgress;
+use crate::progress::{Headline, RunProgress};
 
 /// Run `work` (a load, opening a database) unless Ctrl-C or SIGTERM comes
 /// first: then it is dropped where it is and the command ends as interrupted.
@@ -102,6 +103,10 @@ pub async fn run_on<E: Engine, W: Benchmark>(
         }
         save(dir, &measured)?;
         outln!("results: {}", dir.display());
+        if plan.output.report {
+            let page = crate::report::write_run_report(dir, result)?;
+            outln!("report: {}", page.display());
+        }
     }
     if let Err(e) = printed {
         return Err(Failure::failed(match &dir {
@@ -160,12 +165,25 @@ pub async fn measure<E: Engine, W: Benchmark>(
         run.driver.schedule = injector.schedule(&plan.faults);
     }
     let mut seconds = injector.as_ref().map(|_| Vec::new());
+    let headline = headline_of::<W>(&run.driver, &workload);
+    let live = match plan.output.metrics {
+        Some(addr) => {
+            let live = crate::metrics::serve(addr).await?;
+            live.begin(
+                run_labels(plan, engine.as_ref(), started_at, dir),
+                workload.transaction_types(),
+            );
+            Some((live, Arc::clone(&headline)))
+        }
+        None => None,
+    };
     let recording = drive(
         engine,
         &workload,
         &run.driver,
         Watch {
-            quiet: plan.output.quiet,
+            progress: run_progress(plan, &run.driver, &workload, headline),
+            live,
             writer: writer.as_ref(),
             seconds: seconds.as_mut(),
         },
@@ -185,7 +203,17 @@ pub async fn measure<E: Engine, W: Benchmark>(
     // acknowledged work are on disk.
     let written = writer.map(results::IntervalWriter::finish);
     let acks = acks.zip(dir).map(|(log, dir)| log.close(dir));
-    let recording = recording.map_err(|e| not_run(e, plan, dir))?;
+    let recording = match recording {
+        Ok(recording) => recording,
+        Err(e) => {
+            if let Some(dir) = dir
+                && nothing_measured(written.as_ref(), acks.as_ref())
+            {
+                discard_unmeasured(dir);
+            }
+            return Err(not_run(e, plan, dir));
+        }
+    };
     // A failure to write the intervals loses them, not the run: it is reported
     // after the summary is printed.
     let intervals_unsaved = match (written, dir) {
@@ -268,10 +296,56 @@ fn start_results<W: Benchmark>(
     .map_err(io)
 }
 
+/// The workload's headline figures over some seconds of this run.
+fn headline_of<W: Benchmark>(opts: &RunOptions, workload: &W) -> Headline {
+    let basis = MetricBasis {
+        driven: workload.driven(),
+        wait: opts.wait,
+    };
+    Arc::new(move |types, secs| W::metrics(types, secs, basis))
+}
+
+/// The live line of a run.
+fn run_progress<W: Benchmark>(
+    plan: &RunPlan<W>,
+    opts: &RunOptions,
+    workload: &W,
+    headline: Headline,
+) -> RunProgress {
+    RunProgress::new(
+        opts.warmup + opts.duration,
+        workload.transaction_types(),
+        plan.output.progress,
+        plan.output.progress_label.as_deref(),
+        headline,
+    )
+}
+
+/// The labels of this run's metrics: the results directory's name names the
+/// run (its start time without one).
+fn run_labels<E: Engine, W: Benchmark>(
+    plan: &RunPlan<W>,
+    engine: &E,
+    started_at: &str,
+    dir: Option<&Path>,
+) -> RunLabels {
+    RunLabels {
+        workload: W::ABOUT.name.to_string(),
+        engine: engine.name().to_string(),
+        run: dir.and_then(Path::file_name).map_or_else(
+            || compact_stamp(started_at),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+        shard: format!("{}/{}", plan.shard.index(), plan.shard.count()),
+    }
+}
+
 /// What watches a run's seconds as they finish.
 struct Watch<'a> {
-    /// No progress line.
-    quiet: bool,
+    /// The live line.
+    progress: RunProgress,
+    /// The figures served to scrapers, and how to compute the headline.
+    live: Option<(Arc<Live>, Headline)>,
     /// Where each second of the window is written.
     writer: Option<&'a results::IntervalWriter>,
     /// Where each second of the window is kept for the faults' figures.
@@ -286,10 +360,11 @@ async fn drive<E: Engine, W: Workload>(
     mut watch: Watch<'_>,
     stop: watch::Receiver<bool>,
 ) -> Result<driver::Recording, RunError> {
-    let types = workload.transaction_types();
-    let mut progress = RunProgress::new(opts.warmup + opts.duration, types, watch.quiet);
     let recording = driver::run(engine, workload, opts, stop, |t| {
-        progress.tick(&t);
+        watch.progress.tick(&t);
+        if let Some((live, headline)) = &watch.live {
+            live.tick(&t, headline);
+        }
         let (from, to) = t.window_span;
         if to <= from {
             return;
@@ -307,8 +382,38 @@ async fn drive<E: Engine, W: Workload>(
         }
     })
     .await;
-    progress.finish();
+    watch.progress.finish();
     recording
+}
+
+/// Whether a run that failed left nothing of its own in its results: no
+/// interval written and no transaction in its acknowledged-work log.
+fn nothing_measured(
+    written: Option<&std::io::Result<u64>>,
+    acks: Option<&Result<AckCounts, String>>,
+) -> bool {
+    let no_intervals = matches!(written, None | Some(Ok(0)));
+    let no_acks = match acks {
+        None => true,
+        Some(Ok(counts)) => counts.by_type.iter().flatten().all(|&n| n == 0),
+        Some(Err(_)) => false,
+    };
+    no_intervals && no_acks
+}
+
+/// Remove the files a run that never measured made in its results directory
+/// (the settings, the headers of the interval files and of the log), so that
+/// [`results::remove_if_empty`] leaves no directory of a run that did not
+/// happen; a refusal written after this stays.
+fn discard_unmeasured(dir: &Path) {
+    for file in [
+        results::CONFIG_FILE,
+        results::HLOG_FILE,
+        results::TIMELINE_FILE,
+        txbench_core::acks::ACKS_FILE,
+    ] {
+        let _ = std::fs::remove_file(dir.join(file));
+    }
 }
 
 /// Why a run measured nothing, as the command's failure; a shard that

@@ -97,7 +97,8 @@ async fn serve_on<E: Engine, W: Benchmark>(
     }
     let token = token(a)?;
     let (load, options) = (W::LoadOptions::default(), W::RunOptions::default());
-    crate::load::ensure_loaded::<E, W>(&engine, &a.db, scale, &a.load, &load, 1, &stop).await?;
+    let progress = crate::progress::period(None, false);
+    crate::load::ensure_loaded::<E, W>(&engine, scale, &a.load, &load, 1, progress, &stop).await?;
     let (workload, version) = on_session(&engine, move |mut s| async move {
         let w = W::open(&mut s, scale, 1, &options).await?;
         let v = s

@@ -119,8 +119,9 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
     // loads it first.
     let seed = s.run.seed.unwrap_or(1);
     let (extras, options) = (LoadExtras::default(), W::LoadOptions::default());
+    let progress = plan.output.progress;
     crate::load::ensure_loaded::<E, W>(
-        &engine, &s.run.db, plan.scale, &extras, &options, seed, &stop,
+        &engine, plan.scale, &extras, &options, seed, progress, &stop,
     )
     .await?;
     let name = format!(
@@ -143,6 +144,7 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
         stop,
         dir: dir.as_deref(),
         steps: Vec::new(),
+        results: Vec::new(),
     };
     let swept = sweeper.run().await;
     if swept.is_err()
@@ -161,6 +163,8 @@ struct Sweeper<'a, E, W: Benchmark> {
     stop: watch::Receiver<bool>,
     dir: Option<&'a std::path::Path>,
     steps: Vec<SweepStep>,
+    /// Each step's result, for the sweep's report.
+    results: Vec<RunResult>,
 }
 
 impl<E: Engine, W: Benchmark> Sweeper<'_, E, W> {
@@ -218,7 +222,12 @@ impl<E: Engine, W: Benchmark> Sweeper<'_, E, W> {
     /// later keeps it); whether it passed.
     async fn step(&mut self, rate: f64) -> Result<bool, Failure> {
         let slo = &self.sweep.slo;
-        let plan = self.plan.step(rate, self.sweep.step_duration);
+        let label = format!(
+            "step {} at {}/s",
+            self.steps.len() + 1,
+            terminal::grouped(rate, 0)
+        );
+        let plan = self.plan.step(rate, self.sweep.step_duration, label);
         let step_dir = self
             .dir
             .map(|d| d.join(format!("step-{:02}-{}", self.steps.len() + 1, rate.round())));
@@ -247,6 +256,9 @@ impl<E: Engine, W: Benchmark> Sweeper<'_, E, W> {
         );
         if let Some(step_dir) = &step_dir {
             crate::runner::save(step_dir, &measured)?;
+            if self.plan.output.report {
+                crate::report::write_run_report(step_dir, result)?;
+            }
         }
         self.steps.push(SweepStep {
             offered_rate: rate,
@@ -261,7 +273,9 @@ impl<E: Engine, W: Benchmark> Sweeper<'_, E, W> {
                 .map(|d| d.join(results::SUMMARY_FILE).display().to_string())
                 .unwrap_or_default(),
         });
-        if result.interrupted {
+        let interrupted = result.interrupted;
+        self.results.push(measured.result);
+        if interrupted {
             return Err(Failure::Interrupted("sweep interrupted".into()));
         }
         Ok(passed)
@@ -296,6 +310,10 @@ impl<E: Engine, W: Benchmark> Sweeper<'_, E, W> {
         if let Some(dir) = self.dir {
             json::write_value(&dir.join(SWEEP_FILE), &summary).map_err(Failure::error)?;
             outln!("results: {}", dir.display());
+            if self.plan.output.report {
+                let page = crate::report::write_sweep_report(dir, &summary, &self.results)?;
+                outln!("report: {}", page.display());
+            }
         }
         if capacity.is_none() {
             return Err(Failure::NotSound(format!(

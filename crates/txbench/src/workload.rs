@@ -182,8 +182,9 @@ async fn all_in_one<E: Engine, W: Benchmark>(
     let run = &a.run.run;
     // The population's seed: the run's when it is given, else the load's default.
     let seed = run.seed.unwrap_or(1);
+    let progress = plan.output.progress;
     ensure_loaded::<E, W>(
-        &engine, &run.db, plan.scale, &a.load, &a.options, seed, &stop,
+        &engine, plan.scale, &a.load, &a.options, seed, progress, &stop,
     )
     .await?;
     run_on::<_, W>(engine, plan, stop).await

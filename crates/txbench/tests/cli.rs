@@ -359,9 +359,10 @@ fn all_in_one_loads_runs_and_reports() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("loaded 1 warehouse into sqlite::memory:"),
+        text.contains("loaded 1 warehouse (") && text.contains(" rows) into sqlite::memory: in "),
         "{text}"
     );
+    assert!(!text.contains("sqlite::memory::"), "{text}");
     assert!(text.contains("tpmC"), "{text}");
 }
 

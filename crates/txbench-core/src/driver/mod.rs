@@ -168,6 +168,11 @@ pub struct Tick<'a> {
     pub window_start: SystemTime,
     /// The measured numbers so far.
     pub total: &'a Recorder,
+    /// Per type, the transactions sent to the sessions and not yet finished
+    /// at the tick (waiting in the client's queue or executing).
+    pub outstanding: &'a [u64],
+    /// Of those, the ones waiting in the client's queue for a session.
+    pub queued: u64,
 }
 
 /// CPU used during a run.
@@ -803,7 +808,10 @@ impl Clock {
             tokio::select! {
                 biased;
                 _ = stop.wait_for(|s| *s) => return true,
-                _ = ticker.tick() => self.tick(on_tick).await,
+                _ = ticker.tick() => {
+                    let queued = queues.iter().map(|q| q.len() as u64).sum();
+                    self.tick(queued, on_tick).await;
+                }
                 _ = tokio::time::sleep_until(self.window.end.into()), if !past_end => {}
                 _ = tokio::time::sleep(FINISH_POLL), if past_end => {}
             }
@@ -811,9 +819,10 @@ impl Clock {
     }
 
     /// Collect the last second and hand it on.
-    async fn tick(&mut self, on_tick: &mut impl FnMut(Tick<'_>)) {
+    async fn tick(&mut self, queued: u64, on_tick: &mut impl FnMut(Tick<'_>)) {
         let now = Instant::now();
-        let outstanding = self.collector.outstanding().iter().sum();
+        let by_type = self.collector.outstanding();
+        let outstanding = by_type.iter().sum();
         self.collector
             .collect(&mut self.interval, &mut self.total)
             .await;
@@ -831,10 +840,18 @@ impl Clock {
         // A fresh recorder for the next interval (its histograms start small
         // and grow to what is recorded); the receiver keeps these.
         let interval = std::mem::replace(&mut self.interval, Recorder::new(types));
-        self.emit(now, interval, on_tick);
+        self.emit(now, interval, (&by_type, queued), on_tick);
     }
 
-    fn emit(&mut self, now: Instant, interval: Recorder, on_tick: &mut impl FnMut(Tick<'_>)) {
+    /// Hand on an interval ending `now`, with what was outstanding (per
+    /// type, and of it queued) then.
+    fn emit(
+        &mut self,
+        now: Instant,
+        interval: Recorder,
+        (outstanding, queued): (&[u64], u64),
+        on_tick: &mut impl FnMut(Tick<'_>),
+    ) {
         let phase = if now < self.window.start {
             Phase::WarmUp
         } else if now <= self.window.end {
@@ -850,6 +867,8 @@ impl Clock {
             window_span: self.window.span(self.last_tick, now),
             window_start: self.window_start,
             total: &self.total,
+            outstanding,
+            queued,
         });
         self.last_tick = now;
     }
@@ -879,7 +898,8 @@ impl Clock {
             .all(|t| t.latency.is_empty() && t.failed() == 0 && t.given_up() == 0)
             && interval.lateness.is_empty();
         if !empty {
-            self.emit(Instant::now().max(cut_at), interval, on_tick);
+            // After the cut nothing is outstanding: what was is given up.
+            self.emit(Instant::now().max(cut_at), interval, (&[], 0), on_tick);
         }
     }
 }

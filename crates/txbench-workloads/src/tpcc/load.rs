@@ -54,6 +54,10 @@ pub async fn load<E: Engine>(
         entries: meta::entries(&constants),
     };
     let mut summary = bulk::load(engine, &META, &SCHEMA, plan, population, rows_done).await?;
-    summary.note = format!(", C-Load for C_LAST {}", constants.c_last);
+    summary.note = format!(
+        ", customer last names drawn with C-Load {} (the NURand constant of clause 2.1.6; a run \
+         draws its own, C-Run, within the bounds of clause 2.1.6.1)",
+        constants.c_last
+    );
     Ok(summary)
 }

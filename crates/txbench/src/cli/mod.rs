@@ -448,6 +448,10 @@ pub struct RunArgs {
     /// Do not write a results directory.
     #[arg(long)]
     pub no_results: bool,
+    /// Do not write report.html at the end of the run (`txbench report DIR`
+    /// writes it later).
+    #[arg(long)]
+    pub no_report: bool,
     /// Keep the acknowledged-work log: every transaction that wrote, with what
     /// it wrote and whether the database acknowledged it, left it in doubt or
     /// rolled it back, in acks.csv in the results directory, for `verify`.
@@ -473,6 +477,26 @@ pub struct RunArgs {
     /// No live progress line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    #[command(flatten)]
+    pub progress: ProgressArg,
+    /// Serve the run's figures as OpenMetrics at http://ADDR/metrics while it
+    /// runs (committed, rollbacks, retries, errors by kind, in flight, client
+    /// queue, latency histogram, last second's p50/p99, the headline figures),
+    /// for Prometheus and docs/grafana/txbench.json. A port alone listens on
+    /// loopback (9187 is 127.0.0.1:9187); give 0.0.0.0:9187 to be scraped
+    /// from elsewhere.
+    #[arg(long, value_parser = parse_listen, value_name = "ADDR")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+}
+
+/// `--progress`: how often the live line shows.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct ProgressArg {
+    /// How often the live progress line shows its figures (over that
+    /// period): redrawn in place on a terminal, a line each when stderr is
+    /// piped (default: 1s on a terminal, 10s when piped).
+    #[arg(long, value_parser = parse_progress, value_name = "DURATION", allow_hyphen_values = true)]
+    pub progress: Option<Duration>,
 }
 
 /// How to load: flags of `load` and of the all-in-one forms.
@@ -576,6 +600,33 @@ fn parse_start_at(s: &str) -> Result<SystemTime, String> {
         ));
     }
     Ok(at)
+}
+
+/// `--metrics-listen`: an address, or a port alone (`9187`, `:9187`) on loopback.
+fn parse_listen(s: &str) -> Result<std::net::SocketAddr, String> {
+    let port = s.strip_prefix(':').unwrap_or(s);
+    if let Ok(port) = port.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse().map_err(|_| {
+        format!(
+            "invalid listen address '{s}': expected a port (9187) or an address and port \
+             (127.0.0.1:9187, [::1]:9187)"
+        )
+    })
+}
+
+/// `--progress`: whole seconds at least (the driver's figures come a
+/// second at a time).
+fn parse_progress(s: &str) -> Result<Duration, String> {
+    let d = parse_positive_duration(s)?;
+    if d < Duration::from_secs(1) || d.subsec_nanos() != 0 {
+        return Err(format!(
+            "invalid progress period '{s}': whole seconds, 1s or more (the figures come a \
+             second at a time)"
+        ));
+    }
+    Ok(d)
 }
 
 fn parse_positive_duration(s: &str) -> Result<Duration, String> {

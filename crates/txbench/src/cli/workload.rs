@@ -10,7 +10,7 @@ use clap::{ArgMatches, Args, Command, FromArgMatches, Subcommand};
 use txbench_workloads::registry::{self, EachVisitor};
 use txbench_workloads::{About, Benchmark};
 
-use super::{DbArgs, IsolationArg, LoadExtras, RunArgs, SweepArgs};
+use super::{DbArgs, IsolationArg, LoadExtras, ProgressArg, RunArgs, SweepArgs};
 
 /// `txbench NAME [VERB]`: a verb, or without one load (if needed), run and
 /// report.
@@ -111,6 +111,8 @@ pub struct LoadArgs<W: Benchmark> {
     pub options: W::LoadOptions,
     #[command(flatten)]
     pub load: LoadExtras,
+    #[command(flatten)]
+    pub progress: ProgressArg,
 }
 
 /// Flags of `NAME run`.
@@ -184,16 +186,6 @@ fn capitalised(word: &str) -> String {
 
 fn given(m: &ArgMatches, id: &str) -> Option<i64> {
     m.try_get_one::<i64>(id).ok().flatten().copied()
-}
-
-impl<W> LoadScale<W> {
-    /// A scale to load.
-    pub fn new(value: i64) -> Self {
-        LoadScale {
-            value,
-            workload: PhantomData,
-        }
-    }
 }
 
 impl<W: Benchmark> FromArgMatches for LoadScale<W> {
