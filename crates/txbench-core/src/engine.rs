@@ -397,6 +397,20 @@ pub trait Engine: Send + Sync + 'static {
         1
     }
 
+    /// Create the database the URL names when the server has none of that
+    /// name, as a load's first step (go-tpc does the same); its name when it
+    /// was created, `None` when it was there or the engine has no such thing.
+    fn create_database(&self) -> impl Future<Output = Result<Option<String>, DbError>> + Send {
+        std::future::ready(Ok(None))
+    }
+
+    /// True when the database lives only as long as this process (in-memory
+    /// SQLite): nothing another command loaded is there, and nothing this
+    /// one writes stays.
+    fn ephemeral(&self) -> bool {
+        false
+    }
+
     /// Open a new session on node `node` (0-based, below [`Engine::nodes`]), for
     /// runs that keep each terminal's work on one node.
     fn connect_node(

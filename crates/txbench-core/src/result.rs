@@ -271,6 +271,10 @@ pub struct RunResult {
     pub txbench_version: String,
     /// The workload ("tpcc").
     pub workload: String,
+    /// Its title as people write it ("TPC-C"); empty in results older than
+    /// it, whose readers fall back on the name ([`RunResult::title`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub workload_title: String,
     /// The engine ("sqlite").
     pub engine: String,
     /// The database target, secrets removed.
@@ -361,6 +365,16 @@ pub struct OperationResult {
 }
 
 impl RunResult {
+    /// The workload's title ("TPC-C"), or its name in capitals for results
+    /// written before titles were kept.
+    pub fn title(&self) -> String {
+        if self.workload_title.is_empty() {
+            self.workload.to_uppercase()
+        } else {
+            self.workload_title.clone()
+        }
+    }
+
     /// The metric with this name.
     pub fn metric(&self, name: &str) -> Option<f64> {
         self.metrics

@@ -245,6 +245,10 @@ impl Engine for SqliteEngine {
         }
     }
 
+    fn ephemeral(&self) -> bool {
+        self.config.path.is_none()
+    }
+
     fn connect(&self) -> impl Future<Output = Result<SqliteSession, DbError>> + Send {
         let config = Arc::new(self.config.clone());
         ready(open(&self.uri, &self.config).map(|conn| SqliteSession::new(conn, config)))

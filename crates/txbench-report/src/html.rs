@@ -75,7 +75,7 @@ fn percentile_cells(p: &Percentiles, mean: bool, censored_from: Option<f64>) -> 
 /// come from it).
 pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
     let mut b = String::new();
-    let title = format!("{} on {}", r.workload.to_uppercase(), r.target);
+    let title = format!("{} on {}", r.title(), r.target);
     heading(&mut b, r, &title);
     headline(&mut b, r);
     transactions(&mut b, r);

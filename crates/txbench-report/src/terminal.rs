@@ -221,7 +221,7 @@ fn header(out: &mut String, r: &RunResult) {
     let _ = writeln!(
         out,
         "{} on {} ({}), {:.1} s measured{}",
-        r.workload.to_uppercase().replace("TPCC", "TPC-C"),
+        r.title(),
         r.target,
         r.engine,
         r.measured_secs,
@@ -231,7 +231,46 @@ fn header(out: &mut String, r: &RunResult) {
     if !settings.is_empty() {
         let _ = writeln!(out, "  {}", settings.join(", "));
     }
+    if let Some(line) = shared_sessions(r) {
+        let _ = writeln!(out, "  {line}");
+    }
     let _ = writeln!(out);
+}
+
+/// When terminals outnumber the sessions they share, how much of the
+/// latency they spent waiting in txbench for one: with one SQLite
+/// connection for ten terminals, most of a transaction's latency is its
+/// turn, not the database's work.
+pub fn shared_sessions(r: &RunResult) -> Option<String> {
+    let s = r.settings.as_ref()?;
+    if s.connections >= s.terminals {
+        return None;
+    }
+    let measured = r.transactions.iter().filter(|t| t.latency_ms.samples > 0);
+    let (queued, total) = measured.fold((0.0, 0.0), |(q, l), t| {
+        let n = t.latency_ms.samples as f64;
+        (q + n * t.phases_ms.queue, l + n * t.latency_ms.mean)
+    });
+    if total <= 0.0 {
+        return None;
+    }
+    let why = if r.engine == "sqlite" {
+        " (SQLite writes through one connection at a time)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{} terminals share {} {}{why}: {:.0}% of their latency was queueing in txbench for \
+         one; the latency of the database alone is in 'where the time went'",
+        s.terminals,
+        s.connections,
+        if s.connections == 1 {
+            "connection"
+        } else {
+            "connections"
+        },
+        100.0 * (queued / total).min(1.0)
+    ))
 }
 
 /// The settings a reader wants first: the scale, terminals, sessions, waits

@@ -22,7 +22,16 @@ pub async fn load_on<E: Engine, W: Benchmark>(
 ) -> Result<(), Failure> {
     let plan = load_plan(a.scale.value, &a.load, a.seed);
     let progress = crate::progress::period(a.progress.progress, false);
+    create_database(engine.as_ref()).await?;
     load_with::<E, W>(engine, &plan, &a.options, progress).await
+}
+
+/// Create the database the URL names if the server has none of that name.
+async fn create_database<E: Engine>(engine: &E) -> Result<(), Failure> {
+    if let Some(name) = engine.create_database().await? {
+        outln!("created database {name} on {}", engine.describe());
+    }
+    Ok(())
 }
 
 /// What a load of `scale` with these flags does.
@@ -91,6 +100,7 @@ pub async fn ensure_loaded<E: Engine, W: Benchmark>(
         return Ok(());
     }
     let load_unless_loaded = async {
+        create_database(engine.as_ref()).await?;
         let loaded = on_session(engine, |mut s| async move { W::loaded(&mut s).await }).await??;
         match loaded {
             Some(l) if l.complete && !load.drop => {

@@ -12,7 +12,7 @@ use txbench_workloads::registry::{self, Visitor};
 use txbench_workloads::{Benchmark, WorkloadError};
 
 use crate::cli::workload::{AcidArgs, VerifyArgs};
-use crate::cli::{AllInOneArgs, Chosen, DbArgs, LoadArgs, Verb, Verbs};
+use crate::cli::{AllInOneArgs, Chosen, DbArgs, LoadArgs, LoadExtras, Verb, Verbs};
 use crate::failure::Failure;
 use crate::load::{ensure_loaded, load_on};
 use crate::plan::RunPlan;
@@ -136,8 +136,28 @@ impl<W: Benchmark> WithEngine for OnEngine<W> {
                 e.describe()
             )));
         }
+        if e.ephemeral()
+            && let Some(verb @ ("check" | "verify")) = self.task.tables_verb()
+        {
+            return Err(Failure::usage(format!(
+                "{} holds nothing between processes, so there is nothing to {verb}: load, run \
+                 and {verb} a file (--db sqlite:{name}.db), or run `txbench {name}`, which \
+                 loads, runs and reports in one process",
+                e.describe(),
+                name = W::ABOUT.name
+            )));
+        }
         match self.task {
             Task::Load(a) => unless_stopped(&stop, "the load", load_on::<_, W>(e, &a)).await,
+            Task::Run(plan) if e.ephemeral() => {
+                outln!(
+                    "{} holds nothing between processes: loading it first, as `txbench {}` does",
+                    e.describe(),
+                    W::ABOUT.name
+                );
+                let (load, options) = (LoadExtras::default(), W::LoadOptions::default());
+                load_then_run::<_, W>(e, &plan, (&load, &options, 1), stop).await
+            }
             Task::Run(plan) => run_on::<_, W>(e, &plan, stop).await,
             Task::Check(_) => check_on::<_, W>(e).await,
             Task::Verify(a) => crate::verify::verify_on::<_, W>(e, &a).await,
@@ -179,13 +199,20 @@ async fn all_in_one<E: Engine, W: Benchmark>(
     a: &AllInOneArgs<W>,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    let run = &a.run.run;
     // The population's seed: the run's when it is given, else the load's default.
-    let seed = run.seed.unwrap_or(1);
+    let seed = a.run.run.seed.unwrap_or(1);
+    load_then_run::<E, W>(engine, plan, (&a.load, &a.options, seed), stop).await
+}
+
+/// Load as the flags, the options and the population's seed say unless the
+/// data is there, then run.
+async fn load_then_run<E: Engine, W: Benchmark>(
+    engine: Arc<E>,
+    plan: &RunPlan<W>,
+    (load, options, seed): (&LoadExtras, &W::LoadOptions, u64),
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
     let progress = plan.output.progress;
-    ensure_loaded::<E, W>(
-        &engine, plan.scale, &a.load, &a.options, seed, progress, &stop,
-    )
-    .await?;
+    ensure_loaded::<E, W>(&engine, plan.scale, load, options, seed, progress, &stop).await?;
     run_on::<_, W>(engine, plan, stop).await
 }

@@ -230,3 +230,22 @@ async fn galera_cluster_conflicts_are_retried_and_every_node_checks() {
         .await
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_load_creates_the_database_when_the_server_has_none() {
+    let Some(base) = server_url("TXBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let mut db = MyDatabase::create(&base, "create").await;
+    db.admin
+        .query_drop(format!("DROP DATABASE {}", db.name))
+        .await
+        .unwrap();
+    let out = run_ok(txbench().args(["tatp", "load", "--db", &db.url, "--subscribers", "1000"]));
+    assert!(
+        out.contains(&format!("created database {}", db.name)),
+        "{out}"
+    );
+    assert!(out.contains("loaded 1,000 subscribers"), "{out}");
+    db.drop_now().await;
+}

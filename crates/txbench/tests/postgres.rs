@@ -327,3 +327,33 @@ async fn a_half_done_load_is_named_unfinished_until_load_drop_repairs_it() {
     assert_check_passes(&db.url);
     db.drop_now().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_load_creates_the_database_when_the_server_has_none() {
+    let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    let db = PgDatabase::create(&base, "create").await;
+    db.admin()
+        .batch_execute(&format!("DROP DATABASE {} WITH (FORCE)", db.name()))
+        .await
+        .unwrap();
+    let out = run_ok(txbench().args(["tatp", "load", "--db", &db.url, "--subscribers", "1000"]));
+    assert!(
+        out.contains(&format!("created database {}", db.name())),
+        "{out}"
+    );
+    assert!(out.contains("loaded 1,000 subscribers"), "{out}");
+    // Once made, it is there: the next load finds it.
+    let out = run_ok(txbench().args([
+        "tatp",
+        "load",
+        "--db",
+        &db.url,
+        "--subscribers",
+        "1000",
+        "--drop",
+    ]));
+    assert!(!out.contains("created database"), "{out}");
+    db.drop_now().await;
+}

@@ -139,6 +139,31 @@ impl Engine for MyEngine {
         let (node, conn) = self.shared.connect().await?;
         self.session(node, conn).await
     }
+
+    async fn create_database(&self) -> Result<Option<String>, DbError> {
+        let target = &self.shared.nodes[0];
+        match connect(target, CONNECT_TIMEOUT).await {
+            // ER_BAD_DB_ERROR: Unknown database.
+            Err(e) if e.code.as_deref() == Some("MySQL 1049") => {}
+            _ => return Ok(None),
+        }
+        let Some(name) = target.opts.db_name().map(str::to_string) else {
+            return Ok(None);
+        };
+        let server = MyTarget {
+            opts: mysql_async::OptsBuilder::from_opts(target.opts.clone())
+                .db_name(None::<String>)
+                .into(),
+            display: target.display.clone(),
+        };
+        let mut conn = connect(&server, CONNECT_TIMEOUT).await?;
+        let quoted = format!("`{}`", name.replace('`', "``"));
+        conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS {quoted}"))
+            .await
+            .map_err(|e| map_err(e, &format!("creating database {quoted}")))?;
+        let _ = conn.disconnect().await;
+        Ok(Some(name))
+    }
 }
 
 impl MyEngine {

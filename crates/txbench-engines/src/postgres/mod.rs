@@ -85,7 +85,13 @@ impl Shared {
             SslMode::Prefer => tokio_postgres::config::SslMode::Prefer,
             SslMode::Require | SslMode::VerifyFull => tokio_postgres::config::SslMode::Require,
         });
-        let connect_err = |e| DbError::new(ErrorKind::Connection, dialect::describe(&e));
+        let connect_err = |e: tokio_postgres::Error| {
+            let error = DbError::new(ErrorKind::Connection, dialect::describe(&e));
+            match e.code() {
+                Some(state) => error.with_code(format!("SQLSTATE {}", state.code())),
+                None => error,
+            }
+        };
         let client = match &self.tls {
             None => {
                 let (client, connection) = config.connect(NoTls).await.map_err(connect_err)?;
@@ -164,6 +170,38 @@ impl Engine for PgEngine {
     async fn connect(&self) -> Result<PgSession, DbError> {
         let client = self.shared.connect().await?;
         Ok(self.session(client))
+    }
+
+    async fn create_database(&self) -> Result<Option<String>, DbError> {
+        let (_, config) = &self.shared.target.hosts[0];
+        match self.shared.connect_to(config).await {
+            Err(e) if e.code.as_deref() == Some("SQLSTATE 3D000") => {}
+            _ => return Ok(None),
+        }
+        let name = config
+            .get_dbname()
+            .or(config.get_user())
+            .unwrap_or("postgres")
+            .to_string();
+        // CREATE DATABASE runs from the server's maintenance database.
+        let mut maintenance = config.clone();
+        maintenance.dbname("postgres");
+        let client = self.shared.connect_to(&maintenance).await?;
+        let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+        match client
+            .batch_execute(&format!("CREATE DATABASE {quoted}"))
+            .await
+        {
+            Ok(()) => Ok(Some(name)),
+            // Another process made it in the meantime: it is there.
+            Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::DUPLICATE_DATABASE) => {
+                Ok(None)
+            }
+            Err(e) => Err(DbError::new(
+                ErrorKind::Other,
+                format!("creating database {quoted}: {}", dialect::describe(&e)),
+            )),
+        }
     }
 }
 

@@ -89,6 +89,7 @@ mod tests {
             schema_version: 3,
             txbench_version: "test".into(),
             workload: "tpcc".into(),
+            workload_title: "TPC-C".into(),
             engine: "sqlite".into(),
             target: "sqlite::memory:".into(),
             started_at: "2027-01-15T08:00:00Z".into(),

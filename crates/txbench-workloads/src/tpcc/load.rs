@@ -55,8 +55,7 @@ pub async fn load<E: Engine>(
     };
     let mut summary = bulk::load(engine, &META, &SCHEMA, plan, population, rows_done).await?;
     summary.note = format!(
-        ", customer last names drawn with C-Load {} (the NURand constant of clause 2.1.6; a run \
-         draws its own, C-Run, within the bounds of clause 2.1.6.1)",
+        ", C-Load {} (the constant of the customers' last names, clause 2.1.6)",
         constants.c_last
     );
     Ok(summary)
