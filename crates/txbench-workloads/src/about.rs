@@ -18,6 +18,26 @@ pub struct About {
     pub check_summary: Option<&'static str>,
     /// How the workload is scaled.
     pub scale: Scale,
+    /// What the run's flags mean for this workload, for their help.
+    pub run_flags: RunFlags,
+}
+
+/// What the flags every workload's run shares mean for one workload: the
+/// help of `--terminals`, `--wait spec`, `--affinity` and `--seed` in its
+/// own words (TATP has no warehouses and no think times).
+#[derive(Debug, PartialEq, Eq)]
+pub struct RunFlags {
+    /// The default number of terminals ("10 per warehouse, as the
+    /// specification has").
+    pub terminals: &'static str,
+    /// What `--wait spec` keeps ("keying and think times of clause
+    /// 5.2.5.7"); `None`: the workload has none, and spec is the same as none.
+    pub wait_spec: Option<&'static str>,
+    /// Where `--affinity` keeps a terminal's work ("the node of its home
+    /// warehouse"); `None`: its terminals have no home, and it changes nothing.
+    pub home: Option<&'static str>,
+    /// What the run's seed draws ("inputs, and the run's NURand constant C-Run").
+    pub seed_draws: &'static str,
 }
 
 /// The unit a workload is scaled in, and its bounds.

@@ -20,7 +20,7 @@ use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
 use txbench_core::{Engine, Session, Workload};
 
-pub use crate::about::{About, Scale};
+pub use crate::about::{About, RunFlags, Scale};
 use crate::acid::AcidReport;
 use crate::bulk::{LoadPlan, LoadSummary};
 use crate::conditions::ConditionResult;

@@ -30,7 +30,7 @@ pub mod tatp;
 pub mod tpcc;
 pub mod verify;
 
-pub use about::{About, Scale};
+pub use about::{About, RunFlags, Scale};
 pub use benchmark::{Benchmark, MetricBasis, NoOptions, Options};
 pub use bulk::LoadPlan;
 pub use error::WorkloadError;

@@ -21,7 +21,9 @@ use txbench_core::{
 use txbench_engines::sqlite::{SqliteConfig, SqliteEngine};
 use txbench_workloads::bulk::{self, LoadPlan, LoadSummary, Population};
 use txbench_workloads::meta_table::MetaTable;
-use txbench_workloads::{About, Benchmark, MetricBasis, NoOptions, Scale, WorkloadError, opening};
+use txbench_workloads::{
+    About, Benchmark, MetricBasis, NoOptions, RunFlags, Scale, WorkloadError, opening,
+};
 
 static ABOUT: About = About {
     name: "kv",
@@ -36,6 +38,12 @@ static ABOUT: About = About {
         short: None,
         default: 1_000,
         max: 1_000_000,
+    },
+    run_flags: RunFlags {
+        terminals: "10",
+        wait_spec: None,
+        home: None,
+        seed_draws: "the keys read",
     },
 };
 

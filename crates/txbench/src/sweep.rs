@@ -70,6 +70,17 @@ impl Visitor for Sweep {
     type Output = Work;
     fn visit<W: Benchmark>(self) -> Work {
         Box::pin(async move {
+            // A sweep sets each step's length and rate itself.
+            for (flag, instead) in [
+                ("duration", "--step-duration"),
+                ("rate", "--rates and --step"),
+            ] {
+                if self.chosen.given(flag) {
+                    return Err(Failure::usage(format!(
+                        "sweep does not take --{flag}: each step's is set by {instead}"
+                    )));
+                }
+            }
             let a = self
                 .chosen
                 .args::<W>()

@@ -1082,3 +1082,88 @@ fn compare_judges_by_intervals_and_names_differing_settings() {
     assert_eq!(cmp["rows"][0]["judgement"][1], "better", "{cmp}");
     assert!(cmp["rows"][0]["intervals"][0].is_array(), "{cmp}");
 }
+
+#[test]
+fn help_has_examples_and_speaks_each_workloads_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = |args: &[&str]| {
+        let out = txbench(dir.path())
+            .args(args)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        stdout(&out)
+    };
+    let mut verbs: Vec<Vec<&str>> = vec![
+        vec![],
+        vec!["serve"],
+        vec!["selftest"],
+        vec!["report"],
+        vec!["compare"],
+        vec!["merge"],
+    ];
+    for w in ["tpcc", "tatp", "retwis"] {
+        verbs.push(vec![w]);
+        verbs.push(vec!["sweep", w]);
+        for v in ["load", "run", "clean"] {
+            verbs.push(vec![w, v]);
+        }
+    }
+    verbs.push(vec!["tpcc", "check"]);
+    verbs.push(vec!["tpcc", "verify"]);
+    verbs.push(vec!["tpcc", "acid"]);
+    for args in &verbs {
+        let text = help(args);
+        assert!(text.contains("Examples:\n  txbench "), "{args:?}:\n{text}");
+    }
+    for w in ["tatp", "retwis"] {
+        for v in [&[w][..], &[w, "run"], &[w, "load"], &["sweep", w]] {
+            let text = help(v).to_lowercase();
+            for word in ["warehouse", "c-run", "c-load", "5.2.5.7"] {
+                assert!(!text.contains(word), "{v:?} speaks of {word}:\n{text}");
+            }
+        }
+    }
+    let db = help(&["tatp", "run"]);
+    for scheme in [
+        "sqlite:",
+        "postgres://",
+        "mysql://",
+        "redis://",
+        "txbench://",
+        "null:",
+    ] {
+        assert!(db.contains(scheme), "--db help lacks {scheme}");
+    }
+    for v in ["report", "compare", "merge"] {
+        let text = help(&[v]);
+        assert!(
+            !text.contains("--driver-threads") && !text.contains("--config"),
+            "{v} shows run flags:\n{text}"
+        );
+    }
+    let sweep = help(&["sweep", "tatp"]);
+    assert!(
+        sweep.contains("--step-duration") && !sweep.contains("--duration <"),
+        "{sweep}"
+    );
+}
+
+#[test]
+fn sweep_refuses_the_run_flags_it_sets_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    for (flag, value) in [("--duration", "3s"), ("--rate", "100/s")] {
+        let out = txbench(dir.path())
+            .args(["sweep", "tatp", "--rates", "100..200", "--step", "100"])
+            .args(["--slo", "p99<=5ms", flag, value])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("sweep does not take {flag}")),
+            "{}",
+            stderr(&out)
+        );
+    }
+}

@@ -31,7 +31,7 @@ use txbench_core::{
     DbError, Engine, Outcome, Planned, Session, Shard, Terminal, TxnTypeInfo, Workload, Written,
 };
 
-use crate::about::{About, Scale};
+use crate::about::{About, RunFlags, Scale};
 use crate::benchmark::{Benchmark, MetricBasis, rate};
 use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
@@ -57,6 +57,12 @@ pub static ABOUT: About = About {
         short: None,
         default: DEFAULT_KEYS,
         max: 1_000_000_000,
+    },
+    run_flags: RunFlags {
+        terminals: "10",
+        wait_spec: None,
+        home: None,
+        seed_draws: "the inputs (keys, by the Zipf distribution, and the values written)",
     },
 };
 

@@ -29,7 +29,7 @@ use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
 use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload, Written};
 
-use crate::about::{About, Scale};
+use crate::about::{About, RunFlags, Scale};
 use crate::benchmark::{Benchmark, MetricBasis, NoOptions, rate};
 use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
@@ -54,6 +54,12 @@ pub static ABOUT: About = About {
         short: None,
         default: DEFAULT_SUBSCRIBERS,
         max: 1_000_000_000,
+    },
+    run_flags: RunFlags {
+        terminals: "10",
+        wait_spec: None,
+        home: None,
+        seed_draws: "the inputs (subscribers, by NURand, and the values written)",
     },
 };
 

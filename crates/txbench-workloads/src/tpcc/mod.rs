@@ -43,7 +43,7 @@ use txbench_core::rng::Rand;
 use txbench_core::schema::Schema;
 use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload, Written};
 
-use crate::about::{About, Scale};
+use crate::about::{About, RunFlags, Scale};
 use crate::acid::AcidReport;
 use crate::benchmark::{Benchmark, MetricBasis, NoOptions, rate};
 use crate::bulk::LoadPlan;
@@ -78,6 +78,12 @@ pub static ABOUT: About = About {
         short: Some('w'),
         default: 1,
         max: 1_000_000,
+    },
+    run_flags: RunFlags {
+        terminals: "10 per warehouse, as the specification has",
+        wait_spec: Some("the keying and think times of clause 5.2.5.7"),
+        home: Some("the node of its home warehouse ((warehouse - 1) mod nodes)"),
+        seed_draws: "the inputs, and the run's constant C-Run for customer last names",
     },
 };
 

@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use txbench_core::settings;
 
+pub mod help;
 pub mod workload;
 
 use workload::ServedScales;
@@ -15,10 +16,10 @@ pub use workload::{AllInOneArgs, Chosen, LoadArgs, Sweeps, Verb, Verbs, Workload
 
 /// txbench: the standard OLTP workloads against any database, with honest numbers.
 #[derive(Debug, Parser)]
-#[command(name = "txbench", version, about, long_about = None, propagate_version = true)]
+#[command(name = "txbench", version, about, long_about = None, propagate_version = true, after_help = help::TOP)]
 pub struct Cli {
-    /// Read flags from a TOML file whose keys mirror the flags (`warehouses = 2`);
-    /// flags given on the command line win.
+    /// Read flags from a TOML file whose keys mirror the flags (`duration =
+    /// "30s"`, `terminals = 32`); flags given on the command line win.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
@@ -53,9 +54,34 @@ impl Cli {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
-        let matches = negatives_as_values(Cli::command()).try_get_matches_from(args)?;
+        let matches =
+            without_run_flags(negatives_as_values(Cli::command())).try_get_matches_from(args)?;
         Cli::from_arg_matches(&matches)
     }
+}
+
+/// The commands that read results take no run: their help does not show the
+/// global flags that only a run uses. Each gets hidden ones of the same
+/// names, which clap's propagation then leaves alone, so a `--config` file
+/// or a habit of `--driver-threads` is still accepted there.
+fn without_run_flags(mut cmd: clap::Command) -> clap::Command {
+    for name in ["report", "compare", "merge"] {
+        cmd = cmd.mut_subcommand(name, |sub| {
+            sub.arg(
+                clap::Arg::new("driver_threads")
+                    .long("driver-threads")
+                    .hide(true)
+                    .value_parser(clap::value_parser!(u32).range(1..=1024)),
+            )
+            .arg(
+                clap::Arg::new("config")
+                    .long("config")
+                    .hide(true)
+                    .value_parser(clap::value_parser!(PathBuf)),
+            )
+        });
+    }
+    cmd
 }
 
 /// Every flag that takes a value, in every subcommand, takes a negative number too.
@@ -75,6 +101,7 @@ pub enum Command {
     Workload(Chosen<Verbs>),
     /// Serve a workload's transactions over TCP (the txbench transaction server):
     /// clients run with `--db txbench://HOST:PORT`; loads the database first if needed.
+    #[command(after_help = help::SERVE)]
     Serve(ServeArgs),
     /// Find capacity: run open-loop steps of rising rate until a latency objective
     /// fails, refine, and report the highest rate that met it.
@@ -83,14 +110,18 @@ pub enum Command {
     /// gives the truth, print measured against theory and whether each verdict
     /// was right, and the client's own noise floor; exit 3 when this machine
     /// cannot measure soundly at --rate.
+    #[command(after_help = help::SELFTEST)]
     Selftest(SelftestArgs),
     /// Re-render a results directory: print its summary and write its report.html.
+    #[command(after_help = help::REPORT)]
     Report(ReportArgs),
     /// Compare runs side by side: throughput, percentiles, errors, and changes in %
     /// against the first.
+    #[command(after_help = help::COMPARE)]
     Compare(CompareArgs),
     /// Merge runs made in parallel (one per client machine) into one result:
     /// histograms added, rates recomputed over the common measurement interval.
+    #[command(after_help = help::MERGE)]
     Merge(MergeArgs),
 }
 
@@ -219,9 +250,14 @@ pub struct SweepArgs {
 /// Where the database is.
 #[derive(Debug, Clone, Args)]
 pub struct DbArgs {
-    /// Database URL: sqlite::memory:, sqlite:path.db, postgres://user:pw@host:port[,host2...]/db[?sslmode=...],
-    /// mysql://user:pw@host:port/db, null:. Give it once per node of a cluster to
-    /// spread the sessions over the nodes.
+    /// Database URL: sqlite::memory: (in this process only), sqlite:path.db,
+    /// postgres://user:pw@host:port[,host2...]/db[?sslmode=...] (PostgreSQL,
+    /// CockroachDB, YugabyteDB), mysql://user:pw@host:port/db (MySQL, MariaDB,
+    /// TiDB), redis://host:port[/db] (TATP and Retwis as key-value),
+    /// txbench://host:port (a `txbench serve`), null: (no database: the
+    /// client's own cost), sim:... (a simulated server of known latency, see
+    /// selftest). Give it once per node of a cluster to spread the sessions
+    /// over the nodes.
     #[arg(long, default_value = "sqlite::memory:", value_name = "URL", action = clap::ArgAction::Append)]
     pub db: Vec<String>,
 }

@@ -10,6 +10,7 @@ use clap::{ArgMatches, Args, Command, FromArgMatches, Subcommand};
 use txbench_workloads::registry::{self, EachVisitor};
 use txbench_workloads::{About, Benchmark};
 
+use super::help::{self, Form as HelpForm, examples, tailor_run_flags};
 use super::{DbArgs, IsolationArg, LoadExtras, ProgressArg, RunArgs, SweepArgs};
 
 /// `txbench NAME [VERB]`: a verb, or without one load (if needed), run and
@@ -104,7 +105,8 @@ pub struct LoadArgs<W: Benchmark> {
     pub db: DbArgs,
     #[command(flatten)]
     pub scale: LoadScale<W>,
-    /// Seed of the population (every row, and TPC-C's C-Load constants, derive from it).
+    /// Seed of the population: every row, and every constant the load draws,
+    /// derive from it.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]
@@ -275,31 +277,35 @@ impl<W: Benchmark> FromArgMatches for Verb<W> {
 impl<W: Benchmark> Subcommand for Verb<W> {
     fn augment_subcommands(cmd: Command) -> Command {
         let about = W::ABOUT;
-        let cmd = cmd
-            .subcommand(LoadArgs::<W>::augment_args(Command::new("load")).about(about.load_summary))
-            .subcommand(RunCmd::<W>::augment_args(Command::new("run")).about(about.run_summary));
-        let cmd = match about.check_summary {
-            Some(summary) => {
-                cmd.subcommand(DbArgs::augment_args(Command::new("check")).about(summary))
-            }
-            None => cmd,
+        let verb = |args: Command, summary: String, form| {
+            args.about(summary).after_help(examples(about, form))
         };
-        let cmd = match W::VERIFY {
-            Some(summary) => {
-                cmd.subcommand(VerifyArgs::augment_args(Command::new("verify")).about(summary))
-            }
-            None => cmd,
-        };
-        let cmd = match W::ACID {
-            Some(summary) => {
-                cmd.subcommand(AcidArgs::augment_args(Command::new("acid")).about(summary))
-            }
-            None => cmd,
-        };
-        cmd.subcommand(
-            DbArgs::augment_args(Command::new("clean"))
-                .about(format!("Drop every {} table", about.title)),
-        )
+        let run = tailor_run_flags(RunCmd::<W>::augment_args(Command::new("run")), about);
+        let mut cmd = cmd
+            .subcommand(verb(
+                LoadArgs::<W>::augment_args(Command::new("load")),
+                about.load_summary.into(),
+                HelpForm::Load,
+            ))
+            .subcommand(verb(run, about.run_summary.into(), HelpForm::Run));
+        if let Some(summary) = about.check_summary {
+            let check = DbArgs::augment_args(Command::new("check"));
+            cmd = cmd.subcommand(verb(check, summary.into(), HelpForm::Check));
+        }
+        if let Some(summary) = W::VERIFY {
+            let verify = VerifyArgs::augment_args(Command::new("verify"));
+            cmd = cmd.subcommand(verb(verify, summary.into(), HelpForm::Verify));
+        }
+        if let Some(summary) = W::ACID {
+            let acid = AcidArgs::augment_args(Command::new("acid"));
+            cmd = cmd.subcommand(verb(acid, summary.into(), HelpForm::Acid));
+        }
+        let clean = DbArgs::augment_args(Command::new("clean"));
+        cmd.subcommand(verb(
+            clean,
+            format!("Drop every {} table", about.title),
+            HelpForm::Clean,
+        ))
     }
     fn augment_subcommands_for_update(cmd: Command) -> Command {
         Self::augment_subcommands(cmd)
@@ -319,6 +325,8 @@ pub trait Form: Debug + 'static {
     type Args<W: Benchmark>: Args + Debug;
     /// The help line of the form for a workload.
     fn about(about: &About) -> String;
+    /// The form's command for a workload, its help in the workload's words.
+    fn tailor(cmd: Command, about: &About) -> Command;
 }
 
 /// `txbench NAME [VERB]`.
@@ -330,6 +338,9 @@ impl Form for Verbs {
     fn about(about: &About) -> String {
         about.summary.to_string()
     }
+    fn tailor(cmd: Command, about: &About) -> Command {
+        tailor_run_flags(cmd, about).after_help(examples(about, help::Form::AllInOne))
+    }
 }
 
 /// `txbench sweep NAME`.
@@ -340,6 +351,13 @@ impl Form for Sweeps {
     type Args<W: Benchmark> = SweepCmd<W>;
     fn about(about: &About) -> String {
         format!("{} (an empty database is loaded first)", about.title)
+    }
+    fn tailor(cmd: Command, about: &About) -> Command {
+        // Each step's length and rate are the sweep's own flags.
+        tailor_run_flags(cmd, about)
+            .mut_arg("duration", |a| a.hide(true))
+            .mut_arg("rate", |a| a.hide(true))
+            .after_help(examples(about, help::Form::Sweep))
     }
 }
 
@@ -359,6 +377,11 @@ impl<F: Form> Chosen<F> {
     pub fn args<W: Benchmark>(&self) -> Result<F::Args<W>, clap::Error> {
         F::Args::<W>::from_arg_matches(&self.matches)
     }
+
+    /// Whether the flag `id` was given on the command line (not defaulted).
+    pub fn given(&self, id: &str) -> bool {
+        self.matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+    }
 }
 
 /// Adds every workload's subcommand of form `F`.
@@ -370,6 +393,7 @@ struct AddSubcommands<F> {
 impl<F: Form> EachVisitor for AddSubcommands<F> {
     fn visit<W: Benchmark>(&mut self) {
         let sub = F::Args::<W>::augment_args(Command::new(W::ABOUT.name)).about(F::about(W::ABOUT));
+        let sub = F::tailor(sub, W::ABOUT);
         self.cmd = self.cmd.take().map(|c| c.subcommand(sub));
     }
 }

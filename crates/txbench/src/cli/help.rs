@@ -1,0 +1,203 @@
+//! Help in each workload's own words, and examples under every verb.
+//!
+//! The run's flags are written once for every workload (`RunArgs`); what
+//! `--terminals`, `--wait`, `--affinity` and `--seed` mean differs (TATP has
+//! no warehouses and no think times), so each workload's commands get their
+//! help from its [`About`]. Examples are made from the workload's name and
+//! scale, so a new workload has them without a line of its own.
+
+use clap::Command;
+use txbench_workloads::About;
+
+/// The help of the run's shared flags, as `about`'s workload means them.
+pub fn tailor_run_flags(cmd: Command, about: &About) -> Command {
+    let flags = &about.run_flags;
+    let wait = match flags.wait_spec {
+        Some(spec) => format!("Terminals' waits: none (back to back) or spec ({spec})"),
+        None => format!(
+            "Terminals' waits: none (back to back); {} has no keying or think times, so spec \
+             is the same",
+            about.title
+        ),
+    };
+    let affinity = match flags.home {
+        Some(home) => format!(
+            "With several --db URLs: off spreads every terminal's work over all nodes; \
+             warehouse keeps each terminal's work on {home}"
+        ),
+        None => format!(
+            "With several --db URLs, sessions spread over the nodes in turn; {}'s terminals \
+             have no home node, so --affinity changes nothing",
+            about.title
+        ),
+    };
+    cmd.mut_arg("terminals", |a| {
+        a.help(format!("Terminals (default: {})", flags.terminals))
+    })
+    .mut_arg("wait", |a| a.help(wait).hide_possible_values(true))
+    .mut_arg("affinity", |a| a.help(affinity).hide_possible_values(true))
+    .mut_arg("shards", |a| {
+        a.help(format!(
+            "Split the run across this many client processes: each drives a contiguous part \
+             of the {} and writes its own results; `txbench merge` adds them up",
+            about.scale.unit
+        ))
+    })
+    .mut_arg("seed", |a| {
+        a.help(format!(
+            "Seed of the run's random streams: {}. Default: a fresh one per run (recorded in \
+             the results), so a second run on the same database does not replay the first \
+             one's writes",
+            flags.seed_draws
+        ))
+    })
+}
+
+/// The verbs and forms that have examples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `txbench NAME`: load, run and report.
+    AllInOne,
+    /// `txbench NAME load`.
+    Load,
+    /// `txbench NAME run`.
+    Run,
+    /// `txbench NAME check`.
+    Check,
+    /// `txbench NAME verify`.
+    Verify,
+    /// `txbench NAME acid`.
+    Acid,
+    /// `txbench NAME clean`.
+    Clean,
+    /// `txbench sweep NAME`.
+    Sweep,
+}
+
+/// Examples of `form` for `about`'s workload, for after the flags.
+pub fn examples(about: &About, form: Form) -> String {
+    let (name, unit, n) = (about.name, about.scale.unit, about.scale.default);
+    let file = format!("sqlite:{name}.db");
+    let pg = format!("postgres://postgres@localhost/{name}");
+    let lines: Vec<(String, &str)> = match form {
+        Form::AllInOne => vec![
+            (
+                format!("txbench {name}"),
+                "load into in-memory SQLite, run 60 s, report",
+            ),
+            (
+                format!("txbench {name} --db {file} --duration 30s"),
+                "the same on a file (loaded once, kept)",
+            ),
+            (
+                format!("txbench {name} --db {pg} --terminals 32 --progress 5s"),
+                "PostgreSQL, a progress line every 5 s",
+            ),
+        ],
+        Form::Load => vec![
+            (
+                format!("txbench {name} load --db {file} --{unit} {n}"),
+                "create the schema and load it",
+            ),
+            (
+                format!("txbench {name} load --db {pg} --threads 8 --drop"),
+                "replace what is loaded (the database is created if missing)",
+            ),
+        ],
+        Form::Run => vec![
+            (
+                format!("txbench {name} run --db {file} --duration 2m --warmup 10s"),
+                "closed loop, back to back",
+            ),
+            (
+                format!("txbench {name} run --db {pg} --rate 2000/s --metrics-listen 9187"),
+                "open loop, OpenMetrics at 127.0.0.1:9187/metrics",
+            ),
+            (
+                format!("txbench {name} run --db {pg} --strict --no-report"),
+                "exit 3 when the verdict is NOT SOUND",
+            ),
+        ],
+        Form::Check => vec![(
+            format!("txbench {name} check --db {file}"),
+            "exit 0 when every condition holds",
+        )],
+        Form::Verify => vec![(
+            format!("txbench {name} verify --db {pg} results/RUN"),
+            "after a run with --ack-log and a crash",
+        )],
+        Form::Acid => vec![(
+            format!("txbench {name} acid --db {pg} --isolation serializable"),
+            "atomicity, consistency, isolation",
+        )],
+        Form::Clean => vec![(
+            format!("txbench {name} clean --db {file}"),
+            "drop every table",
+        )],
+        Form::Sweep => vec![(
+            format!(
+                "txbench sweep {name} --db {pg} --rates 500..8000 --step 500 --slo 'p99<=10ms'"
+            ),
+            "the highest rate that meets the objective",
+        )],
+    };
+    let width = lines.iter().map(|(c, _)| c.len()).max().unwrap_or(0);
+    let mut out = String::from("Examples:\n");
+    for (command, what) in lines {
+        out += &format!("  {command:<width$}  # {what}\n");
+    }
+    out
+}
+
+/// Examples under the commands that are not a workload's.
+pub const TOP: &str = "Examples:
+  txbench tpcc                                   # TPC-C: load in-memory SQLite, run 60 s, report
+  txbench tatp --db postgres://postgres@localhost/tatp --duration 2m
+  txbench sweep tatp --db sqlite:tatp.db --rates 1000..20000 --step 1000 --slo 'p99<=5ms'
+  txbench report results/RUN                     # the summary again, and report.html
+  txbench compare results/A results/B            # better, worse or not significant
+";
+
+/// Examples of `report`.
+pub const REPORT: &str = "Examples:
+  txbench report results/20261126T040000Z-tpcc-sqlite        # print the summary, write report.html
+  txbench report -q results/20261126T040000Z-sweep-tatp-sqlite   # a sweep's page only
+";
+
+/// Examples of `compare`.
+pub const COMPARE: &str = "Examples:
+  txbench compare results/before results/after
+  txbench compare results/A results/B results/C --json cmp.json
+";
+
+/// Examples of `merge`.
+pub const MERGE: &str = "Examples:
+  txbench merge results/*-shard*of4 -o results/all   # one run from the shards of one
+";
+
+/// Examples of `serve`.
+pub const SERVE: &str = "Examples:
+  txbench serve --workload tatp --db sqlite:tatp.db                 # on 127.0.0.1:7077
+  txbench tatp run --db txbench://127.0.0.1:7077                    # a client of it
+  TXBENCH_TOKEN=secret txbench serve --workload tpcc --db postgres://postgres@localhost/tpcc --listen 0.0.0.0:7077
+";
+
+/// Examples of `selftest`.
+pub const SELFTEST: &str = "Examples:
+  txbench selftest                          # can this machine measure soundly at 10,000/s?
+  txbench selftest --rate 50000/s --floor-only
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn examples_speak_of_the_workloads_own_scale() {
+        let tatp = &txbench_workloads::tatp::ABOUT;
+        let load = examples(tatp, Form::Load);
+        assert!(load.contains("--subscribers 100000"), "{load}");
+        assert!(!load.contains("warehouse"), "{load}");
+        assert!(examples(tatp, Form::Sweep).contains("txbench sweep tatp"));
+    }
+}
