@@ -18,7 +18,7 @@ table{border-collapse:collapse;margin:.5em 0}td,th{padding:.25em .6em;border-bot
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}\
 .PASS{color:#0a6e31;font-weight:600}.WARN{color:#a66300;font-weight:600}.FAIL{color:#b00020;font-weight:600}\
 .verdict{padding:.6em 1em;border-radius:4px;font-weight:600}.v-PASS{background:#e3f4e8}.v-WARN{background:#fff3dc}.v-FAIL{background:#fde4e7}\
-.muted{color:#666}.chart{margin:1em 0}";
+.muted{color:#666}.chart{margin:1em 0}.chart svg{width:100%;height:auto}.legend{display:flex;flex-wrap:wrap;gap:.4em 1.2em;margin:.2em 0 1.5em;font-size:.9em}.key{display:inline-flex;align-items:center;gap:.4em}.swatch{display:inline-block;width:1.6em;height:.25em}.errors td{text-align:left;font-family:ui-monospace,monospace;font-size:.85em}";
 
 fn page(title: &str, body: &str) -> String {
     format!(
@@ -85,6 +85,7 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
     if let Some(log) = log {
         charts(&mut b, r, log);
     }
+    errors_seen(&mut b, r);
     confidence_intervals(&mut b, r);
     faults(&mut b, r);
     open_loop(&mut b, r);
@@ -306,30 +307,71 @@ fn charts(b: &mut String, r: &RunResult, log: &IntervalLog) {
     if ccdf.is_empty() {
         let _ = writeln!(b, "<p>No latencies were measured.</p>");
     } else {
+        let names: Vec<&str> = ccdf.iter().map(|s| s.name.as_str()).collect();
         let _ = writeln!(
             b,
-            "<div class=\"chart\">{}</div>",
-            plots::latency_ccdf(&ccdf)
+            "<div class=\"chart\">{}</div>{}",
+            plots::latency_ccdf(&ccdf),
+            plots::legend(&names, &[])
         );
     }
     let (throughput, p99) = over_time(r, log);
     let marks = fault_marks(r);
+    let mark_keys: Vec<(String, plots::RGBColor)> = marks
+        .iter()
+        .map(|m| {
+            let c = if m.fault {
+                plots::FAULT
+            } else {
+                plots::RECOVERY
+            };
+            (m.name.clone(), c)
+        })
+        .collect();
+    let names =
+        |series: &[Series]| -> Vec<String> { series.iter().map(|s| s.name.clone()).collect() };
     let _ = writeln!(
         b,
-        "<h2>Over time</h2><div class=\"chart\">{}</div><div class=\"chart\">{}</div>",
+        "<h2>Over time</h2><div class=\"chart\">{}</div>{}<div class=\"chart\">{}</div>{}",
         plots::over_time(
             "Throughput, one point a second",
             "completed transactions/s",
             &throughput,
-            &marks
+            &marks,
+            false
         ),
+        plots::legend(&names(&throughput), &mark_keys),
         plots::over_time(
-            "p99 latency, one point a second",
+            "p99 latency, one point a second (log scale)",
             "p99 latency (ms)",
             &p99,
-            &marks
-        )
+            &marks,
+            true
+        ),
+        plots::legend(&names(&p99), &mark_keys)
     );
+}
+
+/// The errors the run met, by kind, with the messages kept as samples.
+fn errors_seen(b: &mut String, r: &RunResult) {
+    if r.error_samples.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        b,
+        "<h2>Errors seen</h2><p class=\"muted\">A few distinct messages of each kind, as the \
+         database (or txbench) gave them; counts per type are in the transactions table.</p>\
+         <table class=\"errors\"><tr><th>kind</th><th>message</th></tr>"
+    );
+    for e in &r.error_samples {
+        let _ = writeln!(
+            b,
+            "<tr><td>{}</td><td>{}</td></tr>",
+            escape(&e.kind),
+            escape(&e.message)
+        );
+    }
+    let _ = writeln!(b, "</table>");
 }
 
 /// The percentiles' 95% intervals.
@@ -578,10 +620,19 @@ fn sweep_chart(b: &mut String, s: &SweepResult, steps: &[RunResult]) {
             .find(|st| st.offered_rate == c)
             .map(|st| st.achieved_rate)
     });
+    let mut keys = vec![(format!("objective {}", s.objective), plots::OBJECTIVE)];
+    if let Some(c) = capacity_achieved {
+        keys.push((
+            format!("capacity {}/s achieved", grouped(c, 0)),
+            plots::CAPACITY,
+        ));
+    }
+    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
     let _ = writeln!(
         b,
-        "<div class=\"chart\">{}</div>",
-        plots::sweep(&series, (&s.objective, limit), capacity_achieved)
+        "<div class=\"chart\">{}</div>{}",
+        plots::sweep(&series, (&s.objective, limit), capacity_achieved),
+        plots::legend(&names, &keys)
     );
 }
 
@@ -590,13 +641,21 @@ fn sweep_steps(b: &mut String, s: &SweepResult) {
     let _ = writeln!(
         b,
         "<h2>Steps</h2><table><tr><th>step</th><th>offered/s</th><th>achieved/s</th><th>worst latency ms</th>\
-         <th>result</th><th>verdict</th></tr>"
+         <th>result</th><th>verdict</th><th>report</th></tr>"
     );
     for (i, st) in s.steps.iter().enumerate() {
         let r = if st.passed { "PASS" } else { "FAIL" };
+        // The step's own page sits beside its summary.json.
+        let link = std::path::Path::new(&st.results)
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map_or(String::new(), |d| {
+                let href = escape(&d.join(crate::results::REPORT_FILE).to_string_lossy());
+                format!("<a href=\"{href}\">step {}</a>", i + 1)
+            });
         let _ = writeln!(
             b,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{r}\">{r}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{r}\">{r}</td><td>{}</td><td>{link}</td></tr>",
             i + 1,
             grouped(st.offered_rate, 0),
             grouped(st.achieved_rate, 0),

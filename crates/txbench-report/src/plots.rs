@@ -4,9 +4,12 @@
 use hdrhistogram::Histogram;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+/// A colour of a chart, for the legend beside it.
+pub use plotters::style::RGBColor;
 
-/// Size of every chart, in pixels.
-const SIZE: (u32, u32) = (760, 400);
+/// Size of every chart, in pixels: the page's full width (the page scales it
+/// down on a narrower screen).
+const SIZE: (u32, u32) = (1060, 420);
 
 /// A named line of (x, y) points.
 pub struct Series {
@@ -50,45 +53,92 @@ macro_rules! chart {
     };
 }
 
-/// The grid and the axis titles.
+/// The grid and the axis titles; tick labels as integers, decimals or SI
+/// ([`tick`]).
 macro_rules! axes {
     ($chart:expr, $x_desc:expr, $y_desc:expr) => {
         $chart
             .configure_mesh()
             .x_desc($x_desc)
             .y_desc($y_desc)
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
             .label_style(("sans-serif", 14))
             .axis_desc_style(("sans-serif", 15))
             .draw()
     };
 }
 
-/// One coloured line per series, each with its legend entry.
+/// A tick label: an integer as such ("250", not "250.0"), thousands and up
+/// in SI ("1k", "2.5k", "3M", never a cut "1000.("), a fraction with up to
+/// three significant digits ("0.25", "0.001").
+pub fn tick(v: f64) -> String {
+    let a = v.abs();
+    let trimmed = |x: f64, decimals: usize| {
+        let s = format!("{x:.decimals$}");
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    if a >= 1e9 {
+        format!("{}G", trimmed(v / 1e9, 2))
+    } else if a >= 1e6 {
+        format!("{}M", trimmed(v / 1e6, 2))
+    } else if a >= 1e3 {
+        format!("{}k", trimmed(v / 1e3, 2))
+    } else if a == 0.0 || a >= 1.0 {
+        trimmed(v, 2)
+    } else {
+        // Three significant digits below one.
+        let digits = (2 - a.log10().floor() as i32).clamp(0, 12) as usize;
+        trimmed(v, digits)
+    }
+}
+
+/// One coloured line per series (the legend is the page's, [`legend`]).
 macro_rules! lines {
     ($chart:expr, $series:expr) => {
         for (i, s) in $series.iter().enumerate() {
             let c = color(i);
-            $chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))?
-                .label(s.name.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
+            $chart.draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))?;
         }
     };
 }
 
-/// The legend box at a corner.
-macro_rules! legend {
-    ($chart:expr, $position:expr) => {
-        $chart
-            .configure_series_labels()
-            .position($position)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 14))
-            .draw()
+/// The colours of faults and of what undoes them, of an objective and of a
+/// capacity, in the charts and their legends.
+pub const FAULT: RGBColor = RGBColor(200, 0, 0);
+/// See [`FAULT`].
+pub const RECOVERY: RGBColor = RGBColor(0, 150, 0);
+/// See [`FAULT`].
+pub const OBJECTIVE: RGBColor = RGBColor(200, 0, 0);
+/// See [`FAULT`].
+pub const CAPACITY: RGBColor = RGBColor(0, 140, 60);
+
+/// A chart's legend as HTML beside it, outside the data: a swatch of each
+/// series' colour (in order, as the chart drew them) and its name, then the
+/// chart's marks.
+pub fn legend<S: AsRef<str>>(names: &[S], marks: &[(String, RGBColor)]) -> String {
+    let entry = |name: &str, c: RGBColor| {
+        format!(
+            "<span class=\"key\"><span class=\"swatch\" style=\"background:#{:02x}{:02x}{:02x}\"></span>{}</span>",
+            c.0,
+            c.1,
+            c.2,
+            crate::markup::escape(name)
+        )
     };
+    let mut out = String::from("<div class=\"legend\">");
+    for (i, name) in names.iter().enumerate() {
+        out += &entry(name.as_ref(), color(i));
+    }
+    for (name, c) in marks {
+        out += &entry(name, *c);
+    }
+    out += "</div>";
+    out
 }
 
 fn color(i: usize) -> RGBColor {
@@ -152,7 +202,6 @@ pub fn latency_ccdf(series: &[Series]) -> String {
             "P(latency > x) (log scale)"
         )?;
         lines!(chart, series);
-        legend!(chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     })
 }
@@ -168,36 +217,46 @@ pub struct Mark {
 }
 
 /// Lines over the run's time (x in seconds from the start of measurement),
-/// with `marks` as vertical lines.
-pub fn over_time(title: &str, y_desc: &str, series: &[Series], marks: &[Mark]) -> String {
+/// with `marks` as vertical lines; a log y axis with `log_y` (latency, whose
+/// tail spans decades).
+pub fn over_time(
+    title: &str,
+    y_desc: &str,
+    series: &[Series],
+    marks: &[Mark],
+    log_y: bool,
+) -> String {
     svg(|root| {
         let x1 = series
             .iter()
             .flat_map(|s| s.points.iter().map(|p| p.0))
             .fold(1.0f64, f64::max);
-        let y1 = series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1))
-            .fold(0.0f64, f64::max)
-            .max(1e-3)
-            * 1.1;
-        let mut chart = chart!(root, title, 0.0..x1, 0.0..y1)?;
-        axes!(chart, "time since the start of measurement (s)", y_desc)?;
-        lines!(chart, series);
-        for m in marks.iter().filter(|m| (0.0..=x1).contains(&m.x)) {
-            let c = if m.fault {
-                RGBColor(200, 0, 0)
-            } else {
-                RGBColor(0, 150, 0)
-            };
-            chart
-                .draw_series(LineSeries::new([(m.x, 0.0), (m.x, y1)], c.stroke_width(2)))?
-                .label(m.name.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
+        let ys = || series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+        let visible = |m: &&Mark| (0.0..=x1).contains(&m.x);
+        let colour = |m: &Mark| if m.fault { FAULT } else { RECOVERY };
+        if log_y {
+            let (y0, y1) = decades(ys());
+            let mut chart = chart!(root, title, 0.0..x1, (y0..y1).log_scale())?;
+            axes!(chart, "time since the start of measurement (s)", y_desc)?;
+            for (i, s) in series.iter().enumerate() {
+                // A second with nothing measured has no place on a log axis.
+                let points = s.points.iter().copied().filter(|p| p.1 > 0.0);
+                chart.draw_series(LineSeries::new(points, color(i).stroke_width(2)))?;
+            }
+            for m in marks.iter().filter(visible) {
+                let line = [(m.x, y0), (m.x, y1)];
+                chart.draw_series(LineSeries::new(line, colour(m).stroke_width(2)))?;
+            }
+        } else {
+            let y1 = ys().fold(0.0f64, f64::max).max(1e-3) * 1.1;
+            let mut chart = chart!(root, title, 0.0..x1, 0.0..y1)?;
+            axes!(chart, "time since the start of measurement (s)", y_desc)?;
+            lines!(chart, series);
+            for m in marks.iter().filter(visible) {
+                let line = [(m.x, 0.0), (m.x, y1)];
+                chart.draw_series(LineSeries::new(line, colour(m).stroke_width(2)))?;
+            }
         }
-        legend!(chart, SeriesLabelPosition::LowerRight)?;
         Ok(())
     })
 }
@@ -234,27 +293,16 @@ pub fn sweep(series: &[Series], objective: (&str, f64), capacity: Option<f64>) -
             let c = color(i);
             chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
         }
-        let red = RGBColor(200, 0, 0);
-        chart
-            .draw_series(LineSeries::new(
-                [(0.0, objective.1), (x1, objective.1)],
-                red.stroke_width(1),
-            ))?
-            .label(format!("objective {}", objective.0))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red));
+        chart.draw_series(LineSeries::new(
+            [(0.0, objective.1), (x1, objective.1)],
+            OBJECTIVE.stroke_width(1),
+        ))?;
         if let Some(cap) = capacity {
-            let green = RGBColor(0, 140, 60);
-            chart
-                .draw_series(LineSeries::new(
-                    [(cap, y0), (cap, y1)],
-                    green.stroke_width(2),
-                ))?
-                .label(format!("capacity {cap:.0}/s"))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], green.stroke_width(2))
-                });
+            chart.draw_series(LineSeries::new(
+                [(cap, y0), (cap, y1)],
+                CAPACITY.stroke_width(2),
+            ))?;
         }
-        legend!(chart, SeriesLabelPosition::UpperLeft)?;
         Ok(())
     })
 }
@@ -285,11 +333,42 @@ mod tests {
         }];
         let text = latency_ccdf(&s);
         assert!(text.starts_with("<svg"), "{text}");
-        assert!(text.contains("latency (ms, log scale)") && text.contains("New-Order"));
+        assert!(text.contains("latency (ms, log scale)"), "{text}");
         let text = sweep(&s, ("p99<=5ms", 5.0), Some(1.0));
+        assert!(text.starts_with("<svg"), "{text}");
+        let over = over_time("p99", "ms", &s, &[], true);
         assert!(
-            text.contains("capacity 1/s") && text.contains("objective p99&lt;=5ms"),
-            "{text}"
+            over.contains("p99") && !over.contains("chart not drawn"),
+            "{over}"
         );
+    }
+
+    #[test]
+    fn legends_name_each_series_in_its_colour_and_escape_it() {
+        let html = legend(&["New-Order", "a<b"], &[("fault 1".into(), FAULT)]);
+        assert!(
+            html.contains("New-Order") && html.contains("a&lt;b"),
+            "{html}"
+        );
+        assert!(
+            html.contains("background:#0072b2"),
+            "the first series' colour: {html}"
+        );
+        assert!(
+            html.contains("background:#c80000\"></span>fault 1"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn ticks_are_integers_decimals_or_si() {
+        assert_eq!(tick(250.0), "250");
+        assert_eq!(tick(1000.0), "1k");
+        assert_eq!(tick(2500.0), "2.5k");
+        assert_eq!(tick(3_000_000.0), "3M");
+        assert_eq!(tick(0.25), "0.25");
+        assert_eq!(tick(0.001), "0.001");
+        assert_eq!(tick(0.0), "0");
+        assert_eq!(tick(12.5), "12.5");
     }
 }

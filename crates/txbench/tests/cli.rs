@@ -575,8 +575,14 @@ fn sweep_writes_every_step_and_reports_capacity() {
         "achieved throughput (transactions/s)",
         "objective p99&lt;=5000ms",
         "capacity",
+        "/report.html\">step 1</a>",
     ] {
         assert!(html.contains(text), "missing {text}");
+    }
+    // Each step's page was written as it ended, and the sweep links to it.
+    for s in steps {
+        let summary = sweep_dir.join(s["results"].as_str().unwrap());
+        assert!(summary.parent().unwrap().join("report.html").is_file());
     }
 
     let out = txbench(dir.path())
