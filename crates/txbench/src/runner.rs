@@ -168,12 +168,11 @@ pub async fn measure<E: Engine, W: Benchmark>(
     let headline = headline_of::<W>(&run.driver, &workload);
     let live = match plan.output.metrics {
         Some(addr) => {
-            let live = crate::metrics::serve(addr).await?;
-            live.begin(
-                run_labels(plan, engine.as_ref(), started_at, dir),
-                workload.transaction_types(),
-            );
-            Some((live, Arc::clone(&headline)))
+            let labels = run_labels(plan, engine.as_ref(), started_at, dir);
+            Some((
+                serve_run(addr, labels, workload.as_ref()).await?,
+                Arc::clone(&headline),
+            ))
         }
         None => None,
     };
@@ -296,13 +295,29 @@ fn start_results<W: Benchmark>(
     .map_err(io)
 }
 
-/// The workload's headline figures over some seconds of this run.
-fn headline_of<W: Benchmark>(opts: &RunOptions, workload: &W) -> Headline {
-    let basis = MetricBasis {
+/// What this run's headline figures depend on.
+fn basis_of<W: Benchmark>(opts: &RunOptions, workload: &W) -> MetricBasis {
+    MetricBasis {
         driven: workload.driven(),
         wait: opts.wait,
-    };
+    }
+}
+
+/// The workload's headline figures over some seconds of this run.
+fn headline_of<W: Benchmark>(opts: &RunOptions, workload: &W) -> Headline {
+    let basis = basis_of(opts, workload);
     Arc::new(move |types, secs| W::metrics(types, secs, basis))
+}
+
+/// The endpoint at `addr`, serving this run's figures from now on.
+async fn serve_run<W: Benchmark>(
+    addr: std::net::SocketAddr,
+    labels: RunLabels,
+    workload: &W,
+) -> Result<Arc<Live>, Failure> {
+    let live = crate::metrics::serve(addr).await?;
+    live.begin(labels, workload.transaction_types());
+    Ok(live)
 }
 
 /// The live line of a run.
@@ -470,10 +485,7 @@ fn result_of<E: Engine, W: Benchmark>(
     for (i, t) in transactions.iter_mut().enumerate() {
         t.latency_intervals_ms = checks::intervals(recording, i, analysis.lag);
     }
-    let basis = MetricBasis {
-        driven: workload.driven(),
-        wait: opts.wait,
-    };
+    let basis = basis_of(opts, workload);
     RunResult {
         schema_version: RESULT_SCHEMA_VERSION,
         txbench_version: env!("CARGO_PKG_VERSION").to_string(),

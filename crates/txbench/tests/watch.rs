@@ -345,3 +345,42 @@ fn a_run_that_never_starts_leaves_no_results_directory() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(results_left(dir.path()).is_empty());
 }
+
+#[test]
+fn a_piped_load_shows_rows_rate_and_time_left_each_period() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench_output(
+        dir.path(),
+        &[
+            "tatp",
+            "load",
+            "--db",
+            "sqlite:t.db",
+            "--subscribers",
+            "300000",
+            "--progress",
+            "1s",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("loading "))
+        .collect();
+    assert!(!lines.is_empty(), "no load line in:\n{stderr}");
+    for line in &lines {
+        assert!(
+            line.contains(" rows (") && line.contains(" rows/s  eta "),
+            "{line}"
+        );
+        // The count never passes the total it is shown against.
+        let share: f64 = line
+            .split('(')
+            .nth(1)
+            .and_then(|s| s.split('%').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no share in {line}"));
+        assert!(share <= 100.0, "{line}");
+    }
+}
