@@ -149,6 +149,19 @@ pub async fn measure<E: Engine, W: Benchmark>(
 ) -> Result<Measured, Failure> {
     let (workload, server_version) = open_workload::<E, W>(engine, plan, &stop).await?;
     let mut run = plan.resolve(&workload, engine.max_writers(), engine.nodes());
+    // The endpoint before any file: an address that cannot be bound leaves
+    // nothing behind.
+    let headline = headline_of::<W>(&run.driver, &workload);
+    let live = match plan.output.metrics {
+        Some(addr) => {
+            let labels = run_labels(plan, engine.as_ref(), started_at, dir);
+            Some((
+                serve_run(addr, labels, workload.as_ref()).await?,
+                Arc::clone(&headline),
+            ))
+        }
+        None => None,
+    };
     let writer = match dir {
         Some(dir) => Some(start_results(dir, plan, &run.settings, workload.as_ref())?),
         None => None,
@@ -165,17 +178,6 @@ pub async fn measure<E: Engine, W: Benchmark>(
         run.driver.schedule = injector.schedule(&plan.faults);
     }
     let mut seconds = injector.as_ref().map(|_| Vec::new());
-    let headline = headline_of::<W>(&run.driver, &workload);
-    let live = match plan.output.metrics {
-        Some(addr) => {
-            let labels = run_labels(plan, engine.as_ref(), started_at, dir);
-            Some((
-                serve_run(addr, labels, workload.as_ref()).await?,
-                Arc::clone(&headline),
-            ))
-        }
-        None => None,
-    };
     let recording = drive(
         engine,
         &workload,

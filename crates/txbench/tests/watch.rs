@@ -384,3 +384,28 @@ fn a_piped_load_shows_rows_rate_and_time_left_each_period() {
         assert!(share <= 100.0, "{line}");
     }
 }
+
+#[test]
+fn a_metrics_address_in_use_fails_the_run_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = txbench_output(
+        dir.path(),
+        &[
+            "tatp",
+            "--subscribers",
+            "1000",
+            "--metrics-listen",
+            &addr,
+            "-q",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!("--metrics-listen {addr}")),
+        "{}",
+        text(&out)
+    );
+    assert!(results_left(dir.path()).is_empty());
+}
