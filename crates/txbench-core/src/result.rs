@@ -38,8 +38,18 @@ pub struct Percentiles {
     pub samples: u64,
     /// Mean.
     pub mean: f64,
+    /// Minimum (0 in results written before it was kept).
+    #[serde(default)]
+    pub min: f64,
+    /// 25th percentile, the lower quartile (0 in results written before it
+    /// was kept).
+    #[serde(default)]
+    pub p25: f64,
     /// Median.
     pub p50: f64,
+    /// 75th percentile, the upper quartile (0 in older results).
+    #[serde(default)]
+    pub p75: f64,
     /// 90th percentile.
     pub p90: f64,
     /// 95th percentile.
@@ -53,6 +63,25 @@ pub struct Percentiles {
 }
 
 impl Percentiles {
+    /// Every figure but the count multiplied by `k` (another unit).
+    pub fn scaled(mut self, k: f64) -> Self {
+        for v in [
+            &mut self.mean,
+            &mut self.min,
+            &mut self.p25,
+            &mut self.p50,
+            &mut self.p75,
+            &mut self.p90,
+            &mut self.p95,
+            &mut self.p99,
+            &mut self.p999,
+            &mut self.max,
+        ] {
+            *v *= k;
+        }
+        self
+    }
+
     /// Percentiles of a histogram in microseconds, reported in milliseconds.
     pub fn from_micros(h: &Histogram<u64>) -> Self {
         if h.is_empty() {
@@ -62,7 +91,10 @@ impl Percentiles {
         Percentiles {
             samples: h.len(),
             mean: h.mean() / 1000.0,
+            min: ms(h.min()),
+            p25: ms(h.value_at_quantile(0.25)),
             p50: ms(h.value_at_quantile(0.50)),
+            p75: ms(h.value_at_quantile(0.75)),
             p90: ms(h.value_at_quantile(0.90)),
             p95: ms(h.value_at_quantile(0.95)),
             p99: ms(h.value_at_quantile(0.99)),

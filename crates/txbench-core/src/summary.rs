@@ -192,20 +192,8 @@ pub fn open_loop_result(rec: &Recording, load: &OpenLoop) -> Option<OpenLoopResu
 
 /// Percentiles of a histogram in microseconds, kept in microseconds.
 fn micros_percentiles(h: &Histogram<u64>) -> Percentiles {
-    let mut p = Percentiles::from_micros(h);
     // from_micros reports milliseconds.
-    for v in [
-        &mut p.mean,
-        &mut p.p50,
-        &mut p.p90,
-        &mut p.p95,
-        &mut p.p99,
-        &mut p.p999,
-        &mut p.max,
-    ] {
-        *v *= 1000.0;
-    }
-    p
+    Percentiles::from_micros(h).scaled(1000.0)
 }
 
 /// The closed-loop scheduler's part of a result.

@@ -14,7 +14,7 @@ use crate::terminal::grouped;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}\
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}\
-table{border-collapse:collapse;margin:.5em 0}td,th{padding:.25em .6em;border-bottom:1px solid #e4e4e4;text-align:right}\
+table{border-collapse:collapse;margin:.5em 0;display:block;overflow-x:auto;max-width:100%}td,th{padding:.25em .6em;border-bottom:1px solid #e4e4e4;text-align:right}\
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}\
 .PASS{color:#0a6e31;font-weight:600}.WARN{color:#a66300;font-weight:600}.FAIL{color:#b00020;font-weight:600}\
 .verdict{padding:.6em 1em;border-radius:4px;font-weight:600}.v-PASS{background:#e3f4e8}.v-WARN{background:#fff3dc}.v-FAIL{background:#fde4e7}\
@@ -65,7 +65,7 @@ fn percentile_cells(p: &Percentiles, mean: bool, censored_from: Option<f64>) -> 
     if mean {
         cells += &cell(p.mean, censored_from.is_some());
     }
-    for v in [p.p50, p.p90, p.p95, p.p99, p.p999, p.max] {
+    for v in [p.p25, p.p50, p.p75, p.p90, p.p95, p.p99, p.p999, p.max] {
         cells += &cell(v, lower(v));
     }
     cells
@@ -79,6 +79,7 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
     heading(&mut b, r, &title);
     headline(&mut b, r);
     transactions(&mut b, r);
+    latency_boxes(&mut b, r);
     conflicts(&mut b, r);
     operations(&mut b, r);
     time_spent(&mut b, r);
@@ -139,7 +140,7 @@ fn transactions(b: &mut String, r: &RunResult) {
     let _ = writeln!(
         b,
         "<h2>Transactions</h2><table><tr><th>type</th><th>completed</th><th>share</th><th>spec share</th>\
-         <th>mean ms</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th>\
+         <th>mean ms</th><th>p25</th><th>p50</th><th>p75</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th>\
          <th>rollbacks</th><th>success (expected)</th><th>retries</th><th>errors</th><th>unfinished</th></tr>"
     );
     for t in &r.transactions {
@@ -195,6 +196,29 @@ fn transactions(b: &mut String, r: &RunResult) {
     let _ = writeln!(b, "</table>");
 }
 
+/// Each type's latency as a box, side by side.
+fn latency_boxes(b: &mut String, r: &RunResult) {
+    let boxes: Vec<plots::LatencyBox> = r
+        .transactions
+        .iter()
+        .filter(|t| t.latency_ms.samples > 0)
+        .map(|t| {
+            let l = &t.latency_ms;
+            plots::LatencyBox {
+                name: t.name.clone(),
+                figures: [l.min, l.p25, l.p50, l.p75, l.p99, l.max],
+            }
+        })
+        .collect();
+    if !boxes.is_empty() {
+        let _ = writeln!(
+            b,
+            "<div class=\"chart\">{}</div>",
+            plots::latency_boxes(&boxes)
+        );
+    }
+}
+
 /// Aborted attempts per type, when any attempt aborted.
 fn conflicts(b: &mut String, r: &RunResult) {
     if r.transactions.iter().any(|t| t.aborts() > 0) {
@@ -239,7 +263,7 @@ fn operations(b: &mut String, r: &RunResult) {
             b,
             "<h2>Operations</h2><p class=\"muted\">The time of single operations inside the measured transactions, \
              every attempt counted.</p><table><tr><th>operation</th><th>count</th><th>mean ms</th>\
-             <th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th></tr>"
+             <th>p25</th><th>p50</th><th>p75</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th></tr>"
         );
         for o in &r.operations {
             let _ = writeln!(

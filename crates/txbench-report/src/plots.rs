@@ -22,9 +22,16 @@ pub struct Series {
 type PlotResult = Result<(), Box<dyn std::error::Error>>;
 
 fn svg(draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> PlotResult) -> String {
+    svg_sized(SIZE, draw)
+}
+
+fn svg_sized(
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> PlotResult,
+) -> String {
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
         let drawn = root
             .fill(&WHITE)
             .map_err(Into::into)
@@ -206,6 +213,79 @@ pub fn latency_ccdf(series: &[Series]) -> String {
     })
 }
 
+/// One type's latency for a box plot (ms): whiskers from the least to p99,
+/// the box from p25 to p75 with the median across it, the maximum a dot.
+pub struct LatencyBox {
+    /// The type's name.
+    pub name: String,
+    /// min, p25, p50, p75, p99, max.
+    pub figures: [f64; 6],
+}
+
+/// A box per transaction type on a log latency axis, one a row, so that
+/// their spreads and tails read side by side.
+pub fn latency_boxes(boxes: &[LatencyBox]) -> String {
+    let rows = boxes.len().max(1);
+    let height = (90 + 46 * rows as u32).min(SIZE.1 * 2);
+    svg_sized((SIZE.0, height), |root| {
+        let (x0, x1) = decades(boxes.iter().flat_map(|b| b.figures));
+        let mut chart = ChartBuilder::on(root)
+            .caption(
+                "Latency by type: min, p25, median, p75, p99, max",
+                ("sans-serif", 20),
+            )
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(170)
+            .build_cartesian_2d((x0..x1).log_scale(), -0.5..(rows as f64 - 0.5))?;
+        let names: Vec<&str> = boxes.iter().map(|b| b.name.as_str()).collect();
+        chart
+            .configure_mesh()
+            .x_desc("latency (ms, log scale)")
+            .x_label_formatter(&|v| tick(*v))
+            .y_labels(rows)
+            .y_label_formatter(&|y| {
+                let i = y.round();
+                if (y - i).abs() < 1e-6 && i >= 0.0 {
+                    names
+                        .get(i as usize)
+                        .map_or(String::new(), |n| n.to_string())
+                } else {
+                    String::new()
+                }
+            })
+            .disable_y_mesh()
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
+            .draw()?;
+        for (i, b) in boxes.iter().enumerate() {
+            let y = i as f64;
+            let c = color(i);
+            // A figure of 0 (an empty type) has no place on a log axis.
+            let [min, p25, p50, p75, p99, max] = b.figures.map(|v| v.max(x0));
+            chart.draw_series([
+                PathElement::new(vec![(min, y), (p99, y)], c.stroke_width(2)),
+                PathElement::new(vec![(min, y - 0.15), (min, y + 0.15)], c.stroke_width(2)),
+                PathElement::new(vec![(p99, y - 0.15), (p99, y + 0.15)], c.stroke_width(2)),
+            ])?;
+            chart.draw_series([Rectangle::new(
+                [(p25, y - 0.3), (p75, y + 0.3)],
+                c.mix(0.35).filled(),
+            )])?;
+            chart.draw_series([Rectangle::new(
+                [(p25, y - 0.3), (p75, y + 0.3)],
+                c.stroke_width(2),
+            )])?;
+            chart.draw_series([PathElement::new(
+                vec![(p50, y - 0.3), (p50, y + 0.3)],
+                BLACK.stroke_width(3),
+            )])?;
+            chart.draw_series([Circle::new((max, y), 4, c.filled())])?;
+        }
+        Ok(())
+    })
+}
+
 /// A moment marked on a chart over time (a fault injected): a vertical line.
 pub struct Mark {
     /// Its legend ("fault 1").
@@ -341,6 +421,15 @@ mod tests {
             over.contains("p99") && !over.contains("chart not drawn"),
             "{over}"
         );
+        let boxes = latency_boxes(&[LatencyBox {
+            name: "Payment".into(),
+            figures: [0.2, 0.6, 0.8, 1.2, 6.0, 9.8],
+        }]);
+        assert!(
+            boxes.starts_with("<svg") && boxes.contains("Payment"),
+            "{boxes}"
+        );
+        assert!(!boxes.contains("chart not drawn"), "{boxes}");
     }
 
     #[test]

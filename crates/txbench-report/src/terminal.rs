@@ -71,12 +71,14 @@ fn latency_row(
     let cell = |v: f64| bound(v, is_lower_bound(censored_from, v));
     let _ = writeln!(
         out,
-        "{:<w$} {:>10} {:>6.2}% {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
+        "{:<w$} {:>10} {:>6.2}% {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
         name,
         grouped(completed as f64, 0),
         share * 100.0,
         bound(l.mean, censored_from.is_some()),
+        cell(l.p25),
         cell(l.p50),
+        cell(l.p75),
         cell(l.p90),
         cell(l.p95),
         cell(l.p99),
@@ -337,12 +339,14 @@ fn metrics(out: &mut String, r: &RunResult) {
 fn latency_table(out: &mut String, r: &RunResult, w: usize) {
     let _ = writeln!(
         out,
-        "{:<w$} {:>10} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
+        "{:<w$} {:>10} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7}",
         "transaction",
         "count",
         "share",
         "mean ms",
+        "p25",
         "p50",
+        "p75",
         "p90",
         "p95",
         "p99",

@@ -888,12 +888,17 @@ fn the_report_renders_in_headless_chromium() {
         !log.contains("CONSOLE") && !log.contains("Uncaught"),
         "{log}"
     );
-    // The browser built the page: the three charts as SVG elements with their axes.
-    assert_eq!(dom_text.matches("<svg").count(), 3, "{dom_text}");
+    // The browser built the page: the four charts as SVG elements with their
+    // axes (a box per type, the CCDF, throughput and p99 over time), the
+    // legends beside them, the quartiles in the table.
+    assert_eq!(dom_text.matches("<svg").count(), 4, "{dom_text}");
     for text in [
         "latency (ms, log scale)",
         "completed transactions/s",
         "p99 latency (ms)",
+        "Latency by type: min, p25, median, p75, p99, max",
+        "class=\"legend\"",
+        "<th>p25</th>",
         "New-Order",
     ] {
         assert!(dom_text.contains(text), "missing '{text}'");
