@@ -386,7 +386,12 @@ async fn drive<E: Engine, W: Workload>(
         if to <= from {
             return;
         }
-        if let Some(seconds) = watch.seconds.as_deref_mut() {
+        // A fault's seconds are the window's: what completes in the grace
+        // after it is counted late, not as throughput, so a short last piece
+        // of grace would read as a second with nothing done.
+        if let Some(seconds) = watch.seconds.as_deref_mut()
+            && from < opts.duration
+        {
             seconds.push(RunSecond::of(opts.warmup + to, to - from, &t.interval));
         }
         if let Some(w) = watch.writer {
