@@ -152,14 +152,11 @@ fn a_rolled_back_order_found_in_the_database_is_named_as_leaked() {
 fn verify_names_a_missing_or_foreign_log() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let out = txbench(
-        dir,
-        &["tpcc", "verify", "--db", "sqlite::memory:", "nothere"],
-    );
+    let out = txbench(dir, &["tpcc", "verify", "--db", "sqlite:v.db", "nothere"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("nothere"), "{}", text(&out));
     std::fs::write(dir.join("acks.csv"), "w_id,d_id\n1,2\n").unwrap();
-    let out = txbench(dir, &["tpcc", "verify", "--db", "sqlite::memory:", "."]);
+    let out = txbench(dir, &["tpcc", "verify", "--db", "sqlite:v.db", "."]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(
         text(&out).contains("not an acknowledged-work log"),
