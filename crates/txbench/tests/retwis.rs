@@ -116,7 +116,7 @@ fn all_in_one_on_sqlite_reports_operations_and_its_config_repeats_it() {
         "1s",
         "-q",
     ]));
-    assert!(out.contains("RETWIS"), "{out}");
+    assert!(out.contains("Retwis on "), "{out}");
     let repeated = only_result(&again.path().join("results"), "summary.json");
     assert_eq!(repeated["settings"]["options"]["zipf"], 0.75);
     assert_eq!(repeated["settings"]["seed"], summary["settings"]["seed"]);
