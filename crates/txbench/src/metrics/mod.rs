@@ -76,14 +76,9 @@ struct Snapshot {
 }
 
 /// The figures of the run under way, as the endpoint serves them.
+#[derive(Debug)]
 pub struct Live {
     snapshot: Mutex<Snapshot>,
-}
-
-impl std::fmt::Debug for Live {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Live")
-    }
 }
 
 /// The endpoint of this process: one listener, whatever runs it serves in
