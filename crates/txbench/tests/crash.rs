@@ -117,7 +117,7 @@ fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
     let url = cluster.url();
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    // Killed (no shutdown, no checkpoint) 3 s into an 8 s run, started again 1 s later.
+    // Killed (no shutdown, no checkpoint) 3 s into a 12 s run, started again 1 s later (8 s after it to recover in, even on a busy machine).
     let kill = cluster.ctl_command("stop -m immediate");
     let start = cluster.ctl_command("start");
     let (results, summary) = run_with_faults(dir, &url, &crash_at_3s_back_at_4s(&kill, &start));
@@ -249,7 +249,7 @@ fn crash_at_3s_back_at_4s<'a>(crash: &'a str, back: &'a str) -> [&'a str; 8] {
     ]
 }
 
-/// Load one warehouse, then run 8 s with the log and the given faults; the
+/// Load one warehouse, then run 12 s with the log and the given faults; the
 /// results directory and its summary.
 fn run_with_faults(
     dir: &Path,
@@ -264,7 +264,7 @@ fn run_with_faults(
         "--db",
         url,
         "-d",
-        "8s",
+        "12s",
         "--warmup",
         "1s",
         "-t",
