@@ -265,8 +265,12 @@ pub struct ErrorSample {
 pub struct OpenLoopResult {
     /// The arrival process ("poisson", "uniform", "fixed").
     pub arrival: String,
-    /// The rate asked for, per second.
+    /// The rate asked for, per second (under a schedule, its mean over the
+    /// window).
     pub offered_rate: f64,
+    /// The rate schedule, as `--rate` takes it, when the rate varied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
     /// Arrivals scheduled in the measurement window, per second.
     pub scheduled_rate: f64,
     /// Transactions completed in the window (committed or expected rollback), per second.

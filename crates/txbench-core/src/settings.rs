@@ -71,15 +71,19 @@ pub struct Scale {
 }
 
 /// How the load was offered.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Load {
     /// Terminals, each starting its next transaction when the last is done.
     Closed,
     /// Transactions started on a schedule whatever the database does.
     Open {
-        /// Offered transactions per second.
+        /// Offered transactions per second (under a schedule, its mean over
+        /// the measurement window).
         rate: f64,
+        /// The rate schedule as `--rate` takes it, when the rate varies.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        schedule: Option<String>,
         /// The arrival process.
         arrival: Arrival,
         /// How the dispatchers waited for arrivals, as asked.
@@ -177,9 +181,14 @@ impl RunSettings {
 
     /// "closed", or "open 100/s poisson".
     pub fn load_text(&self) -> String {
-        match self.load {
+        match &self.load {
             Load::Closed => "closed".into(),
-            Load::Open { rate, arrival, .. } => format!("open {rate}/s {}", name_of(&arrival)),
+            Load::Open {
+                schedule: Some(schedule),
+                arrival,
+                ..
+            } => format!("open '{schedule}' {}", name_of(arrival)),
+            Load::Open { rate, arrival, .. } => format!("open {rate}/s {}", name_of(arrival)),
         }
     }
 }
@@ -217,6 +226,7 @@ mod tests {
             seed: 7,
             load: Load::Open {
                 rate: 250.0,
+                schedule: None,
                 arrival: Arrival::Poisson,
                 pacing: Pacing::Auto,
                 queue_limit: None,

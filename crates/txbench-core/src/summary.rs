@@ -173,10 +173,11 @@ pub fn open_loop_result(rec: &Recording, load: &OpenLoop) -> Option<OpenLoopResu
     let lateness = micros_percentiles(&rec.total.lateness);
     Some(OpenLoopResult {
         arrival: format!("{:?}", load.arrival).to_lowercase(),
-        offered_rate: load.rate,
+        offered_rate: load.rate.mean_over(secs),
+        schedule: (!load.rate.is_constant()).then(|| load.rate.to_string()),
         scheduled_rate: per_sec(d.scheduled),
         achieved_rate: achieved,
-        achieved_ratio: achieved / load.rate,
+        achieved_ratio: achieved / load.rate.mean_over(secs),
         shed: d.shed,
         lateness_us: lateness,
         send_gaps_anderson_darling: (load.arrival == Arrival::Poisson)

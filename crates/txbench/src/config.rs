@@ -177,16 +177,21 @@ pub fn repeat_file(workload: &str, db: &[String], settings: &RunSettings) -> Str
     put("seed", (s.seed as i64).into());
     if let Load::Open {
         rate,
+        schedule,
         arrival,
         pacing,
         queue_limit,
-    } = s.load
+    } = &s.load
     {
-        put("rate", format!("{rate}/s").into());
+        // A schedule sets the run's length, which "duration" repeats.
+        put(
+            "rate",
+            schedule.clone().unwrap_or(format!("{rate}/s")).into(),
+        );
         put("arrival", name_of(&arrival).into());
         put("pacing", name_of(&pacing).into());
         if let Some(q) = queue_limit {
-            put("queue-limit", (q as i64).into());
+            put("queue-limit", (*q as i64).into());
         }
     }
     if let Some(i) = s.isolation {
@@ -249,6 +254,7 @@ mod tests {
             seed: 99,
             load: Load::Open {
                 rate: 1500.0,
+                schedule: None,
                 arrival: Arrival::Uniform,
                 pacing: Pacing::Sleep,
                 queue_limit: Some(40),
@@ -308,6 +314,32 @@ mod tests {
         assert_eq!((plan.shard.index(), plan.shard.count()), (1, 2));
         // A repeat starts when it is run, not at the first run's agreed time.
         assert!(plan.start_at.is_none());
+    }
+
+    #[test]
+    fn a_rate_schedule_is_repeated_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        let mut s = settings();
+        s.duration_secs = 4.5;
+        s.load = Load::Open {
+            rate: 1400.0,
+            schedule: Some("1000/s for 1500ms, ramp 1000..2000/s over 3s".into()),
+            arrival: Arrival::Poisson,
+            pacing: Pacing::Auto,
+            queue_limit: None,
+        };
+        std::fs::write(&file, repeat_file("retwis", &["sqlite:r.db".into()], &s)).unwrap();
+        let plan = plan_from(&file);
+        assert_eq!(plan.duration.as_secs_f64(), 4.5);
+        let Load::Open { rate, schedule, .. } = plan.load() else {
+            panic!("not an open loop");
+        };
+        assert_eq!(
+            schedule.as_deref(),
+            Some("1000/s for 1500ms, ramp 1000..2000/s over 3s")
+        );
+        assert!((rate - 1333.333).abs() < 0.001, "{rate}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use txbench_core::driver::pool::RetryPolicy;
-use txbench_core::driver::{self, OpenLoop, StartAt};
+use txbench_core::driver::{self, OpenLoop, RateSchedule, StartAt};
 use txbench_core::settings::{Affinity, Arrival, Load, Pacing, RunSettings, Scale, WaitMode};
 use txbench_core::{Isolation, RoundTrips, Shard};
 use txbench_engines::EngineOptions;
@@ -42,8 +42,9 @@ pub struct RunPlan<W: Benchmark> {
     pub wait: WaitMode,
     /// The run's seed.
     pub seed: u64,
-    /// Open loop: offered transactions per second; `None`: closed loop.
-    pub rate: Option<f64>,
+    /// Open loop: offered transactions per second, constant or on a
+    /// schedule; `None`: closed loop.
+    pub rate: Option<RateSchedule>,
     /// Open loop: the arrival process.
     pub arrival: Arrival,
     /// Open loop: how the dispatchers wait for arrivals.
@@ -90,6 +91,30 @@ pub struct Output {
     pub report: bool,
 }
 
+/// The measurement's length: `--duration`, else a rate schedule's length,
+/// else 60 s; both given and different is refused.
+fn duration_of(a: &RunArgs) -> Result<Duration, Failure> {
+    let scheduled = a
+        .rate
+        .as_ref()
+        .and_then(RateSchedule::length_secs)
+        .map(Duration::from_secs_f64);
+    match (a.duration, scheduled) {
+        (Some(d), Some(s)) if d != s => Err(Failure::usage(format!(
+            "--duration {} and the --rate schedule's length {} disagree: the schedule sets \
+             the run's length, so leave --duration out",
+            humantime::format_duration(d),
+            humantime::format_duration(s)
+        ))),
+        (Some(d), _) => Ok(d),
+        (None, Some(s)) => Ok(s),
+        (None, None) => Ok(DEFAULT_DURATION),
+    }
+}
+
+/// The measurement's length when neither `--duration` nor a schedule gives one.
+pub const DEFAULT_DURATION: Duration = Duration::from_secs(60);
+
 /// Where and how the run reports; the acknowledged-work log needs the
 /// results directory it is written in.
 fn output_of(a: &RunArgs) -> Result<Output, Failure> {
@@ -127,17 +152,18 @@ impl<W: Benchmark> RunPlan<W> {
 
     /// The plan `run`'s flags ask for, with the workload's scale and options.
     pub fn new(a: &RunArgs, scale: Option<i64>, options: W::RunOptions) -> Result<Self, Failure> {
+        let duration = duration_of(a)?;
         Ok(RunPlan {
             db: a.db.db.clone(),
             scale,
             options,
-            duration: a.duration,
+            duration,
             warmup: a.warmup,
             terminals: a.terminals.map(|t| t as usize),
             connections: a.connections.map(|c| c as usize),
             wait: a.wait.into(),
             seed: run_seed(a)?,
-            rate: a.rate,
+            rate: a.rate.clone(),
             arrival: a.arrival.into(),
             pacing: a.pacing.into(),
             queue_limit: a.queue_limit,
@@ -154,7 +180,7 @@ impl<W: Benchmark> RunPlan<W> {
             faults: crate::faults::plan::plan(
                 (&a.fault_at, &a.fault_cmd),
                 (&a.recover_at, &a.recover_cmd),
-                a.warmup + a.duration,
+                a.warmup + duration,
             )?,
             output: output_of(a)?,
         })
@@ -176,7 +202,7 @@ impl<W: Benchmark> RunPlan<W> {
     /// `duration`, its progress line labelled `label`.
     pub fn step(&self, rate: f64, duration: Duration, label: String) -> Self {
         let mut step = self.clone();
-        step.rate = Some(rate);
+        step.rate = Some(RateSchedule::constant(rate));
         step.duration = duration;
         step.output.progress_label = Some(label);
         step
@@ -239,10 +265,11 @@ impl<W: Benchmark> RunPlan<W> {
 
     /// How the load is offered, as the results record it.
     pub fn load(&self) -> Load {
-        match self.rate {
+        match &self.rate {
             None => Load::Closed,
             Some(rate) => Load::Open {
-                rate,
+                rate: rate.mean_over(self.duration.as_secs_f64()),
+                schedule: (!rate.is_constant()).then(|| rate.to_string()),
                 arrival: self.arrival,
                 pacing: self.pacing,
                 queue_limit: self.queue_limit,
@@ -252,7 +279,7 @@ impl<W: Benchmark> RunPlan<W> {
 
     /// The open-loop load the plan offers, if it is open.
     fn open_loop(&self) -> Option<OpenLoop> {
-        self.rate.map(|rate| OpenLoop {
+        self.rate.clone().map(|rate| OpenLoop {
             rate,
             arrival: self.arrival,
             queue_limit: self.queue_limit.map(|q| q as usize),
@@ -275,7 +302,7 @@ impl<W: Benchmark> RunPlan<W> {
             return (c, "--connections".into());
         }
         let cap = max_writers.min(terminals).max(1);
-        let rate = match (self.wait, self.rate) {
+        let rate = match (self.wait, &self.rate) {
             (WaitMode::Spec, None) => sizing::offered_rate(workload.transaction_types(), terminals),
             _ => None,
         };
@@ -376,6 +403,7 @@ fn shard_of(a: &RunArgs) -> Result<Shard, Failure> {
 mod tests {
     use clap::Parser;
     use txbench_workloads::retwis::Retwis;
+    use txbench_workloads::tatp::Tatp;
     use txbench_workloads::tpcc::Tpcc;
 
     use super::*;
@@ -414,6 +442,7 @@ mod tests {
             p.load(),
             Load::Open {
                 rate: 250.0,
+                schedule: None,
                 arrival: Arrival::Fixed,
                 pacing: Pacing::Auto,
                 queue_limit: Some(9),
@@ -422,6 +451,35 @@ mod tests {
         assert_eq!(p.engine_options().isolation, Some(Isolation::Serializable));
         assert_eq!(p.engine_options().workload, Some("tpcc"));
         assert!(p.output.results.is_some());
+    }
+
+    #[test]
+    fn a_rate_schedule_sets_the_length_and_offers_its_mean() {
+        let p = plan::<Tatp>(&["--rate=100/s for 10s, ramp 100..300/s over 10s"]).unwrap();
+        assert_eq!(p.duration, Duration::from_secs(20));
+        assert_eq!(
+            p.load(),
+            Load::Open {
+                rate: 150.0,
+                schedule: Some("100/s for 10s, ramp 100..300/s over 10s".into()),
+                arrival: Arrival::Poisson,
+                pacing: Pacing::Auto,
+                queue_limit: None,
+            }
+        );
+        assert!(plan::<Tatp>(&["--rate=100/s for 10s", "-d", "10s"]).is_ok());
+        let Err(Failure::Usage(why)) = plan::<Tatp>(&["--rate=100/s for 10s", "-d", "1m"]) else {
+            panic!("a duration that disagrees with the schedule was accepted");
+        };
+        assert!(
+            why.to_string()
+                .contains("--duration 1m and the --rate schedule's length 10s disagree"),
+            "{why}"
+        );
+        assert_eq!(
+            plan::<Tatp>(&["--rate=5/s"]).unwrap().duration,
+            DEFAULT_DURATION
+        );
     }
 
     #[test]
@@ -488,6 +546,7 @@ mod tests {
             step.load(),
             Load::Open {
                 rate: 500.0,
+                schedule: None,
                 arrival: Arrival::Uniform,
                 pacing: Pacing::Spin,
                 queue_limit: None,

@@ -14,15 +14,16 @@ const RATE_SDS: f64 = 5.0;
 const RATE_EDGE_MAX: f64 = 0.01;
 
 /// Whether the system took the load offered: the transactions that ended in
-/// the window (completed or failed) against the rate times the window, allowing
+/// the window (completed or failed) against the arrivals the rate (or its
+/// schedule) had due in the window, allowing
 /// the Poisson variation of the arrivals and the transactions still in flight
 /// at the window's end (rate times the median latency, at most 1%). Shed
 /// arrivals fail it: the client queue was full.
 pub(super) fn achieved_rate(rec: &Recording, load: &OpenLoop, d: &DispatchStats) -> Check {
     let secs = rec.measured.as_secs_f64().max(1e-9);
-    let expected = load.rate * secs;
+    let expected = load.rate.arrivals(secs);
     let ended = (rec.total.completed() + rec.total.failed()) as f64;
-    let edge = median_latency_us(rec).map_or(0.0, |p50| load.rate * p50 / 1e6);
+    let edge = median_latency_us(rec).map_or(0.0, |p50| load.rate.rate_at(secs) * p50 / 1e6);
     let allowed = RATE_SDS * expected.sqrt() + edge.min(RATE_EDGE_MAX * expected);
     let ratio = ended / expected;
     let problem = if d.shed > 0 {
@@ -251,7 +252,7 @@ mod tests {
 
     fn poisson(rate: f64) -> OpenLoop {
         OpenLoop {
-            rate,
+            rate: crate::driver::RateSchedule::constant(rate),
             arrival: Arrival::Poisson,
             queue_limit: None,
             dispatchers: 1,

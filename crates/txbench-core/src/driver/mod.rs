@@ -6,6 +6,7 @@ mod closed_loop;
 pub mod open_loop;
 pub mod phases;
 pub mod pool;
+pub mod rate;
 pub mod schedule;
 pub mod seconds;
 pub mod segments;
@@ -22,6 +23,7 @@ use tokio::sync::watch;
 pub use closed_loop::{SchedulerStats, WaitMode};
 pub use open_loop::{Arrival, DispatchStats, OpenLoop, Pacing};
 use pool::{Job, RetryPolicy, Route, Window, WorkerContext, WorkerExit, spawn_worker};
+pub use rate::{RateSchedule, Segment};
 use seconds::{Second, Seconds};
 use segments::Segments;
 use stripe::{Collector, InFlight, SharedStripe, Stripe};
@@ -465,12 +467,12 @@ impl RunOptions {
         async_channel::Sender<Job<I>>,
         async_channel::Receiver<Job<I>>,
     ) {
-        match self.open {
+        match &self.open {
             None => async_channel::bounded(self.terminals.max(1)),
             Some(OpenLoop {
                 queue_limit: Some(limit),
                 ..
-            }) => async_channel::bounded(limit.max(1)),
+            }) => async_channel::bounded((*limit).max(1)),
             Some(OpenLoop {
                 queue_limit: None, ..
             }) => async_channel::unbounded(),
@@ -636,7 +638,7 @@ fn spawn_senders<W: Workload>(
     Vec<SharedStripe>,
 ) {
     let types = workload.transaction_types().len();
-    let threads = opts.open.map_or(1, |o| o.dispatchers.max(1));
+    let threads = opts.open.as_ref().map_or(1, |o| o.dispatchers.max(1));
     let stripes: Vec<SharedStripe> = (0..threads)
         .map(|_| Stripe::shared(types, 0, 0, 0))
         .collect();
@@ -649,7 +651,7 @@ fn spawn_senders<W: Workload>(
         stripes: stripes.clone(),
         cut,
     };
-    let (wait, open, terminals) = (opts.wait, opts.open, opts.terminals);
+    let (wait, open, terminals) = (opts.wait, opts.open.clone(), opts.terminals);
     let task = tokio::spawn(async move {
         // An open loop draws its arrivals' inputs from one terminal at least.
         let count = terminals.max(usize::from(open.is_some()));
@@ -717,10 +719,11 @@ impl<W: Workload> Sending<W> {
         let dispatchers: Vec<_> = (shares.into_iter().zip(self.stripes.iter().cloned()))
             .enumerate()
             .map(|(index, (terminals, stripe))| {
+                let spins = load.spins();
                 let d = open_loop::Dispatcher {
                     terminals,
                     route: self.route.clone(),
-                    load,
+                    load: load.clone(),
                     index,
                     seed: self.seed,
                     start: self.started,
@@ -729,7 +732,7 @@ impl<W: Workload> Sending<W> {
                     types,
                 };
                 let flag = Arc::clone(&flag);
-                if load.spins() {
+                if spins {
                     exec::spawn_at(exec::Placement::Task, "txbench-dispatch", async move {
                         open_loop::dispatch_in_task(d, &flag).await
                     })

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::pool::{Job, Route, Window};
+use super::rate::RateSchedule;
 use super::stripe::{InFlight, SharedStripe, lock};
 use super::{SenderReport, timer};
 use crate::cpu;
@@ -21,10 +22,11 @@ pub use crate::settings::{Arrival, Pacing};
 use crate::workload::Terminal;
 
 /// An open-loop load.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct OpenLoop {
-    /// Transactions per second offered, all types together.
-    pub rate: f64,
+    /// Transactions per second offered, all types together, over the time
+    /// since the start of measurement (the warm-up offers its first rate).
+    pub rate: RateSchedule,
     /// The arrival process.
     pub arrival: Arrival,
     /// Largest number of transactions waiting in the client for a session; an
@@ -51,7 +53,7 @@ impl OpenLoop {
         match self.pacing {
             Pacing::Sleep => false,
             Pacing::Spin => true,
-            Pacing::Auto => self.rate / self.dispatchers.max(1) as f64 >= SPIN_FROM_RATE,
+            Pacing::Auto => self.rate.peak() / self.dispatchers.max(1) as f64 >= SPIN_FROM_RATE,
         }
     }
 }
@@ -83,10 +85,14 @@ pub struct DispatchStats {
     pub scheduled: u64,
     /// Of those, arrivals shed because the client queue was full.
     pub shed: u64,
-    /// Gaps (seconds) between actual sends in the window of each dispatcher,
-    /// after thinning its sends at random to at most [`GAP_TEST_RATE`] per second.
+    /// Gaps between actual sends in the window of each dispatcher, after
+    /// thinning its sends at random to at most [`GAP_TEST_RATE`] per second,
+    /// measured in arrivals due between them over the peak rate (seconds
+    /// under a constant rate; under a schedule, gaps that a Poisson load
+    /// makes exponential, [`crate::driver::rate`]).
     pub send_gaps: Vec<f64>,
-    /// The rate each dispatcher's sends were thinned to for `send_gaps`.
+    /// The rate each dispatcher's sends were thinned to for `send_gaps` (at
+    /// the schedule's peak).
     pub gap_test_rate: f64,
     /// Dispatcher threads.
     pub threads: usize,
@@ -114,6 +120,7 @@ impl DispatchStats {
     }
 }
 
+/// The next gap of a process of mean gap `mean`.
 fn gap(arrival: Arrival, mean: f64, rng: &mut Rand) -> f64 {
     match arrival {
         Arrival::Poisson => rng.exponential(mean),
@@ -123,9 +130,14 @@ fn gap(arrival: Arrival, mean: f64, rng: &mut Rand) -> f64 {
 }
 
 impl<T: Terminal> Dispatcher<T> {
-    /// The arrivals per second this dispatcher offers.
-    fn rate(&self) -> f64 {
-        self.load.rate / self.load.dispatchers.max(1) as f64
+    /// The most arrivals per second this dispatcher offers.
+    fn peak_rate(&self) -> f64 {
+        self.load.rate.peak() / self.share()
+    }
+
+    /// The dispatchers that share the load.
+    fn share(&self) -> f64 {
+        self.load.dispatchers.max(1) as f64
     }
 }
 
@@ -163,9 +175,12 @@ struct Schedule<T: Terminal> {
     /// Its own stream, so that the schedule does not depend on the thinning.
     thinning: Rand,
     keep: f64,
-    mean: f64,
-    intended: Instant,
-    last_send: Option<Instant>,
+    /// Where its process of unit rate is: the arrivals this dispatcher had
+    /// due by the last one drawn, counted from the start of measurement.
+    unit: f64,
+    /// Its sends' times in arrivals due (of the whole load) over the peak
+    /// rate: the last one kept for the gap test.
+    last_send: Option<f64>,
     stats: DispatchStats,
     report: SenderReport,
 }
@@ -180,15 +195,16 @@ struct Due<I> {
 
 impl<T: Terminal> Schedule<T> {
     fn new(d: Dispatcher<T>) -> Self {
-        let rate = d.rate();
+        let rate = d.peak_rate();
         let gap_test_rate = rate.min(GAP_TEST_RATE);
         let stream = DISPATCH_STREAMS + 2 * d.index as u64;
+        // The warm-up's arrivals come before the window's start: a negative count.
+        let unit = d.load.rate.arrivals(-signed_secs(d.window.start, d.start)) / d.share();
         Schedule {
             rng: Rand::derive(d.seed, stream),
             thinning: Rand::derive(d.seed, stream + 1),
             keep: gap_test_rate / rate,
-            mean: 1.0 / rate,
-            intended: d.start,
+            unit,
             last_send: None,
             stats: DispatchStats {
                 gap_test_rate,
@@ -204,22 +220,47 @@ impl<T: Terminal> Schedule<T> {
     /// The next arrival, its input drawn before the wait so that it goes out
     /// the moment it is due; `None` once arrivals fall past the window.
     fn next(&mut self) -> Option<Due<T::Input>> {
-        if self.d.terminals.is_empty() || !self.mean.is_finite() {
+        if self.d.terminals.is_empty() {
             return None;
         }
-        self.intended +=
-            Duration::from_secs_f64(gap(self.d.load.arrival, self.mean, &mut self.rng));
-        if self.intended >= self.d.window.end {
+        let intended = self.advance()?;
+        if intended >= self.d.window.end {
             return None;
         }
         let terminal = self.rng.uniform(0, self.d.terminals.len() as i64 - 1) as usize;
         let plan = self.d.terminals[terminal].1.next();
         Some(Due {
-            intended: self.intended,
+            intended,
             txn_type: plan.txn_type,
             input: plan.input,
             terminal,
         })
+    }
+
+    /// Draw the next arrival's time: a gap of the unit-rate process, warped
+    /// through the schedule ([`crate::driver::rate`]); `None` when the
+    /// schedule offers no more.
+    fn advance(&mut self) -> Option<Instant> {
+        self.unit += gap(self.d.load.arrival, 1.0, &mut self.rng);
+        let t = self.d.load.rate.time_of(self.unit * self.d.share());
+        if !t.is_finite() {
+            return None;
+        }
+        let origin = self.d.window.start;
+        Some(if t >= 0.0 {
+            origin + Duration::from_secs_f64(t)
+        } else {
+            origin
+                .checked_sub(Duration::from_secs_f64(-t))
+                .unwrap_or(origin)
+        })
+    }
+
+    /// A send's time for the gap test: the arrivals due by it over the peak
+    /// rate.
+    fn gap_clock(&self, sent: Instant) -> f64 {
+        let rate = &self.d.load.rate;
+        rate.arrivals(signed_secs(sent, self.d.window.start)) / rate.peak()
     }
 
     /// Send an arrival now (however late): false when the queues are closed.
@@ -232,10 +273,11 @@ impl<T: Terminal> Schedule<T> {
             if self.stats.send_gaps.len() < GAP_SAMPLE
                 && (self.keep >= 1.0 || self.thinning.unit() < self.keep)
             {
+                let clock = self.gap_clock(sent);
                 if let Some(last) = self.last_send {
-                    self.stats.send_gaps.push((sent - last).as_secs_f64());
+                    self.stats.send_gaps.push(clock - last);
                 }
-                self.last_send = Some(sent);
+                self.last_send = Some(clock);
             }
         }
         let job = Job {
@@ -275,7 +317,8 @@ impl<T: Terminal> Schedule<T> {
                 self.report.scheduled[txn_type] += 1;
             }
             self.report.unsent.push(InFlight { txn_type, intended });
-            intended += Duration::from_secs_f64(gap(self.d.load.arrival, self.mean, &mut self.rng));
+            let Some(next) = self.advance() else { break };
+            intended = next;
             let i = self.rng.uniform(0, self.d.terminals.len() as i64 - 1) as usize;
             txn_type = self.d.terminals[i].1.next().txn_type;
         }
@@ -368,6 +411,15 @@ async fn yield_until(due: Instant, cut: &AtomicBool, burst: &mut u32) -> bool {
     }
 }
 
+/// Seconds from `origin` to `at`, negative when `at` is earlier.
+fn signed_secs(at: Instant, origin: Instant) -> f64 {
+    if at >= origin {
+        (at - origin).as_secs_f64()
+    } else {
+        -(origin - at).as_secs_f64()
+    }
+}
+
 /// Split the terminals over `threads` dispatcher threads (terminal i to
 /// thread i mod threads), keeping each one's index in the run.
 pub fn split<T: Terminal>(terminals: Vec<T>, threads: usize) -> Vec<Vec<(usize, T)>> {
@@ -397,7 +449,7 @@ mod tests {
     #[test]
     fn auto_pacing_spins_where_each_dispatcher_gets_short_gaps() {
         let load = |rate, dispatchers, pacing| OpenLoop {
-            rate,
+            rate: RateSchedule::constant(rate),
             arrival: Arrival::Poisson,
             queue_limit: None,
             dispatchers,

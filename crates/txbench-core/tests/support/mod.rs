@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use txbench_core::driver::pool::RetryPolicy;
-use txbench_core::driver::{self, Arrival, OpenLoop, Pacing, Recording, RunOptions, WaitMode};
+use txbench_core::driver::{
+    self, Arrival, OpenLoop, Pacing, RateSchedule, Recording, RunOptions, WaitMode,
+};
 
 use txbench_core::schema::Statement;
 use txbench_core::{
@@ -177,7 +179,7 @@ pub fn options(duration: Duration, grace: Duration, rate: Option<f64>) -> RunOpt
         acks: None,
         schedule: Vec::new(),
         open: rate.map(|rate| OpenLoop {
-            rate,
+            rate: RateSchedule::constant(rate),
             arrival: Arrival::Poisson,
             queue_limit: None,
             dispatchers: 1,

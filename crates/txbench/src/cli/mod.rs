@@ -9,8 +9,10 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use txbench_core::settings;
 
 pub mod help;
+mod rates;
 pub mod workload;
 
+use rates::{parse_rate, parse_rate_range, parse_rate_schedule};
 use workload::ServedScales;
 pub use workload::{AllInOneArgs, Chosen, LoadArgs, Sweeps, Verb, Verbs, WorkloadArgs};
 
@@ -393,9 +395,10 @@ impl From<RoundTripsArg> for txbench_core::RoundTrips {
 pub struct RunArgs {
     #[command(flatten)]
     pub db: DbArgs,
-    /// Length of the measurement interval (e.g. 60s, 2m).
-    #[arg(long, short = 'd', default_value = "60s", value_parser = parse_positive_duration, allow_hyphen_values = true)]
-    pub duration: Duration,
+    /// Length of the measurement interval (e.g. 60s, 2m) [default: 60s, or
+    /// the length of a --rate schedule].
+    #[arg(long, short = 'd', value_parser = parse_positive_duration, allow_hyphen_values = true)]
+    pub duration: Option<Duration>,
     /// Warm-up before measurement (not measured).
     #[arg(long, default_value = "5s", value_parser = parse_duration, allow_hyphen_values = true)]
     pub warmup: Duration,
@@ -416,11 +419,14 @@ pub struct RunArgs {
     /// not replay the first one's inserts and deletes.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Open loop: offered transactions per second (e.g. 3000/s, 180000/min);
-    /// transactions start on schedule whatever the database does, and latency
-    /// counts from the scheduled time. Without it, terminals run closed-loop.
-    #[arg(long, value_parser = parse_rate, value_name = "RATE", allow_hyphen_values = true)]
-    pub rate: Option<f64>,
+    /// Open loop: offered transactions per second (e.g. 3000/s, 180000/min),
+    /// or a schedule of holds and ramps over the measurement ('1000/s for 1m,
+    /// ramp 1000..4000/s over 2m, 4000/s for 1m'; its length is the run's
+    /// duration, the warm-up offers its first rate); transactions start on
+    /// schedule whatever the database does, and latency counts from the
+    /// scheduled time. Without it, terminals run closed-loop.
+    #[arg(long, value_parser = parse_rate_schedule, value_name = "RATE", allow_hyphen_values = true)]
+    pub rate: Option<txbench_core::driver::RateSchedule>,
     /// Open loop: the arrival process.
     #[arg(long, value_enum, default_value_t = ArrivalArg::Poisson)]
     pub arrival: ArrivalArg,
@@ -552,10 +558,6 @@ pub struct LoadExtras {
 /// The longest duration any flag takes: a run longer than 30 days is a typo.
 const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
 
-/// The highest rate any flag takes, far beyond what one client can offer
-/// (its schedule would otherwise overflow or never end).
-const MAX_RATE_PER_S: f64 = 1e9;
-
 fn parse_duration(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s)
         .map_err(|e| format!("invalid duration '{s}': {e} (examples: 30s, 2m, 1h)"))?;
@@ -566,42 +568,6 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
         ));
     }
     Ok(d)
-}
-
-fn parse_rate(s: &str) -> Result<f64, String> {
-    let (number, per) = match s.split_once('/') {
-        Some((n, unit)) => (n, unit),
-        None => (s, "s"),
-    };
-    let seconds = match per {
-        "s" | "sec" | "second" => 1.0,
-        "m" | "min" | "minute" => 60.0,
-        other => {
-            return Err(format!(
-                "invalid rate '{s}': unknown unit '/{other}' (use /s or /min)"
-            ));
-        }
-    };
-    match number.trim().parse::<f64>() {
-        Ok(v) if v > 0.0 && v / seconds > MAX_RATE_PER_S => Err(format!(
-            "invalid rate '{s}': above the limit of {MAX_RATE_PER_S:e}/s"
-        )),
-        Ok(v) if v > 0.0 && v.is_finite() => Ok(v / seconds),
-        _ => Err(format!(
-            "invalid rate '{s}': expected a positive number such as 3000/s"
-        )),
-    }
-}
-
-fn parse_rate_range(s: &str) -> Result<(f64, f64), String> {
-    let (a, b) = s
-        .split_once("..")
-        .ok_or_else(|| format!("invalid rate range '{s}': expected FROM..TO such as 500..8000"))?;
-    let (a, b) = (parse_rate(a)?, parse_rate(b)?);
-    if a > b {
-        return Err(format!("invalid rate range '{s}': {a} is above {b}"));
-    }
-    Ok((a, b))
 }
 
 fn parse_slo(s: &str) -> Result<Slo, String> {
