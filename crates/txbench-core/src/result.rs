@@ -388,6 +388,11 @@ pub struct RunResult {
     /// fault with what it cost.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<crate::faults::FaultResult>,
+    /// Each second of the warm-up (not measured): where it ended, in seconds
+    /// from the start of measurement (so at or below 0), and the transactions
+    /// that ended in it per second.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warmup_per_s: Vec<(f64, f64)>,
 }
 
 /// The latency of one kind of operation inside transactions (a get, a put, a

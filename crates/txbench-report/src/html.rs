@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use txbench_core::checks::Status;
 use txbench_core::result::{Percentiles, RunResult, SweepResult, is_lower_bound};
 
+use crate::figures::TimelineFigures;
 use crate::hlog::IntervalLog;
 pub use crate::markup::escape;
 use crate::plots::{self, Series};
@@ -73,7 +74,7 @@ fn percentile_cells(p: &Percentiles, mean: bool, censored_from: Option<f64>) -> 
 
 /// The report of one run; `log` is its interval log when there is one (the plots
 /// come from it).
-pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
+pub fn run_report(r: &RunResult, log: Option<&IntervalLog>, figures: &TimelineFigures) -> String {
     let mut b = String::new();
     let title = format!("{} on {}", r.title(), r.target);
     heading(&mut b, r, &title);
@@ -84,7 +85,7 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>) -> String {
     operations(&mut b, r);
     time_spent(&mut b, r);
     if let Some(log) = log {
-        charts(&mut b, r, log);
+        charts(&mut b, r, log, figures);
     }
     errors_seen(&mut b, r);
     confidence_intervals(&mut b, r);
@@ -314,7 +315,7 @@ fn time_spent(b: &mut String, r: &RunResult) {
 }
 
 /// The latency distribution and throughput and p99 over time, from the interval log.
-fn charts(b: &mut String, r: &RunResult, log: &IntervalLog) {
+fn charts(b: &mut String, r: &RunResult, log: &IntervalLog, figures: &TimelineFigures) {
     let totals = log.totals();
     let ccdf: Vec<Series> = r
         .transactions
@@ -339,40 +340,50 @@ fn charts(b: &mut String, r: &RunResult, log: &IntervalLog) {
             plots::legend(&names, &[])
         );
     }
-    let (throughput, p99) = over_time(r, log);
-    let marks = fault_marks(r);
-    let mark_keys: Vec<(String, plots::RGBColor)> = marks
-        .iter()
-        .map(|m| {
-            let c = if m.fault {
-                plots::FAULT
-            } else {
-                plots::RECOVERY
-            };
-            (m.name.clone(), c)
-        })
-        .collect();
+    let (mut throughput, p99) = over_time(r, log);
+    throughput[0]
+        .points
+        .splice(0..0, r.warmup_per_s.iter().copied());
+    throughput.extend(figures.offered.clone());
+    let timing = timing(r);
     let names =
         |series: &[Series]| -> Vec<String> { series.iter().map(|s| s.name.clone()).collect() };
+    let title = "Throughput, one point a second";
+    let y_desc = "transactions/s";
+    let (throughput_chart, mut throughput_names) = match &figures.headline {
+        Some(headline) => (
+            plots::over_time_with_right(
+                title,
+                y_desc,
+                &throughput,
+                &plots::RightAxis {
+                    desc: &headline.name,
+                    series: headline,
+                },
+                &timing,
+            ),
+            names(&throughput),
+        ),
+        None => (
+            plots::over_time(title, y_desc, &throughput, &timing, false),
+            names(&throughput),
+        ),
+    };
+    if let Some(h) = &figures.headline {
+        throughput_names.push(format!("{} (right axis)", h.name));
+    }
     let _ = writeln!(
         b,
-        "<h2>Over time</h2><div class=\"chart\">{}</div>{}<div class=\"chart\">{}</div>{}",
-        plots::over_time(
-            "Throughput, one point a second",
-            "completed transactions/s",
-            &throughput,
-            &marks,
-            false
-        ),
-        plots::legend(&names(&throughput), &mark_keys),
+        "<h2>Over time</h2><div class=\"chart\">{throughput_chart}</div>{}<div class=\"chart\">{}</div>{}",
+        plots::legend(&throughput_names, &timing.keys()),
         plots::over_time(
             "p99 latency, one point a second (log scale)",
             "p99 latency (ms)",
             &p99,
-            &marks,
+            &timing,
             true
         ),
-        plots::legend(&names(&p99), &mark_keys)
+        plots::legend(&names(&p99), &timing.keys())
     );
 }
 
@@ -435,10 +446,14 @@ fn open_loop(b: &mut String, r: &RunResult) {
     if let Some(o) = &r.open_loop {
         let _ = writeln!(
             b,
-            "<h2>Open loop</h2><table><tr><td>arrivals</td><td>{}</td></tr>\
+            "<h2>Open loop</h2><table><tr><td>arrivals</td><td>{}</td></tr>{}\
              <tr><td>offered</td><td>{}/s</td></tr><tr><td>achieved</td><td>{}/s ({:.1}%)</td></tr>\
              <tr><td>shed</td><td>{}</td></tr><tr><td>dispatcher lateness p50 / p99 / max</td><td>{:.0} / {:.0} / {:.0} us</td></tr></table>",
             escape(&o.arrival),
+            o.schedule.as_ref().map_or(String::new(), |s| format!(
+                "<tr><td>rate schedule (offered is its mean)</td><td><code>{}</code></td></tr>",
+                escape(s)
+            )),
             grouped(o.offered_rate, 0),
             grouped(o.achieved_rate, 0),
             o.achieved_ratio * 100.0,
@@ -450,18 +465,44 @@ fn open_loop(b: &mut String, r: &RunResult) {
     }
 }
 
-/// The faults, marked where they were injected on the charts over time.
-fn fault_marks(r: &RunResult) -> Vec<plots::Mark> {
+/// What the charts over time mark: the warm-up shaded before 0, each
+/// command as a line where it started, and each fault's outage shaded (to
+/// the next command, or to the first answer after it).
+fn timing(r: &RunResult) -> plots::Timing {
     let warmup = r.settings.as_ref().map_or(0.0, |s| s.warmup_secs);
-    r.faults
-        .iter()
-        .enumerate()
-        .map(|(i, f)| plots::Mark {
+    let mut timing = plots::Timing::default();
+    if warmup > 0.0 {
+        timing.bands.push(plots::Band {
+            name: "warm-up (not measured)".into(),
+            from: -warmup,
+            to: 0.0,
+            colour: plots::WARMUP,
+        });
+    }
+    for (i, f) in r.faults.iter().enumerate() {
+        let x = f.started_s - warmup;
+        let fault = f.kind == txbench_core::faults::CommandKind::Fault;
+        timing.marks.push(plots::Mark {
             name: format!("{} {}", f.kind.name(), i + 1),
-            x: f.started_s - warmup,
-            fault: f.kind == txbench_core::faults::CommandKind::Fault,
-        })
-        .collect()
+            x,
+            fault,
+        });
+        let next = r.faults.get(i + 1).map(|n| n.started_s - warmup);
+        let answered = f
+            .impact
+            .as_ref()
+            .and_then(|i| i.first_answer_s)
+            .map(|s| x + s);
+        if let (true, Some(to)) = (fault, next.or(answered)) {
+            timing.bands.push(plots::Band {
+                name: format!("while fault {} held", i + 1),
+                from: x,
+                to,
+                colour: plots::FAULT,
+            });
+        }
+    }
+    timing
 }
 
 /// Each scheduled command, and what each fault cost.

@@ -42,6 +42,10 @@ pub struct Interval {
     pub length: Duration,
     /// What completed in it.
     pub numbers: Recorder,
+    /// The run's own figures of it (what the rate offered, the workload's
+    /// headline), in the order of the names the writer was made with; NaN
+    /// for none.
+    pub figures: Vec<f64>,
 }
 
 /// Writes the interval files on a thread of its own.
@@ -59,9 +63,21 @@ impl IntervalWriter {
         keys: Vec<String>,
         operations: Vec<String>,
     ) -> io::Result<IntervalWriter> {
+        Self::with_figures(dir, keys, operations, &[])
+    }
+
+    /// [`IntervalWriter::create`], with a timeline column per figure named
+    /// in `figures` ([`OFFERED_COLUMN`], [`HEADLINE_PREFIX`]`tpmC`), after the
+    /// types' columns.
+    pub fn with_figures(
+        dir: &Path,
+        keys: Vec<String>,
+        operations: Vec<String>,
+        figures: &[String],
+    ) -> io::Result<IntervalWriter> {
         let hlog = File::create(dir.join(HLOG_FILE))?;
         let mut timeline = BufWriter::new(File::create(dir.join(TIMELINE_FILE))?);
-        write_timeline_header(&mut timeline, &keys)?;
+        write_timeline_header(&mut timeline, &keys, figures)?;
         timeline.flush()?;
         let (sender, receiver) = mpsc::channel::<Interval>();
         let thread = std::thread::Builder::new()
@@ -111,6 +127,12 @@ fn tag(key: &str) -> Tag<'_> {
 pub fn operation_tag(name: &str) -> String {
     format!("{OPERATION_TAG_PREFIX}{}", name.replace([' ', ','], "_"))
 }
+
+/// The timeline's column of the rate offered (an open loop's schedule).
+pub const OFFERED_COLUMN: &str = "offered_per_s";
+/// What the timeline's column of the workload's headline figure starts with,
+/// before the figure's name (`headline:tpmC`).
+pub const HEADLINE_PREFIX: &str = "headline:";
 
 /// What the tags of timed operations start with.
 pub const OPERATION_TAG_PREFIX: &str = "op.";
@@ -180,7 +202,11 @@ fn write_all(
     Ok(written)
 }
 
-fn write_timeline_header(out: &mut impl Write, keys: &[String]) -> io::Result<()> {
+fn write_timeline_header(
+    out: &mut impl Write,
+    keys: &[String],
+    figures: &[String],
+) -> io::Result<()> {
     write!(
         out,
         "start_s,length_s,unix_time_s,txn_per_s,errors,retries,unfinished,shed,lateness_p99_us,lateness_max_us"
@@ -190,6 +216,9 @@ fn write_timeline_header(out: &mut impl Write, keys: &[String]) -> io::Result<()
             out,
             ",{k}_per_s,{k}_committed,{k}_rollbacks,{k}_errors,{k}_retries,{k}_unfinished,{k}_shed,{k}_p50_ms,{k}_p99_ms,{k}_max_ms"
         )?;
+    }
+    for f in figures {
+        write!(out, ",{f}")?;
     }
     writeln!(out)
 }
@@ -253,6 +282,13 @@ fn write_timeline_row(
             },
         )?;
     }
+    for f in &interval.figures {
+        if f.is_finite() {
+            write!(out, ",{f:.1}")?;
+        } else {
+            out.write_all(b",")?;
+        }
+    }
     writeln!(out)
 }
 
@@ -288,6 +324,7 @@ mod tests {
             start: Duration::from_secs(second),
             length: Duration::from_secs(1),
             numbers,
+            figures: Vec::new(),
         }
     }
 

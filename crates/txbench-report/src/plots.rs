@@ -12,6 +12,7 @@ pub use plotters::style::RGBColor;
 const SIZE: (u32, u32) = (1060, 420);
 
 /// A named line of (x, y) points.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Series {
     /// Legend text.
     pub name: String,
@@ -296,49 +297,171 @@ pub struct Mark {
     pub fault: bool,
 }
 
+/// A stretch of a chart over time shaded (the warm-up, a fault's outage).
+pub struct Band {
+    /// Its legend ("warm-up (not measured)").
+    pub name: String,
+    /// Where it starts and ends, seconds from the start of measurement.
+    pub from: f64,
+    /// See `from`.
+    pub to: f64,
+    /// Its colour (drawn faint).
+    pub colour: RGBColor,
+}
+
+/// The colour of the warm-up's band.
+pub const WARMUP: RGBColor = RGBColor(120, 120, 120);
+
+/// What a chart over time shows besides its lines: the moments marked and
+/// the stretches shaded.
+#[derive(Default)]
+pub struct Timing {
+    /// Vertical lines.
+    pub marks: Vec<Mark>,
+    /// Shaded stretches; the x axis starts at the earliest (a warm-up before 0).
+    pub bands: Vec<Band>,
+}
+
+impl Timing {
+    /// The legend entries of the marks and bands, after the lines'.
+    pub fn keys(&self) -> Vec<(String, RGBColor)> {
+        let bands = self.bands.iter().map(|b| (b.name.clone(), b.colour));
+        let marks = self.marks.iter().map(|m| (m.name.clone(), m.colour()));
+        bands.chain(marks).collect()
+    }
+}
+
+impl Mark {
+    fn colour(&self) -> RGBColor {
+        if self.fault { FAULT } else { RECOVERY }
+    }
+}
+
+/// A line on a chart's right-hand axis, in a unit of its own (tpmC beside
+/// transactions per second).
+pub struct RightAxis<'a> {
+    /// The axis's title.
+    pub desc: &'a str,
+    /// The line; drawn in the colour after the left-hand lines'.
+    pub series: &'a Series,
+}
+
 /// Lines over the run's time (x in seconds from the start of measurement),
-/// with `marks` as vertical lines; a log y axis with `log_y` (latency, whose
-/// tail spans decades).
+/// with `timing`'s marks as vertical lines and its bands shaded; a log y axis
+/// with `log_y` (latency, whose tail spans decades).
 pub fn over_time(
     title: &str,
     y_desc: &str,
     series: &[Series],
-    marks: &[Mark],
+    timing: &Timing,
     log_y: bool,
 ) -> String {
     svg(|root| {
-        let x1 = series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.0))
-            .fold(1.0f64, f64::max);
+        let (x0, x1) = time_span(series, timing);
         let ys = || series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
-        let visible = |m: &&Mark| (0.0..=x1).contains(&m.x);
-        let colour = |m: &Mark| if m.fault { FAULT } else { RECOVERY };
         if log_y {
             let (y0, y1) = decades(ys());
-            let mut chart = chart!(root, title, 0.0..x1, (y0..y1).log_scale())?;
+            let mut chart = chart!(root, title, x0..x1, (y0..y1).log_scale())?;
             axes!(chart, "time since the start of measurement (s)", y_desc)?;
+            for b in &timing.bands {
+                chart.draw_series([band(b, (y0, y1))])?;
+            }
             for (i, s) in series.iter().enumerate() {
                 // A second with nothing measured has no place on a log axis.
                 let points = s.points.iter().copied().filter(|p| p.1 > 0.0);
                 chart.draw_series(LineSeries::new(points, color(i).stroke_width(2)))?;
             }
-            for m in marks.iter().filter(visible) {
+            for m in timing.marks.iter().filter(|m| (x0..=x1).contains(&m.x)) {
                 let line = [(m.x, y0), (m.x, y1)];
-                chart.draw_series(LineSeries::new(line, colour(m).stroke_width(2)))?;
+                chart.draw_series(LineSeries::new(line, m.colour().stroke_width(2)))?;
             }
         } else {
             let y1 = ys().fold(0.0f64, f64::max).max(1e-3) * 1.1;
-            let mut chart = chart!(root, title, 0.0..x1, 0.0..y1)?;
+            let mut chart = chart!(root, title, x0..x1, 0.0..y1)?;
             axes!(chart, "time since the start of measurement (s)", y_desc)?;
-            lines!(chart, series);
-            for m in marks.iter().filter(visible) {
-                let line = [(m.x, 0.0), (m.x, y1)];
-                chart.draw_series(LineSeries::new(line, colour(m).stroke_width(2)))?;
-            }
+            draw_linear(&mut chart, series, timing, (x0, x1), y1)?;
         }
         Ok(())
     })
+}
+
+/// [`over_time`] on a linear axis, with one more line on a right-hand axis of
+/// its own.
+pub fn over_time_with_right(
+    title: &str,
+    y_desc: &str,
+    series: &[Series],
+    right: &RightAxis<'_>,
+    timing: &Timing,
+) -> String {
+    svg(|root| {
+        let (x0, x1) = time_span(series, timing);
+        let top = |s: &mut dyn Iterator<Item = f64>| s.fold(0.0f64, f64::max).max(1e-3) * 1.1;
+        let y1 = top(&mut series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
+        let r1 = top(&mut right.series.points.iter().map(|p| p.1));
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(70)
+            .right_y_label_area_size(70)
+            .build_cartesian_2d(x0..x1, 0.0..y1)?
+            .set_secondary_coord(x0..x1, 0.0..r1);
+        axes!(chart, "time since the start of measurement (s)", y_desc)?;
+        chart
+            .configure_secondary_axes()
+            .y_desc(right.desc)
+            .y_label_formatter(&|v| tick(*v))
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
+            .draw()?;
+        draw_linear(&mut chart, series, timing, (x0, x1), y1)?;
+        let c = color(series.len());
+        chart.draw_secondary_series(LineSeries::new(
+            right.series.points.iter().copied(),
+            c.stroke_width(2),
+        ))?;
+        Ok(())
+    })
+}
+
+/// The x span of a chart over time: from its earliest band or 0 to its last
+/// point.
+fn time_span(series: &[Series], timing: &Timing) -> (f64, f64) {
+    let x0 = timing.bands.iter().map(|b| b.from).fold(0.0f64, f64::min);
+    let x1 = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .fold(x0 + 1.0, f64::max);
+    (x0, x1)
+}
+
+/// A band as a faint rectangle the height of the chart.
+fn band(b: &Band, (y0, y1): (f64, f64)) -> Rectangle<(f64, f64)> {
+    Rectangle::new([(b.from, y0), (b.to, y1)], b.colour.mix(0.15).filled())
+}
+
+/// Bands, lines and marks on a linear chart from 0 to `y1`.
+fn draw_linear<DB: DrawingBackend, CT>(
+    chart: &mut ChartContext<'_, DB, CT>,
+    series: &[Series],
+    timing: &Timing,
+    (x0, x1): (f64, f64),
+    y1: f64,
+) -> PlotResult
+where
+    CT: CoordTranslate<From = (f64, f64)>,
+    DB::ErrorType: 'static,
+{
+    for b in &timing.bands {
+        chart.draw_series([band(b, (0.0, y1))])?;
+    }
+    lines!(chart, series);
+    for m in timing.marks.iter().filter(|m| (x0..=x1).contains(&m.x)) {
+        let line = [(m.x, 0.0), (m.x, y1)];
+        chart.draw_series(LineSeries::new(line, m.colour().stroke_width(2)))?;
+    }
+    Ok(())
 }
 
 /// A sweep: latency against achieved throughput, with the objective as a
@@ -416,10 +539,43 @@ mod tests {
         assert!(text.contains("latency (ms, log scale)"), "{text}");
         let text = sweep(&s, ("p99<=5ms", 5.0), Some(1.0));
         assert!(text.starts_with("<svg"), "{text}");
-        let over = over_time("p99", "ms", &s, &[], true);
+        let over = over_time("p99", "ms", &s, &Timing::default(), true);
         assert!(
             over.contains("p99") && !over.contains("chart not drawn"),
             "{over}"
+        );
+        // A warm-up band before 0 and a line on the right-hand axis.
+        let timing = Timing {
+            bands: vec![Band {
+                name: "warm-up".into(),
+                from: -5.0,
+                to: 0.0,
+                colour: WARMUP,
+            }],
+            marks: vec![Mark {
+                name: "fault 1".into(),
+                x: 2.0,
+                fault: true,
+            }],
+        };
+        let headline = Series {
+            name: "tpmC".into(),
+            points: vec![(1.0, 30_000.0), (2.0, 42_000.0)],
+        };
+        let right = RightAxis {
+            desc: "tpmC",
+            series: &headline,
+        };
+        let both = over_time_with_right("Throughput", "transactions/s", &s, &right, &timing);
+        assert!(
+            both.starts_with("<svg") && !both.contains("chart not drawn"),
+            "{both}"
+        );
+        assert!(both.contains("tpmC") && both.contains("40k"), "{both}");
+        let labels: String = both.split_whitespace().collect();
+        assert!(
+            labels.contains(">-4<"),
+            "the axis starts in the warm-up: {both}"
         );
         let boxes = latency_boxes(&[LatencyBox {
             name: "Payment".into(),

@@ -13,7 +13,9 @@
 use std::io;
 use std::path::Path;
 
-pub use crate::intervals::{HLOG_FILE, Interval, IntervalWriter, TIMELINE_FILE};
+pub use crate::intervals::{
+    HEADLINE_PREFIX, HLOG_FILE, Interval, IntervalWriter, OFFERED_COLUMN, TIMELINE_FILE,
+};
 use txbench_core::result::RunResult;
 
 /// The summary's file name.

@@ -477,6 +477,12 @@ fn open_loop(out: &mut String, r: &RunResult) {
             o.lateness_us.p99,
             o.lateness_us.max,
         );
+        if let Some(schedule) = &o.schedule {
+            let _ = writeln!(
+                out,
+                "  rate schedule: {schedule} (offered is its mean over the window; timeline.csv has it per second)"
+            );
+        }
         if let Some(ad) = o.send_gaps_anderson_darling {
             let _ = writeln!(
                 out,

@@ -10,6 +10,7 @@ mod compare;
 mod config;
 mod failure;
 mod faults;
+mod figures;
 #[cfg(test)]
 mod fuzz_tests;
 mod load;

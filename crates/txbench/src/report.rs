@@ -71,7 +71,9 @@ fn print_sweep(sweep: &SweepResult, steps: &[RunResult]) {
 pub fn write_run_report(dir: &Path, result: &RunResult) -> Result<PathBuf, Failure> {
     check_timeline(dir, result)?;
     let log = read_log(dir)?;
-    write_page(dir, &html::run_report(result, log.as_ref()))
+    let figures = txbench_report::figures::read(&dir.join(results::TIMELINE_FILE))
+        .map_err(Failure::reading)?;
+    write_page(dir, &html::run_report(result, log.as_ref(), &figures))
 }
 
 /// Write the report.html of a sweep's results directory; its path.

@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use tokio::sync::watch;
 use txbench_core::acks::AckCounts;
 use txbench_core::checks;
-use txbench_core::driver::{self, RunError, RunOptions};
+use txbench_core::driver::{self, Phase, RunError, RunOptions};
 use txbench_core::machine::Machine;
 use txbench_core::result::{RESULT_SCHEMA_VERSION, RunResult};
 use txbench_core::settings::RunSettings;
@@ -24,6 +24,7 @@ use crate::ack_log;
 use crate::failure::Failure;
 use crate::faults::impact::{self, RunSecond};
 use crate::faults::inject::Injector;
+use crate::figures::Figures;
 use crate::metrics::{Live, RunLabels};
 use crate::plan::{Resolved, RunPlan};
 use crate::progress::{Headline, RunProgress};
@@ -162,8 +163,19 @@ pub async fn measure<E: Engine, W: Benchmark>(
         }
         None => None,
     };
+    let figures = Figures::new(
+        run.driver.open.as_ref().map(|o| o.rate.clone()),
+        Arc::clone(&headline),
+        workload.transaction_types(),
+    );
     let writer = match dir {
-        Some(dir) => Some(start_results(dir, plan, &run.settings, workload.as_ref())?),
+        Some(dir) => Some(start_results(
+            dir,
+            plan,
+            &run.settings,
+            workload.as_ref(),
+            &figures,
+        )?),
         None => None,
     };
     let acks = match dir {
@@ -178,6 +190,7 @@ pub async fn measure<E: Engine, W: Benchmark>(
         run.driver.schedule = injector.schedule(&plan.faults);
     }
     let mut seconds = injector.as_ref().map(|_| Vec::new());
+    let mut warmup_per_s = Vec::new();
     let recording = drive(
         engine,
         &workload,
@@ -185,8 +198,9 @@ pub async fn measure<E: Engine, W: Benchmark>(
         Watch {
             progress: run_progress(plan, &run.driver, &workload, headline),
             live,
-            writer: writer.as_ref(),
+            writer: writer.as_ref().map(|w| (w, &figures)),
             seconds: seconds.as_mut(),
+            warmup_per_s: &mut warmup_per_s,
         },
         stop,
     )
@@ -232,6 +246,7 @@ pub async fn measure<E: Engine, W: Benchmark>(
         server_version,
     };
     let mut result = result_of::<E, W>(engine, &workload, &run, &recording, ran);
+    result.warmup_per_s = warmup_per_s;
     if let Some(commands) = &ran_commands {
         let run_start = recording.window_start - run.driver.warmup;
         result.faults = impact::results(
@@ -279,13 +294,14 @@ fn start_results<W: Benchmark>(
     plan: &RunPlan<W>,
     settings: &RunSettings,
     workload: &W,
+    figures: &Figures,
 ) -> Result<results::IntervalWriter, Failure> {
     let io = |e: std::io::Error| Failure::failed_because(e, format!("writing {}", dir.display()));
     std::fs::create_dir_all(dir).map_err(io)?;
     let config = crate::config::repeat_file(W::ABOUT.name, &plan.db, settings);
     std::fs::write(dir.join(results::CONFIG_FILE), config).map_err(io)?;
     let types = workload.transaction_types();
-    results::IntervalWriter::create(
+    results::IntervalWriter::with_figures(
         dir,
         types.iter().map(|t| t.key.to_string()).collect(),
         workload
@@ -293,6 +309,7 @@ fn start_results<W: Benchmark>(
             .iter()
             .map(|o| o.to_string())
             .collect(),
+        &figures.names(),
     )
     .map_err(io)
 }
@@ -363,10 +380,13 @@ struct Watch<'a> {
     progress: RunProgress,
     /// The figures served to scrapers, and how to compute the headline.
     live: Option<(Arc<Live>, Headline)>,
-    /// Where each second of the window is written.
-    writer: Option<&'a results::IntervalWriter>,
+    /// Where each second of the window is written, with the run's figures
+    /// of it.
+    writer: Option<(&'a results::IntervalWriter, &'a Figures)>,
     /// Where each second of the window is kept for the faults' figures.
     seconds: Option<&'a mut Vec<RunSecond>>,
+    /// Where each second of the warm-up's throughput is kept, for the report.
+    warmup_per_s: &'a mut Vec<(f64, f64)>,
 }
 
 /// Drive the run, showing its progress and writing each finished second.
@@ -383,6 +403,13 @@ async fn drive<E: Engine, W: Workload>(
             live.tick(&t, headline);
         }
         let (from, to) = t.window_span;
+        if t.phase == Phase::WarmUp {
+            let end = t.elapsed.as_secs_f64() - opts.warmup.as_secs_f64();
+            let secs = t.interval_length.as_secs_f64().max(1e-9);
+            watch
+                .warmup_per_s
+                .push((end, t.interval.unmeasured as f64 / secs));
+        }
         if to <= from {
             return;
         }
@@ -394,11 +421,12 @@ async fn drive<E: Engine, W: Workload>(
         {
             seconds.push(RunSecond::of(opts.warmup + to, to - from, &t.interval));
         }
-        if let Some(w) = watch.writer {
+        if let Some((w, figures)) = watch.writer {
             w.push(results::Interval {
                 window_start: t.window_start,
                 start: from,
                 length: to - from,
+                figures: figures.of((from, to), &t.interval),
                 numbers: t.interval,
             });
         }
@@ -527,6 +555,7 @@ fn result_of<E: Engine, W: Benchmark>(
         operations: summary::operation_results(workload.operations(), &recording.total.operations),
         throughput_interval: summary::throughput_interval(recording),
         faults: Vec::new(),
+        warmup_per_s: Vec::new(),
     }
 }
 

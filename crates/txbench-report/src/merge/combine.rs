@@ -87,6 +87,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
             start: Duration::from_secs(i as u64),
             length: Duration::from_secs_f64((end - start - i as f64).min(1.0)),
             numbers,
+            figures: Vec::new(),
         })
         .collect();
     let result = RunResult {
@@ -122,6 +123,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         // The runs' seconds are not kept apart in a merge.
         throughput_interval: None,
         faults: Vec::new(),
+        warmup_per_s: Vec::new(),
         ..base.clone()
     };
     Ok(Merged {

@@ -16,7 +16,7 @@
 use std::io;
 
 mod combine;
-mod read;
+pub(crate) mod read;
 mod validate;
 
 pub use combine::{Merged, merge};
@@ -119,6 +119,7 @@ mod tests {
             }],
             throughput_interval: None,
             faults: Vec::new(),
+            warmup_per_s: Vec::new(),
         }
     }
 
@@ -179,6 +180,7 @@ mod tests {
                 start: Duration::from_secs(second),
                 length: Duration::from_secs(1),
                 numbers,
+                figures: Vec::new(),
             });
         }
         writer.finish().unwrap();

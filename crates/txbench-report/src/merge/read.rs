@@ -51,7 +51,7 @@ pub struct RunFiles {
 }
 
 /// A file's damage, with the file named.
-pub(super) fn invalid(path: &Path, what: impl std::fmt::Display) -> io::Error {
+pub(crate) fn invalid(path: &Path, what: impl std::fmt::Display) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
         format!("{}: {what}", path.display()),
