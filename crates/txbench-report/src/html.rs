@@ -350,7 +350,14 @@ fn charts(b: &mut String, r: &RunResult, log: &IntervalLog, figures: &TimelineFi
         |series: &[Series]| -> Vec<String> { series.iter().map(|s| s.name.clone()).collect() };
     let title = "Throughput, one point a second";
     let y_desc = "transactions/s";
-    let (throughput_chart, mut throughput_names) = match &figures.headline {
+    // A headline per second shares the left-hand axis; one in another unit
+    // (tpmC, per minute) has the right-hand axis.
+    let (left, right): (Option<&Series>, Option<&Series>) = match &figures.headline {
+        Some(h) if per_second(r, &h.name) => (Some(h), None),
+        h => (None, h.as_ref()),
+    };
+    throughput.extend(left.cloned());
+    let (throughput_chart, mut throughput_names) = match right {
         Some(headline) => (
             plots::over_time_with_right(
                 title,
@@ -369,7 +376,7 @@ fn charts(b: &mut String, r: &RunResult, log: &IntervalLog, figures: &TimelineFi
             names(&throughput),
         ),
     };
-    if let Some(h) = &figures.headline {
+    if let Some(h) = right {
         throughput_names.push(format!("{} (right axis)", h.name));
     }
     let _ = writeln!(
@@ -463,6 +470,15 @@ fn open_loop(b: &mut String, r: &RunResult) {
             o.lateness_us.max
         );
     }
+}
+
+/// Whether the run's headline figure `name` is a rate per second (its unit
+/// in the summary ends so: MQTh's "successful txn/s").
+fn per_second(r: &RunResult, name: &str) -> bool {
+    r.metrics
+        .iter()
+        .find(|m| m.name == name)
+        .is_some_and(|m| m.unit.ends_with("/s"))
 }
 
 /// What the charts over time mark: the warm-up shaded before 0, each
@@ -596,10 +612,12 @@ fn over_time(r: &RunResult, log: &IntervalLog) -> (Vec<Series>, Vec<Series>) {
         for i in log.of(&t.key) {
             let end = (i.start + i.length).as_secs_f64();
             let secs = i.length.as_secs_f64();
-            let slot = per_second
-                .entry(i.start.as_millis() as u64)
-                .or_insert((end, 0.0));
-            if secs > 0.0 {
+            // A sliver of an interval (the window's first few milliseconds)
+            // gives a rate of noise.
+            if secs >= 0.25 {
+                let slot = per_second
+                    .entry(i.start.as_millis() as u64)
+                    .or_insert((end, 0.0));
                 slot.1 += i.histogram.len() as f64 / secs;
             }
             if !i.histogram.is_empty() {

@@ -389,6 +389,10 @@ struct Watch<'a> {
     warmup_per_s: &'a mut Vec<(f64, f64)>,
 }
 
+/// The shortest piece of a tick before the window whose throughput is kept:
+/// a sliver of a second gives a rate of noise.
+const WARMUP_PIECE: f64 = 0.25;
+
 /// Drive the run, showing its progress and writing each finished second.
 async fn drive<E: Engine, W: Workload>(
     engine: &Arc<E>,
@@ -403,12 +407,18 @@ async fn drive<E: Engine, W: Workload>(
             live.tick(&t, headline);
         }
         let (from, to) = t.window_span;
-        if t.phase == Phase::WarmUp {
-            let end = t.elapsed.as_secs_f64() - opts.warmup.as_secs_f64();
-            let secs = t.interval_length.as_secs_f64().max(1e-9);
-            watch
-                .warmup_per_s
-                .push((end, t.interval.unmeasured as f64 / secs));
+        // The part of the tick before the window (what ended there is not
+        // measured): the warm-up's throughput, kept for the report.
+        let began = t.elapsed.saturating_sub(t.interval_length);
+        if began < opts.warmup && t.phase != Phase::Finishing {
+            let end = t.elapsed.min(opts.warmup);
+            let secs = (end - began).as_secs_f64();
+            if secs >= WARMUP_PIECE {
+                let before_window = end.as_secs_f64() - opts.warmup.as_secs_f64();
+                watch
+                    .warmup_per_s
+                    .push((before_window, t.interval.unmeasured as f64 / secs));
+            }
         }
         if to <= from {
             return;

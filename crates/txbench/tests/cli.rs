@@ -4,7 +4,7 @@
 use std::path::Path;
 
 mod support;
-use support::{only_result, txbench};
+use support::{check_status, only_result, txbench};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -836,11 +836,13 @@ fn the_report_renders_in_headless_chromium() {
         }
     };
     let dir = tempfile::tempdir().unwrap();
+    // On a rate schedule, so that the throughput chart has the offered rate
+    // and tpmC on its right-hand axis beside the warm-up's band.
     let out = txbench(dir.path())
         .args([
             "tpcc",
-            "--duration",
-            "4s",
+            "--rate",
+            "20/s for 2s, ramp 20..60/s over 2s",
             "--warmup",
             "1s",
             "-q",
@@ -894,7 +896,11 @@ fn the_report_renders_in_headless_chromium() {
     assert_eq!(dom_text.matches("<svg").count(), 4, "{dom_text}");
     for text in [
         "latency (ms, log scale)",
-        "completed transactions/s",
+        "transactions/s",
+        "tpmC (right axis)",
+        "offered",
+        "warm-up (not measured)",
+        "rate schedule",
         "p99 latency (ms)",
         "Latency by type: min, p25, median, p75, p99, max",
         "class=\"legend\"",
@@ -919,6 +925,125 @@ fn the_report_renders_in_headless_chromium() {
     );
     if let Ok(keep) = std::env::var("TXBENCH_KEEP_SCREENSHOT") {
         std::fs::copy(&shot, keep).unwrap();
+    }
+}
+
+/// Arrivals due per second between `a` and `b` s of the schedule used below:
+/// 200/s for 2 s, up to 600/s over 2 s, a 1 s pause, 400/s for 1 s.
+fn scheduled_rate(a: f64, b: f64) -> f64 {
+    let due = |t: f64| {
+        let ramp = (t - 2.0).clamp(0.0, 2.0);
+        200.0 * t.min(2.0) + 200.0 * ramp + 100.0 * ramp * ramp + 400.0 * (t - 5.0).max(0.0)
+    };
+    (due(b) - due(a)) / (b - a)
+}
+
+#[test]
+fn a_rate_schedule_is_offered_second_by_second_recorded_and_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let schedule = "200/s for 2s, ramp 200..600/s over 2s, 0/s for 1s, 400/s for 1s";
+    let out = txbench(dir.path())
+        .args(["tatp", "--db", "sqlite:tatp.db", "--subscribers", "5000"])
+        .args([
+            "--rate",
+            schedule,
+            "--warmup",
+            "1s",
+            "-q",
+            "--results",
+            "res",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains(&format!("rate schedule: {schedule}")));
+    let run = results_dirs(&dir.path().join("res")).remove(0);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    // The schedule's length is the run's, its mean the offered rate.
+    assert_eq!(summary["settings"]["duration_secs"], 6.0);
+    assert_eq!(summary["settings"]["load"]["schedule"], schedule);
+    let mean = summary["open_loop"]["offered_rate"].as_f64().unwrap();
+    assert!((mean - 1600.0 / 6.0).abs() < 0.01, "{mean}");
+    assert_eq!(check_status(&summary, "achieved rate"), "PASS");
+    assert_eq!(summary["warmup_per_s"].as_array().map(Vec::len), Some(1));
+    // Each second: the rate due, and about that many transactions done.
+    let timeline = std::fs::read_to_string(run.join("timeline.csv")).unwrap();
+    let mut lines = timeline.lines();
+    let headers: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| headers.iter().position(|h| *h == name).expect(name);
+    let (start, length, done, offered) = (
+        column("start_s"),
+        column("length_s"),
+        column("txn_per_s"),
+        column("offered_per_s"),
+    );
+    assert!(headers.contains(&"headline:MQTh"), "{headers:?}");
+    let mut seconds = 0;
+    for row in lines {
+        let row: Vec<&str> = row.split(',').collect();
+        let number = |c: usize| row[c].parse::<f64>().unwrap();
+        let (a, l) = (number(start), number(length));
+        if l < 0.5 {
+            continue;
+        }
+        let due = scheduled_rate(a, a + l);
+        // The file's times are rounded to the millisecond: at a step of
+        // 400/s that moves what was due by up to 0.4/s.
+        assert!(
+            (number(offered) - due).abs() < 1.0,
+            "{a} s: {row:?}, {due} due"
+        );
+        // Poisson counts (5 sd) and a tenth for a stall that moves work
+        // across a second's edge.
+        let allowed = 5.0 * (due * l).sqrt() / l + 0.1 * due + 5.0;
+        assert!(
+            (number(done) - due).abs() <= allowed,
+            "{a} s: {row:?}, {due} due"
+        );
+        seconds += 1;
+    }
+    assert!(seconds >= 5, "{seconds} whole seconds");
+    let config = std::fs::read_to_string(run.join("config.toml")).unwrap();
+    assert!(
+        config.contains(&format!("rate = \"{schedule}\"")),
+        "{config}"
+    );
+    let report = std::fs::read_to_string(run.join("report.html")).unwrap();
+    for text in [
+        "rate schedule",
+        "</span>MQTh</span>",
+        "offered",
+        "warm-up (not measured)",
+    ] {
+        assert!(report.contains(text), "report.html lacks '{text}'");
+    }
+}
+
+#[test]
+fn a_rate_schedule_that_cannot_be_run_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, named) in [
+        (
+            &["--rate", "100/s for 10s", "-d", "1m"][..],
+            "--duration 1m and the --rate schedule's length 10s disagree",
+        ),
+        (
+            &["--rate", "100/s for 10s, ramp 100..200/h over 1m"][..],
+            "unknown unit '/h'",
+        ),
+        (&["--rate", "100/s for 10s, 200/s"][..], "'200/s' is not"),
+        (&["--rate", "0/s for 10s"][..], "offers nothing"),
+    ] {
+        let out = txbench(dir.path())
+            .args(["tatp", "run", "--db", "sqlite:t.db"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(named), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
     }
 }
 
