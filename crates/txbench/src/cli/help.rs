@@ -114,6 +114,12 @@ pub fn examples(about: &About, form: Form) -> String {
                 "open loop, OpenMetrics at 127.0.0.1:9187/metrics",
             ),
             (
+                format!(
+                    "txbench {name} run --db {pg} --rate '1000/s for 1m, ramp 1000..4000/s over 2m'"
+                ),
+                "a rate schedule: a hold, then a ramp (3 minutes in all)",
+            ),
+            (
                 format!("txbench {name} run --db {pg} --strict --no-report"),
                 "exit 3 when the verdict is NOT SOUND",
             ),
