@@ -19,6 +19,7 @@ pub mod acid;
 pub mod benchmark;
 pub mod bulk;
 pub mod conditions;
+pub mod custom;
 mod error;
 pub mod fields;
 pub mod gate;

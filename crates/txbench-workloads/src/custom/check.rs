@@ -1,0 +1,929 @@
+//! A workload file read and checked: every mistake refused with the file, the
+//! line and the key named, and what is accepted turned into the typed
+//! workload ([`Spec`]) that loads and runs.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::ops::Range;
+
+use txbench_core::schema::ColumnType;
+
+use super::model::{FieldDef, StatementDef, TransactionDef, WorkloadFile};
+
+/// A mistake in a workload file, where it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileError {
+    /// The file as the user named it.
+    pub file: String,
+    /// Its line (1-based; 0 when the mistake has no one place).
+    pub line: usize,
+    /// What is wrong, naming the key.
+    pub message: String,
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}:{}: {}", self.file, self.line, self.message)
+        }
+    }
+}
+
+impl std::error::Error for FileError {}
+
+/// How a column's or a parameter's values are drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Generator {
+    /// 1, 2, 3, ... (or from `start`): a key column.
+    Sequence {
+        /// The first value.
+        start: i64,
+    },
+    /// Uniform in `[min, max]`.
+    Uniform {
+        /// Smallest.
+        min: i64,
+        /// Largest.
+        max: i64,
+    },
+    /// Zipfian over a key range, rank 1 the hottest.
+    Zipfian {
+        /// The keys drawn from.
+        keys: KeyRange,
+        /// The skew.
+        theta: f64,
+        /// Ranks spread over the range by a hash (YCSB's scrambled zipfian).
+        scrambled: bool,
+    },
+    /// Skewed to the keys inserted last (YCSB's latest).
+    Latest {
+        /// The keys drawn from.
+        keys: KeyRange,
+        /// The skew.
+        theta: f64,
+    },
+    /// TPC-C's NURand(A, min, max).
+    NuRand {
+        /// A.
+        a: i64,
+        /// Smallest.
+        min: i64,
+        /// Largest.
+        max: i64,
+    },
+    /// Random letters and digits of a length in `[min, max]`.
+    Text {
+        /// Shortest.
+        min: u32,
+        /// Longest.
+        max: u32,
+    },
+    /// A random number of exactly `digits` digits.
+    Number {
+        /// Its digits.
+        digits: u32,
+    },
+    /// The same value always.
+    Constant(toml::Value),
+    /// A key of a table, uniform over those loaded.
+    Key(KeyRange),
+    /// A key past every one loaded or inserted so far (an insert's).
+    NextKey(KeyRange),
+}
+
+/// The keys of a table's sequence column: from `start`, `per_scale` of them
+/// per unit of the scale (their end is known once the scale is).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyRange {
+    /// The table.
+    pub table: String,
+    /// The column.
+    pub column: String,
+    /// Its first key.
+    pub start: i64,
+    /// Keys per unit of the scale.
+    pub per_scale: f64,
+}
+
+/// What a statement must return or change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// Exactly one row; anything else is a data error.
+    One,
+    /// One row, or none: then the transaction ends as an expected rollback.
+    OneOrNone,
+    /// Any number of rows.
+    Any,
+}
+
+/// A column of a checked table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub ty: ColumnType,
+    /// How its values are drawn at load.
+    pub generator: Generator,
+}
+
+/// A checked table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// Its name.
+    pub name: String,
+    /// Rows per unit of the scale.
+    pub rows_per_scale: f64,
+    /// Its primary key.
+    pub primary_key: Vec<String>,
+    /// Its columns, `repeat`ed ones expanded.
+    pub columns: Vec<Column>,
+}
+
+/// A checked statement: its SQL with `?` placeholders, and what fills each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statement {
+    /// Its name.
+    pub name: String,
+    /// The SQL with each `:name` replaced by `?`.
+    pub sql: String,
+    /// The parameter names filling the placeholders, in order.
+    pub args: Vec<String>,
+    /// Whether it returns rows (a SELECT) rather than changing them.
+    pub query: bool,
+    /// What it must return or change.
+    pub expect: Expect,
+    /// Columns of its first row kept as parameters.
+    pub into: Vec<String>,
+    /// The statements before it that it needs (uses a value they read);
+    /// statements that need none of each other may be pipelined.
+    pub after: Vec<usize>,
+}
+
+/// A checked transaction type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transaction {
+    /// Its name.
+    pub name: String,
+    /// Its share of the mix (0..1).
+    pub share: f64,
+    /// Whether it only reads.
+    pub read_only: bool,
+    /// Its drawn parameters.
+    pub params: Vec<(String, Generator)>,
+    /// Its statements.
+    pub statements: Vec<Statement>,
+}
+
+/// A workload file, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    /// Its name.
+    pub name: String,
+    /// Its title.
+    pub title: String,
+    /// What the scale counts.
+    pub scale_unit: String,
+    /// The default scale.
+    pub default_scale: i64,
+    /// Terminals per scale unit.
+    pub terminals_per_scale: f64,
+    /// Mean think time (s).
+    pub think_secs: f64,
+    /// Its tables.
+    pub tables: Vec<Table>,
+    /// Its transaction types.
+    pub transactions: Vec<Transaction>,
+    /// Its invariants: (what, query).
+    pub invariants: Vec<(String, String)>,
+}
+
+/// How far the weights may be from 100 in all (rounding in the file).
+const WEIGHT_SLACK: f64 = 1e-6;
+
+/// Read and check the workload file `text`, named `file` in every error.
+pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
+    let at = Locator { file, text };
+    let raw: WorkloadFile = toml::from_str(text).map_err(|e| FileError {
+        file: file.to_string(),
+        line: e.span().map_or(0, |s| at.line(&s)),
+        message: e.message().trim().to_string(),
+    })?;
+    let h = &raw.workload;
+    let name = h.name.get_ref();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
+        return Err(at.error(
+            h.name.span(),
+            format!("workload.name '{name}': use lowercase letters, digits and '-'"),
+        ));
+    }
+    if h.default_scale < 1 {
+        return Err(at.whole(format!(
+            "workload.default_scale {}: must be 1 or more",
+            h.default_scale
+        )));
+    }
+    let think_secs = match &h.think_time {
+        None => 0.0,
+        Some(t) => duration_secs(t.get_ref()).ok_or_else(|| {
+            at.error(
+                t.span(),
+                format!(
+                    "workload.think_time '{}': not a duration such as 10ms",
+                    t.get_ref()
+                ),
+            )
+        })?,
+    };
+    let tables = raw
+        .tables
+        .iter()
+        .map(|t| at.table(t, &raw))
+        .collect::<Result<Vec<_>, _>>()?;
+    if raw.transactions.is_empty() {
+        return Err(at.whole("no [[transaction]]: a workload needs at least one".into()));
+    }
+    let total: f64 = raw.transactions.iter().map(|t| *t.weight.get_ref()).sum();
+    if (total - 100.0).abs() > WEIGHT_SLACK {
+        let last = &raw.transactions[raw.transactions.len() - 1];
+        return Err(at.error(
+            last.weight.span(),
+            format!("transaction weights sum to {total}, not 100"),
+        ));
+    }
+    let transactions = raw
+        .transactions
+        .iter()
+        .map(|t| at.transaction(t, &raw))
+        .collect::<Result<Vec<_>, _>>()?;
+    unique(&at, raw.tables.iter().map(|t| &t.name), "table")?;
+    unique(&at, raw.transactions.iter().map(|t| &t.name), "transaction")?;
+    Ok(Spec {
+        name: name.clone(),
+        title: h.title.clone().unwrap_or_else(|| name.clone()),
+        scale_unit: h.scale.clone(),
+        default_scale: h.default_scale,
+        terminals_per_scale: h.terminals_per_scale,
+        think_secs,
+        tables,
+        transactions,
+        invariants: raw
+            .invariants
+            .iter()
+            .map(|i| (i.name.clone(), i.sql.clone()))
+            .collect(),
+    })
+}
+
+/// Two of a kind with one name is a mistake at the second.
+fn unique<'a>(
+    at: &Locator<'_>,
+    names: impl Iterator<Item = &'a toml::Spanned<String>>,
+    what: &str,
+) -> Result<(), FileError> {
+    let mut seen = BTreeSet::new();
+    for n in names {
+        if !seen.insert(n.get_ref().clone()) {
+            return Err(at.error(n.span(), format!("a second {what} named '{}'", n.get_ref())));
+        }
+    }
+    Ok(())
+}
+
+/// Where in the file a mistake is.
+struct Locator<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Locator<'_> {
+    fn line(&self, span: &Range<usize>) -> usize {
+        let end = span.start.min(self.text.len());
+        self.text[..end].bytes().filter(|b| *b == b'\n').count() + 1
+    }
+
+    fn error(&self, span: Range<usize>, message: String) -> FileError {
+        FileError {
+            file: self.file.to_string(),
+            line: if span == (0..0) { 0 } else { self.line(&span) },
+            message,
+        }
+    }
+
+    fn whole(&self, message: String) -> FileError {
+        FileError {
+            file: self.file.to_string(),
+            line: 0,
+            message,
+        }
+    }
+
+    fn table(&self, t: &super::model::TableDef, raw: &WorkloadFile) -> Result<Table, FileError> {
+        let name = t.name.get_ref();
+        if *t.rows_per_scale.get_ref() <= 0.0 {
+            return Err(self.error(
+                t.rows_per_scale.span(),
+                format!("table '{name}': rows_per_scale must be above 0"),
+            ));
+        }
+        let mut columns = Vec::new();
+        for c in &t.columns {
+            columns.extend(self.columns(name, c, raw)?);
+        }
+        for key in t.primary_key.get_ref() {
+            if !columns.iter().any(|c| &c.name == key) {
+                return Err(self.error(
+                    t.primary_key.span(),
+                    format!("table '{name}': primary_key names '{key}', which is not a column"),
+                ));
+            }
+        }
+        Ok(Table {
+            name: name.clone(),
+            rows_per_scale: *t.rows_per_scale.get_ref(),
+            primary_key: t.primary_key.get_ref().clone(),
+            columns,
+        })
+    }
+
+    /// A column, or the columns a `repeat` makes of it.
+    fn columns(
+        &self,
+        table: &str,
+        c: &FieldDef,
+        raw: &WorkloadFile,
+    ) -> Result<Vec<Column>, FileError> {
+        let what = format!("table '{table}' column '{}'", c.name.get_ref());
+        let ty =
+            c.ty.as_ref()
+                .ok_or_else(|| self.error(c.name.span(), format!("{what}: no type")))?;
+        let ty = column_type(ty.get_ref()).ok_or_else(|| {
+            self.error(
+                ty.span(),
+                format!(
+                    "{what}: unknown type '{}' (int, bigint, decimal(P,S), char(N), varchar(N), timestamp)",
+                    ty.get_ref()
+                ),
+            )
+        })?;
+        let generator = self.generator(&what, c, raw)?;
+        let names: Vec<String> = match &c.repeat {
+            None => vec![c.name.get_ref().clone()],
+            Some(n) if c.name.get_ref().contains("{i}") => (0..*n.get_ref())
+                .map(|i| c.name.get_ref().replace("{i}", &i.to_string()))
+                .collect(),
+            Some(n) => {
+                return Err(self.error(
+                    n.span(),
+                    format!("{what}: repeat needs '{{i}}' in the name to number the columns"),
+                ));
+            }
+        };
+        Ok(names
+            .into_iter()
+            .map(|name| Column {
+                name,
+                ty,
+                generator: generator.clone(),
+            })
+            .collect())
+    }
+
+    /// A generator, each setting it needs present.
+    fn generator(
+        &self,
+        what: &str,
+        g: &FieldDef,
+        raw: &WorkloadFile,
+    ) -> Result<Generator, FileError> {
+        let kind = g.kind.get_ref().as_str();
+        let span = g.kind.span();
+        let missing = |key: &str| {
+            self.error(
+                span.clone(),
+                format!("{what}: gen = \"{kind}\" needs {key}"),
+            )
+        };
+        let range = |g: &FieldDef| match (g.min, g.max) {
+            (Some(min), Some(max)) if min <= max => Ok((min, max)),
+            (Some(min), Some(max)) => Err(self.error(
+                span.clone(),
+                format!("{what}: min {min} is above max {max}"),
+            )),
+            _ => Err(missing("min and max")),
+        };
+        let keys = || {
+            let of =
+                g.of.as_ref()
+                    .ok_or_else(|| missing("of = \"table.column\""))?;
+            self.key_range(of, raw)
+        };
+        let theta = |default: f64| {
+            let t = g.theta.unwrap_or(default);
+            if t > 0.0 && t < 1.0 {
+                Ok(t)
+            } else {
+                Err(self.error(
+                    span.clone(),
+                    format!("{what}: theta {t} is not between 0 and 1"),
+                ))
+            }
+        };
+        Ok(match kind {
+            "sequence" => Generator::Sequence {
+                start: g.min.unwrap_or(1),
+            },
+            "uniform" => {
+                let (min, max) = range(g)?;
+                Generator::Uniform { min, max }
+            }
+            "zipfian" => Generator::Zipfian {
+                keys: keys()?,
+                theta: theta(0.99)?,
+                scrambled: g.scrambled.unwrap_or(false),
+            },
+            "latest" => Generator::Latest {
+                keys: keys()?,
+                theta: theta(0.99)?,
+            },
+            "nurand" => {
+                let (min, max) = range(g)?;
+                Generator::NuRand {
+                    a: g.a.ok_or_else(|| missing("a"))?,
+                    min,
+                    max,
+                }
+            }
+            "string" => match (g.length, g.min_length, g.max_length) {
+                (Some(n), None, None) => Generator::Text { min: n, max: n },
+                (None, Some(min), Some(max)) if min <= max => Generator::Text { min, max },
+                _ => return Err(missing("length, or min_length and max_length")),
+            },
+            "number" => Generator::Number {
+                digits: g
+                    .length
+                    .filter(|d| (1..=18).contains(d))
+                    .ok_or_else(|| missing("length from 1 to 18"))?,
+            },
+            "constant" => Generator::Constant(g.value.clone().ok_or_else(|| missing("value"))?),
+            "key" => Generator::Key(keys()?),
+            "next-key" => Generator::NextKey(keys()?),
+            other => {
+                return Err(self.error(
+                    span,
+                    format!("{what}: unknown generator '{other}' (sequence, uniform, zipfian, latest, nurand, string, number, constant, key, next-key)"),
+                ));
+            }
+        })
+    }
+
+    /// The keys `of = "table.column"` names: a sequence column of a table.
+    fn key_range(
+        &self,
+        of: &toml::Spanned<String>,
+        raw: &WorkloadFile,
+    ) -> Result<KeyRange, FileError> {
+        let bad = |why: String| self.error(of.span(), format!("of = \"{}\": {why}", of.get_ref()));
+        let (table, column) = of
+            .get_ref()
+            .split_once('.')
+            .ok_or_else(|| bad("expected table.column".into()))?;
+        let t = raw
+            .tables
+            .iter()
+            .find(|t| t.name.get_ref() == table)
+            .ok_or_else(|| bad(format!("no table '{table}'")))?;
+        let c = t
+            .columns
+            .iter()
+            .find(|c| c.name.get_ref() == column)
+            .ok_or_else(|| bad(format!("table '{table}' has no column '{column}'")))?;
+        if c.kind.get_ref() != "sequence" {
+            return Err(bad(format!(
+                "'{column}' is not a sequence column, so its keys are not known"
+            )));
+        }
+        Ok(KeyRange {
+            table: table.to_string(),
+            column: column.to_string(),
+            start: c.min.unwrap_or(1),
+            per_scale: *t.rows_per_scale.get_ref(),
+        })
+    }
+
+    fn transaction(
+        &self,
+        t: &TransactionDef,
+        raw: &WorkloadFile,
+    ) -> Result<Transaction, FileError> {
+        let name = t.name.get_ref();
+        if *t.weight.get_ref() < 0.0 {
+            return Err(self.error(
+                t.weight.span(),
+                format!("transaction '{name}': weight below 0"),
+            ));
+        }
+        let mut defined: Vec<(String, Option<usize>)> = Vec::new();
+        let mut params = Vec::new();
+        for p in &t.params {
+            let what = format!("transaction '{name}' parameter '{}'", p.name.get_ref());
+            if let Some(extra) =
+                p.ty.as_ref()
+                    .map(|t| t.span())
+                    .or(p.repeat.as_ref().map(|r| r.span()))
+            {
+                return Err(self.error(extra, format!("{what}: a parameter has no type or repeat")));
+            }
+            params.push((p.name.get_ref().clone(), self.generator(&what, p, raw)?));
+            defined.push((p.name.get_ref().clone(), None));
+        }
+        if t.statements.is_empty() {
+            return Err(self.error(
+                t.name.span(),
+                format!("transaction '{name}': no statements"),
+            ));
+        }
+        let mut statements = Vec::new();
+        for (i, s) in t.statements.iter().enumerate() {
+            let checked = self.statement(name, i, s, &defined, t.read_only)?;
+            for column in &checked.into {
+                defined.push((column.clone(), Some(i)));
+            }
+            statements.push(checked);
+        }
+        Ok(Transaction {
+            name: name.clone(),
+            share: t.weight.get_ref() / 100.0,
+            read_only: t.read_only,
+            params,
+            statements,
+        })
+    }
+
+    /// A statement, each `:name` it uses defined before it.
+    fn statement(
+        &self,
+        txn: &str,
+        index: usize,
+        s: &StatementDef,
+        defined: &[(String, Option<usize>)],
+        read_only: bool,
+    ) -> Result<Statement, FileError> {
+        let name = s.name.clone().unwrap_or_else(|| format!("s{}", index + 1));
+        let what = format!("transaction '{txn}' statement '{name}'");
+        let (sql, args) = placeholders(s.sql.get_ref());
+        let mut after = BTreeSet::new();
+        for a in &args {
+            match defined.iter().rev().find(|(n, _)| n == a) {
+                Some((_, Some(statement))) => {
+                    after.insert(*statement);
+                }
+                Some((_, None)) => {}
+                None => {
+                    return Err(self.error(
+                        s.sql.span(),
+                        format!("{what}: parameter ':{a}' is not defined by params or an earlier statement's into"),
+                    ));
+                }
+            }
+        }
+        let query = first_word(&sql)
+            .is_some_and(|w| w.eq_ignore_ascii_case("select") || w.eq_ignore_ascii_case("with"));
+        if read_only && !query {
+            return Err(self.error(
+                s.sql.span(),
+                format!("{what}: the transaction is read_only, but this statement changes rows"),
+            ));
+        }
+        let expect = match s.expect.get_ref().as_str() {
+            "one" => Expect::One,
+            "one-or-none" => Expect::OneOrNone,
+            "any" => Expect::Any,
+            other => {
+                return Err(self.error(
+                    s.expect.span(),
+                    format!("{what}: expect = \"{other}\" (one, one-or-none or any)"),
+                ));
+            }
+        };
+        if !s.into.is_empty() && !query {
+            return Err(self.error(
+                s.into[0].span(),
+                format!("{what}: into reads a query's row, and this statement is not a query"),
+            ));
+        }
+        Ok(Statement {
+            name,
+            sql,
+            args,
+            query,
+            expect,
+            into: s.into.iter().map(|c| c.get_ref().clone()).collect(),
+            after: after.into_iter().collect(),
+        })
+    }
+}
+
+/// `:name` parameters replaced by `?`, in order, outside quoted strings and
+/// PostgreSQL's `::` casts.
+fn placeholders(sql: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(sql.len());
+    let mut args = Vec::new();
+    let mut chars = sql.chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        if c == '\'' {
+            quoted = !quoted;
+            out.push(c);
+        } else if c == ':' && !quoted && chars.peek() == Some(&':') {
+            out.push_str("::");
+            chars.next();
+        } else if c == ':'
+            && !quoted
+            && chars
+                .peek()
+                .is_some_and(|n| n.is_ascii_alphabetic() || *n == '_')
+        {
+            let mut name = String::new();
+            while let Some(n) = chars
+                .peek()
+                .filter(|n| n.is_ascii_alphanumeric() || **n == '_')
+            {
+                name.push(*n);
+                chars.next();
+            }
+            args.push(name);
+            out.push('?');
+        } else {
+            out.push(c);
+        }
+    }
+    (out, args)
+}
+
+fn first_word(sql: &str) -> Option<&str> {
+    sql.split_whitespace()
+        .next()
+        .map(|w| w.trim_start_matches('('))
+}
+
+/// A column type as the file writes it.
+fn column_type(text: &str) -> Option<ColumnType> {
+    let t = text.trim().to_ascii_lowercase();
+    let args = |prefix: &str| -> Option<Vec<u16>> {
+        let inner = t
+            .strip_prefix(prefix)?
+            .strip_prefix('(')?
+            .strip_suffix(')')?;
+        inner.split(',').map(|n| n.trim().parse().ok()).collect()
+    };
+    Some(match t.as_str() {
+        "int" | "integer" => ColumnType::Int,
+        "bigint" => ColumnType::BigInt,
+        "timestamp" => ColumnType::Timestamp,
+        _ => {
+            if let Some([p, s]) = args("decimal").as_deref() {
+                ColumnType::Decimal(u8::try_from(*p).ok()?, u8::try_from(*s).ok()?)
+            } else if let Some([n]) = args("varchar").as_deref() {
+                ColumnType::Varchar(*n)
+            } else if let Some([n]) = args("char").as_deref() {
+                ColumnType::Char(*n)
+            } else {
+                return None;
+            }
+        }
+    })
+}
+
+/// Seconds of a duration written `10ms`, `1.5s`, `2m`.
+fn duration_secs(text: &str) -> Option<f64> {
+    let t = text.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic())?;
+    let (number, unit) = t.split_at(split);
+    let v: f64 = number.trim().parse().ok()?;
+    let scale = match unit {
+        "us" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        _ => return None,
+    };
+    (v >= 0.0 && v.is_finite()).then_some(v * scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::custom::ycsb;
+
+    const ORDERS: &str = r#"
+[workload]
+name = "orders"
+scale = "customers"
+default_scale = 100
+
+[[table]]
+name = "customer"
+rows_per_scale = 1
+primary_key = ["c_id"]
+columns = [
+  { name = "c_id", type = "bigint", gen = "sequence" },
+  { name = "c_balance", type = "decimal(12,2)", gen = "uniform", min = 0, max = 1000 },
+]
+
+[[transaction]]
+name = "Pay"
+weight = 60
+params = [
+  { name = "c", gen = "zipfian", of = "customer.c_id", theta = 0.9 },
+  { name = "amount", gen = "uniform", min = 1, max = 50 },
+]
+statements = [
+  { name = "balance", sql = "SELECT c_balance FROM customer WHERE c_id = :c", expect = "one-or-none", into = ["c_balance"] },
+  { name = "pay", sql = "UPDATE customer SET c_balance = :c_balance - :amount WHERE c_id = :c AND note <> 'a:b' AND x::text = ''", expect = "one" },
+  { name = "audit", sql = "SELECT count(*) FROM customer WHERE c_id = :c" },
+]
+
+[[transaction]]
+name = "Look"
+weight = 40
+read_only = true
+params = [{ name = "c", gen = "key", of = "customer.c_id" }]
+statements = [{ sql = "SELECT * FROM customer WHERE c_id = :c", expect = "one" }]
+
+[[invariant]]
+name = "no negative balance"
+sql = "SELECT c_id FROM customer WHERE c_balance < 0"
+"#;
+
+    fn mistake(from: &str, to: &str) -> FileError {
+        assert!(ORDERS.contains(from), "{from}");
+        parse("orders.toml", &ORDERS.replacen(from, to, 1)).expect_err(to)
+    }
+
+    #[test]
+    fn a_file_becomes_typed_tables_statements_and_invariants() {
+        let spec = parse("orders.toml", ORDERS).unwrap();
+        assert_eq!(
+            (spec.name.as_str(), spec.scale_unit.as_str()),
+            ("orders", "customers")
+        );
+        assert_eq!(spec.tables[0].columns[1].ty, ColumnType::Decimal(12, 2));
+        let pay = &spec.transactions[0];
+        assert_eq!(pay.share, 0.6);
+        assert_eq!(
+            pay.params[0].1,
+            Generator::Zipfian {
+                keys: KeyRange {
+                    table: "customer".into(),
+                    column: "c_id".into(),
+                    start: 1,
+                    per_scale: 1.0
+                },
+                theta: 0.9,
+                scrambled: false
+            }
+        );
+        let [read, update, audit] = &pay.statements[..] else {
+            panic!("three statements");
+        };
+        assert!(read.query && read.expect == Expect::OneOrNone);
+        // Quoted text and casts keep their colons; parameters become '?'.
+        assert_eq!(
+            update.sql,
+            "UPDATE customer SET c_balance = ? - ? WHERE c_id = ? AND note <> 'a:b' AND x::text = ''"
+        );
+        assert_eq!(update.args, ["c_balance", "amount", "c"]);
+        // The update needs the read's value; the audit needs nothing earlier,
+        // so it may go out with the read.
+        assert_eq!(update.after, [0]);
+        assert!(audit.after.is_empty());
+        assert_eq!(spec.transactions[1].statements[0].name, "s1");
+        assert_eq!(spec.invariants.len(), 1);
+    }
+
+    #[test]
+    fn every_mistake_names_the_file_the_line_and_the_key() {
+        // Each mistake is reported on the line where it was written.
+        for (from, to, named) in [
+            (
+                "primary_key = [\"c_id\"]",
+                "primary_kee = [\"c_id\"]",
+                "unknown field `primary_kee`",
+            ),
+            (
+                "gen = \"uniform\", min = 0",
+                "gen = \"gaussian\", min = 0",
+                "unknown generator 'gaussian'",
+            ),
+            (
+                "WHERE c_id = :c AND",
+                "WHERE c_id = :d AND",
+                "parameter ':d' is not defined",
+            ),
+            ("weight = 40", "weight = 30", "weights sum to 90, not 100"),
+            (
+                "type = \"decimal(12,2)\"",
+                "type = \"money\"",
+                "unknown type 'money'",
+            ),
+            (
+                "of = \"customer.c_id\", theta",
+                "of = \"client.c_id\", theta",
+                "no table 'client'",
+            ),
+            (
+                "theta = 0.9",
+                "theta = 1.5",
+                "theta 1.5 is not between 0 and 1",
+            ),
+            (
+                "expect = \"one-or-none\"",
+                "expect = \"maybe\"",
+                "expect = \"maybe\"",
+            ),
+            (
+                "SELECT * FROM customer WHERE c_id = :c\"",
+                "DELETE FROM customer WHERE c_id = :c\"",
+                "read_only",
+            ),
+            (
+                "gen = \"uniform\", min = 1, max = 50",
+                "gen = \"uniform\", min = 1",
+                "needs min and max",
+            ),
+            (
+                "name = \"Look\"",
+                "name = \"Pay\"",
+                "a second transaction named 'Pay'",
+            ),
+        ] {
+            let e = mistake(from, to);
+            let line = ORDERS[..ORDERS.find(from).unwrap()].matches('\n').count() + 1;
+            assert_eq!(e.file, "orders.toml");
+            assert_eq!(e.line, line, "{to}: {e}");
+            assert!(e.to_string().contains(named), "{to}: {e}");
+            assert!(
+                e.to_string().starts_with(&format!("orders.toml:{line}: ")),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_ycsb_core_workloads_are_files_of_the_format() {
+        for (letter, text) in ycsb::CORE {
+            let spec =
+                parse(&format!("ycsb-{letter}.toml"), text).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(spec.name, format!("ycsb-{letter}"));
+            let table = &spec.tables[0];
+            // ycsb_key and field0..field9 of 100 characters.
+            assert_eq!(table.columns.len(), 11);
+            assert_eq!(table.columns[10].name, "field9");
+            assert_eq!(
+                table.columns[10].generator,
+                Generator::Text { min: 100, max: 100 }
+            );
+            let total: f64 = spec.transactions.iter().map(|t| t.share).sum();
+            assert!((total - 1.0).abs() < 1e-9);
+        }
+        let mix = |l| -> Vec<(String, f64)> {
+            parse("y", ycsb::file(l).unwrap())
+                .unwrap()
+                .transactions
+                .into_iter()
+                .map(|t| (t.name, t.share))
+                .collect()
+        };
+        assert_eq!(mix('a'), [("Read".into(), 0.5), ("Update".into(), 0.5)]);
+        assert_eq!(mix('b'), [("Read".into(), 0.95), ("Update".into(), 0.05)]);
+        assert_eq!(mix('c'), [("Read".into(), 1.0)]);
+        assert_eq!(mix('d'), [("Read".into(), 0.95), ("Insert".into(), 0.05)]);
+        assert_eq!(mix('e'), [("Scan".into(), 0.95), ("Insert".into(), 0.05)]);
+        assert_eq!(
+            mix('f'),
+            [("Read".into(), 0.5), ("Read-Modify-Write".into(), 0.5)]
+        );
+        let d = parse("d", ycsb::file('d').unwrap()).unwrap();
+        assert!(matches!(
+            d.transactions[0].params[0].1,
+            Generator::Latest { theta: 0.99, .. }
+        ));
+        let a = parse("a", ycsb::file('a').unwrap()).unwrap();
+        assert!(matches!(
+            a.transactions[0].params[0].1,
+            Generator::Zipfian {
+                theta: 0.99,
+                scrambled: true,
+                ..
+            }
+        ));
+        assert!(ycsb::file('g').is_none());
+    }
+}

@@ -1,0 +1,177 @@
+//! A workload file as it is written (docs/workload-file.md): tables with a
+//! generator per column, transaction types with weights and ordered
+//! statements whose named parameters are drawn or read, and invariants. Every
+//! name a mistake can be reported against keeps its place in the file.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// The whole file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadFile {
+    /// What the workload is called and scaled by.
+    pub workload: Header,
+    /// Its tables, in creation order.
+    #[serde(default, rename = "table")]
+    pub tables: Vec<TableDef>,
+    /// Its transaction types.
+    #[serde(default, rename = "transaction")]
+    pub transactions: Vec<TransactionDef>,
+    /// Queries that must return no row on a consistent database (`check`).
+    #[serde(default, rename = "invariant")]
+    pub invariants: Vec<Invariant>,
+}
+
+/// The `[workload]` table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    /// Its name on the command line and in results (`orders`).
+    pub name: Spanned<String>,
+    /// Its name as people write it; the name when absent.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// What `--scale` counts (`customers`).
+    pub scale: String,
+    /// The scale loaded when none is asked.
+    #[serde(default = "one")]
+    pub default_scale: i64,
+    /// Terminals per scale unit when none are asked.
+    #[serde(default = "one_f64")]
+    pub terminals_per_scale: f64,
+    /// Mean think time after each transaction (exponential, as TPC-C's),
+    /// when terminals keep their waits (`--wait spec`).
+    #[serde(default)]
+    pub think_time: Option<Spanned<String>>,
+}
+
+fn one() -> i64 {
+    1
+}
+
+fn one_f64() -> f64 {
+    1.0
+}
+
+/// A `[[table]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableDef {
+    /// Its name.
+    pub name: Spanned<String>,
+    /// Rows loaded per unit of the scale.
+    pub rows_per_scale: Spanned<f64>,
+    /// Its primary key's columns.
+    pub primary_key: Spanned<Vec<String>>,
+    /// Its columns, in load order.
+    pub columns: Vec<FieldDef>,
+}
+
+/// A column of a table, or a drawn parameter of a transaction: its name and
+/// how its values are drawn (a column also has a type, and may repeat).
+/// Which settings a generator takes is checked once the file is read, each
+/// mistake by name.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldDef {
+    /// Its name; a repeated column's `{i}` is replaced by 0, 1, ...
+    pub name: Spanned<String>,
+    /// A column's type: `int`, `bigint`, `decimal(P,S)`, `char(N)`,
+    /// `varchar(N)`, `timestamp`.
+    #[serde(default, rename = "type")]
+    pub ty: Option<Spanned<String>>,
+    /// Columns of the same definition, numbered by `{i}` (YCSB's
+    /// field0..field9).
+    #[serde(default)]
+    pub repeat: Option<Spanned<u32>>,
+    /// `sequence`, `uniform`, `zipfian`, `latest`, `nurand`, `string`,
+    /// `number`, `constant`, `key` (a key of a table), `next-key` (a key past
+    /// every one loaded or inserted).
+    #[serde(rename = "gen")]
+    pub kind: Spanned<String>,
+    /// Smallest value (uniform, nurand; sequence's first).
+    #[serde(default)]
+    pub min: Option<i64>,
+    /// Largest value.
+    #[serde(default)]
+    pub max: Option<i64>,
+    /// Zipfian or latest skew (YCSB's is 0.99, the default).
+    #[serde(default)]
+    pub theta: Option<f64>,
+    /// Zipfian ranks spread over the key space by a hash, as YCSB's scrambled
+    /// zipfian does, so that the hot keys are not neighbours.
+    #[serde(default)]
+    pub scrambled: Option<bool>,
+    /// NURand's A.
+    #[serde(default)]
+    pub a: Option<i64>,
+    /// A string's or a number's length (exact).
+    #[serde(default)]
+    pub length: Option<u32>,
+    /// A string's shortest length (with `max_length`).
+    #[serde(default)]
+    pub min_length: Option<u32>,
+    /// A string's longest length.
+    #[serde(default)]
+    pub max_length: Option<u32>,
+    /// A constant's value.
+    #[serde(default)]
+    pub value: Option<toml::Value>,
+    /// The `table.column` whose keys `key`, `zipfian`, `latest` and
+    /// `next-key` draw from (a sequence column).
+    #[serde(default)]
+    pub of: Option<Spanned<String>>,
+}
+
+/// A `[[transaction]]`: a type of the mix.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransactionDef {
+    /// Its name in results (`New-Order`).
+    pub name: Spanned<String>,
+    /// Its share of the mix, in percent; the weights sum to 100.
+    pub weight: Spanned<f64>,
+    /// Whether it only reads.
+    #[serde(default)]
+    pub read_only: bool,
+    /// Its parameters, drawn before it starts, by name.
+    #[serde(default)]
+    pub params: Vec<FieldDef>,
+    /// Its statements, in order.
+    pub statements: Vec<StatementDef>,
+}
+
+/// One statement of a transaction.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatementDef {
+    /// Its name in errors and per-operation latency; `s1`, `s2`, ... when absent.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Its SQL, with `:name` parameters.
+    pub sql: Spanned<String>,
+    /// The rows it must return (a query) or change: `one`, `one-or-none`
+    /// (none ends the transaction as an expected rollback, counted as
+    /// TATP's misses are), or `any`.
+    #[serde(default = "any")]
+    pub expect: Spanned<String>,
+    /// Columns of its first row read into parameters of the later
+    /// statements, by the column's name.
+    #[serde(default)]
+    pub into: Vec<Spanned<String>>,
+}
+
+fn any() -> Spanned<String> {
+    Spanned::new(0..0, "any".to_string())
+}
+
+/// A query that must return no row.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Invariant {
+    /// What it checks, in words.
+    pub name: String,
+    /// The query.
+    pub sql: String,
+}
