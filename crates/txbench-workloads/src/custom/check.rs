@@ -876,6 +876,52 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
         }
     }
 
+    /// The first TOML block of docs/workload-file.md.
+    fn documented_example() -> &'static str {
+        let doc = include_str!("../../../../docs/workload-file.md");
+        let start = doc.find("```toml\n").expect("a toml block") + "```toml\n".len();
+        &doc[start..start + doc[start..].find("```").unwrap()]
+    }
+
+    #[test]
+    fn the_documented_example_is_a_valid_file() {
+        let spec = parse("orders.toml", documented_example()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(spec.tables.len(), 2);
+        assert_eq!(spec.think_secs, 0.01);
+        let pay = &spec.transactions[0];
+        let after: Vec<&[usize]> = pay.statements.iter().map(|s| &s.after[..]).collect();
+        // debit needs balance's value; record needs nothing earlier.
+        assert_eq!(after, [&[][..], &[0][..], &[][..]]);
+    }
+
+    /// The messages docs/workload-file.md shows are the ones these mistakes
+    /// in its example give.
+    #[test]
+    fn the_documented_mistakes_are_the_messages_given() {
+        let doc = include_str!("../../../../docs/workload-file.md");
+        let example = documented_example();
+        let mut messages = Vec::new();
+        for (from, to) in [
+            (
+                "primary_key = [\"c_id\"]\ncolumns = [\n  { name = \"c_id\", type = \"bigint\", gen = \"sequence\" },\n  { name = \"c_name\"",
+                "primary_kee = [\"c_id\"]\ncolumns = [\n  { name = \"c_id\", type = \"bigint\", gen = \"sequence\" },\n  { name = \"c_name\"",
+            ),
+            ("= :c_balance - :amount", "= :c_balance - :d"),
+            ("weight = 40", "weight = 30"),
+            ("gen = \"uniform\", min = 0", "gen = \"gaussian\", min = 0"),
+        ] {
+            assert!(example.contains(from), "{from}");
+            let e = parse("orders.toml", &example.replacen(from, to, 1)).unwrap_err();
+            messages.push(e.to_string());
+        }
+        for m in &messages {
+            assert!(
+                doc.contains(m.as_str()),
+                "docs/workload-file.md lacks: {m}\n{messages:#?}"
+            );
+        }
+    }
+
     #[test]
     fn the_ycsb_core_workloads_are_files_of_the_format() {
         for (letter, text) in ycsb::CORE {

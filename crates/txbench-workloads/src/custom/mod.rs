@@ -5,6 +5,7 @@
 //! workloads A to F are such files, shipped in the binary ([`ycsb`]).
 
 mod check;
+pub mod draw;
 mod model;
 pub mod ycsb;
 

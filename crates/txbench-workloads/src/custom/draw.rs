@@ -1,0 +1,259 @@
+//! Drawing a workload file's values: each [`Generator`] made ready for a
+//! scale ([`Draw`]), then drawn from a terminal's or a load batch's random
+//! stream. The key generators share, per `table.column`, the next key an
+//! insert takes ([`NextKeys`]), so that `latest` follows the inserts and
+//! `next-key` never repeats a key within a run.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use txbench_core::keys::KeyChooser;
+use txbench_core::rng::Rand;
+use txbench_core::value::Value;
+
+use super::check::{Generator, KeyRange};
+
+/// The next key of each `table.column` that inserts draw from, shared by
+/// every terminal of a run.
+#[derive(Debug, Default)]
+pub struct NextKeys(std::sync::Mutex<BTreeMap<String, Arc<AtomicI64>>>);
+
+impl NextKeys {
+    /// The counter of `keys` at `scale`: it starts past the keys loaded.
+    fn counter(&self, keys: &KeyRange, scale: i64) -> Arc<AtomicI64> {
+        let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let name = format!("{}.{}", keys.table, keys.column);
+        Arc::clone(
+            all.entry(name)
+                .or_insert_with(|| Arc::new(AtomicI64::new(keys.start + loaded(keys, scale)))),
+        )
+    }
+}
+
+/// The keys `keys` has at `scale`.
+pub fn loaded(keys: &KeyRange, scale: i64) -> i64 {
+    (keys.per_scale * scale as f64).round().max(1.0) as i64
+}
+
+/// A generator ready to draw at one scale.
+#[derive(Debug, Clone)]
+pub enum Draw {
+    /// `start + row`.
+    Sequence(i64),
+    /// Uniform in `[min, max]`.
+    Uniform(i64, i64),
+    /// Zipfian ranks over the keys from `start`, scrambled or not.
+    Zipfian {
+        /// The first key.
+        start: i64,
+        /// The ranks.
+        ranks: KeyChooser,
+        /// Whether ranks are spread over the keys by a hash.
+        scrambled: bool,
+    },
+    /// Zipfian distances back from the newest key.
+    Latest {
+        /// The first key.
+        start: i64,
+        /// The distances (rank 1: the newest).
+        ranks: KeyChooser,
+        /// The next key an insert takes.
+        next: Arc<AtomicI64>,
+    },
+    /// NURand(A, min, max) with the run's constant C.
+    NuRand {
+        /// A.
+        a: i64,
+        /// Smallest.
+        min: i64,
+        /// Largest.
+        max: i64,
+        /// The run's C, drawn once in `[0, A]`.
+        c: i64,
+    },
+    /// Letters and digits.
+    Text(u32, u32),
+    /// Exactly so many digits.
+    Number(u32),
+    /// Always this.
+    Constant(Value),
+    /// Uniform over the keys loaded: `[start, start + n)`.
+    Key(i64, i64),
+    /// The next key past every one loaded or inserted.
+    NextKey(Arc<AtomicI64>),
+}
+
+impl Draw {
+    /// `generator` ready for `scale`, its inserts counted in `next`, NURand's
+    /// constant drawn from `rng`.
+    pub fn new(
+        generator: &Generator,
+        scale: i64,
+        next: &NextKeys,
+        rng: &mut Rand,
+    ) -> Result<Draw, String> {
+        Ok(match generator {
+            Generator::Sequence { start } => Draw::Sequence(*start),
+            Generator::Uniform { min, max } => Draw::Uniform(*min, *max),
+            Generator::Zipfian {
+                keys,
+                theta,
+                scrambled,
+            } => Draw::Zipfian {
+                start: keys.start,
+                ranks: KeyChooser::new(loaded(keys, scale) as u64, *theta)?,
+                scrambled: *scrambled,
+            },
+            Generator::Latest { keys, theta } => Draw::Latest {
+                start: keys.start,
+                ranks: KeyChooser::new(loaded(keys, scale) as u64, *theta)?,
+                next: next.counter(keys, scale),
+            },
+            Generator::NuRand { a, min, max } => Draw::NuRand {
+                a: *a,
+                min: *min,
+                max: *max,
+                c: rng.uniform(0, *a),
+            },
+            Generator::Text { min, max } => Draw::Text(*min, *max),
+            Generator::Number { digits } => Draw::Number(*digits),
+            Generator::Constant(v) => Draw::Constant(constant(v)?),
+            Generator::Key(keys) => Draw::Key(keys.start, loaded(keys, scale)),
+            Generator::NextKey(keys) => Draw::NextKey(next.counter(keys, scale)),
+        })
+    }
+
+    /// A value: `row` is the row being loaded (a sequence's offset).
+    pub fn value(&self, rng: &mut Rand, row: i64) -> Value {
+        Value::Int(match self {
+            Draw::Sequence(start) => start + row,
+            Draw::Uniform(min, max) => rng.uniform(*min, *max),
+            Draw::Zipfian {
+                start,
+                ranks,
+                scrambled,
+            } => {
+                let rank = ranks.key(rng) as i64;
+                let n = ranks.keys() as i64;
+                start
+                    + if *scrambled {
+                        scramble(rank, n)
+                    } else {
+                        rank - 1
+                    }
+            }
+            Draw::Latest { start, ranks, next } => {
+                let newest = next.load(Ordering::Relaxed) - 1;
+                (newest - (ranks.key(rng) as i64 - 1)).max(*start)
+            }
+            Draw::NuRand { a, min, max, c } => rng.nurand(*a, *min, *max, *c),
+            Draw::Text(min, max) => return Value::Text(rng.astring(*min as usize, *max as usize)),
+            Draw::Number(digits) => {
+                let low = 10i64.pow(digits - 1);
+                rng.uniform(if *digits == 1 { 0 } else { low }, low * 10 - 1)
+            }
+            Draw::Constant(v) => return v.clone(),
+            Draw::Key(start, n) => rng.uniform(*start, start + n - 1),
+            Draw::NextKey(counter) => counter.fetch_add(1, Ordering::Relaxed),
+        })
+    }
+}
+
+/// Rank `rank` (1-based) of `n` moved to a place fixed by a hash (FNV-1a of
+/// its bytes, as YCSB's scrambled zipfian hashes), 0-based.
+fn scramble(rank: i64, n: i64) -> i64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in rank.to_le_bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    (hash % n as u64) as i64
+}
+
+/// A TOML constant as a value.
+fn constant(v: &toml::Value) -> Result<Value, String> {
+    Ok(match v {
+        toml::Value::Integer(i) => Value::Int(*i),
+        toml::Value::Float(f) => Value::Float(*f),
+        toml::Value::String(s) => Value::Text(s.clone()),
+        toml::Value::Boolean(b) => Value::Int(i64::from(*b)),
+        other => return Err(format!("constant {other}: use a number or a string")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(start: i64) -> KeyRange {
+        KeyRange {
+            table: "t".into(),
+            column: "k".into(),
+            start,
+            per_scale: 10.0,
+        }
+    }
+
+    fn int(v: Value) -> i64 {
+        match v {
+            Value::Int(i) => i,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn keys_stay_in_the_loaded_range_and_inserts_go_past_it() {
+        let next = NextKeys::default();
+        let mut rng = Rand::new(1);
+        let zipf = Generator::Zipfian {
+            keys: keys(0),
+            theta: 0.99,
+            scrambled: true,
+        };
+        let z = Draw::new(&zipf, 100, &next, &mut rng).unwrap();
+        let insert = Draw::new(&Generator::NextKey(keys(0)), 100, &next, &mut rng).unwrap();
+        let latest = Generator::Latest {
+            keys: keys(0),
+            theta: 0.99,
+        };
+        let l = Draw::new(&latest, 100, &next, &mut rng).unwrap();
+        let mut hottest = std::collections::BTreeMap::new();
+        for _ in 0..20_000 {
+            let k = int(z.value(&mut rng, 0));
+            assert!((0..1000).contains(&k), "{k}");
+            *hottest.entry(k).or_insert(0u32) += 1;
+        }
+        // Scrambled: the hottest key is not the first one.
+        let (top, _) = hottest.iter().max_by_key(|(_, n)| **n).unwrap();
+        assert_ne!(*top, 0);
+        assert_eq!(int(insert.value(&mut rng, 0)), 1000);
+        assert_eq!(int(insert.value(&mut rng, 0)), 1001);
+        // Latest: mostly the newest key, which the inserts moved.
+        let newest = (0..1000)
+            .filter(|_| int(l.value(&mut rng, 0)) == 1001)
+            .count();
+        assert!(newest > 100, "{newest}");
+    }
+
+    #[test]
+    fn loads_and_parameters_draw_what_their_generators_say() {
+        let next = NextKeys::default();
+        let mut rng = Rand::new(2);
+        let draw = |g: Generator| Draw::new(&g, 5, &next, &mut Rand::new(3)).unwrap();
+        assert_eq!(
+            int(draw(Generator::Sequence { start: 7 }).value(&mut rng, 3)),
+            10
+        );
+        let n = draw(Generator::Number { digits: 4 });
+        assert!((0..100).all(|_| (1000..10_000).contains(&int(n.value(&mut rng, 0)))));
+        let Value::Text(t) = draw(Generator::Text { min: 3, max: 5 }).value(&mut rng, 0) else {
+            panic!("not text");
+        };
+        assert!((3..=5).contains(&t.len()));
+        let key = draw(Generator::Key(keys(1)));
+        assert!((0..100).all(|_| (1..=50).contains(&int(key.value(&mut rng, 0)))));
+        let constant = draw(Generator::Constant(toml::Value::String("x".into())));
+        assert_eq!(constant.value(&mut rng, 0), Value::Text("x".into()));
+    }
+}
