@@ -6,7 +6,9 @@
 
 mod check;
 pub mod draw;
+pub mod load;
 mod model;
+pub mod run;
 pub mod ycsb;
 
 pub use check::{

@@ -156,8 +156,8 @@ pub struct StatementDef {
     /// TATP's misses are), or `any`.
     #[serde(default = "any")]
     pub expect: Spanned<String>,
-    /// Columns of its first row read into parameters of the later
-    /// statements, by the column's name.
+    /// Names for its first row's columns, in the order the query returns
+    /// them: parameters of the later statements.
     #[serde(default)]
     pub into: Vec<Spanned<String>>,
 }

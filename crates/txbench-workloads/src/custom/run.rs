@@ -1,0 +1,382 @@
+//! A checked workload file as a [`Workload`] the driver runs: its types, a
+//! terminal that draws each transaction's parameters, and one procedure that
+//! executes any type's statements in order, pipelining those that need none
+//! of each other, reading values into later statements, and checking the
+//! rows each one returns or changes.
+//!
+//! The driver takes statements and type descriptions for the life of the
+//! process (`&'static`); a file's are made once per process and kept (leaked),
+//! as the built-in workloads' are compiled in.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use txbench_core::engine::{Call, Reply};
+use txbench_core::rng::Rand;
+use txbench_core::schema;
+use txbench_core::value::Value;
+use txbench_core::{
+    DbError, ErrorKind, Outcome, Param, Planned, Session, Terminal, TxMode, TxnTypeInfo, Workload,
+    Written,
+};
+
+use super::check::{Expect, Spec};
+use super::draw::{Draw, NextKeys};
+
+/// A value drawn for a parameter, as a transaction's input carries it (to a
+/// txbench server too).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Drawn {
+    /// An integer.
+    Int(i64),
+    /// A number with a fraction.
+    Float(f64),
+    /// Text.
+    Text(String),
+    /// NULL.
+    Null,
+}
+
+impl From<Value> for Drawn {
+    fn from(v: Value) -> Drawn {
+        match v {
+            Value::Int(i) | Value::Timestamp(i) => Drawn::Int(i),
+            Value::Float(f) => Drawn::Float(f),
+            Value::Text(t) => Drawn::Text(t),
+            Value::Null => Drawn::Null,
+        }
+    }
+}
+
+/// A value read from a row, kept for a later statement.
+fn drawn(p: Param<'_>) -> Drawn {
+    match p {
+        Param::Int(i) | Param::Timestamp(i) => Drawn::Int(i),
+        Param::Float(f) => Drawn::Float(f),
+        Param::Text(t) => Drawn::Text(t.to_string()),
+        Param::Null => Drawn::Null,
+    }
+}
+
+impl Drawn {
+    fn param(&self) -> Param<'_> {
+        match self {
+            Drawn::Int(i) => Param::Int(*i),
+            Drawn::Float(f) => Param::Float(*f),
+            Drawn::Text(t) => Param::Text(t),
+            Drawn::Null => Param::Null,
+        }
+    }
+}
+
+/// One transaction to run: its type and its drawn parameters, in the order
+/// the file lists them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileInput {
+    /// The type, an index into the file's transactions.
+    pub txn_type: usize,
+    /// The drawn parameters.
+    pub params: Vec<Drawn>,
+}
+
+/// A statement made for the driver, with where its values come from.
+#[derive(Debug)]
+struct Step {
+    statement: &'static schema::Statement,
+    /// Slot of each placeholder's value: drawn parameters first, then the
+    /// values earlier statements read.
+    args: Vec<usize>,
+    query: bool,
+    expect: Expect,
+    /// The slots its first row's columns fill, in column order.
+    into: Vec<usize>,
+    /// Whether it starts a new round trip (it needs a statement of the
+    /// round trip before it).
+    starts_wave: bool,
+}
+
+/// A type made for the driver.
+#[derive(Debug)]
+struct Kind {
+    steps: Vec<Step>,
+    params: usize,
+    slots: usize,
+    read_only: bool,
+}
+
+/// A workload file's workload at one scale.
+#[derive(Debug, Clone)]
+pub struct FileWorkload {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    spec: Spec,
+    scale: i64,
+    name: &'static str,
+    types: &'static [TxnTypeInfo],
+    kinds: Vec<Kind>,
+    next: NextKeys,
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+impl FileWorkload {
+    /// The workload of `spec` at `scale`.
+    pub fn new(spec: Spec, scale: i64) -> FileWorkload {
+        let name = leak(spec.name.clone());
+        let think = Duration::from_secs_f64(spec.think_secs);
+        let types: Vec<TxnTypeInfo> = spec
+            .transactions
+            .iter()
+            .map(|t| {
+                let key = leak(t.name.to_ascii_lowercase().replace(['-', ' '], "_"));
+                TxnTypeInfo {
+                    mean_think: think,
+                    ..TxnTypeInfo::back_to_back(leak(t.name.clone()), key, t.share, None)
+                }
+            })
+            .collect();
+        let kinds = spec.transactions.iter().map(kind_of).collect();
+        FileWorkload {
+            inner: Arc::new(Inner {
+                name,
+                types: Box::leak(types.into_boxed_slice()),
+                kinds,
+                scale,
+                spec,
+                next: NextKeys::default(),
+            }),
+        }
+    }
+
+    /// The checked file it runs.
+    pub fn spec(&self) -> &Spec {
+        &self.inner.spec
+    }
+}
+
+/// The steps of a transaction type: its values' slots resolved, its
+/// statements grouped into round trips.
+fn kind_of(t: &super::check::Transaction) -> Kind {
+    let mut names: Vec<String> = t.params.iter().map(|(n, _)| n.clone()).collect();
+    let mut steps = Vec::new();
+    let mut wave_start = 0;
+    for (i, s) in t.statements.iter().enumerate() {
+        // The last slot of a name is the latest value given to it.
+        let slot = |names: &[String], n: &str| names.iter().rposition(|x| x == n).expect("checked");
+        let args = s.args.iter().map(|a| slot(&names, a)).collect();
+        let starts_wave = s.after.iter().any(|&a| a >= wave_start);
+        if starts_wave {
+            wave_start = i;
+        }
+        let into = s
+            .into
+            .iter()
+            .map(|n| {
+                names.push(n.clone());
+                names.len() - 1
+            })
+            .collect();
+        let statement: &'static schema::Statement = Box::leak(Box::new(schema::Statement::new(
+            leak(format!("{} {}", t.name, s.name)),
+            leak(s.sql.clone()),
+        )));
+        steps.push(Step {
+            statement,
+            args,
+            query: s.query,
+            expect: s.expect,
+            into,
+            starts_wave,
+        });
+    }
+    Kind {
+        steps,
+        params: t.params.len(),
+        slots: names.len(),
+        read_only: t.read_only,
+    }
+}
+
+/// Draws each transaction: its type by the mix, then its parameters.
+pub struct FileTerminal {
+    rng: Rand,
+    /// Cumulative shares of the types.
+    cumulative: Vec<f64>,
+    /// Each type's parameters, ready to draw.
+    draws: Vec<Vec<Draw>>,
+    think: f64,
+}
+
+impl Terminal for FileTerminal {
+    type Input = FileInput;
+
+    fn next(&mut self) -> Planned<FileInput> {
+        let u = self.rng.unit();
+        let txn_type = self
+            .cumulative
+            .iter()
+            .position(|c| u < *c)
+            .unwrap_or(self.cumulative.len() - 1);
+        let params = self.draws[txn_type]
+            .iter()
+            .map(|d| d.value(&mut self.rng, 0).into())
+            .collect();
+        let think = if self.think > 0.0 {
+            Duration::from_secs_f64(
+                self.rng
+                    .exponential(self.think)
+                    .min(self.think * txbench_core::workload::THINK_TRUNCATION),
+            )
+        } else {
+            Duration::ZERO
+        };
+        Planned {
+            input: FileInput { txn_type, params },
+            txn_type,
+            keying: Duration::ZERO,
+            think,
+        }
+    }
+}
+
+impl Workload for FileWorkload {
+    type Input = FileInput;
+    type Terminal = FileTerminal;
+
+    fn name(&self) -> &'static str {
+        self.inner.name
+    }
+
+    fn transaction_types(&self) -> &'static [TxnTypeInfo] {
+        self.inner.types
+    }
+
+    fn default_terminals(&self) -> usize {
+        ((self.inner.spec.terminals_per_scale * self.inner.scale as f64).round() as usize).max(1)
+    }
+
+    fn terminal(&self, index: usize, seed: u64) -> FileTerminal {
+        let rng = Rand::derive(seed, index as u64);
+        // NURand's constant is the run's: drawn from the seed, not the terminal.
+        let mut constants = Rand::derive(seed, u64::MAX);
+        let spec = &self.inner.spec;
+        let draws = spec
+            .transactions
+            .iter()
+            .map(|t| {
+                t.params
+                    .iter()
+                    .map(|(_, g)| {
+                        Draw::new(g, self.inner.scale, &self.inner.next, &mut constants)
+                            .expect("a generator checked at open")
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut sum = 0.0;
+        let cumulative = spec
+            .transactions
+            .iter()
+            .map(|t| {
+                sum += t.share;
+                sum
+            })
+            .collect();
+        FileTerminal {
+            rng,
+            cumulative,
+            draws,
+            think: spec.think_secs,
+        }
+    }
+
+    async fn execute<S: Session>(
+        &self,
+        session: &mut S,
+        input: &FileInput,
+        _written: &mut Written,
+    ) -> Result<Outcome, DbError> {
+        let kind = self.inner.kinds.get(input.txn_type).ok_or_else(|| {
+            DbError::new(
+                ErrorKind::Data,
+                format!("no transaction type {}", input.txn_type),
+            )
+        })?;
+        let mut slots: Vec<Drawn> = input.params.clone();
+        slots.resize(kind.slots.max(kind.params), Drawn::Null);
+        let mode = if kind.read_only {
+            TxMode::ReadOnly
+        } else {
+            TxMode::ReadWrite
+        };
+        session.begin(mode).await?;
+        let mut start = 0;
+        while start < kind.steps.len() {
+            let end = (start + 1..kind.steps.len())
+                .find(|&i| kind.steps[i].starts_wave)
+                .unwrap_or(kind.steps.len());
+            let wave = &kind.steps[start..end];
+            let params: Vec<Vec<Param<'_>>> = wave
+                .iter()
+                .map(|s| s.args.iter().map(|&a| slots[a].param()).collect())
+                .collect();
+            let calls: Vec<Call<'_>> = wave
+                .iter()
+                .zip(&params)
+                .map(|(s, p)| {
+                    if s.query {
+                        Call::query(s.statement, p)
+                    } else {
+                        Call::execute(s.statement, p)
+                    }
+                })
+                .collect();
+            let replies = session.pipeline(&calls).await?;
+            drop(params);
+            for (step, reply) in wave.iter().zip(replies) {
+                if !kept(step, &reply, &mut slots)? {
+                    session.rollback().await?;
+                    return Ok(Outcome::ExpectedRollback);
+                }
+            }
+            start = end;
+        }
+        session.commit().await?;
+        Ok(Outcome::Committed)
+    }
+}
+
+/// Check a reply against what its statement expects and keep the values it
+/// reads; false when it found nothing and that ends the transaction.
+fn kept(step: &Step, reply: &Reply, slots: &mut [Drawn]) -> Result<bool, DbError> {
+    let count = match reply {
+        Reply::Rows(rows) => rows.len() as u64,
+        Reply::Affected(n) => *n,
+    };
+    let wrong = |what: &str| {
+        DbError::new(
+            ErrorKind::Data,
+            format!("statement '{}' {what} {count} rows", step.statement.name),
+        )
+    };
+    match (step.expect, count) {
+        (Expect::One, 1) | (Expect::OneOrNone, 1) | (Expect::Any, _) => {}
+        (Expect::OneOrNone, 0) => return Ok(false),
+        (Expect::One, _) => return Err(wrong("expected one row and got")),
+        (Expect::OneOrNone, _) => return Err(wrong("expected one row or none and got")),
+    }
+    if let (Some(rows), false) = (reply.rows(), step.into.is_empty())
+        && let Some(row) = rows.row(0)
+    {
+        for (column, &slot) in step.into.iter().enumerate() {
+            slots[slot] = row.get(column).map_or(Drawn::Null, drawn);
+        }
+    }
+    Ok(true)
+}
