@@ -171,6 +171,8 @@ pub struct Transaction {
     pub share: f64,
     /// Whether it only reads.
     pub read_only: bool,
+    /// The share that should commit, when the file says.
+    pub expected_success: Option<f64>,
     /// Its drawn parameters.
     pub params: Vec<(String, Generator)>,
     /// Its statements.
@@ -543,6 +545,17 @@ impl Locator<'_> {
             params.push((p.name.get_ref().clone(), self.generator(&what, p, raw)?));
             defined.push((p.name.get_ref().clone(), None));
         }
+        if let Some(p) = &t.expected_success
+            && !(0.0..=1.0).contains(p.get_ref())
+        {
+            return Err(self.error(
+                p.span(),
+                format!(
+                    "transaction '{name}': expected_success {} is not a share from 0 to 1",
+                    p.get_ref()
+                ),
+            ));
+        }
         if t.statements.is_empty() {
             return Err(self.error(
                 t.name.span(),
@@ -561,6 +574,7 @@ impl Locator<'_> {
             name: name.clone(),
             share: t.weight.get_ref() / 100.0,
             read_only: t.read_only,
+            expected_success: t.expected_success.as_ref().map(|p| *p.get_ref()),
             params,
             statements,
         })
@@ -863,9 +877,21 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
                 "name = \"Pay\"",
                 "a second transaction named 'Pay'",
             ),
+            (
+                "weight = 40\n",
+                "weight = 40\nexpected_success = 1.5\n",
+                "expected_success 1.5 is not a share",
+            ),
         ] {
             let e = mistake(from, to);
-            let line = ORDERS[..ORDERS.find(from).unwrap()].matches('\n').count() + 1;
+            // The line where `to` first differs from `from`.
+            let same = from
+                .bytes()
+                .zip(to.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let at = ORDERS.find(from).unwrap() + from[..same].rfind('\n').map_or(0, |n| n + 1);
+            let line = ORDERS[..at].matches('\n').count() + 1;
             assert_eq!(e.file, "orders.toml");
             assert_eq!(e.line, line, "{to}: {e}");
             assert!(e.to_string().contains(named), "{to}: {e}");

@@ -135,6 +135,11 @@ pub struct TransactionDef {
     /// Whether it only reads.
     #[serde(default)]
     pub read_only: bool,
+    /// The share of its transactions that should commit rather than end in
+    /// an expected rollback (a `one-or-none` that found none); when given,
+    /// the run's outcomes check holds the type to it.
+    #[serde(default)]
+    pub expected_success: Option<Spanned<f64>>,
     /// Its parameters, drawn before it starts, by name.
     #[serde(default)]
     pub params: Vec<FieldDef>,

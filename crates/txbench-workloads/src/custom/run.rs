@@ -137,7 +137,12 @@ impl FileWorkload {
                 let key = leak(t.name.to_ascii_lowercase().replace(['-', ' '], "_"));
                 TxnTypeInfo {
                     mean_think: think,
-                    ..TxnTypeInfo::back_to_back(leak(t.name.clone()), key, t.share, None)
+                    ..TxnTypeInfo::back_to_back(
+                        leak(t.name.clone()),
+                        key,
+                        t.share,
+                        t.expected_success,
+                    )
                 }
             })
             .collect();
