@@ -932,7 +932,7 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
                 "primary_key = [\"c_id\"]\ncolumns = [\n  { name = \"c_id\", type = \"bigint\", gen = \"sequence\" },\n  { name = \"c_name\"",
                 "primary_kee = [\"c_id\"]\ncolumns = [\n  { name = \"c_id\", type = \"bigint\", gen = \"sequence\" },\n  { name = \"c_name\"",
             ),
-            ("= :c_balance - :amount", "= :c_balance - :d"),
+            ("c_balance - :amount", "c_balance - :d"),
             ("weight = 40", "weight = 30"),
             ("gen = \"uniform\", min = 0", "gen = \"gaussian\", min = 0"),
         ] {

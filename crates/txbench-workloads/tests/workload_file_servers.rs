@@ -1,0 +1,155 @@
+//! A workload file on PostgreSQL and MariaDB: the documented example (whose
+//! optimistic debit loses some races, each an expected rollback) and YCSB A
+//! and E load and run without an error. Each server's test makes a database
+//! of its own and drops it. Needs TXBENCH_TEST_POSTGRES_URL and
+//! TXBENCH_TEST_MYSQL_URL; skips with a notice otherwise.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use txbench_core::driver::{self, RunOptions, WaitMode};
+use txbench_core::{Engine, Session};
+use txbench_engines::mysql::{MyEngine, MyTarget};
+use txbench_engines::postgres::{PgEngine, PgTarget};
+use txbench_workloads::LoadPlan;
+use txbench_workloads::custom::{self, load, run::FileWorkload, ycsb};
+
+fn server_url(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ => {
+            assert!(
+                std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() != Ok("1"),
+                "{var} is not set and TXBENCH_REQUIRE_SERVICES=1"
+            );
+            eprintln!("skipping: set {var} to run this test");
+            None
+        }
+    }
+}
+
+/// The URL with its database replaced by `name`.
+fn with_database(url: &str, name: &str) -> String {
+    let (base, _) = url.rsplit_once('/').expect("a database in the URL");
+    format!("{base}/{name}")
+}
+
+fn documented_example() -> String {
+    let doc = include_str!("../../../docs/workload-file.md");
+    let start = doc.find("```toml\n").unwrap() + "```toml\n".len();
+    doc[start..start + doc[start..].find("```").unwrap()].to_string()
+}
+
+/// Load `text` at scale 100 and run it a second on 4 terminals and 2
+/// sessions: every type commits, and nothing fails.
+async fn loads_and_runs<E: Engine>(engine: &Arc<E>, text: &str) {
+    let spec = custom::parse("workload.toml", text).unwrap();
+    let made = load::make(&spec);
+    let plan = LoadPlan {
+        scale: 100,
+        threads: 2,
+        seed: 3,
+        // YCSB's files share their table: each load replaces the last one's.
+        drop: true,
+        foreign_keys: false,
+    };
+    let summary = load::load(
+        Arc::clone(engine),
+        Arc::new(spec.clone()),
+        &made,
+        &plan,
+        Arc::new(AtomicU64::new(0)),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+    assert_eq!(summary.rows, load::rows(&spec, 100));
+    let opts = RunOptions {
+        duration: Duration::from_secs(1),
+        warmup: Duration::ZERO,
+        terminals: 4,
+        connections: 2,
+        wait: WaitMode::None,
+        seed: 9,
+        retry: Default::default(),
+        affinity: false,
+        start_at: None,
+        grace: Duration::from_secs(2),
+        acks: None,
+        schedule: Vec::new(),
+        open: None,
+    };
+    let (_running, stop) = tokio::sync::watch::channel(false);
+    let workload = Arc::new(FileWorkload::new(spec.clone(), 100));
+    let rec = driver::run(engine, &workload, &opts, stop, |_| {})
+        .await
+        .unwrap();
+    for (t, stats) in spec.transactions.iter().zip(&rec.total.measured) {
+        let what = format!("{} {}", spec.name, t.name);
+        assert!(stats.committed > 10, "{what}: {stats:?}");
+        assert_eq!(stats.failed(), 0, "{what}: {:?}", rec.total.error_samples);
+    }
+}
+
+async fn every_file<E: Engine>(engine: &Arc<E>) {
+    for text in [
+        documented_example(),
+        ycsb::file('a').unwrap().into(),
+        ycsb::file('e').unwrap().into(),
+    ] {
+        loads_and_runs(engine, &text).await;
+    }
+}
+
+/// Run `every_file` on `engine` in a runtime of its own, then `drop_it`
+/// whatever happened: a failed run leaves no database behind.
+fn in_own_database<E: Engine>(engine: Arc<E>, drop_it: impl std::future::Future<Output = ()>) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(engine.create_database()).unwrap();
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rt.block_on(every_file(&engine))
+    }));
+    drop(engine);
+    rt.block_on(drop_it);
+    if let Err(panic) = ran {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+#[test]
+fn workload_files_run_on_postgres() {
+    let Some(url) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    let name = format!("txbench_wf_{}", std::process::id());
+    let engine = Arc::new(PgEngine::new(
+        PgTarget::parse(&with_database(&url, &name)).unwrap(),
+        None,
+    ));
+    in_own_database(engine, async move {
+        let admin = PgEngine::new(PgTarget::parse(&url).unwrap(), None);
+        let mut s = admin.connect().await.unwrap();
+        s.query_sql(&format!("DROP DATABASE {name} WITH (FORCE)"))
+            .await
+            .unwrap();
+    });
+}
+
+#[test]
+fn workload_files_run_on_mariadb() {
+    let Some(url) = server_url("TXBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let name = format!("txbench_wf_{}", std::process::id());
+    let target = |u: &str| vec![MyTarget::parse(u).unwrap()];
+    let engine = Arc::new(MyEngine::new(target(&with_database(&url, &name)), None));
+    in_own_database(engine, async move {
+        let admin = MyEngine::new(target(&url), None);
+        let mut s = admin.connect().await.unwrap();
+        s.query_sql(&format!("DROP DATABASE {name}")).await.unwrap();
+    });
+}
