@@ -6,6 +6,7 @@
 
 mod check;
 pub mod draw;
+pub mod invariants;
 pub mod load;
 mod model;
 pub mod run;
