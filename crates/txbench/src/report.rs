@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use txbench_core::result::{RunResult, SweepResult};
+use txbench_report::figures::TimelineFigures;
 use txbench_report::hlog::IntervalLog;
+use txbench_report::merge::Timeline;
 use txbench_report::results::{self, HLOG_FILE, REPORT_FILE, SWEEP_FILE};
 use txbench_report::{html, json, terminal};
 
@@ -69,10 +71,8 @@ fn print_sweep(sweep: &SweepResult, steps: &[RunResult]) {
 /// Write the report.html of a run's results directory from its result and
 /// its interval log; its path.
 pub fn write_run_report(dir: &Path, result: &RunResult) -> Result<PathBuf, Failure> {
-    check_timeline(dir, result)?;
+    let figures = TimelineFigures::of(&read_timeline(dir, result)?);
     let log = read_log(dir)?;
-    let figures = txbench_report::figures::read(&dir.join(results::TIMELINE_FILE))
-        .map_err(Failure::reading)?;
     write_page(dir, &html::run_report(result, log.as_ref(), &figures))
 }
 
@@ -91,15 +91,15 @@ fn write_page(dir: &Path, page: &str) -> Result<PathBuf, Failure> {
     Ok(path)
 }
 
-/// Refuse a damaged `timeline.csv` (the report would silently draw less).
-fn check_timeline(dir: &Path, result: &RunResult) -> Result<(), Failure> {
+/// The `timeline.csv` of a results directory (empty without one); a damaged
+/// one is refused (the report would silently draw less).
+fn read_timeline(dir: &Path, result: &RunResult) -> Result<Timeline, Failure> {
     let path = dir.join(results::TIMELINE_FILE);
     if !path.exists() {
-        return Ok(());
+        return Ok(Timeline::default());
     }
     let keys: Vec<&str> = result.transactions.iter().map(|t| t.key.as_str()).collect();
-    txbench_report::merge::read_timeline(&path, &keys).map_err(Failure::reading)?;
-    Ok(())
+    txbench_report::merge::read_timeline(&path, &keys).map_err(Failure::reading)
 }
 
 /// The interval log of a results directory, if it has one.

@@ -254,7 +254,7 @@ impl Slots {
 fn add_timeline(r: &RunFiles, slots: Slots, merged: &mut [Recorder], errors: &mut [u64]) -> f64 {
     let own_end = slots.own_end;
     let mut secs = 0.0;
-    for row in &r.timeline {
+    for row in &r.timeline.rows {
         let Some(i) = slots.of(row.start_s, row.length_s) else {
             continue;
         };

@@ -16,11 +16,11 @@
 use std::io;
 
 mod combine;
-pub(crate) mod read;
+mod read;
 mod validate;
 
 pub use combine::{Merged, merge};
-pub use read::{RunFiles, TimelineRow, TypeCounts, read_run, read_timeline};
+pub use read::{RunFiles, Timeline, TimelineRow, TypeCounts, read_run, read_timeline};
 pub use validate::check_shard_set;
 
 /// Why runs cannot be merged.

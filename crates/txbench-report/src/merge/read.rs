@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use txbench_core::result::RunResult;
 
 use crate::hlog::IntervalLog;
-use crate::intervals::{HLOG_FILE, TIMELINE_FILE};
+use crate::intervals::{HEADLINE_PREFIX, HLOG_FILE, OFFERED_COLUMN, TIMELINE_FILE};
 use crate::results::read_summary;
 
 /// The counts of one type in one timeline row.
@@ -36,6 +36,21 @@ pub struct TimelineRow {
     pub length_s: f64,
     /// Per type, in the summary's type order.
     pub types: Vec<TypeCounts>,
+    /// The rate offered in it per second (an open loop's), where the file
+    /// keeps it.
+    pub offered_per_s: Option<f64>,
+    /// The workload's headline figure over it, where the file keeps it
+    /// ([`Timeline::headline`] names it).
+    pub headline: Option<f64>,
+}
+
+/// A `timeline.csv` as read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Timeline {
+    /// Its rows, in order.
+    pub rows: Vec<TimelineRow>,
+    /// The name of the headline figure its rows keep ("tpmC"), if they do.
+    pub headline: Option<String>,
 }
 
 /// Everything merge reads from one results directory.
@@ -47,11 +62,11 @@ pub struct RunFiles {
     /// Its interval log.
     pub log: IntervalLog,
     /// Its timeline.
-    pub timeline: Vec<TimelineRow>,
+    pub timeline: Timeline,
 }
 
 /// A file's damage, with the file named.
-pub(crate) fn invalid(path: &Path, what: impl std::fmt::Display) -> io::Error {
+pub(super) fn invalid(path: &Path, what: impl std::fmt::Display) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
         format!("{}: {what}", path.display()),
@@ -59,7 +74,7 @@ pub(crate) fn invalid(path: &Path, what: impl std::fmt::Display) -> io::Error {
 }
 
 /// Read a timeline for types with these keys.
-pub fn read_timeline(path: &Path, keys: &[&str]) -> io::Result<Vec<TimelineRow>> {
+pub fn read_timeline(path: &Path, keys: &[&str]) -> io::Result<Timeline> {
     let mut reader = csv::Reader::from_path(path).map_err(|e| invalid(path, e))?;
     let headers = reader.headers().map_err(|e| invalid(path, e))?.clone();
     let columns = Columns::find(&headers, keys, path)?;
@@ -79,7 +94,10 @@ pub fn read_timeline(path: &Path, keys: &[&str]) -> io::Result<Vec<TimelineRow>>
             _ => torn = Some(i),
         }
     }
-    Ok(rows)
+    Ok(Timeline {
+        rows,
+        headline: columns.headline.map(|(_, name)| name),
+    })
 }
 
 /// Where a timeline's columns are: the interval's start and length, and per
@@ -88,6 +106,9 @@ struct Columns {
     start: usize,
     length: usize,
     per_type: Vec<([usize; 4], [Option<usize>; 2])>,
+    /// The run's own figures (absent from older files).
+    offered: Option<usize>,
+    headline: Option<(usize, String)>,
 }
 
 impl Columns {
@@ -118,6 +139,11 @@ impl Columns {
             start: column("start_s")?,
             length: column("length_s")?,
             per_type,
+            offered: column(OFFERED_COLUMN).ok(),
+            headline: headers
+                .iter()
+                .enumerate()
+                .find_map(|(i, h)| Some((i, h.strip_prefix(HEADLINE_PREFIX)?.to_string()))),
         })
     }
 
@@ -154,6 +180,8 @@ impl Columns {
             start_s,
             length_s,
             types,
+            offered_per_s: self.offered.and_then(num),
+            headline: self.headline.as_ref().and_then(|(c, _)| num(*c)),
         }))
     }
 }
