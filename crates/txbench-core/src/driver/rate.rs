@@ -62,7 +62,14 @@ impl Segment {
     /// to zero or below it).
     fn time_of(&self, v: f64) -> f64 {
         if self.from == self.to {
-            return v / self.from;
+            // A pause never reaches an arrival past its start.
+            return if self.from > 0.0 {
+                v / self.from
+            } else if v > 0.0 {
+                f64::INFINITY
+            } else {
+                0.0
+            };
         }
         let k = (self.to - self.from) / self.secs;
         let root = (self.from * self.from + 2.0 * k * v).max(0.0).sqrt();
@@ -84,15 +91,28 @@ impl Segment {
 /// of measurement.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RateSchedule {
+    /// The pieces as given.
     segments: Vec<Segment>,
+    /// The same pieces placed on the time line, then the last rate held for
+    /// ever (a constant rate is its one endless piece): every `t` from 0 and
+    /// every count of arrivals falls in one of them.
+    placed: Vec<Placed>,
+    /// The highest rate.
+    peak: f64,
+}
+
+/// A piece where it starts, with the arrivals due before it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Placed {
+    start: f64,
+    before: f64,
+    piece: Segment,
 }
 
 impl RateSchedule {
     /// The same rate throughout.
     pub fn constant(rate: f64) -> RateSchedule {
-        RateSchedule {
-            segments: vec![Segment::hold(rate, f64::INFINITY)],
-        }
+        RateSchedule::placing(vec![Segment::hold(rate, f64::INFINITY)])
     }
 
     /// A schedule of these pieces in order; refused when it is empty, a piece
@@ -110,11 +130,41 @@ impl RateSchedule {
                 return Err("rates must be zero or more".into());
             }
         }
-        let schedule = RateSchedule { segments };
-        if schedule.peak() <= 0.0 {
+        let schedule = RateSchedule::placing(segments);
+        if schedule.peak <= 0.0 {
             return Err("the schedule offers nothing (every rate is 0)".into());
         }
         Ok(schedule)
+    }
+
+    /// The schedule of `segments`, placed once (arrivals are looked up in it
+    /// one at a time).
+    fn placing(segments: Vec<Segment>) -> RateSchedule {
+        let mut placed = Vec::with_capacity(segments.len() + 1);
+        let (mut start, mut before) = (0.0, 0.0);
+        for &piece in &segments {
+            placed.push(Placed {
+                start,
+                before,
+                piece,
+            });
+            start += piece.secs;
+            before += piece.total();
+        }
+        let last = segments[segments.len() - 1];
+        if start.is_finite() {
+            placed.push(Placed {
+                start,
+                before,
+                piece: Segment::hold(last.to, f64::INFINITY),
+            });
+        }
+        let peak = segments.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
+        RateSchedule {
+            segments,
+            placed,
+            peak,
+        }
     }
 
     /// Whether the rate never changes.
@@ -134,10 +184,12 @@ impl RateSchedule {
 
     /// The highest rate it offers.
     pub fn peak(&self) -> f64 {
-        self.segments
-            .iter()
-            .map(|s| s.from.max(s.to))
-            .fold(0.0, f64::max)
+        self.peak
+    }
+
+    /// The placed piece that holds time `t` (at or after 0).
+    fn at_time(&self, t: f64) -> &Placed {
+        &self.placed[self.placed.partition_point(|p| p.start <= t).max(1) - 1]
     }
 
     /// The rate at `t` seconds from the start of measurement.
@@ -145,14 +197,8 @@ impl RateSchedule {
         if t < 0.0 {
             return self.segments[0].from;
         }
-        let mut start = 0.0;
-        for s in &self.segments {
-            if t < start + s.secs {
-                return s.rate_at(t - start);
-            }
-            start += s.secs;
-        }
-        self.last().to
+        let p = self.at_time(t);
+        p.piece.rate_at(t - p.start)
     }
 
     /// Arrivals due from the start of measurement to `t` (Λ(t); negative
@@ -161,15 +207,8 @@ impl RateSchedule {
         if t < 0.0 {
             return self.segments[0].from * t;
         }
-        let (mut start, mut sum) = (0.0, 0.0);
-        for s in &self.segments {
-            if t < start + s.secs {
-                return sum + s.arrivals(t - start);
-            }
-            start += s.secs;
-            sum += s.total();
-        }
-        sum + self.last().to * (t - start)
+        let p = self.at_time(t);
+        p.before + p.piece.arrivals(t - p.start)
     }
 
     /// Arrivals due between `a` and `b` seconds from the start of measurement.
@@ -184,21 +223,10 @@ impl RateSchedule {
             let first = self.segments[0].from;
             return if first > 0.0 { v / first } else { 0.0 };
         }
-        let (mut start, mut sum) = (0.0, 0.0);
-        for s in &self.segments {
-            let total = s.total();
-            if v < sum + total {
-                return start + s.time_of(v - sum);
-            }
-            start += s.secs;
-            sum += total;
-        }
-        let last = self.last().to;
-        if last > 0.0 {
-            start + (v - sum) / last
-        } else {
-            f64::INFINITY
-        }
+        // The last piece with those arrivals due by its start: a pause due
+        // no more than the piece after it is passed over.
+        let p = &self.placed[self.placed.partition_point(|p| p.before <= v).max(1) - 1];
+        p.start + p.piece.time_of(v - p.before)
     }
 
     /// The mean rate over the first `secs` seconds of measurement.
@@ -208,10 +236,6 @@ impl RateSchedule {
         } else {
             self.segments[0].from
         }
-    }
-
-    fn last(&self) -> &Segment {
-        self.segments.last().expect("a schedule has pieces")
     }
 }
 
