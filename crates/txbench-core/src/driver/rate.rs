@@ -159,7 +159,10 @@ impl RateSchedule {
                 piece: Segment::hold(last.to, f64::INFINITY),
             });
         }
-        let peak = segments.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
+        let peak = segments
+            .iter()
+            .map(|s| s.from.max(s.to))
+            .fold(0.0, f64::max);
         RateSchedule {
             segments,
             placed,

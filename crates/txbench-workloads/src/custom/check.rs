@@ -233,15 +233,14 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
     }
     let think_secs = match &h.think_time {
         None => 0.0,
-        Some(t) => duration_secs(t.get_ref()).ok_or_else(|| {
-            at.error(
-                t.span(),
-                format!(
-                    "workload.think_time '{}': not a duration such as 10ms",
-                    t.get_ref()
-                ),
-            )
-        })?,
+        Some(t) => humantime::parse_duration(t.get_ref())
+            .map_err(|e| {
+                at.error(
+                    t.span(),
+                    format!("workload.think_time '{}': {e} (such as 10ms)", t.get_ref()),
+                )
+            })?
+            .as_secs_f64(),
     };
     let tables = raw
         .tables
@@ -715,22 +714,6 @@ fn column_type(text: &str) -> Option<ColumnType> {
     })
 }
 
-/// Seconds of a duration written `10ms`, `1.5s`, `2m`.
-fn duration_secs(text: &str) -> Option<f64> {
-    let t = text.trim();
-    let split = t.find(|c: char| c.is_ascii_alphabetic())?;
-    let (number, unit) = t.split_at(split);
-    let v: f64 = number.trim().parse().ok()?;
-    let scale = match unit {
-        "us" => 1e-6,
-        "ms" => 1e-3,
-        "s" => 1.0,
-        "m" | "min" => 60.0,
-        _ => return None,
-    };
-    (v >= 0.0 && v.is_finite()).then_some(v * scale)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -881,6 +864,11 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
                 "weight = 40\n",
                 "weight = 40\nexpected_success = 1.5\n",
                 "expected_success 1.5 is not a share",
+            ),
+            (
+                "default_scale = 100\n",
+                "default_scale = 100\nthink_time = \"soon\"\n",
+                "workload.think_time 'soon'",
             ),
         ] {
             let e = mistake(from, to);

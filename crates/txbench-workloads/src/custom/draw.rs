@@ -32,8 +32,8 @@ impl NextKeys {
 }
 
 /// The keys `keys` has at `scale`.
-pub fn loaded(keys: &KeyRange, scale: i64) -> i64 {
-    (keys.per_scale * scale as f64).round().max(1.0) as i64
+fn loaded(keys: &KeyRange, scale: i64) -> i64 {
+    super::rows_at(keys.per_scale, scale)
 }
 
 /// A generator ready to draw at one scale.

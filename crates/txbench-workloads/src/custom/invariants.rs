@@ -28,8 +28,8 @@ pub async fn check<S: Session>(
         };
         out.push(ConditionResult {
             // The results keep the file's words for the process's life.
-            clause: Box::leak(name.clone().into_boxed_str()),
-            text: Box::leak(sql.clone().into_boxed_str()),
+            clause: super::keep_text(name.clone()),
+            text: super::keep_text(sql.clone()),
             violations: rows.len() as i64,
         });
     }

@@ -14,6 +14,7 @@ use txbench_core::value::RowBatch;
 
 use super::check::Spec;
 use super::draw::{Draw, NextKeys};
+use super::{keep, keep_all, keep_text, rows_at};
 use crate::about::{About, RunFlags, Scale};
 use crate::bulk::{self, LoadPlan, LoadSummary, Population};
 use crate::error::WorkloadError;
@@ -21,14 +22,6 @@ use crate::meta_table::MetaTable;
 
 /// Rows generated together, from one random stream.
 const CHUNK: i64 = 1_000;
-
-fn leak<T>(value: T) -> &'static T {
-    Box::leak(Box::new(value))
-}
-
-fn text(s: String) -> &'static str {
-    Box::leak(s.into_boxed_str())
-}
 
 /// What the engines and the shared steps need of a file's workload, made
 /// once per process (the driver and the loaders take them for its life).
@@ -48,49 +41,36 @@ pub fn make(spec: &Spec) -> Made {
         .tables
         .iter()
         .map(|t| schema::Table {
-            name: text(t.name.clone()),
-            columns: Box::leak(
+            name: keep_text(t.name.clone()),
+            columns: keep_all(
                 t.columns
                     .iter()
-                    .map(|c| schema::Column::new(text(c.name.clone()), c.ty))
-                    .collect::<Vec<_>>()
-                    .into_boxed_slice(),
+                    .map(|c| schema::Column::new(keep_text(c.name.clone()), c.ty))
+                    .collect(),
             ),
-            primary_key: Box::leak(
-                t.primary_key
-                    .iter()
-                    .map(|k| text(k.clone()))
-                    .collect::<Vec<_>>()
-                    .into_boxed_slice(),
-            ),
+            primary_key: keep_all(t.primary_key.iter().map(|k| keep_text(k.clone())).collect()),
         })
         .collect();
-    let meta_name = text(format!("txbench_{}_meta", spec.name.replace('-', "_")));
+    let meta_name = keep_text(format!("txbench_{}_meta", spec.name.replace('-', "_")));
     let meta_table = schema::Table {
         name: meta_name,
-        columns: leak([
+        columns: keep([
             schema::Column::new("m_key", ColumnType::Varchar(64)),
             schema::Column::new("m_value", ColumnType::Varchar(200)),
         ]),
-        primary_key: leak(["m_key"]),
+        primary_key: keep(["m_key"]),
     };
-    let all: &'static [schema::Table] = Box::leak(
-        tables
-            .into_iter()
-            .chain([meta_table])
-            .collect::<Vec<_>>()
-            .into_boxed_slice(),
-    );
-    let about = leak(About {
-        name: text(spec.name.clone()),
-        title: text(spec.title.clone()),
+    let all = keep_all(tables.into_iter().chain([meta_table]).collect());
+    let about = keep(About {
+        name: keep_text(spec.name.clone()),
+        title: keep_text(spec.title.clone()),
         summary: "a workload file",
         load_summary: "create the file's tables and load them",
         run_summary: "run the file's transactions",
         check_summary: (!spec.invariants.is_empty()).then_some("run the file's invariants"),
         scale: Scale {
-            unit: text(spec.scale_unit.clone()),
-            one: text(spec.scale_unit.trim_end_matches('s').to_string()),
+            unit: keep_text(spec.scale_unit.clone()),
+            one: keep_text(spec.scale_unit.trim_end_matches('s').to_string()),
             short: None,
             default: spec.default_scale,
             max: i64::MAX / 1_000_000,
@@ -102,24 +82,24 @@ pub fn make(spec: &Spec) -> Made {
             seed_draws: "the transactions' parameters",
         },
     });
-    let schema = leak(Schema {
+    let schema = keep(Schema {
         tables: all,
         indexes: &[],
         foreign_keys: &[],
     });
-    let meta = leak(MetaTable {
+    let meta = keep(MetaTable {
         about,
         table: &all[all.len() - 1],
         data: &all[0],
-        insert: leak(Statement::new(
+        insert: keep(Statement::new(
             "insert meta",
-            text(format!(
+            keep_text(format!(
                 "INSERT INTO {meta_name} (m_key, m_value) VALUES (?, ?)"
             )),
         )),
-        select: leak(Statement::new(
+        select: keep(Statement::new(
             "select meta",
-            text(format!("SELECT m_key, m_value FROM {meta_name}")),
+            keep_text(format!("SELECT m_key, m_value FROM {meta_name}")),
         )),
         count: None,
     });
@@ -134,12 +114,8 @@ pub fn make(spec: &Spec) -> Made {
 pub fn rows(spec: &Spec, scale: i64) -> u64 {
     spec.tables
         .iter()
-        .map(|t| table_rows(t.rows_per_scale, scale) as u64)
+        .map(|t| rows_at(t.rows_per_scale, scale) as u64)
         .sum()
-}
-
-fn table_rows(per_scale: f64, scale: i64) -> i64 {
-    (per_scale * scale as f64).round().max(1.0) as i64
 }
 
 /// Load `spec` at `plan.scale` through `made`'s schema.
@@ -158,7 +134,7 @@ pub async fn load<E: Engine>(
         .iter()
         .enumerate()
         .flat_map(|(t, table)| {
-            (0..table_rows(table.rows_per_scale, scale))
+            (0..rows_at(table.rows_per_scale, scale))
                 .step_by(CHUNK as usize)
                 .map(move |first| (t, first))
         })
@@ -168,7 +144,7 @@ pub async fn load<E: Engine>(
         units,
         generate: move |index: usize, (t, first): (usize, i64)| {
             let table = &spec.tables[t];
-            let end = (first + CHUNK).min(table_rows(table.rows_per_scale, scale));
+            let end = (first + CHUNK).min(rows_at(table.rows_per_scale, scale));
             let mut rng = Rand::derive(seed, index as u64);
             let next = NextKeys::default();
             let draws: Vec<Draw> = table

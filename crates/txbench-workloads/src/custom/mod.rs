@@ -15,3 +15,26 @@ pub mod ycsb;
 pub use check::{
     Column, Expect, FileError, Generator, KeyRange, Spec, Statement, Table, Transaction, parse,
 };
+
+/// `value` kept for the life of the process: the driver, the engines and the
+/// results take a workload's descriptions as `&'static`, which a built-in
+/// workload compiles in and a file's makes once.
+fn keep<T>(value: T) -> &'static T {
+    Box::leak(Box::new(value))
+}
+
+/// Text kept for the life of the process ([`keep`]).
+fn keep_text(text: String) -> &'static str {
+    Box::leak(text.into_boxed_str())
+}
+
+/// Items kept for the life of the process ([`keep`]).
+fn keep_all<T>(items: Vec<T>) -> &'static [T] {
+    Box::leak(items.into_boxed_slice())
+}
+
+/// The rows (or keys) of a table with `per_scale` of them per unit, at
+/// `scale`: one at least.
+pub fn rows_at(per_scale: f64, scale: i64) -> i64 {
+    (per_scale * scale as f64).round().max(1.0) as i64
+}

@@ -8,6 +8,7 @@
 //! process (`&'static`); a file's are made once per process and kept (leaked),
 //! as the built-in workloads' are compiled in.
 
+use std::ops::Range;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,6 +24,7 @@ use txbench_core::{
 
 use super::check::{Expect, Spec};
 use super::draw::{Draw, NextKeys};
+use super::{keep, keep_all, keep_text};
 
 /// A value drawn for a parameter, as a transaction's input carries it (to a
 /// txbench server too).
@@ -80,28 +82,36 @@ pub struct FileInput {
     pub params: Vec<Drawn>,
 }
 
+/// Where a placeholder's value comes from.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    /// The input's drawn parameter of this index.
+    Drawn(usize),
+    /// The value an earlier statement read, of this index.
+    Read(usize),
+}
+
 /// A statement made for the driver, with where its values come from.
 #[derive(Debug)]
 struct Step {
     statement: &'static schema::Statement,
-    /// Slot of each placeholder's value: drawn parameters first, then the
-    /// values earlier statements read.
-    args: Vec<usize>,
+    /// Each placeholder's value, in order.
+    args: Vec<Slot>,
     query: bool,
     expect: Expect,
-    /// The slots its first row's columns fill, in column order.
+    /// The read values its first row's columns fill, in column order.
     into: Vec<usize>,
-    /// Whether it starts a new round trip (it needs a statement of the
-    /// round trip before it).
-    starts_wave: bool,
 }
 
 /// A type made for the driver.
 #[derive(Debug)]
 struct Kind {
     steps: Vec<Step>,
-    params: usize,
-    slots: usize,
+    /// The steps of each round trip, in order: a statement starts a new one
+    /// when it needs a statement of the one before.
+    waves: Vec<Range<usize>>,
+    /// Values its statements read for later ones.
+    reads: usize,
     read_only: bool,
 }
 
@@ -121,24 +131,20 @@ struct Inner {
     next: NextKeys,
 }
 
-fn leak(s: String) -> &'static str {
-    Box::leak(s.into_boxed_str())
-}
-
 impl FileWorkload {
     /// The workload of `spec` at `scale`.
     pub fn new(spec: Spec, scale: i64) -> FileWorkload {
-        let name = leak(spec.name.clone());
+        let name = keep_text(spec.name.clone());
         let think = Duration::from_secs_f64(spec.think_secs);
         let types: Vec<TxnTypeInfo> = spec
             .transactions
             .iter()
             .map(|t| {
-                let key = leak(t.name.to_ascii_lowercase().replace(['-', ' '], "_"));
+                let key = keep_text(t.name.to_ascii_lowercase().replace(['-', ' '], "_"));
                 TxnTypeInfo {
                     mean_think: think,
                     ..TxnTypeInfo::back_to_back(
-                        leak(t.name.clone()),
+                        keep_text(t.name.clone()),
                         key,
                         t.share,
                         t.expected_success,
@@ -150,7 +156,7 @@ impl FileWorkload {
         FileWorkload {
             inner: Arc::new(Inner {
                 name,
-                types: Box::leak(types.into_boxed_slice()),
+                types: keep_all(types),
                 kinds,
                 scale,
                 spec,
@@ -168,42 +174,47 @@ impl FileWorkload {
 /// The steps of a transaction type: its values' slots resolved, its
 /// statements grouped into round trips.
 fn kind_of(t: &super::check::Transaction) -> Kind {
-    let mut names: Vec<String> = t.params.iter().map(|(n, _)| n.clone()).collect();
+    let drawn: Vec<&str> = t.params.iter().map(|(n, _)| n.as_str()).collect();
+    let mut read: Vec<&str> = Vec::new();
     let mut steps = Vec::new();
+    let mut waves = Vec::new();
     let mut wave_start = 0;
     for (i, s) in t.statements.iter().enumerate() {
-        // The last slot of a name is the latest value given to it.
-        let slot = |names: &[String], n: &str| names.iter().rposition(|x| x == n).expect("checked");
-        let args = s.args.iter().map(|a| slot(&names, a)).collect();
-        let starts_wave = s.after.iter().any(|&a| a >= wave_start);
-        if starts_wave {
+        // A value read last is the latest one given to its name.
+        let slot = |n: &str| match read.iter().rposition(|x| *x == n) {
+            Some(r) => Slot::Read(r),
+            None => Slot::Drawn(drawn.iter().position(|x| *x == n).expect("checked")),
+        };
+        let args = s.args.iter().map(|a| slot(a)).collect();
+        if i > 0 && s.after.iter().any(|&a| a >= wave_start) {
+            waves.push(wave_start..i);
             wave_start = i;
         }
         let into = s
             .into
             .iter()
             .map(|n| {
-                names.push(n.clone());
-                names.len() - 1
+                read.push(n);
+                read.len() - 1
             })
             .collect();
-        let statement: &'static schema::Statement = Box::leak(Box::new(schema::Statement::new(
-            leak(format!("{} {}", t.name, s.name)),
-            leak(s.sql.clone()),
-        )));
+        let statement = keep(schema::Statement::new(
+            keep_text(format!("{} {}", t.name, s.name)),
+            keep_text(s.sql.clone()),
+        ));
         steps.push(Step {
             statement,
             args,
             query: s.query,
             expect: s.expect,
             into,
-            starts_wave,
         });
     }
+    waves.push(wave_start..steps.len());
     Kind {
         steps,
-        params: t.params.len(),
-        slots: names.len(),
+        waves,
+        reads: read.len(),
         read_only: t.read_only,
     }
 }
@@ -313,44 +324,46 @@ impl Workload for FileWorkload {
                 format!("no transaction type {}", input.txn_type),
             )
         })?;
-        let mut slots: Vec<Drawn> = input.params.clone();
-        slots.resize(kind.slots.max(kind.params), Drawn::Null);
+        // The values read for later statements; the drawn ones stay in the input.
+        let mut read = vec![Drawn::Null; kind.reads];
         let mode = if kind.read_only {
             TxMode::ReadOnly
         } else {
             TxMode::ReadWrite
         };
         session.begin(mode).await?;
-        let mut start = 0;
-        while start < kind.steps.len() {
-            let end = (start + 1..kind.steps.len())
-                .find(|&i| kind.steps[i].starts_wave)
-                .unwrap_or(kind.steps.len());
-            let wave = &kind.steps[start..end];
-            let params: Vec<Vec<Param<'_>>> = wave
-                .iter()
-                .map(|s| s.args.iter().map(|&a| slots[a].param()).collect())
-                .collect();
-            let calls: Vec<Call<'_>> = wave
-                .iter()
-                .zip(&params)
-                .map(|(s, p)| {
-                    if s.query {
-                        Call::query(s.statement, p)
-                    } else {
-                        Call::execute(s.statement, p)
-                    }
-                })
-                .collect();
-            let replies = session.pipeline(&calls).await?;
-            drop(params);
+        for wave in &kind.waves {
+            let wave = &kind.steps[wave.clone()];
+            let replies = {
+                // Every placeholder of the round trip in one buffer, each
+                // statement's a slice of it.
+                let value = |slot: &Slot| match *slot {
+                    Slot::Drawn(i) => input.params[i].param(),
+                    Slot::Read(i) => read[i].param(),
+                };
+                let params: Vec<Param<'_>> =
+                    wave.iter().flat_map(|s| s.args.iter().map(value)).collect();
+                let mut rest = &params[..];
+                let calls: Vec<Call<'_>> = wave
+                    .iter()
+                    .map(|s| {
+                        let (own, after) = rest.split_at(s.args.len());
+                        rest = after;
+                        if s.query {
+                            Call::query(s.statement, own)
+                        } else {
+                            Call::execute(s.statement, own)
+                        }
+                    })
+                    .collect();
+                session.pipeline(&calls).await?
+            };
             for (step, reply) in wave.iter().zip(replies) {
-                if !kept(step, &reply, &mut slots)? {
+                if !kept(step, &reply, &mut read)? {
                     session.rollback().await?;
                     return Ok(Outcome::ExpectedRollback);
                 }
             }
-            start = end;
         }
         session.commit().await?;
         Ok(Outcome::Committed)
@@ -359,7 +372,7 @@ impl Workload for FileWorkload {
 
 /// Check a reply against what its statement expects and keep the values it
 /// reads; false when it found nothing and that ends the transaction.
-fn kept(step: &Step, reply: &Reply, slots: &mut [Drawn]) -> Result<bool, DbError> {
+fn kept(step: &Step, reply: &Reply, read: &mut [Drawn]) -> Result<bool, DbError> {
     let count = match reply {
         Reply::Rows(rows) => rows.len() as u64,
         Reply::Affected(n) => *n,
@@ -380,7 +393,7 @@ fn kept(step: &Step, reply: &Reply, slots: &mut [Drawn]) -> Result<bool, DbError
         && let Some(row) = rows.row(0)
     {
         for (column, &slot) in step.into.iter().enumerate() {
-            slots[slot] = row.get(column).map_or(Drawn::Null, drawn);
+            read[slot] = row.get(column).map_or(Drawn::Null, drawn);
         }
     }
     Ok(true)
