@@ -363,23 +363,12 @@ pub fn over_time(
             let (y0, y1) = decades(ys());
             let mut chart = chart!(root, title, x0..x1, (y0..y1).log_scale())?;
             axes!(chart, "time since the start of measurement (s)", y_desc)?;
-            for b in &timing.bands {
-                chart.draw_series([band(b, (y0, y1))])?;
-            }
-            for (i, s) in series.iter().enumerate() {
-                // A second with nothing measured has no place on a log axis.
-                let points = s.points.iter().copied().filter(|p| p.1 > 0.0);
-                chart.draw_series(LineSeries::new(points, color(i).stroke_width(2)))?;
-            }
-            for m in timing.marks.iter().filter(|m| (x0..=x1).contains(&m.x)) {
-                let line = [(m.x, y0), (m.x, y1)];
-                chart.draw_series(LineSeries::new(line, m.colour().stroke_width(2)))?;
-            }
+            draw_timed(&mut chart, series, timing, (x0, x1), (y0, y1))?;
         } else {
             let y1 = ys().fold(0.0f64, f64::max).max(1e-3) * 1.1;
             let mut chart = chart!(root, title, x0..x1, 0.0..y1)?;
             axes!(chart, "time since the start of measurement (s)", y_desc)?;
-            draw_linear(&mut chart, series, timing, (x0, x1), y1)?;
+            draw_timed(&mut chart, series, timing, (x0, x1), (0.0, y1))?;
         }
         Ok(())
     })
@@ -415,7 +404,7 @@ pub fn over_time_with_right(
             .label_style(("sans-serif", 14))
             .axis_desc_style(("sans-serif", 15))
             .draw()?;
-        draw_linear(&mut chart, series, timing, (x0, x1), y1)?;
+        draw_timed(&mut chart, series, timing, (x0, x1), (0.0, y1))?;
         let c = color(series.len());
         chart.draw_secondary_series(LineSeries::new(
             right.series.points.iter().copied(),
@@ -441,24 +430,29 @@ fn band(b: &Band, (y0, y1): (f64, f64)) -> Rectangle<(f64, f64)> {
     Rectangle::new([(b.from, y0), (b.to, y1)], b.colour.mix(0.15).filled())
 }
 
-/// Bands, lines and marks on a linear chart from 0 to `y1`.
-fn draw_linear<DB: DrawingBackend, CT>(
+/// Bands, lines and marks on a chart over time whose y axis runs from `y0`
+/// to `y1`. On a log axis (`y0` above 0) a point at 0 is left out: a second
+/// with nothing measured has no place there.
+fn draw_timed<DB: DrawingBackend, CT>(
     chart: &mut ChartContext<'_, DB, CT>,
     series: &[Series],
     timing: &Timing,
     (x0, x1): (f64, f64),
-    y1: f64,
+    (y0, y1): (f64, f64),
 ) -> PlotResult
 where
     CT: CoordTranslate<From = (f64, f64)>,
     DB::ErrorType: 'static,
 {
     for b in &timing.bands {
-        chart.draw_series([band(b, (0.0, y1))])?;
+        chart.draw_series([band(b, (y0, y1))])?;
     }
-    lines!(chart, series);
+    for (i, s) in series.iter().enumerate() {
+        let points = s.points.iter().copied().filter(|p| y0 <= 0.0 || p.1 > 0.0);
+        chart.draw_series(LineSeries::new(points, color(i).stroke_width(2)))?;
+    }
     for m in timing.marks.iter().filter(|m| (x0..=x1).contains(&m.x)) {
-        let line = [(m.x, 0.0), (m.x, y1)];
+        let line = [(m.x, y0), (m.x, y1)];
         chart.draw_series(LineSeries::new(line, m.colour().stroke_width(2)))?;
     }
     Ok(())
