@@ -11,12 +11,17 @@ use txbench_core::recorder::Recorder;
 use txbench_core::summary;
 use txbench_report::results::{HEADLINE_PREFIX, OFFERED_COLUMN};
 
+use txbench_core::driver::{Phase, Tick};
+use txbench_core::result::Metric;
+
 use crate::progress::Headline;
 
 /// How each interval's figures are computed.
 pub struct Figures {
     offered: Option<RateSchedule>,
     headline: Headline,
+    /// The headline figure's name, when the workload has one.
+    headline_name: Option<String>,
     types: &'static [TxnTypeInfo],
 }
 
@@ -28,39 +33,60 @@ impl Figures {
         headline: Headline,
         types: &'static [TxnTypeInfo],
     ) -> Figures {
+        let nothing = summary::type_results(types, &Recorder::new(types.len()).measured);
+        let headline_name = headline(&nothing, 1.0).into_iter().next().map(|m| m.name);
         Figures {
             offered,
             headline,
+            headline_name,
             types,
         }
     }
 
     /// The timeline's columns, in the order [`Figures::of`] gives them.
     pub fn names(&self) -> Vec<String> {
-        let nothing = summary::type_results(self.types, &Recorder::new(self.types.len()).measured);
-        let headline = (self.headline)(&nothing, 1.0).into_iter().next();
         self.offered
             .as_ref()
             .map(|_| OFFERED_COLUMN.to_string())
             .into_iter()
-            .chain(headline.map(|m| format!("{HEADLINE_PREFIX}{}", m.name)))
+            .chain(
+                self.headline_name
+                    .as_ref()
+                    .map(|n| format!("{HEADLINE_PREFIX}{n}")),
+            )
             .collect()
     }
 
+    /// The workload's headline figures over the tick `t` measured (none
+    /// during the warm-up): computed once a second for every watcher.
+    pub fn headline_of(&self, t: &Tick<'_>) -> Option<Vec<Metric>> {
+        (t.phase != Phase::WarmUp).then(|| {
+            let secs = crate::progress::measured_part(t).as_secs_f64().max(1e-3);
+            self.headline_over(&t.interval, secs)
+        })
+    }
+
+    /// The workload's headline figures over `secs` seconds whose numbers
+    /// are `interval`.
+    pub fn headline_over(&self, interval: &Recorder, secs: f64) -> Vec<Metric> {
+        (self.headline)(&summary::type_results(self.types, &interval.measured), secs)
+    }
+
     /// The figures of the interval `from..to` (from the window's start) whose
-    /// numbers are `interval`: the arrivals due per second, and the headline.
-    pub fn of(&self, (from, to): (Duration, Duration), interval: &Recorder) -> Vec<f64> {
+    /// headline figures are `headline` ([`Figures::headline_of`]): the
+    /// arrivals due per second, and the headline.
+    pub fn of(&self, (from, to): (Duration, Duration), headline: Option<&[Metric]>) -> Vec<f64> {
         let secs = (to - from).as_secs_f64().max(1e-9);
         let offered = self
             .offered
             .as_ref()
             .map(|r| r.arrivals_between(from.as_secs_f64(), to.as_secs_f64()) / secs);
-        let types = summary::type_results(self.types, &interval.measured);
-        let headline = (self.headline)(&types, secs).into_iter().next();
-        offered
-            .into_iter()
-            .chain(headline.map(|m| m.value))
-            .collect()
+        let headline = self.headline_name.as_ref().map(|_| {
+            headline
+                .and_then(|h| h.first())
+                .map_or(f64::NAN, |m| m.value)
+        });
+        offered.into_iter().chain(headline).collect()
     }
 }
 
@@ -97,7 +123,8 @@ mod tests {
         let mut interval = Recorder::new(1);
         interval.measured[0].committed = 90;
         let ms = Duration::from_millis;
-        let figures = f.of((ms(1000), ms(1500)), &interval);
+        let headline = f.headline_over(&interval, 0.5);
+        let figures = f.of((ms(1000), ms(1500)), Some(&headline));
         // 0.5 s from 200/s to 250/s: 112.5 due, 225/s; 90 done in 0.5 s.
         assert_eq!(figures, [225.0, 180.0]);
     }
@@ -106,8 +133,9 @@ mod tests {
     fn a_closed_loop_has_only_its_headline() {
         let f = Figures::new(None, per_second(), &TYPES);
         assert_eq!(f.names(), ["headline:reads/s"]);
+        let headline = f.headline_over(&Recorder::new(1), 1.0);
         assert_eq!(
-            f.of((Duration::ZERO, Duration::from_secs(1)), &Recorder::new(1)),
+            f.of((Duration::ZERO, Duration::from_secs(1)), Some(&headline)),
             [0.0]
         );
     }

@@ -156,10 +156,7 @@ pub async fn measure<E: Engine, W: Benchmark>(
     let live = match plan.output.metrics {
         Some(addr) => {
             let labels = run_labels(plan, engine.as_ref(), started_at, dir);
-            Some((
-                serve_run(addr, labels, workload.as_ref()).await?,
-                Arc::clone(&headline),
-            ))
+            Some(serve_run(addr, labels, workload.as_ref()).await?)
         }
         None => None,
     };
@@ -198,7 +195,8 @@ pub async fn measure<E: Engine, W: Benchmark>(
         Watch {
             progress: run_progress(plan, &run.driver, &workload, headline),
             live,
-            writer: writer.as_ref().map(|w| (w, &figures)),
+            figures: &figures,
+            writer: writer.as_ref(),
             seconds: seconds.as_mut(),
             warmup_per_s: &mut warmup_per_s,
         },
@@ -378,11 +376,13 @@ fn run_labels<E: Engine, W: Benchmark>(
 struct Watch<'a> {
     /// The live line.
     progress: RunProgress,
-    /// The figures served to scrapers, and how to compute the headline.
-    live: Option<(Arc<Live>, Headline)>,
-    /// Where each second of the window is written, with the run's figures
-    /// of it.
-    writer: Option<(&'a results::IntervalWriter, &'a Figures)>,
+    /// The figures served to scrapers.
+    live: Option<Arc<Live>>,
+    /// The run's own figures of each second (its headline, once a second,
+    /// for the scrapers and the timeline alike).
+    figures: &'a Figures,
+    /// Where each second of the window is written.
+    writer: Option<&'a results::IntervalWriter>,
     /// Where each second of the window is kept for the faults' figures.
     seconds: Option<&'a mut Vec<RunSecond>>,
     /// Where each second of the warm-up's throughput is kept, for the report.
@@ -403,8 +403,9 @@ async fn drive<E: Engine, W: Workload>(
 ) -> Result<driver::Recording, RunError> {
     let recording = driver::run(engine, workload, opts, stop, |t| {
         watch.progress.tick(&t);
-        if let Some((live, headline)) = &watch.live {
-            live.tick(&t, headline);
+        let headline = watch.figures.headline_of(&t);
+        if let Some(live) = &watch.live {
+            live.tick(&t, headline.as_deref());
         }
         let (from, to) = t.window_span;
         // The part of the tick before the window (what ended there is not
@@ -431,12 +432,12 @@ async fn drive<E: Engine, W: Workload>(
         {
             seconds.push(RunSecond::of(opts.warmup + to, to - from, &t.interval));
         }
-        if let Some((w, figures)) = watch.writer {
+        if let Some(w) = watch.writer {
             w.push(results::Interval {
                 window_start: t.window_start,
                 start: from,
                 length: to - from,
-                figures: figures.of((from, to), &t.interval),
+                figures: watch.figures.of((from, to), headline.as_deref()),
                 numbers: t.interval,
             });
         }

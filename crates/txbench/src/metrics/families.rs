@@ -253,7 +253,6 @@ mod tests {
                 run: "20261126T040000Z-tpcc-sqlite".into(),
                 shard: "0/1".into(),
             }),
-            infos: &[],
             phase: "measure",
             types: vec![new_order],
             queued: 5,

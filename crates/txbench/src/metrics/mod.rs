@@ -21,10 +21,8 @@ use txbench_core::TxnTypeInfo;
 use txbench_core::driver::{Phase, Tick};
 use txbench_core::error::ErrorKind;
 use txbench_core::result::Metric;
-use txbench_core::summary;
 
 use crate::failure::Failure;
-use crate::progress::Headline;
 
 /// Upper bounds of the latency histogram's buckets, in seconds: 100 µs to
 /// 10 s, three a decade.
@@ -68,7 +66,6 @@ struct TypeFigures {
 #[derive(Debug, Clone, Default)]
 struct Snapshot {
     labels: Option<RunLabels>,
-    infos: &'static [TxnTypeInfo],
     phase: &'static str,
     types: Vec<TypeFigures>,
     queued: u64,
@@ -112,7 +109,6 @@ impl Live {
         let mut s = self.lock();
         *s = Snapshot {
             labels: Some(labels),
-            infos: types,
             phase: "warm-up",
             types: types
                 .iter()
@@ -126,9 +122,9 @@ impl Live {
         };
     }
 
-    /// Add one second of the run; `headline` gives the workload's figures
-    /// over it.
-    pub fn tick(&self, t: &Tick<'_>, headline: &Headline) {
+    /// Add one second of the run, with the workload's headline figures over
+    /// it (none during the warm-up).
+    pub fn tick(&self, t: &Tick<'_>, headline: Option<&[Metric]>) {
         let mut s = self.lock();
         s.phase = match t.phase {
             Phase::WarmUp => "warm-up",
@@ -153,10 +149,8 @@ impl Live {
             (f.p50_s, f.p99_s) = (quantile(0.5), quantile(0.99));
             f.in_flight = t.outstanding.get(i).copied().unwrap_or(0);
         }
-        if t.phase != Phase::WarmUp {
-            let types = summary::type_results(s.infos, &t.interval.measured);
-            let secs = crate::progress::measured_part(t).as_secs_f64().max(1e-3);
-            s.headline = headline(&types, secs);
+        if let Some(headline) = headline {
+            s.headline = headline.to_vec();
         }
     }
 
