@@ -2,30 +2,23 @@
 //! workloads, loaded into SQLite through the shared load, driven by the
 //! driver, their rows checked and their invariants kept.
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
-use std::time::Duration;
+mod support;
 
-use txbench_core::driver::{self, RunOptions, WaitMode};
+use std::sync::Arc;
+
+use support::documented_example;
+use txbench_core::driver;
 use txbench_core::{Engine, Session};
 use txbench_engines::sqlite::{SqliteConfig, SqliteEngine};
-use txbench_workloads::LoadPlan;
-use txbench_workloads::custom::{self, load, run::FileWorkload, ycsb};
-
-fn documented_example() -> String {
-    let doc = include_str!("../../../docs/workload-file.md");
-    let start = doc.find("```toml\n").unwrap() + "```toml\n".len();
-    doc[start..start + doc[start..].find("```").unwrap()].to_string()
-}
+use txbench_workloads::custom::{self, ycsb};
 
 fn engine(dir: &std::path::Path, name: &str) -> Arc<SqliteEngine> {
     let path = dir.join(name);
     Arc::new(SqliteEngine::new(SqliteConfig::parse(path.to_str().unwrap()).unwrap()).unwrap())
 }
 
-/// Load `text` at `scale` and run it for a second with 4 terminals; the
-/// recording, the engine and the checked file. `before` sees the loaded
-/// database before the run.
+/// Load `text` at `scale` into an SQLite file of its own and run it for a
+/// second with 4 terminals; the recording, the engine and the checked file.
 async fn load_and_run(
     dir: &std::path::Path,
     text: &str,
@@ -34,6 +27,7 @@ async fn load_and_run(
     load_and_run_after(dir, text, scale, |_| {}).await
 }
 
+/// [`load_and_run`], `before` seeing the loaded database before the run.
 async fn load_and_run_after(
     dir: &std::path::Path,
     text: &str,
@@ -42,45 +36,9 @@ async fn load_and_run_after(
 ) -> (driver::Recording, Arc<SqliteEngine>, custom::Spec) {
     let spec = custom::parse("workload.toml", text).unwrap();
     let engine = engine(dir, &format!("{}.db", spec.name));
-    let made = load::make(&spec);
-    let plan = LoadPlan {
-        scale,
-        threads: 2,
-        seed: 3,
-        drop: false,
-        foreign_keys: false,
-    };
-    let summary = load::load(
-        Arc::clone(&engine),
-        Arc::new(spec.clone()),
-        &made,
-        &plan,
-        Arc::new(AtomicU64::new(0)),
-    )
-    .await
-    .unwrap();
-    assert_eq!(summary.rows, load::rows(&spec, scale));
+    support::load(&engine, &spec, scale, false).await;
     before(&engine);
-    let workload = Arc::new(FileWorkload::new(spec.clone(), scale));
-    let opts = RunOptions {
-        duration: Duration::from_secs(1),
-        warmup: Duration::ZERO,
-        terminals: 4,
-        connections: 1,
-        wait: WaitMode::None,
-        seed: 9,
-        retry: Default::default(),
-        affinity: false,
-        start_at: None,
-        grace: Duration::from_secs(1),
-        acks: None,
-        schedule: Vec::new(),
-        open: None,
-    };
-    let (_running, stop) = tokio::sync::watch::channel(false);
-    let recording = driver::run(&engine, &workload, &opts, stop, |_| {})
-        .await
-        .unwrap();
+    let recording = support::run_briefly(&engine, &spec, scale, 1).await;
     (recording, engine, spec)
 }
 

@@ -4,16 +4,15 @@
 //! of its own and drops it. Needs TXBENCH_TEST_POSTGRES_URL and
 //! TXBENCH_TEST_MYSQL_URL; skips with a notice otherwise.
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
-use std::time::Duration;
+mod support;
 
-use txbench_core::driver::{self, RunOptions, WaitMode};
+use std::sync::Arc;
+
+use support::documented_example;
 use txbench_core::{Engine, Session};
 use txbench_engines::mysql::{MyEngine, MyTarget};
 use txbench_engines::postgres::{PgEngine, PgTarget};
-use txbench_workloads::LoadPlan;
-use txbench_workloads::custom::{self, load, run::FileWorkload, ycsb};
+use txbench_workloads::custom::{self, ycsb};
 
 fn server_url(var: &str) -> Option<String> {
     match std::env::var(var) {
@@ -35,55 +34,13 @@ fn with_database(url: &str, name: &str) -> String {
     format!("{base}/{name}")
 }
 
-fn documented_example() -> String {
-    let doc = include_str!("../../../docs/workload-file.md");
-    let start = doc.find("```toml\n").unwrap() + "```toml\n".len();
-    doc[start..start + doc[start..].find("```").unwrap()].to_string()
-}
-
 /// Load `text` at scale 100 and run it a second on 4 terminals and 2
 /// sessions: every type commits, and nothing fails.
 async fn loads_and_runs<E: Engine>(engine: &Arc<E>, text: &str) {
     let spec = custom::parse("workload.toml", text).unwrap();
-    let made = load::make(&spec);
-    let plan = LoadPlan {
-        scale: 100,
-        threads: 2,
-        seed: 3,
-        // YCSB's files share their table: each load replaces the last one's.
-        drop: true,
-        foreign_keys: false,
-    };
-    let summary = load::load(
-        Arc::clone(engine),
-        Arc::new(spec.clone()),
-        &made,
-        &plan,
-        Arc::new(AtomicU64::new(0)),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
-    assert_eq!(summary.rows, load::rows(&spec, 100));
-    let opts = RunOptions {
-        duration: Duration::from_secs(1),
-        warmup: Duration::ZERO,
-        terminals: 4,
-        connections: 2,
-        wait: WaitMode::None,
-        seed: 9,
-        retry: Default::default(),
-        affinity: false,
-        start_at: None,
-        grace: Duration::from_secs(2),
-        acks: None,
-        schedule: Vec::new(),
-        open: None,
-    };
-    let (_running, stop) = tokio::sync::watch::channel(false);
-    let workload = Arc::new(FileWorkload::new(spec.clone(), 100));
-    let rec = driver::run(engine, &workload, &opts, stop, |_| {})
-        .await
-        .unwrap();
+    // YCSB's files share their table: each load replaces the last one's.
+    support::load(engine, &spec, 100, true).await;
+    let rec = support::run_briefly(engine, &spec, 100, 2).await;
     for (t, stats) in spec.transactions.iter().zip(&rec.total.measured) {
         let what = format!("{} {}", spec.name, t.name);
         assert!(stats.committed > 10, "{what}: {stats:?}");

@@ -1,0 +1,71 @@
+//! What the workload-file tests share: the documented example, and a
+//! file's workload loaded and run briefly on any engine.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use txbench_core::Engine;
+use txbench_core::driver::{self, RunOptions, WaitMode};
+use txbench_workloads::LoadPlan;
+use txbench_workloads::custom::{Spec, load, run::FileWorkload};
+
+/// The first TOML block of docs/workload-file.md: its complete example.
+pub fn documented_example() -> String {
+    let doc = include_str!("../../../../docs/workload-file.md");
+    let start = doc.find("```toml\n").unwrap() + "```toml\n".len();
+    doc[start..start + doc[start..].find("```").unwrap()].to_string()
+}
+
+/// Load `spec` at `scale` (replacing a load already there with `drop`),
+/// checking the rows written.
+pub async fn load<E: Engine>(engine: &Arc<E>, spec: &Spec, scale: i64, drop: bool) {
+    let made = load::make(spec);
+    let plan = LoadPlan {
+        scale,
+        threads: 2,
+        seed: 3,
+        drop,
+        foreign_keys: false,
+    };
+    let summary = load::load(
+        Arc::clone(engine),
+        Arc::new(spec.clone()),
+        &made,
+        &plan,
+        Arc::new(AtomicU64::new(0)),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+    assert_eq!(summary.rows, load::rows(spec, scale));
+}
+
+/// Run `spec` at `scale` for a second on 4 terminals and `connections`
+/// sessions, closed loop.
+pub async fn run_briefly<E: Engine>(
+    engine: &Arc<E>,
+    spec: &Spec,
+    scale: i64,
+    connections: usize,
+) -> driver::Recording {
+    let opts = RunOptions {
+        duration: Duration::from_secs(1),
+        warmup: Duration::ZERO,
+        terminals: 4,
+        connections,
+        wait: WaitMode::None,
+        seed: 9,
+        retry: Default::default(),
+        affinity: false,
+        start_at: None,
+        grace: Duration::from_secs(2),
+        acks: None,
+        schedule: Vec::new(),
+        open: None,
+    };
+    let (_running, stop) = tokio::sync::watch::channel(false);
+    let workload = Arc::new(FileWorkload::new(spec.clone(), scale));
+    driver::run(engine, &workload, &opts, stop, |_| {})
+        .await
+        .unwrap()
+}
