@@ -170,14 +170,15 @@ pub fn open_loop_result(rec: &Recording, load: &OpenLoop) -> Option<OpenLoopResu
     let secs = rec.measured.as_secs_f64();
     let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     let achieved = per_sec(rec.total.completed());
+    let offered = load.rate.mean_over(secs);
     let lateness = micros_percentiles(&rec.total.lateness);
     Some(OpenLoopResult {
         arrival: format!("{:?}", load.arrival).to_lowercase(),
-        offered_rate: load.rate.mean_over(secs),
+        offered_rate: offered,
         schedule: (!load.rate.is_constant()).then(|| load.rate.to_string()),
         scheduled_rate: per_sec(d.scheduled),
         achieved_rate: achieved,
-        achieved_ratio: achieved / load.rate.mean_over(secs),
+        achieved_ratio: achieved / offered,
         shed: d.shed,
         lateness_us: lateness,
         send_gaps_anderson_darling: (load.arrival == Arrival::Poisson)
