@@ -57,7 +57,12 @@ pub struct Scale {
 
 impl Scale {
     /// A count with its unit: "1 warehouse", "100000 subscribers".
+    /// A scale named by itself ("scale", a workload file's) reads "scale 3".
     pub fn count(&self, n: i64) -> String {
-        format!("{n} {}", if n == 1 { self.one } else { self.unit })
+        if self.one == self.unit {
+            format!("{} {n}", self.unit)
+        } else {
+            format!("{n} {}", if n == 1 { self.one } else { self.unit })
+        }
     }
 }

@@ -81,10 +81,33 @@ pub struct NoOptions {}
 pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
     /// Its names and scale.
     const ABOUT: &'static About;
+    /// The flags that say what the workload is, given to every verb that
+    /// touches its tables or runs it (a workload file's `--file`);
+    /// [`NoOptions`] for a workload the binary holds.
+    type Definition: Options;
+
+    /// Take the workload's definition before any verb uses it (read and check
+    /// a workload file); a bad one is an error naming what is wrong. The
+    /// binary holds the built-in workloads' definitions, so they have nothing
+    /// to take.
+    fn define(definition: &Self::Definition) -> Result<(), WorkloadError> {
+        let _ = definition;
+        Ok(())
+    }
+
     /// Its tables (the metadata table among them): what `clean` drops.
-    const SCHEMA: &'static Schema;
+    fn schema() -> &'static Schema;
     /// Where its load is recorded.
-    const META: &'static MetaTable;
+    fn meta() -> &'static MetaTable;
+
+    /// The scale a load writes when none is asked.
+    fn default_scale() -> i64 {
+        Self::ABOUT.scale.default
+    }
+
+    /// What the help says of that default when it is not the scale's
+    /// (a workload file's is its own); `None`: the number.
+    const DEFAULT_SCALE_HELP: Option<&'static str> = None;
 
     /// Flags of a load beyond the scale (Retwis: the value size).
     type LoadOptions: Options;
@@ -95,7 +118,7 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
     fn loaded<S: Session>(
         session: &mut S,
     ) -> impl Future<Output = Result<Option<Loaded>, WorkloadError>> + Send {
-        async move { Ok(Self::META.read(session).await?) }
+        async move { Ok(Self::meta().read(session).await?) }
     }
 
     /// Load `plan.scale`; `rows_done` counts rows as they are written.
@@ -164,6 +187,12 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
     ) -> impl Future<Output = Result<AcidReport, WorkloadError>> + Send {
         let _ = (engine, seed);
         std::future::ready(Err(WorkloadError::NoAcid(Self::ABOUT)))
+    }
+
+    /// The name of what runs, in prose, for the results and the report: the
+    /// workload's title, or a file's own ("YCSB A", "Orders").
+    fn title(&self) -> String {
+        Self::ABOUT.title.to_string()
     }
 
     /// The scale in the database.

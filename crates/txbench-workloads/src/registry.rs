@@ -48,6 +48,8 @@ workloads! {
     crate::tpcc::Tpcc,
     crate::tatp::Tatp,
     crate::retwis::Retwis,
+    crate::custom::ycsb::Ycsb,
+    crate::custom::command::Custom,
 }
 
 #[cfg(test)]
@@ -74,14 +76,17 @@ mod tests {
         for name in NAMES {
             assert_eq!(visit(name, Name), Some(*name));
         }
-        assert_eq!(visit("ycsb", Name), None);
-        assert_eq!(NAMES, ["tpcc", "tatp", "retwis"]);
+        assert_eq!(visit("ycsb-a", Name), None);
+        assert_eq!(NAMES, ["tpcc", "tatp", "retwis", "ycsb", "custom"]);
     }
 
     #[test]
     fn each_visits_every_workload_once_in_order() {
         let mut units = Units(Vec::new());
         each(&mut units);
-        assert_eq!(units.0, ["warehouses", "subscribers", "keys"]);
+        assert_eq!(
+            units.0,
+            ["warehouses", "subscribers", "keys", "records", "scale"]
+        );
     }
 }

@@ -155,8 +155,13 @@ impl Workload for Kv {
 
 impl Benchmark for Kv {
     const ABOUT: &'static About = &ABOUT;
-    const SCHEMA: &'static Schema = &SCHEMA;
-    const META: &'static MetaTable = &META;
+    type Definition = NoOptions;
+    fn schema() -> &'static Schema {
+        &SCHEMA
+    }
+    fn meta() -> &'static MetaTable {
+        &META
+    }
     type LoadOptions = NoOptions;
     type RunOptions = NoOptions;
 

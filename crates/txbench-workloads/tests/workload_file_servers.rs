@@ -52,6 +52,8 @@ async fn every_file<E: Engine>(engine: &Arc<E>) {
     for text in [
         documented_example(),
         ycsb::file('a').unwrap().into(),
+        // Latest reads of keys that concurrent inserts are still writing.
+        ycsb::file('d').unwrap().into(),
         ycsb::file('e').unwrap().into(),
     ] {
         loads_and_runs(engine, &text).await;

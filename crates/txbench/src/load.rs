@@ -20,7 +20,7 @@ pub async fn load_on<E: Engine, W: Benchmark>(
     engine: Arc<E>,
     a: &LoadArgs<W>,
 ) -> Result<(), Failure> {
-    let plan = load_plan(a.scale.value, &a.load, a.seed);
+    let plan = load_plan(a.scale.value(), &a.load, a.seed);
     let progress = crate::progress::period(a.progress.progress, false);
     create_database(engine.as_ref()).await?;
     load_with::<E, W>(engine, &plan, &a.options, progress).await
@@ -78,8 +78,13 @@ async fn load_with<E: Engine, W: Benchmark>(
 /// A scale with its unit: "1 warehouse", "100,000 subscribers".
 pub fn scale_text<W: Benchmark>(n: i64) -> String {
     let scale = &W::ABOUT.scale;
+    let n_text = terminal::grouped(n as f64, 0);
+    if scale.one == scale.unit {
+        // A scale named by itself (a workload file's): "scale 3".
+        return format!("{} {n_text}", scale.unit);
+    }
     let unit = if n == 1 { scale.one } else { scale.unit };
-    format!("{} {unit}", terminal::grouped(n as f64, 0))
+    format!("{n_text} {unit}")
 }
 
 /// Load `W` at scale `asked` (its default when `None`) unless a finished load
@@ -120,7 +125,7 @@ pub async fn ensure_loaded<E: Engine, W: Benchmark>(
                 Ok(())
             }
             present => {
-                let mut plan = load_plan(asked.unwrap_or(W::ABOUT.scale.default), load, seed);
+                let mut plan = load_plan(asked.unwrap_or_else(W::default_scale), load, seed);
                 plan.drop |= present.is_some();
                 load_with::<E, W>(Arc::clone(engine), &plan, options, progress).await
             }

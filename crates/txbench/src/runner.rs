@@ -536,7 +536,7 @@ fn result_of<E: Engine, W: Benchmark>(
         schema_version: RESULT_SCHEMA_VERSION,
         txbench_version: env!("CARGO_PKG_VERSION").to_string(),
         workload: workload.name().to_string(),
-        workload_title: W::ABOUT.title.to_string(),
+        workload_title: workload.title(),
         engine: engine.name().to_string(),
         target: engine.describe(),
         started_at: ran.started_at.to_string(),

@@ -95,6 +95,14 @@ async fn serve_on<E: Engine, W: Benchmark>(
              null: or sim:",
         ));
     }
+    // What needs a definition of its own (a workload file) has none here:
+    // serve takes no --file yet.
+    W::define(&W::Definition::default()).map_err(|_| {
+        Failure::usage(format!(
+            "serve cannot serve the {} yet: it is defined by a file, and serve takes none",
+            W::ABOUT.title
+        ))
+    })?;
     let token = token(a)?;
     let (load, options) = (W::LoadOptions::default(), W::RunOptions::default());
     let progress = crate::progress::period(None, false);

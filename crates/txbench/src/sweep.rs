@@ -85,6 +85,7 @@ impl Visitor for Sweep {
                 .chosen
                 .args::<W>()
                 .map_err(|e| Failure::Usage(e.into()))?;
+            W::define(&a.definition).map_err(|e| Failure::Usage(e.into()))?;
             let plan = RunPlan::<W>::new(&a.sweep.run, a.scale.asked, a.options.clone())?;
             // A sweep's steps each start when the last ends: no agreed start
             // time, and shards of a sweep would not share their steps' windows.

@@ -63,13 +63,23 @@ async fn verb<W: Benchmark>(
         workload: Some(W::ABOUT.name),
         ..EngineOptions::default()
     };
+    let definition = match &verb {
+        Some(Verb::Load(a)) => Some(&a.definition),
+        Some(Verb::Run(a)) => Some(&a.definition),
+        Some(Verb::Check(a) | Verb::Clean(a)) => Some(&a.definition),
+        Some(Verb::Verify(_) | Verb::Acid(_)) => None,
+        None => Some(&all.run.definition),
+    };
+    if let Some(definition) = definition {
+        W::define(definition).map_err(|e| Failure::Usage(e.into()))?;
+    }
     let task = match verb {
         Some(Verb::Load(a)) => Task::Load(a),
         Some(Verb::Run(a)) => Task::Run(RunPlan::of(&a)?),
-        Some(Verb::Check(db)) => Task::Check(db),
+        Some(Verb::Check(a)) => Task::Check(a.db),
         Some(Verb::Verify(a)) => Task::Verify(a),
         Some(Verb::Acid(a)) => Task::Acid(a),
-        Some(Verb::Clean(db)) => Task::Clean(db),
+        Some(Verb::Clean(a)) => Task::Clean(a.db),
         None => Task::AllInOne(RunPlan::of(&all.run)?, all),
     };
     let (urls, options) = match &task {
@@ -185,7 +195,7 @@ async fn check_on<E: Engine, W: Benchmark>(engine: Arc<E>) -> Result<(), Failure
 
 async fn clean_on<E: Engine, W: Benchmark>(engine: Arc<E>, a: &DbArgs) -> Result<(), Failure> {
     on_session(&engine, |mut s| async move {
-        txbench_workloads::bulk::drop_tables(&mut s, W::SCHEMA).await
+        txbench_workloads::bulk::drop_tables(&mut s, W::schema()).await
     })
     .await??;
     outln!("dropped the {} tables in {a}", W::ABOUT.title);

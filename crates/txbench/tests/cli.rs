@@ -43,6 +43,17 @@ fn every_verb_has_help() {
         vec!["retwis", "run", "--help"],
         vec!["retwis", "clean", "--help"],
         vec!["sweep", "retwis", "--help"],
+        vec!["ycsb", "--help"],
+        vec!["ycsb", "load", "--help"],
+        vec!["ycsb", "run", "--help"],
+        vec!["ycsb", "clean", "--help"],
+        vec!["sweep", "ycsb", "--help"],
+        vec!["custom", "--help"],
+        vec!["custom", "load", "--help"],
+        vec!["custom", "run", "--help"],
+        vec!["custom", "check", "--help"],
+        vec!["custom", "clean", "--help"],
+        vec!["sweep", "custom", "--help"],
         vec!["serve", "--help"],
     ] {
         let out = txbench(dir.path()).args(&args).output().unwrap();
@@ -76,7 +87,7 @@ fn bad_flags_and_values_exit_2_naming_them() {
             "txbench",
         ),
         (&["tatp", "load", "--subscribers", "0"], "0"),
-        (&["serve", "--workload", "ycsb"], "ycsb"),
+        (&["serve", "--workload", "ycsb-z"], "ycsb-z"),
         (
             &["serve", "--workload", "tpcc", "--subscribers", "10"],
             "--subscribers",

@@ -43,10 +43,37 @@ fn workloads() -> Vec<Workload> {
     all.0
 }
 
+/// The flags that say what `workload` is, which every verb takes: a
+/// workload file's `--file` (the documented example, written to `dir`).
+fn definition(workload: &str, dir: &std::path::Path) -> Vec<String> {
+    if workload != "custom" {
+        return Vec::new();
+    }
+    let doc = include_str!("../../../docs/workload-file.md");
+    let start = doc.find("```toml\n").unwrap() + "```toml\n".len();
+    let path = dir.join("orders.toml");
+    std::fs::write(
+        &path,
+        &doc[start..start + doc[start..].find("```").unwrap()],
+    )
+    .unwrap();
+    vec!["--file".to_string(), path.display().to_string()]
+}
+
+/// `txbench NAME VERB`, with the workload's definition, then `rest`.
+fn verb(w: &Workload, dir: &std::path::Path, verb: &str, rest: &[&str]) -> std::process::Output {
+    let definition = definition(w.name, dir);
+    let mut args = vec![w.name, verb];
+    args.extend(definition.iter().map(String::as_str));
+    args.extend_from_slice(rest);
+    txbench(dir, &args)
+}
+
 /// A small scale of each workload: quick to load on any engine.
 fn small(workload: &str) -> &'static str {
     match workload {
         "tpcc" => "1",
+        "custom" => "20",
         _ => "2000",
     }
 }
@@ -57,27 +84,20 @@ fn conforms(w: &Workload, url: &str) {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let context = format!("{} on {url}", w.name);
-    let out = txbench(
+    let out = verb(
+        w,
         dir,
-        &[
-            w.name,
-            "load",
-            "--db",
-            url,
-            &w.scale_flag,
-            small(w.name),
-            "--threads",
-            "2",
-        ],
+        "load",
+        &["--db", url, &w.scale_flag, small(w.name), "--threads", "2"],
     );
     assert!(out.status.success(), "{context}: load: {}", text(&out));
     assert!(text(&out).contains("loaded"), "{context}: {}", text(&out));
 
-    let out = txbench(
+    let out = verb(
+        w,
         dir,
+        "run",
         &[
-            w.name,
-            "run",
             "--db",
             url,
             "-d",
@@ -115,17 +135,14 @@ fn conforms(w: &Workload, url: &str) {
     }
 
     if w.has_check {
-        let out = txbench(dir, &[w.name, "check", "--db", url]);
+        let out = verb(w, dir, "check", &["--db", url]);
         assert!(out.status.success(), "{context}: check: {}", text(&out));
         assert!(!text(&out).contains("FAIL"), "{context}: {}", text(&out));
     }
 
-    let out = txbench(dir, &[w.name, "clean", "--db", url]);
+    let out = verb(w, dir, "clean", &["--db", url]);
     assert!(out.status.success(), "{context}: clean: {}", text(&out));
-    let out = txbench(
-        dir,
-        &[w.name, "run", "--db", url, "-d", "1s", "--no-results"],
-    );
+    let out = verb(w, dir, "run", &["--db", url, "-d", "1s", "--no-results"]);
     assert_eq!(out.status.code(), Some(1), "{context}: {}", text(&out));
     assert!(
         text(&out).contains(&format!("txbench {} load", w.name)),
@@ -139,7 +156,7 @@ fn conforms(w: &Workload, url: &str) {
 fn refused(w: &Workload, url: &str, because: &str) {
     let dir = tempfile::tempdir().unwrap();
     for _ in 0..2 {
-        let out = txbench(dir.path(), &[w.name, "load", "--db", url]);
+        let out = verb(w, dir.path(), "load", &["--db", url]);
         assert_eq!(out.status.code(), Some(1), "{} on {url}", w.name);
         assert!(text(&out).contains(because), "{}: {}", w.name, text(&out));
     }

@@ -14,20 +14,76 @@ use txbench_core::value::Value;
 
 use super::check::{Generator, KeyRange};
 
-/// The next key of each `table.column` that inserts draw from, shared by
+/// The inserts into each `table.column` that inserts draw from, shared by
 /// every terminal of a run.
 #[derive(Debug, Default)]
-pub struct NextKeys(std::sync::Mutex<BTreeMap<String, Arc<AtomicI64>>>);
+pub struct NextKeys(std::sync::Mutex<BTreeMap<String, Arc<Inserts>>>);
 
 impl NextKeys {
-    /// The counter of `keys` at `scale`: it starts past the keys loaded.
-    fn counter(&self, keys: &KeyRange, scale: i64) -> Arc<AtomicI64> {
+    /// The inserts into `keys` at `scale`: they start past the keys loaded.
+    pub fn of(&self, keys: &KeyRange, scale: i64) -> Arc<Inserts> {
         let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let name = format!("{}.{}", keys.table, keys.column);
         Arc::clone(
             all.entry(name)
-                .or_insert_with(|| Arc::new(AtomicI64::new(keys.start + loaded(keys, scale)))),
+                .or_insert_with(|| Arc::new(Inserts::from(keys.start + loaded(keys, scale)))),
         )
+    }
+
+    /// Start the inserts into `keys` past `largest`, a key already in the
+    /// table (an earlier run's insert), unless they start past it already.
+    pub fn start_past(&self, keys: &KeyRange, scale: i64, largest: i64) {
+        let inserts = self.of(keys, scale);
+        let next = largest.saturating_add(1);
+        inserts.next.fetch_max(next, Ordering::Relaxed);
+        let mut pending = inserts.pending.lock().unwrap_or_else(|e| e.into_inner());
+        pending.retain(|&k| k > largest);
+        inserts.done.fetch_max(largest, Ordering::Relaxed);
+    }
+}
+
+/// The keys of one column that inserts take, and those whose inserts are
+/// done: `latest` reads back from the newest key below which every insert is
+/// done (YCSB's acknowledged counter), so that a read never asks for a key
+/// whose insert is still on its way.
+#[derive(Debug)]
+pub struct Inserts {
+    /// The key the next insert takes.
+    next: AtomicI64,
+    /// Every key up to this one is done.
+    done: AtomicI64,
+    /// Keys done past `done`, waiting for the ones before them.
+    pending: std::sync::Mutex<std::collections::BTreeSet<i64>>,
+}
+
+impl Inserts {
+    fn from(first: i64) -> Inserts {
+        Inserts {
+            next: AtomicI64::new(first),
+            done: AtomicI64::new(first - 1),
+            pending: std::sync::Mutex::new(Default::default()),
+        }
+    }
+
+    /// The insert of `key` is over (committed, rolled back or failed, as
+    /// YCSB acknowledges it whatever happened: a key left out would hold
+    /// `latest` back for the rest of the run).
+    pub fn done(&self, key: i64) {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let mut done = self.done.load(Ordering::Relaxed);
+        if key <= done {
+            return;
+        }
+        pending.insert(key);
+        while pending.remove(&(done + 1)) {
+            done += 1;
+        }
+        self.done.store(done, Ordering::Relaxed);
+    }
+
+    /// The newest key below which every insert is done.
+    pub fn newest_done(&self) -> i64 {
+        self.done.load(Ordering::Relaxed)
     }
 }
 
@@ -58,8 +114,8 @@ pub enum Draw {
         start: i64,
         /// The distances (rank 1: the newest).
         ranks: KeyChooser,
-        /// The next key an insert takes.
-        next: Arc<AtomicI64>,
+        /// The inserts, whose newest done key is rank 1.
+        inserts: Arc<Inserts>,
     },
     /// NURand(A, min, max) with the run's constant C.
     NuRand {
@@ -81,7 +137,7 @@ pub enum Draw {
     /// Uniform over the keys loaded: `[start, start + n)`.
     Key(i64, i64),
     /// The next key past every one loaded or inserted.
-    NextKey(Arc<AtomicI64>),
+    NextKey(Arc<Inserts>),
 }
 
 impl Draw {
@@ -108,7 +164,7 @@ impl Draw {
             Generator::Latest { keys, theta } => Draw::Latest {
                 start: keys.start,
                 ranks: KeyChooser::new(loaded(keys, scale) as u64, *theta)?,
-                next: next.counter(keys, scale),
+                inserts: next.of(keys, scale),
             },
             Generator::NuRand { a, min, max } => Draw::NuRand {
                 a: *a,
@@ -120,7 +176,7 @@ impl Draw {
             Generator::Number { digits } => Draw::Number(*digits),
             Generator::Constant(v) => Draw::Constant(constant(v)?),
             Generator::Key(keys) => Draw::Key(keys.start, loaded(keys, scale)),
-            Generator::NextKey(keys) => Draw::NextKey(next.counter(keys, scale)),
+            Generator::NextKey(keys) => Draw::NextKey(next.of(keys, scale)),
         })
     }
 
@@ -143,10 +199,11 @@ impl Draw {
                         rank - 1
                     }
             }
-            Draw::Latest { start, ranks, next } => {
-                let newest = next.load(Ordering::Relaxed) - 1;
-                (newest - (ranks.key(rng) as i64 - 1)).max(*start)
-            }
+            Draw::Latest {
+                start,
+                ranks,
+                inserts,
+            } => (inserts.newest_done() - (ranks.key(rng) as i64 - 1)).max(*start),
             Draw::NuRand { a, min, max, c } => rng.nurand(*a, *min, *max, *c),
             Draw::Text(min, max) => return Value::Text(rng.astring(*min as usize, *max as usize)),
             Draw::Number(digits) => {
@@ -155,7 +212,7 @@ impl Draw {
             }
             Draw::Constant(v) => return v.clone(),
             Draw::Key(start, n) => rng.uniform(*start, start + n - 1),
-            Draw::NextKey(counter) => counter.fetch_add(1, Ordering::Relaxed),
+            Draw::NextKey(inserts) => inserts.next.fetch_add(1, Ordering::Relaxed),
         })
     }
 }
@@ -229,11 +286,28 @@ mod tests {
         assert_ne!(*top, 0);
         assert_eq!(int(insert.value(&mut rng, 0)), 1000);
         assert_eq!(int(insert.value(&mut rng, 0)), 1001);
-        // Latest: mostly the newest key, which the inserts moved.
-        let newest = (0..1000)
+        // Latest: mostly the newest key whose insert is done, never one
+        // still on its way.
+        let newest = |l: &Draw, rng: &mut Rand| {
+            let drawn: Vec<i64> = (0..1000).map(|_| int(l.value(rng, 0))).collect();
+            assert!(drawn.iter().all(|&k| k <= 1001), "{drawn:?}");
+            (
+                *drawn.iter().max().unwrap(),
+                drawn.iter().filter(|&&k| k == 999).count(),
+            )
+        };
+        assert_eq!(newest(&l, &mut rng).0, 999);
+        let inserts = next.of(&keys(0), 100);
+        // 1001 done before 1000: nothing moves until 1000 is done too.
+        inserts.done(1001);
+        assert_eq!(newest(&l, &mut rng).0, 999);
+        inserts.done(1000);
+        let (top, _) = newest(&l, &mut rng);
+        assert_eq!(top, 1001);
+        let at_top = (0..1000)
             .filter(|_| int(l.value(&mut rng, 0)) == 1001)
             .count();
-        assert!(newest > 100, "{newest}");
+        assert!(at_top > 100, "{at_top}");
     }
 
     #[test]

@@ -35,8 +35,34 @@ pub struct Made {
     pub meta: &'static MetaTable,
 }
 
-/// The schema, description and metadata table of `spec`.
-pub fn make(spec: &Spec) -> Made {
+/// The description of `spec` as a workload of its own (the library's use;
+/// the commands describe it as theirs: `custom`, `ycsb`).
+pub fn about_of(spec: &Spec) -> &'static About {
+    keep(About {
+        name: keep_text(spec.name.clone()),
+        title: keep_text(spec.title.clone()),
+        summary: "a workload file",
+        load_summary: "create the file's tables and load them",
+        run_summary: "run the file's transactions",
+        check_summary: (!spec.invariants.is_empty()).then_some("run the file's invariants"),
+        scale: Scale {
+            unit: keep_text(spec.scale_unit.clone()),
+            one: keep_text(spec.scale_unit.trim_end_matches('s').to_string()),
+            short: None,
+            default: spec.default_scale,
+            max: i64::MAX / 1_000_000,
+        },
+        run_flags: RunFlags {
+            terminals: "terminals_per_scale of the file",
+            wait_spec: None,
+            home: None,
+            seed_draws: "the transactions' parameters",
+        },
+    })
+}
+
+/// The schema and metadata table of `spec`, the load recorded under `about`.
+pub fn make(spec: &Spec, about: &'static About) -> Made {
     let tables: Vec<schema::Table> = spec
         .tables
         .iter()
@@ -61,27 +87,6 @@ pub fn make(spec: &Spec) -> Made {
         primary_key: keep(["m_key"]),
     };
     let all = keep_all(tables.into_iter().chain([meta_table]).collect());
-    let about = keep(About {
-        name: keep_text(spec.name.clone()),
-        title: keep_text(spec.title.clone()),
-        summary: "a workload file",
-        load_summary: "create the file's tables and load them",
-        run_summary: "run the file's transactions",
-        check_summary: (!spec.invariants.is_empty()).then_some("run the file's invariants"),
-        scale: Scale {
-            unit: keep_text(spec.scale_unit.clone()),
-            one: keep_text(spec.scale_unit.trim_end_matches('s').to_string()),
-            short: None,
-            default: spec.default_scale,
-            max: i64::MAX / 1_000_000,
-        },
-        run_flags: RunFlags {
-            terminals: "terminals_per_scale of the file",
-            wait_spec: None,
-            home: None,
-            seed_draws: "the transactions' parameters",
-        },
-    });
     let schema = keep(Schema {
         tables: all,
         indexes: &[],

@@ -5,10 +5,12 @@
 //! workloads A to F are such files, shipped in the binary ([`ycsb`]).
 
 mod check;
+pub mod command;
 pub mod draw;
 pub mod invariants;
 pub mod load;
 mod model;
+pub mod opened;
 pub mod run;
 pub mod ycsb;
 

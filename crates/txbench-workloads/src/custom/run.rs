@@ -8,6 +8,7 @@
 //! process (`&'static`); a file's are made once per process and kept (leaked),
 //! as the built-in workloads' are compiled in.
 
+use std::marker::PhantomData;
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,8 +23,8 @@ use txbench_core::{
     Written,
 };
 
-use super::check::{Expect, Spec};
-use super::draw::{Draw, NextKeys};
+use super::check::{Expect, Generator, Spec};
+use super::draw::{Draw, Inserts, NextKeys};
 use super::{keep, keep_all, keep_text};
 
 /// A value drawn for a parameter, as a transaction's input carries it (to a
@@ -113,12 +114,42 @@ struct Kind {
     /// Values its statements read for later ones.
     reads: usize,
     read_only: bool,
+    /// Its parameters that are keys of inserts, by index, and their column's
+    /// inserts, told when each is over.
+    inserts: Vec<(usize, Arc<Inserts>)>,
+    /// What the acknowledged-work log keeps of it: its integer parameters'
+    /// names (none for a read-only type), and their indexes.
+    ack_fields: &'static str,
+    ack_params: Vec<usize>,
 }
 
-/// A workload file's workload at one scale.
-#[derive(Debug, Clone)]
-pub struct FileWorkload {
+/// A workload file's workload at one scale. `K` says which command runs it
+/// (`txbench custom`, `txbench ycsb`): each is its own [`crate::Benchmark`]
+/// over the same workload.
+pub struct FileWorkload<K = Plain> {
     inner: Arc<Inner>,
+    kind: PhantomData<fn() -> K>,
+}
+
+/// A file's workload run on its own, by the library.
+#[derive(Debug)]
+pub enum Plain {}
+
+impl<K> Clone for FileWorkload<K> {
+    fn clone(&self) -> Self {
+        FileWorkload {
+            inner: Arc::clone(&self.inner),
+            kind: PhantomData,
+        }
+    }
+}
+
+impl<K> std::fmt::Debug for FileWorkload<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileWorkload")
+            .field("inner", &self.inner)
+            .finish()
+    }
 }
 
 #[derive(Debug)]
@@ -132,9 +163,17 @@ struct Inner {
 }
 
 impl FileWorkload {
-    /// The workload of `spec` at `scale`.
+    /// The workload of `spec` at `scale`, named in results by the file's name.
     pub fn new(spec: Spec, scale: i64) -> FileWorkload {
         let name = keep_text(spec.name.clone());
+        FileWorkload::named(spec, scale, name)
+    }
+}
+
+impl<K> FileWorkload<K> {
+    /// The workload of `spec` at `scale`, named `name` in results (the
+    /// command that runs it: `custom`, `ycsb`).
+    pub fn named(spec: Spec, scale: i64, name: &'static str) -> FileWorkload<K> {
         let think = Duration::from_secs_f64(spec.think_secs);
         let types: Vec<TxnTypeInfo> = spec
             .transactions
@@ -152,7 +191,12 @@ impl FileWorkload {
                 }
             })
             .collect();
-        let kinds = spec.transactions.iter().map(kind_of).collect();
+        let next = NextKeys::default();
+        let kinds = spec
+            .transactions
+            .iter()
+            .map(|t| kind_of(t, &next, scale))
+            .collect();
         FileWorkload {
             inner: Arc::new(Inner {
                 name,
@@ -160,9 +204,21 @@ impl FileWorkload {
                 kinds,
                 scale,
                 spec,
-                next: NextKeys::default(),
+                next,
             }),
+            kind: PhantomData,
         }
+    }
+
+    /// The next key of each key column its inserts draw from, shared by
+    /// its terminals.
+    pub fn next_keys(&self) -> &NextKeys {
+        &self.inner.next
+    }
+
+    /// The scale it runs at.
+    pub fn scale(&self) -> i64 {
+        self.inner.scale
     }
 
     /// The checked file it runs.
@@ -173,7 +229,16 @@ impl FileWorkload {
 
 /// The steps of a transaction type: its values' slots resolved, its
 /// statements grouped into round trips.
-fn kind_of(t: &super::check::Transaction) -> Kind {
+fn kind_of(t: &super::check::Transaction, next: &NextKeys, scale: i64) -> Kind {
+    let inserts = t
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, g))| match g {
+            Generator::NextKey(keys) => Some((i, next.of(keys, scale))),
+            _ => None,
+        })
+        .collect();
     let drawn: Vec<&str> = t.params.iter().map(|(n, _)| n.as_str()).collect();
     let mut read: Vec<&str> = Vec::new();
     let mut steps = Vec::new();
@@ -211,11 +276,31 @@ fn kind_of(t: &super::check::Transaction) -> Kind {
         });
     }
     waves.push(wave_start..steps.len());
+    let ack_params: Vec<usize> = if t.read_only {
+        Vec::new()
+    } else {
+        (0..t.params.len())
+            .filter(|&i| draws_integers(&t.params[i].1))
+            .collect()
+    };
+    let ack_names: Vec<&str> = ack_params.iter().map(|&i| t.params[i].0.as_str()).collect();
     Kind {
         steps,
         waves,
         reads: read.len(),
         read_only: t.read_only,
+        inserts,
+        ack_fields: keep_text(ack_names.join(" ")),
+        ack_params,
+    }
+}
+
+/// Whether `g` draws integers (what the acknowledged-work log keeps).
+fn draws_integers(g: &Generator) -> bool {
+    match g {
+        Generator::Text { .. } => false,
+        Generator::Constant(v) => v.is_integer(),
+        _ => true,
     }
 }
 
@@ -261,7 +346,7 @@ impl Terminal for FileTerminal {
     }
 }
 
-impl Workload for FileWorkload {
+impl<K: 'static> Workload for FileWorkload<K> {
     type Input = FileInput;
     type Terminal = FileTerminal;
 
@@ -312,11 +397,15 @@ impl Workload for FileWorkload {
         }
     }
 
+    fn ack_fields(&self, txn_type: usize) -> &'static str {
+        self.inner.kinds.get(txn_type).map_or("", |k| k.ack_fields)
+    }
+
     async fn execute<S: Session>(
         &self,
         session: &mut S,
         input: &FileInput,
-        _written: &mut Written,
+        written: &mut Written,
     ) -> Result<Outcome, DbError> {
         let kind = self.inner.kinds.get(input.txn_type).ok_or_else(|| {
             DbError::new(
@@ -324,50 +413,79 @@ impl Workload for FileWorkload {
                 format!("no transaction type {}", input.txn_type),
             )
         })?;
-        // The values read for later statements; the drawn ones stay in the input.
-        let mut read = vec![Drawn::Null; kind.reads];
-        let mode = if kind.read_only {
-            TxMode::ReadOnly
-        } else {
-            TxMode::ReadWrite
-        };
-        session.begin(mode).await?;
-        for wave in &kind.waves {
-            let wave = &kind.steps[wave.clone()];
-            let replies = {
-                // Every placeholder of the round trip in one buffer, each
-                // statement's a slice of it.
-                let value = |slot: &Slot| match *slot {
-                    Slot::Drawn(i) => input.params[i].param(),
-                    Slot::Read(i) => read[i].param(),
-                };
-                let params: Vec<Param<'_>> =
-                    wave.iter().flat_map(|s| s.args.iter().map(value)).collect();
-                let mut rest = &params[..];
-                let calls: Vec<Call<'_>> = wave
-                    .iter()
-                    .map(|s| {
-                        let (own, after) = rest.split_at(s.args.len());
-                        rest = after;
-                        if s.query {
-                            Call::query(s.statement, own)
-                        } else {
-                            Call::execute(s.statement, own)
-                        }
-                    })
-                    .collect();
-                session.pipeline(&calls).await?
-            };
-            for (step, reply) in wave.iter().zip(replies) {
-                if !kept(step, &reply, &mut read)? {
-                    session.rollback().await?;
-                    return Ok(Outcome::ExpectedRollback);
-                }
+        let outcome = run_kind(session, kind, input, written).await;
+        for (i, inserts) in &kind.inserts {
+            if let Some(Drawn::Int(key)) = input.params.get(*i) {
+                inserts.done(*key);
             }
         }
-        session.commit().await?;
-        Ok(Outcome::Committed)
+        outcome
     }
+}
+
+/// One transaction of type `kind` with `input`'s parameters: its round trips
+/// in order, each reply checked and its values kept for the later ones.
+async fn run_kind<S: Session>(
+    session: &mut S,
+    kind: &Kind,
+    input: &FileInput,
+    written: &mut Written,
+) -> Result<Outcome, DbError> {
+    let acked = || {
+        kind.ack_params.iter().map(|&i| match input.params[i] {
+            Drawn::Int(v) => v,
+            _ => 0,
+        })
+    };
+    // The values read for later statements; the drawn ones stay in the input.
+    let mut read = vec![Drawn::Null; kind.reads];
+    let mode = if kind.read_only {
+        TxMode::ReadOnly
+    } else {
+        TxMode::ReadWrite
+    };
+    session.begin(mode).await?;
+    for wave in &kind.waves {
+        let wave = &kind.steps[wave.clone()];
+        let replies = {
+            // Every placeholder of the round trip in one buffer, each
+            // statement's a slice of it.
+            let value = |slot: &Slot| match *slot {
+                Slot::Drawn(i) => input.params[i].param(),
+                Slot::Read(i) => read[i].param(),
+            };
+            let params: Vec<Param<'_>> =
+                wave.iter().flat_map(|s| s.args.iter().map(value)).collect();
+            let mut rest = &params[..];
+            let calls: Vec<Call<'_>> = wave
+                .iter()
+                .map(|s| {
+                    let (own, after) = rest.split_at(s.args.len());
+                    rest = after;
+                    if s.query {
+                        Call::query(s.statement, own)
+                    } else {
+                        Call::execute(s.statement, own)
+                    }
+                })
+                .collect();
+            session.pipeline(&calls).await?
+        };
+        for (step, reply) in wave.iter().zip(replies) {
+            if !kept(step, &reply, &mut read)? {
+                if !kind.ack_params.is_empty() {
+                    written.rolling_back(acked());
+                }
+                session.rollback().await?;
+                return Ok(Outcome::ExpectedRollback);
+            }
+        }
+    }
+    if !kind.ack_params.is_empty() {
+        written.committing(acked());
+    }
+    session.commit().await?;
+    Ok(Outcome::Committed)
 }
 
 /// Check a reply against what its statement expects and keep the values it

@@ -1,4 +1,25 @@
-//! YCSB's core workloads A to F as workload files, shipped in the binary.
+//! YCSB's core workloads A to F as workload files, shipped in the binary,
+//! and `txbench ycsb`, the command that runs them: one table loaded once
+//! (`usertable`, its load recorded in `txbench_ycsb_meta`), any of the six
+//! mixes run on it, with the request distribution of the workload or the one
+//! asked.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, OnceLock};
+
+use serde::{Deserialize, Serialize};
+use txbench_core::result::{Metric, TypeResult};
+use txbench_core::schema::Schema;
+use txbench_core::{Engine, Session};
+
+use super::check::{Generator, Spec, parse};
+use super::opened::{self, Defined};
+use super::run::FileWorkload;
+use crate::about::{About, RunFlags, Scale};
+use crate::benchmark::{Benchmark, MetricBasis, NoOptions};
+use crate::bulk::{LoadPlan, LoadSummary};
+use crate::error::WorkloadError;
+use crate::meta_table::MetaTable;
 
 /// Each core workload's letter and its file.
 pub const CORE: [(char, &str); 6] = [
@@ -15,4 +36,212 @@ pub fn file(letter: char) -> Option<&'static str> {
     CORE.iter()
         .find(|(l, _)| *l == letter.to_ascii_lowercase())
         .map(|(_, f)| *f)
+}
+
+/// The command's names and scale.
+pub static ABOUT: About = About {
+    name: "ycsb",
+    title: "YCSB",
+    summary: "YCSB's core workloads A to F (key-value reads, updates, inserts, scans and \
+              read-modify-writes over one table of records); without a verb, load (if needed), \
+              run and report (embedded SQLite by default)",
+    load_summary: "Load the records (ten 100-character fields under integer keys), once for \
+                   every core workload",
+    run_summary: "Run a core workload's mix against the loaded records and report",
+    check_summary: None,
+    scale: Scale {
+        unit: "records",
+        one: "record",
+        short: None,
+        default: 100_000,
+        max: 1_000_000_000,
+    },
+    run_flags: RunFlags {
+        terminals: "1 per 10,000 records",
+        wait_spec: None,
+        home: None,
+        seed_draws: "the operations and their keys and values",
+    },
+};
+
+/// One of YCSB's core workloads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Core {
+    /// Update heavy: 50% reads, 50% updates.
+    #[default]
+    A,
+    /// Read mostly: 95% reads, 5% updates.
+    B,
+    /// Read only.
+    C,
+    /// Read latest: 95% reads of the newest records, 5% inserts.
+    D,
+    /// Short ranges: 95% scans of 1 to 100 records, 5% inserts.
+    E,
+    /// Read-modify-write: 50% reads, 50% a read then an update of it.
+    F,
+}
+
+impl Core {
+    fn letter(self) -> char {
+        match self {
+            Core::A => 'a',
+            Core::B => 'b',
+            Core::C => 'c',
+            Core::D => 'd',
+            Core::E => 'e',
+            Core::F => 'f',
+        }
+    }
+}
+
+/// How requests choose their record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Distribution {
+    /// Zipfian over the records, theta 0.99, ranks scrambled over the keys.
+    Zipfian,
+    /// Every record alike.
+    Uniform,
+    /// Zipfian over the newest records first (theta 0.99).
+    Latest,
+}
+
+/// `txbench ycsb run`'s own flags.
+#[derive(Debug, Clone, Default, PartialEq, clap::Args, Serialize, Deserialize)]
+#[serde(default)]
+pub struct YcsbRunOptions {
+    /// The core workload
+    #[arg(long, value_enum, default_value_t = Core::A)]
+    pub workload: Core,
+    /// The request distribution [default: the workload's own: latest for D, else zipfian]
+    #[arg(long, value_enum)]
+    pub distribution: Option<Distribution>,
+}
+
+/// The records' table and metadata table, the same for every core workload.
+fn records() -> &'static Defined {
+    static RECORDS: OnceLock<Defined> = OnceLock::new();
+    RECORDS.get_or_init(|| Defined::new(core(Core::A), &ABOUT))
+}
+
+/// Core workload `w`'s file, checked (a unit test checks every shipped one).
+fn core(w: Core) -> Spec {
+    let text = file(w.letter()).expect("a file for each letter");
+    parse(&format!("ycsb/{}.toml", w.letter()), text).expect("the shipped files check")
+}
+
+/// Core workload `w` with its requests drawn by `d`.
+pub fn spec(w: Core, d: Option<Distribution>) -> Spec {
+    let mut spec = core(w);
+    let Some(d) = d else { return spec };
+    for t in &mut spec.transactions {
+        for (_, g) in &mut t.params {
+            // A request's key; an insert's next key stays what it is.
+            let keys = match g {
+                Generator::Zipfian { keys, .. } | Generator::Latest { keys, .. } => keys.clone(),
+                Generator::Key(keys) => keys.clone(),
+                _ => continue,
+            };
+            *g = match d {
+                Distribution::Zipfian => Generator::Zipfian {
+                    keys,
+                    theta: 0.99,
+                    scrambled: true,
+                },
+                Distribution::Uniform => Generator::Key(keys),
+                Distribution::Latest => Generator::Latest { keys, theta: 0.99 },
+            };
+        }
+    }
+    spec
+}
+
+/// A core workload, as `txbench ycsb` runs it.
+pub type Ycsb = FileWorkload<YcsbCore>;
+
+/// The marker of [`Ycsb`].
+#[derive(Debug)]
+pub enum YcsbCore {}
+
+impl Benchmark for Ycsb {
+    const ABOUT: &'static About = &ABOUT;
+    type Definition = NoOptions;
+    type LoadOptions = NoOptions;
+    type RunOptions = YcsbRunOptions;
+
+    fn schema() -> &'static Schema {
+        records().made.schema
+    }
+
+    fn meta() -> &'static MetaTable {
+        records().made.meta
+    }
+
+    async fn load<E: Engine>(
+        engine: Arc<E>,
+        plan: &LoadPlan,
+        _options: &NoOptions,
+        rows_done: Arc<AtomicU64>,
+    ) -> Result<LoadSummary, WorkloadError> {
+        records().load(engine, plan, rows_done).await
+    }
+
+    fn expected_rows(records: i64) -> u64 {
+        records.max(0) as u64
+    }
+
+    async fn open<S: Session>(
+        session: &mut S,
+        asked: Option<i64>,
+        _seed: u64,
+        options: &YcsbRunOptions,
+    ) -> Result<Self, WorkloadError> {
+        // A server runs the statements of the core workload it serves: the
+        // client's must be the same.
+        if let Some(served) = session.served_parameters()
+            && let Some((_, core)) = served.iter().find(|(k, _)| k == "core")
+            && *core != options.workload.letter().to_string()
+        {
+            return Err(WorkloadError::BadOption(format!(
+                "--workload {}: the txbench server serves YCSB {}",
+                options.workload.letter(),
+                core.to_ascii_uppercase()
+            )));
+        }
+        let run = spec(options.workload, options.distribution);
+        records().open(session, asked, run).await
+    }
+
+    fn title(&self) -> String {
+        self.spec().title.clone()
+    }
+
+    fn scale(&self) -> i64 {
+        FileWorkload::scale(self)
+    }
+
+    fn parameters(&self) -> Vec<(String, String)> {
+        opened::parameters(self)
+    }
+
+    fn served_parameters(&self) -> Vec<(String, String)> {
+        let letter = self
+            .spec()
+            .title
+            .trim_start_matches("YCSB ")
+            .to_ascii_lowercase();
+        vec![
+            ("workload".to_string(), ABOUT.name.to_string()),
+            (ABOUT.scale.unit.to_string(), self.scale().to_string()),
+            ("core".to_string(), letter),
+        ]
+    }
+
+    /// Operations a second (each of YCSB's operations is one transaction)
+    /// and the share that found no record.
+    fn metrics(types: &[TypeResult], measured_secs: f64, _basis: MetricBasis) -> Vec<Metric> {
+        opened::metrics(types, measured_secs, "ops/s")
+    }
 }

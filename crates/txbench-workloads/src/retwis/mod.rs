@@ -32,7 +32,7 @@ use txbench_core::{
 };
 
 use crate::about::{About, RunFlags, Scale};
-use crate::benchmark::{Benchmark, MetricBasis, rate};
+use crate::benchmark::{Benchmark, MetricBasis, NoOptions, rate};
 use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
 use crate::error::WorkloadError;
@@ -237,8 +237,13 @@ impl Workload for Retwis {
 
 impl Benchmark for Retwis {
     const ABOUT: &'static About = &ABOUT;
-    const SCHEMA: &'static Schema = &schema::SCHEMA;
-    const META: &'static MetaTable = &meta::META;
+    type Definition = NoOptions;
+    fn schema() -> &'static Schema {
+        &schema::SCHEMA
+    }
+    fn meta() -> &'static MetaTable {
+        &meta::META
+    }
     type LoadOptions = RetwisLoadOptions;
     type RunOptions = RetwisRunOptions;
 

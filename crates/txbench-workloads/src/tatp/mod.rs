@@ -164,8 +164,13 @@ impl Workload for Tatp {
 
 impl Benchmark for Tatp {
     const ABOUT: &'static About = &ABOUT;
-    const SCHEMA: &'static Schema = &schema::SCHEMA;
-    const META: &'static MetaTable = &meta::META;
+    type Definition = NoOptions;
+    fn schema() -> &'static Schema {
+        &schema::SCHEMA
+    }
+    fn meta() -> &'static MetaTable {
+        &meta::META
+    }
     type LoadOptions = NoOptions;
     type RunOptions = NoOptions;
 

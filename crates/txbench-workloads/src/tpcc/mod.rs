@@ -300,8 +300,13 @@ impl Workload for Tpcc {
 
 impl Benchmark for Tpcc {
     const ABOUT: &'static About = &ABOUT;
-    const SCHEMA: &'static Schema = &schema::SCHEMA;
-    const META: &'static MetaTable = &meta::META;
+    type Definition = NoOptions;
+    fn schema() -> &'static Schema {
+        &schema::SCHEMA
+    }
+    fn meta() -> &'static MetaTable {
+        &meta::META
+    }
     type LoadOptions = NoOptions;
     type RunOptions = NoOptions;
 

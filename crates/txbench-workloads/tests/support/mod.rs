@@ -20,7 +20,7 @@ pub fn documented_example() -> String {
 /// Load `spec` at `scale` (replacing a load already there with `drop`),
 /// checking the rows written.
 pub async fn load<E: Engine>(engine: &Arc<E>, spec: &Spec, scale: i64, drop: bool) {
-    let made = load::make(spec);
+    let made = load::make(spec, load::about_of(spec));
     let plan = LoadPlan {
         scale,
         threads: 2,

@@ -36,13 +36,23 @@ pub enum Verb<W: Benchmark> {
     /// Drive the mix and report.
     Run(RunCmd<W>),
     /// Verify the consistency conditions.
-    Check(DbArgs),
+    Check(TablesArgs<W>),
     /// Hold a run's acknowledged-work log against the database.
     Verify(VerifyArgs),
     /// Run the specification's ACID tests.
     Acid(AcidArgs),
     /// Drop the workload's tables.
-    Clean(DbArgs),
+    Clean(TablesArgs<W>),
+}
+
+/// Flags of `NAME check` and `NAME clean`: the database, and what the
+/// workload is (a workload file's `--file`).
+#[derive(Debug, Clone, Args)]
+pub struct TablesArgs<W: Benchmark> {
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[command(flatten)]
+    pub definition: W::Definition,
 }
 
 /// Flags of `NAME verify`.
@@ -104,6 +114,8 @@ pub struct LoadArgs<W: Benchmark> {
     #[command(flatten)]
     pub db: DbArgs,
     #[command(flatten)]
+    pub definition: W::Definition,
+    #[command(flatten)]
     pub scale: LoadScale<W>,
     /// Seed of the population: every row, and every constant the load draws,
     /// derive from it.
@@ -122,6 +134,8 @@ pub struct LoadArgs<W: Benchmark> {
 pub struct RunCmd<W: Benchmark> {
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub definition: W::Definition,
     #[command(flatten)]
     pub scale: RunScale<W>,
     #[command(flatten)]
@@ -145,6 +159,8 @@ pub struct SweepCmd<W: Benchmark> {
     #[command(flatten)]
     pub sweep: SweepArgs,
     #[command(flatten)]
+    pub definition: W::Definition,
+    #[command(flatten)]
     pub scale: RunScale<W>,
     #[command(flatten)]
     pub options: W::RunOptions,
@@ -153,9 +169,17 @@ pub struct SweepCmd<W: Benchmark> {
 /// The scale a load writes: the workload's flag, with its default.
 #[derive(Debug, Clone, Copy)]
 pub struct LoadScale<W> {
-    /// The scale to load.
-    pub value: i64,
+    /// The scale asked for, if any.
+    asked: Option<i64>,
     workload: PhantomData<fn() -> W>,
+}
+
+impl<W: Benchmark> LoadScale<W> {
+    /// The scale to load: the flag's, else the workload's default (a
+    /// workload file's own, known once the file is defined).
+    pub fn value(&self) -> i64 {
+        self.asked.unwrap_or_else(W::default_scale)
+    }
 }
 
 /// The scale a run expects: what is loaded unless the flag says otherwise.
@@ -193,7 +217,7 @@ fn given(m: &ArgMatches, id: &str) -> Option<i64> {
 impl<W: Benchmark> FromArgMatches for LoadScale<W> {
     fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
         Ok(LoadScale {
-            value: given(m, W::ABOUT.scale.unit).unwrap_or(W::ABOUT.scale.default),
+            asked: given(m, W::ABOUT.scale.unit),
             workload: PhantomData,
         })
     }
@@ -206,11 +230,11 @@ impl<W: Benchmark> FromArgMatches for LoadScale<W> {
 impl<W: Benchmark> Args for LoadScale<W> {
     fn augment_args(cmd: Command) -> Command {
         let scale = &W::ABOUT.scale;
-        cmd.arg(
-            scale_arg(W::ABOUT)
-                .default_value(scale.default.to_string())
-                .help(format!("{} to load", capitalised(scale.unit))),
-        )
+        cmd.arg(scale_arg(W::ABOUT).help(format!(
+            "{} to load [default: {}]",
+            capitalised(scale.unit),
+            W::DEFAULT_SCALE_HELP.map_or_else(|| scale.default.to_string(), String::from)
+        )))
     }
     fn augment_args_for_update(cmd: Command) -> Command {
         Self::augment_args(cmd)
@@ -252,7 +276,7 @@ impl<W: Benchmark> FromArgMatches for Verb<W> {
             Some(("load", sub)) => Ok(Verb::Load(LoadArgs::from_arg_matches(sub)?)),
             Some(("run", sub)) => Ok(Verb::Run(RunCmd::from_arg_matches(sub)?)),
             Some(("check", sub)) if W::ABOUT.check_summary.is_some() => {
-                Ok(Verb::Check(DbArgs::from_arg_matches(sub)?))
+                Ok(Verb::Check(TablesArgs::from_arg_matches(sub)?))
             }
             Some(("verify", sub)) if W::VERIFY.is_some() => {
                 Ok(Verb::Verify(VerifyArgs::from_arg_matches(sub)?))
@@ -260,7 +284,7 @@ impl<W: Benchmark> FromArgMatches for Verb<W> {
             Some(("acid", sub)) if W::ACID.is_some() => {
                 Ok(Verb::Acid(AcidArgs::from_arg_matches(sub)?))
             }
-            Some(("clean", sub)) => Ok(Verb::Clean(DbArgs::from_arg_matches(sub)?)),
+            Some(("clean", sub)) => Ok(Verb::Clean(TablesArgs::from_arg_matches(sub)?)),
             Some((other, _)) => Err(clap::Error::raw(
                 clap::error::ErrorKind::InvalidSubcommand,
                 format!("'{other}' is not a {} verb\n", W::ABOUT.title),
@@ -289,7 +313,7 @@ impl<W: Benchmark> Subcommand for Verb<W> {
             ))
             .subcommand(verb(run, about.run_summary.into(), HelpForm::Run));
         if let Some(summary) = about.check_summary {
-            let check = DbArgs::augment_args(Command::new("check"));
+            let check = TablesArgs::<W>::augment_args(Command::new("check"));
             cmd = cmd.subcommand(verb(check, summary.into(), HelpForm::Check));
         }
         if let Some(summary) = W::VERIFY {
@@ -300,7 +324,7 @@ impl<W: Benchmark> Subcommand for Verb<W> {
             let acid = AcidArgs::augment_args(Command::new("acid"));
             cmd = cmd.subcommand(verb(acid, summary.into(), HelpForm::Acid));
         }
-        let clean = DbArgs::augment_args(Command::new("clean"));
+        let clean = TablesArgs::<W>::augment_args(Command::new("clean"));
         cmd.subcommand(verb(
             clean,
             format!("Drop every {} table", about.title),

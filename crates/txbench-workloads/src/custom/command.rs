@@ -1,0 +1,192 @@
+//! `txbench custom --file FILE`: a workload file as a workload of the
+//! command line, with every verb, flag, result and report the built-in
+//! workloads have.
+//!
+//! The file is the workload's definition, which the built-in workloads
+//! compile in: the command reads and checks it once, before any verb, and
+//! the process keeps it (one workload file a process, as one command line
+//! names one).
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, OnceLock};
+
+use serde::{Deserialize, Serialize};
+use txbench_core::result::{Metric, TypeResult};
+use txbench_core::schema::Schema;
+use txbench_core::{Engine, Session};
+
+use super::check::parse;
+use super::opened::{self, Defined};
+use super::run::FileWorkload;
+use crate::about::{About, RunFlags, Scale};
+use crate::benchmark::{Benchmark, MetricBasis, NoOptions};
+use crate::bulk::{LoadPlan, LoadSummary};
+use crate::conditions::ConditionResult;
+use crate::error::WorkloadError;
+use crate::meta_table::{Loaded, MetaTable};
+
+/// The command's names and scale.
+pub static ABOUT: About = About {
+    name: "custom",
+    title: "custom workload",
+    summary: "A workload of your own, written as a file (docs/workload-file.md): its tables, \
+              transactions and invariants; without a verb, load (if needed), run and report \
+              (embedded SQLite by default)",
+    load_summary: "Create the file's tables and load them (--scale times each table's rows_per_scale)",
+    run_summary: "Run the file's transaction mix against its loaded tables and report",
+    check_summary: Some("Run the file's invariants: each query must return no row"),
+    scale: Scale {
+        unit: "scale",
+        one: "scale",
+        short: None,
+        default: 1,
+        max: 1_000_000_000,
+    },
+    run_flags: RunFlags {
+        terminals: "the file's terminals_per_scale times the scale",
+        wait_spec: Some("the file's think_time after each transaction"),
+        home: None,
+        seed_draws: "the transactions' types and parameters",
+    },
+};
+
+/// `--file`: the workload file every verb of `txbench custom` takes.
+#[derive(Debug, Clone, Default, PartialEq, clap::Args, Serialize, Deserialize)]
+#[group(skip)]
+pub struct WorkloadFileArg {
+    /// The workload file (TOML, docs/workload-file.md); every verb needs it.
+    // Not required by clap: the verbs' flags are parsed for the all-in-one
+    // form too, where a verb's own flags are absent; `define` asks for it.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+/// The file this process runs, once defined.
+static DEFINED: OnceLock<(PathBuf, Defined)> = OnceLock::new();
+
+/// The defined file: every verb defines it before it acts.
+fn defined() -> &'static Defined {
+    &DEFINED
+        .get()
+        .expect("txbench custom defines its file before any verb")
+        .1
+}
+
+/// A workload file's workload, as `txbench custom` runs it.
+pub type Custom = FileWorkload<CustomFile>;
+
+/// The marker of [`Custom`].
+#[derive(Debug)]
+pub enum CustomFile {}
+
+impl Benchmark for Custom {
+    const ABOUT: &'static About = &ABOUT;
+    type Definition = WorkloadFileArg;
+    type LoadOptions = NoOptions;
+    type RunOptions = NoOptions;
+    const DEFAULT_SCALE_HELP: Option<&'static str> = Some("the file's default_scale");
+
+    fn define(definition: &WorkloadFileArg) -> Result<(), WorkloadError> {
+        let Some(path) = &definition.file else {
+            return Err(WorkloadError::BadOption(
+                "txbench custom needs the workload file: --file FILE (docs/workload-file.md)"
+                    .to_string(),
+            ));
+        };
+        if let Some((first, _)) = DEFINED.get() {
+            return if first == path {
+                Ok(())
+            } else {
+                Err(WorkloadError::BadOption(format!(
+                    "--file {}: this process already runs {}",
+                    path.display(),
+                    first.display()
+                )))
+            };
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            WorkloadError::BadOption(format!("--file {}: cannot read it: {e}", path.display()))
+        })?;
+        let spec = parse(&path.display().to_string(), &text)
+            .map_err(|e| WorkloadError::BadOption(e.to_string()))?;
+        // A race between two definitions keeps the first; both are this file.
+        let _ = DEFINED.set((path.clone(), Defined::new(spec, &ABOUT)));
+        Ok(())
+    }
+
+    fn schema() -> &'static Schema {
+        defined().made.schema
+    }
+
+    fn meta() -> &'static MetaTable {
+        defined().made.meta
+    }
+
+    fn default_scale() -> i64 {
+        defined().spec.default_scale
+    }
+
+    async fn load<E: Engine>(
+        engine: Arc<E>,
+        plan: &LoadPlan,
+        _options: &NoOptions,
+        rows_done: Arc<AtomicU64>,
+    ) -> Result<LoadSummary, WorkloadError> {
+        defined().load(engine, plan, rows_done).await
+    }
+
+    fn expected_rows(scale: i64) -> u64 {
+        super::load::rows(&defined().spec, scale)
+    }
+
+    fn describe_load(_options: &NoOptions) -> String {
+        let spec = &defined().spec;
+        format!(" of {} ({} per unit)", spec.title, spec.scale_unit)
+    }
+
+    async fn open<S: Session>(
+        session: &mut S,
+        asked: Option<i64>,
+        _seed: u64,
+        _options: &NoOptions,
+    ) -> Result<Self, WorkloadError> {
+        let defined = defined();
+        defined
+            .open(session, asked, defined.spec.as_ref().clone())
+            .await
+    }
+
+    async fn check<S: Session>(
+        session: &mut S,
+        _loaded: &Loaded,
+    ) -> Result<Vec<ConditionResult>, WorkloadError> {
+        defined().check(session).await
+    }
+
+    fn title(&self) -> String {
+        self.spec().title.clone()
+    }
+
+    fn scale(&self) -> i64 {
+        FileWorkload::scale(self)
+    }
+
+    fn parameters(&self) -> Vec<(String, String)> {
+        opened::parameters(self)
+    }
+
+    fn served_parameters(&self) -> Vec<(String, String)> {
+        let mut served = vec![
+            ("workload".to_string(), ABOUT.name.to_string()),
+            (ABOUT.scale.unit.to_string(), self.scale().to_string()),
+        ];
+        served.extend(opened::parameters(self));
+        served
+    }
+
+    /// Committed transactions a second and the share of expected rollbacks.
+    fn metrics(types: &[TypeResult], measured_secs: f64, _basis: MetricBasis) -> Vec<Metric> {
+        opened::metrics(types, measured_secs, "committed txn/s")
+    }
+}

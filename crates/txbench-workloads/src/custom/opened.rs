@@ -1,0 +1,145 @@
+//! What the commands that run workload files (`txbench custom`, `txbench
+//! ycsb`) share: a checked file made ready for the engines once, its
+//! workload opened at the scale the database holds, and its headline figures.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use txbench_core::Engine;
+use txbench_core::Session;
+use txbench_core::result::{Metric, TypeResult};
+
+use super::check::{Generator, KeyRange, Spec};
+use super::load::{self, Made};
+use super::run::FileWorkload;
+use crate::about::About;
+use crate::benchmark::rate;
+use crate::bulk::{LoadPlan, LoadSummary};
+use crate::conditions::ConditionResult;
+use crate::error::WorkloadError;
+use crate::opening::{self, Found};
+
+/// A checked workload file with its tables and metadata table made, kept for
+/// the life of the process (the engines and the loaders take them so).
+#[derive(Debug)]
+pub struct Defined {
+    /// The checked file.
+    pub spec: Arc<Spec>,
+    /// Its schema and metadata table, the load recorded under the command's
+    /// name.
+    pub made: Made,
+}
+
+impl Defined {
+    /// `spec` made ready, its load recorded as `about`'s.
+    pub fn new(spec: Spec, about: &'static About) -> Defined {
+        let made = load::make(&spec, about);
+        Defined {
+            spec: Arc::new(spec),
+            made,
+        }
+    }
+
+    /// Load it at `plan.scale`.
+    pub async fn load<E: Engine>(
+        &self,
+        engine: Arc<E>,
+        plan: &LoadPlan,
+        rows_done: Arc<AtomicU64>,
+    ) -> Result<LoadSummary, WorkloadError> {
+        load::load(engine, Arc::clone(&self.spec), &self.made, plan, rows_done).await
+    }
+
+    /// Its workload on a session of the database (or server) that holds it,
+    /// at the scale there, checked against `asked`; `spec` is what runs (the
+    /// file, or a variant of it with the same tables).
+    pub async fn open<S: Session, K>(
+        &self,
+        session: &mut S,
+        asked: Option<i64>,
+        spec: Spec,
+    ) -> Result<FileWorkload<K>, WorkloadError> {
+        let (scale, found) = opening::find(session, self.made.meta, asked).await?;
+        let workload = FileWorkload::named(spec, scale, self.made.about.name);
+        if let Found::Loaded(_) = found {
+            past_earlier_inserts(session, &workload).await?;
+        }
+        Ok(workload)
+    }
+
+    /// Its invariants on the database.
+    pub async fn check<S: Session>(
+        &self,
+        session: &mut S,
+    ) -> Result<Vec<ConditionResult>, WorkloadError> {
+        Ok(super::invariants::check(session, &self.spec).await?)
+    }
+}
+
+/// Start each key column's inserts past the largest key in its table: an
+/// earlier run's inserts are there (YCSB D, then E, on one load), and keys
+/// counted from the load alone would repeat them.
+async fn past_earlier_inserts<S: Session, K>(
+    session: &mut S,
+    workload: &FileWorkload<K>,
+) -> Result<(), WorkloadError> {
+    let mut seen: Vec<&KeyRange> = Vec::new();
+    let inserted = workload
+        .spec()
+        .transactions
+        .iter()
+        .flat_map(|t| &t.params)
+        .filter_map(|(_, g)| match g {
+            Generator::NextKey(keys) | Generator::Latest { keys, .. } => Some(keys),
+            _ => None,
+        });
+    for keys in inserted {
+        if seen.contains(&keys) {
+            continue;
+        }
+        seen.push(keys);
+        let sql = format!("SELECT max({}) FROM {}", keys.column, keys.table);
+        let rows = session.query_sql(&sql).await?;
+        if let Some(largest) = rows.row(0).and_then(|r| r.get(0)).and_then(|v| v.as_i64()) {
+            workload
+                .next_keys()
+                .start_past(keys, workload.scale(), largest);
+        }
+    }
+    Ok(())
+}
+
+/// What every file's run records of the file: its name and title, and the
+/// scale's own word.
+pub fn parameters<K>(workload: &FileWorkload<K>) -> Vec<(String, String)> {
+    let spec = workload.spec();
+    vec![
+        ("file_workload".to_string(), spec.name.clone()),
+        ("file_title".to_string(), spec.title.clone()),
+        ("scale_counts".to_string(), spec.scale_unit.clone()),
+    ]
+}
+
+/// A file's headline figures: committed transactions a second (in `unit`),
+/// and the share of transactions that ended in an expected rollback.
+pub fn metrics(types: &[TypeResult], measured_secs: f64, unit: &str) -> Vec<Metric> {
+    let committed: u64 = types.iter().map(|t| t.committed).sum();
+    let rollbacks: u64 = types.iter().map(|t| t.expected_rollbacks).sum();
+    let ended = committed + rollbacks;
+    vec![
+        Metric {
+            name: "throughput".into(),
+            value: rate(committed, measured_secs),
+            unit: unit.into(),
+        },
+        Metric {
+            name: "expected rollbacks".into(),
+            value: if ended > 0 {
+                rollbacks as f64 * 100.0 / ended as f64
+            } else {
+                0.0
+            },
+            unit: "%".into(),
+        },
+    ]
+}

@@ -1,0 +1,222 @@
+//! Workload files on the command line: `txbench ycsb` running YCSB's core
+//! workloads from one load, and `txbench custom --file` loading, running,
+//! checking and cleaning a file's workload, with its mistakes refused.
+
+use std::path::Path;
+
+mod support;
+use support::{text, txbench_output, type_sum};
+
+/// The complete example of docs/workload-file.md, written to `dir`.
+fn documented_example(dir: &Path) -> String {
+    let doc = include_str!("../../../docs/workload-file.md");
+    let start = doc.find("```toml\n").unwrap() + "```toml\n".len();
+    let example = &doc[start..start + doc[start..].find("```").unwrap()];
+    let path = dir.join("orders.toml");
+    std::fs::write(&path, example).unwrap();
+    path.display().to_string()
+}
+
+/// The summary.json of the one run under `dir/results`, which is then removed
+/// so that the next run's is the only one.
+fn take_summary(dir: &Path) -> serde_json::Value {
+    let results = dir.join("results");
+    let summary = support::only_result(&results, "summary.json");
+    std::fs::remove_dir_all(&results).unwrap();
+    summary
+}
+
+fn type_names(summary: &serde_json::Value) -> Vec<String> {
+    summary["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_ycsb_core_workload_runs_on_one_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("ycsb.db").display());
+    let out = txbench_output(
+        dir.path(),
+        &["ycsb", "load", "--db", &db, "--records", "3000"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("loaded 3,000 records"),
+        "{}",
+        text(&out)
+    );
+    let mixes: [(&str, &[&str]); 6] = [
+        ("a", &["Read", "Update"]),
+        ("b", &["Read", "Update"]),
+        ("c", &["Read"]),
+        ("d", &["Read", "Insert"]),
+        ("e", &["Scan", "Insert"]),
+        ("f", &["Read", "Read-Modify-Write"]),
+    ];
+    for (letter, types) in mixes {
+        let out = txbench_output(
+            dir.path(),
+            &[
+                "ycsb",
+                "run",
+                "--db",
+                &db,
+                "--workload",
+                letter,
+                "-d",
+                "1s",
+                "--warmup",
+                "0s",
+                "-t",
+                "2",
+            ],
+        );
+        assert!(out.status.success(), "YCSB {letter}: {}", text(&out));
+        let summary = take_summary(dir.path());
+        assert_eq!(summary["workload"], "ycsb");
+        assert_eq!(
+            summary["workload_title"],
+            format!("YCSB {}", letter.to_ascii_uppercase())
+        );
+        assert_eq!(type_names(&summary), types, "YCSB {letter}");
+        assert!(type_sum(&summary, &["committed"]) > 100, "YCSB {letter}");
+        for failed in ["errors", "unfinished"] {
+            let n: u64 = summary["transactions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| {
+                    t[failed]
+                        .as_object()
+                        .map_or(0, |m| m.values().map(|v| v.as_u64().unwrap()).sum())
+                })
+                .sum();
+            assert_eq!(n, 0, "YCSB {letter}: {failed}");
+        }
+        assert_eq!(summary["metrics"][0]["unit"], "ops/s");
+    }
+    // Another distribution than the workload's own is taken and recorded.
+    let out = txbench_output(
+        dir.path(),
+        &[
+            "ycsb",
+            "run",
+            "--db",
+            &db,
+            "--workload",
+            "b",
+            "--distribution",
+            "uniform",
+            "-d",
+            "1s",
+            "--warmup",
+            "0s",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let summary = take_summary(dir.path());
+    assert_eq!(summary["settings"]["options"]["distribution"], "uniform");
+    // A scale other than the one loaded is refused by name.
+    let out = txbench_output(
+        dir.path(),
+        &["ycsb", "run", "--db", &db, "--records", "10", "-d", "1s"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--records 10"), "{}", text(&out));
+}
+
+#[test]
+fn a_workload_file_loads_runs_checks_and_cleans_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = documented_example(dir.path());
+    let path = dir.path().join("orders.db");
+    let db = format!("sqlite:{}", path.display());
+    let custom = |args: &[&str]| {
+        let mut all = vec!["custom"];
+        all.extend_from_slice(&args[..1]);
+        all.extend(["--file", &file, "--db", &db]);
+        all.extend_from_slice(&args[1..]);
+        txbench_output(dir.path(), &all)
+    };
+    let out = custom(&["load", "--scale", "20"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("loaded scale 20 of Orders"),
+        "{}",
+        text(&out)
+    );
+    let out = custom(&["run", "-d", "1s", "--warmup", "0s", "-t", "4"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let summary = take_summary(dir.path());
+    assert_eq!(summary["workload"], "custom");
+    assert_eq!(summary["workload_title"], "Orders");
+    assert_eq!(type_names(&summary), ["Pay", "Look"]);
+    assert!(type_sum(&summary, &["committed"]) > 100);
+    // The file's invariant holds after the run...
+    let out = custom(&["check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("PASS  no negative balance"),
+        "{}",
+        text(&out)
+    );
+    // ...and fails once a balance is made negative behind its back.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute("UPDATE customer SET c_balance = -5 WHERE c_id = 3", [])
+        .unwrap();
+    drop(conn);
+    let out = custom(&["check"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("FAIL  no negative balance") && text(&out).contains("1 violation"),
+        "{}",
+        text(&out)
+    );
+    let out = custom(&["clean"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = custom(&["run", "-d", "1s"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("holds no custom workload data"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn a_missing_or_mistaken_workload_file_exits_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[workload]\nname = \"x\"\nscale = \"rows\"\n\n[[tabel]]\nname = \"t\"\n",
+    )
+    .unwrap();
+    let bad = bad.display().to_string();
+    let cases: [(&[&str], &str); 4] = [
+        (&["custom", "run"], "needs the workload file: --file FILE"),
+        (
+            &["custom", "load", "--file", "nope.toml"],
+            "--file nope.toml: cannot read it",
+        ),
+        (
+            &["custom", "--file", &bad],
+            "bad.toml:5: unknown field `tabel`",
+        ),
+        (
+            &["serve", "--workload", "custom"],
+            "serve cannot serve the custom workload",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = txbench_output(dir.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let printed = text(&out);
+        assert!(printed.contains(says), "{args:?}: {printed}");
+        assert_eq!(printed.trim().lines().count(), 1, "{args:?}: {printed}");
+    }
+}
