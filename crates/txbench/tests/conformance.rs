@@ -49,15 +49,7 @@ fn definition(workload: &str, dir: &std::path::Path) -> Vec<String> {
     if workload != "custom" {
         return Vec::new();
     }
-    let doc = include_str!("../../../docs/workload-file.md");
-    let start = doc.find("```toml\n").unwrap() + "```toml\n".len();
-    let path = dir.join("orders.toml");
-    std::fs::write(
-        &path,
-        &doc[start..start + doc[start..].find("```").unwrap()],
-    )
-    .unwrap();
-    vec!["--file".to_string(), path.display().to_string()]
+    vec!["--file".to_string(), support::documented_example(dir)]
 }
 
 /// `txbench NAME VERB`, with the workload's definition, then `rest`.

@@ -5,17 +5,7 @@
 use std::path::Path;
 
 mod support;
-use support::{text, txbench_output, type_sum};
-
-/// The complete example of docs/workload-file.md, written to `dir`.
-fn documented_example(dir: &Path) -> String {
-    let doc = include_str!("../../../docs/workload-file.md");
-    let start = doc.find("```toml\n").unwrap() + "```toml\n".len();
-    let example = &doc[start..start + doc[start..].find("```").unwrap()];
-    let path = dir.join("orders.toml");
-    std::fs::write(&path, example).unwrap();
-    path.display().to_string()
-}
+use support::{documented_example, errors_by_kind, text, txbench_output, type_sum};
 
 /// The summary.json of the one run under `dir/results`, which is then removed
 /// so that the next run's is the only one.
@@ -84,19 +74,8 @@ fn every_ycsb_core_workload_runs_on_one_load() {
         );
         assert_eq!(type_names(&summary), types, "YCSB {letter}");
         assert!(type_sum(&summary, &["committed"]) > 100, "YCSB {letter}");
-        for failed in ["errors", "unfinished"] {
-            let n: u64 = summary["transactions"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| {
-                    t[failed]
-                        .as_object()
-                        .map_or(0, |m| m.values().map(|v| v.as_u64().unwrap()).sum())
-                })
-                .sum();
-            assert_eq!(n, 0, "YCSB {letter}: {failed}");
-        }
+        let errors = errors_by_kind(&summary);
+        assert!(errors.is_empty(), "YCSB {letter}: errors {errors:?}");
         assert_eq!(summary["metrics"][0]["unit"], "ops/s");
     }
     // Another distribution than the workload's own is taken and recorded.

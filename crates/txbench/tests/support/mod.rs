@@ -29,6 +29,20 @@ pub fn text(out: &std::process::Output) -> String {
     )
 }
 
+/// The complete example of docs/workload-file.md, written to `dir` as
+/// `orders.toml`; its path.
+pub fn documented_example(dir: &Path) -> String {
+    let doc = include_str!("../../../../docs/workload-file.md");
+    let start = doc.find("```toml\n").unwrap() + "```toml\n".len();
+    let path = dir.join("orders.toml");
+    std::fs::write(
+        &path,
+        &doc[start..start + doc[start..].find("```").unwrap()],
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
 /// A TPC-C database of one warehouse in an SQLite file in `dir`; its URL.
 pub fn sqlite_loaded(dir: &Path) -> String {
     let url = format!("sqlite:{}", dir.join("t.db").display());
