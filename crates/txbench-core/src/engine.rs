@@ -3,7 +3,7 @@
 use std::future::Future;
 
 use crate::error::DbError;
-use crate::schema::{ForeignKey, Index, Statement, Table};
+use crate::schema::{ForeignKey, Index, Schema, Statement, Table};
 use crate::value::{Param, RowBatch, Rows};
 
 /// How a transaction intends to use the database.
@@ -287,6 +287,11 @@ pub trait Session: Send + 'static {
 /// beyond transactions. Engines that cannot do them (a txbench server's
 /// client) have [`NoLoader`].
 pub trait Loader: Send {
+    /// Refuse, by name, a schema this engine cannot hold, before any table
+    /// of it is created.
+    fn can_hold(&self, _schema: &Schema) -> Result<(), DbError> {
+        Ok(())
+    }
     /// Create a table (without secondary indexes). Engines that load faster
     /// without a primary key leave it for [`Loader::add_primary_key`].
     fn create_table(&mut self, table: &Table) -> impl Future<Output = Result<(), DbError>> + Send;

@@ -124,6 +124,10 @@ pub struct Schema {
     pub indexes: &'static [Index],
     /// Foreign keys (optional at load time).
     pub foreign_keys: &'static [ForeignKey],
+    /// Whether every statement of the workload has a key-value form
+    /// ([`Statement::kv`]), so that a key-value store may hold tables of
+    /// more than a key and a value (a hash per row, in Redis).
+    pub key_value: bool,
 }
 
 impl Schema {
@@ -151,9 +155,11 @@ pub struct Statement {
     pub kv: Option<KvOp>,
 }
 
-/// A statement as an operation on a key-value table: a table whose primary key
-/// is its first column and whose value is its second. Key-value stores keep
-/// each row under the key `<table>:<primary key>`.
+/// A statement as an operation on a key-value table: a table with a
+/// one-column primary key. Key-value stores keep each row under the key
+/// `<table>:<primary key>`: [`KvOp::Get`], [`KvOp::Put`] and [`KvOp::Scan`]
+/// are for tables of a key and one value, the others for any such table (a
+/// hash of its columns per row, in Redis).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KvOp {
     /// Read one key: parameter `key` is the key; the reply is one row holding
@@ -178,6 +184,47 @@ pub enum KvOp {
     Scan {
         /// The table.
         table: &'static str,
+    },
+    /// Read some columns of one row: parameter `key` is the primary key; the
+    /// reply is one row of `columns` in order, or no row when it is absent.
+    Read {
+        /// The table.
+        table: &'static Table,
+        /// Which parameter is the key.
+        key: usize,
+        /// The columns to read.
+        columns: &'static [&'static str],
+    },
+    /// Set columns of one row, each to a parameter: an update changes a row
+    /// that exists (the reply is 1 changed row, or 0 when there is none); an
+    /// insert adds one that does not (a row already there is an error).
+    Write {
+        /// The table.
+        table: &'static Table,
+        /// Which parameter is the key.
+        key: usize,
+        /// Each column set, and which parameter is its value.
+        set: &'static [(&'static str, usize)],
+        /// Whether it adds the row rather than changing it.
+        insert: bool,
+    },
+    /// Read up to parameter `count` rows in key order from the key of
+    /// parameter `from` on: `columns` of each (integer keys only).
+    Range {
+        /// The table.
+        table: &'static Table,
+        /// Which parameter is the first key.
+        from: usize,
+        /// Which parameter is the most rows.
+        count: usize,
+        /// The columns to read.
+        columns: &'static [&'static str],
+    },
+    /// The largest key of the table (integer keys only): one row of it, or
+    /// no row when the table is empty.
+    Last {
+        /// The table.
+        table: &'static Table,
     },
 }
 

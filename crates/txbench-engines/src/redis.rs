@@ -3,8 +3,11 @@
 //!
 //! A Redis session runs the statements that declare a key-value form
 //! ([`Statement::kv`]); anything else is refused by name. A table is a key
-//! prefix: the row with primary key `k` of table `t` is the string key `t:k`,
-//! holding the row's value column.
+//! prefix: the row with primary key `k` of table `t` is the key `t:k`. A
+//! table of a key and one value holds the value as a string; a wider one (a
+//! workload whose every statement has a key-value form: YCSB) holds a hash of
+//! all the row's columns, key included, and its integer keys in a sorted set
+//! (`txbench:keys:t`) that range reads walk in key order.
 //!
 //! Transactions are optimistic, as Redis offers them: every key a transaction
 //! reads is WATCHed (in the same round trip as its GET), its writes are kept in
@@ -19,7 +22,7 @@ use std::time::Duration;
 
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Client, RedisError};
-use txbench_core::schema::{Index, KvOp, Statement, Table};
+use txbench_core::schema::{Index, KvOp, Schema, Statement, Table};
 use txbench_core::{
     DbError, Engine, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode, Value,
 };
@@ -110,7 +113,41 @@ struct Transaction {
     /// Keys read (and so WATCHed).
     watched: bool,
     /// Writes to send at commit, in order.
-    writes: Vec<(String, String)>,
+    writes: Vec<Write>,
+}
+
+/// A write kept for the commit.
+#[derive(Debug)]
+enum Write {
+    /// A string key's new value.
+    Set(String, String),
+    /// Fields of a row's hash.
+    Hash(String, Vec<(&'static str, String)>),
+    /// An integer key added to a table's key order.
+    Index(String, i64),
+}
+
+impl Write {
+    /// The key it writes.
+    fn key(&self) -> &str {
+        match self {
+            Write::Set(k, _) | Write::Hash(k, _) | Write::Index(k, _) => k,
+        }
+    }
+
+    fn add_to(&self, pipe: &mut redis::Pipeline) {
+        match self {
+            Write::Set(k, v) => pipe.cmd("SET").arg(k).arg(v).ignore(),
+            Write::Hash(k, fields) => {
+                let cmd = pipe.cmd("HSET").arg(k);
+                for (f, v) in fields {
+                    cmd.arg(*f).arg(v);
+                }
+                cmd.ignore()
+            }
+            Write::Index(k, key) => pipe.cmd("ZADD").arg(k).arg(*key).arg(*key).ignore(),
+        };
+    }
 }
 
 impl Engine for RedisEngine {
@@ -186,6 +223,19 @@ fn value_text(v: &Value) -> String {
     }
 }
 
+/// Why Redis cannot hold `table` for this workload.
+fn not_key_value_table(table: &Table) -> DbError {
+    DbError::new(
+        ErrorKind::Other,
+        format!(
+            "Redis holds key-value tables only (a one-column primary key and one value column, or more columns when every statement has a key-value form); table '{}' has {} columns and a primary key of {}",
+            table.name,
+            table.columns.len(),
+            table.primary_key.len()
+        ),
+    )
+}
+
 fn not_key_value(what: &str) -> DbError {
     DbError::new(
         ErrorKind::Other,
@@ -198,7 +248,98 @@ fn marker(table: &str) -> String {
     format!("txbench:table:{table}")
 }
 
+/// The sorted set of a hashed table's integer keys, each scored by itself.
+fn key_order(table: &str) -> String {
+    format!("txbench:keys:{table}")
+}
+
+/// Whether a table's rows are hashes: all but a key and one value.
+fn hashed(table: &Table) -> bool {
+    !(table.columns.len() == 2 && table.primary_key == [table.columns[0].name])
+}
+
+/// An integer parameter (a range's bounds).
+fn param_int(stmt: &Statement, params: &[Param<'_>], i: usize) -> Result<i64, DbError> {
+    match params.get(i) {
+        Some(Param::Int(v)) => Ok(*v),
+        Some(Param::Text(t)) if t.parse::<i64>().is_ok() => Ok(t.parse().unwrap_or_default()),
+        _ => Err(DbError::new(
+            ErrorKind::Data,
+            format!(
+                "statement '{}': parameter {} is not an integer",
+                stmt.name,
+                i + 1
+            ),
+        )),
+    }
+}
+
+/// Why Redis cannot walk `table` in key order.
+fn no_key_order(table: &Table) -> DbError {
+    DbError::new(
+        ErrorKind::Other,
+        format!(
+            "Redis keeps key order only for tables of more than a key and a value: table '{}' has none",
+            table.name
+        ),
+    )
+}
+
+/// `row` (its key, then `columns`) as the transaction's write `w` of it left it.
+fn own_write(table: &Table, columns: &[&str], w: &Write, row: &mut [Option<String>]) {
+    let pk = table.primary_key[0];
+    let mut put = |column: &str, v: &str| {
+        if column == pk {
+            row[0] = Some(v.to_string());
+        }
+        for (c, cell) in columns.iter().zip(row.iter_mut().skip(1)) {
+            if *c == column {
+                *cell = Some(v.to_string());
+            }
+        }
+    };
+    match w {
+        Write::Set(k, v) => {
+            let key = k.split_once(':').map_or("", |(_, key)| key);
+            put(pk, key);
+            put(table.columns[1].name, v);
+        }
+        Write::Hash(_, fields) => fields.iter().for_each(|(c, v)| put(c, v)),
+        Write::Index(..) => {}
+    }
+}
+
 impl RedisSession {
+    /// Rows of a hashed table: a hash of every column per row, and the
+    /// integer keys in the table's key order, in one round trip.
+    async fn insert_hashes(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
+        let pk = table
+            .columns
+            .iter()
+            .position(|c| c.name == table.primary_key[0])
+            .ok_or_else(|| not_key_value_table(table))?;
+        let mut pipe = redis::pipe();
+        let mut order = redis::cmd("ZADD");
+        order.arg(key_order(table.name));
+        let mut ordered = false;
+        for row in batch.rows() {
+            let key = row.get(pk).map(value_text).unwrap_or_default();
+            let cmd = pipe.cmd("HSET").arg(row_key(table.name, &key));
+            for (c, v) in table.columns.iter().zip(row) {
+                cmd.arg(c.name).arg(value_text(v));
+            }
+            cmd.ignore();
+            if let Ok(k) = key.parse::<i64>() {
+                order.arg(k).arg(k);
+                ordered = true;
+            }
+        }
+        if ordered {
+            pipe.add_command(order).ignore();
+        }
+        pipe.exec_async(&mut self.conn).await.map_err(classify)
+    }
+
     async fn get(&mut self, table: &str, key: String) -> Result<Option<String>, DbError> {
         let key = row_key(table, &key);
         let tx = &mut self.tx;
@@ -210,7 +351,11 @@ impl RedisSession {
                 .map_err(classify);
         }
         // Read your own writes: the latest buffered write of the key wins.
-        if let Some((_, v)) = tx.writes.iter().rev().find(|(k, _)| *k == key) {
+        let buffered = tx.writes.iter().rev().find_map(|w| match w {
+            Write::Set(k, v) if *k == key => Some(v),
+            _ => None,
+        });
+        if let Some(v) = buffered {
             return Ok(Some(v.clone()));
         }
         tx.watched = true;
@@ -224,6 +369,143 @@ impl RedisSession {
             .await
             .map_err(classify)?;
         Ok(value)
+    }
+
+    /// The rows of `keys` that exist, each as `columns` in order (the
+    /// transaction's own writes seen), WATCHed when in a transaction.
+    async fn read_rows(
+        &mut self,
+        table: &'static Table,
+        keys: &[String],
+        columns: &[&str],
+    ) -> Result<Vec<Vec<Option<String>>>, DbError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let pk = table.primary_key[0];
+        let row_keys: Vec<String> = keys.iter().map(|k| row_key(table.name, k)).collect();
+        let mut pipe = redis::pipe();
+        if self.tx.open {
+            self.tx.watched = true;
+            pipe.cmd("WATCH").arg(&row_keys).ignore();
+        }
+        // Each row as its key (None when absent), then `columns`.
+        let mut rows: Vec<Vec<Option<String>>> = if hashed(table) {
+            for rk in &row_keys {
+                pipe.cmd("HMGET").arg(rk).arg(pk).arg(columns);
+            }
+            pipe.query_async(&mut self.conn).await.map_err(classify)?
+        } else {
+            for rk in &row_keys {
+                pipe.cmd("GET").arg(rk);
+            }
+            let values: Vec<Option<String>> =
+                pipe.query_async(&mut self.conn).await.map_err(classify)?;
+            let value_column = table.columns[1].name;
+            keys.iter()
+                .zip(values)
+                .map(|(k, v)| {
+                    let present = v.is_some().then(|| k.clone());
+                    let cells = columns.iter().map(|c| match *c {
+                        c if c == pk => present.clone(),
+                        c if c == value_column => v.clone(),
+                        _ => None,
+                    });
+                    std::iter::once(present.clone()).chain(cells).collect()
+                })
+                .collect()
+        };
+        for (rk, row) in row_keys.iter().zip(&mut rows) {
+            for w in self.tx.writes.iter().filter(|w| w.key() == rk) {
+                own_write(table, columns, w, row);
+            }
+        }
+        Ok(rows
+            .into_iter()
+            .filter(|r| r[0].is_some())
+            .map(|mut r| r.split_off(1))
+            .collect())
+    }
+
+    /// Up to `count` keys of `table` from `from` on, in key order.
+    async fn range_keys(
+        &mut self,
+        table: &'static Table,
+        from: i64,
+        count: i64,
+    ) -> Result<Vec<String>, DbError> {
+        if !hashed(table) {
+            return Err(no_key_order(table));
+        }
+        if count <= 0 {
+            return Ok(Vec::new());
+        }
+        redis::cmd("ZRANGEBYSCORE")
+            .arg(key_order(table.name))
+            .arg(from)
+            .arg("+inf")
+            .arg("LIMIT")
+            .arg(0)
+            .arg(count)
+            .query_async(&mut self.conn)
+            .await
+            .map_err(classify)
+    }
+
+    /// The writes that set `values` in row `key` of `table`, or None when
+    /// an update finds no row; an insert that finds one is refused.
+    async fn row_writes(
+        &mut self,
+        table: &'static Table,
+        key: String,
+        mut values: Vec<(&'static str, String)>,
+        insert: bool,
+    ) -> Result<Option<Vec<Write>>, DbError> {
+        let pk = table.primary_key[0];
+        let rk = row_key(table.name, &key);
+        let written = self.tx.writes.iter().any(|w| match w {
+            Write::Set(k, _) => *k == rk,
+            Write::Hash(k, fields) => *k == rk && fields.iter().any(|(c, _)| *c == pk),
+            Write::Index(..) => false,
+        });
+        let exists = written || {
+            let mut pipe = redis::pipe();
+            if self.tx.open {
+                self.tx.watched = true;
+                pipe.cmd("WATCH").arg(&rk).ignore();
+            }
+            pipe.cmd("EXISTS").arg(&rk);
+            let (n,): (i64,) = pipe.query_async(&mut self.conn).await.map_err(classify)?;
+            n > 0
+        };
+        match (insert, exists) {
+            (false, false) => return Ok(None),
+            (true, true) => {
+                return Err(DbError::new(
+                    ErrorKind::Constraint,
+                    format!("duplicate key: table '{}' has a row {key}", table.name),
+                ));
+            }
+            _ => {}
+        }
+        if !hashed(table) {
+            let value_column = table.columns[1].name;
+            let value = values.into_iter().find(|(c, _)| *c == value_column);
+            return Ok(Some(match (value, insert) {
+                (Some((_, v)), _) => vec![Write::Set(rk, v)],
+                (None, true) => vec![Write::Set(rk, String::new())],
+                (None, false) => Vec::new(),
+            }));
+        }
+        let mut writes = Vec::with_capacity(2);
+        if insert {
+            values.insert(0, (pk, key.clone()));
+            if let Ok(k) = key.parse::<i64>() {
+                writes.push(Write::Index(key_order(table.name), k));
+            }
+        }
+        writes.insert(0, Write::Hash(rk, values));
+        Ok(Some(writes))
     }
 
     async fn scan(&mut self, table: &str) -> Result<Vec<(String, String)>, DbError> {
@@ -297,8 +579,8 @@ impl Session for RedisSession {
         }
         let mut pipe = redis::pipe();
         pipe.atomic();
-        for (k, v) in &tx.writes {
-            pipe.cmd("SET").arg(k).arg(v).ignore();
+        for w in &tx.writes {
+            w.add_to(&mut pipe);
         }
         // EXEC answers nil when a watched key changed: nothing was applied.
         let applied: Option<()> = pipe.query_async(&mut self.conn).await.map_err(classify)?;
@@ -342,7 +624,64 @@ impl Session for RedisSession {
                 }
                 Ok(rows)
             }
-            Some(KvOp::Put { .. }) | None => Err(not_key_value(&format!("query '{}'", stmt.name))),
+            Some(KvOp::Read {
+                table,
+                key,
+                columns,
+            }) => {
+                let key = param_text(stmt, params, key)?;
+                let mut rows = Rows::new(columns.len());
+                if let Some(row) = self.read_rows(table, &[key], columns).await?.pop() {
+                    rows.push_row(
+                        row.iter()
+                            .map(|v| v.as_deref().map_or(Param::Null, Param::Text)),
+                    );
+                }
+                Ok(rows)
+            }
+            Some(KvOp::Range {
+                table,
+                from,
+                count,
+                columns,
+            }) => {
+                let keys = self
+                    .range_keys(
+                        table,
+                        param_int(stmt, params, from)?,
+                        param_int(stmt, params, count)?,
+                    )
+                    .await?;
+                let mut rows = Rows::with_capacity(columns.len(), keys.len());
+                for row in self.read_rows(table, &keys, columns).await? {
+                    rows.push_row(
+                        row.iter()
+                            .map(|v| v.as_deref().map_or(Param::Null, Param::Text)),
+                    );
+                }
+                Ok(rows)
+            }
+            Some(KvOp::Last { table }) => {
+                if !hashed(table) {
+                    return Err(no_key_order(table));
+                }
+                let last: Vec<(String, f64)> = redis::cmd("ZREVRANGE")
+                    .arg(key_order(table.name))
+                    .arg(0)
+                    .arg(0)
+                    .arg("WITHSCORES")
+                    .query_async(&mut self.conn)
+                    .await
+                    .map_err(classify)?;
+                let mut rows = Rows::new(1);
+                if let Some((_, score)) = last.first() {
+                    rows.push_row([Param::Int(*score as i64)]);
+                }
+                Ok(rows)
+            }
+            Some(KvOp::Put { .. } | KvOp::Write { .. }) | None => {
+                Err(not_key_value(&format!("query '{}'", stmt.name)))
+            }
         }
     }
 
@@ -351,19 +690,37 @@ impl Session for RedisSession {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> Result<u64, DbError> {
-        let Some(KvOp::Put { table, key, value }) = stmt.kv else {
-            return Err(not_key_value(&format!("statement '{}'", stmt.name)));
+        let writes = match stmt.kv {
+            Some(KvOp::Put { table, key, value }) => {
+                let key = row_key(table, &param_text(stmt, params, key)?);
+                vec![Write::Set(key, param_text(stmt, params, value)?)]
+            }
+            Some(KvOp::Write {
+                table,
+                key,
+                set,
+                insert,
+            }) => {
+                let key = param_text(stmt, params, key)?;
+                let values = set
+                    .iter()
+                    .map(|(c, i)| Ok((*c, param_text(stmt, params, *i)?)))
+                    .collect::<Result<Vec<_>, DbError>>()?;
+                match self.row_writes(table, key, values, insert).await? {
+                    Some(writes) => writes,
+                    None => return Ok(0),
+                }
+            }
+            _ => return Err(not_key_value(&format!("statement '{}'", stmt.name))),
         };
-        let key = row_key(table, &param_text(stmt, params, key)?);
-        let value = param_text(stmt, params, value)?;
-        match self.tx.open {
-            true => self.tx.writes.push((key, value)),
-            false => redis::cmd("SET")
-                .arg(key)
-                .arg(value)
-                .exec_async(&mut self.conn)
-                .await
-                .map_err(classify)?,
+        if self.tx.open {
+            self.tx.writes.extend(writes);
+        } else {
+            let mut pipe = redis::pipe();
+            for w in &writes {
+                w.add_to(&mut pipe);
+            }
+            pipe.exec_async(&mut self.conn).await.map_err(classify)?;
         }
         Ok(1)
     }
@@ -387,21 +744,22 @@ impl Session for RedisSession {
 }
 
 impl Loader for RedisSession {
-    /// A key-value table: the primary key is the first column, the value the
-    /// second; nothing else fits in a Redis string key.
+    /// Every table must have a one-column primary key, and be a key and one
+    /// value unless every statement of the workload has a key-value form.
+    fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
+        for table in schema.tables {
+            if table.primary_key.len() != 1 || (hashed(table) && !schema.key_value) {
+                return Err(not_key_value_table(table));
+            }
+        }
+        Ok(())
+    }
+
+    /// A table under a one-column primary key: its marker key (its rows are
+    /// written as they come).
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
-        let fits = table.columns.len() == 2
-            && table.primary_key.len() == 1
-            && table.primary_key[0] == table.columns[0].name;
-        if !fits {
-            return Err(DbError::new(
-                ErrorKind::Other,
-                format!(
-                    "Redis holds key-value tables only (a one-column primary key and one value column); table '{}' has {} columns",
-                    table.name,
-                    table.columns.len()
-                ),
-            ));
+        if table.primary_key.len() != 1 {
+            return Err(not_key_value_table(table));
         }
         redis::cmd("SET")
             .arg(marker(table.name))
@@ -442,6 +800,7 @@ impl Loader for RedisSession {
         }
         redis::cmd("DEL")
             .arg(marker(name))
+            .arg(key_order(name))
             .exec_async(&mut self.conn)
             .await
             .map_err(classify)
@@ -456,6 +815,9 @@ impl Loader for RedisSession {
     }
 
     async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
+        if hashed(table) {
+            return self.insert_hashes(table, batch).await;
+        }
         let mut cmd = redis::cmd("MSET");
         let mut any = false;
         for row in batch.rows() {

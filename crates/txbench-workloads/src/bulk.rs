@@ -260,6 +260,7 @@ pub async fn create_tables<E: Engine>(
 ) -> Result<E::Session, DbError> {
     let (session, ()) = on_session::<E, _, _>(session, move |s| {
         Box::pin(async move {
+            loader_of(s)?.can_hold(schema)?;
             if drop_first {
                 drop_tables(s, schema).await?;
             }

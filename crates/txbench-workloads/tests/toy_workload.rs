@@ -67,6 +67,7 @@ static SCHEMA: Schema = Schema {
     tables: &[KV, META_TABLE],
     indexes: &[] as &[Index],
     foreign_keys: &[],
+    key_value: false,
 };
 static META: MetaTable = MetaTable {
     about: &ABOUT,

@@ -193,7 +193,8 @@ async fn every_workload_conforms_on_mariadb() {
     }
 }
 
-/// Redis holds key-value tables only: Retwis conforms, the others are refused.
+/// Redis holds key-value tables only: Retwis and YCSB (every statement with a
+/// key-value form) conform, the others are refused.
 #[test]
 fn every_workload_conforms_or_is_refused_on_redis() {
     let Some(base) = server_url("TXBENCH_TEST_REDIS_URL") else {
@@ -202,7 +203,7 @@ fn every_workload_conforms_or_is_refused_on_redis() {
     let url = format!("{}/13", base.trim_end_matches('/'));
     for w in workloads() {
         match w.name {
-            "retwis" => conforms(&w, &url),
+            "retwis" | "ycsb" => conforms(&w, &url),
             _ => refused(&w, &url, "key-value tables only"),
         }
     }

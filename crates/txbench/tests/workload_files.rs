@@ -29,9 +29,37 @@ fn type_names(summary: &serde_json::Value) -> Vec<String> {
 fn every_ycsb_core_workload_runs_on_one_load() {
     let dir = tempfile::tempdir().unwrap();
     let db = format!("sqlite:{}", dir.path().join("ycsb.db").display());
+    core_workloads_run_on_one_load(dir.path(), &db);
+}
+
+/// Redis runs YCSB through the key-value form of its statements: records as
+/// hashes, scans over the keys' sorted set; clean leaves nothing behind.
+#[test]
+fn every_ycsb_core_workload_runs_on_redis() {
+    let Some(base) = support::server_url("TXBENCH_TEST_REDIS_URL") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("{}/11", base.trim_end_matches('/'));
+    core_workloads_run_on_one_load(dir.path(), &db);
+    let out = txbench_output(dir.path(), &["ycsb", "clean", "--db", &db]);
+    assert!(out.status.success(), "{}", text(&out));
+    let keys = std::process::Command::new("redis-cli")
+        .args(["-u", &db, "DBSIZE"])
+        .output();
+    if let Ok(keys) = keys {
+        assert_eq!(String::from_utf8_lossy(&keys.stdout).trim(), "0");
+    }
+}
+
+/// Load 3,000 records into `db`, run each core workload on them with no
+/// error, another distribution than the workload's own, and refuse a scale
+/// other than the one loaded.
+fn core_workloads_run_on_one_load(dir: &Path, db: &str) {
+    let db = db.to_string();
     let out = txbench_output(
-        dir.path(),
-        &["ycsb", "load", "--db", &db, "--records", "3000"],
+        dir,
+        &["ycsb", "load", "--db", &db, "--records", "3000", "--drop"],
     );
     assert!(out.status.success(), "{}", text(&out));
     assert!(
@@ -49,7 +77,7 @@ fn every_ycsb_core_workload_runs_on_one_load() {
     ];
     for (letter, types) in mixes {
         let out = txbench_output(
-            dir.path(),
+            dir,
             &[
                 "ycsb",
                 "run",
@@ -66,7 +94,7 @@ fn every_ycsb_core_workload_runs_on_one_load() {
             ],
         );
         assert!(out.status.success(), "YCSB {letter}: {}", text(&out));
-        let summary = take_summary(dir.path());
+        let summary = take_summary(dir);
         assert_eq!(summary["workload"], "ycsb");
         assert_eq!(
             summary["workload_title"],
@@ -80,7 +108,7 @@ fn every_ycsb_core_workload_runs_on_one_load() {
     }
     // Another distribution than the workload's own is taken and recorded.
     let out = txbench_output(
-        dir.path(),
+        dir,
         &[
             "ycsb",
             "run",
@@ -97,11 +125,11 @@ fn every_ycsb_core_workload_runs_on_one_load() {
         ],
     );
     assert!(out.status.success(), "{}", text(&out));
-    let summary = take_summary(dir.path());
+    let summary = take_summary(dir);
     assert_eq!(summary["settings"]["options"]["distribution"], "uniform");
     // A scale other than the one loaded is refused by name.
     let out = txbench_output(
-        dir.path(),
+        dir,
         &["ycsb", "run", "--db", &db, "--records", "10", "-d", "1s"],
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));

@@ -8,6 +8,7 @@ use std::ops::Range;
 
 use txbench_core::schema::ColumnType;
 
+use super::kv_form::{self, KvForm};
 use super::model::{FieldDef, StatementDef, TransactionDef, WorkloadFile};
 
 /// A mistake in a workload file, where it is.
@@ -160,6 +161,8 @@ pub struct Statement {
     /// The statements before it that it needs (uses a value they read);
     /// statements that need none of each other may be pipelined.
     pub after: Vec<usize>,
+    /// Its key-value form, when the file gives one.
+    pub kv: Option<KvForm>,
 }
 
 /// A checked transaction type.
@@ -200,6 +203,17 @@ pub struct Spec {
     pub transactions: Vec<Transaction>,
     /// Its invariants: (what, query).
     pub invariants: Vec<(String, String)>,
+}
+
+impl Spec {
+    /// Whether every statement has a key-value form, so that a key-value
+    /// store (Redis) runs the workload.
+    pub fn key_value(&self) -> bool {
+        self.transactions
+            .iter()
+            .flat_map(|t| &t.statements)
+            .all(|s| s.kv.is_some())
+    }
 }
 
 /// How far the weights may be from 100 in all (rounding in the file).
@@ -258,11 +272,19 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
             format!("transaction weights sum to {total}, not 100"),
         ));
     }
-    let transactions = raw
+    let mut transactions = raw
         .transactions
         .iter()
         .map(|t| at.transaction(t, &raw))
         .collect::<Result<Vec<_>, _>>()?;
+    for (def, t) in raw.transactions.iter().zip(&mut transactions) {
+        for (s_def, s) in def.statements.iter().zip(&mut t.statements) {
+            if let Some(kv) = &s_def.kv {
+                let what = format!("transaction '{}' statement '{}'", t.name, s.name);
+                s.kv = Some(kv_form::check(&at, &what, kv, s, &tables)?);
+            }
+        }
+    }
     unique(&at, raw.tables.iter().map(|t| &t.name), "table")?;
     unique(&at, raw.transactions.iter().map(|t| &t.name), "transaction")?;
     Ok(Spec {
@@ -298,7 +320,7 @@ fn unique<'a>(
 }
 
 /// Where in the file a mistake is.
-struct Locator<'a> {
+pub(super) struct Locator<'a> {
     file: &'a str,
     text: &'a str,
 }
@@ -309,7 +331,7 @@ impl Locator<'_> {
         self.text[..end].bytes().filter(|b| *b == b'\n').count() + 1
     }
 
-    fn error(&self, span: Range<usize>, message: String) -> FileError {
+    pub(super) fn error(&self, span: Range<usize>, message: String) -> FileError {
         FileError {
             file: self.file.to_string(),
             line: if span == (0..0) { 0 } else { self.line(&span) },
@@ -639,6 +661,7 @@ impl Locator<'_> {
             expect,
             into: s.into.iter().map(|c| c.get_ref().clone()).collect(),
             after: after.into_iter().collect(),
+            kv: None,
         })
     }
 }

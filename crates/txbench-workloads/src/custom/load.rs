@@ -9,10 +9,10 @@ use std::sync::atomic::AtomicU64;
 
 use txbench_core::Engine;
 use txbench_core::rng::Rand;
-use txbench_core::schema::{self, ColumnType, Schema, Statement};
+use txbench_core::schema::{self, ColumnType, KvOp, Schema, Statement};
 use txbench_core::value::RowBatch;
 
-use super::check::Spec;
+use super::check::{Spec, Table};
 use super::draw::{Draw, NextKeys};
 use super::{keep, keep_all, keep_text, rows_at};
 use crate::about::{About, RunFlags, Scale};
@@ -63,20 +63,7 @@ pub fn about_of(spec: &Spec) -> &'static About {
 
 /// The schema and metadata table of `spec`, the load recorded under `about`.
 pub fn make(spec: &Spec, about: &'static About) -> Made {
-    let tables: Vec<schema::Table> = spec
-        .tables
-        .iter()
-        .map(|t| schema::Table {
-            name: keep_text(t.name.clone()),
-            columns: keep_all(
-                t.columns
-                    .iter()
-                    .map(|c| schema::Column::new(keep_text(c.name.clone()), c.ty))
-                    .collect(),
-            ),
-            primary_key: keep_all(t.primary_key.iter().map(|k| keep_text(k.clone())).collect()),
-        })
-        .collect();
+    let tables: Vec<schema::Table> = spec.tables.iter().map(schema_table).collect();
     let meta_name = keep_text(format!("txbench_{}_meta", spec.name.replace('-', "_")));
     let meta_table = schema::Table {
         name: meta_name,
@@ -91,27 +78,53 @@ pub fn make(spec: &Spec, about: &'static About) -> Made {
         tables: all,
         indexes: &[],
         foreign_keys: &[],
+        key_value: spec.key_value(),
     });
     let meta = keep(MetaTable {
         about,
         table: &all[all.len() - 1],
         data: &all[0],
-        insert: keep(Statement::new(
-            "insert meta",
-            keep_text(format!(
-                "INSERT INTO {meta_name} (m_key, m_value) VALUES (?, ?)"
-            )),
-        )),
-        select: keep(Statement::new(
-            "select meta",
-            keep_text(format!("SELECT m_key, m_value FROM {meta_name}")),
-        )),
+        // Key-value operations too, so that Redis keeps the same record.
+        insert: keep(
+            Statement::new(
+                "insert meta",
+                keep_text(format!(
+                    "INSERT INTO {meta_name} (m_key, m_value) VALUES (?, ?)"
+                )),
+            )
+            .key_value(KvOp::Put {
+                table: meta_name,
+                key: 0,
+                value: 1,
+            }),
+        ),
+        select: keep(
+            Statement::new(
+                "select meta",
+                keep_text(format!("SELECT m_key, m_value FROM {meta_name}")),
+            )
+            .key_value(KvOp::Scan { table: meta_name }),
+        ),
         count: None,
     });
     Made {
         about,
         schema,
         meta,
+    }
+}
+
+/// A checked table as the engines take it.
+pub fn schema_table(t: &Table) -> schema::Table {
+    schema::Table {
+        name: keep_text(t.name.clone()),
+        columns: keep_all(
+            t.columns
+                .iter()
+                .map(|c| schema::Column::new(keep_text(c.name.clone()), c.ty))
+                .collect(),
+        ),
+        primary_key: keep_all(t.primary_key.iter().map(|k| keep_text(k.clone())).collect()),
     }
 }
 

@@ -8,6 +8,7 @@ mod check;
 pub mod command;
 pub mod draw;
 pub mod invariants;
+pub mod kv_form;
 pub mod load;
 mod model;
 pub mod opened;

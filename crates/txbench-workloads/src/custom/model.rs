@@ -165,6 +165,38 @@ pub struct StatementDef {
     /// them: parameters of the later statements.
     #[serde(default)]
     pub into: Vec<Spanned<String>>,
+    /// The same statement as a key-value operation, for key-value stores
+    /// (Redis): a workload whose every statement has one runs there.
+    #[serde(default)]
+    pub kv: Option<Spanned<KvDef>>,
+}
+
+/// A statement's key-value form: `op` is `read`, `update`, `insert` or
+/// `scan`; its values are the statement's own `:name` parameters.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KvDef {
+    /// `read` (one row by key), `update` (columns of one row), `insert`
+    /// (a new row) or `scan` (rows in key order from a key).
+    pub op: Spanned<String>,
+    /// The table (a one-column primary key).
+    pub table: Spanned<String>,
+    /// The row's key (read, update, insert).
+    #[serde(default)]
+    pub key: Option<Spanned<String>>,
+    /// The columns read (read, scan), in the order of the SQL's; all the
+    /// table's when absent.
+    #[serde(default)]
+    pub columns: Option<Spanned<Vec<String>>>,
+    /// The columns set, each to a parameter (update, insert).
+    #[serde(default)]
+    pub set: Option<Spanned<std::collections::BTreeMap<String, String>>>,
+    /// The first key (scan).
+    #[serde(default)]
+    pub from: Option<Spanned<String>>,
+    /// The most rows (scan).
+    #[serde(default)]
+    pub count: Option<Spanned<String>>,
 }
 
 fn any() -> Spanned<String> {

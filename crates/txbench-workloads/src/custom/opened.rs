@@ -12,12 +12,14 @@ use txbench_core::result::{Metric, TypeResult};
 use super::check::{Generator, KeyRange, Spec};
 use super::load::{self, Made};
 use super::run::FileWorkload;
+use super::{keep, keep_text};
 use crate::about::About;
 use crate::benchmark::rate;
 use crate::bulk::{LoadPlan, LoadSummary};
 use crate::conditions::ConditionResult;
 use crate::error::WorkloadError;
 use crate::opening::{self, Found};
+use txbench_core::schema::{KvOp, Statement};
 
 /// A checked workload file with its tables and metadata table made, kept for
 /// the life of the process (the engines and the loaders take them so).
@@ -98,8 +100,7 @@ async fn past_earlier_inserts<S: Session, K>(
             continue;
         }
         seen.push(keys);
-        let sql = format!("SELECT max({}) FROM {}", keys.column, keys.table);
-        let rows = session.query_sql(&sql).await?;
+        let rows = session.query(largest_key(workload, keys), &[]).await?;
         if let Some(largest) = rows.row(0).and_then(|r| r.get(0)).and_then(|v| v.as_i64()) {
             workload
                 .next_keys()
@@ -107,6 +108,20 @@ async fn past_earlier_inserts<S: Session, K>(
         }
     }
     Ok(())
+}
+
+/// The query of the largest key of `keys`' column, in both forms (the SQL
+/// and the key-value one).
+fn largest_key<K>(workload: &FileWorkload<K>, keys: &KeyRange) -> &'static Statement {
+    let sql = format!("SELECT max({}) FROM {}", keys.column, keys.table);
+    let statement = Statement::new("largest key", keep_text(sql));
+    let table = workload.spec().tables.iter().find(|t| t.name == keys.table);
+    keep(match table {
+        Some(t) => statement.key_value(KvOp::Last {
+            table: keep(load::schema_table(t)),
+        }),
+        None => statement,
+    })
 }
 
 /// What every file's run records of the file: its name and title, and the

@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use txbench_core::engine::{Call, Reply};
 use txbench_core::rng::Rand;
-use txbench_core::schema;
+use txbench_core::schema::{self, KvOp};
 use txbench_core::value::Value;
 use txbench_core::{
     DbError, ErrorKind, Outcome, Param, Planned, Session, Terminal, TxMode, TxnTypeInfo, Workload,
@@ -25,7 +25,8 @@ use txbench_core::{
 
 use super::check::{Expect, Generator, Spec};
 use super::draw::{Draw, Inserts, NextKeys};
-use super::{keep, keep_all, keep_text};
+use super::kv_form::KvForm;
+use super::{keep, keep_all, keep_text, load};
 
 /// A value drawn for a parameter, as a transaction's input carries it (to a
 /// txbench server too).
@@ -192,10 +193,15 @@ impl<K> FileWorkload<K> {
             })
             .collect();
         let next = NextKeys::default();
+        let tables: Vec<&'static schema::Table> = spec
+            .tables
+            .iter()
+            .map(|t| keep(load::schema_table(t)))
+            .collect();
         let kinds = spec
             .transactions
             .iter()
-            .map(|t| kind_of(t, &next, scale))
+            .map(|t| kind_of(t, &tables, &next, scale))
             .collect();
         FileWorkload {
             inner: Arc::new(Inner {
@@ -229,7 +235,12 @@ impl<K> FileWorkload<K> {
 
 /// The steps of a transaction type: its values' slots resolved, its
 /// statements grouped into round trips.
-fn kind_of(t: &super::check::Transaction, next: &NextKeys, scale: i64) -> Kind {
+fn kind_of(
+    t: &super::check::Transaction,
+    tables: &[&'static schema::Table],
+    next: &NextKeys,
+    scale: i64,
+) -> Kind {
     let inserts = t
         .params
         .iter()
@@ -263,10 +274,14 @@ fn kind_of(t: &super::check::Transaction, next: &NextKeys, scale: i64) -> Kind {
                 read.len() - 1
             })
             .collect();
-        let statement = keep(schema::Statement::new(
+        let mut statement = schema::Statement::new(
             keep_text(format!("{} {}", t.name, s.name)),
             keep_text(s.sql.clone()),
-        ));
+        );
+        if let Some(form) = &s.kv {
+            statement = statement.key_value(kv_op(form, tables));
+        }
+        let statement = keep(statement);
         steps.push(Step {
             statement,
             args,
@@ -292,6 +307,45 @@ fn kind_of(t: &super::check::Transaction, next: &NextKeys, scale: i64) -> Kind {
         inserts,
         ack_fields: keep_text(ack_names.join(" ")),
         ack_params,
+    }
+}
+
+/// A checked key-value form as the engines take it.
+fn kv_op(form: &KvForm, tables: &[&'static schema::Table]) -> KvOp {
+    let table = *tables
+        .iter()
+        .find(|t| t.name == form.table())
+        .expect("a checked form names a table of the file");
+    let names = |cs: &[String]| keep_all(cs.iter().map(|c| keep_text(c.clone())).collect());
+    match form {
+        KvForm::Read { key, columns, .. } => KvOp::Read {
+            table,
+            key: *key,
+            columns: names(columns),
+        },
+        KvForm::Write {
+            key, set, insert, ..
+        } => KvOp::Write {
+            table,
+            key: *key,
+            set: keep_all(
+                set.iter()
+                    .map(|(c, i)| (keep_text(c.clone()), *i))
+                    .collect(),
+            ),
+            insert: *insert,
+        },
+        KvForm::Scan {
+            from,
+            count,
+            columns,
+            ..
+        } => KvOp::Range {
+            table,
+            from: *from,
+            count: *count,
+            columns: names(columns),
+        },
     }
 }
 

@@ -27,4 +27,5 @@ pub static SCHEMA: Schema = Schema {
     tables: &[KV, META],
     indexes: &[] as &[Index],
     foreign_keys: &[],
+    key_value: true,
 };

@@ -134,6 +134,7 @@ pub static SCHEMA: Schema = Schema {
             referenced_columns: &["s_id", "sf_type"],
         },
     ],
+    key_value: false,
 };
 
 /// A subscriber's `sub_nbr`: its id as 15 digits, zero-padded.

@@ -203,6 +203,7 @@ pub static SCHEMA: Schema = Schema {
         },
     ],
     foreign_keys: &FOREIGN_KEYS,
+    key_value: false,
 };
 
 macro_rules! fk {
