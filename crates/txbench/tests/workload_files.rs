@@ -136,6 +136,78 @@ fn core_workloads_run_on_one_load(dir: &Path, db: &str) {
     assert!(text(&out).contains("--records 10"), "{}", text(&out));
 }
 
+/// `--field-count` and `--field-length` shape the records a load makes; a
+/// run takes the loaded shape, records it, refuses another, and each update
+/// writes one field chosen at random (the log shows every field chosen).
+#[test]
+fn ycsb_records_take_the_asked_shape_and_updates_pick_a_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("shaped.db").display());
+    let load = [
+        "ycsb",
+        "load",
+        "--db",
+        &db,
+        "--records",
+        "500",
+        "--field-count",
+        "3",
+        "--field-length",
+        "20",
+    ];
+    let out = txbench_output(dir.path(), &load);
+    assert!(out.status.success(), "{}", text(&out));
+    let run = [
+        "ycsb",
+        "run",
+        "--db",
+        &db,
+        "-d",
+        "1s",
+        "--warmup",
+        "0s",
+        "-t",
+        "2",
+        "--ack-log",
+    ];
+    let out = txbench_output(dir.path(), &run);
+    assert!(out.status.success(), "{}", text(&out));
+    let results = dir.path().join("results");
+    let acks = std::fs::read_to_string(support::only_run(&results).join("acks.csv")).unwrap();
+    let summary = take_summary(dir.path());
+    assert_eq!(summary["parameters"]["field_count"], "3");
+    assert_eq!(summary["parameters"]["field_length"], "20");
+    assert!(errors_by_kind(&summary).is_empty(), "{summary}");
+    assert!(acks.contains("# update: key field"), "{acks}");
+    let mut chosen = [0u64; 3];
+    for line in acks.lines().filter(|l| l.contains(",ack,update,")) {
+        let field: usize = line.rsplit(' ').next().unwrap().parse().unwrap();
+        chosen[field] += 1;
+    }
+    assert!(chosen.iter().all(|&n| n > 10), "fields chosen {chosen:?}");
+    // Another shape than the loaded one is refused by name.
+    let out = txbench_output(
+        dir.path(),
+        &["ycsb", "run", "--db", &db, "--field-count", "4"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--field-count 4: the database holds records of 3 fields"),
+        "{}",
+        text(&out)
+    );
+    let out = txbench_output(
+        dir.path(),
+        &["ycsb", "load", "--db", &db, "--field-length", "0"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--field-length 0: must be 1 to 10000"),
+        "{}",
+        text(&out)
+    );
+}
+
 #[test]
 fn a_workload_file_loads_runs_checks_and_cleans_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -163,6 +163,13 @@ pub struct Statement {
     pub after: Vec<usize>,
     /// Its key-value form, when the file gives one.
     pub kv: Option<KvForm>,
+    /// Other forms of it with the same placeholders (SQL and key-value
+    /// form), one of which runs instead when `pick` says: YCSB's update of
+    /// a field chosen at random. Made by txbench; files do not write them.
+    pub variants: Vec<(String, Option<KvForm>)>,
+    /// The drawn parameter whose value chooses the form that runs: 0 is
+    /// this one, 1 the first variant, ... (modulo their number).
+    pub pick: Option<String>,
 }
 
 /// A checked transaction type.
@@ -662,6 +669,8 @@ impl Locator<'_> {
             into: s.into.iter().map(|c| c.get_ref().clone()).collect(),
             after: after.into_iter().collect(),
             kv: None,
+            variants: Vec::new(),
+            pick: None,
         })
     }
 }

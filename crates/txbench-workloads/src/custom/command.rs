@@ -153,7 +153,7 @@ impl Benchmark for Custom {
     ) -> Result<Self, WorkloadError> {
         let defined = defined();
         defined
-            .open(session, asked, defined.spec.as_ref().clone())
+            .open(session, asked, |_| Ok(defined.spec.as_ref().clone()))
             .await
     }
 

@@ -142,6 +142,7 @@ pub async fn load<E: Engine>(
     spec: Arc<Spec>,
     made: &Made,
     plan: &LoadPlan,
+    entries: Vec<(&'static str, String)>,
     rows_done: Arc<AtomicU64>,
 ) -> Result<LoadSummary, WorkloadError> {
     let scale = plan.scale;
@@ -178,7 +179,7 @@ pub async fn load<E: Engine>(
             }
             vec![batch]
         },
-        entries: Vec::new(),
+        entries,
     };
     bulk::load(engine, made.meta, made.schema, plan, population, rows_done).await
 }

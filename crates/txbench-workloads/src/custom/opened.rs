@@ -30,6 +30,8 @@ pub struct Defined {
     /// Its schema and metadata table, the load recorded under the command's
     /// name.
     pub made: Made,
+    /// What a load records of it beyond the scale (YCSB's record shape).
+    pub entries: Vec<(&'static str, String)>,
 }
 
 impl Defined {
@@ -39,6 +41,7 @@ impl Defined {
         Defined {
             spec: Arc::new(spec),
             made,
+            entries: Vec::new(),
         }
     }
 
@@ -49,20 +52,23 @@ impl Defined {
         plan: &LoadPlan,
         rows_done: Arc<AtomicU64>,
     ) -> Result<LoadSummary, WorkloadError> {
-        load::load(engine, Arc::clone(&self.spec), &self.made, plan, rows_done).await
+        let spec = Arc::clone(&self.spec);
+        let entries = self.entries.clone();
+        load::load(engine, spec, &self.made, plan, entries, rows_done).await
     }
 
     /// Its workload on a session of the database (or server) that holds it,
-    /// at the scale there, checked against `asked`; `spec` is what runs (the
-    /// file, or a variant of it with the same tables).
+    /// at the scale there, checked against `asked`; `spec` says what runs,
+    /// given what the load recorded (the file, or a variant of it with the
+    /// same tables).
     pub async fn open<S: Session, K>(
         &self,
         session: &mut S,
         asked: Option<i64>,
-        spec: Spec,
+        spec: impl FnOnce(&Found) -> Result<Spec, WorkloadError>,
     ) -> Result<FileWorkload<K>, WorkloadError> {
         let (scale, found) = opening::find(session, self.made.meta, asked).await?;
-        let workload = FileWorkload::named(spec, scale, self.made.about.name);
+        let workload = FileWorkload::named(spec(&found)?, scale, self.made.about.name);
         if let Found::Loaded(_) = found {
             past_earlier_inserts(session, &workload).await?;
         }

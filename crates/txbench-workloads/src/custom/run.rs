@@ -96,7 +96,10 @@ enum Slot {
 /// A statement made for the driver, with where its values come from.
 #[derive(Debug)]
 struct Step {
-    statement: &'static schema::Statement,
+    /// The statement, then its variants.
+    statements: Vec<&'static schema::Statement>,
+    /// The drawn value that chooses among them, if any.
+    pick: Option<usize>,
     /// Each placeholder's value, in order.
     args: Vec<Slot>,
     query: bool,
@@ -274,16 +277,24 @@ fn kind_of(
                 read.len() - 1
             })
             .collect();
-        let mut statement = schema::Statement::new(
-            keep_text(format!("{} {}", t.name, s.name)),
-            keep_text(s.sql.clone()),
-        );
-        if let Some(form) = &s.kv {
-            statement = statement.key_value(kv_op(form, tables));
-        }
-        let statement = keep(statement);
+        let name = keep_text(format!("{} {}", t.name, s.name));
+        let statements = std::iter::once((&s.sql, &s.kv))
+            .chain(s.variants.iter().map(|(sql, kv)| (sql, kv)))
+            .map(|(sql, kv)| {
+                let statement = schema::Statement::new(name, keep_text(sql.clone()));
+                keep(match kv {
+                    Some(form) => statement.key_value(kv_op(form, tables)),
+                    None => statement,
+                })
+            })
+            .collect();
+        let pick = s
+            .pick
+            .as_ref()
+            .map(|p| drawn.iter().position(|x| x == p).expect("checked"));
         steps.push(Step {
-            statement,
+            statements,
+            pick,
             args,
             query: s.query,
             expect: s.expect,
@@ -516,10 +527,16 @@ async fn run_kind<S: Session>(
                 .map(|s| {
                     let (own, after) = rest.split_at(s.args.len());
                     rest = after;
+                    let statement = match s.pick.map(|i| &input.params[i]) {
+                        Some(Drawn::Int(i)) => {
+                            s.statements[i.rem_euclid(s.statements.len() as i64) as usize]
+                        }
+                        _ => s.statements[0],
+                    };
                     if s.query {
-                        Call::query(s.statement, own)
+                        Call::query(statement, own)
                     } else {
-                        Call::execute(s.statement, own)
+                        Call::execute(statement, own)
                     }
                 })
                 .collect();
@@ -552,7 +569,10 @@ fn kept(step: &Step, reply: &Reply, read: &mut [Drawn]) -> Result<bool, DbError>
     let wrong = |what: &str| {
         DbError::new(
             ErrorKind::Data,
-            format!("statement '{}' {what} {count} rows", step.statement.name),
+            format!(
+                "statement '{}' {what} {count} rows",
+                step.statements[0].name
+            ),
         )
     };
     match (step.expect, count) {

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use txbench_core::result::{Metric, TypeResult};
-use txbench_core::schema::Schema;
+use txbench_core::schema::{ColumnType, Schema};
 use txbench_core::{Engine, Session};
 
 use super::check::{Generator, Spec, parse};
@@ -20,6 +20,10 @@ use crate::benchmark::{Benchmark, MetricBasis, NoOptions};
 use crate::bulk::{LoadPlan, LoadSummary};
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
+use crate::opening::Found;
+
+mod shape;
+pub use shape::{LONGEST_FIELD, MOST_FIELDS, Shape, shaped};
 
 /// Each core workload's letter and its file.
 pub const CORE: [(char, &str); 6] = [
@@ -120,10 +124,78 @@ pub struct YcsbRunOptions {
     pub distribution: Option<Distribution>,
 }
 
+/// The records' shape, the flags shared by every verb (they shape the
+/// table a load creates; a run takes the loaded shape unless asked).
+#[derive(Debug, Clone, Default, PartialEq, clap::Args, Serialize, Deserialize)]
+#[serde(default)]
+pub struct YcsbShapeArgs {
+    /// Fields per record [default: the loaded records', or 10]
+    #[arg(long, value_name = "N")]
+    pub field_count: Option<u32>,
+    /// Characters per field [default: the loaded records', or 100]
+    #[arg(long, value_name = "N")]
+    pub field_length: Option<u32>,
+}
+
+/// The shape asked on the command line, set once before any verb.
+static ASKED: OnceLock<YcsbShapeArgs> = OnceLock::new();
+
+fn asked() -> &'static YcsbShapeArgs {
+    ASKED.get_or_init(YcsbShapeArgs::default)
+}
+
+/// The shape a load makes: the one asked, else YCSB's.
+fn load_shape() -> Shape {
+    let asked = asked();
+    let default = Shape::default();
+    Shape {
+        fields: asked.field_count.unwrap_or(default.fields),
+        length: asked.field_length.unwrap_or(default.length),
+    }
+}
+
 /// The records' table and metadata table, the same for every core workload.
 fn records() -> &'static Defined {
     static RECORDS: OnceLock<Defined> = OnceLock::new();
-    RECORDS.get_or_init(|| Defined::new(core(Core::A), &ABOUT))
+    RECORDS.get_or_init(|| {
+        let shape = load_shape();
+        let mut defined = Defined::new(shaped(core(Core::A), shape), &ABOUT);
+        defined.entries = vec![
+            (FIELD_COUNT, shape.fields.to_string()),
+            (FIELD_LENGTH, shape.length.to_string()),
+        ];
+        defined
+    })
+}
+
+const FIELD_COUNT: &str = "field_count";
+const FIELD_LENGTH: &str = "field_length";
+
+/// The shape of the records the database holds (YCSB's when the load
+/// recorded none), checked against the one asked.
+fn loaded_shape(found: &Found) -> Result<Shape, WorkloadError> {
+    let default = Shape::default();
+    let held = Shape {
+        fields: found.int(FIELD_COUNT)?.map_or(default.fields, |n| n as u32),
+        length: found
+            .int(FIELD_LENGTH)?
+            .map_or(default.length, |n| n as u32),
+    };
+    let asked = asked();
+    let differs = |flag: &str, asked: Option<u32>, held: u32, what: &str| match asked {
+        Some(a) if a != held => Err(WorkloadError::BadOption(format!(
+            "--{flag} {a}: the database holds records of {held} {what} (load again with --{flag} {a} --drop, or leave it out)"
+        ))),
+        _ => Ok(()),
+    };
+    differs("field-count", asked.field_count, held.fields, "fields")?;
+    differs(
+        "field-length",
+        asked.field_length,
+        held.length,
+        "characters a field",
+    )?;
+    Ok(held)
 }
 
 /// Core workload `w`'s file, checked (a unit test checks every shipped one).
@@ -165,11 +237,46 @@ pub type Ycsb = FileWorkload<YcsbCore>;
 #[derive(Debug)]
 pub enum YcsbCore {}
 
+impl Ycsb {
+    /// The shape of the records it runs on.
+    pub fn shape(&self) -> Shape {
+        let columns = &self.spec().tables[0].columns;
+        Shape {
+            fields: columns.len() as u32 - 1,
+            length: match columns.get(1).map(|c| c.ty) {
+                Some(ColumnType::Varchar(n)) => u32::from(n),
+                _ => 0,
+            },
+        }
+    }
+}
+
 impl Benchmark for Ycsb {
     const ABOUT: &'static About = &ABOUT;
-    type Definition = NoOptions;
+    type Definition = YcsbShapeArgs;
     type LoadOptions = NoOptions;
     type RunOptions = YcsbRunOptions;
+
+    fn define(shape: &YcsbShapeArgs) -> Result<(), WorkloadError> {
+        let out_of = |flag: &str, n: Option<u32>, most: u32| match n {
+            Some(n) if n == 0 || n > most => Err(WorkloadError::BadOption(format!(
+                "--{flag} {n}: must be 1 to {most}"
+            ))),
+            _ => Ok(()),
+        };
+        out_of("field-count", shape.field_count, MOST_FIELDS)?;
+        out_of("field-length", shape.field_length, LONGEST_FIELD)?;
+        match ASKED.get() {
+            Some(first) if first != shape => Err(WorkloadError::BadOption(
+                "--field-count/--field-length: this process already runs another shape".into(),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                let _ = ASKED.set(shape.clone());
+                Ok(())
+            }
+        }
+    }
 
     fn schema() -> &'static Schema {
         records().made.schema
@@ -211,7 +318,11 @@ impl Benchmark for Ycsb {
             )));
         }
         let run = spec(options.workload, options.distribution);
-        records().open(session, asked, run).await
+        records()
+            .open(session, asked, |found| {
+                Ok(shaped(run, loaded_shape(found)?))
+            })
+            .await
     }
 
     fn title(&self) -> String {
@@ -223,7 +334,11 @@ impl Benchmark for Ycsb {
     }
 
     fn parameters(&self) -> Vec<(String, String)> {
-        opened::parameters(self)
+        let shape = self.shape();
+        let mut parameters = opened::parameters(self);
+        parameters.push((FIELD_COUNT.into(), shape.fields.to_string()));
+        parameters.push((FIELD_LENGTH.into(), shape.length.to_string()));
+        parameters
     }
 
     fn served_parameters(&self) -> Vec<(String, String)> {
@@ -236,6 +351,8 @@ impl Benchmark for Ycsb {
             ("workload".to_string(), ABOUT.name.to_string()),
             (ABOUT.scale.unit.to_string(), self.scale().to_string()),
             ("core".to_string(), letter),
+            (FIELD_COUNT.to_string(), self.shape().fields.to_string()),
+            (FIELD_LENGTH.to_string(), self.shape().length.to_string()),
         ]
     }
 
