@@ -95,6 +95,20 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
         Ok(())
     }
 
+    /// Whether the workload is defined by a file (`txbench custom`), which
+    /// [`Benchmark::define_by_file`] takes.
+    const DEFINED_BY_FILE: bool = false;
+
+    /// Take the workload file at `path` as the definition (`txbench serve
+    /// --workload-file`): only for a workload [`Benchmark::DEFINED_BY_FILE`].
+    fn define_by_file(path: &std::path::Path) -> Result<(), WorkloadError> {
+        Err(WorkloadError::BadOption(format!(
+            "--workload-file {}: the {} takes no workload file",
+            path.display(),
+            Self::ABOUT.title
+        )))
+    }
+
     /// Its tables (the metadata table among them): what `clean` drops.
     fn schema() -> &'static Schema;
     /// Where its load is recorded.

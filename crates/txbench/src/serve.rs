@@ -20,7 +20,8 @@ use crate::workload::{Work, for_workload};
 
 /// Run `txbench serve`.
 pub async fn main(a: ServeArgs, stop: watch::Receiver<bool>) -> Result<(), Failure> {
-    let name = a.workload.clone();
+    // A workload file is the custom workload's definition.
+    let name = a.workload.clone().unwrap_or_else(|| "custom".to_string());
     for_workload(&name, Serve { args: a, stop }).await
 }
 
@@ -95,14 +96,7 @@ async fn serve_on<E: Engine, W: Benchmark>(
              null: or sim:",
         ));
     }
-    // What needs a definition of its own (a workload file) has none here:
-    // serve takes no --file yet.
-    W::define(&W::Definition::default()).map_err(|_| {
-        Failure::usage(format!(
-            "serve cannot serve the {} yet: it is defined by a file, and serve takes none",
-            W::ABOUT.title
-        ))
-    })?;
+    define::<W>(a)?;
     let token = token(a)?;
     let (load, options) = (W::LoadOptions::default(), W::RunOptions::default());
     let progress = crate::progress::period(None, false);
@@ -151,6 +145,19 @@ async fn serve_on<E: Engine, W: Benchmark>(
         summary.errors
     );
     Ok(())
+}
+
+/// Take the served workload's definition: a workload file's from
+/// `--workload-file`, the others' built in.
+fn define<W: Benchmark>(a: &ServeArgs) -> Result<(), Failure> {
+    match &a.workload_file {
+        Some(path) => W::define_by_file(path).map_err(|e| Failure::Usage(e.into())),
+        None if W::DEFINED_BY_FILE => Err(Failure::usage(format!(
+            "serve --workload {}: it is defined by a file: serve --workload-file FILE",
+            W::ABOUT.name
+        ))),
+        None => W::define(&W::Definition::default()).map_err(|e| Failure::Usage(e.into())),
+    }
 }
 
 /// Say what is served where, and warn when anyone who can reach a

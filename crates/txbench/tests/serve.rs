@@ -102,6 +102,83 @@ fn a_run_through_the_server_passes_check_and_reports_server_time() {
     );
 }
 
+/// `serve --workload-file` serves a file's workload: a client with the same
+/// file runs it through the server and the file's invariant holds on the
+/// server's database; a client with another file is refused by name.
+#[test]
+fn a_workload_file_is_served_to_clients_of_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = support::documented_example(dir.path());
+    let (mut server, url) = serve(
+        dir.path(),
+        &[
+            "--db",
+            "sqlite:orders.db",
+            "--workload-file",
+            &file,
+            "--scale",
+            "20",
+        ],
+    );
+    let text = ok(txbench(dir.path()).args([
+        "custom",
+        "run",
+        "--file",
+        &file,
+        "--db",
+        &url,
+        "-d",
+        "2s",
+        "--warmup",
+        "0s",
+        "-t",
+        "4",
+        "-q",
+        "--results",
+        "res",
+    ]));
+    assert!(text.contains("committed txn/s"), "{text}");
+    let json = only_result(&dir.path().join("res"), "summary.json");
+    assert_eq!(json["engine"], "txbench");
+    assert_eq!(json["workload"], "custom");
+    assert_eq!(json["workload_title"], "Orders");
+    for t in json["transactions"].as_array().unwrap() {
+        assert!(t["committed"].as_u64().unwrap() > 0, "{t}");
+        assert!(t["errors"].as_object().unwrap().is_empty(), "{t}");
+    }
+    // Another file (one more comment is enough) is refused before it runs.
+    let other = dir.path().join("other.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&other, format!("# another file\n{text}")).unwrap();
+    let out = txbench(dir.path())
+        .args([
+            "custom",
+            "run",
+            "--file",
+            other.to_str().unwrap(),
+            "--db",
+            &url,
+            "-d",
+            "1s",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("serves another workload file"), "{err}");
+    terminate(server.id());
+    assert!(server.wait().unwrap().success());
+    let check = ok(txbench(dir.path()).args([
+        "custom",
+        "check",
+        "--file",
+        &file,
+        "--db",
+        "sqlite:orders.db",
+    ]));
+    assert!(check.contains("PASS") && !check.contains("FAIL"), "{check}");
+}
+
 #[test]
 fn a_client_of_another_workload_is_refused_in_the_handshake() {
     let dir = tempfile::tempdir().unwrap();

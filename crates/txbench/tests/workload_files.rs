@@ -276,7 +276,7 @@ fn a_missing_or_mistaken_workload_file_exits_2_naming_it() {
     )
     .unwrap();
     let bad = bad.display().to_string();
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (&["custom", "run"], "needs the workload file: --file FILE"),
         (
             &["custom", "load", "--file", "nope.toml"],
@@ -288,7 +288,11 @@ fn a_missing_or_mistaken_workload_file_exits_2_naming_it() {
         ),
         (
             &["serve", "--workload", "custom"],
-            "serve cannot serve the custom workload",
+            "serve --workload custom: it is defined by a file: serve --workload-file FILE",
+        ),
+        (
+            &["serve", "--workload-file", "nope.toml"],
+            "--file nope.toml: cannot read it",
         ),
     ];
     for (args, says) in cases {

@@ -7,11 +7,12 @@
 //! the process keeps it (one workload file a process, as one command line
 //! names one).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
 use txbench_core::{Engine, Session};
@@ -62,8 +63,11 @@ pub struct WorkloadFileArg {
     pub file: Option<PathBuf>,
 }
 
-/// The file this process runs, once defined.
-static DEFINED: OnceLock<(PathBuf, Defined)> = OnceLock::new();
+/// The file this process runs, once defined, and the digest of its text.
+static DEFINED: OnceLock<(PathBuf, Defined, String)> = OnceLock::new();
+
+/// What a client and a server compare to know they run one file.
+const FILE_DIGEST: &str = "file_sha256";
 
 /// The defined file: every verb defines it before it acts.
 fn defined() -> &'static Defined {
@@ -94,7 +98,7 @@ impl Benchmark for Custom {
                     .to_string(),
             ));
         };
-        if let Some((first, _)) = DEFINED.get() {
+        if let Some((first, ..)) = DEFINED.get() {
             return if first == path {
                 Ok(())
             } else {
@@ -111,8 +115,17 @@ impl Benchmark for Custom {
         let spec = parse(&path.display().to_string(), &text)
             .map_err(|e| WorkloadError::BadOption(e.to_string()))?;
         // A race between two definitions keeps the first; both are this file.
-        let _ = DEFINED.set((path.clone(), Defined::new(spec, &ABOUT)));
+        let digest = format!("{:x}", Sha256::digest(text.as_bytes()));
+        let _ = DEFINED.set((path.clone(), Defined::new(spec, &ABOUT), digest));
         Ok(())
+    }
+
+    const DEFINED_BY_FILE: bool = true;
+
+    fn define_by_file(path: &Path) -> Result<(), WorkloadError> {
+        Custom::define(&WorkloadFileArg {
+            file: Some(path.to_path_buf()),
+        })
     }
 
     fn schema() -> &'static Schema {
@@ -151,7 +164,18 @@ impl Benchmark for Custom {
         _seed: u64,
         _options: &NoOptions,
     ) -> Result<Self, WorkloadError> {
-        let defined = defined();
+        // A server runs the statements of the file it serves: the client's
+        // must be the same file, or its draws would not fit them.
+        let (path, defined, digest) = DEFINED.get().expect("defined before any verb");
+        if let Some(served) = session.served_parameters()
+            && let Some((_, theirs)) = served.iter().find(|(k, _)| k == FILE_DIGEST)
+            && theirs != digest
+        {
+            return Err(WorkloadError::BadOption(format!(
+                "--file {}: the txbench server serves another workload file (its text differs)",
+                path.display()
+            )));
+        }
         defined
             .open(session, asked, |_| Ok(defined.spec.as_ref().clone()))
             .await
@@ -182,6 +206,9 @@ impl Benchmark for Custom {
             (ABOUT.scale.unit.to_string(), self.scale().to_string()),
         ];
         served.extend(opened::parameters(self));
+        if let Some((.., digest)) = DEFINED.get() {
+            served.push((FILE_DIGEST.to_string(), digest.clone()));
+        }
         served
     }
 

@@ -198,8 +198,12 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub db: DbArgs,
     /// The workload to serve, by its command's name (tpcc, tatp, ...).
-    #[arg(long, value_parser = workload::parse_workload)]
-    pub workload: String,
+    #[arg(long, value_parser = workload::parse_workload, required_unless_present = "workload_file")]
+    pub workload: Option<String>,
+    /// A workload file to serve (docs/workload-file.md): the custom workload
+    /// it defines; clients run `txbench custom run --file` with the same file.
+    #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+    pub workload_file: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub scales: ServedScales,
     /// Address to listen on (loopback unless told otherwise).
