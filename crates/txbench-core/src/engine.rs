@@ -272,6 +272,16 @@ pub trait Session: Send + 'static {
     ) -> impl Future<Output = Result<Option<Isolation>, DbError>> + Send {
         std::future::ready(Ok(None))
     }
+    /// Prepare a statement without running it, so that one the database
+    /// refuses is found before a run starts (its own message in the error).
+    /// Engines that prepare nothing (a txbench server's client) accept any.
+    fn prepare(
+        &mut self,
+        stmt: &'static Statement,
+    ) -> impl Future<Output = Result<(), DbError>> + Send {
+        let _ = stmt;
+        std::future::ready(Ok(()))
+    }
     /// Run ad-hoc SQL that returns rows (checks, metadata); not prepared.
     fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send;
     /// Re-establish a lost connection in place.

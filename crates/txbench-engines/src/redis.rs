@@ -545,6 +545,14 @@ impl RedisSession {
 }
 
 impl Session for RedisSession {
+    /// Nothing to prepare: a statement runs when it has a key-value form.
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
+        match stmt.kv {
+            Some(_) => Ok(()),
+            None => Err(not_key_value(&format!("statement '{}'", stmt.name))),
+        }
+    }
+
     type Loader = Self;
 
     fn loader(&mut self) -> Option<&mut Self> {

@@ -602,6 +602,11 @@ impl SqliteSession {
 }
 
 impl Session for SqliteSession {
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
+        let key = StatementKey::Workload(stmt as *const Statement as usize);
+        self.with_statement(key, || stmt.sql.to_string(), stmt.name, |_| Ok(()))
+    }
+
     type Loader = Self;
 
     fn loader(&mut self) -> Option<&mut Self> {

@@ -83,6 +83,10 @@ impl<S: Session> Session for Gate<S> {
         self.inner.loader()
     }
 
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
+        self.inner.prepare(stmt).await
+    }
+
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
         self.inner.begin(mode).await
     }

@@ -266,6 +266,66 @@ fn a_workload_file_loads_runs_checks_and_cleans_from_the_command_line() {
     );
 }
 
+/// A statement the database cannot prepare (a misspelt column) is refused
+/// before the run starts: exit 2, the file's line and the database's own
+/// message. On SQLite and, when set, PostgreSQL.
+#[test]
+fn a_statement_the_database_refuses_is_named_by_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = documented_example(dir.path());
+    let example = std::fs::read_to_string(&good).unwrap();
+    let broken = example.replace("AND c_balance >= :amount", "AND c_balanse >= :amount");
+    assert_ne!(broken, example);
+    let line = broken
+        .lines()
+        .position(|l| l.contains("c_balanse"))
+        .unwrap()
+        + 1;
+    let bad = dir.path().join("misspelt.toml");
+    std::fs::write(&bad, broken).unwrap();
+    let bad = bad.to_str().unwrap();
+    let mut dbs = vec![format!(
+        "sqlite:{}",
+        dir.path().join("misspelt.db").display()
+    )];
+    // The admin connection lives on this runtime until the database is dropped.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let pg = support::server_url("TXBENCH_TEST_POSTGRES_URL")
+        .map(|base| runtime.block_on(support::PgDatabase::create(&base, "misspelt")));
+    dbs.extend(pg.as_ref().map(|db| db.url.clone()));
+    for db in &dbs {
+        let out = txbench_output(
+            dir.path(),
+            &[
+                "custom", "load", "--file", &good, "--db", db, "--scale", "5",
+            ],
+        );
+        assert!(out.status.success(), "{db}: {}", text(&out));
+        let out = txbench_output(
+            dir.path(),
+            &["custom", "run", "--file", bad, "--db", db, "-d", "1s"],
+        );
+        assert_eq!(out.status.code(), Some(2), "{db}: {}", text(&out));
+        let said = text(&out);
+        assert!(
+            said.contains(&format!(
+                "misspelt.toml:{line}: statement 'Pay debit': the database refuses it:"
+            )),
+            "{db}: {said}"
+        );
+        assert!(
+            said.contains("c_balanse"),
+            "{db}: the database's own message: {said}"
+        );
+        assert_eq!(said.trim().lines().count(), 1, "{db}: {said}");
+    }
+    if let Some(db) = pg {
+        tokio::runtime::Runtime::new()
+            .unwrap()
+            .block_on(db.drop_now());
+    }
+}
+
 #[test]
 fn a_missing_or_mistaken_workload_file_exits_2_naming_it() {
     let dir = tempfile::tempdir().unwrap();

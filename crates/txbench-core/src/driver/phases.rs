@@ -74,6 +74,10 @@ impl<S: Session> Session for Timed<S> {
         self.inner.loader()
     }
 
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
+        self.inner.prepare(stmt).await
+    }
+
     /// The server's execution time counts as the statements' phase; the rest of
     /// the call (network, the server's queue) stays in "other".
     async fn run_transaction<I: serde::Serialize + Sync>(

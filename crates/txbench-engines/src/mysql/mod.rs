@@ -459,6 +459,10 @@ impl MySession {
 }
 
 impl Session for MySession {
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
+        self.prepared(stmt).await.map(drop)
+    }
+
     type Loader = Self;
 
     fn loader(&mut self) -> Option<&mut Self> {

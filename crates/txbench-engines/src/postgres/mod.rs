@@ -356,6 +356,10 @@ async fn after_begin<T>(
 }
 
 impl Session for PgSession {
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
+        self.prepared(stmt).await.map(drop)
+    }
+
     type Loader = Self;
 
     fn loader(&mut self) -> Option<&mut Self> {

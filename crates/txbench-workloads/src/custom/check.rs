@@ -170,6 +170,8 @@ pub struct Statement {
     /// The drawn parameter whose value chooses the form that runs: 0 is
     /// this one, 1 the first variant, ... (modulo their number).
     pub pick: Option<String>,
+    /// Its line in the file.
+    pub line: usize,
 }
 
 /// A checked transaction type.
@@ -192,6 +194,8 @@ pub struct Transaction {
 /// A workload file, checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spec {
+    /// The file, as it was named.
+    pub file: String,
     /// Its name.
     pub name: String,
     /// Its title.
@@ -295,6 +299,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
     unique(&at, raw.tables.iter().map(|t| &t.name), "table")?;
     unique(&at, raw.transactions.iter().map(|t| &t.name), "transaction")?;
     Ok(Spec {
+        file: file.to_string(),
         name: name.clone(),
         title: h.title.clone().unwrap_or_else(|| name.clone()),
         scale_unit: h.scale.clone(),
@@ -671,6 +676,7 @@ impl Locator<'_> {
             kv: None,
             variants: Vec::new(),
             pick: None,
+            line: self.line(&s.sql.span()),
         })
     }
 }

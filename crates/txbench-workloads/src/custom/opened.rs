@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use txbench_core::Engine;
+use txbench_core::ErrorKind;
 use txbench_core::Session;
 use txbench_core::result::{Metric, TypeResult};
 
@@ -70,6 +71,7 @@ impl Defined {
         let (scale, found) = opening::find(session, self.made.meta, asked).await?;
         let workload = FileWorkload::named(spec(&found)?, scale, self.made.about.name);
         if let Found::Loaded(_) = found {
+            prepares(session, &workload).await?;
             past_earlier_inserts(session, &workload).await?;
         }
         Ok(workload)
@@ -82,6 +84,30 @@ impl Defined {
     ) -> Result<Vec<ConditionResult>, WorkloadError> {
         Ok(super::invariants::check(session, &self.spec).await?)
     }
+}
+
+/// Every statement prepared on the database before the run: one it refuses
+/// is a mistake in the file, named by its line with the database's own
+/// message (a lost connection stays a failure).
+async fn prepares<S: Session, K>(
+    session: &mut S,
+    workload: &FileWorkload<K>,
+) -> Result<(), WorkloadError> {
+    for (statement, line) in workload.statements() {
+        match session.prepare(statement).await {
+            Ok(()) => {}
+            Err(e) if e.kind == ErrorKind::Connection => return Err(e.into()),
+            Err(e) => {
+                return Err(WorkloadError::BadOption(format!(
+                    "{}:{line}: statement '{}': the database refuses it: {}",
+                    workload.spec().file,
+                    statement.name,
+                    e.message
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Start each key column's inserts past the largest key in its table: an

@@ -100,6 +100,8 @@ struct Step {
     statements: Vec<&'static schema::Statement>,
     /// The drawn value that chooses among them, if any.
     pick: Option<usize>,
+    /// Its line in the file.
+    line: usize,
     /// Each placeholder's value, in order.
     args: Vec<Slot>,
     query: bool,
@@ -234,6 +236,16 @@ impl<K> FileWorkload<K> {
     pub fn spec(&self) -> &Spec {
         &self.inner.spec
     }
+
+    /// Every statement it may run (variants included), with its line in
+    /// the file.
+    pub fn statements(&self) -> impl Iterator<Item = (&'static schema::Statement, usize)> + '_ {
+        self.inner
+            .kinds
+            .iter()
+            .flat_map(|k| &k.steps)
+            .flat_map(|s| s.statements.iter().map(move |st| (*st, s.line)))
+    }
 }
 
 /// The steps of a transaction type: its values' slots resolved, its
@@ -295,6 +307,7 @@ fn kind_of(
         steps.push(Step {
             statements,
             pick,
+            line: s.line,
             args,
             query: s.query,
             expect: s.expect,
