@@ -33,6 +33,7 @@ pub async fn load<E: Engine>(engine: &Arc<E>, spec: &Spec, scale: i64, drop: boo
         Arc::new(spec.clone()),
         &made,
         &plan,
+        Vec::new(),
         Arc::new(AtomicU64::new(0)),
     )
     .await
