@@ -159,6 +159,7 @@ impl SqliteEngine {
             e
         })?;
         let keeper = if config.path.is_none() {
+            lift_memdb_cap(&keeper)?;
             Some(Mutex::new(keeper))
         } else {
             None
@@ -175,6 +176,37 @@ impl SqliteEngine {
     /// SQLite without txbench between (examples/sqlite_floor.rs).
     pub fn connection(&self) -> Result<Connection, DbError> {
         open(&self.uri, &self.config)
+    }
+}
+
+/// The most an in-memory database may grow to. `memdb` keeps a database in
+/// one allocation, which SQLite never makes larger than 2^31 - 257 bytes
+/// (`SQLITE_MAX_ALLOCATION_SIZE`): a larger one needs a file.
+const MEMDB_MOST_BYTES: i64 = 2_000_000_000;
+
+/// `memdb` caps a database at 1 GiB unless told otherwise
+/// (`SQLITE_MEMDB_DEFAULT_MAXSIZE`), and a load past it fails as "database or
+/// disk is full" (YCSB's 1M records of 1 KB): raise the cap of the database
+/// every session of the engine shares to the most one allocation holds.
+fn lift_memdb_cap(conn: &Connection) -> Result<(), DbError> {
+    let mut most = MEMDB_MOST_BYTES;
+    // SAFETY: the handle is the open connection's, alive for the call; the
+    // file control takes a pointer to an sqlite3_int64 that outlives it.
+    let rc = unsafe {
+        rusqlite::ffi::sqlite3_file_control(
+            conn.handle(),
+            c"main".as_ptr(),
+            rusqlite::ffi::SQLITE_FCNTL_SIZE_LIMIT,
+            (&raw mut most).cast(),
+        )
+    };
+    if rc == rusqlite::ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        Err(DbError::new(
+            ErrorKind::Other,
+            format!("cannot lift the in-memory database's size cap (SQLite error {rc})"),
+        ))
     }
 }
 
@@ -487,6 +519,33 @@ fn to_param<'a>(v: ValueRef<'a>, lossy: &'a mut String) -> Param<'a> {
     }
 }
 
+/// Whether a table keeps its rows in its primary key's B-tree (WITHOUT
+/// ROWID), which suits small rows. SQLite's guidance is to keep such rows
+/// under a twentieth of a page: larger ones spill into overflow pages there
+/// (YCSB's 1 KB records took a 4 KB page each). A wider table under one
+/// integer key is a rowid table, the key its rowid, which holds large rows
+/// in place.
+fn without_rowid(table: &Table) -> bool {
+    const PAGE: usize = 4096;
+    let width: usize = table
+        .columns
+        .iter()
+        .map(|c| match c.ty {
+            ColumnType::Int => 4,
+            ColumnType::BigInt | ColumnType::Timestamp | ColumnType::Decimal(..) => 8,
+            ColumnType::Char(n) | ColumnType::Varchar(n) => usize::from(n),
+        })
+        .sum();
+    let integer_key = match table.primary_key {
+        [key] => table
+            .columns
+            .iter()
+            .any(|c| c.name == *key && matches!(c.ty, ColumnType::Int | ColumnType::BigInt)),
+        _ => false,
+    };
+    !table.primary_key.is_empty() && !(integer_key && width > PAGE / 20)
+}
+
 fn column_type(ty: ColumnType) -> &'static str {
     match ty {
         ColumnType::Int | ColumnType::BigInt | ColumnType::Timestamp => "INTEGER",
@@ -693,7 +752,7 @@ impl Loader for SqliteSession {
             let _ = write!(sql, ", PRIMARY KEY ({})", table.primary_key.join(", "));
         }
         sql.push(')');
-        if !table.primary_key.is_empty() {
+        if without_rowid(table) {
             sql.push_str(" WITHOUT ROWID");
         }
         ready(self.batch(&sql, table.name))
@@ -756,6 +815,30 @@ impl Loader for SqliteSession {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wide_rows_under_one_integer_key_live_in_a_rowid_table() {
+        use txbench_core::schema::Column;
+        static KEY: [Column; 2] = [
+            Column::new("k", ColumnType::BigInt),
+            Column::new("v", ColumnType::Varchar(100)),
+        ];
+        static WIDE: [Column; 3] = [
+            Column::new("k", ColumnType::BigInt),
+            Column::new("a", ColumnType::Varchar(100)),
+            Column::new("b", ColumnType::Varchar(200)),
+        ];
+        let table = |columns: &'static [Column], primary_key: &'static [&'static str]| Table {
+            name: "t",
+            columns,
+            primary_key,
+        };
+        assert!(without_rowid(&table(&KEY, &["k"])));
+        assert!(!without_rowid(&table(&WIDE, &["k"])));
+        assert!(without_rowid(&table(&WIDE, &["k", "a"])));
+        assert!(without_rowid(&table(&WIDE, &["a"])));
+        assert!(!without_rowid(&table(&KEY, &[])));
+    }
     use txbench_core::schema::Column;
 
     static KV: Table = Table {
