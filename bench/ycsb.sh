@@ -70,8 +70,8 @@ closed() {
         --no-results >"$out/run" 2>&1
     after=$(server_cpu "$server")
     local ops p99s client server_per
-    ops=$(awk '/throughput/ {gsub(",", "", $2); print $2; exit}' "$out/run")
-    p99s=$(awk '$1 ~ /^(Read|Update)$/ && NF >= 12 {printf "%s p99 %s ms, ", $1, $10}' "$out/run")
+    ops=$(awk '$1 == "throughput" {gsub(",", "", $2); print $2; exit}' "$out/run")
+    p99s=$(awk '$1 ~ /^(Read|Update)$/ && $2 ~ /^[0-9,]+$/ && NF >= 12 {printf "%s p99 %s ms, ", $1, $10}' "$out/run")
     local total=$(( ${ops%.*} * ($(secs "$DURATION") + $(secs "$WARMUP")) ))
     client=$(awk -v t="$(cat "$out/time")" -v n="$total" 'BEGIN {split(t, a, " "); printf "%.3f", (a[1] + a[2]) * 1000 / n}')
     if [ "$server" = embedded ]; then
