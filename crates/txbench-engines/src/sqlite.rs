@@ -543,7 +543,8 @@ fn without_rowid(table: &Table) -> bool {
             .any(|c| c.name == *key && matches!(c.ty, ColumnType::Int | ColumnType::BigInt)),
         _ => false,
     };
-    !table.primary_key.is_empty() && !(integer_key && width > PAGE / 20)
+    let wide_under_integer_key = integer_key && width > PAGE / 20;
+    !table.primary_key.is_empty() && !wide_under_integer_key
 }
 
 fn column_type(ty: ColumnType) -> &'static str {
