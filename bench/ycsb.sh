@@ -22,6 +22,9 @@ cargo build --release --quiet
 bin=$(pwd)/target/release/txbench
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# Each sweep's steps (summary, intervals, report) are kept for a later look.
+SWEEPS=${SWEEPS:-/tmp/txbench-ycsb-sweeps}
+mkdir -p "$SWEEPS"
 secs() { echo "${1%s}"; }
 
 # CPU seconds (user + system) of every process named $1: the live ones, and
@@ -91,8 +94,8 @@ capacity() {
     [ "$step" -ge 100 ] || step=100
     "$bin" sweep ycsb "$@" --workload "$workload" --records "$RECORDS" \
         --rates "$step..$(( step * 12 ))" --step "$step" --step-duration "$STEP_DURATION" \
-        --warmup 2s --slo "$SLO" --results "$out/sweeps" >"$out/sweep" 2>&1 || true
-    echo "$label YCSB ${workload^^} $(grep -m1 'capacity' "$out/sweep" || tail -1 "$out/sweep") (steps of $step/s)"
+        --warmup 2s --slo "$SLO" --results "$SWEEPS" >"$out/sweep" 2>&1 || true
+    echo "$label YCSB ${workload^^} $(grep -m1 'capacity' "$out/sweep" || tail -1 "$out/sweep") (steps of $step/s; $(grep -m1 '^results:' "$out/sweep"))"
 }
 
 # Closed loop, then the sweep, for A and C on one engine.
