@@ -260,18 +260,21 @@ fn hashed(table: &Table) -> bool {
 
 /// An integer parameter (a range's bounds).
 fn param_int(stmt: &Statement, params: &[Param<'_>], i: usize) -> Result<i64, DbError> {
-    match params.get(i) {
-        Some(Param::Int(v)) => Ok(*v),
-        Some(Param::Text(t)) if t.parse::<i64>().is_ok() => Ok(t.parse().unwrap_or_default()),
-        _ => Err(DbError::new(
+    let parsed = match params.get(i) {
+        Some(Param::Int(v)) => Some(*v),
+        Some(Param::Text(t)) => t.parse().ok(),
+        _ => None,
+    };
+    parsed.ok_or_else(|| {
+        DbError::new(
             ErrorKind::Data,
             format!(
                 "statement '{}': parameter {} is not an integer",
                 stmt.name,
                 i + 1
             ),
-        )),
-    }
+        )
+    })
 }
 
 /// Why Redis cannot walk `table` in key order.

@@ -185,27 +185,22 @@ fn ycsb_records_take_the_asked_shape_and_updates_pick_a_field() {
         chosen[field] += 1;
     }
     assert!(chosen.iter().all(|&n| n > 10), "fields chosen {chosen:?}");
-    // Another shape than the loaded one is refused by name.
-    let out = txbench_output(
-        dir.path(),
-        &["ycsb", "run", "--db", &db, "--field-count", "4"],
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        text(&out).contains("--field-count 4: the database holds records of 3 fields"),
-        "{}",
-        text(&out)
-    );
-    let out = txbench_output(
-        dir.path(),
-        &["ycsb", "load", "--db", &db, "--field-length", "0"],
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        text(&out).contains("--field-length 0: must be 1 to 10000"),
-        "{}",
-        text(&out)
-    );
+    // Another shape than the loaded one, or none at all, is refused by name.
+    let refusals: [(&[&str], &str); 2] = [
+        (
+            &["ycsb", "run", "--db", &db, "--field-count", "4"],
+            "--field-count 4: the database holds records of 3 fields",
+        ),
+        (
+            &["ycsb", "load", "--db", &db, "--field-length", "0"],
+            "--field-length 0: must be 1 to 10000",
+        ),
+    ];
+    for (args, says) in refusals {
+        let out = txbench_output(dir.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+    }
 }
 
 #[test]

@@ -147,11 +147,8 @@ async fn past_earlier_inserts<S: Session, K>(
 fn largest_key<K>(workload: &FileWorkload<K>, keys: &KeyRange) -> &'static Statement {
     let sql = format!("SELECT max({}) FROM {}", keys.column, keys.table);
     let statement = Statement::new("largest key", keep_text(sql));
-    let table = workload.spec().tables.iter().find(|t| t.name == keys.table);
-    keep(match table {
-        Some(t) => statement.key_value(KvOp::Last {
-            table: keep(load::schema_table(t)),
-        }),
+    keep(match workload.table(&keys.table) {
+        Some(table) => statement.key_value(KvOp::Last { table }),
         None => statement,
     })
 }

@@ -161,6 +161,8 @@ impl<K> std::fmt::Debug for FileWorkload<K> {
 #[derive(Debug)]
 struct Inner {
     spec: Spec,
+    /// The file's tables as the engines take them (key-value forms name them).
+    tables: Vec<&'static schema::Table>,
     scale: i64,
     name: &'static str,
     types: &'static [TxnTypeInfo],
@@ -215,6 +217,7 @@ impl<K> FileWorkload<K> {
                 kinds,
                 scale,
                 spec,
+                tables,
                 next,
             }),
             kind: PhantomData,
@@ -235,6 +238,11 @@ impl<K> FileWorkload<K> {
     /// The checked file it runs.
     pub fn spec(&self) -> &Spec {
         &self.inner.spec
+    }
+
+    /// The file's table `name` as the engines take it.
+    pub fn table(&self, name: &str) -> Option<&'static schema::Table> {
+        self.inner.tables.iter().find(|t| t.name == name).copied()
     }
 
     /// Every statement it may run (variants included), with its line in
