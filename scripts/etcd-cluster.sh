@@ -10,13 +10,19 @@
 #   scripts/etcd-cluster.sh down         stop every member and remove the directory
 #
 # Members 1 to 3 listen for clients on 127.0.0.1:2379, 22379 and 32379, and
-# for their peers on the next port (2380, 22380, 32380). ETCD_DIR (default
-# /tmp/txbench-etcd) moves the data; ETCD, the server binary.
+# for their peers on the next port (2380, 22380, 32380). ETCD_PORTS (the
+# client ports, space separated) sets their number and ports: one port makes
+# a single-member cluster. ETCD_DIR (default /tmp/txbench-etcd) moves the
+# data; ETCD, the server binary. Tests run clusters of their own this way.
+# Every write keeps the value it replaced until a compaction: history older
+# than 5 minutes is compacted away, and the database may grow to 8 GiB
+# (etcd's largest suggested quota; its default, 2 GiB, is less than a
+# million 1 KB YCSB records with their history).
 set -euo pipefail
 DIR=${ETCD_DIR:-/tmp/txbench-etcd}
 ETCD=${ETCD:-/usr/bin/etcd}
-MEMBERS=3
-PORTS=(2379 22379 32379)
+read -r -a PORTS <<<"${ETCD_PORTS:-2379 22379 32379}"
+MEMBERS=${#PORTS[@]}
 
 port() { echo "${PORTS[$(($1 - 1))]}"; }
 peer_port() { echo $(($(port "$1") + 1)); }
@@ -68,6 +74,8 @@ start() {
         --initial-advertise-peer-urls "http://127.0.0.1:$(peer_port "$n")" \
         --initial-cluster "$cluster" --initial-cluster-state "$state" \
         --initial-cluster-token txbench \
+        --auto-compaction-mode periodic --auto-compaction-retention 5m \
+        --quota-backend-bytes 8589934592 \
         >"$DIR/member$n/etcd.log" 2>&1 &
     echo $! >"$(pidfile "$n")"
 }
@@ -107,7 +115,7 @@ kill-leader)
     ;;
 down) down ;;
 *)
-    sed -n '2,11p' "$0" >&2
+    sed -n '2,16p' "$0" >&2
     exit 2
     ;;
 esac

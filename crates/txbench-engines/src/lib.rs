@@ -5,6 +5,8 @@
 //! * [`mysql`]: MySQL, MariaDB, Galera clusters and TiDB over mysql_async.
 //! * [`null`]: executes nothing, to measure txbench's own ceiling.
 //! * [`redis`]: Redis, for key-value workloads, with optimistic transactions.
+//! * `etcd` (the `etcd` feature): a Raft-replicated key-value store, with
+//!   optimistic transactions on its revisions.
 //! * [`postgres`]: PostgreSQL, CockroachDB and YugabyteDB over tokio-postgres.
 //! * `txbench://`: the client of a txbench server, in the txbench-remote crate
 //!   (re-exported as [`remote`]).
@@ -29,7 +31,10 @@ macro_rules! debug_shows_display {
     )+};
 }
 
+#[cfg(feature = "etcd")]
+pub mod etcd;
 mod file_lock;
+mod kv_params;
 pub mod mysql;
 pub mod null;
 mod open;

@@ -109,6 +109,12 @@ fn levels(target: &Target) -> Levels {
             honoured: &[],
             otherwise: "the simulated engine (sim:) has no isolation levels",
         },
+        #[cfg(feature = "etcd")]
+        Target::Etcd(_) => Levels {
+            honoured: &[],
+            otherwise: "etcd runs optimistic transactions on its revisions (serializable), \
+                        which have no levels to choose",
+        },
     }
 }
 
@@ -127,6 +133,10 @@ fn without_round_trips(target: &Target) -> Option<&'static str> {
         Target::Remote(_) => Some(
             "a txbench server runs whole transactions: its round trips to its database are its own",
         ),
+        #[cfg(feature = "etcd")]
+        Target::Etcd(_) => {
+            Some("etcd runs each transaction as its reads and one Txn request at commit")
+        }
     }
 }
 
@@ -205,6 +215,11 @@ pub async fn with_engine<W: WithEngine>(
         }
         Target::Sim(config) => {
             let engine = crate::sim::SimEngine::new(config)?;
+            work.with(Arc::new(engine)).await
+        }
+        #[cfg(feature = "etcd")]
+        Target::Etcd(target) => {
+            let engine = crate::etcd::EtcdEngine::new(target)?;
             work.with(Arc::new(engine)).await
         }
     })

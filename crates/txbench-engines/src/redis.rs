@@ -23,10 +23,9 @@ use std::time::Duration;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Client, RedisError};
 use txbench_core::schema::{Index, KvOp, Schema, Statement, Table};
-use txbench_core::{
-    DbError, Engine, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode, Value,
-};
+use txbench_core::{DbError, Engine, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode};
 
+use crate::kv_params::{param_int, param_text, value_text};
 use crate::redact::redact;
 use crate::target_error::TargetError;
 
@@ -194,35 +193,6 @@ fn row_key(table: &str, key: &str) -> String {
     format!("{table}:{key}")
 }
 
-/// A parameter as the text Redis stores.
-fn param_text(stmt: &Statement, params: &[Param<'_>], i: usize) -> Result<String, DbError> {
-    match params.get(i) {
-        Some(Param::Int(v)) => Ok(v.to_string()),
-        Some(Param::Text(s)) => Ok((*s).to_string()),
-        Some(Param::Float(v)) => Ok(v.to_string()),
-        Some(Param::Timestamp(v)) => Ok(v.to_string()),
-        Some(Param::Null) | None => Err(DbError::new(
-            ErrorKind::Other,
-            format!(
-                "statement '{}': parameter {} is missing or NULL, which Redis cannot store",
-                stmt.name,
-                i + 1
-            ),
-        )),
-    }
-}
-
-/// A loaded value as the text Redis stores.
-fn value_text(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::Int(i) => i.to_string(),
-        Value::Float(f) => f.to_string(),
-        Value::Text(s) => s.clone(),
-        Value::Timestamp(t) => t.to_string(),
-    }
-}
-
 /// Why Redis cannot hold `table` for this workload.
 fn not_key_value_table(table: &Table) -> DbError {
     DbError::new(
@@ -256,25 +226,6 @@ fn key_order(table: &str) -> String {
 /// Whether a table's rows are hashes: all but a key and one value.
 fn hashed(table: &Table) -> bool {
     !(table.columns.len() == 2 && table.primary_key == [table.columns[0].name])
-}
-
-/// An integer parameter (a range's bounds).
-fn param_int(stmt: &Statement, params: &[Param<'_>], i: usize) -> Result<i64, DbError> {
-    let parsed = match params.get(i) {
-        Some(Param::Int(v)) => Some(*v),
-        Some(Param::Text(t)) => t.parse().ok(),
-        _ => None,
-    };
-    parsed.ok_or_else(|| {
-        DbError::new(
-            ErrorKind::Data,
-            format!(
-                "statement '{}': parameter {} is not an integer",
-                stmt.name,
-                i + 1
-            ),
-        )
-    })
 }
 
 /// Why Redis cannot walk `table` in key order.

@@ -25,6 +25,9 @@ pub enum Target {
     Redis(crate::redis::RedisTarget),
     /// `sim:?service=fixed:4ms&workers=1...`: a simulated server of known latency.
     Sim(crate::sim::SimConfig),
+    /// `etcd://host:port[,host:port...]`: an etcd cluster, for key-value workloads.
+    #[cfg(feature = "etcd")]
+    Etcd(crate::etcd::EtcdTarget),
 }
 
 impl Target {
@@ -50,8 +53,16 @@ impl Target {
                 .map_err(TargetError),
             "redis" => crate::redis::RedisTarget::parse(url).map(Target::Redis),
             "sim" => crate::sim::SimConfig::parse(rest).map(Target::Sim),
+            #[cfg(feature = "etcd")]
+            "etcd" => crate::etcd::EtcdTarget::parse(url).map(Target::Etcd),
+            #[cfg(not(feature = "etcd"))]
+            "etcd" => Err(TargetError(format!(
+                "'{}': this txbench was built without etcd: build it with `--features etcd` \
+                 (which needs protoc: Debian's protobuf-compiler)",
+                redact(url)
+            ))),
             other => Err(TargetError(format!(
-                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, mysql, redis, txbench, sim, null)",
+                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, mysql, redis, etcd, txbench, sim, null)",
                 redact(url)
             ))),
         }
@@ -109,6 +120,12 @@ impl Target {
             | Target::Sim(_) => Err(TargetError(
                 "only PostgreSQL-wire and MySQL-wire databases take several --db URLs".into(),
             )),
+            #[cfg(feature = "etcd")]
+            Target::Etcd(_) => Err(TargetError(
+                "an etcd cluster is one --db URL with its members' endpoints separated by commas \
+                 (etcd://host1:2379,host2:2379)"
+                    .into(),
+            )),
         }
     }
 }
@@ -122,6 +139,8 @@ fn mixed(t: &Target) -> TargetError {
         Target::Remote(_) => "txbench",
         Target::Redis(_) => "redis",
         Target::Sim(_) => "sim",
+        #[cfg(feature = "etcd")]
+        Target::Etcd(_) => "etcd",
     };
     TargetError(format!(
         "the --db URLs of one run must all name the same kind of database (found a {kind} one among others)"

@@ -1,0 +1,596 @@
+//! An etcd session: the key-value operations of a workload's statements over
+//! one member's connection, inside optimistic transactions.
+
+use etcd_client::{
+    Client, DeleteOptions, GetOptions, GetResponse, KvClient, SortOrder, SortTarget, Txn, TxnOp,
+};
+use txbench_core::schema::{Index, KvOp, Schema, Statement, Table};
+use txbench_core::{DbError, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode};
+
+use super::layout::{self, encoded};
+use super::transaction::{MAX_TXN_OPS, Transaction};
+use super::{EtcdEngine, classify, future_revision};
+use crate::kv_params::{param_int, param_text, value_text};
+
+/// The most bytes of keys and values one load request carries: etcd refuses
+/// a request over 1.5 MiB by default (`--max-request-bytes`), and the
+/// encoding adds a little to each put.
+const MAX_LOAD_BYTES: usize = 1024 * 1024;
+/// Rows per page when a whole table is read.
+const PAGE: i64 = 10_000;
+
+/// A session on one member.
+pub struct EtcdSession {
+    engine: EtcdEngine,
+    client: Client,
+    kv: KvClient,
+    /// The member connected to (its index in the URL).
+    member: usize,
+    tx: Transaction,
+}
+
+impl EtcdSession {
+    pub(super) fn new(engine: EtcdEngine, client: Client, member: usize) -> EtcdSession {
+        EtcdSession {
+            kv: client.kv_client(),
+            engine,
+            client,
+            member,
+            tx: Transaction::default(),
+        }
+    }
+
+    /// A range request at the transaction's snapshot (taking the snapshot's
+    /// revision from the first one). A member that has not yet applied the
+    /// snapshot's revision is asked again linearizably, which waits for it.
+    async fn snapshot_get(
+        &mut self,
+        key: String,
+        options: GetOptions,
+    ) -> Result<GetResponse, DbError> {
+        let tx = &self.tx;
+        let serializable = self.engine.target.serializable;
+        let pinned = tx.open && tx.revision > 0;
+        let mut first = options.clone();
+        if pinned {
+            // Reads at a fixed revision are the same on every member that
+            // has applied it: no need to reach the leader for them.
+            first = first.with_revision(tx.revision).with_serializable();
+        } else if serializable {
+            first = first.with_serializable();
+        }
+        let answer = match self.kv.get(key.as_str(), Some(first)).await {
+            Err(e) if pinned && future_revision(&e) => {
+                let again = options.with_revision(self.tx.revision);
+                self.kv.get(key, Some(again)).await
+            }
+            other => other,
+        }
+        .map_err(classify)?;
+        if self.tx.open && self.tx.revision == 0 {
+            self.tx.revision = answer.header().map_or(0, |h| h.revision());
+        }
+        Ok(answer)
+    }
+
+    /// The stored value of `key` (the transaction's own write first), read
+    /// at the snapshot and kept as read when in a transaction.
+    async fn value(&mut self, key: &str) -> Result<Option<String>, DbError> {
+        if let Some(v) = self.tx.written(key) {
+            return Ok(Some(v.to_string()));
+        }
+        let answer = self
+            .snapshot_get(key.to_string(), GetOptions::new())
+            .await?;
+        let kv = answer.kvs().first();
+        if self.tx.open {
+            self.tx.read(key, kv.map_or(0, |kv| kv.mod_revision()));
+        }
+        Ok(kv.map(|kv| String::from_utf8_lossy(kv.value()).into_owned()))
+    }
+
+    /// Row `key` of `table` as its columns in table order, or None.
+    async fn row(
+        &mut self,
+        table: &Table,
+        key: &str,
+    ) -> Result<Option<Vec<Option<String>>>, DbError> {
+        if encoded(table) {
+            let stored = layout::ordered_key(table.name, key);
+            return match self.value(&stored).await? {
+                Some(v) => layout::decode_row(stored.as_bytes(), v.as_bytes()).map(Some),
+                None => Ok(None),
+            };
+        }
+        let stored = layout::plain_key(table.name, key);
+        Ok(self
+            .value(&stored)
+            .await?
+            .map(|v| vec![Some(key.to_string()), Some(v)]))
+    }
+
+    /// Up to `count` rows of `table` from key `from` on, in key order.
+    async fn range(
+        &mut self,
+        table: &'static Table,
+        from: i64,
+        count: i64,
+    ) -> Result<Vec<Vec<Option<String>>>, DbError> {
+        if !encoded(table) {
+            return Err(no_key_order(table));
+        }
+        if count <= 0 {
+            return Ok(Vec::new());
+        }
+        let options = GetOptions::new()
+            .with_range(layout::integers_end(table.name))
+            .with_limit(count);
+        let answer = self
+            .snapshot_get(layout::ordered_int(table.name, from), options)
+            .await?;
+        let mut rows = Vec::with_capacity(answer.kvs().len());
+        for kv in answer.kvs() {
+            let key = String::from_utf8_lossy(kv.key());
+            // The transaction's own write of a row it reads wins.
+            let row = match self.tx.written(&key) {
+                Some(v) => layout::decode_row(kv.key(), v.as_bytes())?,
+                None => layout::decode_row(kv.key(), kv.value())?,
+            };
+            if self.tx.open {
+                self.tx.read(&key, kv.mod_revision());
+            }
+            rows.push(row);
+        }
+        Ok(rows)
+    }
+
+    /// The largest integer key of `table`, the transaction's inserts included.
+    async fn last(&mut self, table: &'static Table) -> Result<Option<i64>, DbError> {
+        if !encoded(table) {
+            return Err(no_key_order(table));
+        }
+        let (from, to) = (layout::prefix(table.name), layout::integers_end(table.name));
+        let options = GetOptions::new()
+            .with_range(to.as_str())
+            .with_sort(SortTarget::Key, SortOrder::Descend)
+            .with_limit(1)
+            .with_keys_only();
+        let answer = self.snapshot_get(from.clone(), options).await?;
+        let stored = answer.kvs().first().map(|kv| kv.key().to_vec());
+        let own = self
+            .tx
+            .largest_written(&from, &to)
+            .map(|k| k.as_bytes().to_vec());
+        Ok(stored
+            .into_iter()
+            .chain(own)
+            .max()
+            .and_then(|k| layout::int_of(table.name, &k)))
+    }
+
+    /// Set `values` in row `key` of `table` in the transaction: 1, or 0 when
+    /// an update finds no row; an insert that finds one is refused.
+    async fn write_row(
+        &mut self,
+        table: &'static Table,
+        key: String,
+        values: Vec<(&'static str, String)>,
+        insert: bool,
+    ) -> Result<u64, DbError> {
+        let current = self.row(table, &key).await?;
+        let mut row = match (current, insert) {
+            (None, false) => return Ok(0),
+            (Some(_), true) => {
+                return Err(DbError::new(
+                    ErrorKind::Constraint,
+                    format!("duplicate key: table '{}' has a row {key}", table.name),
+                ));
+            }
+            (Some(row), false) => row,
+            (None, true) => {
+                let mut row = vec![None; table.columns.len()];
+                if let Some(i) = column_index(table, table.primary_key[0]) {
+                    row[i] = Some(key.clone());
+                }
+                row
+            }
+        };
+        for (column, value) in values {
+            if let Some(i) = column_index(table, column) {
+                row[i] = Some(value);
+            }
+        }
+        let (stored, value) = if encoded(table) {
+            (
+                layout::ordered_key(table.name, &key),
+                layout::encode_row(&row),
+            )
+        } else {
+            let value = row.get(1).cloned().flatten().unwrap_or_default();
+            (layout::plain_key(table.name, &key), value)
+        };
+        self.tx.write(stored, value);
+        Ok(1)
+    }
+
+    /// Every (key, value) of a key-and-value table, page by page.
+    async fn scan(&mut self, table: &str) -> Result<Vec<(String, String)>, DbError> {
+        let prefix = layout::prefix(table);
+        let end = layout::prefix_end(table);
+        let mut from = prefix.clone().into_bytes();
+        let mut out = Vec::new();
+        loop {
+            let options = GetOptions::new().with_range(end.as_str()).with_limit(PAGE);
+            let answer = self
+                .kv
+                .get(from.clone(), Some(options))
+                .await
+                .map_err(classify)?;
+            for kv in answer.kvs() {
+                let key = String::from_utf8_lossy(&kv.key()[prefix.len()..]).into_owned();
+                out.push((key, String::from_utf8_lossy(kv.value()).into_owned()));
+            }
+            match answer.kvs().last() {
+                Some(kv) if answer.more() => {
+                    from = kv.key().to_vec();
+                    from.push(0);
+                }
+                _ => return Ok(out),
+            }
+        }
+    }
+
+    /// Commit the transaction a statement ran in when it opened it itself.
+    async fn commit_unless_open(&mut self, was_open: bool) -> Result<(), DbError> {
+        if was_open {
+            Ok(())
+        } else {
+            self.commit().await
+        }
+    }
+}
+
+/// The position of `column` in `table`.
+fn column_index(table: &Table, column: &str) -> Option<usize> {
+    table.columns.iter().position(|c| c.name == column)
+}
+
+/// `columns` of a whole row in table order.
+fn project(table: &Table, row: &[Option<String>], columns: &[&str]) -> Vec<Option<String>> {
+    columns
+        .iter()
+        .map(|c| column_index(table, c).and_then(|i| row.get(i).cloned().flatten()))
+        .collect()
+}
+
+fn push_row(rows: &mut Rows, row: &[Option<String>]) {
+    rows.push_row(
+        row.iter()
+            .map(|v| v.as_deref().map_or(Param::Null, Param::Text)),
+    );
+}
+
+fn not_key_value(what: &str) -> DbError {
+    DbError::new(
+        ErrorKind::Other,
+        format!("etcd runs key-value workloads only: {what} is not a key-value operation"),
+    )
+}
+
+/// Why etcd cannot hold `table` for this workload.
+fn not_key_value_table(table: &Table) -> DbError {
+    DbError::new(
+        ErrorKind::Other,
+        format!(
+            "etcd holds key-value tables only (a one-column primary key and one value column, or more columns when every statement has a key-value form); table '{}' has {} columns and a primary key of {}",
+            table.name,
+            table.columns.len(),
+            table.primary_key.len()
+        ),
+    )
+}
+
+/// Why etcd cannot read `table` in key order.
+fn no_key_order(table: &Table) -> DbError {
+    DbError::new(
+        ErrorKind::Other,
+        format!(
+            "etcd keeps key order only for tables of more than a key and a value: table '{}' has none",
+            table.name
+        ),
+    )
+}
+
+impl Session for EtcdSession {
+    /// Nothing to prepare: a statement runs when it has a key-value form.
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
+        match stmt.kv {
+            Some(_) => Ok(()),
+            None => Err(not_key_value(&format!("statement '{}'", stmt.name))),
+        }
+    }
+
+    type Loader = Self;
+
+    fn loader(&mut self) -> Option<&mut Self> {
+        Some(self)
+    }
+
+    /// The version, the members and the read consistency, for the results.
+    async fn server_version(&mut self) -> Result<String, DbError> {
+        let status = self.client.status().await.map_err(classify)?;
+        let members = self.client.member_list().await.map_err(classify)?;
+        let reads = if self.engine.target.serializable {
+            "serializable reads"
+        } else {
+            "linearizable reads"
+        };
+        Ok(format!(
+            "etcd {}, {} members, {reads}",
+            status.version(),
+            members.members().len()
+        ))
+    }
+
+    async fn begin(&mut self, _mode: TxMode) -> Result<(), DbError> {
+        self.tx.begin();
+        Ok(())
+    }
+
+    async fn commit(&mut self) -> Result<(), DbError> {
+        if !self.tx.open || !self.tx.wrote() {
+            // Nothing written: the reads were one snapshot already.
+            self.tx.end();
+            return Ok(());
+        }
+        let txn = self.tx.commit_txn();
+        let (compares, puts) = self.tx.size();
+        self.tx.end();
+        let Some(txn) = txn else {
+            return Err(DbError::new(
+                ErrorKind::Other,
+                format!(
+                    "the transaction needs {compares} compares and {puts} puts: more than the {MAX_TXN_OPS} of each one etcd Txn holds (--max-txn-ops)"
+                ),
+            ));
+        };
+        let answer = self.kv.txn(txn).await.map_err(classify)?;
+        if answer.succeeded() {
+            Ok(())
+        } else {
+            Err(DbError::new(
+                ErrorKind::Conflict,
+                "etcd Txn compare failed: a key the transaction read or wrote changed before it committed",
+            ))
+        }
+    }
+
+    async fn rollback(&mut self) -> Result<(), DbError> {
+        // Nothing was sent: the writes were only kept here.
+        self.tx.end();
+        Ok(())
+    }
+
+    async fn query(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+    ) -> Result<Rows, DbError> {
+        match stmt.kv {
+            Some(KvOp::Get { table, key }) => {
+                let key = layout::plain_key(table, &param_text(stmt, params, key)?);
+                let mut rows = Rows::new(1);
+                if let Some(v) = self.value(&key).await? {
+                    rows.push_row([Param::Text(&v)]);
+                }
+                Ok(rows)
+            }
+            Some(KvOp::Scan { table }) => {
+                let mut rows = Rows::new(2);
+                for (k, v) in self.scan(table).await? {
+                    rows.push_row([Param::Text(&k), Param::Text(&v)]);
+                }
+                Ok(rows)
+            }
+            Some(KvOp::Read {
+                table,
+                key,
+                columns,
+            }) => {
+                let key = param_text(stmt, params, key)?;
+                let mut rows = Rows::new(columns.len());
+                if let Some(row) = self.row(table, &key).await? {
+                    push_row(&mut rows, &project(table, &row, columns));
+                }
+                Ok(rows)
+            }
+            Some(KvOp::Range {
+                table,
+                from,
+                count,
+                columns,
+            }) => {
+                let (from, count) = (
+                    param_int(stmt, params, from)?,
+                    param_int(stmt, params, count)?,
+                );
+                let found = self.range(table, from, count).await?;
+                let mut rows = Rows::with_capacity(columns.len(), found.len());
+                for row in &found {
+                    push_row(&mut rows, &project(table, row, columns));
+                }
+                Ok(rows)
+            }
+            Some(KvOp::Last { table }) => {
+                let mut rows = Rows::new(1);
+                if let Some(k) = self.last(table).await? {
+                    rows.push_row([Param::Int(k)]);
+                }
+                Ok(rows)
+            }
+            Some(KvOp::Put { .. } | KvOp::Write { .. }) | None => {
+                Err(not_key_value(&format!("query '{}'", stmt.name)))
+            }
+        }
+    }
+
+    async fn execute(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+    ) -> Result<u64, DbError> {
+        let was_open = self.tx.open;
+        match stmt.kv {
+            Some(KvOp::Put { table, key, value }) => {
+                let key = layout::plain_key(table, &param_text(stmt, params, key)?);
+                let value = param_text(stmt, params, value)?;
+                if was_open {
+                    self.tx.write(key, value);
+                } else {
+                    self.kv.put(key, value, None).await.map_err(classify)?;
+                }
+                Ok(1)
+            }
+            Some(KvOp::Write {
+                table,
+                key,
+                set,
+                insert,
+            }) => {
+                let key = param_text(stmt, params, key)?;
+                let values = set
+                    .iter()
+                    .map(|(c, i)| Ok((*c, param_text(stmt, params, *i)?)))
+                    .collect::<Result<Vec<_>, DbError>>()?;
+                if !was_open {
+                    self.tx.begin();
+                }
+                let changed = self.write_row(table, key, values, insert).await;
+                if changed.is_err() && !was_open {
+                    self.tx.end();
+                }
+                let changed = changed?;
+                self.commit_unless_open(was_open).await?;
+                Ok(changed)
+            }
+            _ => Err(not_key_value(&format!("statement '{}'", stmt.name))),
+        }
+    }
+
+    async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
+        Err(not_key_value(&format!("SQL ('{sql}')")))
+    }
+
+    /// Move to the next member that answers (the one after this session's,
+    /// round the list: a dead member is skipped).
+    async fn reconnect(&mut self) -> Result<(), DbError> {
+        let (client, member) = self.engine.connect_from(self.member + 1).await?;
+        *self = EtcdSession::new(self.engine.clone(), client, member);
+        Ok(())
+    }
+}
+
+impl Loader for EtcdSession {
+    /// Every table must have a one-column primary key, and be a key and one
+    /// value unless every statement of the workload has a key-value form.
+    fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
+        for table in schema.tables {
+            if table.primary_key.len() != 1 || (encoded(table) && !schema.key_value) {
+                return Err(not_key_value_table(table));
+            }
+        }
+        Ok(())
+    }
+
+    /// A table: its marker key (its rows are written as they come).
+    async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
+        if table.primary_key.len() != 1 {
+            return Err(not_key_value_table(table));
+        }
+        self.kv
+            .put(layout::marker(table.name), "1", None)
+            .await
+            .map_err(classify)?;
+        Ok(())
+    }
+
+    async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {
+        Err(not_key_value(&format!("index '{}'", index.name)))
+    }
+
+    async fn drop_table(&mut self, name: &str) -> Result<(), DbError> {
+        let rows = DeleteOptions::new().with_range(layout::prefix_end(name));
+        self.kv
+            .delete(layout::prefix(name), Some(rows))
+            .await
+            .map_err(classify)?;
+        self.kv
+            .delete(layout::marker(name), None)
+            .await
+            .map_err(classify)?;
+        Ok(())
+    }
+
+    async fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
+        let answer = self
+            .kv
+            .get(
+                layout::marker(name),
+                Some(GetOptions::new().with_count_only()),
+            )
+            .await
+            .map_err(classify)?;
+        Ok(answer.count() > 0)
+    }
+
+    /// Rows in etcd Txns of at most 128 puts and 1 MiB, within etcd's
+    /// default limits (128 operations, 1.5 MiB a request).
+    async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
+        let pk =
+            column_index(table, table.primary_key[0]).ok_or_else(|| not_key_value_table(table))?;
+        let mut puts = Vec::with_capacity(MAX_TXN_OPS);
+        let mut bytes = 0;
+        for row in batch.rows() {
+            let key = row.get(pk).map(value_text).unwrap_or_default();
+            let (key, value) = if encoded(table) {
+                let cells: Vec<Option<String>> = row.iter().map(|v| Some(value_text(v))).collect();
+                (
+                    layout::ordered_key(table.name, &key),
+                    layout::encode_row(&cells),
+                )
+            } else {
+                let value = row.get(1).map(value_text).unwrap_or_default();
+                (layout::plain_key(table.name, &key), value)
+            };
+            if puts.len() == MAX_TXN_OPS || bytes + key.len() + value.len() > MAX_LOAD_BYTES {
+                self.put_all(std::mem::take(&mut puts)).await?;
+                bytes = 0;
+            }
+            bytes += key.len() + value.len();
+            puts.push(TxnOp::put(key, value, None));
+        }
+        self.put_all(puts).await
+    }
+
+    async fn begin_bulk_load(&mut self) -> Result<(), DbError> {
+        Ok(())
+    }
+
+    async fn end_bulk_load(&mut self) -> Result<(), DbError> {
+        Ok(())
+    }
+}
+
+impl EtcdSession {
+    /// `puts` in one etcd Txn (one Raft entry).
+    async fn put_all(&mut self, puts: Vec<TxnOp>) -> Result<(), DbError> {
+        if puts.is_empty() {
+            return Ok(());
+        }
+        self.kv
+            .txn(Txn::new().and_then(puts))
+            .await
+            .map_err(classify)?;
+        Ok(())
+    }
+}

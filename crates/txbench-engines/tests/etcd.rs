@@ -1,0 +1,238 @@
+//! The etcd engine against real etcd clusters of the tests' own
+//! (tests/etcd_cluster): the key-value checks every such engine passes
+//! (tests/kv), snapshot reads, the URL's errors, and hot-key increments that
+//! lose nothing while the leader of a three-member cluster is killed.
+#![cfg(feature = "etcd")]
+
+mod etcd_cluster;
+mod kv;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use etcd_cluster::EtcdCluster;
+use kv::{get, put};
+use txbench_core::{DbError, Engine, ErrorKind, Loader, Session, TxMode};
+use txbench_engines::etcd::{EtcdEngine, EtcdSession, EtcdTarget};
+
+fn engine(url: &str) -> EtcdEngine {
+    EtcdEngine::new(EtcdTarget::parse(url).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn key_value_statements_and_optimistic_transactions() {
+    let Some(cluster) = EtcdCluster::up(&[23579]) else {
+        return;
+    };
+    let engine = engine(&cluster.url());
+    let mut a = engine.connect().await.unwrap();
+    let mut b = engine.connect().await.unwrap();
+    let version = a.server_version().await.unwrap();
+    assert!(version.starts_with("etcd 3."), "{version}");
+    assert!(
+        version.ends_with("1 members, linearizable reads"),
+        "{version}"
+    );
+    kv::optimistic_transactions_abort_when_their_reads_change(&mut a, &mut b).await;
+    kv::wide_tables_hold_rows_in_key_order(&mut a, &mut b).await;
+
+    // A read-only transaction reads one snapshot, whatever commits meanwhile,
+    // and needs no validation: its commit sends nothing and succeeds.
+    kv::load_kv(&mut a, 4).await;
+    a.begin(TxMode::ReadOnly).await.unwrap();
+    assert_eq!(get(&mut a, 3).await.as_deref(), Some("v3"));
+    put(&mut b, 3, "changed").await;
+    put(&mut b, 4, "changed").await;
+    assert_eq!(get(&mut a, 4).await.as_deref(), Some("v4"));
+    a.commit().await.unwrap();
+    assert_eq!(get(&mut a, 4).await.as_deref(), Some("changed"));
+
+    // A write to a key the transaction did not read still conflicts when
+    // the key changed after the transaction's snapshot.
+    a.begin(TxMode::ReadWrite).await.unwrap();
+    get(&mut a, 1).await;
+    put(&mut b, 2, "from b").await;
+    put(&mut a, 2, "from a").await;
+    assert_eq!(a.commit().await.unwrap_err().kind, ErrorKind::Conflict);
+    assert_eq!(get(&mut a, 2).await.as_deref(), Some("from b"));
+    a.drop_table(kv::KV.name).await.unwrap();
+
+    let serializable = self::engine(&format!("{}?serializable=true", cluster.url()));
+    let mut s = serializable.connect().await.unwrap();
+    let version = s.server_version().await.unwrap();
+    assert!(version.ends_with("serializable reads"), "{version}");
+}
+
+#[tokio::test]
+async fn an_unreachable_cluster_is_a_connection_error_naming_it() {
+    let engine = engine("etcd://app:secret@127.0.0.1:1,127.0.0.1:2");
+    let err = match engine.connect().await {
+        Err(e) => e,
+        Ok(_) => panic!("connected to port 1 or 2"),
+    };
+    assert_eq!(err.kind, ErrorKind::Connection, "{err}");
+    assert!(err.message.contains("127.0.0.1:"), "{err}");
+    assert!(!err.message.contains("secret"), "{err}");
+}
+
+/// What the incrementing sessions saw.
+#[derive(Default)]
+struct Tally {
+    /// Increments acknowledged, per key.
+    acknowledged: [AtomicU64; HOT_KEYS],
+    /// Commits whose answer was lost (the member died): applied or not.
+    in_doubt: [AtomicU64; HOT_KEYS],
+    acknowledged_after_kill: AtomicU64,
+    conflicts: AtomicU64,
+    unavailable: AtomicU64,
+}
+
+const HOT_KEYS: usize = 4;
+
+/// Read key `k`, add one, write it back, commit.
+async fn increment(s: &mut EtcdSession, k: i64) -> Result<(), (DbError, bool)> {
+    let before = |e| (e, false);
+    s.begin(TxMode::ReadWrite).await.map_err(before)?;
+    let rows = s
+        .query(&kv::GET, &[txbench_core::Param::Int(k)])
+        .await
+        .map_err(before)?;
+    let v: i64 = rows
+        .row(0)
+        .unwrap()
+        .get(0)
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let next = (v + 1).to_string();
+    s.execute(
+        &kv::PUT,
+        &[
+            txbench_core::Param::Text(&next),
+            txbench_core::Param::Int(k),
+        ],
+    )
+    .await
+    .map_err(before)?;
+    s.commit().await.map_err(|e| (e, true))
+}
+
+/// Increment random hot keys until `stop`, counting what happened.
+async fn incrementer(
+    engine: EtcdEngine,
+    seed: u64,
+    tally: Arc<Tally>,
+    killed: Arc<AtomicBool>,
+    until: Instant,
+) {
+    let mut s = engine.connect().await.unwrap();
+    let mut x = seed;
+    while Instant::now() < until {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let key = ((x >> 33) % HOT_KEYS as u64) as usize;
+        match increment(&mut s, key as i64 + 1).await {
+            Ok(()) => {
+                tally.acknowledged[key].fetch_add(1, Ordering::Relaxed);
+                if killed.load(Ordering::Relaxed) {
+                    tally
+                        .acknowledged_after_kill
+                        .fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Err((e, _)) if e.kind == ErrorKind::Conflict => {
+                tally.conflicts.fetch_add(1, Ordering::Relaxed);
+            }
+            Err((e, in_commit)) if e.kind == ErrorKind::Connection => {
+                let counter = if in_commit {
+                    &tally.in_doubt[key]
+                } else {
+                    &tally.unavailable
+                };
+                counter.fetch_add(1, Ordering::Relaxed);
+                while s.reconnect().await.is_err() && Instant::now() < until {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+            Err((e, _)) => panic!("{e}"),
+        }
+    }
+}
+
+/// Eight sessions over three members increment four hot keys; the leader is
+/// killed two seconds in. The run goes on, conflicts and the outage are
+/// counted, and every key holds its acknowledged increments, plus at most
+/// the in-doubt commits (those whose answer the kill lost): none lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hot_key_increments_lose_nothing_across_a_leader_kill() {
+    let Some(cluster) = EtcdCluster::up(&[23679, 23689, 23699]) else {
+        return;
+    };
+    let engine = engine(&cluster.url());
+    let mut admin = engine.connect().await.unwrap();
+    admin.drop_table(kv::KV.name).await.unwrap();
+    admin.create_table(&kv::KV).await.unwrap();
+    for k in 1..=HOT_KEYS as i64 {
+        put(&mut admin, k, "0").await;
+    }
+    let tally = Arc::new(Tally::default());
+    let killed = Arc::new(AtomicBool::new(false));
+    let until = Instant::now() + Duration::from_secs(7);
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            tokio::spawn(incrementer(
+                engine.clone(),
+                i,
+                tally.clone(),
+                killed.clone(),
+                until,
+            ))
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let leader = tokio::task::spawn_blocking({
+        let killed = killed.clone();
+        move || {
+            let leader = cluster.kill_leader();
+            killed.store(true, Ordering::Relaxed);
+            (leader, cluster)
+        }
+    });
+    let (leader, cluster) = leader.await.unwrap();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert_eq!(cluster.running().len(), 2, "{leader} killed");
+    let mut survivor = engine.connect().await.unwrap();
+    let mut acknowledged = 0;
+    for (i, key) in (1..=HOT_KEYS as i64).enumerate() {
+        let value: u64 = get(&mut survivor, key).await.unwrap().parse().unwrap();
+        let acked = tally.acknowledged[i].load(Ordering::Relaxed);
+        let doubt = tally.in_doubt[i].load(Ordering::Relaxed);
+        assert!(
+            acked <= value && value <= acked + doubt,
+            "key {key}: {value} increments in the database, {acked} acknowledged, {doubt} in doubt"
+        );
+        acknowledged += acked;
+    }
+    let conflicts = tally.conflicts.load(Ordering::Relaxed);
+    let outage = tally.unavailable.load(Ordering::Relaxed)
+        + tally
+            .in_doubt
+            .iter()
+            .map(|d| d.load(Ordering::Relaxed))
+            .sum::<u64>();
+    let after = tally.acknowledged_after_kill.load(Ordering::Relaxed);
+    eprintln!(
+        "{acknowledged} increments acknowledged ({after} after the kill of {leader}), \
+         {conflicts} conflicts, {outage} failed on the outage"
+    );
+    assert!(conflicts > 0, "four hot keys, eight sessions: conflicts");
+    assert!(outage > 0, "the sessions on the killed leader saw it go");
+    assert!(after > 0, "the run went on after the kill");
+    survivor.drop_table(kv::KV.name).await.unwrap();
+}

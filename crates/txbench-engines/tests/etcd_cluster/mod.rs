@@ -1,0 +1,118 @@
+//! An etcd cluster of a test's own, from `scripts/etcd-cluster.sh`: its own
+//! directory and ports, removed when the value goes. The server binary is
+//! the one `TXBENCH_TEST_ETCD` names (`.ci/run` installs Debian's
+//! etcd-server and sets it); without it the test skips with a notice, or
+//! fails under `TXBENCH_REQUIRE_SERVICES=1`. Shared by the engine's tests
+//! and the command's (crates/txbench/tests/etcd.rs), which use different parts.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// A running cluster.
+pub struct EtcdCluster {
+    dir: tempfile::TempDir,
+    ports: Vec<u16>,
+    etcd: String,
+}
+
+impl EtcdCluster {
+    /// Start members listening for clients on `ports` (their peers on the
+    /// next port each); `None` when no etcd binary is named.
+    pub fn up(ports: &[u16]) -> Option<EtcdCluster> {
+        let etcd = match std::env::var("TXBENCH_TEST_ETCD") {
+            Ok(e) if !e.is_empty() => e,
+            _ => {
+                assert!(
+                    std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() != Ok("1"),
+                    "TXBENCH_TEST_ETCD is not set and TXBENCH_REQUIRE_SERVICES=1"
+                );
+                eprintln!("skipping: set TXBENCH_TEST_ETCD to an etcd binary to run this test");
+                return None;
+            }
+        };
+        let cluster = EtcdCluster {
+            dir: tempfile::tempdir().unwrap(),
+            ports: ports.to_vec(),
+            etcd,
+        };
+        let out = cluster.script(&["up"]);
+        assert!(out.status.success(), "etcd-cluster.sh up: {}", text(&out));
+        Some(cluster)
+    }
+
+    /// The `etcd://` URL of every member.
+    pub fn url(&self) -> String {
+        let hosts: Vec<String> = self
+            .ports
+            .iter()
+            .map(|p| format!("127.0.0.1:{p}"))
+            .collect();
+        format!("etcd://{}", hosts.join(","))
+    }
+
+    /// The command line that kills the leader, for `--fault-cmd`.
+    pub fn kill_leader_command(&self) -> String {
+        let env: Vec<String> = self
+            .env()
+            .iter()
+            .map(|(k, v)| format!("{k}='{v}'"))
+            .collect();
+        format!("{} {} kill-leader", env.join(" "), script_path().display())
+    }
+
+    /// Kill the leader now (SIGKILL); its endpoint.
+    pub fn kill_leader(&self) -> String {
+        let out = self.script(&["kill-leader"]);
+        assert!(out.status.success(), "kill-leader: {}", text(&out));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    /// The endpoints of the members running.
+    pub fn running(&self) -> Vec<String> {
+        let out = self.script(&["status"]);
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn env(&self) -> Vec<(&'static str, String)> {
+        let ports: Vec<String> = self.ports.iter().map(u16::to_string).collect();
+        vec![
+            (
+                "ETCD_DIR",
+                self.dir.path().join("cluster").display().to_string(),
+            ),
+            ("ETCD_PORTS", ports.join(" ")),
+            ("ETCD", self.etcd.clone()),
+        ]
+    }
+
+    fn script(&self, args: &[&str]) -> Output {
+        Command::new(script_path())
+            .args(args)
+            .envs(self.env())
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for EtcdCluster {
+    fn drop(&mut self) {
+        self.script(&["down"]);
+    }
+}
+
+fn script_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/etcd-cluster.sh")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
