@@ -52,6 +52,27 @@ fn every_ycsb_core_workload_runs_on_redis() {
     }
 }
 
+#[cfg(feature = "etcd")]
+#[path = "../../txbench-engines/tests/etcd_cluster/mod.rs"]
+mod etcd_cluster;
+
+/// etcd runs YCSB through the key-value form too: records as encoded rows
+/// under keys in numeric order, scans as one range request; clean leaves
+/// no key behind.
+#[cfg(feature = "etcd")]
+#[test]
+fn every_ycsb_core_workload_runs_on_etcd() {
+    let Some(cluster) = etcd_cluster::EtcdCluster::up(&[23879]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = cluster.url();
+    core_workloads_run_on_one_load(dir.path(), &db);
+    let out = txbench_output(dir.path(), &["ycsb", "clean", "--db", &db]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(cluster.keys(), 0);
+}
+
 /// Load 3,000 records into `db`, run each core workload on them with no
 /// error, another distribution than the workload's own, and refuse a scale
 /// other than the one loaded.

@@ -78,6 +78,21 @@ impl EtcdCluster {
             .collect()
     }
 
+    /// How many keys the cluster holds, through etcd's JSON gateway (curl).
+    pub fn keys(&self) -> u64 {
+        let out = Command::new("curl")
+            .args(["-sf", "-m", "5", "-X", "POST", "-d"])
+            // The whole key space: from "\0" to "\0" (base64 "AA==").
+            .arg(r#"{"key": "AA==", "range_end": "AA==", "count_only": true}"#)
+            .arg(format!("http://127.0.0.1:{}/v3/kv/range", self.ports[0]))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "curl: {}", text(&out));
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // The gateway leaves out a count of 0, and writes 64-bit integers as strings.
+        answer["count"].as_str().map_or(0, |c| c.parse().unwrap())
+    }
+
     fn env(&self) -> Vec<(&'static str, String)> {
         let ports: Vec<String> = self.ports.iter().map(u16::to_string).collect();
         vec![
