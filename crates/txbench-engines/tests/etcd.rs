@@ -76,6 +76,46 @@ async fn an_unreachable_cluster_is_a_connection_error_naming_it() {
     assert!(!err.message.contains("secret"), "{err}");
 }
 
+/// etcd's authentication with the URL's user and password: the right ones
+/// work, a wrong password is refused when connecting, and no error shows it.
+#[tokio::test]
+async fn the_urls_user_and_password_authenticate_and_stay_secret() {
+    let Some(cluster) = EtcdCluster::up(&[23779]) else {
+        return;
+    };
+    let endpoint = "127.0.0.1:23779";
+    let mut admin = etcd_client::Client::connect([endpoint], None)
+        .await
+        .unwrap();
+    admin.role_add("root").await.unwrap();
+    admin.user_add("root", "s3cret-pw", None).await.unwrap();
+    admin.user_grant_role("root", "root").await.unwrap();
+    admin.auth_enable().await.unwrap();
+
+    let user = engine(&format!("etcd://root:s3cret-pw@{endpoint}"));
+    assert!(!format!("{user:?}").contains("s3cret"));
+    let mut s = user.connect().await.unwrap();
+    kv::load_kv(&mut s, 3).await;
+    assert_eq!(get(&mut s, 3).await.as_deref(), Some("v3"));
+
+    let wrong = engine(&format!("etcd://root:wr0ng-pw@{endpoint}"));
+    let err = match wrong.connect().await {
+        Err(e) => e,
+        Ok(_) => panic!("a wrong password was accepted"),
+    };
+    assert!(err.message.contains("authentication failed"), "{err}");
+    assert!(!err.message.contains("wr0ng"), "{err}");
+    let anonymous = engine(&format!("etcd://{endpoint}"));
+    let mut a = anonymous.connect().await.unwrap();
+    let err = a
+        .query(&kv::GET, &[txbench_core::Param::Int(3)])
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Other, "{err}");
+    s.drop_table(kv::KV.name).await.unwrap();
+    drop(cluster);
+}
+
 /// What the incrementing sessions saw.
 #[derive(Default)]
 struct Tally {
@@ -235,4 +275,127 @@ async fn hot_key_increments_lose_nothing_across_a_leader_kill() {
     assert!(outage > 0, "the sessions on the killed leader saw it go");
     assert!(after > 0, "the run went on after the kill");
     survivor.drop_table(kv::KV.name).await.unwrap();
+}
+
+/// TLS from the URL: `cacert` names the CA of the member's certificate; a
+/// member whose certificate that CA did not sign is refused.
+#[tokio::test]
+async fn cacert_in_the_url_connects_over_tls() {
+    let Some(etcd) = etcd_cluster::etcd_binary() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = |f: &str| dir.path().join(f).display().to_string();
+    let openssl = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    for ca in ["ca", "other-ca"] {
+        openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            &format!("/CN=txbench test {ca}"),
+            "-keyout",
+            &path(&format!("{ca}.key")),
+            "-out",
+            &path(&format!("{ca}.pem")),
+        ]);
+    }
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        &path("member.key"),
+        "-out",
+        &path("member.csr"),
+    ]);
+    std::fs::write(path("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        &path("member.csr"),
+        "-CA",
+        &path("ca.pem"),
+        "-CAkey",
+        &path("ca.key"),
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        &path("san.ext"),
+        "-out",
+        &path("member.pem"),
+    ]);
+    let url = "https://127.0.0.1:23769";
+    let _member = KilledOnDrop(
+        std::process::Command::new(etcd)
+            .args(["--name", "tls", "--data-dir", &path("data")])
+            .args(["--listen-client-urls", url, "--advertise-client-urls", url])
+            .args(["--listen-peer-urls", "http://127.0.0.1:23770"])
+            .args(["--initial-advertise-peer-urls", "http://127.0.0.1:23770"])
+            .args(["--initial-cluster", "tls=http://127.0.0.1:23770"])
+            .args([
+                "--cert-file",
+                &path("member.pem"),
+                "--key-file",
+                &path("member.key"),
+            ])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let trusted = engine(&format!("etcd://127.0.0.1:23769?cacert={}", path("ca.pem")));
+    let mut session = None;
+    for _ in 0..100 {
+        match trusted.connect().await {
+            Ok(s) => {
+                session = Some(s);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    let mut s = session.expect("a TLS session within 10 s");
+    kv::load_kv(&mut s, 2).await;
+    assert_eq!(get(&mut s, 2).await.as_deref(), Some("v2"));
+    let untrusted = engine(&format!(
+        "etcd://127.0.0.1:23769?cacert={}",
+        path("other-ca.pem")
+    ));
+    let err = match untrusted.connect().await {
+        Err(e) => e,
+        Ok(_) => panic!("a certificate of another CA was trusted"),
+    };
+    assert_eq!(err.kind, ErrorKind::Connection, "{err}");
+    let missing = EtcdEngine::new(EtcdTarget::parse("etcd://h:1?cacert=/nonexistent.pem").unwrap())
+        .unwrap_err();
+    assert!(missing.message.contains("/nonexistent.pem"), "{missing}");
+}
+
+/// A server process of the test's own, killed however the test ends.
+struct KilledOnDrop(std::process::Child);
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

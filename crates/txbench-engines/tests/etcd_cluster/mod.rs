@@ -20,17 +20,7 @@ impl EtcdCluster {
     /// Start members listening for clients on `ports` (their peers on the
     /// next port each); `None` when no etcd binary is named.
     pub fn up(ports: &[u16]) -> Option<EtcdCluster> {
-        let etcd = match std::env::var("TXBENCH_TEST_ETCD") {
-            Ok(e) if !e.is_empty() => e,
-            _ => {
-                assert!(
-                    std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() != Ok("1"),
-                    "TXBENCH_TEST_ETCD is not set and TXBENCH_REQUIRE_SERVICES=1"
-                );
-                eprintln!("skipping: set TXBENCH_TEST_ETCD to an etcd binary to run this test");
-                return None;
-            }
-        };
+        let etcd = etcd_binary()?;
         let cluster = EtcdCluster {
             dir: tempfile::tempdir().unwrap(),
             ports: ports.to_vec(),
@@ -117,6 +107,22 @@ impl EtcdCluster {
 impl Drop for EtcdCluster {
     fn drop(&mut self) {
         self.script(&["down"]);
+    }
+}
+
+/// The etcd binary `TXBENCH_TEST_ETCD` names; `None` (the test skips) when
+/// it names none, which `TXBENCH_REQUIRE_SERVICES=1` makes a failure.
+pub fn etcd_binary() -> Option<String> {
+    match std::env::var("TXBENCH_TEST_ETCD") {
+        Ok(e) if !e.is_empty() => Some(e),
+        _ => {
+            assert!(
+                std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() != Ok("1"),
+                "TXBENCH_TEST_ETCD is not set and TXBENCH_REQUIRE_SERVICES=1"
+            );
+            eprintln!("skipping: set TXBENCH_TEST_ETCD to an etcd binary to run this test");
+            None
+        }
     }
 }
 
