@@ -37,6 +37,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long a request may take: past it the member counts as unavailable
 /// (an election after a leader's loss takes about a second by default).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the compaction after a load may take (a million keys on three
+/// members of a 2-core machine take more than the request timeout).
+const COMPACTION_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The etcd engine.
 #[derive(Clone)]
@@ -99,6 +102,11 @@ impl EtcdEngine {
 
     /// A client of member `i`, once it answered a status request.
     async fn connect_member(&self, i: usize) -> Result<Client, DbError> {
+        self.connect_member_waiting(i, REQUEST_TIMEOUT).await
+    }
+
+    /// A client of member `i` whose requests may take up to `timeout`.
+    async fn connect_member_waiting(&self, i: usize, timeout: Duration) -> Result<Client, DbError> {
         let endpoint = &self.target.endpoints[i];
         let named = |e: etcd_client::Error| {
             let mut err = classify(e);
@@ -108,7 +116,8 @@ impl EtcdEngine {
             ));
             err
         };
-        let mut client = Client::connect([endpoint], Some(self.options.clone()))
+        let options = self.options.clone().with_timeout(timeout);
+        let mut client = Client::connect([endpoint], Some(options))
             .await
             .map_err(named)?;
         client.status().await.map_err(named)?;

@@ -591,8 +591,14 @@ impl Loader for EtcdSession {
             .await
             .map_err(classify)?;
         let revision = now.header().map_or(0, |h| h.revision());
-        match self
-            .kv
+        // Physical: answered once the compaction is done, not begun, so that
+        // the runs that follow do not overlap it.
+        let mut waiting = self
+            .engine
+            .connect_member_waiting(self.member, super::COMPACTION_TIMEOUT)
+            .await?
+            .kv_client();
+        match waiting
             .compact(revision, Some(CompactionOptions::new().with_physical()))
             .await
         {
