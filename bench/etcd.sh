@@ -23,21 +23,7 @@ ONE=(env ETCD_DIR=/tmp/txbench-etcd-bench1 ETCD_PORTS="24479" scripts/etcd-clust
 trap '"${THREE[@]}" down; "${ONE[@]}" down; rm -rf "$out"' EXIT
 
 # CPU seconds (user + system) of every etcd process.
-etcd_cpu() {
-    python3 - <<'PY'
-import os
-hz, total = os.sysconf("SC_CLK_TCK"), 0
-for pid in filter(str.isdigit, os.listdir("/proc")):
-    try:
-        stat = open(f"/proc/{pid}/stat").read()
-    except OSError:
-        continue
-    if stat[stat.index("(") + 1 : stat.rindex(")")] == "etcd":
-        f = stat[stat.rindex(")") + 2 :].split()
-        total += int(f[11]) + int(f[12])
-print(total / hz)
-PY
-}
+etcd_cpu() { bench/process_cpu.py etcd; }
 
 # One run's line from its summary.json: the figures of the table.
 row() {

@@ -34,7 +34,7 @@ macro_rules! debug_shows_display {
 #[cfg(feature = "etcd")]
 pub mod etcd;
 mod file_lock;
-mod kv_params;
+mod kv_store;
 pub mod mysql;
 pub mod null;
 mod open;

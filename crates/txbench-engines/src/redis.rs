@@ -25,9 +25,12 @@ use redis::{AsyncConnectionConfig, Client, RedisError};
 use txbench_core::schema::{Index, KvOp, Schema, Statement, Table};
 use txbench_core::{DbError, Engine, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode};
 
-use crate::kv_params::{param_int, param_text, value_text};
+use crate::kv_store::{self, marker, param_int, param_text, row_key, value_text, whole_rows};
 use crate::redact::redact;
 use crate::target_error::TargetError;
+
+/// The engine's name in its refusals.
+const ENGINE: &str = "Redis";
 
 /// Keys per SCAN step and per MSET/UNLINK batch.
 const BATCH: usize = 10_000;
@@ -188,55 +191,9 @@ fn classify(e: RedisError) -> DbError {
     DbError::new(kind, e.to_string())
 }
 
-/// The Redis key of row `key` of `table`.
-fn row_key(table: &str, key: &str) -> String {
-    format!("{table}:{key}")
-}
-
-/// Why Redis cannot hold `table` for this workload.
-fn not_key_value_table(table: &Table) -> DbError {
-    DbError::new(
-        ErrorKind::Other,
-        format!(
-            "Redis holds key-value tables only (a one-column primary key and one value column, or more columns when every statement has a key-value form); table '{}' has {} columns and a primary key of {}",
-            table.name,
-            table.columns.len(),
-            table.primary_key.len()
-        ),
-    )
-}
-
-fn not_key_value(what: &str) -> DbError {
-    DbError::new(
-        ErrorKind::Other,
-        format!("Redis runs key-value workloads only: {what} is not a key-value operation"),
-    )
-}
-
-/// The marker key that says a table exists.
-fn marker(table: &str) -> String {
-    format!("txbench:table:{table}")
-}
-
 /// The sorted set of a hashed table's integer keys, each scored by itself.
 fn key_order(table: &str) -> String {
     format!("txbench:keys:{table}")
-}
-
-/// Whether a table's rows are hashes: all but a key and one value.
-fn hashed(table: &Table) -> bool {
-    !(table.columns.len() == 2 && table.primary_key == [table.columns[0].name])
-}
-
-/// Why Redis cannot walk `table` in key order.
-fn no_key_order(table: &Table) -> DbError {
-    DbError::new(
-        ErrorKind::Other,
-        format!(
-            "Redis keeps key order only for tables of more than a key and a value: table '{}' has none",
-            table.name
-        ),
-    )
 }
 
 /// `row` (its key, then `columns`) as the transaction's write `w` of it left it.
@@ -271,7 +228,7 @@ impl RedisSession {
             .columns
             .iter()
             .position(|c| c.name == table.primary_key[0])
-            .ok_or_else(|| not_key_value_table(table))?;
+            .ok_or_else(|| kv_store::not_key_value_table(ENGINE, table))?;
         let mut pipe = redis::pipe();
         let mut order = redis::cmd("ZADD");
         order.arg(key_order(table.name));
@@ -344,7 +301,7 @@ impl RedisSession {
             pipe.cmd("WATCH").arg(&row_keys).ignore();
         }
         // Each row as its key (None when absent), then `columns`.
-        let mut rows: Vec<Vec<Option<String>>> = if hashed(table) {
+        let mut rows: Vec<Vec<Option<String>>> = if whole_rows(table) {
             for rk in &row_keys {
                 pipe.cmd("HMGET").arg(rk).arg(pk).arg(columns);
             }
@@ -388,8 +345,8 @@ impl RedisSession {
         from: i64,
         count: i64,
     ) -> Result<Vec<String>, DbError> {
-        if !hashed(table) {
-            return Err(no_key_order(table));
+        if !whole_rows(table) {
+            return Err(kv_store::no_key_order(ENGINE, table));
         }
         if count <= 0 {
             return Ok(Vec::new());
@@ -442,7 +399,7 @@ impl RedisSession {
             }
             _ => {}
         }
-        if !hashed(table) {
+        if !whole_rows(table) {
             let value_column = table.columns[1].name;
             let value = values.into_iter().find(|(c, _)| *c == value_column);
             return Ok(Some(match (value, insert) {
@@ -501,10 +458,7 @@ impl RedisSession {
 impl Session for RedisSession {
     /// Nothing to prepare: a statement runs when it has a key-value form.
     async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
-        match stmt.kv {
-            Some(_) => Ok(()),
-            None => Err(not_key_value(&format!("statement '{}'", stmt.name))),
-        }
+        kv_store::prepare(ENGINE, stmt)
     }
 
     type Loader = Self;
@@ -624,8 +578,8 @@ impl Session for RedisSession {
                 Ok(rows)
             }
             Some(KvOp::Last { table }) => {
-                if !hashed(table) {
-                    return Err(no_key_order(table));
+                if !whole_rows(table) {
+                    return Err(kv_store::no_key_order(ENGINE, table));
                 }
                 let last: Vec<(String, f64)> = redis::cmd("ZREVRANGE")
                     .arg(key_order(table.name))
@@ -641,9 +595,10 @@ impl Session for RedisSession {
                 }
                 Ok(rows)
             }
-            Some(KvOp::Put { .. } | KvOp::Write { .. }) | None => {
-                Err(not_key_value(&format!("query '{}'", stmt.name)))
-            }
+            Some(KvOp::Put { .. } | KvOp::Write { .. }) | None => Err(kv_store::not_key_value(
+                ENGINE,
+                &format!("query '{}'", stmt.name),
+            )),
         }
     }
 
@@ -673,7 +628,12 @@ impl Session for RedisSession {
                     None => return Ok(0),
                 }
             }
-            _ => return Err(not_key_value(&format!("statement '{}'", stmt.name))),
+            _ => {
+                return Err(kv_store::not_key_value(
+                    ENGINE,
+                    &format!("statement '{}'", stmt.name),
+                ));
+            }
         };
         if self.tx.open {
             self.tx.writes.extend(writes);
@@ -688,7 +648,7 @@ impl Session for RedisSession {
     }
 
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
-        Err(not_key_value(&format!("SQL ('{sql}')")))
+        Err(kv_store::not_key_value(ENGINE, &format!("SQL ('{sql}')")))
     }
 
     async fn reconnect(&mut self) -> Result<(), DbError> {
@@ -706,22 +666,15 @@ impl Session for RedisSession {
 }
 
 impl Loader for RedisSession {
-    /// Every table must have a one-column primary key, and be a key and one
-    /// value unless every statement of the workload has a key-value form.
     fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
-        for table in schema.tables {
-            if table.primary_key.len() != 1 || (hashed(table) && !schema.key_value) {
-                return Err(not_key_value_table(table));
-            }
-        }
-        Ok(())
+        kv_store::can_hold(ENGINE, schema)
     }
 
     /// A table under a one-column primary key: its marker key (its rows are
     /// written as they come).
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
         if table.primary_key.len() != 1 {
-            return Err(not_key_value_table(table));
+            return Err(kv_store::not_key_value_table(ENGINE, table));
         }
         redis::cmd("SET")
             .arg(marker(table.name))
@@ -732,7 +685,10 @@ impl Loader for RedisSession {
     }
 
     async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {
-        Err(not_key_value(&format!("index '{}'", index.name)))
+        Err(kv_store::not_key_value(
+            ENGINE,
+            &format!("index '{}'", index.name),
+        ))
     }
 
     async fn drop_table(&mut self, name: &str) -> Result<(), DbError> {
@@ -777,7 +733,7 @@ impl Loader for RedisSession {
     }
 
     async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
-        if hashed(table) {
+        if whole_rows(table) {
             return self.insert_hashes(table, batch).await;
         }
         let mut cmd = redis::cmd("MSET");

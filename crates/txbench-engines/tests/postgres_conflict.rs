@@ -16,18 +16,10 @@ use txbench_core::{
 };
 use txbench_engines::postgres::{PgEngine, PgTarget};
 
+mod service;
+
 fn server_url() -> Option<String> {
-    match std::env::var("TXBENCH_TEST_POSTGRES_URL") {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            assert!(
-                std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() != Ok("1"),
-                "TXBENCH_TEST_POSTGRES_URL is not set and TXBENCH_REQUIRE_SERVICES=1"
-            );
-            eprintln!("skipping: set TXBENCH_TEST_POSTGRES_URL to run this test");
-            None
-        }
-    }
+    service::from_env("TXBENCH_TEST_POSTGRES_URL")
 }
 
 static READ: Statement = Statement::new("read", "SELECT v FROM txbench_conflict WHERE k = 1");

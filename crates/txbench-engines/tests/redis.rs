@@ -6,23 +6,14 @@
 //! skip with a notice otherwise.
 
 mod kv;
+mod service;
 
 use kv::{get, put};
 use txbench_core::{Engine, ErrorKind, Loader, Session, TxMode};
-use txbench_engines::redis::{RedisEngine, RedisTarget};
+use txbench_engines::redis::{RedisEngine, RedisSession, RedisTarget};
 
 fn server_url() -> Option<String> {
-    match std::env::var("TXBENCH_TEST_REDIS_URL") {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            assert!(
-                std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() != Ok("1"),
-                "TXBENCH_TEST_REDIS_URL is not set and TXBENCH_REQUIRE_SERVICES=1"
-            );
-            eprintln!("skipping: set TXBENCH_TEST_REDIS_URL to run this test");
-            None
-        }
-    }
+    service::from_env("TXBENCH_TEST_REDIS_URL")
 }
 
 /// The server's database `n` (the URL's own database number replaced).
@@ -35,12 +26,21 @@ fn database(base: &str, n: u32) -> String {
     format!("{root}/{n}")
 }
 
+/// Two sessions on the server's database `n`; `None` without a server.
+async fn sessions(n: u32) -> Option<(RedisSession, RedisSession)> {
+    let base = server_url()?;
+    let engine = RedisEngine::new(RedisTarget::parse(&database(&base, n)).unwrap()).unwrap();
+    Some((
+        engine.connect().await.unwrap(),
+        engine.connect().await.unwrap(),
+    ))
+}
+
 #[tokio::test]
 async fn optimistic_transactions_abort_when_their_reads_change() {
-    let Some(base) = server_url() else { return };
-    let engine = RedisEngine::new(RedisTarget::parse(&database(&base, 13)).unwrap()).unwrap();
-    let mut a = engine.connect().await.unwrap();
-    let mut b = engine.connect().await.unwrap();
+    let Some((mut a, mut b)) = sessions(13).await else {
+        return;
+    };
     assert!(a.server_version().await.unwrap().starts_with("Redis "));
     kv::optimistic_transactions_abort_when_their_reads_change(&mut a, &mut b).await;
 }
@@ -49,10 +49,9 @@ async fn optimistic_transactions_abort_when_their_reads_change() {
 /// it read that changed before its commit makes it a conflict.
 #[tokio::test]
 async fn a_read_only_transaction_is_validated_at_commit() {
-    let Some(base) = server_url() else { return };
-    let engine = RedisEngine::new(RedisTarget::parse(&database(&base, 14)).unwrap()).unwrap();
-    let mut a = engine.connect().await.unwrap();
-    let mut b = engine.connect().await.unwrap();
+    let Some((mut a, mut b)) = sessions(14).await else {
+        return;
+    };
     kv::load_kv(&mut a, 3).await;
     a.begin(TxMode::ReadOnly).await.unwrap();
     get(&mut a, 3).await;
@@ -65,20 +64,13 @@ async fn a_read_only_transaction_is_validated_at_commit() {
 async fn an_unreachable_server_is_a_connection_error_naming_it() {
     let engine =
         RedisEngine::new(RedisTarget::parse("redis://app:secret@127.0.0.1:1/0").unwrap()).unwrap();
-    let err = match engine.connect().await {
-        Err(e) => e,
-        Ok(_) => panic!("connected to port 1"),
-    };
-    assert_eq!(err.kind, ErrorKind::Connection, "{err}");
-    assert!(err.message.contains("127.0.0.1:1"), "{err}");
-    assert!(!err.message.contains("secret"), "{err}");
+    kv::unreachable_is_a_connection_error(&engine, "127.0.0.1:1").await;
 }
 
 #[tokio::test]
 async fn wide_tables_are_hashes_with_their_keys_in_order() {
-    let Some(base) = server_url() else { return };
-    let engine = RedisEngine::new(RedisTarget::parse(&database(&base, 12)).unwrap()).unwrap();
-    let mut a = engine.connect().await.unwrap();
-    let mut b = engine.connect().await.unwrap();
+    let Some((mut a, mut b)) = sessions(12).await else {
+        return;
+    };
     kv::wide_tables_hold_rows_in_key_order(&mut a, &mut b).await;
 }

@@ -14,19 +14,9 @@ use txbench_engines::mysql::{MyEngine, MyTarget};
 use txbench_engines::postgres::{PgEngine, PgTarget};
 use txbench_workloads::custom::{self, ycsb};
 
-fn server_url(var: &str) -> Option<String> {
-    match std::env::var(var) {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            assert!(
-                std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() != Ok("1"),
-                "{var} is not set and TXBENCH_REQUIRE_SERVICES=1"
-            );
-            eprintln!("skipping: set {var} to run this test");
-            None
-        }
-    }
-}
+#[path = "../../txbench-engines/tests/service/mod.rs"]
+mod service;
+use service::from_env as server_url;
 
 /// The URL with its database replaced by `name`.
 fn with_database(url: &str, name: &str) -> String {

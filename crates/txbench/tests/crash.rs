@@ -312,12 +312,7 @@ fn a_failover_to_a_synchronous_standby_continues_the_run_and_loses_nothing() {
     );
     assert!(impact["recovered_90_s"].as_f64().is_some(), "{impact}");
     // The run went on on the new primary: New-Orders committed after the fault.
-    let seconds = impact["seconds"].as_array().unwrap();
-    let after: f64 = seconds
-        .iter()
-        .filter(|s| s["end_s"].as_f64().unwrap() > 2.0)
-        .map(|s| s["per_s"].as_f64().unwrap())
-        .sum();
+    let after: f64 = support::rates_after(impact, 2.0).iter().sum();
     assert!(after > 10.0, "{impact}");
     let found = verify(dir, &url, &run, 0);
     assert_eq!(found["types"][0]["lost"], 0, "{found}");
@@ -648,13 +643,7 @@ fn a_server_on_an_sqlite_file_killed_mid_run_keeps_every_transaction_whole() {
     assert!(impact["reconnections"].as_u64().unwrap() >= 1, "{impact}");
     // The run went on on the restarted server (whose cache starts cold: 90%
     // of the throughput before may take longer than the window).
-    let after: Vec<f64> = impact["seconds"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["end_s"].as_f64().unwrap() > 2.0)
-        .map(|s| s["per_s"].as_f64().unwrap())
-        .collect();
+    let after = support::rates_after(impact, 2.0);
     let baseline = impact["baseline_per_s"].as_f64().unwrap();
     assert!(
         !after.is_empty() && after.iter().all(|&x| x > baseline / 2.0),

@@ -62,13 +62,7 @@ fn retwis_goes_on_when_the_leader_is_killed() {
     assert_eq!(fault["exit_code"], 0, "{fault}");
     let impact = &fault["impact"];
     assert!(impact["first_answer_s"].as_f64().is_some(), "{impact}");
-    let after: f64 = impact["seconds"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["end_s"].as_f64().unwrap() > 2.0)
-        .map(|s| s["per_s"].as_f64().unwrap())
-        .sum();
+    let after: f64 = support::rates_after(impact, 2.0).iter().sum();
     assert!(after > 10.0, "the run went on: {impact}");
     // The sessions on the killed member failed and moved to a survivor.
     assert!(

@@ -1,6 +1,6 @@
 //! Where rows live in etcd's one flat, ordered key space.
 //!
-//! Row `k` of table `t` is the key `t:k`. A table of a key and one value
+//! Row `k` of table `t` is the key `t:k` (`kv_store::row_key`, as in Redis). A table of a key and one value
 //! (Retwis's) holds the value itself. A wider table (YCSB's) holds the whole
 //! row as a JSON array of its columns in table order, and its integer keys
 //! are written so that etcd's byte order is their numeric order (20 digits,
@@ -9,16 +9,10 @@
 //! A non-integer key of such a table is written after every integer one
 //! (`t:~key`).
 
-use txbench_core::schema::Table;
 use txbench_core::{DbError, ErrorKind};
 
 /// The sign bit: offsetting by it maps i64's order onto u64's.
 const OFFSET: u64 = 1 << 63;
-
-/// Whether a table's rows are whole encoded rows: all but a key and one value.
-pub fn encoded(table: &Table) -> bool {
-    !(table.columns.len() == 2 && table.primary_key == [table.columns[0].name])
-}
 
 /// The prefix of every row key of `table`.
 pub fn prefix(table: &str) -> String {
@@ -28,11 +22,6 @@ pub fn prefix(table: &str) -> String {
 /// The first key after every row key of `table` (the prefix's range end).
 pub fn prefix_end(table: &str) -> String {
     format!("{table};")
-}
-
-/// The key of row `key` of a key-and-value table.
-pub fn plain_key(table: &str, key: &str) -> String {
-    format!("{table}:{key}")
 }
 
 /// The key of row `key` of an encoded table: integer keys in numeric order.
@@ -58,11 +47,6 @@ pub fn int_of(table: &str, key: &[u8]) -> Option<i64> {
     let digits = key.strip_prefix(prefix(table).as_bytes())?;
     let n: u64 = std::str::from_utf8(digits).ok()?.parse().ok()?;
     Some((n ^ OFFSET) as i64)
-}
-
-/// The marker key that says a table exists.
-pub fn marker(table: &str) -> String {
-    format!("txbench:table:{table}")
 }
 
 /// A row of an encoded table as stored: its columns in table order.

@@ -185,9 +185,11 @@ fn classify(e: etcd_client::Error) -> DbError {
     DbError::new(kind, redact(&e.to_string()))
 }
 
-/// Whether `e` says the member has not yet applied the snapshot's revision.
-fn future_revision(e: &etcd_client::Error) -> bool {
-    matches!(e, etcd_client::Error::GRpcStatus(s) if s.message().contains("future revision"))
+/// Whether `e` is an answer of the server whose message says `what`: "future
+/// revision" (a member behind the snapshot), "compacted" (a revision
+/// compacted away).
+fn status_says(e: &etcd_client::Error, what: &str) -> bool {
+    matches!(e, etcd_client::Error::GRpcStatus(s) if s.message().contains(what))
 }
 
 #[cfg(test)]
@@ -245,9 +247,12 @@ mod tests {
             let shown = e.to_string();
             assert_eq!(classify(e).kind, kind, "{shown}");
         }
-        assert!(future_revision(&status(
-            Code::OutOfRange,
-            "etcdserver: mvcc: required revision is a future revision"
-        )));
+        assert!(status_says(
+            &status(
+                Code::OutOfRange,
+                "etcdserver: mvcc: required revision is a future revision"
+            ),
+            "future revision"
+        ));
     }
 }

@@ -8,10 +8,10 @@ use etcd_client::{
 use txbench_core::schema::{Index, KvOp, Schema, Statement, Table};
 use txbench_core::{DbError, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode};
 
-use super::layout::{self, encoded};
+use super::layout;
 use super::transaction::{MAX_TXN_OPS, Transaction};
-use super::{EtcdEngine, classify, future_revision};
-use crate::kv_params::{param_int, param_text, value_text};
+use super::{EtcdEngine, classify, status_says};
+use crate::kv_store::{self, marker, param_int, param_text, row_key, value_text, whole_rows};
 
 /// The most bytes of keys and values one load request carries: etcd refuses
 /// a request over 1.5 MiB by default (`--max-request-bytes`), and the
@@ -41,28 +41,29 @@ impl EtcdSession {
         }
     }
 
-    /// A range request at the transaction's snapshot (taking the snapshot's
-    /// revision from the first one). A member that has not yet applied the
-    /// snapshot's revision is asked again linearizably, which waits for it.
+    /// A range request from `key` at the transaction's snapshot (taking the
+    /// snapshot's revision from the first one), with the options `options`
+    /// builds. A member that has not yet applied the snapshot's revision is
+    /// asked again linearizably, which waits for it.
     async fn snapshot_get(
         &mut self,
-        key: String,
-        options: GetOptions,
+        key: &str,
+        options: impl Fn() -> GetOptions,
     ) -> Result<GetResponse, DbError> {
         let tx = &self.tx;
-        let serializable = self.engine.target.serializable;
         let pinned = tx.open && tx.revision > 0;
-        let mut first = options.clone();
-        if pinned {
+        let first = if pinned {
             // Reads at a fixed revision are the same on every member that
             // has applied it: no need to reach the leader for them.
-            first = first.with_revision(tx.revision).with_serializable();
-        } else if serializable {
-            first = first.with_serializable();
-        }
-        let answer = match self.kv.get(key.as_str(), Some(first)).await {
-            Err(e) if pinned && future_revision(&e) => {
-                let again = options.with_revision(self.tx.revision);
+            options().with_revision(tx.revision).with_serializable()
+        } else if self.engine.target.serializable {
+            options().with_serializable()
+        } else {
+            options()
+        };
+        let answer = match self.kv.get(key, Some(first)).await {
+            Err(e) if pinned && status_says(&e, "future revision") => {
+                let again = options().with_revision(self.tx.revision);
                 self.kv.get(key, Some(again)).await
             }
             other => other,
@@ -80,9 +81,7 @@ impl EtcdSession {
         if let Some(v) = self.tx.written(key) {
             return Ok(Some(v.to_string()));
         }
-        let answer = self
-            .snapshot_get(key.to_string(), GetOptions::new())
-            .await?;
+        let answer = self.snapshot_get(key, GetOptions::new).await?;
         let kv = answer.kvs().first();
         if self.tx.open {
             self.tx.read(key, kv.map_or(0, |kv| kv.mod_revision()));
@@ -96,14 +95,14 @@ impl EtcdSession {
         table: &Table,
         key: &str,
     ) -> Result<Option<Vec<Option<String>>>, DbError> {
-        if encoded(table) {
+        if whole_rows(table) {
             let stored = layout::ordered_key(table.name, key);
             return match self.value(&stored).await? {
                 Some(v) => layout::decode_row(stored.as_bytes(), v.as_bytes()).map(Some),
                 None => Ok(None),
             };
         }
-        let stored = layout::plain_key(table.name, key);
+        let stored = row_key(table.name, key);
         Ok(self
             .value(&stored)
             .await?
@@ -117,17 +116,20 @@ impl EtcdSession {
         from: i64,
         count: i64,
     ) -> Result<Vec<Vec<Option<String>>>, DbError> {
-        if !encoded(table) {
-            return Err(no_key_order(table));
+        if !whole_rows(table) {
+            return Err(kv_store::no_key_order(ENGINE, table));
         }
         if count <= 0 {
             return Ok(Vec::new());
         }
-        let options = GetOptions::new()
-            .with_range(layout::integers_end(table.name))
-            .with_limit(count);
+        let (from, end) = (
+            layout::ordered_int(table.name, from),
+            layout::integers_end(table.name),
+        );
         let answer = self
-            .snapshot_get(layout::ordered_int(table.name, from), options)
+            .snapshot_get(&from, || {
+                GetOptions::new().with_range(end.as_str()).with_limit(count)
+            })
             .await?;
         let mut rows = Vec::with_capacity(answer.kvs().len());
         for kv in answer.kvs() {
@@ -147,16 +149,19 @@ impl EtcdSession {
 
     /// The largest integer key of `table`, the transaction's inserts included.
     async fn last(&mut self, table: &'static Table) -> Result<Option<i64>, DbError> {
-        if !encoded(table) {
-            return Err(no_key_order(table));
+        if !whole_rows(table) {
+            return Err(kv_store::no_key_order(ENGINE, table));
         }
         let (from, to) = (layout::prefix(table.name), layout::integers_end(table.name));
-        let options = GetOptions::new()
-            .with_range(to.as_str())
-            .with_sort(SortTarget::Key, SortOrder::Descend)
-            .with_limit(1)
-            .with_keys_only();
-        let answer = self.snapshot_get(from.clone(), options).await?;
+        let answer = self
+            .snapshot_get(&from, || {
+                GetOptions::new()
+                    .with_range(to.as_str())
+                    .with_sort(SortTarget::Key, SortOrder::Descend)
+                    .with_limit(1)
+                    .with_keys_only()
+            })
+            .await?;
         let stored = answer.kvs().first().map(|kv| kv.key().to_vec());
         let own = self
             .tx
@@ -201,14 +206,14 @@ impl EtcdSession {
                 row[i] = Some(value);
             }
         }
-        let (stored, value) = if encoded(table) {
+        let (stored, value) = if whole_rows(table) {
             (
                 layout::ordered_key(table.name, &key),
                 layout::encode_row(&row),
             )
         } else {
             let value = row.get(1).cloned().flatten().unwrap_or_default();
-            (layout::plain_key(table.name, &key), value)
+            (row_key(table.name, &key), value)
         };
         self.tx.write(stored, value);
         Ok(1)
@@ -240,15 +245,6 @@ impl EtcdSession {
             }
         }
     }
-
-    /// Commit the transaction a statement ran in when it opened it itself.
-    async fn commit_unless_open(&mut self, was_open: bool) -> Result<(), DbError> {
-        if was_open {
-            Ok(())
-        } else {
-            self.commit().await
-        }
-    }
 }
 
 /// The position of `column` in `table`.
@@ -271,44 +267,13 @@ fn push_row(rows: &mut Rows, row: &[Option<String>]) {
     );
 }
 
-fn not_key_value(what: &str) -> DbError {
-    DbError::new(
-        ErrorKind::Other,
-        format!("etcd runs key-value workloads only: {what} is not a key-value operation"),
-    )
-}
-
-/// Why etcd cannot hold `table` for this workload.
-fn not_key_value_table(table: &Table) -> DbError {
-    DbError::new(
-        ErrorKind::Other,
-        format!(
-            "etcd holds key-value tables only (a one-column primary key and one value column, or more columns when every statement has a key-value form); table '{}' has {} columns and a primary key of {}",
-            table.name,
-            table.columns.len(),
-            table.primary_key.len()
-        ),
-    )
-}
-
-/// Why etcd cannot read `table` in key order.
-fn no_key_order(table: &Table) -> DbError {
-    DbError::new(
-        ErrorKind::Other,
-        format!(
-            "etcd keeps key order only for tables of more than a key and a value: table '{}' has none",
-            table.name
-        ),
-    )
-}
+/// The engine's name in its refusals.
+const ENGINE: &str = "etcd";
 
 impl Session for EtcdSession {
     /// Nothing to prepare: a statement runs when it has a key-value form.
     async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
-        match stmt.kv {
-            Some(_) => Ok(()),
-            None => Err(not_key_value(&format!("statement '{}'", stmt.name))),
-        }
+        kv_store::prepare(ENGINE, stmt)
     }
 
     type Loader = Self;
@@ -344,17 +309,14 @@ impl Session for EtcdSession {
             self.tx.end();
             return Ok(());
         }
-        let txn = self.tx.commit_txn();
-        let (compares, puts) = self.tx.size();
-        self.tx.end();
-        let Some(txn) = txn else {
-            return Err(DbError::new(
+        let txn = self.tx.take_commit().map_err(|(compares, puts)| {
+            DbError::new(
                 ErrorKind::Other,
                 format!(
                     "the transaction needs {compares} compares and {puts} puts: more than the {MAX_TXN_OPS} of each one etcd Txn holds (--max-txn-ops)"
                 ),
-            ));
-        };
+            )
+        })?;
         let answer = self.kv.txn(txn).await.map_err(classify)?;
         if answer.succeeded() {
             Ok(())
@@ -379,7 +341,7 @@ impl Session for EtcdSession {
     ) -> Result<Rows, DbError> {
         match stmt.kv {
             Some(KvOp::Get { table, key }) => {
-                let key = layout::plain_key(table, &param_text(stmt, params, key)?);
+                let key = row_key(table, &param_text(stmt, params, key)?);
                 let mut rows = Rows::new(1);
                 if let Some(v) = self.value(&key).await? {
                     rows.push_row([Param::Text(&v)]);
@@ -429,9 +391,10 @@ impl Session for EtcdSession {
                 }
                 Ok(rows)
             }
-            Some(KvOp::Put { .. } | KvOp::Write { .. }) | None => {
-                Err(not_key_value(&format!("query '{}'", stmt.name)))
-            }
+            Some(KvOp::Put { .. } | KvOp::Write { .. }) | None => Err(kv_store::not_key_value(
+                ENGINE,
+                &format!("query '{}'", stmt.name),
+            )),
         }
     }
 
@@ -443,7 +406,7 @@ impl Session for EtcdSession {
         let was_open = self.tx.open;
         match stmt.kv {
             Some(KvOp::Put { table, key, value }) => {
-                let key = layout::plain_key(table, &param_text(stmt, params, key)?);
+                let key = row_key(table, &param_text(stmt, params, key)?);
                 let value = param_text(stmt, params, value)?;
                 if was_open {
                     self.tx.write(key, value);
@@ -463,23 +426,28 @@ impl Session for EtcdSession {
                     .iter()
                     .map(|(c, i)| Ok((*c, param_text(stmt, params, *i)?)))
                     .collect::<Result<Vec<_>, DbError>>()?;
-                if !was_open {
-                    self.tx.begin();
+                if was_open {
+                    return self.write_row(table, key, values, insert).await;
                 }
-                let changed = self.write_row(table, key, values, insert).await;
-                if changed.is_err() && !was_open {
-                    self.tx.end();
+                // Outside a transaction: one of its own, read and written.
+                self.tx.begin();
+                match self.write_row(table, key, values, insert).await {
+                    Ok(changed) => self.commit().await.map(|()| changed),
+                    Err(e) => {
+                        self.tx.end();
+                        Err(e)
+                    }
                 }
-                let changed = changed?;
-                self.commit_unless_open(was_open).await?;
-                Ok(changed)
             }
-            _ => Err(not_key_value(&format!("statement '{}'", stmt.name))),
+            _ => Err(kv_store::not_key_value(
+                ENGINE,
+                &format!("statement '{}'", stmt.name),
+            )),
         }
     }
 
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
-        Err(not_key_value(&format!("SQL ('{sql}')")))
+        Err(kv_store::not_key_value(ENGINE, &format!("SQL ('{sql}')")))
     }
 
     /// Move to the next member that answers (the one after this session's,
@@ -492,31 +460,27 @@ impl Session for EtcdSession {
 }
 
 impl Loader for EtcdSession {
-    /// Every table must have a one-column primary key, and be a key and one
-    /// value unless every statement of the workload has a key-value form.
     fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
-        for table in schema.tables {
-            if table.primary_key.len() != 1 || (encoded(table) && !schema.key_value) {
-                return Err(not_key_value_table(table));
-            }
-        }
-        Ok(())
+        kv_store::can_hold(ENGINE, schema)
     }
 
     /// A table: its marker key (its rows are written as they come).
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
         if table.primary_key.len() != 1 {
-            return Err(not_key_value_table(table));
+            return Err(kv_store::not_key_value_table(ENGINE, table));
         }
         self.kv
-            .put(layout::marker(table.name), "1", None)
+            .put(marker(table.name), "1", None)
             .await
             .map_err(classify)?;
         Ok(())
     }
 
     async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {
-        Err(not_key_value(&format!("index '{}'", index.name)))
+        Err(kv_store::not_key_value(
+            ENGINE,
+            &format!("index '{}'", index.name),
+        ))
     }
 
     async fn drop_table(&mut self, name: &str) -> Result<(), DbError> {
@@ -525,20 +489,14 @@ impl Loader for EtcdSession {
             .delete(layout::prefix(name), Some(rows))
             .await
             .map_err(classify)?;
-        self.kv
-            .delete(layout::marker(name), None)
-            .await
-            .map_err(classify)?;
+        self.kv.delete(marker(name), None).await.map_err(classify)?;
         Ok(())
     }
 
     async fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
         let answer = self
             .kv
-            .get(
-                layout::marker(name),
-                Some(GetOptions::new().with_count_only()),
-            )
+            .get(marker(name), Some(GetOptions::new().with_count_only()))
             .await
             .map_err(classify)?;
         Ok(answer.count() > 0)
@@ -547,13 +505,13 @@ impl Loader for EtcdSession {
     /// Rows in etcd Txns of at most 128 puts and 1 MiB, within etcd's
     /// default limits (128 operations, 1.5 MiB a request).
     async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
-        let pk =
-            column_index(table, table.primary_key[0]).ok_or_else(|| not_key_value_table(table))?;
+        let pk = column_index(table, table.primary_key[0])
+            .ok_or_else(|| kv_store::not_key_value_table(ENGINE, table))?;
         let mut puts = Vec::with_capacity(MAX_TXN_OPS);
         let mut bytes = 0;
         for row in batch.rows() {
             let key = row.get(pk).map(value_text).unwrap_or_default();
-            let (key, value) = if encoded(table) {
+            let (key, value) = if whole_rows(table) {
                 let cells: Vec<Option<String>> = row.iter().map(|v| Some(value_text(v))).collect();
                 (
                     layout::ordered_key(table.name, &key),
@@ -561,7 +519,7 @@ impl Loader for EtcdSession {
                 )
             } else {
                 let value = row.get(1).map(value_text).unwrap_or_default();
-                (layout::plain_key(table.name, &key), value)
+                (row_key(table.name, &key), value)
             };
             if puts.len() == MAX_TXN_OPS || bytes + key.len() + value.len() > MAX_LOAD_BYTES {
                 self.put_all(std::mem::take(&mut puts)).await?;
@@ -584,10 +542,7 @@ impl Loader for EtcdSession {
     async fn end_bulk_load(&mut self) -> Result<(), DbError> {
         let now = self
             .kv
-            .get(
-                layout::marker(""),
-                Some(GetOptions::new().with_count_only()),
-            )
+            .get(marker(""), Some(GetOptions::new().with_count_only()))
             .await
             .map_err(classify)?;
         let revision = now.header().map_or(0, |h| h.revision());
@@ -603,15 +558,10 @@ impl Loader for EtcdSession {
             .await
         {
             // Compacted there already (by another load or the schedule).
-            Err(e) if already_compacted(&e) => Ok(()),
+            Err(e) if status_says(&e, "compacted") => Ok(()),
             other => other.map(|_| ()).map_err(classify),
         }
     }
-}
-
-/// Whether `e` says the revision was compacted already.
-fn already_compacted(e: &etcd_client::Error) -> bool {
-    matches!(e, etcd_client::Error::GRpcStatus(s) if s.message().contains("compacted"))
 }
 
 impl EtcdSession {

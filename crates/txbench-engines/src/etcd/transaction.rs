@@ -83,38 +83,42 @@ impl Transaction {
         !self.writes.is_empty()
     }
 
-    /// The commit: the compares of every key read or written, then the puts;
-    /// `None` when it is more than one etcd Txn may hold.
-    pub fn commit_txn(&self) -> Option<Txn> {
-        let mut compares: Vec<Compare> = self
-            .reads
-            .iter()
-            .map(|(k, rev)| Compare::mod_revision(k.as_str(), CompareOp::Equal, *rev))
-            .collect();
-        if self.revision > 0 {
-            compares.extend(
-                self.writes
-                    .iter()
-                    .filter(|(k, _)| !self.reads.iter().any(|(r, _)| r == k))
-                    .map(|(k, _)| {
-                        Compare::mod_revision(k.as_str(), CompareOp::Less, self.revision + 1)
-                    }),
-            );
-        }
-        if compares.len() > MAX_TXN_OPS || self.writes.len() > MAX_TXN_OPS {
-            return None;
-        }
-        let puts: Vec<TxnOp> = self
+    /// End the transaction and give its commit: the compares of every key
+    /// read or written, then the puts; `Err` with how many compares and puts
+    /// it needed when that is more than one etcd Txn may hold. The keys and
+    /// values move into the Txn (a commit copies none of them).
+    pub fn take_commit(&mut self) -> Result<Txn, (usize, usize)> {
+        let blind = self
             .writes
             .iter()
-            .map(|(k, v)| TxnOp::put(k.as_str(), v.as_str(), None))
-            .collect();
-        Some(Txn::new().when(compares).and_then(puts))
-    }
-
-    /// How many compares and puts the commit would need.
-    pub fn size(&self) -> (usize, usize) {
-        (self.reads.len() + self.writes.len(), self.writes.len())
+            .filter(|(k, _)| !self.reads.iter().any(|(r, _)| r == k))
+            .count();
+        let compares = self.reads.len() + if self.revision > 0 { blind } else { 0 };
+        let puts = self.writes.len();
+        if compares > MAX_TXN_OPS || puts > MAX_TXN_OPS {
+            self.end();
+            return Err((compares, puts));
+        }
+        let mut when = Vec::with_capacity(compares);
+        let mut then = Vec::with_capacity(puts);
+        for (key, value) in self.writes.drain(..) {
+            if self.revision > 0 && !self.reads.iter().any(|(r, _)| *r == key) {
+                // Written but not read: unchanged since the snapshot.
+                when.push(Compare::mod_revision(
+                    key.as_str(),
+                    CompareOp::Less,
+                    self.revision + 1,
+                ));
+            }
+            then.push(TxnOp::put(key, value, None));
+        }
+        when.extend(
+            self.reads
+                .drain(..)
+                .map(|(k, rev)| Compare::mod_revision(k, CompareOp::Equal, rev)),
+        );
+        self.end();
+        Ok(Txn::new().when(when).and_then(then))
     }
 }
 
@@ -149,9 +153,13 @@ mod tests {
             tx.read(&k.to_string(), 1);
         }
         tx.write("0".into(), "v".into());
-        assert!(tx.commit_txn().is_some());
+        let reads = tx.reads.clone();
+        assert!(tx.take_commit().is_ok());
+        assert!(!tx.open && tx.reads.is_empty() && tx.writes.is_empty());
+        tx.begin();
+        tx.reads = reads;
         tx.revision = 5;
         tx.write("new".into(), "v".into());
-        assert!(tx.commit_txn().is_none(), "129 compares");
+        assert_eq!(tx.take_commit().unwrap_err(), (129, 1), "129 compares");
     }
 }

@@ -7,6 +7,9 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+
+#[path = "../service/mod.rs"]
+mod service;
 use std::process::{Command, Output};
 
 /// A running cluster.
@@ -113,17 +116,7 @@ impl Drop for EtcdCluster {
 /// The etcd binary `TXBENCH_TEST_ETCD` names; `None` (the test skips) when
 /// it names none, which `TXBENCH_REQUIRE_SERVICES=1` makes a failure.
 pub fn etcd_binary() -> Option<String> {
-    match std::env::var("TXBENCH_TEST_ETCD") {
-        Ok(e) if !e.is_empty() => Some(e),
-        _ => {
-            assert!(
-                std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() != Ok("1"),
-                "TXBENCH_TEST_ETCD is not set and TXBENCH_REQUIRE_SERVICES=1"
-            );
-            eprintln!("skipping: set TXBENCH_TEST_ETCD to an etcd binary to run this test");
-            None
-        }
-    }
+    service::from_env("TXBENCH_TEST_ETCD")
 }
 
 fn script_path() -> PathBuf {

@@ -6,7 +6,9 @@
 //! second insert of a key, and read in key order.
 
 use txbench_core::schema::{Column, ColumnType, KvOp, Statement, Table};
-use txbench_core::{ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode, Value};
+use txbench_core::{
+    DbError, Engine, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode, Value,
+};
 
 pub static KV: Table = Table {
     name: "txbench_kv_test",
@@ -33,6 +35,24 @@ static SCAN: Statement =
         table: "txbench_kv_test",
     });
 static PLAIN_SQL: Statement = Statement::new("count", "SELECT count(*) FROM txbench_kv_test");
+
+/// The error connecting with `engine` ends in; a panic saying `why` it had
+/// to fail when it connects.
+pub async fn connect_error<E: Engine>(engine: &E, why: &str) -> DbError {
+    match engine.connect().await {
+        Err(e) => e,
+        Ok(_) => panic!("connected, yet {why}"),
+    }
+}
+
+/// An engine whose URL (with the password `secret`) names only closed
+/// ports at `host`: a connection error that names the host, not the secret.
+pub async fn unreachable_is_a_connection_error<E: Engine>(engine: &E, host: &str) {
+    let err = connect_error(engine, "nothing listens there").await;
+    assert_eq!(err.kind, ErrorKind::Connection, "{err}");
+    assert!(err.message.contains(host), "{err}");
+    assert!(!err.message.contains("secret"), "{err}");
+}
 
 /// The value of key `k`, if any.
 pub async fn get<S: Session>(s: &mut S, k: i64) -> Option<String> {

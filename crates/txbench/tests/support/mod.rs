@@ -212,6 +212,18 @@ pub fn errors_by_kind(summary: &serde_json::Value) -> std::collections::BTreeMap
     kinds
 }
 
+/// A fault's impact: the rate of each second ending more than `from_s`
+/// after the fault (transactions a second).
+pub fn rates_after(impact: &serde_json::Value, from_s: f64) -> Vec<f64> {
+    impact["seconds"]
+        .as_array()
+        .expect("the fault's seconds")
+        .iter()
+        .filter(|s| s["end_s"].as_f64().unwrap() > from_s)
+        .map(|s| s["per_s"].as_f64().unwrap())
+        .collect()
+}
+
 /// The longest latency of any transaction of a summary (ms).
 pub fn longest_ms(summary: &serde_json::Value) -> f64 {
     summary["transactions"]
