@@ -29,8 +29,31 @@ fn schedule() -> RateSchedule {
     .unwrap()
 }
 
+/// Runs at most: the counts hold in every run, but the send gaps are wall
+/// clock, and a stall of the shared (virtual) machine now and then puts a
+/// gap of tens of milliseconds into a run, which the 1% test rightly rejects
+/// (as `arrivals.rs` does); a dispatcher that does not warp its sends fails
+/// every run.
+const ATTEMPTS: usize = 3;
+
 #[tokio::test(flavor = "current_thread")]
 async fn each_second_offers_what_the_schedule_has_due() {
+    let mut failures = Vec::new();
+    for _ in 0..ATTEMPTS {
+        match run_and_check_counts().await {
+            None => break,
+            Some(why) => failures.push(why),
+        }
+    }
+    assert!(failures.len() < ATTEMPTS, "{}", failures.join("; "));
+    if !failures.is_empty() {
+        eprintln!("passed after: {}", failures.join("; "));
+    }
+}
+
+/// One run on the schedule: asserts the counts per second and in all, and
+/// says why its send gaps are not Poisson, if they are not.
+async fn run_and_check_counts() -> Option<String> {
     let rate = schedule();
     let defaults = support::options(Duration::from_secs(6), Duration::from_secs(1), Some(1.0));
     let opts = RunOptions {
@@ -74,10 +97,9 @@ async fn each_second_offers_what_the_schedule_has_due() {
     // Gaps measured in arrivals due are those of a Poisson process of the
     // peak rate (thinned to at most 1,000/s), and their mean says so.
     let ad = anderson_darling::exponential(&d.send_gaps).expect("enough gaps");
-    assert!(ad.statistic < 1.957, "A2* = {}", ad.statistic);
     let mean = d.send_gaps.iter().sum::<f64>() / d.send_gaps.len() as f64;
-    assert!(
-        (mean * d.gap_test_rate - 1.0).abs() < 0.15,
-        "mean gap {mean}"
-    );
+    if ad.statistic >= 1.957 {
+        return Some(format!("A2* = {:.3}", ad.statistic));
+    }
+    ((mean * d.gap_test_rate - 1.0).abs() >= 0.15).then(|| format!("mean gap {mean}"))
 }

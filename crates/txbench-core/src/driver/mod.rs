@@ -887,10 +887,14 @@ impl Clock {
     ) {
         let mut interval = std::mem::replace(&mut self.interval, Recorder::new(0));
         self.collector.collect_interval(&mut interval).await;
-        // The window's last completions, when it ended between two ticks.
+        // The window's last completions, when it ended between two ticks:
+        // its last (part) second too, which a run that finished before the
+        // next tick would otherwise leave out of the seconds.
         if self.window.overlaps(self.last_tick, cut_at) {
             self.segments.add(&interval);
         }
+        self.seconds
+            .tick(self.window, self.last_tick, cut_at, &interval, 0);
         if cut_at > self.window.start {
             given_up.record(&mut interval, self.window, cut_at);
         }
