@@ -87,6 +87,30 @@ impl RoundTrips {
     }
 }
 
+/// Which clocks a run reads latency from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Timestamps {
+    /// The client's own clock: latency from the intended start to the
+    /// answer, as the application sees it.
+    #[default]
+    Client,
+    /// Also the kernel's timestamps of the bytes on the wire (Linux
+    /// SO_TIMESTAMPING), for each transaction's time on the wire next to
+    /// it; engines whose sockets txbench cannot reach refuse it.
+    Kernel,
+}
+
+impl Timestamps {
+    /// Its name in flags and results ("kernel").
+    pub fn name(self) -> &'static str {
+        match self {
+            Timestamps::Client => "client",
+            Timestamps::Kernel => "kernel",
+        }
+    }
+}
+
 /// Whether a pipelined statement returns rows or changes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CallKind {
@@ -284,6 +308,15 @@ pub trait Session: Send + 'static {
     }
     /// Run ad-hoc SQL that returns rows (checks, metadata); not prepared.
     fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send;
+    /// The time the calls since the last take spent on the wire, from the
+    /// kernel's timestamps of the bytes sent and received (see
+    /// [`txbench_wire`]), and the clock it was read from; `None` when the
+    /// session keeps no timestamps (the default), or a send or read in
+    /// between had none. The driver takes it before and after each
+    /// transaction.
+    fn take_wire(&mut self) -> Option<txbench_wire::Wire> {
+        None
+    }
     /// Re-establish a lost connection in place.
     fn reconnect(&mut self) -> impl Future<Output = Result<(), DbError>> + Send {
         std::future::ready(Err(DbError::new(

@@ -61,7 +61,8 @@ pub mod written;
 
 pub use driver::{RunOptions, WaitMode};
 pub use engine::{
-    Call, Engine, Execution, Isolation, Loader, NoLoader, Reply, RoundTrips, Session, TxMode,
+    Call, Engine, Execution, Isolation, Loader, NoLoader, Reply, RoundTrips, Session, Timestamps,
+    TxMode,
 };
 pub use error::{DbError, ErrorKind};
 pub use shard::Shard;

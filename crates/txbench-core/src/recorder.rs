@@ -68,6 +68,13 @@ pub struct TypeStats {
     /// Queueing time: from the intended start to the start of execution (µs), the
     /// wait for a free session in the client.
     pub queue: Histogram<u64>,
+    /// Time on the wire (µs), from the kernel's timestamps of the bytes sent
+    /// and received, where the session keeps them (`--timestamps kernel`):
+    /// the latency without the client's own share.
+    pub wire: Histogram<u64>,
+    /// Of the times in `wire`, those read from the network card's clock
+    /// (the rest are the kernel's software timestamps).
+    pub wire_hardware: u64,
     /// Transactions that committed.
     pub committed: u64,
     /// Transactions that rolled back as the specification expects.
@@ -101,6 +108,8 @@ impl Default for TypeStats {
             latency: new_histogram(),
             service: new_histogram(),
             queue: new_histogram(),
+            wire: new_histogram(),
+            wire_hardware: 0,
             committed: 0,
             expected_rollbacks: 0,
             retries: 0,
@@ -157,6 +166,7 @@ impl TypeStats {
             (&mut self.latency, &other.latency),
             (&mut self.service, &other.service),
             (&mut self.queue, &other.queue),
+            (&mut self.wire, &other.wire),
             (&mut self.censored, &other.censored),
         ] {
             // Adding walks every bucket (tens of thousands): skip the empty ones.
@@ -178,6 +188,7 @@ impl TypeStats {
         }
         self.unfinished += other.unfinished;
         self.shed += other.shed;
+        self.wire_hardware += other.wire_hardware;
     }
 
     /// Empty these numbers, keeping the allocations.
@@ -186,6 +197,7 @@ impl TypeStats {
             &mut self.latency,
             &mut self.service,
             &mut self.queue,
+            &mut self.wire,
             &mut self.censored,
         ] {
             if !h.is_empty() {
@@ -200,6 +212,15 @@ impl TypeStats {
         self.phase_us = [0; 3];
         self.unfinished = 0;
         self.shed = 0;
+        self.wire_hardware = 0;
+    }
+
+    /// Record a completed transaction's time on the wire, if it has one.
+    fn record_wire(&mut self, wire: Option<txbench_wire::Wire>) {
+        if let Some(w) = wire {
+            record(&mut self.wire, w.time);
+            self.wire_hardware += u64::from(w.kind == txbench_wire::Kind::Hardware);
+        }
     }
 }
 
@@ -233,6 +254,9 @@ pub struct Completion<'a> {
     pub retry_causes: &'a [String],
     /// The outcome, or the error of the last attempt.
     pub result: &'a Result<Outcome, DbError>,
+    /// Its time on the wire, all attempts, where the session keeps kernel
+    /// timestamps ([`crate::Session::take_wire`]).
+    pub wire: Option<txbench_wire::Wire>,
 }
 
 /// Numbers of one worker (or one merged interval), for every transaction type.
@@ -323,6 +347,7 @@ impl Recorder {
         record(&mut stats.latency, c.latency);
         record(&mut stats.service, c.service);
         record(&mut stats.queue, c.queue);
+        stats.record_wire(c.wire);
         for (sum, d) in
             stats
                 .phase_us
@@ -340,7 +365,10 @@ impl Recorder {
         let stats = &mut self.measured[c.txn_type];
         stats.unfinished += 1;
         match c.result {
-            Ok(_) => record(&mut stats.latency, c.latency),
+            Ok(_) => {
+                record(&mut stats.latency, c.latency);
+                stats.record_wire(c.wire);
+            }
             Err(e) => self.sample_error(e),
         }
     }
@@ -441,7 +469,37 @@ mod tests {
             retries: 1,
             retry_causes: &*RETRIED,
             result,
+            // Half the latency on the wire, from the card's clock for type 1.
+            wire: Some(txbench_wire::Wire {
+                time: Duration::from_millis(ms) / 2,
+                kind: if t == 1 {
+                    txbench_wire::Kind::Hardware
+                } else {
+                    txbench_wire::Kind::Software
+                },
+            }),
         }
+    }
+
+    #[test]
+    fn wire_times_are_kept_for_what_completed_and_merge() {
+        let mut r = Recorder::new(2);
+        let ok = Ok(Outcome::Committed);
+        let err = Err(DbError::new(ErrorKind::Conflict, "busy"));
+        r.record(&done(0, 10, &ok), true);
+        r.record(&done(1, 20, &ok), true);
+        r.record(&done(1, 30, &err), true);
+        r.record(&done(0, 40, &ok), false);
+        r.record_late(&done(0, 50, &ok));
+        let mut total = Recorder::new(2);
+        total.merge(&r);
+        let [a, b] = [&total.measured[0], &total.measured[1]];
+        assert_eq!((a.wire.len(), a.wire_hardware), (2, 0), "window and late");
+        assert_eq!((b.wire.len(), b.wire_hardware), (1, 1), "not the failure");
+        // The late one's 50 ms, halved (to the histogram's precision).
+        assert!(a.wire.max().abs_diff(25_000) < 50, "{}", a.wire.max());
+        total.measured[1].reset();
+        assert_eq!(total.measured[1].wire_hardware, 0);
     }
 
     #[test]

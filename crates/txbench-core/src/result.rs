@@ -156,6 +156,10 @@ pub struct TypeResult {
     /// Queueing time in the client (waiting for a free session).
     #[serde(default)]
     pub queue_ms: Percentiles,
+    /// Time on the wire, from the kernel's timestamps (`--timestamps
+    /// kernel`): the latency less the client's own share; absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire_ms: Option<Percentiles>,
     /// 95% confidence intervals of the latency percentiles (from batches of
     /// the window's seconds, else from a sample of the latencies in send
     /// order thinned to the independence lag).
@@ -388,11 +392,37 @@ pub struct RunResult {
     /// fault with what it cost.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<crate::faults::FaultResult>,
+    /// The kernel's timestamps of the wire, when the run read them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<WireResult>,
     /// Each second of the warm-up (not measured): where it ended, in seconds
     /// from the start of measurement (so at or below 0), and the transactions
     /// that ended in it per second.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warmup_per_s: Vec<(f64, f64)>,
+}
+
+/// What the kernel's timestamps of the wire said of a run (`--timestamps
+/// kernel`): how many transactions had them, from which clock, the time on
+/// the wire of every type together, and the client's own share of the
+/// latency (the latency's percentile less the wire's, so the client's
+/// queueing, lateness, scheduling and its own processing).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WireResult {
+    /// The clock the times were read from: `software` (the kernel's, at the
+    /// network device), `hardware` (the card's), `hardware and software`.
+    pub clock: String,
+    /// Completed transactions with a time on the wire.
+    pub stamped: u64,
+    /// Completed transactions without one (a send or read the kernel did
+    /// not stamp).
+    pub unstamped: u64,
+    /// Time on the wire, every type together.
+    pub total_wire_ms: Percentiles,
+    /// The client's share of the median latency: its p50 less the wire's (ms).
+    pub client_p50_ms: f64,
+    /// The client's share of the 99th percentile (ms).
+    pub client_p99_ms: f64,
 }
 
 /// The latency of one kind of operation inside transactions (a get, a put, a

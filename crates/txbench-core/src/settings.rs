@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Isolation, RoundTrips};
+use crate::engine::{Isolation, RoundTrips, Timestamps};
 
 /// Whether terminals apply the specification's keying and think times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -130,6 +130,10 @@ pub struct RunSettings {
     /// the setting existed were pipelined).
     #[serde(default)]
     pub round_trips: RoundTrips,
+    /// Whether the kernel's timestamps of the wire were read too (results
+    /// written before the setting existed read none).
+    #[serde(default)]
+    pub timestamps: Timestamps,
     /// Database nodes the sessions were spread over.
     pub nodes: usize,
     /// This process's shard, 0-based.
@@ -163,6 +167,7 @@ impl RunSettings {
                 self.isolation.map_or("default", Isolation::name).into(),
             ),
             ("round_trips".into(), self.round_trips.name().into()),
+            ("timestamps".into(), self.timestamps.name().into()),
             ("nodes".into(), self.nodes.to_string()),
             ("shards".into(), self.shards.to_string()),
             ("shard_index".into(), self.shard_index.to_string()),
@@ -236,6 +241,7 @@ mod tests {
             affinity: Affinity::Off,
             isolation: Some(Isolation::RepeatableRead),
             round_trips: RoundTrips::Statement,
+            timestamps: Timestamps::Kernel,
             nodes: 1,
             shard_index: 0,
             shards: 1,

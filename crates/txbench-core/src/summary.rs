@@ -12,7 +12,7 @@ use crate::error::ErrorKind;
 use crate::recorder::TypeStats;
 use crate::result::{
     CpuResult, ErrorSample, OpenLoopResult, OperationResult, Percentiles, PhaseMeans,
-    SchedulerResult, TypeResult,
+    SchedulerResult, TypeResult, WireResult,
 };
 use crate::stats::batch_quantile;
 use crate::txn::TxnTypeInfo;
@@ -86,6 +86,37 @@ pub fn total_latency(stats: &[TypeStats]) -> Percentiles {
     Percentiles::from_micros(&all)
 }
 
+/// Every type's times on the wire together (µs).
+pub fn all_wire(stats: &[TypeStats]) -> Histogram<u64> {
+    let mut all = crate::recorder::new_histogram();
+    for s in stats.iter().filter(|s| !s.wire.is_empty()) {
+        all.add(&s.wire).expect("histograms share bounds");
+    }
+    all
+}
+
+/// What the kernel's timestamps said, for a run that read them.
+pub fn wire_result(stats: &[TypeStats]) -> WireResult {
+    let wire = all_wire(stats);
+    let latency = total_latency(stats);
+    let completed: u64 = stats.iter().map(|s| s.latency.len()).sum();
+    let hardware: u64 = stats.iter().map(|s| s.wire_hardware).sum();
+    let total_wire_ms = Percentiles::from_micros(&wire);
+    WireResult {
+        clock: match (hardware, wire.len() - hardware) {
+            (0, _) => "software",
+            (_, 0) => "hardware",
+            _ => "hardware and software",
+        }
+        .to_string(),
+        stamped: wire.len(),
+        unstamped: completed.saturating_sub(wire.len()),
+        client_p50_ms: latency.p50 - total_wire_ms.p50,
+        client_p99_ms: latency.p99 - total_wire_ms.p99,
+        total_wire_ms,
+    }
+}
+
 /// The least lower bound of the given-up transactions' latencies of these
 /// types together (ms), if any: the `censored_from_ms` of the total row.
 pub fn total_censored_from_ms(stats: &[TypeStats]) -> Option<f64> {
@@ -125,6 +156,7 @@ pub fn type_result(name: &str, key: &str, mix: f64, s: &TypeStats, all: u64) -> 
         latency_ms: Percentiles::from_micros(&s.latency_with_censored()),
         service_ms: Percentiles::from_micros(&s.service),
         queue_ms: Percentiles::from_micros(&s.queue),
+        wire_ms: (!s.wire.is_empty()).then(|| Percentiles::from_micros(&s.wire)),
         latency_intervals_ms: Vec::new(),
         phases_ms: phase_means(s),
     }

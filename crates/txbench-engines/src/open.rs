@@ -8,7 +8,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use thiserror::Error;
-use txbench_core::{DbError, Engine, Isolation, RoundTrips};
+use txbench_core::{DbError, Engine, Isolation, RoundTrips, Timestamps};
 
 use crate::file_lock::{FileLock, Holders};
 use crate::target::Target;
@@ -21,6 +21,8 @@ pub struct EngineOptions {
     pub isolation: Option<Isolation>,
     /// Statements pipelined, or one per round trip.
     pub round_trips: RoundTrips,
+    /// Whether the sessions read the kernel's timestamps of their bytes.
+    pub timestamps: Timestamps,
     /// Other processes of the same sharded run may use the same embedded
     /// database file (each shard's process holds its lock shared).
     pub shared_by_shards: bool,
@@ -140,6 +142,27 @@ fn without_round_trips(target: &Target) -> Option<&'static str> {
     }
 }
 
+/// Why an engine's sessions cannot give the kernel's timestamps of their
+/// bytes; `None` for those that can.
+fn without_kernel_timestamps(target: &Target) -> Option<&'static str> {
+    match target {
+        // Every PostgreSQL host is TCP (the URL refuses sockets).
+        Target::Postgres(_) | Target::Remote(_) => None,
+        Target::Mysql(_) | Target::MysqlCluster(_) => Some(
+            "the MySQL driver (mysql_async) opens its own sockets and takes no stream of \
+             txbench's, so its bytes cannot be stamped",
+        ),
+        Target::Redis(_) => Some(
+            "txbench's Redis sessions use the redis crate's own connections, which take no \
+             stream of txbench's",
+        ),
+        Target::Sqlite(_) => Some("SQLite is embedded: nothing goes over a wire"),
+        Target::Null | Target::Sim(_) => Some("this engine sends nothing over a wire"),
+        #[cfg(feature = "etcd")]
+        Target::Etcd(_) => Some("etcd's gRPC client (tonic) opens its own connections"),
+    }
+}
+
 /// Refuse the options `target`'s engine cannot honour, naming them.
 fn refuse_unhonoured(target: &Target, options: &EngineOptions) -> Result<(), OpenError> {
     let levels = levels(target);
@@ -150,10 +173,17 @@ fn refuse_unhonoured(target: &Target, options: &EngineOptions) -> Result<(), Ope
             why: levels.otherwise,
         });
     }
-    match (options.round_trips, without_round_trips(target)) {
-        (RoundTrips::Statement, Some(why)) => Err(OpenError::Refused {
+    if let (RoundTrips::Statement, Some(why)) = (options.round_trips, without_round_trips(target)) {
+        return Err(OpenError::Refused {
             option: "round-trips",
             value: RoundTrips::Statement.name(),
+            why,
+        });
+    }
+    match (options.timestamps, without_kernel_timestamps(target)) {
+        (Timestamps::Kernel, Some(why)) => Err(OpenError::Refused {
+            option: "timestamps",
+            value: Timestamps::Kernel.name(),
             why,
         }),
         _ => Ok(()),
@@ -191,7 +221,8 @@ pub async fn with_engine<W: WithEngine>(
         }
         Target::Postgres(target) => {
             let engine = crate::postgres::PgEngine::new(target, isolation)
-                .with_round_trips(options.round_trips);
+                .with_round_trips(options.round_trips)
+                .with_timestamps(options.timestamps);
             work.with(Arc::new(engine)).await
         }
         Target::Mysql(target) => {
@@ -210,7 +241,8 @@ pub async fn with_engine<W: WithEngine>(
             work.with(Arc::new(engine)).await
         }
         Target::Remote(target) => {
-            let engine = txbench_remote::RemoteEngine::new(target, options.workload);
+            let engine = txbench_remote::RemoteEngine::new(target, options.workload)
+                .with_timestamps(options.timestamps == Timestamps::Kernel);
             work.with(Arc::new(engine)).await
         }
         Target::Sim(config) => {

@@ -6,6 +6,12 @@
 //! reader task that hands each response to the session waiting for its id, so
 //! many requests are in flight per connection and answers may come in any order.
 //! The wire format is in [`crate::protocol`].
+//!
+//! With kernel timestamps on ([`RemoteEngine::with_timestamps`]), each
+//! connection's socket is stamped ([`txbench_wire`]): a request's frame ends
+//! at a known byte offset of those written and its response's at one of those
+//! read, so each transaction's time on the wire is the kernel's stamp of the
+//! response's last byte arriving less that of the request's last byte leaving.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -14,6 +20,7 @@ use std::time::Duration;
 
 use futures_util::stream::SplitStream;
 use futures_util::{SinkExt, StreamExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::{Framed, LengthDelimitedCodec};
@@ -21,6 +28,7 @@ use txbench_core::schema::Statement;
 use txbench_core::{
     DbError, Engine, ErrorKind, Execution, NoLoader, Outcome, Param, Rows, Session, TxMode,
 };
+use txbench_wire::{StampedStream, Wire, WireLog};
 
 use crate::protocol::{self, ClientMessage, MAGIC, ServerMessage, Status, VERSION};
 
@@ -94,6 +102,8 @@ pub struct RemoteEngine {
     /// (a sweep's steps each connect their own sessions).
     connections: tokio::sync::Mutex<Vec<Weak<Connection>>>,
     sessions: AtomicUsize,
+    /// Whether connections read the kernel's timestamps of their bytes.
+    timestamps: bool,
 }
 
 impl RemoteEngine {
@@ -105,7 +115,15 @@ impl RemoteEngine {
             workload,
             connections: tokio::sync::Mutex::new(Vec::new()),
             sessions: AtomicUsize::new(0),
+            timestamps: false,
         }
+    }
+
+    /// Stamp every connection's bytes in the kernel, for each transaction's
+    /// time on the wire ([`Session::take_wire`]).
+    pub fn with_timestamps(mut self, on: bool) -> Self {
+        self.timestamps = on;
+        self
     }
 
     /// A live connection for session number `n`: shared with its neighbours, a
@@ -120,7 +138,7 @@ impl RemoteEngine {
         {
             return Ok(c);
         }
-        let fresh = Connection::open(&self.target, self.workload).await?;
+        let fresh = Connection::open(&self.target, self.workload, self.timestamps).await?;
         if slot < connections.len() {
             connections[slot] = Arc::downgrade(&fresh);
         } else {
@@ -131,17 +149,32 @@ impl RemoteEngine {
     }
 }
 
-type Waiting = oneshot::Sender<(Status, u64)>;
+/// A response as its session gets it: how the transaction ended, the
+/// server's time, and the time on the wire where the connection is stamped.
+type Answer = (Status, u64, Option<Wire>);
+
+/// A session waiting for its response, and the offset of its request's last
+/// byte among those written (on a stamped connection).
+struct Waiting {
+    to: oneshot::Sender<Answer>,
+    request_last_byte: Option<u64>,
+}
+
+type WaitingById = Arc<Mutex<HashMap<u64, Waiting>>>;
 
 /// One TCP connection to the server, shared by several sessions.
 /// Dropping it ends the writer task, which shuts the socket down; the reader
 /// task then sees the server close.
 struct Connection {
     requests: mpsc::UnboundedSender<bytes::Bytes>,
-    waiting: Arc<Mutex<HashMap<u64, Waiting>>>,
+    waiting: WaitingById,
     next_id: AtomicU64,
     alive: Arc<AtomicBool>,
     parameters: Vec<(String, String)>,
+    /// On a stamped connection: the bytes queued for the writer so far (the
+    /// next frame's offset), held while a frame is queued so that offsets
+    /// follow the queue's order.
+    queued: Option<Mutex<u64>>,
 }
 
 fn lost(target: &str, what: impl std::fmt::Display) -> DbError {
@@ -150,11 +183,13 @@ fn lost(target: &str, what: impl std::fmt::Display) -> DbError {
 
 /// Send Hello, naming the workload, and read the server's answer: its
 /// parameters when it welcomes a client of this protocol version.
-async fn handshake(
-    framed: &mut Framed<TcpStream, LengthDelimitedCodec>,
+/// Returns the server's parameters, and the bytes the Hello and the Welcome
+/// took (written, read).
+async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
+    framed: &mut Framed<S, LengthDelimitedCodec>,
     target: &RemoteTarget,
     workload: Option<&'static str>,
-) -> Result<Vec<(String, String)>, DbError> {
+) -> Result<(Vec<(String, String)>, (u64, u64)), DbError> {
     let who = &target.display;
     let hello = ClientMessage::Hello {
         magic: MAGIC,
@@ -162,21 +197,21 @@ async fn handshake(
         workload: workload.map(String::from),
         token: target.token.clone(),
     };
-    framed
-        .send(protocol::encode(&hello))
-        .await
-        .map_err(|e| lost(who, e))?;
+    let hello = protocol::encode(&hello);
+    let written = FRAME_HEADER + hello.len() as u64;
+    framed.send(hello).await.map_err(|e| lost(who, e))?;
     let frame = tokio::time::timeout(Duration::from_secs(10), framed.next())
         .await
         .map_err(|_| lost(who, "no handshake within 10 s"))?
         .ok_or_else(|| lost(who, "the server closed the connection during the handshake"))?
         .map_err(|e| lost(who, e))?;
+    let read = FRAME_HEADER + frame.len() as u64;
     match protocol::decode::<ServerMessage>(&frame) {
         Ok(ServerMessage::Welcome {
             version,
             parameters,
             ..
-        }) if version == VERSION => Ok(parameters),
+        }) if version == VERSION => Ok((parameters, (written, read))),
         Ok(ServerMessage::Welcome { version, .. }) => Err(DbError::new(
             ErrorKind::Other,
             format!("{who} speaks protocol version {version}; this txbench speaks {VERSION}"),
@@ -191,14 +226,21 @@ async fn handshake(
     }
 }
 
+/// The bytes of a frame's length prefix.
+const FRAME_HEADER: u64 = 4;
+
 /// The reader: each response to the session waiting for its id, until the
-/// connection ends; then every waiting session wakes with an error.
-async fn read_responses(
-    mut stream: SplitStream<Framed<TcpStream, LengthDelimitedCodec>>,
-    waiting: Arc<Mutex<HashMap<u64, Waiting>>>,
+/// connection ends; then every waiting session wakes with an error. On a
+/// stamped connection (`wire`), `read` counts the bytes read so far, so that
+/// each response's last byte is found among the stamped reads.
+async fn read_responses<S: AsyncRead + AsyncWrite>(
+    mut stream: SplitStream<Framed<S, LengthDelimitedCodec>>,
+    waiting: WaitingById,
     alive: Arc<AtomicBool>,
+    (wire, mut read): (Option<Arc<Mutex<WireLog>>>, u64),
 ) {
     while let Some(Ok(frame)) = stream.next().await {
+        read += FRAME_HEADER + frame.len() as u64;
         match protocol::decode::<ServerMessage>(&frame) {
             Ok(ServerMessage::Response {
                 id,
@@ -208,7 +250,13 @@ async fn read_responses(
             }) => {
                 let waiter = waiting.lock().expect("waiting lock").remove(&id);
                 if let Some(w) = waiter {
-                    let _ = w.send((status, server_us));
+                    let on_wire = wire
+                        .as_ref()
+                        .zip(w.request_last_byte)
+                        .and_then(|(log, sent)| {
+                            log.lock().expect("wire log lock").exchange(sent, read - 1)
+                        });
+                    let _ = w.to.send((status, server_us, on_wire));
                 }
             }
             _ => break,
@@ -224,10 +272,12 @@ impl Connection {
         self.alive.load(Ordering::SeqCst)
     }
 
-    /// Connect, shake hands, and start the writer and reader tasks.
+    /// Connect, stamp the socket if asked, shake hands, and start the
+    /// writer and reader tasks.
     async fn open(
         target: &RemoteTarget,
         workload: Option<&'static str>,
+        timestamps: bool,
     ) -> Result<Arc<Connection>, DbError> {
         let who = &target.display;
         let stream =
@@ -236,8 +286,28 @@ impl Connection {
                 .map_err(|_| lost(who, "no answer within 10 s"))?
                 .map_err(|e| lost(who, e))?;
         stream.set_nodelay(true).map_err(|e| lost(who, e))?;
+        if !timestamps {
+            return Connection::start(stream, target, workload, None).await;
+        }
+        // Before the first byte: the kernel's byte offsets count from it.
+        let stamped = StampedStream::new(stream).map_err(|e| {
+            DbError::new(
+                ErrorKind::Other,
+                format!("{who}: the socket cannot take kernel timestamps: {e}"),
+            )
+        })?;
+        let log = stamped.log();
+        Connection::start(stamped, target, workload, Some(log)).await
+    }
+
+    async fn start<S: AsyncRead + AsyncWrite + Send + Unpin + 'static>(
+        stream: S,
+        target: &RemoteTarget,
+        workload: Option<&'static str>,
+        wire: Option<Arc<Mutex<WireLog>>>,
+    ) -> Result<Arc<Connection>, DbError> {
         let mut framed = Framed::new(stream, protocol::codec());
-        let parameters = handshake(&mut framed, target, workload).await?;
+        let (parameters, (written, read)) = handshake(&mut framed, target, workload).await?;
         let (sink, stream) = framed.split();
         let (requests, outgoing) = mpsc::unbounded_channel::<bytes::Bytes>();
         let conn = Arc::new(Connection {
@@ -246,28 +316,17 @@ impl Connection {
             next_id: AtomicU64::new(1),
             alive: Arc::new(AtomicBool::new(true)),
             parameters,
+            queued: wire.is_some().then(|| Mutex::new(written)),
         });
         tokio::spawn(protocol::write_frames(sink, outgoing));
         let (waiting, alive) = (Arc::clone(&conn.waiting), Arc::clone(&conn.alive));
-        tokio::spawn(read_responses(stream, waiting, alive));
+        tokio::spawn(read_responses(stream, waiting, alive, (wire, read)));
         Ok(conn)
     }
 
     /// Send one request and wait for its response.
-    async fn call(
-        &self,
-        who: &str,
-        txn_type: usize,
-        input: Vec<u8>,
-    ) -> Result<(Status, u64), DbError> {
+    async fn call(&self, who: &str, txn_type: usize, input: Vec<u8>) -> Result<Answer, DbError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        self.waiting.lock().expect("waiting lock").insert(id, tx);
-        // After the insert: a reader that died before it cleared the map first.
-        if !self.alive() {
-            self.waiting.lock().expect("waiting lock").remove(&id);
-            return Err(lost(who, "the connection to the server is closed"));
-        }
         let request = ClientMessage::Request {
             id,
             txn_type: u16::try_from(txn_type).map_err(|_| {
@@ -275,12 +334,39 @@ impl Connection {
             })?,
             input,
         };
-        if self.requests.send(protocol::encode(&request)).is_err() {
+        let rx = self.queue(id, protocol::encode(&request)).ok_or_else(|| {
             self.waiting.lock().expect("waiting lock").remove(&id);
-            return Err(lost(who, "the connection to the server is closed"));
-        }
+            lost(who, "the connection to the server is closed")
+        })?;
         rx.await
             .map_err(|_| lost(who, "the server closed the connection"))
+    }
+
+    /// Queue a request's frame for the writer, its session waiting for the
+    /// answer; `None` when the connection is closed.
+    fn queue(&self, id: u64, frame: bytes::Bytes) -> Option<oneshot::Receiver<Answer>> {
+        let (to, rx) = oneshot::channel();
+        // Held until the frame is queued: offsets follow the queue's order.
+        let mut queued = self.queued.as_ref().map(|q| q.lock().expect("queue lock"));
+        let request_last_byte = queued
+            .as_deref()
+            .map(|q| q + FRAME_HEADER + frame.len() as u64 - 1);
+        let waiting = Waiting {
+            to,
+            request_last_byte,
+        };
+        self.waiting
+            .lock()
+            .expect("waiting lock")
+            .insert(id, waiting);
+        // After the insert: a reader that died before it cleared the map first.
+        if !self.alive() || self.requests.send(frame).is_err() {
+            return None;
+        }
+        if let (Some(q), Some(last)) = (queued.as_deref_mut(), request_last_byte) {
+            *q = last + 1;
+        }
+        Some(rx)
     }
 }
 
@@ -302,6 +388,8 @@ impl Engine for RemoteEngine {
             conn: self.connection(n).await?,
             target: self.target.clone(),
             workload: self.workload,
+            timestamps: self.timestamps,
+            wire: None,
         })
     }
 }
@@ -311,6 +399,9 @@ pub struct RemoteSession {
     conn: Arc<Connection>,
     target: RemoteTarget,
     workload: Option<&'static str>,
+    timestamps: bool,
+    /// The last transaction's time on the wire, until taken.
+    wire: Option<Wire>,
 }
 
 fn statements_refused() -> DbError {
@@ -339,10 +430,11 @@ impl Session for RemoteSession {
     ) -> Result<(Outcome, Duration), DbError> {
         let bytes = postcard::to_stdvec(input)
             .map_err(|e| DbError::new(ErrorKind::Other, format!("encoding the input: {e}")))?;
-        let (status, server_us) = self
+        let (status, server_us, wire) = self
             .conn
             .call(&self.target.display, txn_type, bytes)
             .await?;
+        self.wire = wire;
         let server = Duration::from_micros(server_us);
         match status {
             Status::Committed => Ok((Outcome::Committed, server)),
@@ -368,9 +460,13 @@ impl Session for RemoteSession {
         ))
     }
 
+    fn take_wire(&mut self) -> Option<Wire> {
+        self.wire.take()
+    }
+
     async fn reconnect(&mut self) -> Result<(), DbError> {
         // A connection of its own: the shared one is gone.
-        self.conn = Connection::open(&self.target, self.workload).await?;
+        self.conn = Connection::open(&self.target, self.workload, self.timestamps).await?;
         Ok(())
     }
 

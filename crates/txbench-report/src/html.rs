@@ -84,6 +84,7 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>, figures: &TimelineFi
     conflicts(&mut b, r);
     operations(&mut b, r);
     time_spent(&mut b, r);
+    on_the_wire(&mut b, r);
     if let Some(log) = log {
         charts(&mut b, r, log, figures);
     }
@@ -309,6 +310,55 @@ fn time_spent(b: &mut String, r: &RunResult) {
             ms(p.statements),
             ms(p.commit),
             ms(p.other)
+        );
+    }
+    let _ = writeln!(b, "</table>");
+}
+
+/// The time on the wire from the kernel's timestamps next to the latency the
+/// client measured, per type, and the client's own share (the difference).
+fn on_the_wire(b: &mut String, r: &RunResult) {
+    let Some(wire) = &r.wire else { return };
+    let _ = writeln!(
+        b,
+        "<h2>On the wire</h2><p class=\"muted\">The time on the wire is read from the kernel's {} \
+         timestamps of each transaction's bytes (the request's leaving, the answer's arriving), \
+         so the client's own scheduling and processing are not in it; the client's share is the \
+         latency's percentile less the wire's. {} of {} transactions stamped.</p>\
+         <table><tr><th>type</th><th>latency p50 ms</th><th>wire p50</th><th>client's share</th>\
+         <th>latency p99</th><th>wire p99</th><th>client's share</th><th>wire p99.9</th></tr>",
+        escape(&wire.clock),
+        grouped(wire.stamped as f64, 0),
+        grouped((wire.stamped + wire.unstamped) as f64, 0),
+    );
+    let share = |app: f64, on: f64| {
+        let pct = if app > 0.0 {
+            100.0 * (app - on) / app
+        } else {
+            0.0
+        };
+        format!("{} ({pct:.0}%)", ms(app - on))
+    };
+    let all = r
+        .total_latency_ms
+        .as_ref()
+        .map(|l| ("all", l, &wire.total_wire_ms));
+    let types = r
+        .transactions
+        .iter()
+        .filter_map(|t| Some((t.name.as_str(), &t.latency_ms, t.wire_ms.as_ref()?)));
+    for (name, l, on) in types.chain(all) {
+        let _ = writeln!(
+            b,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(name),
+            ms(l.p50),
+            ms(on.p50),
+            share(l.p50, on.p50),
+            ms(l.p99),
+            ms(on.p99),
+            share(l.p99, on.p99),
+            ms(on.p999),
         );
     }
     let _ = writeln!(b, "</table>");

@@ -8,7 +8,8 @@
 //! from the intended start; `new_order.service` and `new_order.queue` hold the
 //! service and client queueing times; `new_order.unfinished` the lower bounds
 //! of the latencies of those due in the window that never finished (written
-//! only when there are any); `op.get` (and so on) the latency of the
+//! only when there are any); `new_order.wire` the time on the wire from the
+//! kernel's timestamps (written only by runs that read them); `op.get` (and so on) the latency of the
 //! operations the workload times on their own; `client.lateness` how late the
 //! client sent the window's transactions. Values are microseconds; the log's
 //! "max" column is in milliseconds (`MaxValueDivisor: 1000`).
@@ -157,18 +158,19 @@ fn write_all(
     let window_start = first.window_start;
     let mut serializer = V2DeflateSerializer::new();
     let mut log = IntervalLogWriterBuilder::new()
-        .add_comment("txbench interval log: latency (tag = transaction type), service and queueing time (tags <type>.service, <type>.queue), lower bounds of unfinished ones (<type>.unfinished), timed operations (tags op.<name>), client lateness (client.lateness); values in microseconds")
+        .add_comment("txbench interval log: latency (tag = transaction type), service and queueing time (tags <type>.service, <type>.queue), lower bounds of unfinished ones (<type>.unfinished), time on the wire from kernel timestamps (<type>.wire), timed operations (tags op.<name>), client lateness (client.lateness); values in microseconds")
         .with_start_time(window_start)
         .with_base_time(window_start)
         .with_max_value_divisor(1000.0)
         .begin_log_with(&mut hlog, &mut serializer)?;
-    let extra: Vec<[String; 3]> = keys
+    let extra: Vec<[String; 4]> = keys
         .iter()
         .map(|k| {
             [
                 format!("{k}.service"),
                 format!("{k}.queue"),
                 format!("{k}{UNFINISHED_TAG_SUFFIX}"),
+                format!("{k}.wire"),
             ]
         })
         .collect();
@@ -178,7 +180,7 @@ fn write_all(
             log.write_histogram(histogram, interval.start, interval.length, Some(tag(key)))
                 .map_err(|e| io::Error::other(format!("writing {HLOG_FILE}: {e}")))
         };
-        for ((key, stats), [service_tag, queue_tag, unfinished_tag]) in
+        for ((key, stats), [service_tag, queue_tag, unfinished_tag, wire_tag]) in
             keys.iter().zip(&interval.numbers.measured).zip(&extra)
         {
             write(&stats.latency, key)?;
@@ -186,6 +188,9 @@ fn write_all(
             write(&stats.queue, queue_tag)?;
             if !stats.censored.is_empty() {
                 write(&stats.censored, unfinished_tag)?;
+            }
+            if !stats.wire.is_empty() {
+                write(&stats.wire, wire_tag)?;
             }
         }
         for (histogram, op_tag) in interval.numbers.operations.iter().zip(&op_tags) {
@@ -315,6 +320,7 @@ mod tests {
                     retries: 0,
                     retry_causes: &[],
                     result: &ok,
+                    wire: None,
                 },
                 true,
             );

@@ -145,6 +145,7 @@ pub fn summary(r: &RunResult) -> String {
     header(&mut out, r);
     metrics(&mut out, r);
     latency_table(&mut out, r, w);
+    on_the_wire(&mut out, r, w);
     unfinished(&mut out, r, w);
     success_rates(&mut out, r, w);
     contention(&mut out, r, w);
@@ -296,6 +297,9 @@ fn headline_settings(r: &RunResult) -> Vec<String> {
         // Said where it is not the default: the numbers are not comparable.
         out.push(format!("round trips {}", s.round_trips.name()));
     }
+    if s.timestamps != txbench_core::Timestamps::Client {
+        out.push(format!("timestamps {}", s.timestamps.name()));
+    }
     out
 }
 
@@ -378,6 +382,58 @@ fn latency_table(out: &mut String, r: &RunResult, w: usize) {
                 sum(TypeResult::failed),
             ],
         );
+    }
+    let _ = writeln!(out);
+}
+
+/// The time on the wire from the kernel's timestamps next to the latency the
+/// client measured, per type and for all, with the difference: the client's
+/// own share.
+fn on_the_wire(out: &mut String, r: &RunResult, w: usize) {
+    let Some(wire) = &r.wire else { return };
+    let _ = writeln!(
+        out,
+        "on the wire (kernel {} timestamps; {} of {} transactions stamped), against the latency measured:\n  \
+         {:<w$} {:>9} {:>9} {:>15} {:>9} {:>9} {:>15}",
+        wire.clock,
+        grouped(wire.stamped as f64, 0),
+        grouped((wire.stamped + wire.unstamped) as f64, 0),
+        "",
+        "p50 ms",
+        "wire",
+        "client's share",
+        "p99 ms",
+        "wire",
+        "client's share",
+    );
+    let line = |out: &mut String, name: &str, l: &Percentiles, on: &Percentiles| {
+        let share = |app: f64, wire: f64| {
+            let client = app - wire;
+            let pct = if app > 0.0 { 100.0 * client / app } else { 0.0 };
+            format!("{} ({pct:.0}%)", ms(client))
+        };
+        let _ = writeln!(
+            out,
+            "  {name:<w$} {:>9} {:>9} {:>15} {:>9} {:>9} {:>15}",
+            ms(l.p50),
+            ms(on.p50),
+            share(l.p50, on.p50),
+            ms(l.p99),
+            ms(on.p99),
+            share(l.p99, on.p99),
+        );
+    };
+    for t in &r.transactions {
+        if let Some(on) = &t.wire_ms {
+            line(out, &t.name, &t.latency_ms, on);
+        }
+    }
+    if let Some(total) = r
+        .total_latency_ms
+        .as_ref()
+        .filter(|_| r.transactions.len() > 1)
+    {
+        line(out, "all", total, &wire.total_wire_ms);
     }
     let _ = writeln!(out);
 }

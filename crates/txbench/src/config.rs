@@ -198,6 +198,7 @@ pub fn repeat_file(workload: &str, db: &[String], settings: &RunSettings) -> Str
         put("isolation", i.name().into());
     }
     put("round-trips", s.round_trips.name().into());
+    put("timestamps", s.timestamps.name().into());
     put("max-retries", i64::from(s.max_retries).into());
     put("grace", seconds(s.grace_secs));
     put("affinity", name_of(&s.affinity).into());
@@ -264,6 +265,7 @@ mod tests {
             affinity: Affinity::Warehouse,
             isolation: Some(Isolation::RepeatableRead),
             round_trips: txbench_core::RoundTrips::Statement,
+            timestamps: txbench_core::Timestamps::Kernel,
             nodes: 1,
             shard_index: 1,
             shards: 2,
@@ -311,6 +313,7 @@ mod tests {
         assert_eq!(plan.affinity, s.affinity);
         assert_eq!(plan.isolation, s.isolation);
         assert_eq!(plan.round_trips, s.round_trips);
+        assert_eq!(plan.timestamps, s.timestamps);
         assert_eq!((plan.shard.index(), plan.shard.count()), (1, 2));
         // A repeat starts when it is run, not at the first run's agreed time.
         assert!(plan.start_at.is_none());

@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 use txbench_core::driver::pool::RetryPolicy;
 use txbench_core::driver::{self, OpenLoop, RateSchedule, StartAt};
 use txbench_core::settings::{Affinity, Arrival, Load, Pacing, RunSettings, Scale, WaitMode};
-use txbench_core::{Isolation, RoundTrips, Shard};
+use txbench_core::{Isolation, RoundTrips, Shard, Timestamps};
 use txbench_engines::EngineOptions;
 use txbench_workloads::Benchmark;
 
@@ -57,6 +57,8 @@ pub struct RunPlan<W: Benchmark> {
     pub isolation: Option<Isolation>,
     /// Statements pipelined, or one per round trip.
     pub round_trips: RoundTrips,
+    /// Whether the kernel's timestamps of the wire are read too.
+    pub timestamps: Timestamps,
     /// Retries of a conflicting transaction.
     pub max_retries: u32,
     /// How long after the window the run waits for the transactions due in it.
@@ -170,6 +172,7 @@ impl<W: Benchmark> RunPlan<W> {
             affinity: a.affinity.into(),
             isolation: a.isolation.map(crate::cli::IsolationArg::level),
             round_trips: a.round_trips.into(),
+            timestamps: a.timestamps.into(),
             max_retries: a.max_retries,
             grace: a.grace,
             shard: shard_of(a)?,
@@ -193,6 +196,7 @@ impl<W: Benchmark> RunPlan<W> {
         EngineOptions {
             isolation: self.isolation,
             round_trips: self.round_trips,
+            timestamps: self.timestamps,
             shared_by_shards: self.shard.count() > 1,
             workload: Some(W::ABOUT.name),
         }
@@ -233,6 +237,7 @@ impl<W: Benchmark> RunPlan<W> {
             affinity: self.affinity,
             isolation: self.isolation,
             round_trips: self.round_trips,
+            timestamps: self.timestamps,
             nodes,
             shard_index: self.shard.index(),
             shards: self.shard.count(),

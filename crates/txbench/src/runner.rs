@@ -527,7 +527,12 @@ fn result_of<E: Engine, W: Benchmark>(
     let types = workload.transaction_types();
     let measured_secs = recording.measured.as_secs_f64();
     let mut transactions = summary::type_results(types, &recording.total.measured);
-    let analysis = checks::analyse(recording, opts.open.as_ref(), types);
+    let mut analysis = checks::analyse(recording, opts.open.as_ref(), types);
+    let stamped = run.settings.timestamps == txbench_core::Timestamps::Kernel;
+    if stamped {
+        let bias = checks::wire::client_bias(&recording.total.measured);
+        analysis.checks.push(bias);
+    }
     for (i, t) in transactions.iter_mut().enumerate() {
         t.latency_intervals_ms = checks::intervals(recording, i, analysis.lag);
     }
@@ -566,6 +571,7 @@ fn result_of<E: Engine, W: Benchmark>(
         operations: summary::operation_results(workload.operations(), &recording.total.operations),
         throughput_interval: summary::throughput_interval(recording),
         faults: Vec::new(),
+        wire: stamped.then(|| summary::wire_result(&recording.total.measured)),
         warmup_per_s: Vec::new(),
     }
 }

@@ -6,6 +6,7 @@ mod client;
 mod outcomes;
 mod over_time;
 mod samples;
+pub mod wire;
 
 pub use crate::check::{Check, PercentileInterval, Status};
 pub use samples::{intervals, total_intervals};
@@ -87,8 +88,17 @@ pub fn named(checks: &[Check], status: Status) -> Vec<&str> {
         .collect()
 }
 
-/// One line that says whether to trust the run.
+/// One line that says whether to trust the run, with the client's bias
+/// where the kernel's timestamps found it.
 pub fn verdict(checks: &[Check]) -> String {
+    let line = verdict_line(checks);
+    match wire::verdict_note(checks) {
+        Some(note) => format!("{line} ({note})"),
+        None => line,
+    }
+}
+
+fn verdict_line(checks: &[Check]) -> String {
     let named = |status| named(checks, status);
     match worst(checks) {
         Status::Pass => "SOUND: every measurement check passed".into(),

@@ -91,6 +91,10 @@ impl<S: Session> Session for Timed<S> {
         Ok((outcome, server))
     }
 
+    fn take_wire(&mut self) -> Option<txbench_wire::Wire> {
+        self.inner.take_wire()
+    }
+
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
         timed!(self, begin, "begin", self.inner.begin(mode))
     }

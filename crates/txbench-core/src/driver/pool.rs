@@ -214,6 +214,9 @@ async fn worker_loop<S: Session, W: Workload>(
             // The run was cut: this job counts as unfinished.
             break;
         }
+        // What the session did on the wire before (its connection's setup,
+        // the last job's failed attempts) is not this job's.
+        let _ = session.take_wire();
         let started = Instant::now();
         let attempted = attempt(
             &mut session,
@@ -352,6 +355,7 @@ fn record<S: Session, W: Workload>(
         retries: attempted.retries,
         retry_causes: &attempted.retry_causes,
         result: &attempted.result,
+        wire: session.take_wire(),
     };
     let in_window = ctx.window.contains(finished);
     let late = finished >= ctx.window.end && job.intended < ctx.window.end;

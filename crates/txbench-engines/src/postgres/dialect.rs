@@ -75,6 +75,16 @@ pub fn describe(e: &tokio_postgres::Error) -> String {
     }
 }
 
+/// A failure to connect: a lost connection, with the server's SQLSTATE
+/// where it answered.
+pub fn connect_error(e: &tokio_postgres::Error) -> DbError {
+    let error = DbError::new(ErrorKind::Connection, describe(e));
+    match e.code() {
+        Some(state) => error.with_code(format!("SQLSTATE {}", state.code())),
+        None => error,
+    }
+}
+
 /// Classify an error for the driver.
 pub fn map_err(e: &tokio_postgres::Error, context: &str) -> DbError {
     let kind = match e.code() {

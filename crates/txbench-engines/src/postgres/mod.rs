@@ -16,6 +16,7 @@ mod dialect;
 mod tls;
 mod types;
 pub mod url;
+mod wire;
 
 use std::collections::HashMap;
 use std::collections::HashSet;
@@ -32,7 +33,7 @@ use txbench_core::schema::{ForeignKey, Index, Statement, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{
     Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, RoundTrips, Rows, Session,
-    TxMode,
+    Timestamps, TxMode,
 };
 
 use dialect::{begin_sql, map_err, translate};
@@ -46,11 +47,16 @@ struct Shared {
     isolation: Option<Isolation>,
     next_host: AtomicUsize,
     warned: Mutex<HashSet<String>>,
+    /// Whether sessions' sockets are stamped by the kernel.
+    timestamps: Timestamps,
 }
+
+/// A session's connection: its client, and its stamps where kept.
+type Connected = (Client, Option<wire::Stamped>);
 
 impl Shared {
     /// Connect to the next host in turn, skipping (with a warning) hosts that fail.
-    async fn connect(&self) -> Result<Client, DbError> {
+    async fn connect(&self) -> Result<Connected, DbError> {
         let hosts = &self.target.hosts;
         let start = self.next_host.fetch_add(1, Ordering::Relaxed);
         let mut last = None;
@@ -78,20 +84,21 @@ impl Shared {
         Err(last.unwrap_or_else(|| DbError::new(ErrorKind::Connection, "no host to connect to")))
     }
 
-    async fn connect_to(&self, config: &tokio_postgres::Config) -> Result<Client, DbError> {
+    async fn connect_to(&self, config: &tokio_postgres::Config) -> Result<Connected, DbError> {
         let mut config = config.clone();
         config.ssl_mode(match self.target.ssl {
             SslMode::Disable => tokio_postgres::config::SslMode::Disable,
             SslMode::Prefer => tokio_postgres::config::SslMode::Prefer,
             SslMode::Require | SslMode::VerifyFull => tokio_postgres::config::SslMode::Require,
         });
-        let connect_err = |e: tokio_postgres::Error| {
-            let error = DbError::new(ErrorKind::Connection, dialect::describe(&e));
-            match e.code() {
-                Some(state) => error.with_code(format!("SQLSTATE {}", state.code())),
-                None => error,
-            }
-        };
+        if self.timestamps == Timestamps::Kernel {
+            let (client, stamped) = match &self.tls {
+                None => wire::connect(&config, NoTls).await?,
+                Some(tls) => wire::connect(&config, tls.clone()).await?,
+            };
+            return Ok((client, Some(stamped)));
+        }
+        let connect_err = |e: tokio_postgres::Error| dialect::connect_error(&e);
         let client = match &self.tls {
             None => {
                 let (client, connection) = config.connect(NoTls).await.map_err(connect_err)?;
@@ -105,7 +112,7 @@ impl Shared {
                 client
             }
         };
-        Ok(client)
+        Ok((client, None))
     }
 }
 
@@ -126,9 +133,19 @@ impl PgEngine {
                 isolation,
                 next_host: AtomicUsize::new(0),
                 warned: Mutex::new(HashSet::new()),
+                timestamps: Timestamps::Client,
             }),
             round_trips: RoundTrips::Pipelined,
         }
+    }
+
+    /// The engine with its sessions' sockets stamped by the kernel, or not.
+    /// Called before any session connects.
+    pub fn with_timestamps(mut self, timestamps: Timestamps) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.timestamps = timestamps;
+        }
+        self
     }
 
     /// The engine with its sessions talking as `round_trips` says.
@@ -159,17 +176,17 @@ impl Engine for PgEngine {
     async fn connect_node(&self, node: usize) -> Result<PgSession, DbError> {
         let hosts = &self.shared.target.hosts;
         let (name, config) = &hosts[node % hosts.len()];
-        let client = self
+        let connected = self
             .shared
             .connect_to(config)
             .await
             .map_err(|e| DbError::new(e.kind, format!("{name}: {}", e.message)))?;
-        Ok(self.session(client))
+        Ok(self.session(connected))
     }
 
     async fn connect(&self) -> Result<PgSession, DbError> {
-        let client = self.shared.connect().await?;
-        Ok(self.session(client))
+        let connected = self.shared.connect().await?;
+        Ok(self.session(connected))
     }
 
     async fn create_database(&self) -> Result<Option<String>, DbError> {
@@ -186,7 +203,7 @@ impl Engine for PgEngine {
         // CREATE DATABASE runs from the server's maintenance database.
         let mut maintenance = config.clone();
         maintenance.dbname("postgres");
-        let client = self.shared.connect_to(&maintenance).await?;
+        let (client, _) = self.shared.connect_to(&maintenance).await?;
         let quoted = format!("\"{}\"", name.replace('"', "\"\""));
         match client
             .batch_execute(&format!("CREATE DATABASE {quoted}"))
@@ -206,9 +223,10 @@ impl Engine for PgEngine {
 }
 
 impl PgEngine {
-    fn session(&self, client: Client) -> PgSession {
+    fn session(&self, (client, wire): Connected) -> PgSession {
         PgSession {
             client,
+            wire,
             shared: Arc::clone(&self.shared),
             statements: HashMap::new(),
             in_transaction: false,
@@ -221,6 +239,8 @@ impl PgEngine {
 /// One PostgreSQL connection with its prepared statements.
 pub struct PgSession {
     client: Client,
+    /// The kernel's stamps of the connection's bytes, where kept.
+    wire: Option<wire::Stamped>,
     shared: Arc<Shared>,
     /// Prepared statements by the address of their (static) definition.
     statements: HashMap<usize, tokio_postgres::Statement>,
@@ -484,8 +504,12 @@ impl Session for PgSession {
             .and_then(Isolation::from_database))
     }
 
+    fn take_wire(&mut self) -> Option<txbench_wire::Wire> {
+        self.wire.as_mut()?.take()
+    }
+
     async fn reconnect(&mut self) -> Result<(), DbError> {
-        self.client = self.shared.connect().await?;
+        (self.client, self.wire) = self.shared.connect().await?;
         self.statements.clear();
         self.in_transaction = false;
         self.pending_begin = None;

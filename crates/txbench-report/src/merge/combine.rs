@@ -9,7 +9,7 @@ use txbench_core::recorder::Recorder;
 use txbench_core::result::{RunResult, TypeResult};
 use txbench_core::settings::RunSettings;
 use txbench_core::summary::{
-    operation_results, total_censored_from_ms, total_latency, type_result,
+    operation_results, total_censored_from_ms, total_latency, type_result, wire_result,
 };
 
 use super::read::RunFiles;
@@ -123,6 +123,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         // The runs' seconds are not kept apart in a merge.
         throughput_interval: None,
         faults: Vec::new(),
+        wire: merged_wire(runs, &total),
         warmup_per_s: Vec::new(),
         ..base.clone()
     };
@@ -162,6 +163,22 @@ fn merged_types(runs: &[RunFiles], total: &Recorder, errors: &[u64]) -> Vec<Type
             r
         })
         .collect()
+}
+
+/// The kernel's timestamps of the runs that read them, from the added-up
+/// times on the wire; the clock is the runs' (the log keeps no clock).
+fn merged_wire(runs: &[RunFiles], total: &Recorder) -> Option<txbench_core::result::WireResult> {
+    let clocks: Vec<&str> = runs
+        .iter()
+        .map(|r| r.summary.wire.as_ref().map(|w| w.clock.as_str()))
+        .collect::<Option<_>>()?;
+    let mut wire = wire_result(&total.measured);
+    wire.clock = if clocks.iter().all(|c| *c == clocks[0]) {
+        clocks[0].to_string()
+    } else {
+        "hardware and software".into()
+    };
+    Some(wire)
 }
 
 /// Every run's checks, each named by its run.
@@ -312,6 +329,7 @@ fn add_log(
             "service" => &mut stats.service,
             "queue" => &mut stats.queue,
             "unfinished" => &mut stats.censored,
+            "wire" => &mut stats.wire,
             _ => continue,
         };
         h.add(&interval.histogram).expect("same bounds");

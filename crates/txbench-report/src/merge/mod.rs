@@ -82,6 +82,7 @@ mod tests {
             latency_ms: Percentiles::default(),
             service_ms: Percentiles::default(),
             queue_ms: Percentiles::default(),
+            wire_ms: None,
             latency_intervals_ms: Vec::new(),
             phases_ms: Default::default(),
         };
@@ -119,6 +120,7 @@ mod tests {
             }],
             throughput_interval: None,
             faults: Vec::new(),
+            wire: None,
             warmup_per_s: Vec::new(),
         }
     }
@@ -143,6 +145,7 @@ mod tests {
             affinity: Affinity::Off,
             isolation: None,
             round_trips: Default::default(),
+            timestamps: Default::default(),
             nodes: 1,
             shard_index: 0,
             shards: 1,
@@ -169,6 +172,7 @@ mod tests {
                         retries: 0,
                         retry_causes: &[],
                         result: &ok,
+                        wire: None,
                     },
                     true,
                 );

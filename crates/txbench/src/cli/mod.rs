@@ -394,6 +394,24 @@ impl From<RoundTripsArg> for txbench_core::RoundTrips {
     }
 }
 
+/// `--timestamps`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TimestampsArg {
+    /// The client's clock only: latency from the intended start.
+    Client,
+    /// Also the kernel's timestamps of the bytes on the wire.
+    Kernel,
+}
+
+impl From<TimestampsArg> for txbench_core::Timestamps {
+    fn from(a: TimestampsArg) -> Self {
+        match a {
+            TimestampsArg::Client => txbench_core::Timestamps::Client,
+            TimestampsArg::Kernel => txbench_core::Timestamps::Kernel,
+        }
+    }
+}
+
 /// Flags of `run`.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
@@ -459,6 +477,13 @@ pub struct RunArgs {
     /// their published numbers).
     #[arg(long, value_enum, default_value_t = RoundTripsArg::Pipelined)]
     pub round_trips: RoundTripsArg,
+    /// kernel: read each transaction's time on the wire from the kernel's
+    /// timestamps of its bytes (Linux SO_TIMESTAMPING; txbench:// and
+    /// postgres:// over TCP), next to the latency the client measures, and
+    /// report the difference as the client's own share; client: the
+    /// client's clock only.
+    #[arg(long, value_enum, default_value_t = TimestampsArg::Client)]
+    pub timestamps: TimestampsArg,
     /// Retries of a transaction that hits a conflict before it counts as an error.
     #[arg(long, default_value_t = 5)]
     pub max_retries: u32,
