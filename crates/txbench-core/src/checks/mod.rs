@@ -93,7 +93,11 @@ pub fn named(checks: &[Check], status: Status) -> Vec<&str> {
 pub fn verdict(checks: &[Check]) -> String {
     let line = verdict_line(checks);
     match wire::verdict_note(checks) {
-        Some(note) => format!("{line} ({note})"),
+        // Beside its name among the warnings, else after the failures.
+        Some(note) if line.contains(wire::NAME) => {
+            line.replacen(wire::NAME, &format!("{} ({note})", wire::NAME), 1)
+        }
+        Some(note) => format!("{line}; {} ({note})", wire::NAME),
         None => line,
     }
 }

@@ -97,11 +97,11 @@ pub fn client_bias(stats: &[TypeStats]) -> Check {
     }
 }
 
-/// The verdict's words on the client's bias, when the check found it: the
-/// check's figures, so the verdict says by how much.
+/// The verdict's words on the client's bias, when the check found it: its
+/// finding's first clause, which says by how much.
 pub fn verdict_note(checks: &[Check]) -> Option<String> {
     let c = checks
         .iter()
         .find(|c| c.name == NAME && c.status != Status::Pass)?;
-    Some(format!("{NAME}: {}", c.detail))
+    c.detail.split(';').next().map(str::to_string)
 }
