@@ -105,3 +105,65 @@ pub fn verdict_note(checks: &[Check]) -> Option<String> {
         .find(|c| c.name == NAME && c.status != Status::Pass)?;
     c.detail.split(';').next().map(str::to_string)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::recorder::record;
+
+    /// A type with `n` latencies of `latency_us`, `stamped` of them with a
+    /// time on the wire of `wire_us`.
+    fn stats(n: u64, latency_us: u64, stamped: u64, wire_us: u64) -> TypeStats {
+        let mut s = TypeStats::default();
+        for i in 0..n {
+            record(&mut s.latency, Duration::from_micros(latency_us));
+            if i < stamped {
+                record(&mut s.wire, Duration::from_micros(wire_us));
+            }
+        }
+        s.committed = n;
+        s
+    }
+
+    #[test]
+    fn the_client_share_is_judged_against_the_latency_and_a_floor() {
+        let fine = client_bias(&[stats(1000, 1_000, 1000, 950)]);
+        assert_eq!(fine.status, Status::Pass, "{fine:?}");
+        // 40% but 40 us: under the floor.
+        let fast = client_bias(&[stats(1000, 100, 1000, 60)]);
+        assert_eq!(fast.status, Status::Pass, "{fast:?}");
+        // Under 2,048 us the histograms hold values exactly.
+        let biased = client_bias(&[stats(1000, 2_000, 1000, 1_000)]);
+        assert_eq!(biased.status, Status::Warn);
+        assert!(
+            biased.detail.contains("p50 1.000 of 2.000 ms (50%)"),
+            "{}",
+            biased.detail
+        );
+        let verdict = crate::checks::verdict(std::slice::from_ref(&biased));
+        assert_eq!(
+            verdict,
+            "USABLE WITH CARE: warnings on client bias (the client machine biases the latency: \
+             its own share is p50 1.000 of 2.000 ms (50%) and p99 1.000 of 2.000 ms (50%))"
+        );
+    }
+
+    #[test]
+    fn missing_timestamps_are_reported_not_taken_for_none() {
+        let none = client_bias(&[stats(100, 1_000, 0, 0)]);
+        assert_eq!(none.status, Status::Warn);
+        assert!(
+            none.detail.starts_with("no kernel timestamps came back"),
+            "{none:?}"
+        );
+        let some = client_bias(&[stats(1000, 1_000, 900, 990)]);
+        assert_eq!(some.status, Status::Warn);
+        assert!(
+            some.detail
+                .starts_with("100 of 1000 transactions had no kernel timestamps"),
+            "{some:?}"
+        );
+    }
+}

@@ -172,7 +172,11 @@ mod tests {
                         retries: 0,
                         retry_causes: &[],
                         result: &ok,
-                        wire: None,
+                        // Type b's sessions kept kernel timestamps.
+                        wire: (t == 1).then(|| txbench_wire::Wire {
+                            time: Duration::from_micros(us / 4),
+                            kind: txbench_wire::Kind::Software,
+                        }),
                     },
                     true,
                 );
@@ -220,6 +224,9 @@ mod tests {
             assert_eq!(m.latency_ms, s.latency_ms, "{}", m.key);
             assert_eq!(m.service_ms, s.service_ms);
             assert_eq!(m.queue_ms, s.queue_ms);
+            // The time on the wire too, from its own tag, where there was one.
+            assert_eq!(m.wire_ms, s.wire_ms, "{}", m.key);
+            assert_eq!(m.wire_ms.is_some(), m.key == "b");
         }
         assert_eq!(merged.result.measured_secs, 5.0);
         assert_eq!(merged.result.merged_from.len(), 2);
