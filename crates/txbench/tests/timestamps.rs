@@ -249,15 +249,7 @@ async fn postgres_transactions_have_their_round_trips_on_the_wire() {
     let db = PgDatabase::create(&base, "stamps").await;
     let dir = tempfile::tempdir().unwrap();
     txbench(dir.path())
-        .args([
-            "tatp",
-            "load",
-            "--db",
-            &db.url,
-            "--subscribers",
-            "1000",
-            "-q",
-        ])
+        .args(["tatp", "load", "--db", &db.url, "--subscribers", "1000"])
         .assert()
         .success();
     let mut wire_p50 = Vec::new();
