@@ -12,7 +12,7 @@
 # each figure's median over them.
 #
 # Environment: RATES ("1000 4000 8000"), DURATION (20s), WARMUP (3s), REPS
-# (3), PORT (7078), OUT (bench/out/timestamps), TXBENCH (target/release/txbench).
+# (3), PORT (7078), OUT (a new temporary directory), TXBENCH (target/release/txbench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${TXBENCH:-target/release/txbench}
@@ -21,8 +21,8 @@ DURATION=${DURATION:-20s}
 WARMUP=${WARMUP:-3s}
 REPS=${REPS:-3}
 PORT=${PORT:-7078}
-OUT=${OUT:-bench/out/timestamps}
-rm -rf "$OUT" && mkdir -p "$OUT"
+OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
 
 taskset -c 1 "$BIN" serve --db sqlite::memory: --workload tatp --subscribers 10000 \
     --listen "127.0.0.1:$PORT" >"$OUT/serve.log" 2>&1 &
