@@ -95,6 +95,18 @@ pub fn all_wire(stats: &[TypeStats]) -> Histogram<u64> {
     all
 }
 
+/// The client's own part of a latency figure that the time on the wire
+/// leaves (ms), and its share of the figure (0 when the figure is 0).
+pub fn client_share(latency_ms: f64, wire_ms: f64) -> (f64, f64) {
+    let client = latency_ms - wire_ms;
+    let share = if latency_ms > 0.0 {
+        client / latency_ms
+    } else {
+        0.0
+    };
+    (client, share)
+}
+
 /// What the kernel's timestamps said, for a run that read them.
 pub fn wire_result(stats: &[TypeStats]) -> WireResult {
     let wire = all_wire(stats);
@@ -111,8 +123,8 @@ pub fn wire_result(stats: &[TypeStats]) -> WireResult {
         .to_string(),
         stamped: wire.len(),
         unstamped: completed.saturating_sub(wire.len()),
-        client_p50_ms: latency.p50 - total_wire_ms.p50,
-        client_p99_ms: latency.p99 - total_wire_ms.p99,
+        client_p50_ms: client_share(latency.p50, total_wire_ms.p50).0,
+        client_p99_ms: client_share(latency.p99, total_wire_ms.p99).0,
         total_wire_ms,
     }
 }

@@ -173,19 +173,27 @@ fn refuse_unhonoured(target: &Target, options: &EngineOptions) -> Result<(), Ope
             why: levels.otherwise,
         });
     }
-    if let (RoundTrips::Statement, Some(why)) = (options.round_trips, without_round_trips(target)) {
-        return Err(OpenError::Refused {
-            option: "round-trips",
-            value: RoundTrips::Statement.name(),
-            why,
-        });
-    }
-    match (options.timestamps, without_kernel_timestamps(target)) {
-        (Timestamps::Kernel, Some(why)) => Err(OpenError::Refused {
-            option: "timestamps",
-            value: Timestamps::Kernel.name(),
-            why,
-        }),
+    // Settings beyond the default, each honoured or refused by the engine:
+    // (flag, asked, the value asked, why this engine cannot).
+    let beyond_default = [
+        (
+            "round-trips",
+            options.round_trips == RoundTrips::Statement,
+            RoundTrips::Statement.name(),
+            without_round_trips(target),
+        ),
+        (
+            "timestamps",
+            options.timestamps == Timestamps::Kernel,
+            Timestamps::Kernel.name(),
+            without_kernel_timestamps(target),
+        ),
+    ];
+    match beyond_default
+        .into_iter()
+        .find(|(_, asked, _, why)| *asked && why.is_some())
+    {
+        Some((option, _, value, Some(why))) => Err(OpenError::Refused { option, value, why }),
         _ => Ok(()),
     }
 }

@@ -182,9 +182,8 @@ fn lost(target: &str, what: impl std::fmt::Display) -> DbError {
 }
 
 /// Send Hello, naming the workload, and read the server's answer: its
-/// parameters when it welcomes a client of this protocol version.
-/// Returns the server's parameters, and the bytes the Hello and the Welcome
-/// took (written, read).
+/// parameters when it welcomes a client of this protocol version, and the
+/// bytes the Hello and the Welcome took (written, read).
 async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
     framed: &mut Framed<S, LengthDelimitedCodec>,
     target: &RemoteTarget,
@@ -226,8 +225,8 @@ async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
     }
 }
 
-/// The bytes of a frame's length prefix.
-const FRAME_HEADER: u64 = 4;
+/// The bytes of a frame's length prefix, as offsets count them.
+const FRAME_HEADER: u64 = protocol::FRAME_HEADER as u64;
 
 /// The reader: each response to the session waiting for its id, until the
 /// connection ends; then every waiting session wakes with an error. On a

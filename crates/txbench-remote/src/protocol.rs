@@ -31,6 +31,8 @@ use tokio_util::codec::LengthDelimitedCodec;
 pub const VERSION: u16 = 1;
 /// The first four bytes of a Hello.
 pub const MAGIC: [u8; 4] = *b"TXBN";
+/// The bytes of a frame's length prefix.
+pub const FRAME_HEADER: usize = 4;
 /// The longest frame either side accepts (a TPC-C input is under 1 KiB).
 pub const MAX_FRAME: usize = 1 << 20;
 
@@ -112,7 +114,7 @@ pub enum ServerMessage {
 /// The frame codec both sides use: 4-byte big-endian length, at most [`MAX_FRAME`].
 pub fn codec() -> LengthDelimitedCodec {
     LengthDelimitedCodec::builder()
-        .length_field_length(4)
+        .length_field_length(FRAME_HEADER)
         .max_frame_length(MAX_FRAME)
         .new_codec()
 }

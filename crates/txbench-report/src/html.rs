@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use txbench_core::checks::Status;
 use txbench_core::result::{Percentiles, RunResult, SweepResult, is_lower_bound};
+use txbench_core::summary::client_share;
 
 use crate::figures::TimelineFigures;
 use crate::hlog::IntervalLog;
@@ -332,12 +333,8 @@ fn on_the_wire(b: &mut String, r: &RunResult) {
         grouped((wire.stamped + wire.unstamped) as f64, 0),
     );
     let share = |app: f64, on: f64| {
-        let pct = if app > 0.0 {
-            100.0 * (app - on) / app
-        } else {
-            0.0
-        };
-        format!("{} ({pct:.0}%)", ms(app - on))
+        let (client, share) = client_share(app, on);
+        format!("{} ({:.0}%)", ms(client), 100.0 * share)
     };
     let all = r
         .total_latency_ms

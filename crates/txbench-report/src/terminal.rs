@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use txbench_core::checks::Status;
 use txbench_core::result::{Percentiles, RunResult, TypeResult, is_lower_bound};
 use txbench_core::stats::anderson_darling::CRITICAL_1_PERCENT;
+use txbench_core::summary::client_share;
 
 /// Format a number with thousands separators and `decimals` digits.
 pub fn grouped(value: f64, decimals: usize) -> String {
@@ -407,10 +408,9 @@ fn on_the_wire(out: &mut String, r: &RunResult, w: usize) {
         "client's share",
     );
     let line = |out: &mut String, name: &str, l: &Percentiles, on: &Percentiles| {
-        let share = |app: f64, wire: f64| {
-            let client = app - wire;
-            let pct = if app > 0.0 { 100.0 * client / app } else { 0.0 };
-            format!("{} ({pct:.0}%)", ms(client))
+        let share = |app: f64, on: f64| {
+            let (client, share) = client_share(app, on);
+            format!("{} ({:.0}%)", ms(client), 100.0 * share)
         };
         let _ = writeln!(
             out,

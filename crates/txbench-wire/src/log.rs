@@ -126,20 +126,12 @@ impl Marks {
         self.marks.get(i).map(|m| m.stamp).filter(|s| !s.is_empty())
     }
 
-    /// The stamps of the marks ending in `(from, to]`; `None` when one has
-    /// none, when there are none, or when some were forgotten.
-    fn within(&self, from: u64, to: u64) -> Option<Vec<Stamp>> {
-        if to <= from || from < self.from {
-            return None;
-        }
-        let stamps: Vec<Stamp> = self
-            .marks
-            .iter()
-            .skip_while(|m| m.end <= from)
-            .take_while(|m| m.end <= to)
-            .map(|m| m.stamp)
-            .collect();
-        (!stamps.is_empty() && stamps.iter().all(|s| !s.is_empty())).then_some(stamps)
+    /// The stamps of the marks ending in `(from, to]`, oldest first; `None`
+    /// when there are none, or when some were forgotten.
+    fn within(&self, from: u64, to: u64) -> Option<impl Iterator<Item = Stamp> + Clone> {
+        let first = self.marks.partition_point(|m| m.end <= from);
+        let past = self.marks.partition_point(|m| m.end <= to);
+        (from >= self.from && first < past).then(|| self.marks.range(first..past).map(|m| m.stamp))
     }
 
     fn forget_before(&mut self, offset: u64) {
@@ -242,21 +234,25 @@ impl WireLog {
     pub fn round_trips(&self, from: Offsets, to: Offsets) -> Option<Wire> {
         let sends = self.sends.within(from.written, to.written)?;
         let reads = self.reads.within(from.read, to.read)?;
-        let kind = common_kind(sends.iter().chain(&reads))?;
-        let at = |s: &Stamp| match kind {
+        // A stamp without the clock makes the stretch unknown, not shorter.
+        let kind = common_kind(sends.clone().chain(reads.clone()))?;
+        let at = |s: Stamp| match kind {
             Kind::Hardware => s.hardware,
             Kind::Software => s.software,
         };
-        let mut events: Vec<(i64, bool)> = sends
-            .iter()
-            .map(|s| (at(s), true))
-            .chain(reads.iter().map(|s| (at(s), false)))
-            .map(|(t, sent)| t.map(|t| (t, sent)))
-            .collect::<Option<_>>()?;
-        // A send and the read it crossed at the same nanosecond: the send first.
-        events.sort_by_key(|&(t, sent)| (t, !sent));
+        // Each direction's stamps come in time order: merge them.
+        let (mut sends, mut reads) = (
+            sends.filter_map(at).peekable(),
+            reads.filter_map(at).peekable(),
+        );
         let (mut total, mut turn_start, mut last_read) = (0i64, None::<i64>, None::<i64>);
-        for (t, sent) in events {
+        loop {
+            // A send and the read it crossed at the same nanosecond: the send first.
+            let next = match (sends.peek(), reads.peek()) {
+                (Some(s), r) if r.is_none_or(|r| s <= r) => sends.next().map(|t| (t, true)),
+                _ => reads.next().map(|t| (t, false)),
+            };
+            let Some((t, sent)) = next else { break };
             match (sent, turn_start, last_read) {
                 (true, None, _) => turn_start = Some(t),
                 (true, Some(start), Some(read)) => {
@@ -287,8 +283,9 @@ impl WireLog {
     }
 }
 
-/// The clock every stamp has: the card's, else the system's.
-fn common_kind<'a>(stamps: impl Iterator<Item = &'a Stamp> + Clone) -> Option<Kind> {
+/// The clock every stamp has: the card's, else the system's; `None` when
+/// some stamp has neither.
+fn common_kind(stamps: impl Iterator<Item = Stamp> + Clone) -> Option<Kind> {
     if stamps.clone().all(|s| s.hardware.is_some()) {
         Some(Kind::Hardware)
     } else if stamps.clone().all(|s| s.software.is_some()) {

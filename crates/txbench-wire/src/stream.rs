@@ -1,7 +1,9 @@
 //! A TCP stream whose every read and write is stamped by the kernel: reads
 //! go through `recvmsg` for their receive timestamps, and after each read
-//! and write the transmit timestamps waiting on the error queue are taken,
-//! so the queue never holds more than a few.
+//! the transmit timestamps waiting on the error queue are taken. A read is
+//! where they are needed (the sends it answers were stamped before it
+//! arrived), and a connection that is answered reads as often as it writes,
+//! so the queue holds no more than the sends between two reads.
 
 use std::io;
 use std::pin::Pin;
@@ -39,21 +41,9 @@ impl StampedStream {
         Arc::clone(&self.log)
     }
 
-    /// The stream under the stamps.
-    pub fn get_ref(&self) -> &TcpStream {
-        &self.io
-    }
-
     fn lock(&self) -> MutexGuard<'_, WireLog> {
         // A panic elsewhere while holding it leaves numbers, not invariants.
         self.log.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Take the transmit timestamps waiting; a failure to read them loses
-    /// stamps, never the connection.
-    fn drain(&mut self) {
-        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = socket::drain_error_queue(&self.io, &mut self.control, &mut log);
     }
 }
 
@@ -73,10 +63,12 @@ impl AsyncRead for StampedStream {
             }) {
                 Ok((n, stamp)) => {
                     buf.advance(n);
+                    let mut log = this.log.lock().unwrap_or_else(|e| e.into_inner());
                     // Transmit stamps first: the sends this read answers
-                    // were stamped before it arrived.
-                    this.drain();
-                    this.lock().read(n, stamp);
+                    // were stamped before it arrived. A failure to read them
+                    // loses stamps, never the connection.
+                    let _ = socket::drain_error_queue(&this.io, &mut this.control, &mut log);
+                    log.read(n, stamp);
                     return Poll::Ready(Ok(()));
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
@@ -95,7 +87,6 @@ impl AsyncWrite for StampedStream {
         let this = self.get_mut();
         let n = ready!(Pin::new(&mut this.io).poll_write(cx, buf))?;
         this.lock().wrote(n);
-        this.drain();
         Poll::Ready(Ok(n))
     }
 

@@ -529,9 +529,9 @@ fn result_of<E: Engine, W: Benchmark>(
     let mut transactions = summary::type_results(types, &recording.total.measured);
     let mut analysis = checks::analyse(recording, opts.open.as_ref(), types);
     let stamped = run.settings.timestamps == txbench_core::Timestamps::Kernel;
-    if stamped {
-        let bias = checks::wire::client_bias(&recording.total.measured);
-        analysis.checks.push(bias);
+    let wire = stamped.then(|| summary::wire_result(&recording.total.measured));
+    if let Some(wire) = &wire {
+        analysis.checks.push(checks::wire::client_bias(wire));
     }
     for (i, t) in transactions.iter_mut().enumerate() {
         t.latency_intervals_ms = checks::intervals(recording, i, analysis.lag);
@@ -571,7 +571,7 @@ fn result_of<E: Engine, W: Benchmark>(
         operations: summary::operation_results(workload.operations(), &recording.total.operations),
         throughput_interval: summary::throughput_interval(recording),
         faults: Vec::new(),
-        wire: stamped.then(|| summary::wire_result(&recording.total.measured)),
+        wire,
         warmup_per_s: Vec::new(),
     }
 }

@@ -88,31 +88,37 @@ pub fn named(checks: &[Check], status: Status) -> Vec<&str> {
         .collect()
 }
 
-/// One line that says whether to trust the run, with the client's bias
-/// where the kernel's timestamps found it.
+/// One line that says whether to trust the run: the checks that warned or
+/// failed by name, a check that found the client's bias with how much.
 pub fn verdict(checks: &[Check]) -> String {
-    let line = verdict_line(checks);
-    match wire::verdict_note(checks) {
-        // Beside its name among the warnings, else after the failures.
-        Some(note) if line.contains(wire::NAME) => {
-            line.replacen(wire::NAME, &format!("{} ({note})", wire::NAME), 1)
-        }
-        Some(note) => format!("{line}; {} ({note})", wire::NAME),
-        None => line,
-    }
-}
-
-fn verdict_line(checks: &[Check]) -> String {
-    let named = |status| named(checks, status);
+    let quoted = |c: &Check| match wire::verdict_note(c) {
+        Some(note) => format!("{} ({note})", c.name),
+        None => c.name.clone(),
+    };
+    let said = |status| -> Vec<String> {
+        checks
+            .iter()
+            .filter(|c| c.status == status)
+            .map(quoted)
+            .collect()
+    };
     match worst(checks) {
         Status::Pass => "SOUND: every measurement check passed".into(),
         Status::Warn => format!(
             "USABLE WITH CARE: warnings on {}",
-            named(Status::Warn).join(", ")
+            said(Status::Warn).join(", ")
         ),
-        Status::Fail => format!(
-            "NOT SOUND: {} failed; do not trust the latency figures of this run",
-            named(Status::Fail).join(", ")
-        ),
+        Status::Fail => {
+            // Warnings go unnamed beside failures, but not the client's bias.
+            let bias: String = checks
+                .iter()
+                .filter(|c| wire::verdict_note(c).is_some())
+                .map(|c| format!("; {}", quoted(c)))
+                .collect();
+            format!(
+                "NOT SOUND: {} failed; do not trust the latency figures of this run{bias}",
+                said(Status::Fail).join(", ")
+            )
+        }
     }
 }

@@ -4,8 +4,8 @@
 //! time on the wire at the same percentile.
 
 use super::{Check, Status};
-use crate::recorder::TypeStats;
-use crate::summary;
+use crate::result::WireResult;
+use crate::summary::client_share;
 
 /// Share of a latency percentile above which the client's own part of it
 /// biases the figure.
@@ -21,10 +21,9 @@ const UNSTAMPED_SHARE: f64 = 0.01;
 /// The name of the check, which the verdict quotes with its figures.
 pub const NAME: &str = "client bias";
 
-/// Whether the client machine biases the latency it measured, by the
-/// kernel's timestamps of the wire.
-pub fn client_bias(stats: &[TypeStats]) -> Check {
-    let wire = summary::wire_result(stats);
+/// Whether the client machine biases the latency it measured, by what the
+/// kernel's timestamps of the wire said ([`crate::summary::wire_result`]).
+pub fn client_bias(wire: &WireResult) -> Check {
     let completed = wire.stamped + wire.unstamped;
     if wire.stamped == 0 {
         return Check {
@@ -36,18 +35,14 @@ pub fn client_bias(stats: &[TypeStats]) -> Check {
                 .into(),
         };
     }
-    let latency = summary::total_latency(stats);
     let mut material = Vec::new();
     let mut shares = Vec::new();
-    for (p, measured, client) in [
-        ("p50", latency.p50, wire.client_p50_ms),
-        ("p99", latency.p99, wire.client_p99_ms),
+    for (p, client, on_wire) in [
+        ("p50", wire.client_p50_ms, wire.total_wire_ms.p50),
+        ("p99", wire.client_p99_ms, wire.total_wire_ms.p99),
     ] {
-        let share = if measured > 0.0 {
-            client / measured
-        } else {
-            0.0
-        };
+        let measured = client + on_wire;
+        let (client, share) = client_share(measured, on_wire);
         let said = format!(
             "{p} {client:.3} of {measured:.3} ms ({:.0}%)",
             100.0 * share
@@ -97,13 +92,10 @@ pub fn client_bias(stats: &[TypeStats]) -> Check {
     }
 }
 
-/// The verdict's words on the client's bias, when the check found it: its
-/// finding's first clause, which says by how much.
-pub fn verdict_note(checks: &[Check]) -> Option<String> {
-    let c = checks
-        .iter()
-        .find(|c| c.name == NAME && c.status != Status::Pass)?;
-    c.detail.split(';').next().map(str::to_string)
+/// The verdict's words on a check that found the client's bias: its
+/// finding's first clause, which says by how much; `None` for any other.
+pub fn verdict_note(c: &Check) -> Option<&str> {
+    (c.name == NAME && c.status != Status::Pass).then(|| c.detail.split(';').next())?
 }
 
 #[cfg(test)]
@@ -111,7 +103,11 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::recorder::record;
+    use crate::recorder::{TypeStats, record};
+
+    fn client_bias(stats: &[TypeStats]) -> Check {
+        super::client_bias(&crate::summary::wire_result(stats))
+    }
 
     /// A type with `n` latencies of `latency_us`, `stamped` of them with a
     /// time on the wire of `wire_us`.

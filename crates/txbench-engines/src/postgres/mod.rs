@@ -139,12 +139,12 @@ impl PgEngine {
         }
     }
 
-    /// The engine with its sessions' sockets stamped by the kernel, or not.
-    /// Called before any session connects.
+    /// The engine with its sessions' sockets stamped by the kernel, or not:
+    /// a setting of a new engine, before any session shares what it holds.
     pub fn with_timestamps(mut self, timestamps: Timestamps) -> Self {
-        if let Some(shared) = Arc::get_mut(&mut self.shared) {
-            shared.timestamps = timestamps;
-        }
+        Arc::get_mut(&mut self.shared)
+            .expect("a new engine's settings are its alone")
+            .timestamps = timestamps;
         self
     }
 
