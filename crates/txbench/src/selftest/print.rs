@@ -60,36 +60,50 @@ pub fn case_row(o: &Outcome) {
             "right".to_string()
         } else {
             format!("WRONG: expected {}", o.expected)
-        }
+        } + &again(o)
     );
+}
+
+/// Says that a case was run again because the client machine disturbed it.
+fn again(o: &Outcome) -> String {
+    match o.disturbed {
+        0 => String::new(),
+        n => format!(
+            " (run again: the client was late in {n} earlier run{})",
+            if n == 1 { "" } else { "s" }
+        ),
+    }
 }
 
 /// A line per run while repeating.
 pub fn progress(round: u32, rounds: u32, o: &Outcome) {
     crate::output::eprint_line(&format!(
-        "round {round}/{rounds} {:<22} {}{}",
+        "round {round}/{rounds} {:<22} {}{}{}",
         o.case,
         if o.right { "right" } else { "WRONG" },
         if o.within_theory == Some(false) {
             ", off theory"
         } else {
             ""
-        }
+        },
+        again(o)
     ));
 }
 
 /// The calibration table: per case, how often the verdict raised a false
-/// alarm (a healthy server found NOT SOUND) or missed a fault.
+/// alarm (a healthy server found NOT SOUND) or missed a fault, and how many
+/// runs the client machine disturbed (run again, not counted).
 pub fn calibration(all: &[Case], tallies: &[Tally]) {
     outln!(
-        "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>18}",
+        "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>18} {:>10}",
         "case",
         "runs",
         "false alarms",
         "misses",
         "warned",
         "theory off",
-        "covered p50/p99"
+        "covered p50/p99",
+        "run again"
     );
     let share = |n: usize, of: usize| format!("{n} ({:.0}%)", n as f64 * 100.0 / of as f64);
     let dash = || "-".to_string();
@@ -103,7 +117,7 @@ pub fn calibration(all: &[Case], tallies: &[Tally]) {
             (dash(), wrong)
         };
         outln!(
-            "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>18}",
+            "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>18} {:>10}",
             case.name,
             t.runs,
             alarms,
@@ -118,7 +132,8 @@ pub fn calibration(all: &[Case], tallies: &[Tally]) {
             } else {
                 dash()
             },
-            format!("{}/{}", covered(t.covered[0]), covered(t.covered[1]))
+            format!("{}/{}", covered(t.covered[0]), covered(t.covered[1])),
+            t.disturbed
         );
     }
 }
