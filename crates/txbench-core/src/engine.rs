@@ -338,6 +338,19 @@ pub trait Loader: Send {
     /// Create a table (without secondary indexes). Engines that load faster
     /// without a primary key leave it for [`Loader::add_primary_key`].
     fn create_table(&mut self, table: &Table) -> impl Future<Output = Result<(), DbError>> + Send;
+    /// Create a table split into `count` hash partitions by `column`, each
+    /// partition a table of its own ([`crate::schema::partition_name`]);
+    /// only where [`Engine::hash_partitions`] says the engine can.
+    fn create_partitioned_table(
+        &mut self,
+        table: &Table,
+        column: &str,
+        count: u32,
+    ) -> impl Future<Output = Result<(), DbError>> + Send {
+        let _ = (column, count);
+        let message = format!("table '{}': this engine has no hash partitions", table.name);
+        std::future::ready(Err(DbError::new(crate::error::ErrorKind::Other, message)))
+    }
     /// Add the table's primary key after a load, if [`Loader::create_table`] left it out.
     fn add_primary_key(
         &mut self,
@@ -434,6 +447,13 @@ pub trait Engine: Send + Sync + 'static {
 
     /// Open a new session.
     fn connect(&self) -> impl Future<Output = Result<Self::Session, DbError>> + Send;
+
+    /// Whether its loader splits tables into hash partitions
+    /// ([`Loader::create_partitioned_table`]); a workload refuses a load that
+    /// asks for them elsewhere, by the engine's name.
+    fn hash_partitions(&self) -> bool {
+        false
+    }
 
     /// How many sessions may write at once; loaders use no more writers than this.
     fn max_writers(&self) -> usize {

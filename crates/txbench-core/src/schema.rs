@@ -137,6 +137,32 @@ impl Schema {
     }
 }
 
+/// How a load splits tables into hash partitions, to model a sharded store on
+/// one server (PostgreSQL's `PARTITION BY HASH`): partition `i` of a table is
+/// the table [`partition_name`]`(table, i)`, and tables partitioned by the
+/// same count and a column of the same type put the same key in partitions of
+/// the same number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Partitioning {
+    /// Partitions per table (at least 1).
+    pub count: u32,
+    /// Each partitioned table and the column it is hashed by; other tables
+    /// stay whole.
+    pub by: &'static [(&'static str, &'static str)],
+}
+
+impl Partitioning {
+    /// The column `table` is hashed by, if it is partitioned.
+    pub fn column(&self, table: &str) -> Option<&'static str> {
+        self.by.iter().find(|(t, _)| *t == table).map(|(_, c)| *c)
+    }
+}
+
+/// The name of partition `index` of `table`.
+pub fn partition_name(table: &str, index: u32) -> String {
+    format!("{table}_p{index}")
+}
+
 /// A statement a procedure runs, with `?` placeholders in order.
 ///
 /// Engines translate placeholders and row-locking clauses into their dialect and

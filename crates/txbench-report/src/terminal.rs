@@ -301,6 +301,15 @@ fn headline_settings(r: &RunResult) -> Vec<String> {
     if s.timestamps != txbench_core::Timestamps::Client {
         out.push(format!("timestamps {}", s.timestamps.name()));
     }
+    // The workload's own options as asked (Retwis's zipf, TATP's key_access);
+    // one not given is its default, recorded as nothing.
+    for (name, value) in &s.options {
+        match value {
+            serde_json::Value::Null => {}
+            serde_json::Value::String(v) => out.push(format!("{name} {v}")),
+            v => out.push(format!("{name} {v}")),
+        }
+    }
     out
 }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use txbench_core::engine::loader_of;
-use txbench_core::schema::{Schema, Table};
+use txbench_core::schema::{Partitioning, Schema, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{DbError, Engine, ErrorKind, Loader, Session, TxMode, exec};
 
@@ -252,11 +252,13 @@ where
 }
 
 /// Prepare for a load: drop the schema's tables first when `drop_first`, enter
-/// the engine's bulk-load mode and create the tables.
+/// the engine's bulk-load mode and create the tables, those `partitioning`
+/// names split into hash partitions.
 pub async fn create_tables<E: Engine>(
     session: E::Session,
     schema: &'static Schema,
     drop_first: bool,
+    partitioning: Option<Partitioning>,
 ) -> Result<E::Session, DbError> {
     let (session, ()) = on_session::<E, _, _>(session, move |s| {
         Box::pin(async move {
@@ -271,7 +273,12 @@ pub async fn create_tables<E: Engine>(
             let (meta, data) = meta_and_data(schema);
             let mut created: Vec<&str> = Vec::with_capacity(schema.tables.len());
             for table in std::iter::once(meta).chain(data) {
-                if let Err(e) = s.create_table(table).await {
+                let column = partitioning.and_then(|p| Some((p.column(table.name)?, p.count)));
+                let made = match column {
+                    Some((column, count)) => s.create_partitioned_table(table, column, count).await,
+                    None => s.create_table(table).await,
+                };
+                if let Err(e) = made {
                     // An engine that cannot hold a table (Redis and TPC-C's)
                     // refuses the workload: leave nothing of it behind, or the
                     // next command would take it for a load that did not finish.
@@ -351,6 +358,8 @@ pub struct Population<U, G> {
     pub generate: G,
     /// Entries recorded with the load beyond scale, seed and version.
     pub entries: Vec<(&'static str, String)>,
+    /// Tables split into hash partitions; `None`: every table whole.
+    pub partitioning: Option<Partitioning>,
 }
 
 /// Load a workload, the same steps for every one: refuse a database that
@@ -391,7 +400,7 @@ where
         }
         None => {}
     }
-    let session = create_tables::<E>(session, schema, plan.drop).await?;
+    let session = create_tables::<E>(session, schema, plan.drop, population.partitioning).await?;
     let session = write_population(
         &engine,
         session,

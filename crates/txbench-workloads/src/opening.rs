@@ -20,6 +20,15 @@ pub enum Found {
 }
 
 impl Found {
+    /// Whether the server said or the load recorded `key`.
+    pub fn has(&self, key: &str) -> bool {
+        match self {
+            Found::Served(served) => served.iter().any(|(k, _)| k == key),
+            Found::Nothing => false,
+            Found::Loaded(loaded) => loaded.entries.has(key),
+        }
+    }
+
     /// An integer the server said or the load recorded (`None` when neither did).
     pub fn int(&self, key: &str) -> Result<Option<i64>, WorkloadError> {
         Ok(match self {

@@ -183,6 +183,7 @@ impl Benchmark for Kv {
                 vec![batch]
             },
             entries: Vec::new(),
+            partitioning: None,
         };
         bulk::load(engine, &META, &SCHEMA, plan, population, rows_done).await
     }

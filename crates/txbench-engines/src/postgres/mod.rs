@@ -29,7 +29,7 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::{Client, NoTls};
 use tokio_postgres_rustls::MakeRustlsConnect;
 use txbench_core::engine::{CallKind, each_in_turn, pipeline_then_commit};
-use txbench_core::schema::{ForeignKey, Index, Statement, Table};
+use txbench_core::schema::{ForeignKey, Index, Statement, Table, partition_name};
 use txbench_core::value::RowBatch;
 use txbench_core::{
     Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, RoundTrips, Rows, Session,
@@ -171,6 +171,10 @@ impl Engine for PgEngine {
 
     fn nodes(&self) -> usize {
         self.shared.target.hosts.len()
+    }
+
+    fn hash_partitions(&self) -> bool {
+        true
     }
 
     async fn connect_node(&self, node: usize) -> Result<PgSession, DbError> {
@@ -517,26 +521,46 @@ impl Session for PgSession {
     }
 }
 
+/// `CREATE TABLE` of a table's columns (keys come after the load).
+fn create_table_sql(table: &Table) -> String {
+    let columns: Vec<String> = table
+        .columns
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}{}",
+                c.name,
+                ddl_type(c.ty),
+                if c.nullable { "" } else { " NOT NULL" }
+            )
+        })
+        .collect();
+    format!("CREATE TABLE {} ({})", table.name, columns.join(", "))
+}
+
 impl Loader for PgSession {
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
-        let columns: Vec<String> = table
-            .columns
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} {}{}",
-                    c.name,
-                    ddl_type(c.ty),
-                    if c.nullable { "" } else { " NOT NULL" }
-                )
-            })
-            .collect();
-        self.batch(&format!(
-            "CREATE TABLE {} ({})",
-            table.name,
-            columns.join(", ")
-        ))
-        .await
+        self.batch(&create_table_sql(table)).await
+    }
+
+    /// The table partitioned by hash, and its `count` partitions: rows go
+    /// through the parent (COPY, statements) and PostgreSQL routes each to its
+    /// partition; keys and indexes made on the parent are made on each.
+    async fn create_partitioned_table(
+        &mut self,
+        table: &Table,
+        column: &str,
+        count: u32,
+    ) -> Result<(), DbError> {
+        let mut sql = format!("{} PARTITION BY HASH ({column});", create_table_sql(table));
+        for i in 0..count {
+            sql += &format!(
+                "CREATE TABLE {} PARTITION OF {} FOR VALUES WITH (MODULUS {count}, REMAINDER {i});",
+                partition_name(table.name, i),
+                table.name
+            );
+        }
+        self.batch(&sql).await
     }
 
     async fn add_primary_key(&mut self, table: &Table) -> Result<(), DbError> {

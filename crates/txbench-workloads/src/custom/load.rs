@@ -180,6 +180,7 @@ pub async fn load<E: Engine>(
             vec![batch]
         },
         entries,
+        partitioning: None,
     };
     bulk::load(engine, made.meta, made.schema, plan, population, rows_done).await
 }

@@ -29,6 +29,7 @@ pub async fn load<E: Engine>(
         units: units(keys),
         generate: move |_, chunk| vec![generate(seed, keys, value_size, chunk)],
         entries: vec![("value_size", value_size.to_string())],
+        partitioning: None,
     };
     // Keys have no foreign keys to add.
     let plan = LoadPlan {

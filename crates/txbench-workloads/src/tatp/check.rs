@@ -2,7 +2,8 @@
 //! one snapshot: the subscriber ids and numbers, 1..4 access-info rows and
 //! special facilities per subscriber with valid types, and at most three call
 //! forwardings per facility, at the three start times, each of an existing
-//! facility. Distinct types and start times are the tables' primary keys.
+//! facility; and the alternative key's own index, where the load wrote it.
+//! Distinct types and start times are the tables' primary keys.
 
 use txbench_core::{DbError, Param, Session, TxMode};
 
@@ -59,14 +60,26 @@ static CONDITIONS: [Condition; 6] = [
     },
 ];
 
+/// The alternative key's own index (`--key-access index`) against the
+/// subscribers, where the load wrote one.
+static INDEX_CONDITION: Condition = Condition {
+    clause: "index",
+    text: "SUBSCRIBER_NBR: each subscriber's SUB_NBR once, with its S_ID, and no other",
+    sql: "SELECT (SELECT count(*) FROM subscriber s WHERE NOT EXISTS \
+              (SELECT 1 FROM subscriber_nbr n WHERE n.sub_nbr = s.sub_nbr AND n.s_id = s.s_id)) \
+              + (SELECT count(*) FROM subscriber_nbr n WHERE NOT EXISTS \
+              (SELECT 1 FROM subscriber s WHERE s.sub_nbr = n.sub_nbr AND s.s_id = n.s_id))",
+};
+
 /// Run every condition in one read-only transaction; `subscribers` is the scale
-/// the load recorded.
+/// the load recorded, `indexed` whether it wrote the alternative key's index.
 pub async fn check<S: Session>(
     session: &mut S,
     subscribers: i64,
+    indexed: bool,
 ) -> Result<Vec<ConditionResult>, DbError> {
     session.begin(TxMode::Snapshot).await?;
-    let out = conditions(session, subscribers).await;
+    let out = conditions(session, subscribers, indexed).await;
     match out {
         Ok(out) => {
             session.commit().await?;
@@ -82,6 +95,7 @@ pub async fn check<S: Session>(
 async fn conditions<S: Session>(
     session: &mut S,
     subscribers: i64,
+    indexed: bool,
 ) -> Result<Vec<ConditionResult>, DbError> {
     let mut out = Vec::with_capacity(CONDITIONS.len() + 1);
     // The ids are 1..N and each sub_nbr is its id in 15 digits. Zero-padding is
@@ -107,7 +121,8 @@ async fn conditions<S: Session>(
         text: "S_ID 1..N, each once; SUB_NBR = S_ID in 15 digits",
         violations: bad,
     });
-    for c in &CONDITIONS {
+    let index = indexed.then_some(&INDEX_CONDITION);
+    for c in CONDITIONS.iter().chain(index) {
         let rows = session
             .query_sql(c.sql)
             .await

@@ -16,9 +16,10 @@ pub fn units(subscribers: i64) -> Vec<i64> {
 }
 
 /// Rows a population holds on average: per subscriber one subscriber row, 2.5
-/// access-info rows, 2.5 special facilities and 1.5 call forwardings for each.
+/// access-info rows, 2.5 special facilities and 1.5 call forwardings for
+/// each, and its number's row in the alternative key's index.
 pub fn expected_rows(subscribers: i64) -> u64 {
-    (subscribers as f64 * (1.0 + 2.5 + 2.5 + 2.5 * 1.5)) as u64
+    (subscribers as f64 * (1.0 + 2.5 + 2.5 + 2.5 * 1.5 + 1.0)) as u64
 }
 
 /// `n` random upper-case letters.
@@ -44,9 +45,12 @@ pub fn generate(seed: u64, subscribers: i64, chunk: i64) -> Vec<RowBatch> {
     let mut access = RowBatch::for_table(&schema::ACCESS_INFO, n * 5 / 2);
     let mut facilities = RowBatch::for_table(&schema::SPECIAL_FACILITY, n * 5 / 2);
     let mut forwarding = RowBatch::for_table(&schema::CALL_FORWARDING, n * 4);
+    let mut numbers = RowBatch::for_table(&schema::SUBSCRIBER_NBR, n);
     for s_id in first..=last {
         subs.values.push(Value::Int(s_id));
         subs.values.push(Value::Text(sub_nbr(s_id)));
+        numbers.values.push(Value::Text(sub_nbr(s_id)));
+        numbers.values.push(Value::Int(s_id));
         for (lo, hi) in [(0, 1), (0, 15), (0, 255)] {
             for _ in 0..10 {
                 subs.values.push(Value::Int(rng.uniform(lo, hi)));
@@ -89,7 +93,7 @@ pub fn generate(seed: u64, subscribers: i64, chunk: i64) -> Vec<RowBatch> {
             }
         }
     }
-    vec![subs, access, facilities, forwarding]
+    vec![subs, access, facilities, forwarding, numbers]
 }
 
 #[cfg(test)]
@@ -100,9 +104,14 @@ mod tests {
     #[test]
     fn the_population_follows_the_rules() {
         let batches = generate(7, 25_000, 2);
-        let [subs, access, facilities, forwarding] = &batches[..] else {
-            panic!("four tables")
+        let [subs, access, facilities, forwarding, numbers] = &batches[..] else {
+            panic!("four tables and the index")
         };
+        // The index: each subscriber's number and id, in the same order.
+        assert_eq!(numbers.len(), subs.len());
+        for (index, sub) in numbers.rows().zip(subs.rows()) {
+            assert_eq!((&index[0], &index[1]), (&sub[1], &sub[0]));
+        }
         assert_eq!(subs.len(), 5_000, "the last chunk holds 20,001..25,000");
         for row in subs.rows() {
             let s_id = row[0].as_i64().unwrap();

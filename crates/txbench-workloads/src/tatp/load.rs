@@ -1,5 +1,6 @@
 //! Loading the TATP population: rows generated in parallel (see [`crate::bulk`]),
-//! the index on `sub_nbr` built after the data, the scale recorded.
+//! the index on `sub_nbr` built after the data, the scale recorded (and the
+//! partitions, on a load split into them).
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -7,24 +8,41 @@ use std::sync::atomic::AtomicU64;
 use txbench_core::Engine;
 
 use super::generate::{generate, units};
-use super::meta::META;
-use super::schema::SCHEMA;
+use super::meta::{KEY_INDEX, META, PARTITIONS};
+use super::schema::{PARTITIONED_SCHEMA, SCHEMA, partitioning};
 
 use crate::bulk::{self, LoadPlan, LoadSummary};
 use crate::error::WorkloadError;
 
-/// Load `plan.scale` subscribers. `rows_done` counts rows as they are
-/// written, for a progress bar.
+/// Load `plan.scale` subscribers, in `partitions` hash partitions where that
+/// is not 0 (refused, naming the engine, where it has none). `rows_done`
+/// counts rows as they are written, for a progress bar.
 pub async fn load<E: Engine>(
     engine: Arc<E>,
     plan: &LoadPlan,
+    partitions: u32,
     rows_done: Arc<AtomicU64>,
 ) -> Result<LoadSummary, WorkloadError> {
+    if partitions > 0 && !engine.hash_partitions() {
+        return Err(WorkloadError::BadOption(format!(
+            "--partitions {partitions}: the {} engine has no hash partitions (PostgreSQL has)",
+            engine.name()
+        )));
+    }
     let (seed, subscribers) = (plan.seed, plan.scale);
+    let mut entries = vec![(KEY_INDEX, "subscriber_nbr".to_string())];
+    let (schema, partitioning) = match partitions {
+        0 => (&SCHEMA, None),
+        n => {
+            entries.push((PARTITIONS, n.to_string()));
+            (&PARTITIONED_SCHEMA, Some(partitioning(n)))
+        }
+    };
     let population = bulk::Population {
         units: units(subscribers),
         generate: move |_, chunk| generate(seed, subscribers, chunk),
-        entries: Vec::new(),
+        entries,
+        partitioning,
     };
-    bulk::load(engine, &META, &SCHEMA, plan, population, rows_done).await
+    bulk::load(engine, &META, schema, plan, population, rows_done).await
 }

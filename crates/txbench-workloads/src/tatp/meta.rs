@@ -17,6 +17,12 @@ static SELECT: Statement = Statement::new(
 static COUNT_SUBSCRIBERS: Statement =
     Statement::new("count subscribers", "SELECT count(*) FROM subscriber");
 
+/// The entry of a load in hash partitions: their count.
+pub const PARTITIONS: &str = "partitions";
+/// The entry of a load that wrote the alternative key's own index
+/// (`subscriber_nbr`); a database loaded before it existed has none.
+pub const KEY_INDEX: &str = "key_index";
+
 /// TATP's record of its load; a database another tool loaded has none, and
 /// its scale is what the subscriber table holds.
 pub static META: MetaTable = MetaTable {

@@ -6,6 +6,8 @@
 //! * [`schema`], [`generate`] and [`load`]: the four tables and their population.
 //! * [`input`]: the mix, the NURand subscriber draw and the terminals.
 //! * [`procedures`]: the seven transactions, written once against [`Session`].
+//! * [`key_access`]: how the transactions keyed by `sub_nbr` find their
+//!   subscriber (`--key-access`), and [`options`]: that and `--partitions`.
 //! * [`expected`]: the success rates the population implies.
 //! * [`check`]: the population's invariants.
 //!
@@ -16,8 +18,10 @@ pub mod constants;
 pub mod expected;
 pub mod generate;
 pub mod input;
+pub mod key_access;
 pub mod load;
 pub mod meta;
+pub mod options;
 pub mod population;
 pub mod procedures;
 pub mod schema;
@@ -39,6 +43,8 @@ use crate::meta_table::{Loaded, MetaTable};
 use crate::opening;
 use constants::{DEFAULT_SUBSCRIBERS, DEFAULT_TERMINALS, TXN_TYPES};
 use input::{InputGenerator, TatpInput, TatpTerminal};
+use key_access::{Access, KeyAccess};
+use options::{TatpLoadOptions, TatpRunOptions};
 
 /// TATP's names and scale.
 pub static ABOUT: About = About {
@@ -69,6 +75,12 @@ pub struct Tatp {
     inputs: InputGenerator,
     /// The first terminal's random stream: 0, or a shard's own block.
     stream_base: u64,
+    /// How the transactions keyed by `sub_nbr` find their subscriber.
+    access: Access,
+    /// The strategy as recorded: `None` on an engine without data.
+    key_access: Option<KeyAccess>,
+    /// The load's hash partitions (0: whole tables).
+    partitions: u32,
 }
 
 impl Tatp {
@@ -77,18 +89,44 @@ impl Tatp {
         Tatp {
             inputs: InputGenerator::new(subscribers),
             stream_base: 0,
+            access: Access::single(),
+            key_access: Some(KeyAccess::Single),
+            partitions: 0,
         }
     }
 
     /// Open the workload on a loaded database (or a server that serves it),
     /// checking the scale against `asked` (a session that holds no data, the
-    /// null engine, takes `asked`).
+    /// null engine, takes `asked`), its transactions keyed by `sub_nbr`
+    /// finding their subscriber as `options` asks (refused by name where the
+    /// session or the load cannot).
     pub async fn open<S: Session>(
         session: &mut S,
         asked: Option<i64>,
+        options: &TatpRunOptions,
     ) -> Result<Tatp, WorkloadError> {
-        let (subscribers, _) = opening::find(session, &meta::META, asked).await?;
-        Ok(Tatp::new(subscribers))
+        let (subscribers, found) = opening::find(session, &meta::META, asked).await?;
+        let key_access = KeyAccess::resolve(options.key_access, S::EXECUTION)?;
+        let partitions = found
+            .int(meta::PARTITIONS)?
+            .unwrap_or(0)
+            .clamp(0, u32::MAX as i64) as u32;
+        if key_access == Some(KeyAccess::Index) && !found.has(meta::KEY_INDEX) {
+            return Err(WorkloadError::BadOption(
+                "--key-access index: this database was loaded without the alternative key's \
+                 index (table subscriber_nbr); load it again with this txbench"
+                    .into(),
+            ));
+        }
+        Ok(Tatp {
+            access: Access {
+                strategy: key_access.unwrap_or(KeyAccess::Single),
+                partitions: key_access::partitions(partitions),
+            },
+            key_access,
+            partitions,
+            ..Tatp::new(subscribers)
+        })
     }
 
     /// Subscribers in the database.
@@ -109,13 +147,20 @@ impl Tatp {
 
     /// Settings worth recording with the results.
     pub fn parameters(&self) -> Vec<(String, String)> {
-        vec![
+        let strategy = self
+            .key_access
+            .map(|k| ("key_access".to_string(), k.name().to_string()));
+        let partitions =
+            (self.partitions > 0).then(|| ("partitions".to_string(), self.partitions.to_string()));
+        let mut all: Vec<(String, String)> = strategy.into_iter().chain(partitions).collect();
+        all.extend([
             ("nurand_a".to_string(), self.inputs.a.to_string()),
             (
                 "drawn_subscribers".to_string(),
                 format!("{}..{}", self.inputs.drawn.0, self.inputs.drawn.1),
             ),
-        ]
+        ]);
+        all
     }
 }
 
@@ -154,7 +199,7 @@ impl Workload for Tatp {
         input: &TatpInput,
         written: &mut Written,
     ) -> Result<Outcome, DbError> {
-        procedures::execute(session, input, written).await
+        procedures::execute(session, input, written, &self.access).await
     }
 
     fn ack_fields(&self, txn_type: usize) -> &'static str {
@@ -171,16 +216,23 @@ impl Benchmark for Tatp {
     fn meta() -> &'static MetaTable {
         &meta::META
     }
-    type LoadOptions = NoOptions;
-    type RunOptions = NoOptions;
+    type LoadOptions = TatpLoadOptions;
+    type RunOptions = TatpRunOptions;
 
     async fn load<E: Engine>(
         engine: Arc<E>,
         plan: &LoadPlan,
-        _options: &NoOptions,
+        options: &TatpLoadOptions,
         rows_done: Arc<AtomicU64>,
     ) -> Result<LoadSummary, WorkloadError> {
-        load::load(engine, plan, rows_done).await
+        load::load(engine, plan, options.partitions, rows_done).await
+    }
+
+    fn describe_load(options: &TatpLoadOptions) -> String {
+        match options.partitions {
+            0 => String::new(),
+            n => format!(" in {n} hash partitions"),
+        }
     }
 
     fn expected_rows(subscribers: i64) -> u64 {
@@ -191,16 +243,17 @@ impl Benchmark for Tatp {
         session: &mut S,
         asked: Option<i64>,
         _seed: u64,
-        _options: &NoOptions,
+        options: &TatpRunOptions,
     ) -> Result<Self, WorkloadError> {
-        Tatp::open(session, asked).await
+        Tatp::open(session, asked, options).await
     }
 
     async fn check<S: Session>(
         session: &mut S,
         loaded: &Loaded,
     ) -> Result<Vec<ConditionResult>, WorkloadError> {
-        Ok(check::check(session, loaded.scale).await?)
+        let indexed = loaded.entries.has(meta::KEY_INDEX);
+        Ok(check::check(session, loaded.scale, indexed).await?)
     }
 
     fn scale(&self) -> i64 {

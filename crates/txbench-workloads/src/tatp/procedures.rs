@@ -4,13 +4,14 @@
 //! [`Outcome::ExpectedRollback`]: counted per type, never an error.
 
 use txbench_core::schema::Statement;
-use txbench_core::{Call, DbError, ErrorKind, Outcome, Param, Session, TxMode, Written};
+use txbench_core::{Call, DbError, ErrorKind, Outcome, Param, Reply, Session, TxMode, Written};
 
 use super::constants::{
     DELETE_CALL_FORWARDING, INSERT_CALL_FORWARDING, UPDATE_LOCATION, UPDATE_SUBSCRIBER_DATA,
 };
 
 use super::input::TatpInput;
+use super::key_access::{Access, KeyAccess};
 use crate::fields::{first, int};
 
 static SUBSCRIBER: Statement = Statement::new(
@@ -43,9 +44,13 @@ static SET_LOCATION: Statement = Statement::new(
     "update location",
     "UPDATE subscriber SET vlr_location = ? WHERE sub_nbr = ?",
 );
-static ID_BY_NUMBER: Statement = Statement::new(
+pub(super) static ID_BY_NUMBER: Statement = Statement::new(
     "subscriber by sub_nbr",
     "SELECT s_id FROM subscriber WHERE sub_nbr = ?",
+);
+static SET_LOCATION_BY_ID: Statement = Statement::new(
+    "update location by s_id",
+    "UPDATE subscriber SET vlr_location = ? WHERE s_id = ?",
 );
 static FACILITY_TYPES: Statement = Statement::new(
     "special facility types",
@@ -85,14 +90,15 @@ async fn subscriber_id<S: Session>(session: &mut S, sub_nbr: &str) -> Result<i64
     int(first(&found, "subscriber by sub_nbr")?, 0, "s_id")
 }
 
-/// The fields each writing type states in [`Written`] when it commits
-/// (a subscriber number as the integer it spells).
+/// The fields each writing type states in [`Written`] when it commits (a
+/// subscriber number as the integer it spells). The types keyed by `sub_nbr`
+/// state it, not `s_id`: the strategy `try-every-partition` never learns `s_id`.
 pub fn ack_fields(txn_type: usize) -> &'static str {
     match txn_type {
         UPDATE_SUBSCRIBER_DATA => "s_id bit_1 sf_type data_a",
         UPDATE_LOCATION => "sub_nbr vlr_location",
-        INSERT_CALL_FORWARDING => "s_id sf_type start_time end_time numberx",
-        DELETE_CALL_FORWARDING => "s_id sf_type start_time",
+        INSERT_CALL_FORWARDING => "sub_nbr sf_type start_time end_time numberx",
+        DELETE_CALL_FORWARDING => "sub_nbr sf_type start_time",
         _ => "",
     }
 }
@@ -102,12 +108,14 @@ fn number(sub_nbr: &str) -> i64 {
     sub_nbr.parse().unwrap_or(-1)
 }
 
-/// Execute one transaction, from `begin` to commit or rollback; a write
+/// Execute one transaction, from `begin` to commit or rollback, the types
+/// keyed by `sub_nbr` finding their subscriber as `access` says; a write
 /// that commits states what it wrote in `written` ([`ack_fields`]).
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &TatpInput,
     written: &mut Written,
+    access: &Access,
 ) -> Result<Outcome, DbError> {
     match *input {
         TatpInput::GetSubscriberData { s_id } => {
@@ -166,15 +174,7 @@ pub async fn execute<S: Session>(
         TatpInput::UpdateLocation {
             sub_nbr,
             vlr_location,
-        } => {
-            session.begin(TxMode::ReadWrite).await?;
-            let params = [Param::Int(vlr_location), Param::Text(sub_nbr.as_str())];
-            if session.execute(&SET_LOCATION, &params).await? != 1 {
-                return Err(DbError::missing(format!("subscriber {}", sub_nbr.as_str())));
-            }
-            written.committing([number(sub_nbr.as_str()), vlr_location]);
-            finish(session, true).await
-        }
+        } => update_location(session, sub_nbr.as_str(), vlr_location, written, access).await,
         TatpInput::InsertCallForwarding {
             sub_nbr,
             sf_type,
@@ -182,51 +182,196 @@ pub async fn execute<S: Session>(
             end_time,
             numberx,
         } => {
-            session.begin(TxMode::ReadWrite).await?;
-            let s_id = subscriber_id(session, sub_nbr.as_str()).await?;
-            let types = session.query(&FACILITY_TYPES, &[Param::Int(s_id)]).await?;
-            if !types
-                .iter()
-                .any(|r| r.get(0).and_then(Param::as_i64) == Some(sf_type))
-            {
-                // The facility does not exist (a foreign-key failure in the spec).
-                return expected_failure(session).await;
-            }
-            let params = [
-                Param::Int(s_id),
-                Param::Int(sf_type),
-                Param::Int(start_time),
-                Param::Int(end_time),
-                Param::Text(numberx.as_str()),
-            ];
-            match session.execute(&INSERT_FORWARDING, &params).await {
-                Ok(_) => {
-                    let numberx = number(numberx.as_str());
-                    written.committing([s_id, sf_type, start_time, end_time, numberx]);
-                    finish(session, true).await
-                }
-                // The start time is taken: the duplicate the specification expects.
-                Err(e) if e.kind == ErrorKind::Constraint => expected_failure(session).await,
-                Err(e) => Err(e),
-            }
+            let forwarding = Forwarding {
+                sub_nbr: sub_nbr.as_str(),
+                sf_type,
+                start_time,
+                end_time,
+                numberx: numberx.as_str(),
+            };
+            insert_call_forwarding(session, &forwarding, written, access).await
         }
         TatpInput::DeleteCallForwarding {
             sub_nbr,
             sf_type,
             start_time,
         } => {
-            session.begin(TxMode::ReadWrite).await?;
-            let s_id = subscriber_id(session, sub_nbr.as_str()).await?;
-            let params = [
-                Param::Int(s_id),
-                Param::Int(sf_type),
-                Param::Int(start_time),
-            ];
-            let deleted = session.execute(&DELETE_FORWARDING, &params).await? == 1;
-            if deleted {
-                written.committing([s_id, sf_type, start_time]);
-            }
-            finish(session, deleted).await
+            let sub_nbr = sub_nbr.as_str();
+            delete_call_forwarding(session, sub_nbr, sf_type, start_time, written, access).await
         }
     }
+}
+
+/// The subscriber's `s_id` in a transaction by `sub_nbr`: looked up before
+/// it began where the strategy does that, else read inside it (TATP's text).
+async fn subscriber_in<S: Session>(
+    session: &mut S,
+    sub_nbr: &str,
+    looked_up: Option<i64>,
+) -> Result<i64, DbError> {
+    match looked_up {
+        Some(s_id) => Ok(s_id),
+        None => subscriber_id(session, sub_nbr).await,
+    }
+}
+
+/// `s_id` found before the transaction, where the strategy finds it so.
+async fn look_up_first<S: Session>(
+    session: &mut S,
+    sub_nbr: &str,
+    access: &Access,
+) -> Result<Option<i64>, DbError> {
+    if access.strategy.looks_up_first() {
+        access.look_up(session, sub_nbr).await.map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// Update-Location: the subscriber's new `vlr_location`.
+async fn update_location<S: Session>(
+    session: &mut S,
+    sub_nbr: &str,
+    vlr_location: i64,
+    written: &mut Written,
+    access: &Access,
+) -> Result<Outcome, DbError> {
+    let looked_up = look_up_first(session, sub_nbr, access).await?;
+    session.begin(TxMode::ReadWrite).await?;
+    let by_number = [Param::Int(vlr_location), Param::Text(sub_nbr)];
+    let changed = match (looked_up, access.strategy) {
+        (Some(s_id), _) => {
+            let by_id = [Param::Int(vlr_location), Param::Int(s_id)];
+            session.execute(&SET_LOCATION_BY_ID, &by_id).await?
+        }
+        (None, KeyAccess::TryEveryPartition) => {
+            let calls: Vec<Call> = access
+                .partitions
+                .iter()
+                .map(|p| Call::execute(&p.update_location, &by_number))
+                .collect();
+            let replies = session.pipeline(&calls).await?;
+            replies.iter().map(Reply::affected).sum()
+        }
+        (None, _) => session.execute(&SET_LOCATION, &by_number).await?,
+    };
+    if changed != 1 {
+        return Err(DbError::missing(format!("subscriber {sub_nbr}")));
+    }
+    written.committing([number(sub_nbr), vlr_location]);
+    finish(session, true).await
+}
+
+/// Insert-Call-Forwarding's input.
+struct Forwarding<'a> {
+    sub_nbr: &'a str,
+    sf_type: i64,
+    start_time: i64,
+    end_time: i64,
+    numberx: &'a str,
+}
+
+/// Insert-Call-Forwarding: a forwarding of the subscriber's facility of the
+/// type, where it has one (an expected failure where it has none, or where
+/// the start time is taken).
+async fn insert_call_forwarding<S: Session>(
+    session: &mut S,
+    f: &Forwarding<'_>,
+    written: &mut Written,
+    access: &Access,
+) -> Result<Outcome, DbError> {
+    let looked_up = look_up_first(session, f.sub_nbr, access).await?;
+    session.begin(TxMode::ReadWrite).await?;
+    let inserted = if access.strategy == KeyAccess::TryEveryPartition {
+        // Each partition inserts where it holds the subscriber's facility.
+        let params = [
+            Param::Int(f.start_time),
+            Param::Int(f.end_time),
+            Param::Text(f.numberx),
+            Param::Text(f.sub_nbr),
+            Param::Int(f.sf_type),
+        ];
+        let calls: Vec<Call> = access
+            .partitions
+            .iter()
+            .map(|p| Call::execute(&p.insert_forwarding, &params))
+            .collect();
+        session
+            .pipeline(&calls)
+            .await
+            .map(|replies| replies.iter().map(Reply::affected).sum::<u64>() == 1)
+    } else {
+        let s_id = subscriber_in(session, f.sub_nbr, looked_up).await?;
+        let types = session.query(&FACILITY_TYPES, &[Param::Int(s_id)]).await?;
+        if !types
+            .iter()
+            .any(|r| r.get(0).and_then(Param::as_i64) == Some(f.sf_type))
+        {
+            // The facility does not exist (a foreign-key failure in the spec).
+            return expected_failure(session).await;
+        }
+        let params = [
+            Param::Int(s_id),
+            Param::Int(f.sf_type),
+            Param::Int(f.start_time),
+            Param::Int(f.end_time),
+            Param::Text(f.numberx),
+        ];
+        session
+            .execute(&INSERT_FORWARDING, &params)
+            .await
+            .map(|n| n == 1)
+    };
+    match inserted {
+        Ok(true) => {
+            let (numberx, sub_nbr) = (number(f.numberx), number(f.sub_nbr));
+            written.committing([sub_nbr, f.sf_type, f.start_time, f.end_time, numberx]);
+            finish(session, true).await
+        }
+        // No partition holds the subscriber's facility of the type.
+        Ok(false) => expected_failure(session).await,
+        // The start time is taken: the duplicate the specification expects.
+        Err(e) if e.kind == ErrorKind::Constraint => expected_failure(session).await,
+        Err(e) => Err(e),
+    }
+}
+
+/// Delete-Call-Forwarding: the subscriber's forwarding of the facility type
+/// and start time, where there is one (an expected failure where not).
+async fn delete_call_forwarding<S: Session>(
+    session: &mut S,
+    sub_nbr: &str,
+    sf_type: i64,
+    start_time: i64,
+    written: &mut Written,
+    access: &Access,
+) -> Result<Outcome, DbError> {
+    let looked_up = look_up_first(session, sub_nbr, access).await?;
+    session.begin(TxMode::ReadWrite).await?;
+    let deleted = if access.strategy == KeyAccess::TryEveryPartition {
+        let params = [
+            Param::Int(sf_type),
+            Param::Int(start_time),
+            Param::Text(sub_nbr),
+        ];
+        let calls: Vec<Call> = access
+            .partitions
+            .iter()
+            .map(|p| Call::execute(&p.delete_forwarding, &params))
+            .collect();
+        let replies = session.pipeline(&calls).await?;
+        replies.iter().map(Reply::affected).sum::<u64>()
+    } else {
+        let s_id = subscriber_in(session, sub_nbr, looked_up).await?;
+        let params = [
+            Param::Int(s_id),
+            Param::Int(sf_type),
+            Param::Int(start_time),
+        ];
+        session.execute(&DELETE_FORWARDING, &params).await?
+    };
+    if deleted == 1 {
+        written.committing([number(sub_nbr), sf_type, start_time]);
+    }
+    finish(session, deleted == 1).await
 }

@@ -1,7 +1,8 @@
 //! The TATP schema: four tables with the specification's names, the unique index
-//! on the alternative key `sub_nbr`, and txbench's metadata table for TATP.
+//! on the alternative key `sub_nbr`, the same key's index as a table of its own
+//! (for `--key-access index`), and txbench's metadata table for TATP.
 
-use txbench_core::schema::{Column, ColumnType::*, ForeignKey, Index, Schema, Table};
+use txbench_core::schema::{Column, ColumnType::*, ForeignKey, Index, Partitioning, Schema, Table};
 
 /// SUBSCRIBER: one row per subscriber, `sub_nbr` its id as 15 digits.
 pub static SUBSCRIBER: Table = Table {
@@ -86,6 +87,18 @@ pub static CALL_FORWARDING: Table = Table {
     primary_key: &["s_id", "sf_type", "start_time"],
 };
 
+/// SUBSCRIBER_NBR: the alternative key's own index, kept apart from the
+/// subscriber (`--key-access index`): one row per subscriber, its `sub_nbr`
+/// and `s_id`, keyed (and, on a partitioned load, placed) by `sub_nbr`. The
+/// load writes it with the subscribers; no TATP transaction changes a
+/// subscriber's number or adds or removes a subscriber, so the transactions
+/// have nothing to keep in it.
+pub static SUBSCRIBER_NBR: Table = Table {
+    name: "subscriber_nbr",
+    columns: &[Column::new("sub_nbr", Char(15)), Column::new("s_id", Int)],
+    primary_key: &["sub_nbr"],
+};
+
 /// What txbench records about the load.
 pub static META: Table = Table {
     name: "txbench_tatp_meta",
@@ -96,46 +109,85 @@ pub static META: Table = Table {
     primary_key: &["m_key"],
 };
 
+/// The tables, in creation order.
+static TABLES: [Table; 6] = [
+    SUBSCRIBER,
+    ACCESS_INFO,
+    SPECIAL_FACILITY,
+    CALL_FORWARDING,
+    SUBSCRIBER_NBR,
+    META,
+];
+
 /// The whole schema, in creation order.
 pub static SCHEMA: Schema = Schema {
-    tables: &[
-        SUBSCRIBER,
-        ACCESS_INFO,
-        SPECIAL_FACILITY,
-        CALL_FORWARDING,
-        META,
-    ],
+    tables: &TABLES,
     indexes: &[Index {
         name: "subscriber_sub_nbr",
         table: "subscriber",
         columns: &["sub_nbr"],
         unique: true,
     }],
-    foreign_keys: &[
-        ForeignKey {
-            name: "access_info_subscriber",
-            table: "access_info",
-            columns: &["s_id"],
-            references: "subscriber",
-            referenced_columns: &["s_id"],
-        },
-        ForeignKey {
-            name: "special_facility_subscriber",
-            table: "special_facility",
-            columns: &["s_id"],
-            references: "subscriber",
-            referenced_columns: &["s_id"],
-        },
-        ForeignKey {
-            name: "call_forwarding_special_facility",
-            table: "call_forwarding",
-            columns: &["s_id", "sf_type"],
-            references: "special_facility",
-            referenced_columns: &["s_id", "sf_type"],
-        },
-    ],
+    foreign_keys: &FOREIGN_KEYS,
     key_value: false,
 };
+
+/// The schema of a load split into hash partitions by `s_id`
+/// ([`partitioning`]): a unique index must hold the partition key, so the
+/// index on `sub_nbr` is each partition's own, and unique only within it, as
+/// on a sharded store.
+pub static PARTITIONED_SCHEMA: Schema = Schema {
+    tables: &TABLES,
+    indexes: &[Index {
+        name: "subscriber_sub_nbr",
+        table: "subscriber",
+        columns: &["sub_nbr"],
+        unique: false,
+    }],
+    foreign_keys: &FOREIGN_KEYS,
+    key_value: false,
+};
+
+/// How `--partitions N` splits the tables: a subscriber's rows by its `s_id`
+/// (the same partition number in every table), the alternative key's index by
+/// `sub_nbr`.
+pub fn partitioning(count: u32) -> Partitioning {
+    Partitioning {
+        count,
+        by: &[
+            ("subscriber", "s_id"),
+            ("access_info", "s_id"),
+            ("special_facility", "s_id"),
+            ("call_forwarding", "s_id"),
+            ("subscriber_nbr", "sub_nbr"),
+        ],
+    }
+}
+
+/// The foreign keys (optional at load time).
+static FOREIGN_KEYS: [ForeignKey; 3] = [
+    ForeignKey {
+        name: "access_info_subscriber",
+        table: "access_info",
+        columns: &["s_id"],
+        references: "subscriber",
+        referenced_columns: &["s_id"],
+    },
+    ForeignKey {
+        name: "special_facility_subscriber",
+        table: "special_facility",
+        columns: &["s_id"],
+        references: "subscriber",
+        referenced_columns: &["s_id"],
+    },
+    ForeignKey {
+        name: "call_forwarding_special_facility",
+        table: "call_forwarding",
+        columns: &["s_id", "sf_type"],
+        references: "special_facility",
+        referenced_columns: &["s_id", "sf_type"],
+    },
+];
 
 /// A subscriber's `sub_nbr`: its id as 15 digits, zero-padded.
 pub fn sub_nbr(s_id: i64) -> String {

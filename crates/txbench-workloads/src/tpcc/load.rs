@@ -52,6 +52,7 @@ pub async fn load<E: Engine>(
         units: units(plan.scale),
         generate: move |i, unit| population.generate(i, unit),
         entries: meta::entries(&constants),
+        partitioning: None,
     };
     let mut summary = bulk::load(engine, &META, &SCHEMA, plan, population, rows_done).await?;
     summary.note = format!(

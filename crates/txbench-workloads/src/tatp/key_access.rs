@@ -1,0 +1,317 @@
+//! How the transactions keyed by the alternative key `sub_nbr`
+//! (Update-Location, Insert- and Delete-Call-Forwarding: a fifth of the mix)
+//! find their subscriber, while the data is placed by `s_id`. On a store
+//! split by `s_id` there is no one right answer, so `--key-access` chooses
+//! among the strategies the VoltDB study of TATP compared:
+//!
+//! * `single`: one transaction, by `sub_nbr` where TATP's text does (an
+//!   update by `sub_nbr`; a select of `s_id` by `sub_nbr` first), which on a
+//!   partitioned load touches every partition's index.
+//! * `lookup`: `s_id` by `sub_nbr` from the subscriber table in a read-only
+//!   transaction of its own (a query across partitions), then the transaction
+//!   by `s_id` alone (one partition).
+//! * `index`: the same, the lookup in the alternative key's own index
+//!   (`subscriber_nbr`, placed by `sub_nbr`: one partition).
+//! * `every-partition`: the lookup asked of every partition, one query each,
+//!   sent together (one round trip), then the transaction by `s_id`.
+//! * `try-every-partition`: the whole transaction tried on every partition in
+//!   one transaction, one statement each, sent together; where the subscriber
+//!   is not, it changes nothing.
+//! * `server-side`: the transaction sent whole to a txbench server
+//!   (`txbench://`), which does the lookup and the change next to the data in
+//!   one network trip.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use txbench_core::schema::{Statement, partition_name};
+use txbench_core::{Call, DbError, Execution, Param, Session, TxMode};
+
+use crate::error::WorkloadError;
+use crate::fields::int;
+
+/// The strategies; see the module's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeyAccess {
+    /// One transaction, by sub_nbr as TATP writes it
+    Single,
+    /// s_id by sub_nbr in a read-only transaction first, then the transaction by s_id
+    Lookup,
+    /// s_id from the alternative key's own index (subscriber_nbr) first, then by s_id
+    Index,
+    /// s_id asked of every partition (one query each, sent together), then by s_id
+    EveryPartition,
+    /// The transaction tried on every partition (one statement each, sent together)
+    TryEveryPartition,
+    /// The transaction sent whole to a txbench server, lookup and change in one trip
+    ServerSide,
+}
+
+impl KeyAccess {
+    /// Every strategy, in the order of the help.
+    pub const ALL: [KeyAccess; 6] = [
+        KeyAccess::Single,
+        KeyAccess::Lookup,
+        KeyAccess::Index,
+        KeyAccess::EveryPartition,
+        KeyAccess::TryEveryPartition,
+        KeyAccess::ServerSide,
+    ];
+
+    /// Its name on the command line and in the results.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyAccess::Single => "single",
+            KeyAccess::Lookup => "lookup",
+            KeyAccess::Index => "index",
+            KeyAccess::EveryPartition => "every-partition",
+            KeyAccess::TryEveryPartition => "try-every-partition",
+            KeyAccess::ServerSide => "server-side",
+        }
+    }
+
+    /// The strategy a session runs: the one asked, if the session can run
+    /// it; none asked, its own (`single` on a database, `server-side` on a
+    /// txbench server); `None` on an engine without data, where no strategy
+    /// applies. A strategy the session cannot run is refused by name.
+    pub fn resolve(
+        asked: Option<KeyAccess>,
+        execution: Execution,
+    ) -> Result<Option<KeyAccess>, WorkloadError> {
+        let refuse = |why: &str| {
+            let name = asked.map_or("", KeyAccess::name);
+            Err(WorkloadError::BadOption(format!(
+                "--key-access {name}: {why}"
+            )))
+        };
+        match (execution, asked) {
+            (Execution::Statements, None) => Ok(Some(KeyAccess::Single)),
+            (Execution::Statements, Some(KeyAccess::ServerSide)) => refuse(
+                "only a txbench server (--db txbench://...) runs the lookup and the change in \
+                 one network trip; this database takes the transaction's statements",
+            ),
+            (Execution::Statements, Some(asked)) => Ok(Some(asked)),
+            (Execution::ServedTransactions, None | Some(KeyAccess::ServerSide)) => {
+                Ok(Some(KeyAccess::ServerSide))
+            }
+            (Execution::ServedTransactions, Some(_)) => refuse(
+                "a txbench server runs each transaction whole, next to its data: its strategy \
+                 is server-side",
+            ),
+            (Execution::Dataless, None) => Ok(None),
+            (Execution::Dataless, Some(_)) => refuse(
+                "this engine holds no data and answers whole transactions, so no strategy of \
+                 finding a subscriber applies",
+            ),
+        }
+    }
+
+    /// Whether the strategy finds `s_id` before the transaction, in a
+    /// read-only transaction of its own.
+    pub fn looks_up_first(self) -> bool {
+        matches!(
+            self,
+            KeyAccess::Lookup | KeyAccess::Index | KeyAccess::EveryPartition
+        )
+    }
+}
+
+/// The statements that address one partition: the tables' partition of that
+/// number on a partitioned load, the whole tables otherwise.
+#[derive(Debug)]
+pub struct PartitionStatements {
+    /// `s_id` by `sub_nbr`.
+    pub find: Statement,
+    /// Update-Location's change.
+    pub update_location: Statement,
+    /// Insert-Call-Forwarding in one statement: a row for the subscriber's
+    /// facility of the type, where both are in the partition.
+    pub insert_forwarding: Statement,
+    /// Delete-Call-Forwarding in one statement.
+    pub delete_forwarding: Statement,
+}
+
+impl PartitionStatements {
+    /// The statements of the tables whose names end in `suffix`.
+    fn on(suffix: &str) -> PartitionStatements {
+        // A statement is a static definition (engines prepare it once per
+        // session, keyed by its address), so each partition count's
+        // statements are made once per process and kept: a few per partition.
+        let text = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        let subscriber = format!("subscriber{suffix}");
+        let forwarding = format!("call_forwarding{suffix}");
+        let facility = format!("special_facility{suffix}");
+        PartitionStatements {
+            find: Statement::new(
+                text(format!("find s_id in {subscriber}")),
+                text(format!("SELECT s_id FROM {subscriber} WHERE sub_nbr = ?")),
+            ),
+            update_location: Statement::new(
+                text(format!("update location in {subscriber}")),
+                text(format!(
+                    "UPDATE {subscriber} SET vlr_location = ? WHERE sub_nbr = ?"
+                )),
+            ),
+            insert_forwarding: Statement::new(
+                text(format!("insert call forwarding in {forwarding}")),
+                text(format!(
+                    "INSERT INTO {forwarding} (s_id, sf_type, start_time, end_time, numberx) \
+                     SELECT f.s_id, f.sf_type, ?, ?, ? FROM {subscriber} s, {facility} f \
+                     WHERE s.sub_nbr = ? AND f.s_id = s.s_id AND f.sf_type = ?"
+                )),
+            ),
+            delete_forwarding: Statement::new(
+                text(format!("delete call forwarding in {forwarding}")),
+                text(format!(
+                    "DELETE FROM {forwarding} WHERE sf_type = ? AND start_time = ? \
+                     AND s_id IN (SELECT s_id FROM {subscriber} WHERE sub_nbr = ?)"
+                )),
+            ),
+        }
+    }
+}
+
+/// The statements of each partition of a load in `count` hash partitions
+/// (0: not partitioned, one set on the whole tables), made once per process.
+pub fn partitions(count: u32) -> &'static [PartitionStatements] {
+    static MADE: Mutex<BTreeMap<u32, &'static [PartitionStatements]>> = Mutex::new(BTreeMap::new());
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    made.entry(count).or_insert_with(|| {
+        let all: Vec<PartitionStatements> = if count == 0 {
+            vec![PartitionStatements::on("")]
+        } else {
+            (0..count)
+                .map(|i| PartitionStatements::on(&partition_name("", i)))
+                .collect()
+        };
+        Vec::leak(all)
+    })
+}
+
+/// `s_id` by `sub_nbr` in the alternative key's own index.
+static FIND_IN_INDEX: Statement = Statement::new(
+    "s_id by sub_nbr in subscriber_nbr",
+    "SELECT s_id FROM subscriber_nbr WHERE sub_nbr = ?",
+);
+
+/// How this run's transactions keyed by `sub_nbr` find their subscriber.
+#[derive(Debug, Clone, Copy)]
+pub struct Access {
+    /// The strategy.
+    pub strategy: KeyAccess,
+    /// The statements of each partition (one set when not partitioned).
+    pub partitions: &'static [PartitionStatements],
+}
+
+impl Access {
+    /// Today's TATP: `single` on whole tables.
+    pub fn single() -> Access {
+        Access {
+            strategy: KeyAccess::Single,
+            partitions: partitions(0),
+        }
+    }
+
+    /// `s_id` of `sub_nbr` before the transaction, in a read-only
+    /// transaction of its own, as the strategy ([`KeyAccess::looks_up_first`])
+    /// says: one query or one per partition, sent with the commit.
+    pub async fn look_up<S: Session>(
+        &self,
+        session: &mut S,
+        sub_nbr: &str,
+    ) -> Result<i64, DbError> {
+        let key = [Param::Text(sub_nbr)];
+        let calls: Vec<Call> = match self.strategy {
+            KeyAccess::Index => vec![Call::query(&FIND_IN_INDEX, &key)],
+            KeyAccess::EveryPartition => self
+                .partitions
+                .iter()
+                .map(|p| Call::query(&p.find, &key))
+                .collect(),
+            _ => vec![Call::query(&super::procedures::ID_BY_NUMBER, &key)],
+        };
+        session.begin(TxMode::ReadOnly).await?;
+        let replies = session.pipeline_and_commit(&calls).await?;
+        let found = replies
+            .iter()
+            .filter_map(|r| r.rows())
+            .find_map(|rows| rows.iter().next());
+        match found {
+            Some(row) => int(row, 0, "s_id"),
+            None => Err(DbError::missing(format!("subscriber {sub_nbr}"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_partition_count_is_made_once_with_its_tables() {
+        let whole = partitions(0);
+        assert_eq!(whole.len(), 1);
+        assert_eq!(
+            whole[0].find.sql,
+            "SELECT s_id FROM subscriber WHERE sub_nbr = ?"
+        );
+        let four = partitions(4);
+        assert_eq!(four.len(), 4);
+        assert!(
+            four[3]
+                .update_location
+                .sql
+                .starts_with("UPDATE subscriber_p3 ")
+        );
+        assert!(
+            four[2]
+                .insert_forwarding
+                .sql
+                .contains("special_facility_p2 f")
+        );
+        // The same statements (their addresses are the engines' keys).
+        assert!(std::ptr::eq(partitions(4), four));
+    }
+
+    #[test]
+    fn a_strategy_a_session_cannot_run_is_refused_by_name() {
+        use Execution::*;
+        let ok = |asked, execution| KeyAccess::resolve(asked, execution).unwrap();
+        assert_eq!(ok(None, Statements), Some(KeyAccess::Single));
+        assert_eq!(ok(None, ServedTransactions), Some(KeyAccess::ServerSide));
+        assert_eq!(ok(None, Dataless), None);
+        for strategy in KeyAccess::ALL {
+            let on_database = KeyAccess::resolve(Some(strategy), Statements);
+            let on_server = KeyAccess::resolve(Some(strategy), ServedTransactions);
+            if strategy == KeyAccess::ServerSide {
+                let e = on_database.unwrap_err().to_string();
+                assert!(
+                    e.starts_with("--key-access server-side: only a txbench server"),
+                    "{e}"
+                );
+                assert_eq!(on_server.unwrap(), Some(strategy));
+            } else {
+                assert_eq!(on_database.unwrap(), Some(strategy));
+                let e = on_server.unwrap_err().to_string();
+                assert!(
+                    e.starts_with(&format!("--key-access {}: ", strategy.name())),
+                    "{e}"
+                );
+            }
+            assert!(KeyAccess::resolve(Some(strategy), Dataless).is_err());
+        }
+    }
+
+    #[test]
+    fn names_are_the_command_line_values() {
+        use clap::ValueEnum;
+        for strategy in KeyAccess::ALL {
+            let value = strategy.to_possible_value().unwrap();
+            assert_eq!(value.get_name(), strategy.name());
+            let recorded = toml::Value::try_from(strategy).unwrap();
+            assert_eq!(recorded.as_str(), Some(strategy.name()));
+        }
+    }
+}

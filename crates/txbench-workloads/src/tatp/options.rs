@@ -1,0 +1,57 @@
+//! TATP's own flags: the hash partitions of a load and how a run's
+//! transactions keyed by `sub_nbr` find their subscriber, parsed and refused
+//! here, recorded with the results.
+
+use serde::{Deserialize, Serialize};
+
+use super::key_access::KeyAccess;
+
+/// Most partitions a load may ask for: each is five tables of its own.
+pub const MAX_PARTITIONS: u32 = 256;
+
+/// How a TATP load places its rows.
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TatpLoadOptions {
+    /// Split the tables into N hash partitions (a subscriber's rows by s_id,
+    /// the alternative key's index by sub_nbr), as a sharded store places
+    /// them; PostgreSQL only. 0: whole tables
+    #[arg(long, default_value_t = 0, value_parser = parse_partitions, value_name = "N")]
+    pub partitions: u32,
+}
+
+/// How a TATP run finds the subscriber of the transactions keyed by sub_nbr.
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TatpRunOptions {
+    /// How Update-Location and Insert-/Delete-Call-Forwarding find their
+    /// subscriber by sub_nbr [default: single on a database, server-side on a
+    /// txbench server]
+    #[arg(long, value_enum, value_name = "STRATEGY")]
+    pub key_access: Option<KeyAccess>,
+}
+
+/// `--partitions`: 0 (whole tables) to [`MAX_PARTITIONS`].
+pub fn parse_partitions(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(n) if n <= MAX_PARTITIONS => Ok(n),
+        _ => Err(format!(
+            "invalid partition count '{s}': expected 0 (whole tables) to {MAX_PARTITIONS}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partition_count_out_of_range_is_named() {
+        assert_eq!(parse_partitions("8"), Ok(8));
+        assert_eq!(parse_partitions("0"), Ok(0));
+        for bad in ["-1", "257", "four"] {
+            let e = parse_partitions(bad).unwrap_err();
+            assert!(e.contains(&format!("'{bad}'")), "{e}");
+        }
+    }
+}

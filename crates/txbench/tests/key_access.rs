@@ -1,0 +1,293 @@
+//! TATP's alternative-key strategies (`--key-access`) from the command line:
+//! each on SQLite, on PostgreSQL whole and in hash partitions
+//! (`--partitions`), and on MariaDB, after a contended run the population's
+//! invariants (the index included) hold and the success rates per type are
+//! those TATP expects (the run's own check "outcomes"); a strategy or a
+//! load an engine cannot do is refused by name.
+
+mod support;
+
+use std::path::Path;
+
+use support::{
+    MyDatabase, PgDatabase, check_status, only_result, serve_tatp, server_url, text, txbench,
+    txbench_output,
+};
+
+/// The strategies a database (not a txbench server) runs.
+const ON_A_DATABASE: [&str; 5] = [
+    "single",
+    "lookup",
+    "index",
+    "every-partition",
+    "try-every-partition",
+];
+
+/// A contended TATP run of `strategy` on `url` (loaded): eight terminals on
+/// 1,000 subscribers; its summary.
+fn run(dir: &Path, url: &str, strategy: &str) -> serde_json::Value {
+    let results = format!("results-{strategy}");
+    txbench(dir)
+        .args(["tatp", "run", "--db", url, "--key-access", strategy])
+        .args(["--terminals", "8", "-d", "4s", "--warmup", "1s"])
+        .args(["--results", &results, "-q"])
+        .assert()
+        .success();
+    only_result(&dir.join(results), "summary.json")
+}
+
+/// A fresh load of 1,000 subscribers on `url`, in `partitions`.
+fn load(dir: &Path, url: &str, partitions: Option<u32>) {
+    let mut load = txbench(dir);
+    load.args([
+        "tatp",
+        "load",
+        "--db",
+        url,
+        "--subscribers",
+        "1000",
+        "--drop",
+    ]);
+    if let Some(n) = partitions {
+        load.args(["--partitions", &n.to_string()]);
+    }
+    load.assert().success();
+}
+
+/// Every strategy on `url`, each on a fresh load (in `partitions`): recorded,
+/// the success rates as expected, and `tatp check` passing after it. (A load
+/// churned by runs before drifts from the success rates a fresh one implies:
+/// Get-New-Destination's rises as forwardings are replaced.)
+fn every_strategy_keeps_tatp(dir: &Path, url: &str, partitions: Option<u32>) {
+    for strategy in ON_A_DATABASE {
+        load(dir, url, partitions);
+        let s = run(dir, url, strategy);
+        let parameters = &s["parameters"];
+        assert_eq!(parameters["key_access"], strategy, "{parameters}");
+        match partitions {
+            Some(n) => assert_eq!(parameters["partitions"], n.to_string(), "{parameters}"),
+            None => assert!(parameters.get("partitions").is_none(), "{parameters}"),
+        }
+        assert_eq!(
+            s["settings"]["options"]["key_access"], strategy,
+            "{}",
+            s["settings"]
+        );
+        // A strategy that found the wrong subscriber, or none, would move a
+        // type's success rate off TATP's expectation (or fail it outright).
+        assert_ne!(
+            check_status(&s, "outcomes"),
+            "FAIL",
+            "{strategy}: {}",
+            s["checks"]
+        );
+        assert_ne!(
+            check_status(&s, "errors"),
+            "FAIL",
+            "{strategy}: {}",
+            s["checks"]
+        );
+        let sub_nbr_types = [
+            "update_location",
+            "insert_call_forwarding",
+            "delete_call_forwarding",
+        ];
+        for t in s["transactions"].as_array().unwrap() {
+            if sub_nbr_types.contains(&t["key"].as_str().unwrap()) {
+                assert!(t["committed"].as_u64().unwrap() > 0, "{strategy}: {t}");
+            }
+        }
+        let out = txbench_output(dir, &["tatp", "check", "--db", url]);
+        assert!(out.status.success(), "{strategy}: {}", text(&out));
+        assert!(text(&out).contains("SUBSCRIBER_NBR"), "{}", text(&out));
+    }
+}
+
+#[test]
+fn every_strategy_keeps_tatp_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("tatp.db").display());
+    every_strategy_keeps_tatp(dir.path(), &url, None);
+}
+
+#[test]
+fn what_an_engine_cannot_do_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("tatp.db").display());
+    let refused = |args: &[&str], says: &str| {
+        let out = txbench_output(dir.path(), args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    };
+    refused(
+        &[
+            "tatp",
+            "load",
+            "--db",
+            &url,
+            "--subscribers",
+            "100",
+            "--partitions",
+            "4",
+        ],
+        "--partitions 4: the sqlite engine has no hash partitions",
+    );
+    txbench(dir.path())
+        .args(["tatp", "load", "--db", &url, "--subscribers", "100"])
+        .assert()
+        .success();
+    refused(
+        &[
+            "tatp",
+            "run",
+            "--db",
+            &url,
+            "--key-access",
+            "server-side",
+            "-d",
+            "1s",
+        ],
+        "--key-access server-side: only a txbench server",
+    );
+    // An unknown strategy is clap's to refuse: its first line names it, then
+    // the possible values.
+    let sideways = ["tatp", "run", "--db", &url, "--key-access", "sideways"];
+    let out = txbench_output(dir.path(), &sideways);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let first = err.lines().next().unwrap();
+    assert!(
+        first.contains("invalid value 'sideways' for '--key-access"),
+        "{err}"
+    );
+    assert!(
+        err.contains("every-partition, try-every-partition"),
+        "{err}"
+    );
+    refused(
+        &[
+            "tatp",
+            "run",
+            "--db",
+            "sim:?service=fixed:1ms",
+            "--key-access",
+            "index",
+            "-d",
+            "1s",
+        ],
+        "--key-access index: this engine holds no data",
+    );
+}
+
+/// Through a txbench server the strategy is the server's own: server-side,
+/// recorded; any other is refused by name.
+#[test]
+fn a_txbench_server_runs_the_strategy_server_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, url) = serve_tatp(dir.path(), &[]);
+    let s = run(dir.path(), &url, "server-side");
+    assert_eq!(s["parameters"]["key_access"], "server-side");
+    assert_ne!(check_status(&s, "outcomes"), "FAIL", "{}", s["checks"]);
+    let out = txbench_output(
+        dir.path(),
+        &[
+            "tatp",
+            "run",
+            "--db",
+            &url,
+            "--key-access",
+            "index",
+            "-d",
+            "1s",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--key-access index: a txbench server runs each transaction whole"),
+        "{}",
+        text(&out)
+    );
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_strategy_keeps_tatp_on_postgres_whole_and_partitioned() {
+    let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    for partitions in [None, Some(4)] {
+        let tag = partitions.map_or("keys".to_string(), |n| format!("keys{n}"));
+        let db = PgDatabase::create(&base, &tag).await;
+        let dir = tempfile::tempdir().unwrap();
+        every_strategy_keeps_tatp(dir.path(), &db.url, partitions);
+        if let Some(n) = partitions {
+            assert_partitioned(&db.url, n).await;
+        }
+        db.drop_now().await;
+    }
+}
+
+/// Every TATP table of the database at `url` is split into `n` hash
+/// partitions, a subscriber's rows in partitions of the same number, and
+/// the alternative key's index placed by the number.
+async fn assert_partitioned(url: &str, n: u32) {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    for table in [
+        "subscriber",
+        "access_info",
+        "special_facility",
+        "call_forwarding",
+        "subscriber_nbr",
+    ] {
+        let row = client
+            .query_one(
+                "SELECT count(*) FROM pg_inherits WHERE inhparent = $1::text::regclass",
+                &[&table],
+            )
+            .await
+            .unwrap();
+        assert_eq!(row.get::<_, i64>(0), i64::from(n), "{table}");
+    }
+    for i in 0..n {
+        let row = client
+            .query_one(
+                &format!(
+                    "SELECT count(*) FROM access_info_p{i} a \
+                     WHERE NOT EXISTS (SELECT 1 FROM subscriber_p{i} s WHERE s.s_id = a.s_id)"
+                ),
+                &[],
+            )
+            .await
+            .unwrap();
+        assert_eq!(row.get::<_, i64>(0), 0, "partition {i}");
+    }
+    let spread = client
+        .query_one(
+            "SELECT min(c), max(c) FROM (SELECT count(*) AS c FROM subscriber \
+             GROUP BY tableoid) p",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert!(
+        spread.get::<_, i64>(0) > 0,
+        "a partition holds no subscriber"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_strategy_keeps_tatp_on_mariadb() {
+    let Some(base) = server_url("TXBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let db = MyDatabase::create(&base, "keys").await;
+    let dir = tempfile::tempdir().unwrap();
+    every_strategy_keeps_tatp(dir.path(), &db.url, None);
+    db.drop_now().await;
+}
