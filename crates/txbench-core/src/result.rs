@@ -63,6 +63,20 @@ pub struct Percentiles {
 }
 
 impl Percentiles {
+    /// The kept figure for percentile `at` (99 for p99): the smallest kept
+    /// one at or above it (p99.9 above p99).
+    pub fn at(&self, at: f64) -> f64 {
+        match at {
+            x if x <= 25.0 => self.p25,
+            x if x <= 50.0 => self.p50,
+            x if x <= 75.0 => self.p75,
+            x if x <= 90.0 => self.p90,
+            x if x <= 95.0 => self.p95,
+            x if x <= 99.0 => self.p99,
+            _ => self.p999,
+        }
+    }
+
     /// Every figure but the count multiplied by `k` (another unit).
     pub fn scaled(mut self, k: f64) -> Self {
         for v in [
@@ -499,6 +513,54 @@ pub struct SweepStep {
     /// The step's `summary.json`, relative to the sweep's directory when written by
     /// this version (absolute or relative to the working directory before).
     pub results: String,
+}
+
+/// Sweeps of a workload's variants side by side (`variants.json`, schema
+/// version 1): TATP's `--key-access all`, one sweep per strategy, each in a
+/// directory of its own under the comparison's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariantSweeps {
+    /// Version of this schema.
+    pub schema_version: u32,
+    /// The run option that varies (`key_access`).
+    pub option: String,
+    /// The latency objective every sweep had, e.g. "p99<=10ms".
+    pub objective: String,
+    /// The transaction types (keys) the variants differ in, whose latency
+    /// at the objective's percentile each variant reports (the slowest of
+    /// them); empty: every type.
+    pub types: Vec<String>,
+    /// Each variant, in the order swept.
+    pub variants: Vec<VariantSweep>,
+}
+
+impl RunResult {
+    /// The slowest latency at percentile `at` among the types `keys` (every
+    /// type where empty) that completed something (ms); 0 when none did.
+    pub fn slowest_at(&self, at: f64, keys: &[impl AsRef<str>]) -> f64 {
+        self.transactions
+            .iter()
+            .filter(|t| t.latency_ms.samples > 0)
+            .filter(|t| keys.is_empty() || keys.iter().any(|k| k.as_ref() == t.key))
+            .map(|t| t.latency_ms.at(at))
+            .fold(0.0, f64::max)
+    }
+}
+
+/// One variant's sweep in a [`VariantSweeps`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariantSweep {
+    /// The option's value (`index`).
+    pub value: String,
+    /// Its sweep's directory, relative to the comparison's.
+    pub dir: String,
+    /// The highest passing rate, if any step passed.
+    pub capacity_rate: Option<f64>,
+    /// The rate achieved at that step.
+    pub achieved_at_capacity: Option<f64>,
+    /// The latency of the slowest of the types at the objective's
+    /// percentile, at that step (ms).
+    pub types_latency_ms_at_capacity: Option<f64>,
 }
 
 /// A capacity sweep's own summary (`sweep.json`, schema version 1).

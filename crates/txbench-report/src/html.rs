@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use txbench_core::checks::Status;
-use txbench_core::result::{Percentiles, RunResult, SweepResult, is_lower_bound};
+use txbench_core::result::{Percentiles, RunResult, SweepResult, VariantSweeps, is_lower_bound};
 use txbench_core::summary::client_share;
 
 use crate::figures::TimelineFigures;
@@ -761,9 +761,92 @@ fn sweep_chart(b: &mut String, s: &SweepResult, steps: &[RunResult]) {
     let _ = writeln!(
         b,
         "<div class=\"chart\">{}</div>{}",
-        plots::sweep(&series, (&s.objective, limit), capacity_achieved),
+        plots::sweep(
+            &series,
+            (&s.objective, limit),
+            capacity_achieved,
+            "latency of the slowest type"
+        ),
         plots::legend(&names, &keys)
     );
+}
+
+/// Sweeps of a workload's variants side by side: each one's capacity, and
+/// one chart of the latency of the types they differ in against achieved
+/// rate, a line per variant. `sweeps` holds each variant's summary and its
+/// steps' results, in the order of `v.variants`.
+pub fn variants_report(v: &VariantSweeps, sweeps: &[(SweepResult, Vec<RunResult>)]) -> String {
+    let mut b = String::new();
+    let target = (sweeps.iter())
+        .find_map(|(_, steps)| steps.first())
+        .map_or("?", |r| r.target.as_str());
+    let title = format!("Capacity per {} on {target}", v.option);
+    let _ = writeln!(b, "<h1>{}</h1>", escape(&title));
+    let types = if v.types.is_empty() {
+        "every type".to_string()
+    } else {
+        v.types.join(", ")
+    };
+    let pct = sweeps.first().map_or(99.0, |(s, _)| s.objective_percentile);
+    let _ = writeln!(
+        b,
+        "<p>Each {} swept on its own under {}: a step passes when at least 90% of the offered \
+         load completed, the objective held for every type and its measurement was not NOT \
+         SOUND. Latency: the slowest of {} at p{pct}.</p>",
+        escape(&v.option),
+        escape(&v.objective),
+        escape(&types)
+    );
+    let _ = writeln!(
+        b,
+        "<table><tr><th>{}</th><th>capacity/s</th><th>achieved/s</th><th>p{pct} ms</th><th>sweep</th></tr>",
+        escape(&v.option)
+    );
+    let cell = |x: Option<f64>| x.map_or("-".to_string(), |x| grouped(x, 0));
+    for variant in &v.variants {
+        let href = escape(&format!("{}/{}", variant.dir, crate::results::REPORT_FILE));
+        let _ = writeln!(
+            b,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><a href=\"{href}\">{}</a></td></tr>",
+            escape(&variant.value),
+            cell(variant.capacity_rate),
+            cell(variant.achieved_at_capacity),
+            variant
+                .types_latency_ms_at_capacity
+                .map_or("-".to_string(), ms),
+            escape(&variant.dir)
+        );
+    }
+    let _ = writeln!(b, "</table>");
+    let series: Vec<Series> = (v.variants.iter().zip(sweeps))
+        .map(|(variant, (summary, steps))| {
+            let mut points: Vec<(f64, f64)> = (summary.steps.iter().zip(steps))
+                .map(|(st, r)| (st.achieved_rate, r.slowest_at(pct, &v.types).max(1e-3)))
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            Series {
+                name: variant.value.clone(),
+                points,
+            }
+        })
+        .collect();
+    let limit = sweeps
+        .first()
+        .map_or(1.0, |(s, _)| s.objective_limit_ms.max(1e-3));
+    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+    let keys = [(format!("objective {}", v.objective), plots::OBJECTIVE)];
+    let _ = writeln!(
+        b,
+        "<div class=\"chart\">{}</div>{}",
+        plots::sweep(
+            &series,
+            (&v.objective, limit),
+            None,
+            &format!("p{pct}, the slowest type compared")
+        ),
+        plots::legend(&names, &keys)
+    );
+    page(&title, &b)
 }
 
 /// The steps, one a row.

@@ -459,8 +459,14 @@ where
 }
 
 /// A sweep: latency against achieved throughput, with the objective as a
-/// horizontal line and the capacity as a vertical one.
-pub fn sweep(series: &[Series], objective: (&str, f64), capacity: Option<f64>) -> String {
+/// horizontal line and the capacity as a vertical one; `latency` says whose
+/// latency the y axis holds ("latency of the slowest type").
+pub fn sweep(
+    series: &[Series],
+    objective: (&str, f64),
+    capacity: Option<f64>,
+    latency: &str,
+) -> String {
     svg(|root| {
         let x1 = series
             .iter()
@@ -483,7 +489,7 @@ pub fn sweep(series: &[Series], objective: (&str, f64), capacity: Option<f64>) -
         axes!(
             chart,
             "achieved throughput (transactions/s)",
-            "latency of the slowest type (ms, log scale)"
+            &format!("{latency} (ms, log scale)")
         )?;
         lines!(chart, series);
         for (i, s) in series.iter().enumerate() {

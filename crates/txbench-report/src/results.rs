@@ -24,6 +24,8 @@ pub const SUMMARY_FILE: &str = "summary.json";
 pub const CONFIG_FILE: &str = "config.toml";
 /// A sweep's own summary file name.
 pub const SWEEP_FILE: &str = "sweep.json";
+/// The summary of sweeps of a workload's variants side by side.
+pub const VARIANTS_FILE: &str = "variants.json";
 /// The HTML report's file name.
 pub const REPORT_FILE: &str = "report.html";
 

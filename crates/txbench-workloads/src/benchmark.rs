@@ -230,6 +230,29 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
     /// The headline figures (tpmC, MQTh, ...) of a run from its per-type
     /// results and its recorded settings: the same for a run and a merge.
     fn metrics(types: &[TypeResult], measured_secs: f64, basis: MetricBasis) -> Vec<Metric>;
+
+    /// The variants a sweep compares where the run options name several
+    /// values of one (TATP's `--key-access all`): each one's options, with
+    /// the option's name and the value's; empty where they name one.
+    fn variants(options: &Self::RunOptions) -> Vec<Variant<Self::RunOptions>> {
+        let _ = options;
+        Vec::new()
+    }
+
+    /// The transaction types (keys) the variants differ in, whose latency
+    /// a comparison of them draws; empty: every type.
+    const VARIANT_TYPES: &'static [&'static str] = &[];
+}
+
+/// One of the variants a sweep compares ([`Benchmark::variants`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variant<O> {
+    /// The option that varies, as recorded (`key_access`).
+    pub option: &'static str,
+    /// Its value in this variant (`index`).
+    pub value: &'static str,
+    /// The run options with that value.
+    pub options: O,
 }
 
 /// A value per second or per minute of the measurement, 0 for an empty one.

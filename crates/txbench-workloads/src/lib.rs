@@ -32,6 +32,6 @@ pub mod tpcc;
 pub mod verify;
 
 pub use about::{About, RunFlags, Scale};
-pub use benchmark::{Benchmark, MetricBasis, NoOptions, Options};
+pub use benchmark::{Benchmark, MetricBasis, NoOptions, Options, Variant};
 pub use bulk::LoadPlan;
 pub use error::WorkloadError;

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use txbench_core::result::{RunResult, SweepResult};
+use txbench_core::result::{RunResult, SweepResult, VariantSweeps};
 use txbench_report::figures::TimelineFigures;
 use txbench_report::hlog::IntervalLog;
 use txbench_report::merge::Timeline;
@@ -83,6 +83,15 @@ pub fn write_sweep_report(
     steps: &[RunResult],
 ) -> Result<PathBuf, Failure> {
     write_page(dir, &html::sweep_report(sweep, steps))
+}
+
+/// The page of sweeps of a workload's variants side by side in `dir`.
+pub fn write_variants_report(
+    dir: &Path,
+    compared: &VariantSweeps,
+    sweeps: &[(SweepResult, Vec<RunResult>)],
+) -> Result<PathBuf, Failure> {
+    write_page(dir, &html::variants_report(compared, sweeps))
 }
 
 fn write_page(dir: &Path, page: &str) -> Result<PathBuf, Failure> {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use txbench_core::Engine;
 use txbench_core::checks::{self, Status};
-use txbench_core::result::{Percentiles, RunResult, SweepResult, SweepStep};
+use txbench_core::result::{RunResult, SweepResult, SweepStep, VariantSweep, VariantSweeps};
 use txbench_engines::{WithEngine, with_engine};
 use txbench_report::{json, results, terminal};
 use txbench_workloads::Benchmark;
@@ -25,23 +25,9 @@ use crate::runner::{compact_stamp, measure, now_rfc3339};
 use crate::workload::{Work, for_workload};
 use txbench_report::results::SWEEP_FILE;
 
-fn percentile(p: &Percentiles, at: f64) -> f64 {
-    match at {
-        x if x <= 50.0 => p.p50,
-        x if x <= 90.0 => p.p90,
-        x if x <= 95.0 => p.p95,
-        x if x <= 99.0 => p.p99,
-        _ => p.p999,
-    }
-}
-
+/// The slowest type's latency at the objective's percentile (ms).
 fn worst(result: &RunResult, slo: &Slo) -> f64 {
-    result
-        .transactions
-        .iter()
-        .filter(|t| t.latency_ms.samples > 0)
-        .map(|t| percentile(&t.latency_ms, slo.percentile))
-        .fold(0.0, f64::max)
+    result.slowest_at(slo.percentile, &[] as &[&str])
 }
 
 /// A step's verdict in a table cell: SOUND, CARE or NOT SOUND with the checks
@@ -86,6 +72,7 @@ impl Visitor for Sweep {
                 .args::<W>()
                 .map_err(|e| Failure::Usage(e.into()))?;
             W::define(&a.definition).map_err(|e| Failure::Usage(e.into()))?;
+            let variants = W::variants(&a.options);
             let plan = RunPlan::<W>::new(&a.sweep.run, a.scale.asked, a.options.clone())?;
             // A sweep's steps each start when the last ends: no agreed start
             // time, and shards of a sweep would not share their steps' windows.
@@ -96,8 +83,18 @@ impl Visitor for Sweep {
                 ));
             }
             let (urls, options) = (plan.db.clone(), plan.engine_options());
+            let plans = if variants.is_empty() {
+                vec![(None, plan)]
+            } else {
+                let mut plans = Vec::with_capacity(variants.len());
+                for v in variants {
+                    let plan = RunPlan::<W>::new(&a.sweep.run, a.scale.asked, v.options)?;
+                    plans.push((Some((v.option, v.value)), plan));
+                }
+                plans
+            };
             let on = SweepOn {
-                plan,
+                plans,
                 sweep: a.sweep,
                 stop: self.stop,
             };
@@ -106,9 +103,12 @@ impl Visitor for Sweep {
     }
 }
 
-/// A sweep, done with the engine its URL names.
+/// A variant's option and value (`key_access`, `index`).
+type VariantName = (&'static str, &'static str);
+
+/// A sweep, or one per variant, done with the engine its URL names.
 struct SweepOn<W: Benchmark> {
-    plan: RunPlan<W>,
+    plans: Vec<(Option<VariantName>, RunPlan<W>)>,
     sweep: SweepArgs,
     stop: watch::Receiver<bool>,
 }
@@ -116,24 +116,33 @@ struct SweepOn<W: Benchmark> {
 impl<W: Benchmark> WithEngine for SweepOn<W> {
     type Output = Result<(), Failure>;
     async fn with<E: Engine>(self, e: Arc<E>) -> Result<(), Failure> {
-        sweep_on::<_, W>(e, &self.plan, &self.sweep, self.stop).await
+        sweep_on::<_, W>(e, &self.plans, &self.sweep, self.stop).await
     }
 }
 
-/// Run the sweep.
+/// Run the sweep, or one per variant side by side.
 pub async fn sweep_on<E: Engine, W: Benchmark>(
     engine: Arc<E>,
-    plan: &RunPlan<W>,
+    plans: &[(Option<VariantName>, RunPlan<W>)],
     s: &SweepArgs,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
+    let Some((_, first)) = plans.first() else {
+        return Ok(());
+    };
     // Like the all-in-one form, a sweep of an empty database (in-memory SQLite)
     // loads it first.
     let seed = s.run.seed.unwrap_or(1);
     let (extras, options) = (LoadExtras::default(), W::LoadOptions::default());
-    let progress = plan.output.progress;
+    let progress = first.output.progress;
     crate::load::ensure_loaded::<E, W>(
-        &engine, plan.scale, &extras, &options, seed, progress, &stop,
+        &engine,
+        first.scale,
+        &extras,
+        &options,
+        seed,
+        progress,
+        &stop,
     )
     .await?;
     let name = format!(
@@ -142,29 +151,164 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
         W::ABOUT.name,
         engine.name()
     );
-    let dir = match &plan.output.results {
+    let dir = match &first.output.results {
         None => None,
         Some(under) => Some(
             results::create_unique(under, &name)
                 .map_err(|e| Failure::failed_because(e, format!("creating {}", under.display())))?,
         ),
     };
-    let mut sweeper = Sweeper {
-        engine: &engine,
-        plan,
-        sweep: s,
-        stop,
-        dir: dir.as_deref(),
-        steps: Vec::new(),
-        results: Vec::new(),
+    let swept = match plans {
+        [(None, plan)] => sweep_one(&engine, plan, s, &stop, dir.as_deref()).await,
+        variants => sweep_variants::<E, W>(&engine, variants, s, &stop, dir.as_deref()).await,
     };
-    let swept = sweeper.run().await;
     if swept.is_err()
         && let Some(dir) = &dir
     {
         results::remove_if_empty(dir);
     }
     swept
+}
+
+/// One sweep into `dir`; no passing step fails it.
+async fn sweep_one<E: Engine, W: Benchmark>(
+    engine: &Arc<E>,
+    plan: &RunPlan<W>,
+    s: &SweepArgs,
+    stop: &watch::Receiver<bool>,
+    dir: Option<&std::path::Path>,
+) -> Result<(), Failure> {
+    let (summary, _) = Sweeper::new(engine, plan, s, stop, dir).run().await?;
+    no_capacity_fails(&[summary.capacity_rate], &summary.objective)
+}
+
+/// Exit 3 when no sweep met the objective.
+fn no_capacity_fails(capacities: &[Option<f64>], objective: &str) -> Result<(), Failure> {
+    if capacities.iter().all(Option::is_none) {
+        return Err(Failure::NotSound(format!(
+            "no step of the sweep met {objective}"
+        )));
+    }
+    Ok(())
+}
+
+/// A sweep per variant, each in a directory of its own under `dir`, then
+/// their capacities side by side (`variants.json` and a report drawing
+/// them together). Fails only when no variant met the objective.
+async fn sweep_variants<E: Engine, W: Benchmark>(
+    engine: &Arc<E>,
+    plans: &[(Option<VariantName>, RunPlan<W>)],
+    s: &SweepArgs,
+    stop: &watch::Receiver<bool>,
+    dir: Option<&std::path::Path>,
+) -> Result<(), Failure> {
+    let mut compared = VariantSweeps {
+        schema_version: 1,
+        option: String::new(),
+        objective: objective(&s.slo),
+        types: W::VARIANT_TYPES.iter().map(|t| t.to_string()).collect(),
+        variants: Vec::new(),
+    };
+    let mut sweeps = Vec::with_capacity(plans.len());
+    for (variant, plan) in plans {
+        let (option, value) = variant.unwrap_or(("variant", "default"));
+        compared.option = option.to_string();
+        outln!();
+        outln!("{option} {value}:");
+        let sub = format!("{option}-{value}");
+        let variant_dir = match dir {
+            Some(dir) => {
+                let d = dir.join(&sub);
+                std::fs::create_dir_all(&d)
+                    .map_err(|e| Failure::failed_because(e, format!("creating {}", d.display())))?;
+                Some(d)
+            }
+            None => None,
+        };
+        let (summary, steps) = Sweeper::new(engine, plan, s, stop, variant_dir.as_deref())
+            .run()
+            .await?;
+        compared.variants.push(variant_at_capacity(
+            value,
+            sub,
+            &summary,
+            &steps,
+            &compared.types,
+        ));
+        sweeps.push((summary, steps));
+    }
+    print_variants(&compared, s);
+    if let Some(dir) = dir {
+        json::write_value(&dir.join(results::VARIANTS_FILE), &compared).map_err(Failure::error)?;
+        outln!("results: {}", dir.display());
+        if plans[0].1.output.report {
+            let page = crate::report::write_variants_report(dir, &compared, &sweeps)?;
+            outln!("report: {}", page.display());
+        }
+    }
+    let capacities: Vec<Option<f64>> = compared.variants.iter().map(|v| v.capacity_rate).collect();
+    no_capacity_fails(&capacities, &compared.objective)
+}
+
+/// A variant's capacity, and the latency of the types the variants differ
+/// in at the step that set it.
+fn variant_at_capacity(
+    value: &str,
+    dir: String,
+    summary: &SweepResult,
+    steps: &[RunResult],
+    types: &[String],
+) -> VariantSweep {
+    let at = summary.capacity_rate.and_then(|c| {
+        let i = summary
+            .steps
+            .iter()
+            .position(|st| st.passed && st.offered_rate == c)?;
+        Some((&summary.steps[i], &steps[i]))
+    });
+    VariantSweep {
+        value: value.to_string(),
+        dir,
+        capacity_rate: summary.capacity_rate,
+        achieved_at_capacity: at.map(|(st, _)| st.achieved_rate),
+        types_latency_ms_at_capacity: at
+            .map(|(_, r)| r.slowest_at(summary.objective_percentile, types)),
+    }
+}
+
+/// The variants' capacities side by side.
+fn print_variants(v: &VariantSweeps, s: &SweepArgs) {
+    let types = if v.types.is_empty() {
+        "every type".to_string()
+    } else {
+        v.types.join(", ")
+    };
+    outln!();
+    outln!(
+        "capacity per {} under {} (at least 90% of the offered load completed):",
+        v.option,
+        v.objective
+    );
+    outln!(
+        "{:<22} {:>12} {:>12} {:>16}",
+        v.option,
+        "capacity/s",
+        "achieved/s",
+        format!("p{} ms", s.slo.percentile)
+    );
+    let cell = |x: Option<f64>, digits| x.map_or("-".to_string(), |x| terminal::grouped(x, digits));
+    for variant in &v.variants {
+        outln!(
+            "{:<22} {:>12} {:>12} {:>16}",
+            variant.value,
+            cell(variant.capacity_rate, 0),
+            cell(variant.achieved_at_capacity, 0),
+            variant
+                .types_latency_ms_at_capacity
+                .map_or("-".to_string(), |x| format!("{x:.2}"))
+        );
+    }
+    outln!("(latency: the slowest of {types} at the capacity step)");
 }
 
 /// A sweep under way: the steps run so far.
@@ -179,9 +323,28 @@ struct Sweeper<'a, E, W: Benchmark> {
     results: Vec<RunResult>,
 }
 
-impl<E: Engine, W: Benchmark> Sweeper<'_, E, W> {
-    /// The steps, the capacity line and `sweep.json` (with a results directory).
-    async fn run(&mut self) -> Result<(), Failure> {
+impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
+    fn new(
+        engine: &'a Arc<E>,
+        plan: &'a RunPlan<W>,
+        sweep: &'a SweepArgs,
+        stop: &watch::Receiver<bool>,
+        dir: Option<&'a std::path::Path>,
+    ) -> Self {
+        Sweeper {
+            engine,
+            plan,
+            sweep,
+            stop: stop.clone(),
+            dir,
+            steps: Vec::new(),
+            results: Vec::new(),
+        }
+    }
+
+    /// The steps, the capacity line and `sweep.json` (with a results
+    /// directory); the summary and each step's result.
+    async fn run(mut self) -> Result<(SweepResult, Vec<RunResult>), Failure> {
         let slo = &self.sweep.slo;
         outln!(
             "sweep of {} on {}: objective {}",
@@ -197,7 +360,8 @@ impl<E: Engine, W: Benchmark> Sweeper<'_, E, W> {
             "ratio"
         );
         self.search().await?;
-        self.finish()
+        let summary = self.finish()?;
+        Ok((summary, self.results))
     }
 
     /// Step the rate up until a step fails, then refine between the last
@@ -293,8 +457,8 @@ impl<E: Engine, W: Benchmark> Sweeper<'_, E, W> {
         Ok(passed)
     }
 
-    /// The capacity line and `sweep.json`; no passing step fails the sweep.
-    fn finish(&mut self) -> Result<(), Failure> {
+    /// The capacity line and `sweep.json`; the sweep's summary.
+    fn finish(&mut self) -> Result<SweepResult, Failure> {
         let slo = &self.sweep.slo;
         let objective = objective(slo);
         let passing = self.steps.iter().filter(|st| st.passed);
@@ -327,13 +491,7 @@ impl<E: Engine, W: Benchmark> Sweeper<'_, E, W> {
                 outln!("report: {}", page.display());
             }
         }
-        if capacity.is_none() {
-            return Err(Failure::NotSound(format!(
-                "no step of the sweep met {}",
-                summary.objective
-            )));
-        }
-        Ok(())
+        Ok(summary)
     }
 }
 

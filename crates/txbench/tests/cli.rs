@@ -1144,7 +1144,9 @@ fn tatp_all_in_one_loads_runs_reports_and_the_file_passes_check() {
             .lines()
             .filter(|l| l.starts_with("PASS"))
             .count(),
-        7
+        8,
+        "the subscribers, six conditions and the alternative key's index: {}",
+        stdout(&out)
     );
 }
 

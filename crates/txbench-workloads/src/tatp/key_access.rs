@@ -118,6 +118,89 @@ impl KeyAccess {
     }
 }
 
+/// `--key-access` as given: one strategy, several (comma-separated) or `all`.
+/// A run takes one; a sweep compares several, one sweep each. Recorded as the
+/// strategy's name, or a list of names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Recorded", into = "Recorded")]
+pub struct KeyAccessChoice(Vec<KeyAccess>);
+
+/// How a [`KeyAccessChoice`] is recorded.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum Recorded {
+    One(KeyAccess),
+    Several(Vec<KeyAccess>),
+}
+
+impl From<Recorded> for KeyAccessChoice {
+    fn from(r: Recorded) -> Self {
+        match r {
+            Recorded::One(k) => KeyAccessChoice(vec![k]),
+            Recorded::Several(all) => KeyAccessChoice(all),
+        }
+    }
+}
+
+impl From<KeyAccessChoice> for Recorded {
+    fn from(c: KeyAccessChoice) -> Self {
+        match c.0.as_slice() {
+            [one] => Recorded::One(*one),
+            _ => Recorded::Several(c.0),
+        }
+    }
+}
+
+impl KeyAccessChoice {
+    /// One strategy.
+    pub fn one(strategy: KeyAccess) -> Self {
+        KeyAccessChoice(vec![strategy])
+    }
+
+    /// The strategies, in the order given.
+    pub fn strategies(&self) -> &[KeyAccess] {
+        &self.0
+    }
+
+    /// `all`, or strategies separated by commas (each once).
+    pub fn parse(s: &str) -> Result<KeyAccessChoice, String> {
+        use clap::ValueEnum;
+        if s.trim() == "all" {
+            return Ok(KeyAccessChoice(KeyAccess::ALL.to_vec()));
+        }
+        let mut chosen = Vec::new();
+        for name in s.split(',').map(str::trim) {
+            let strategy = KeyAccess::from_str(name, false).map_err(|_| {
+                let names: Vec<&str> = KeyAccess::ALL.iter().map(|k| k.name()).collect();
+                format!(
+                    "invalid strategy '{name}': expected {}, several separated by commas, or all",
+                    names.join(", ")
+                )
+            })?;
+            if chosen.contains(&strategy) {
+                return Err(format!("strategy '{name}' is given twice"));
+            }
+            chosen.push(strategy);
+        }
+        Ok(KeyAccessChoice(chosen))
+    }
+
+    /// The one strategy of a run; several are refused by name.
+    pub fn for_a_run(&self) -> Result<KeyAccess, WorkloadError> {
+        match self.0.as_slice() {
+            [one] => Ok(*one),
+            several => {
+                let names: Vec<&str> = several.iter().map(|k| k.name()).collect();
+                Err(WorkloadError::BadOption(format!(
+                    "--key-access {}: a run takes one strategy; `txbench sweep tatp` compares \
+                     several, one sweep each",
+                    names.join(",")
+                )))
+            }
+        }
+    }
+}
+
 /// The statements that address one partition: the tables' partition of that
 /// number on a partitioned load, the whole tables otherwise.
 #[derive(Debug)]
@@ -301,6 +384,47 @@ mod tests {
                 );
             }
             assert!(KeyAccess::resolve(Some(strategy), Dataless).is_err());
+        }
+    }
+
+    #[test]
+    fn a_choice_is_one_several_or_all_and_recorded_as_given() {
+        let all = KeyAccessChoice::parse("all").unwrap();
+        assert_eq!(all.strategies(), KeyAccess::ALL);
+        let two = KeyAccessChoice::parse("index, every-partition").unwrap();
+        assert_eq!(
+            two.strategies(),
+            [KeyAccess::Index, KeyAccess::EveryPartition]
+        );
+        let e = KeyAccessChoice::parse("index,sideways").unwrap_err();
+        assert!(
+            e.starts_with("invalid strategy 'sideways': expected single, lookup"),
+            "{e}"
+        );
+        assert!(KeyAccessChoice::parse("index,index").is_err());
+        let one = KeyAccessChoice::one(KeyAccess::Lookup);
+        assert_eq!(
+            toml::Value::try_from(&one).unwrap().as_str(),
+            Some("lookup")
+        );
+        assert_eq!(one.for_a_run().unwrap(), KeyAccess::Lookup);
+        let e = two.for_a_run().unwrap_err().to_string();
+        assert!(
+            e.starts_with("--key-access index,every-partition: a run takes one"),
+            "{e}"
+        );
+        // Read back as written, one or several.
+        #[derive(serde::Serialize, serde::Deserialize)]
+        struct Holder {
+            key_access: KeyAccessChoice,
+        }
+        for choice in [one, two] {
+            let text = toml::to_string(&Holder {
+                key_access: choice.clone(),
+            })
+            .unwrap();
+            let back: Holder = toml::from_str(&text).unwrap();
+            assert_eq!(back.key_access, choice, "{text}");
         }
     }
 

@@ -34,7 +34,7 @@ use txbench_core::schema::Schema;
 use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload, Written};
 
 use crate::about::{About, RunFlags, Scale};
-use crate::benchmark::{Benchmark, MetricBasis, NoOptions, rate};
+use crate::benchmark::{Benchmark, MetricBasis, NoOptions, Variant, rate};
 use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
 use crate::conditions::ConditionResult;
@@ -43,7 +43,7 @@ use crate::meta_table::{Loaded, MetaTable};
 use crate::opening;
 use constants::{DEFAULT_SUBSCRIBERS, DEFAULT_TERMINALS, TXN_TYPES};
 use input::{InputGenerator, TatpInput, TatpTerminal};
-use key_access::{Access, KeyAccess};
+use key_access::{Access, KeyAccess, KeyAccessChoice};
 use options::{TatpLoadOptions, TatpRunOptions};
 
 /// TATP's names and scale.
@@ -106,7 +106,12 @@ impl Tatp {
         options: &TatpRunOptions,
     ) -> Result<Tatp, WorkloadError> {
         let (subscribers, found) = opening::find(session, &meta::META, asked).await?;
-        let key_access = KeyAccess::resolve(options.key_access, S::EXECUTION)?;
+        let asked = options
+            .key_access
+            .as_ref()
+            .map(|c| c.for_a_run())
+            .transpose()?;
+        let key_access = KeyAccess::resolve(asked, S::EXECUTION)?;
         let partitions = found
             .int(meta::PARTITIONS)?
             .unwrap_or(0)
@@ -267,6 +272,33 @@ impl Benchmark for Tatp {
     fn served_parameters(&self) -> Vec<(String, String)> {
         Tatp::served_parameters(self)
     }
+
+    /// One sweep per strategy of `--key-access` where it names several.
+    fn variants(options: &TatpRunOptions) -> Vec<Variant<TatpRunOptions>> {
+        let Some(choice) = &options.key_access else {
+            return Vec::new();
+        };
+        match choice.strategies() {
+            [_] => Vec::new(),
+            several => several
+                .iter()
+                .map(|&strategy| Variant {
+                    option: "key_access",
+                    value: strategy.name(),
+                    options: TatpRunOptions {
+                        key_access: Some(KeyAccessChoice::one(strategy)),
+                    },
+                })
+                .collect(),
+        }
+    }
+
+    /// The types keyed by `sub_nbr`: the ones the strategies differ in.
+    const VARIANT_TYPES: &'static [&'static str] = &[
+        "update_location",
+        "insert_call_forwarding",
+        "delete_call_forwarding",
+    ];
 
     /// MQTh (committed transactions a second) and all transactions a second.
     fn metrics(types: &[TypeResult], measured_secs: f64, _basis: MetricBasis) -> Vec<Metric> {

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::key_access::KeyAccess;
+use super::key_access::KeyAccessChoice;
 
 /// Most partitions a load may ask for: each is five tables of its own.
 pub const MAX_PARTITIONS: u32 = 256;
@@ -25,10 +25,12 @@ pub struct TatpLoadOptions {
 #[serde(default)]
 pub struct TatpRunOptions {
     /// How Update-Location and Insert-/Delete-Call-Forwarding find their
-    /// subscriber by sub_nbr [default: single on a database, server-side on a
+    /// subscriber by sub_nbr: single, lookup, index, every-partition,
+    /// try-every-partition or server-side; a sweep takes several, separated
+    /// by commas, or all [default: single on a database, server-side on a
     /// txbench server]
-    #[arg(long, value_enum, value_name = "STRATEGY")]
-    pub key_access: Option<KeyAccess>,
+    #[arg(long, value_name = "STRATEGY", value_parser = KeyAccessChoice::parse)]
+    pub key_access: Option<KeyAccessChoice>,
 }
 
 /// `--partitions`: 0 (whole tables) to [`MAX_PARTITIONS`].
