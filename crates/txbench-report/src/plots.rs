@@ -537,7 +537,12 @@ mod tests {
         let text = latency_ccdf(&s);
         assert!(text.starts_with("<svg"), "{text}");
         assert!(text.contains("latency (ms, log scale)"), "{text}");
-        let text = sweep(&s, ("p99<=5ms", 5.0), Some(1.0));
+        let text = sweep(
+            &s,
+            ("p99<=5ms", 5.0),
+            Some(1.0),
+            "latency of the slowest type",
+        );
         assert!(text.starts_with("<svg"), "{text}");
         let over = over_time("p99", "ms", &s, &Timing::default(), true);
         assert!(
