@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use txbench_core::driver::pool::RetryPolicy;
 use txbench_core::driver::{self, OpenLoop, RateSchedule, StartAt};
+use txbench_core::rng::Rand;
 use txbench_core::settings::{Affinity, Arrival, Load, Pacing, RunSettings, Scale, WaitMode};
 use txbench_core::{Isolation, RoundTrips, Shard, Timestamps};
 use txbench_engines::EngineOptions;
@@ -202,10 +203,15 @@ impl<W: Benchmark> RunPlan<W> {
         }
     }
 
-    /// One step of a sweep: this plan offered `rate` per second for
-    /// `duration`, its progress line labelled `label`.
-    pub fn step(&self, rate: f64, duration: Duration, label: String) -> Self {
+    /// Step `number` (from 1) of a sweep: this plan offered `rate` per
+    /// second for `duration`, its progress line labelled `label`, drawing
+    /// from a seed of its own made from the plan's. With the plan's seed each
+    /// step would replay the inputs of the steps before it on the data they
+    /// changed (TATP's inserts of forwardings already there, deletes of ones
+    /// gone), and its success rates would be off the workload's.
+    pub fn step(&self, number: u32, rate: f64, duration: Duration, label: String) -> Self {
         let mut step = self.clone();
+        step.seed = Rand::derive(self.seed, u64::from(number)).uniform(0, i64::MAX) as u64;
         step.rate = Some(RateSchedule::constant(rate));
         step.duration = duration;
         step.output.progress_label = Some(label);
@@ -488,6 +494,21 @@ mod tests {
     }
 
     #[test]
+    fn each_step_of_a_sweep_draws_from_a_seed_of_its_own() {
+        let plan = plan::<Tatp>(&["--seed=7"]).unwrap();
+        let step = |n| {
+            plan.step(n, 1000.0, Duration::from_secs(1), String::new())
+                .seed
+        };
+        let seeds: std::collections::BTreeSet<u64> = (1..=20).map(step).collect();
+        assert_eq!(seeds.len(), 20);
+        assert!(!seeds.contains(&7));
+        // The same plan's steps again: a sweep with --seed repeats.
+        assert_eq!(step(3), step(3));
+        assert!(seeds.iter().all(|s| *s <= i64::MAX as u64));
+    }
+
+    #[test]
     fn a_run_without_a_seed_gets_a_fresh_one() {
         let (a, b) = (plan::<Tpcc>(&[]).unwrap(), plan::<Tpcc>(&[]).unwrap());
         assert_ne!(a.seed, b.seed);
@@ -546,7 +567,7 @@ mod tests {
     fn a_sweep_step_is_the_plan_offered_one_rate_with_its_label() {
         let p = plan::<Retwis>(&["--seed=3", "--arrival=uniform", "--pacing=spin"]).unwrap();
         assert_eq!(p.load(), Load::Closed);
-        let step = p.step(500.0, Duration::from_secs(4), "step 2".into());
+        let step = p.step(2, 500.0, Duration::from_secs(4), "step 2".into());
         assert_eq!(
             step.load(),
             Load::Open {
@@ -560,7 +581,7 @@ mod tests {
         assert_eq!(step.duration, Duration::from_secs(4));
         assert_eq!(step.output.progress_label.as_deref(), Some("step 2"));
         assert_eq!(step.output.progress, p.output.progress);
-        assert_eq!(step.seed, 3, "the steps keep the plan's seed");
+        assert_ne!(step.seed, 3, "a step draws from a seed of its own");
     }
 
     #[test]

@@ -403,7 +403,10 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
             self.steps.len() + 1,
             terminal::grouped(rate, 0)
         );
-        let plan = self.plan.step(rate, self.sweep.step_duration, label);
+        let number = self.steps.len() as u32 + 1;
+        let plan = self
+            .plan
+            .step(number, rate, self.sweep.step_duration, label);
         let step_dir = self
             .dir
             .map(|d| d.join(format!("step-{:02}-{}", self.steps.len() + 1, rate.round())));
