@@ -60,6 +60,23 @@ pub struct Table {
     pub primary_key: &'static [&'static str],
 }
 
+impl Table {
+    /// The columns as `CREATE TABLE` lists them, each its name, its type in
+    /// the engine's dialect (`ddl_type`) and `NOT NULL` where it is not
+    /// nullable: "s_id integer NOT NULL, ...".
+    pub fn column_definitions<T: std::fmt::Display>(
+        &self,
+        ddl_type: impl Fn(ColumnType) -> T,
+    ) -> String {
+        let column = |c: &Column| {
+            let not_null = if c.nullable { "" } else { " NOT NULL" };
+            format!("{} {}{not_null}", c.name, ddl_type(c.ty))
+        };
+        let all: Vec<String> = self.columns.iter().map(column).collect();
+        all.join(", ")
+    }
+}
+
 /// A secondary index, created after the data is loaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Index {

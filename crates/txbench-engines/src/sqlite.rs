@@ -739,16 +739,11 @@ impl Session for SqliteSession {
 
 impl Loader for SqliteSession {
     fn create_table(&mut self, table: &Table) -> impl Future<Output = Result<(), DbError>> + Send {
-        let mut sql = format!("CREATE TABLE {} (", table.name);
-        for (i, c) in table.columns.iter().enumerate() {
-            if i > 0 {
-                sql.push_str(", ");
-            }
-            let _ = write!(sql, "{} {}", c.name, column_type(c.ty));
-            if !c.nullable {
-                sql.push_str(" NOT NULL");
-            }
-        }
+        let mut sql = format!(
+            "CREATE TABLE {} ({}",
+            table.name,
+            table.column_definitions(column_type)
+        );
         if !table.primary_key.is_empty() {
             let _ = write!(sql, ", PRIMARY KEY ({})", table.primary_key.join(", "));
         }

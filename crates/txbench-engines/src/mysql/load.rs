@@ -20,25 +20,13 @@ pub const MAX_PLACEHOLDERS: usize = 60_000;
 
 impl Loader for MySession {
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
-        let mut columns: Vec<String> = table
-            .columns
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} {}{}",
-                    c.name,
-                    ddl_type(c.ty),
-                    if c.nullable { "" } else { " NOT NULL" }
-                )
-            })
-            .collect();
+        let mut columns = table.column_definitions(ddl_type);
         if !table.primary_key.is_empty() {
-            columns.push(format!("PRIMARY KEY ({})", table.primary_key.join(", ")));
+            columns += &format!(", PRIMARY KEY ({})", table.primary_key.join(", "));
         }
         self.run(&format!(
-            "CREATE TABLE {} ({}) ENGINE = InnoDB",
-            table.name,
-            columns.join(", ")
+            "CREATE TABLE {} ({columns}) ENGINE = InnoDB",
+            table.name
         ))
         .await
     }

@@ -523,19 +523,8 @@ impl Session for PgSession {
 
 /// `CREATE TABLE` of a table's columns (keys come after the load).
 fn create_table_sql(table: &Table) -> String {
-    let columns: Vec<String> = table
-        .columns
-        .iter()
-        .map(|c| {
-            format!(
-                "{} {}{}",
-                c.name,
-                ddl_type(c.ty),
-                if c.nullable { "" } else { " NOT NULL" }
-            )
-        })
-        .collect();
-    format!("CREATE TABLE {} ({})", table.name, columns.join(", "))
+    let columns = table.column_definitions(ddl_type);
+    format!("CREATE TABLE {} ({columns})", table.name)
 }
 
 impl Loader for PgSession {
