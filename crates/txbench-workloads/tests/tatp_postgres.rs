@@ -14,7 +14,7 @@ use txbench_core::{Engine, Outcome, Session, Written};
 use txbench_engines::postgres::{PgEngine, PgSession, PgTarget};
 use txbench_workloads::LoadPlan;
 use txbench_workloads::tatp::input::{Digits, TatpInput};
-use txbench_workloads::tatp::key_access::{self, Access, KeyAccess};
+use txbench_workloads::tatp::key_access::{Access, KeyAccess};
 use txbench_workloads::tatp::load::load;
 use txbench_workloads::tatp::{check, procedures};
 
@@ -160,10 +160,7 @@ async fn every_strategy(engine: &Arc<PgEngine>, partitions: u32) {
         .into_iter()
         .filter(|k| *k != KeyAccess::ServerSide);
     for (i, strategy) in strategies.enumerate() {
-        let access = Access {
-            strategy,
-            partitions: key_access::partitions(partitions),
-        };
+        let access = Access::new(strategy, partitions);
         // A subscriber of its own per strategy, spread over the partitions.
         let s_id = 101 + 397 * i as i64;
         the_sub_nbr_transactions_change_their_subscriber(&mut s, &access, s_id).await;

@@ -10,7 +10,7 @@ use txbench_engines::sqlite::{SqliteConfig, SqliteEngine, SqliteSession};
 use txbench_workloads::tatp::constants::TXN_TYPES;
 use txbench_workloads::tatp::expected::GET_NEW_DESTINATION_CHURNED;
 use txbench_workloads::tatp::input::{Digits, InputGenerator, TatpInput, TatpTerminal};
-use txbench_workloads::tatp::key_access::{self, Access, KeyAccess};
+use txbench_workloads::tatp::key_access::{Access, KeyAccess};
 use txbench_workloads::tatp::load::load;
 use txbench_workloads::tatp::{check, procedures};
 use txbench_workloads::{LoadPlan, WorkloadError};
@@ -29,10 +29,7 @@ fn on_a_database() -> impl Iterator<Item = Access> {
     KeyAccess::ALL
         .into_iter()
         .filter(|k| *k != KeyAccess::ServerSide)
-        .map(|strategy| Access {
-            strategy,
-            partitions: key_access::partitions(0),
-        })
+        .map(|strategy| Access::new(strategy, 0))
 }
 
 fn loaded(subscribers: i64) -> Db {

@@ -25,11 +25,10 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
+use txbench_core::Execution;
 use txbench_core::schema::{Statement, partition_name};
-use txbench_core::{Call, DbError, Execution, Param, Session, TxMode};
 
 use crate::error::WorkloadError;
-use crate::fields::int;
 
 /// The strategies; see the module's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
@@ -106,15 +105,6 @@ impl KeyAccess {
                  finding a subscriber applies",
             ),
         }
-    }
-
-    /// Whether the strategy finds `s_id` before the transaction, in a
-    /// read-only transaction of its own.
-    pub fn looks_up_first(self) -> bool {
-        matches!(
-            self,
-            KeyAccess::Lookup | KeyAccess::Index | KeyAccess::EveryPartition
-        )
     }
 }
 
@@ -217,15 +207,16 @@ pub struct PartitionStatements {
 }
 
 impl PartitionStatements {
-    /// The statements of the tables whose names end in `suffix`.
-    fn on(suffix: &str) -> PartitionStatements {
+    /// The statements on the tables `table` names (a partition of each, or
+    /// the whole tables).
+    fn on(table: impl Fn(&str) -> String) -> PartitionStatements {
         // A statement is a static definition (engines prepare it once per
         // session, keyed by its address), so each partition count's
         // statements are made once per process and kept: a few per partition.
         let text = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-        let subscriber = format!("subscriber{suffix}");
-        let forwarding = format!("call_forwarding{suffix}");
-        let facility = format!("special_facility{suffix}");
+        let subscriber = table("subscriber");
+        let forwarding = table("call_forwarding");
+        let facility = table("special_facility");
         PartitionStatements {
             find: Statement::new(
                 text(format!("find s_id in {subscriber}")),
@@ -258,73 +249,46 @@ impl PartitionStatements {
 
 /// The statements of each partition of a load in `count` hash partitions
 /// (0: not partitioned, one set on the whole tables), made once per process.
-pub fn partitions(count: u32) -> &'static [PartitionStatements] {
+fn statements(count: u32) -> &'static [PartitionStatements] {
     static MADE: Mutex<BTreeMap<u32, &'static [PartitionStatements]>> = Mutex::new(BTreeMap::new());
     let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
     made.entry(count).or_insert_with(|| {
         let all: Vec<PartitionStatements> = if count == 0 {
-            vec![PartitionStatements::on("")]
+            vec![PartitionStatements::on(str::to_string)]
         } else {
             (0..count)
-                .map(|i| PartitionStatements::on(&partition_name("", i)))
+                .map(|i| PartitionStatements::on(|table| partition_name(table, i)))
                 .collect()
         };
         Vec::leak(all)
     })
 }
 
-/// `s_id` by `sub_nbr` in the alternative key's own index.
-static FIND_IN_INDEX: Statement = Statement::new(
-    "s_id by sub_nbr in subscriber_nbr",
-    "SELECT s_id FROM subscriber_nbr WHERE sub_nbr = ?",
-);
-
 /// How this run's transactions keyed by `sub_nbr` find their subscriber.
 #[derive(Debug, Clone, Copy)]
 pub struct Access {
     /// The strategy.
     pub strategy: KeyAccess,
-    /// The statements of each partition (one set when not partitioned).
-    pub partitions: &'static [PartitionStatements],
+    /// The load's hash partitions (0: whole tables).
+    pub partitions: u32,
+    /// The statements of each partition (one set on the whole tables when
+    /// not partitioned).
+    pub statements: &'static [PartitionStatements],
 }
 
 impl Access {
-    /// Today's TATP: `single` on whole tables.
-    pub fn single() -> Access {
+    /// `strategy` on a load in `partitions` hash partitions (0: whole tables).
+    pub fn new(strategy: KeyAccess, partitions: u32) -> Access {
         Access {
-            strategy: KeyAccess::Single,
-            partitions: partitions(0),
+            strategy,
+            partitions,
+            statements: statements(partitions),
         }
     }
 
-    /// `s_id` of `sub_nbr` before the transaction, in a read-only
-    /// transaction of its own, as the strategy ([`KeyAccess::looks_up_first`])
-    /// says: one query or one per partition, sent with the commit.
-    pub async fn look_up<S: Session>(
-        &self,
-        session: &mut S,
-        sub_nbr: &str,
-    ) -> Result<i64, DbError> {
-        let key = [Param::Text(sub_nbr)];
-        let calls: Vec<Call> = match self.strategy {
-            KeyAccess::Index => vec![Call::query(&FIND_IN_INDEX, &key)],
-            KeyAccess::EveryPartition => self
-                .partitions
-                .iter()
-                .map(|p| Call::query(&p.find, &key))
-                .collect(),
-            _ => vec![Call::query(&super::procedures::ID_BY_NUMBER, &key)],
-        };
-        session.begin(TxMode::ReadOnly).await?;
-        let replies = session.pipeline_and_commit(&calls).await?;
-        let found = replies
-            .iter()
-            .filter_map(|r| r.rows())
-            .find_map(|rows| rows.iter().next());
-        match found {
-            Some(row) => int(row, 0, "s_id"),
-            None => Err(DbError::missing(format!("subscriber {sub_nbr}"))),
-        }
+    /// Today's TATP: `single` on whole tables.
+    pub fn single() -> Access {
+        Access::new(KeyAccess::Single, 0)
     }
 }
 
@@ -334,13 +298,13 @@ mod tests {
 
     #[test]
     fn each_partition_count_is_made_once_with_its_tables() {
-        let whole = partitions(0);
+        let whole = statements(0);
         assert_eq!(whole.len(), 1);
         assert_eq!(
             whole[0].find.sql,
             "SELECT s_id FROM subscriber WHERE sub_nbr = ?"
         );
-        let four = partitions(4);
+        let four = statements(4);
         assert_eq!(four.len(), 4);
         assert!(
             four[3]
@@ -355,7 +319,7 @@ mod tests {
                 .contains("special_facility_p2 f")
         );
         // The same statements (their addresses are the engines' keys).
-        assert!(std::ptr::eq(partitions(4), four));
+        assert!(std::ptr::eq(statements(4), four));
     }
 
     #[test]

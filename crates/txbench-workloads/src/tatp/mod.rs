@@ -31,7 +31,9 @@ use std::sync::atomic::AtomicU64;
 
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
-use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload, Written};
+use txbench_core::{
+    DbError, Engine, ErrorKind, Outcome, Session, Shard, TxnTypeInfo, Workload, Written,
+};
 
 use crate::about::{About, RunFlags, Scale};
 use crate::benchmark::{Benchmark, MetricBasis, NoOptions, Variant, rate};
@@ -75,12 +77,10 @@ pub struct Tatp {
     inputs: InputGenerator,
     /// The first terminal's random stream: 0, or a shard's own block.
     stream_base: u64,
-    /// How the transactions keyed by `sub_nbr` find their subscriber.
-    access: Access,
-    /// The strategy as recorded: `None` on an engine without data.
-    key_access: Option<KeyAccess>,
-    /// The load's hash partitions (0: whole tables).
-    partitions: u32,
+    /// How the transactions keyed by `sub_nbr` find their subscriber; `None`
+    /// on an engine without data, which takes whole transactions and to which
+    /// no strategy applies.
+    access: Option<Access>,
 }
 
 impl Tatp {
@@ -89,9 +89,7 @@ impl Tatp {
         Tatp {
             inputs: InputGenerator::new(subscribers),
             stream_base: 0,
-            access: Access::single(),
-            key_access: Some(KeyAccess::Single),
-            partitions: 0,
+            access: Some(Access::single()),
         }
     }
 
@@ -112,10 +110,15 @@ impl Tatp {
             .map(|c| c.for_a_run())
             .transpose()?;
         let key_access = KeyAccess::resolve(asked, S::EXECUTION)?;
-        let partitions = found
-            .int(meta::PARTITIONS)?
-            .unwrap_or(0)
-            .clamp(0, u32::MAX as i64) as u32;
+        let partitions = match found.int(meta::PARTITIONS)? {
+            None => 0,
+            Some(n) => u32::try_from(n).map_err(|_| {
+                DbError::new(
+                    ErrorKind::Data,
+                    format!("txbench_tatp_meta: bad partition count {n}"),
+                )
+            })?,
+        };
         if key_access == Some(KeyAccess::Index) && !found.has(meta::KEY_INDEX) {
             return Err(WorkloadError::BadOption(
                 "--key-access index: this database was loaded without the alternative key's \
@@ -124,12 +127,7 @@ impl Tatp {
             ));
         }
         Ok(Tatp {
-            access: Access {
-                strategy: key_access.unwrap_or(KeyAccess::Single),
-                partitions: key_access::partitions(partitions),
-            },
-            key_access,
-            partitions,
+            access: key_access.map(|strategy| Access::new(strategy, partitions)),
             ..Tatp::new(subscribers)
         })
     }
@@ -152,12 +150,13 @@ impl Tatp {
 
     /// Settings worth recording with the results.
     pub fn parameters(&self) -> Vec<(String, String)> {
-        let strategy = self
-            .key_access
-            .map(|k| ("key_access".to_string(), k.name().to_string()));
-        let partitions =
-            (self.partitions > 0).then(|| ("partitions".to_string(), self.partitions.to_string()));
-        let mut all: Vec<(String, String)> = strategy.into_iter().chain(partitions).collect();
+        let mut all = Vec::new();
+        if let Some(access) = &self.access {
+            all.push(("key_access".to_string(), access.strategy.name().to_string()));
+            if access.partitions > 0 {
+                all.push(("partitions".to_string(), access.partitions.to_string()));
+            }
+        }
         all.extend([
             ("nurand_a".to_string(), self.inputs.a.to_string()),
             (
@@ -204,7 +203,13 @@ impl Workload for Tatp {
         input: &TatpInput,
         written: &mut Written,
     ) -> Result<Outcome, DbError> {
-        procedures::execute(session, input, written, &self.access).await
+        let Some(access) = &self.access else {
+            return Err(DbError::new(
+                ErrorKind::Other,
+                "TATP opened on an engine without data runs no statements",
+            ));
+        };
+        procedures::execute(session, input, written, access).await
     }
 
     fn ack_fields(&self, txn_type: usize) -> &'static str {

@@ -11,7 +11,7 @@ use super::constants::{
 };
 
 use super::input::TatpInput;
-use super::key_access::{Access, KeyAccess};
+use super::key_access::{Access, KeyAccess, PartitionStatements};
 use crate::fields::{first, int};
 
 static SUBSCRIBER: Statement = Statement::new(
@@ -44,9 +44,14 @@ static SET_LOCATION: Statement = Statement::new(
     "update location",
     "UPDATE subscriber SET vlr_location = ? WHERE sub_nbr = ?",
 );
-pub(super) static ID_BY_NUMBER: Statement = Statement::new(
+static ID_BY_NUMBER: Statement = Statement::new(
     "subscriber by sub_nbr",
     "SELECT s_id FROM subscriber WHERE sub_nbr = ?",
+);
+/// `s_id` by `sub_nbr` in the alternative key's own index.
+static FIND_IN_INDEX: Statement = Statement::new(
+    "s_id by sub_nbr in subscriber_nbr",
+    "SELECT s_id FROM subscriber_nbr WHERE sub_nbr = ?",
 );
 static SET_LOCATION_BY_ID: Statement = Statement::new(
     "update location by s_id",
@@ -215,17 +220,71 @@ async fn subscriber_in<S: Session>(
     }
 }
 
-/// `s_id` found before the transaction, where the strategy finds it so.
+/// `s_id` of `sub_nbr` found before the transaction, in a read-only
+/// transaction of its own sent with its commit, where the strategy finds it
+/// so (`lookup`, `index`, `every-partition`): one query, or one per partition.
 async fn look_up_first<S: Session>(
     session: &mut S,
     sub_nbr: &str,
     access: &Access,
 ) -> Result<Option<i64>, DbError> {
-    if access.strategy.looks_up_first() {
-        access.look_up(session, sub_nbr).await.map(Some)
-    } else {
-        Ok(None)
+    let key = [Param::Text(sub_nbr)];
+    let (one, every);
+    let calls: &[Call] = match access.strategy {
+        KeyAccess::Lookup => {
+            one = [Call::query(&ID_BY_NUMBER, &key)];
+            &one
+        }
+        KeyAccess::Index => {
+            one = [Call::query(&FIND_IN_INDEX, &key)];
+            &one
+        }
+        KeyAccess::EveryPartition => {
+            every = on_every_partition(access, |p| &p.find, &key, Call::query);
+            &every
+        }
+        KeyAccess::Single | KeyAccess::TryEveryPartition | KeyAccess::ServerSide => {
+            return Ok(None);
+        }
+    };
+    session.begin(TxMode::ReadOnly).await?;
+    let replies = session.pipeline_and_commit(calls).await?;
+    let found = replies
+        .iter()
+        .filter_map(|r| r.rows())
+        .find_map(|rows| rows.iter().next());
+    match found {
+        Some(row) => int(row, 0, "s_id").map(Some),
+        None => Err(DbError::missing(format!("subscriber {sub_nbr}"))),
     }
+}
+
+/// The statement `pick` chooses of every partition, each with `params`, as
+/// calls to send together.
+fn on_every_partition<'a>(
+    access: &Access,
+    pick: impl Fn(&'static PartitionStatements) -> &'static Statement,
+    params: &'a [Param<'a>],
+    call: fn(&'static Statement, &'a [Param<'a>]) -> Call<'a>,
+) -> Vec<Call<'a>> {
+    access
+        .statements
+        .iter()
+        .map(|p| call(pick(p), params))
+        .collect()
+}
+
+/// The rows the statement `pick` chooses changed on every partition, sent
+/// together in the transaction under way.
+async fn change_every_partition<S: Session>(
+    session: &mut S,
+    access: &Access,
+    pick: impl Fn(&'static PartitionStatements) -> &'static Statement,
+    params: &[Param<'_>],
+) -> Result<u64, DbError> {
+    let calls = on_every_partition(access, pick, params, Call::execute);
+    let replies = session.pipeline(&calls).await?;
+    Ok(replies.iter().map(Reply::affected).sum())
 }
 
 /// Update-Location: the subscriber's new `vlr_location`.
@@ -245,13 +304,7 @@ async fn update_location<S: Session>(
             session.execute(&SET_LOCATION_BY_ID, &by_id).await?
         }
         (None, KeyAccess::TryEveryPartition) => {
-            let calls: Vec<Call> = access
-                .partitions
-                .iter()
-                .map(|p| Call::execute(&p.update_location, &by_number))
-                .collect();
-            let replies = session.pipeline(&calls).await?;
-            replies.iter().map(Reply::affected).sum()
+            change_every_partition(session, access, |p| &p.update_location, &by_number).await?
         }
         (None, _) => session.execute(&SET_LOCATION, &by_number).await?,
     };
@@ -291,15 +344,9 @@ async fn insert_call_forwarding<S: Session>(
             Param::Text(f.sub_nbr),
             Param::Int(f.sf_type),
         ];
-        let calls: Vec<Call> = access
-            .partitions
-            .iter()
-            .map(|p| Call::execute(&p.insert_forwarding, &params))
-            .collect();
-        session
-            .pipeline(&calls)
+        change_every_partition(session, access, |p| &p.insert_forwarding, &params)
             .await
-            .map(|replies| replies.iter().map(Reply::affected).sum::<u64>() == 1)
+            .map(|n| n == 1)
     } else {
         let s_id = subscriber_in(session, f.sub_nbr, looked_up).await?;
         let types = session.query(&FACILITY_TYPES, &[Param::Int(s_id)]).await?;
@@ -354,13 +401,7 @@ async fn delete_call_forwarding<S: Session>(
             Param::Int(start_time),
             Param::Text(sub_nbr),
         ];
-        let calls: Vec<Call> = access
-            .partitions
-            .iter()
-            .map(|p| Call::execute(&p.delete_forwarding, &params))
-            .collect();
-        let replies = session.pipeline(&calls).await?;
-        replies.iter().map(Reply::affected).sum::<u64>()
+        change_every_partition(session, access, |p| &p.delete_forwarding, &params).await?
     } else {
         let s_id = subscriber_in(session, sub_nbr, looked_up).await?;
         let params = [
