@@ -547,6 +547,17 @@ impl RunResult {
     }
 }
 
+impl VariantSweeps {
+    /// The types compared, as a sentence names them.
+    pub fn types_named(&self) -> String {
+        if self.types.is_empty() {
+            "every type".to_string()
+        } else {
+            self.types.join(", ")
+        }
+    }
+}
+
 /// One variant's sweep in a [`VariantSweeps`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VariantSweep {

@@ -715,14 +715,12 @@ fn sweep_capacity(b: &mut String, s: &SweepResult) {
 /// Latency against achieved rate: each step's slowest type at p50 and at the
 /// objective's percentile, with the objective and the capacity marked.
 fn sweep_chart(b: &mut String, s: &SweepResult, steps: &[RunResult]) {
-    let worst_p50 = |r: &RunResult| {
-        (r.transactions.iter())
-            .filter(|t| t.latency_ms.samples > 0)
-            .map(|t| t.latency_ms.p50)
-            .fold(0.0, f64::max)
-    };
+    let every_type: &[&str] = &[];
     let mut points: Vec<(f64, f64, f64)> = (steps.iter().zip(&s.steps))
-        .map(|(r, step)| (step.achieved_rate, worst_p50(r), step.worst_latency_ms))
+        .map(|(r, step)| {
+            let worst_p50 = r.slowest_at(50.0, every_type);
+            (step.achieved_rate, worst_p50, step.worst_latency_ms)
+        })
         .collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     let pct = if s.objective_percentile > 0.0 {
@@ -782,11 +780,7 @@ pub fn variants_report(v: &VariantSweeps, sweeps: &[(SweepResult, Vec<RunResult>
         .map_or("?", |r| r.target.as_str());
     let title = format!("Capacity per {} on {target}", v.option);
     let _ = writeln!(b, "<h1>{}</h1>", escape(&title));
-    let types = if v.types.is_empty() {
-        "every type".to_string()
-    } else {
-        v.types.join(", ")
-    };
+    let types = v.types_named();
     let pct = sweeps.first().map_or(99.0, |(s, _)| s.objective_percentile);
     let _ = writeln!(
         b,

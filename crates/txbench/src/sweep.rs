@@ -15,8 +15,8 @@ use txbench_core::checks::{self, Status};
 use txbench_core::result::{RunResult, SweepResult, SweepStep, VariantSweep, VariantSweeps};
 use txbench_engines::{WithEngine, with_engine};
 use txbench_report::{json, results, terminal};
-use txbench_workloads::Benchmark;
 use txbench_workloads::registry::Visitor;
+use txbench_workloads::{Benchmark, Variant};
 
 use crate::cli::{Chosen, LoadExtras, Slo, SweepArgs, Sweeps};
 use crate::failure::Failure;
@@ -83,18 +83,9 @@ impl Visitor for Sweep {
                 ));
             }
             let (urls, options) = (plan.db.clone(), plan.engine_options());
-            let plans = if variants.is_empty() {
-                vec![(None, plan)]
-            } else {
-                let mut plans = Vec::with_capacity(variants.len());
-                for v in variants {
-                    let plan = RunPlan::<W>::new(&a.sweep.run, a.scale.asked, v.options)?;
-                    plans.push((Some((v.option, v.value)), plan));
-                }
-                plans
-            };
             let on = SweepOn {
-                plans,
+                plan,
+                variants,
                 sweep: a.sweep,
                 stop: self.stop,
             };
@@ -103,12 +94,13 @@ impl Visitor for Sweep {
     }
 }
 
-/// A variant's option and value (`key_access`, `index`).
-type VariantName = (&'static str, &'static str);
-
-/// A sweep, or one per variant, done with the engine its URL names.
+/// A sweep, or one per variant of its run options, done with the engine its
+/// URL names.
 struct SweepOn<W: Benchmark> {
-    plans: Vec<(Option<VariantName>, RunPlan<W>)>,
+    plan: RunPlan<W>,
+    /// The variants to sweep one by one ([`Benchmark::variants`]); none: the
+    /// plan as it is.
+    variants: Vec<Variant<W::RunOptions>>,
     sweep: SweepArgs,
     stop: watch::Receiver<bool>,
 }
@@ -116,33 +108,25 @@ struct SweepOn<W: Benchmark> {
 impl<W: Benchmark> WithEngine for SweepOn<W> {
     type Output = Result<(), Failure>;
     async fn with<E: Engine>(self, e: Arc<E>) -> Result<(), Failure> {
-        sweep_on::<_, W>(e, &self.plans, &self.sweep, self.stop).await
+        sweep_on::<_, W>(e, &self.plan, &self.variants, &self.sweep, self.stop).await
     }
 }
 
 /// Run the sweep, or one per variant side by side.
 pub async fn sweep_on<E: Engine, W: Benchmark>(
     engine: Arc<E>,
-    plans: &[(Option<VariantName>, RunPlan<W>)],
+    plan: &RunPlan<W>,
+    variants: &[Variant<W::RunOptions>],
     s: &SweepArgs,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    let Some((_, first)) = plans.first() else {
-        return Ok(());
-    };
     // Like the all-in-one form, a sweep of an empty database (in-memory SQLite)
     // loads it first.
     let seed = s.run.seed.unwrap_or(1);
     let (extras, options) = (LoadExtras::default(), W::LoadOptions::default());
-    let progress = first.output.progress;
+    let progress = plan.output.progress;
     crate::load::ensure_loaded::<E, W>(
-        &engine,
-        first.scale,
-        &extras,
-        &options,
-        seed,
-        progress,
-        &stop,
+        &engine, plan.scale, &extras, &options, seed, progress, &stop,
     )
     .await?;
     let name = format!(
@@ -151,16 +135,17 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
         W::ABOUT.name,
         engine.name()
     );
-    let dir = match &first.output.results {
+    let dir = match &plan.output.results {
         None => None,
         Some(under) => Some(
             results::create_unique(under, &name)
                 .map_err(|e| Failure::failed_because(e, format!("creating {}", under.display())))?,
         ),
     };
-    let swept = match plans {
-        [(None, plan)] => sweep_one(&engine, plan, s, &stop, dir.as_deref()).await,
-        variants => sweep_variants::<E, W>(&engine, variants, s, &stop, dir.as_deref()).await,
+    let swept = if variants.is_empty() {
+        sweep_one(&engine, plan, s, &stop, dir.as_deref()).await
+    } else {
+        sweep_variants(&engine, plan, variants, s, &stop, dir.as_deref()).await
     };
     if swept.is_err()
         && let Some(dir) = &dir
@@ -197,22 +182,30 @@ fn no_capacity_fails(capacities: &[Option<f64>], objective: &str) -> Result<(), 
 /// them together). Fails only when no variant met the objective.
 async fn sweep_variants<E: Engine, W: Benchmark>(
     engine: &Arc<E>,
-    plans: &[(Option<VariantName>, RunPlan<W>)],
+    plan: &RunPlan<W>,
+    variants: &[Variant<W::RunOptions>],
     s: &SweepArgs,
     stop: &watch::Receiver<bool>,
     dir: Option<&std::path::Path>,
 ) -> Result<(), Failure> {
     let mut compared = VariantSweeps {
         schema_version: 1,
-        option: String::new(),
+        option: variants[0].option.to_string(),
         objective: objective(&s.slo),
         types: W::VARIANT_TYPES.iter().map(|t| t.to_string()).collect(),
         variants: Vec::new(),
     };
-    let mut sweeps = Vec::with_capacity(plans.len());
-    for (variant, plan) in plans {
-        let (option, value) = variant.unwrap_or(("variant", "default"));
-        compared.option = option.to_string();
+    let mut sweeps = Vec::with_capacity(variants.len());
+    for Variant {
+        option,
+        value,
+        options,
+    } in variants
+    {
+        let plan = RunPlan {
+            options: options.clone(),
+            ..plan.clone()
+        };
         outln!();
         outln!("{option} {value}:");
         let sub = format!("{option}-{value}");
@@ -225,7 +218,7 @@ async fn sweep_variants<E: Engine, W: Benchmark>(
             }
             None => None,
         };
-        let (summary, steps) = Sweeper::new(engine, plan, s, stop, variant_dir.as_deref())
+        let (summary, steps) = Sweeper::new(engine, &plan, s, stop, variant_dir.as_deref())
             .run()
             .await?;
         compared.variants.push(variant_at_capacity(
@@ -241,7 +234,7 @@ async fn sweep_variants<E: Engine, W: Benchmark>(
     if let Some(dir) = dir {
         json::write_value(&dir.join(results::VARIANTS_FILE), &compared).map_err(Failure::error)?;
         outln!("results: {}", dir.display());
-        if plans[0].1.output.report {
+        if plan.output.report {
             let page = crate::report::write_variants_report(dir, &compared, &sweeps)?;
             outln!("report: {}", page.display());
         }
@@ -278,11 +271,6 @@ fn variant_at_capacity(
 
 /// The variants' capacities side by side.
 fn print_variants(v: &VariantSweeps, s: &SweepArgs) {
-    let types = if v.types.is_empty() {
-        "every type".to_string()
-    } else {
-        v.types.join(", ")
-    };
     outln!();
     outln!(
         "capacity per {} under {} (at least 90% of the offered load completed):",
@@ -308,7 +296,10 @@ fn print_variants(v: &VariantSweeps, s: &SweepArgs) {
                 .map_or("-".to_string(), |x| format!("{x:.2}"))
         );
     }
-    outln!("(latency: the slowest of {types} at the capacity step)");
+    outln!(
+        "(latency: the slowest of {} at the capacity step)",
+        v.types_named()
+    );
 }
 
 /// A sweep under way: the steps run so far.
