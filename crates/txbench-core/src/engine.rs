@@ -190,13 +190,26 @@ pub enum Execution {
     /// It answers whole transactions and holds no data (`null:`, `sim:`): a
     /// workload takes its scale from the command line.
     Dataless,
+    /// It runs a workload's scripts on the data it holds, each atomically on
+    /// the partition that holds its keys ([`crate::schema::KvOp::Script`]),
+    /// and no transaction of several statements (a sharded key-value store:
+    /// Redis Cluster): a workload runs each transaction as one script per
+    /// partition it needs.
+    Scripts,
 }
 
 impl Execution {
     /// Whether the driver hands the session whole transactions
     /// ([`Session::run_transaction`]) rather than running the procedure on it.
     pub const fn whole_transactions(self) -> bool {
-        !matches!(self, Execution::Statements)
+        matches!(self, Execution::ServedTransactions | Execution::Dataless)
+    }
+
+    /// Whether txbench loads, checks and changes the data itself, through
+    /// the session (a database or a key-value store, not a txbench server
+    /// or an engine without data).
+    pub const fn holds_data(self) -> bool {
+        matches!(self, Execution::Statements | Execution::Scripts)
     }
 }
 
@@ -452,6 +465,12 @@ pub trait Engine: Send + Sync + 'static {
     /// ([`Loader::create_partitioned_table`]); a workload refuses a load that
     /// asks for them elsewhere, by the engine's name.
     fn hash_partitions(&self) -> bool {
+        false
+    }
+
+    /// Whether it holds a workload's wider tables only split into hash
+    /// partitions (a sharded key-value store): a load must say how many.
+    fn partitioned_only(&self) -> bool {
         false
     }
 

@@ -61,8 +61,8 @@ pub mod written;
 
 pub use driver::{RunOptions, WaitMode};
 pub use engine::{
-    Call, Engine, Execution, Isolation, Loader, NoLoader, Reply, RoundTrips, Session, Timestamps,
-    TxMode,
+    Call, CallKind, Engine, Execution, Isolation, Loader, NoLoader, Reply, RoundTrips, Session,
+    Timestamps, TxMode,
 };
 pub use error::{DbError, ErrorKind};
 pub use shard::Shard;

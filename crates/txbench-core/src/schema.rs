@@ -269,6 +269,47 @@ pub enum KvOp {
         /// The table.
         table: &'static Table,
     },
+    /// A script the store runs atomically on one partition of a sharded
+    /// key-value store (Lua on Redis Cluster), a whole single-partition
+    /// transaction in one request: the workload's own procedure next to its
+    /// data. Its parameters are its arguments (`ARGV`), as text, in order;
+    /// `KEYS[1]` is the partition's key prefix `P` (`{tag}`, which places every
+    /// key that starts with it in the partition). Rows are laid out as the
+    /// store loaded them ([`crate::Loader::create_partitioned_table`]):
+    ///
+    /// * row `k1, k2, ...` (its primary key's values) of table `t`: the hash
+    ///   `P t:k1:k2...`, one field per column, values as text;
+    /// * the primary keys of `t`'s rows in the partition: the set `P t`;
+    /// * index `i` on one column of `t`: the hash `P index:i`, from the
+    ///   column's value to the row's primary key.
+    ///
+    /// A query's reply is an array of rows, each an array of values; a
+    /// change's is the number of rows it changed.
+    Script {
+        /// The script's source (Lua).
+        source: &'static str,
+        /// The partition it runs on.
+        on: ScriptOn,
+        /// The partitions the tables are split into at load.
+        partitions: u32,
+    },
+}
+
+/// The partition a [`KvOp::Script`] runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScriptOn {
+    /// The one that holds parameter `param`'s value: where a row whose
+    /// partitioning column has that value was placed.
+    PartitionOf {
+        /// Which parameter places it.
+        param: usize,
+    },
+    /// Partition number `index` (0-based): for a script sent to every
+    /// partition, one statement each.
+    Partition {
+        /// The partition's number.
+        index: u32,
+    },
 }
 
 impl Statement {

@@ -5,6 +5,8 @@
 //! * [`mysql`]: MySQL, MariaDB, Galera clusters and TiDB over mysql_async.
 //! * [`null`]: executes nothing, to measure txbench's own ceiling.
 //! * [`redis`]: Redis, for key-value workloads, with optimistic transactions.
+//! * [`redis_cluster`]: Redis Cluster, a sharded key-value store, for a
+//!   workload's script form (one Lua script per partition).
 //! * `etcd` (the `etcd` feature): a Raft-replicated key-value store, with
 //!   optimistic transactions on its revisions.
 //! * [`postgres`]: PostgreSQL, CockroachDB and YugabyteDB over tokio-postgres.
@@ -41,6 +43,7 @@ mod open;
 pub mod postgres;
 mod redact;
 pub mod redis;
+pub mod redis_cluster;
 pub mod sim;
 pub mod sqlite;
 mod target;

@@ -102,6 +102,11 @@ fn levels(target: &Target) -> Levels {
             otherwise: "Redis runs optimistic WATCH/MULTI/EXEC transactions, which have no \
                         isolation levels",
         },
+        Target::RedisCluster(_) => Levels {
+            honoured: &[],
+            otherwise: "Redis Cluster runs each script atomically on one partition, which has no \
+                        isolation levels",
+        },
         Target::Remote(_) => Levels {
             honoured: &[],
             otherwise: "a txbench server runs transactions at the level it was started with: \
@@ -132,6 +137,9 @@ fn without_round_trips(target: &Target) -> Option<&'static str> {
         Target::Redis(_) => {
             Some("Redis runs each transaction as one WATCH/MULTI/EXEC exchange of its commands")
         }
+        Target::RedisCluster(_) => {
+            Some("Redis Cluster runs each transaction as scripts, one request per partition")
+        }
         Target::Remote(_) => Some(
             "a txbench server runs whole transactions: its round trips to its database are its own",
         ),
@@ -152,7 +160,7 @@ fn without_kernel_timestamps(target: &Target) -> Option<&'static str> {
             "the MySQL driver (mysql_async) opens its own sockets and takes no stream of \
              txbench's, so its bytes cannot be stamped",
         ),
-        Target::Redis(_) => Some(
+        Target::Redis(_) | Target::RedisCluster(_) => Some(
             "txbench's Redis sessions use the redis crate's own connections, which take no \
              stream of txbench's",
         ),
@@ -246,6 +254,10 @@ pub async fn with_engine<W: WithEngine>(
         Target::Null => work.with(Arc::new(crate::null::NullEngine)).await,
         Target::Redis(target) => {
             let engine = crate::redis::RedisEngine::new(target)?;
+            work.with(Arc::new(engine)).await
+        }
+        Target::RedisCluster(target) => {
+            let engine = crate::redis_cluster::RedisClusterEngine::new(target)?;
             work.with(Arc::new(engine)).await
         }
         Target::Remote(target) => {

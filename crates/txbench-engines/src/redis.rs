@@ -595,10 +595,9 @@ impl Session for RedisSession {
                 }
                 Ok(rows)
             }
-            Some(KvOp::Put { .. } | KvOp::Write { .. }) | None => Err(kv_store::not_key_value(
-                ENGINE,
-                &format!("query '{}'", stmt.name),
-            )),
+            Some(KvOp::Put { .. } | KvOp::Write { .. } | KvOp::Script { .. }) | None => Err(
+                kv_store::not_key_value(ENGINE, &format!("query '{}'", stmt.name)),
+            ),
         }
     }
 

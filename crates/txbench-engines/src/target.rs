@@ -23,6 +23,9 @@ pub enum Target {
     Remote(txbench_remote::RemoteTarget),
     /// `redis://host:port/n`: Redis, for key-value workloads.
     Redis(crate::redis::RedisTarget),
+    /// `redis-cluster://host:port[,host:port...]`: a Redis Cluster, for a
+    /// workload's script form.
+    RedisCluster(crate::redis_cluster::RedisClusterTarget),
     /// `sim:?service=fixed:4ms&workers=1...`: a simulated server of known latency.
     Sim(crate::sim::SimConfig),
     /// `etcd://host:port[,host:port...]`: an etcd cluster, for key-value workloads.
@@ -52,6 +55,9 @@ impl Target {
                 .map(Target::Remote)
                 .map_err(TargetError),
             "redis" => crate::redis::RedisTarget::parse(url).map(Target::Redis),
+            "redis-cluster" => {
+                crate::redis_cluster::RedisClusterTarget::parse(url).map(Target::RedisCluster)
+            }
             "sim" => crate::sim::SimConfig::parse(rest).map(Target::Sim),
             #[cfg(feature = "etcd")]
             "etcd" => crate::etcd::EtcdTarget::parse(url).map(Target::Etcd),
@@ -62,7 +68,7 @@ impl Target {
                 redact(url)
             ))),
             other => Err(TargetError(format!(
-                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, mysql, redis, etcd, txbench, sim, null)",
+                "invalid database URL '{}': unknown scheme '{other}' (known: sqlite, postgres, mysql, redis, redis-cluster, etcd, txbench, sim, null)",
                 redact(url)
             ))),
         }
@@ -120,6 +126,11 @@ impl Target {
             | Target::Sim(_) => Err(TargetError(
                 "only PostgreSQL-wire and MySQL-wire databases take several --db URLs".into(),
             )),
+            Target::RedisCluster(_) => Err(TargetError(
+                "a Redis Cluster is one --db URL with its nodes separated by commas \
+                 (redis-cluster://host1:7001,host2:7002)"
+                    .into(),
+            )),
             #[cfg(feature = "etcd")]
             Target::Etcd(_) => Err(TargetError(
                 "an etcd cluster is one --db URL with its members' endpoints separated by commas \
@@ -138,6 +149,7 @@ fn mixed(t: &Target) -> TargetError {
         Target::Null => "null",
         Target::Remote(_) => "txbench",
         Target::Redis(_) => "redis",
+        Target::RedisCluster(_) => "redis-cluster",
         Target::Sim(_) => "sim",
         #[cfg(feature = "etcd")]
         Target::Etcd(_) => "etcd",

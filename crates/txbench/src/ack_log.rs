@@ -26,7 +26,7 @@ pub fn open<E: Engine, W: Workload>(
     workload: &W,
 ) -> Result<OpenLog, Failure> {
     match <E::Session as Session>::EXECUTION {
-        Execution::Statements => {}
+        Execution::Statements | Execution::Scripts => {}
         Execution::ServedTransactions => {
             return Err(Failure::usage(
                 "--ack-log: a txbench server runs the transactions and keeps what they wrote \

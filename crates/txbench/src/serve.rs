@@ -92,8 +92,8 @@ async fn serve_on<E: Engine, W: Benchmark>(
 ) -> Result<(), Failure> {
     if E::Session::EXECUTION != Execution::Statements {
         return Err(Failure::usage(
-            "serve needs a database that executes transactions, not another txbench server, \
-             null: or sim:",
+            "serve needs a database that executes transactions' statements, not another \
+             txbench server, a sharded key-value store, null: or sim:",
         ));
     }
     define::<W>(a)?;

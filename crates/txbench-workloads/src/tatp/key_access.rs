@@ -20,6 +20,14 @@
 //! * `server-side`: the transaction sent whole to a txbench server
 //!   (`txbench://`), which does the lookup and the change next to the data in
 //!   one network trip.
+//!
+//! On a sharded key-value store (Redis Cluster, [`Execution::Scripts`]) each
+//! transaction by `s_id` is one script on its subscriber's partition; there
+//! `index` reads the alternative key's own hash (placed by `sub_nbr`),
+//! `every-partition` asks each partition's local index, and
+//! `try-every-partition` sends the whole transaction by `sub_nbr` to every
+//! partition. `single` and `lookup` need a query across partitions, which the
+//! store has not, and are refused by name; `every-partition` is its default.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -28,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use txbench_core::Execution;
 use txbench_core::schema::{Statement, partition_name};
 
+use super::scripts::{Scripts, scripts};
 use crate::error::WorkloadError;
 
 /// The strategies; see the module's text.
@@ -99,6 +108,17 @@ impl KeyAccess {
                 "a txbench server runs each transaction whole, next to its data: its strategy \
                  is server-side",
             ),
+            (Execution::Scripts, None) => Ok(Some(KeyAccess::EveryPartition)),
+            (Execution::Scripts, Some(KeyAccess::Single | KeyAccess::Lookup)) => refuse(
+                "a sharded key-value store has no query by sub_nbr across its partitions (no \
+                 transaction spans them, and no global index but the one txbench keeps): use \
+                 index, every-partition or try-every-partition",
+            ),
+            (Execution::Scripts, Some(KeyAccess::ServerSide)) => refuse(
+                "only a txbench server (--db txbench://...) runs the lookup and the change in \
+                 one network trip; a sharded key-value store runs one script per partition",
+            ),
+            (Execution::Scripts, Some(asked)) => Ok(Some(asked)),
             (Execution::Dataless, None) => Ok(None),
             (Execution::Dataless, Some(_)) => refuse(
                 "this engine holds no data and answers whole transactions, so no strategy of \
@@ -274,6 +294,9 @@ pub struct Access {
     /// The statements of each partition (one set on the whole tables when
     /// not partitioned).
     pub statements: &'static [PartitionStatements],
+    /// The scripts, where the transactions run as scripts on a sharded
+    /// key-value store ([`Execution::Scripts`]); `None` on a database.
+    pub scripts: Option<&'static Scripts>,
 }
 
 impl Access {
@@ -283,6 +306,16 @@ impl Access {
             strategy,
             partitions,
             statements: statements(partitions),
+            scripts: None,
+        }
+    }
+
+    /// `strategy` on a sharded key-value store loaded in `partitions`, the
+    /// transactions run as scripts.
+    pub fn in_scripts(strategy: KeyAccess, partitions: u32) -> Access {
+        Access {
+            scripts: Some(scripts(partitions)),
+            ..Access::new(strategy, partitions)
         }
     }
 
@@ -329,6 +362,7 @@ mod tests {
         assert_eq!(ok(None, Statements), Some(KeyAccess::Single));
         assert_eq!(ok(None, ServedTransactions), Some(KeyAccess::ServerSide));
         assert_eq!(ok(None, Dataless), None);
+        assert_eq!(ok(None, Scripts), Some(KeyAccess::EveryPartition));
         for strategy in KeyAccess::ALL {
             let on_database = KeyAccess::resolve(Some(strategy), Statements);
             let on_server = KeyAccess::resolve(Some(strategy), ServedTransactions);
@@ -348,6 +382,19 @@ mod tests {
                 );
             }
             assert!(KeyAccess::resolve(Some(strategy), Dataless).is_err());
+            let on_store = KeyAccess::resolve(Some(strategy), Scripts);
+            match strategy {
+                KeyAccess::Index | KeyAccess::EveryPartition | KeyAccess::TryEveryPartition => {
+                    assert_eq!(on_store.unwrap(), Some(strategy));
+                }
+                _ => {
+                    let e = on_store.unwrap_err().to_string();
+                    assert!(
+                        e.starts_with(&format!("--key-access {}: ", strategy.name())),
+                        "{e}"
+                    );
+                }
+            }
         }
     }
 

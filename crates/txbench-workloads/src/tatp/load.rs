@@ -29,6 +29,13 @@ pub async fn load<E: Engine>(
             engine.name()
         )));
     }
+    if partitions == 0 && engine.partitioned_only() {
+        return Err(WorkloadError::BadOption(format!(
+            "--partitions: the {} engine holds TATP's tables only split into hash partitions; \
+             give their number (--partitions 8, say)",
+            engine.name()
+        )));
+    }
     let (seed, subscribers) = (plan.seed, plan.scale);
     let mut entries = vec![(KEY_INDEX, "subscriber_nbr".to_string())];
     let (schema, partitioning) = match partitions {

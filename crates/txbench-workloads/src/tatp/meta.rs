@@ -1,19 +1,29 @@
 //! What a TATP load records in the database (`txbench_tatp_meta`): the scale and
 //! the seed, and whether the load finished.
 
-use txbench_core::schema::Statement;
+use txbench_core::schema::{KvOp, Statement};
 
 use super::{ABOUT, schema};
 use crate::meta_table::MetaTable;
 
+// Key-value operations too, so that a sharded key-value store keeps the
+// same record.
 static INSERT: Statement = Statement::new(
     "insert tatp meta",
     "INSERT INTO txbench_tatp_meta (m_key, m_value) VALUES (?, ?)",
-);
+)
+.key_value(KvOp::Put {
+    table: "txbench_tatp_meta",
+    key: 0,
+    value: 1,
+});
 static SELECT: Statement = Statement::new(
     "select tatp meta",
     "SELECT m_key, m_value FROM txbench_tatp_meta",
-);
+)
+.key_value(KvOp::Scan {
+    table: "txbench_tatp_meta",
+});
 static COUNT_SUBSCRIBERS: Statement =
     Statement::new("count subscribers", "SELECT count(*) FROM subscriber");
 

@@ -5,7 +5,9 @@
 //!
 //! * [`schema`], [`generate`] and [`load`]: the four tables and their population.
 //! * [`input`]: the mix, the NURand subscriber draw and the terminals.
-//! * [`procedures`]: the seven transactions, written once against [`Session`].
+//! * [`procedures`]: the seven transactions, written once against [`Session`];
+//!   [`scripts`] and [`script_procedures`]: the same as one script per
+//!   partition, for a sharded key-value store (Redis Cluster).
 //! * [`key_access`]: how the transactions keyed by `sub_nbr` find their
 //!   subscriber (`--key-access`), and [`options`]: that and `--partitions`.
 //! * [`expected`]: the success rates the population implies.
@@ -25,6 +27,8 @@ pub mod options;
 pub mod population;
 pub mod procedures;
 pub mod schema;
+pub mod script_procedures;
+pub mod scripts;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -32,7 +36,7 @@ use std::sync::atomic::AtomicU64;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
 use txbench_core::{
-    DbError, Engine, ErrorKind, Outcome, Session, Shard, TxnTypeInfo, Workload, Written,
+    DbError, Engine, ErrorKind, Execution, Outcome, Session, Shard, TxnTypeInfo, Workload, Written,
 };
 
 use crate::about::{About, RunFlags, Scale};
@@ -126,8 +130,20 @@ impl Tatp {
                     .into(),
             ));
         }
+        let access = match (key_access, S::EXECUTION) {
+            (None, _) => None,
+            (Some(_), Execution::Scripts) if partitions == 0 => {
+                return Err(WorkloadError::Db(DbError::new(
+                    ErrorKind::Data,
+                    "txbench_tatp_meta: a sharded key-value store's load records its partitions, \
+                     and this one has none",
+                )));
+            }
+            (Some(strategy), Execution::Scripts) => Some(Access::in_scripts(strategy, partitions)),
+            (Some(strategy), _) => Some(Access::new(strategy, partitions)),
+        };
         Ok(Tatp {
-            access: key_access.map(|strategy| Access::new(strategy, partitions)),
+            access,
             ..Tatp::new(subscribers)
         })
     }
@@ -262,6 +278,11 @@ impl Benchmark for Tatp {
         session: &mut S,
         loaded: &Loaded,
     ) -> Result<Vec<ConditionResult>, WorkloadError> {
+        if S::EXECUTION == Execution::Scripts {
+            let partitions = loaded.entries.int(meta::PARTITIONS)?.unwrap_or(0);
+            let partitions = u32::try_from(partitions).unwrap_or(0);
+            return Ok(check::check_scripts(session, loaded.scale, partitions).await?);
+        }
         let indexed = loaded.entries.has(meta::KEY_INDEX);
         Ok(check::check(session, loaded.scale, indexed).await?)
     }

@@ -109,7 +109,7 @@ pub fn ack_fields(txn_type: usize) -> &'static str {
 }
 
 /// A subscriber number as the integer it spells (they are digits).
-fn number(sub_nbr: &str) -> i64 {
+pub(super) fn number(sub_nbr: &str) -> i64 {
     sub_nbr.parse().unwrap_or(-1)
 }
 
@@ -122,6 +122,9 @@ pub async fn execute<S: Session>(
     written: &mut Written,
     access: &Access,
 ) -> Result<Outcome, DbError> {
+    if let Some(scripts) = access.scripts {
+        return super::script_procedures::execute(session, input, written, access, scripts).await;
+    }
     match *input {
         TatpInput::GetSubscriberData { s_id } => {
             session.begin(TxMode::ReadOnly).await?;
