@@ -2,16 +2,17 @@
 //! each on SQLite, on PostgreSQL whole and in hash partitions
 //! (`--partitions`), and on MariaDB, after a contended run the population's
 //! invariants (the index included) hold and the success rates per type are
-//! those TATP expects (the run's own check "outcomes"); a strategy or a
-//! load an engine cannot do is refused by name.
+//! those TATP expects (the run's own check "outcomes"); the same on a Redis
+//! Cluster of three primaries, in TATP's script form; a strategy or a load an
+//! engine cannot do is refused by name.
 
 mod support;
 
 use std::path::Path;
 
 use support::{
-    MyDatabase, PgDatabase, check_status, only_result, serve_tatp, server_url, text, txbench,
-    txbench_output,
+    MyDatabase, PgDatabase, RedisCluster, check_status, only_result, serve_tatp, server_url, text,
+    txbench, txbench_output,
 };
 
 /// The strategies a database (not a txbench server) runs.
@@ -22,6 +23,9 @@ const ON_A_DATABASE: [&str; 5] = [
     "every-partition",
     "try-every-partition",
 ];
+
+/// The strategies a sharded key-value store (Redis Cluster) runs.
+const ON_A_SHARDED_STORE: [&str; 3] = ["index", "every-partition", "try-every-partition"];
 
 /// A contended TATP run of `strategy` on `url` (loaded): eight terminals on
 /// 1,000 subscribers; its summary.
@@ -59,7 +63,12 @@ fn load(dir: &Path, url: &str, partitions: Option<u32>) {
 /// churned by runs before drifts from the success rates a fresh one implies:
 /// Get-New-Destination's rises as forwardings are replaced.)
 fn every_strategy_keeps_tatp(dir: &Path, url: &str, partitions: Option<u32>) {
-    for strategy in ON_A_DATABASE {
+    these_strategies_keep_tatp(dir, url, partitions, &ON_A_DATABASE);
+}
+
+/// [`every_strategy_keeps_tatp`] with `strategies`.
+fn these_strategies_keep_tatp(dir: &Path, url: &str, partitions: Option<u32>, strategies: &[&str]) {
+    for &strategy in strategies {
         load(dir, url, partitions);
         let s = run(dir, url, strategy);
         let parameters = &s["parameters"];
@@ -374,4 +383,60 @@ fn a_sweep_compares_strategies_side_by_side() {
         "{}",
         text(&out)
     );
+}
+
+#[test]
+fn every_strategy_keeps_tatp_on_a_redis_cluster() {
+    let Some(cluster) = RedisCluster::up([7201, 7202, 7203]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (dir, url) = (dir.path(), cluster.url());
+    // Two partitions a node.
+    these_strategies_keep_tatp(dir, &url, Some(6), &ON_A_SHARDED_STORE);
+    // The partitions are spread over the three nodes, none left empty.
+    for port in ["7201", "7202", "7203"] {
+        let out = std::process::Command::new("redis-cli")
+            .args(["-p", port, "dbsize"])
+            .output()
+            .unwrap();
+        let keys: u64 = text(&out).trim().parse().unwrap();
+        assert!(keys > 1000, "node {port}: {keys} keys");
+    }
+    // What the store cannot do, refused by name (exit 2).
+    for (args, says) in [
+        (
+            vec!["--key-access", "single"],
+            "--key-access single: a sharded key-value store",
+        ),
+        (
+            vec!["--key-access", "lookup"],
+            "--key-access lookup: a sharded key-value store",
+        ),
+        (
+            vec!["--key-access", "server-side"],
+            "--key-access server-side: only a txbench server",
+        ),
+        (
+            vec!["--isolation", "serializable"],
+            "--isolation serializable: Redis Cluster",
+        ),
+    ] {
+        let mut all = vec!["tatp", "run", "--db", &url, "-d", "1s"];
+        all.extend(args);
+        let out = txbench_output(dir, &all);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains(says), "{}", text(&out));
+    }
+    let out = txbench_output(dir, &["tatp", "load", "--db", &url, "--drop"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--partitions: the redis-cluster engine"),
+        "{}",
+        text(&out)
+    );
+    // Another workload's statements have no script form.
+    let out = txbench_output(dir, &["tpcc", "load", "--db", &url, "-w", "1"]);
+    assert_ne!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("Redis Cluster"), "{}", text(&out));
 }

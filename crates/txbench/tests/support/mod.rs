@@ -381,3 +381,60 @@ impl MyDatabase {
             .unwrap();
     }
 }
+
+/// A Redis Cluster of the test's own (three primaries on its own ports, from
+/// `scripts/redis-cluster.sh`), stopped and removed when dropped.
+pub struct RedisCluster {
+    ports: String,
+    dir: tempfile::TempDir,
+}
+
+impl RedisCluster {
+    /// Start one on `ports`; `None` (the test skipped) where redis-server is
+    /// not installed, unless `TXBENCH_REQUIRE_SERVICES=1`, which fails.
+    pub fn up(ports: [u16; 3]) -> Option<RedisCluster> {
+        let installed = std::process::Command::new("redis-server")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !installed {
+            if std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() == Ok("1") {
+                panic!("redis-server is not installed and TXBENCH_REQUIRE_SERVICES=1");
+            }
+            eprintln!("skipping: install redis-server (Debian package) to run this test");
+            return None;
+        }
+        let ports: Vec<String> = ports.iter().map(u16::to_string).collect();
+        let cluster = RedisCluster {
+            ports: ports.join(" "),
+            dir: tempfile::tempdir().unwrap(),
+        };
+        let out = cluster.script("up");
+        assert!(out.status.success(), "{}", text(&out));
+        Some(cluster)
+    }
+
+    /// Its URL: every node.
+    pub fn url(&self) -> String {
+        let nodes: Vec<String> = (self.ports.split(' '))
+            .map(|p| format!("127.0.0.1:{p}"))
+            .collect();
+        format!("redis-cluster://{}", nodes.join(","))
+    }
+
+    fn script(&self, verb: &str) -> std::process::Output {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/redis-cluster.sh");
+        std::process::Command::new(script)
+            .arg(verb)
+            .env("REDIS_CLUSTER_PORTS", &self.ports)
+            .env("REDIS_CLUSTER_DIR", self.dir.path().join("nodes"))
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for RedisCluster {
+    fn drop(&mut self) {
+        let _ = self.script("down");
+    }
+}
