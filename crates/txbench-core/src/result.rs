@@ -532,6 +532,19 @@ pub struct VariantSweeps {
     pub types: Vec<String>,
     /// Each variant, in the order swept.
     pub variants: Vec<VariantSweep>,
+    /// The variants the engine refused, each with why (TATP's `single` on a
+    /// sharded key-value store): named, not swept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<RefusedVariant>,
+}
+
+/// A variant the engine cannot run, in a [`VariantSweeps`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RefusedVariant {
+    /// The option's value.
+    pub value: String,
+    /// The engine's refusal.
+    pub why: String,
 }
 
 impl RunResult {

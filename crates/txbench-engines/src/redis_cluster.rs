@@ -17,7 +17,7 @@
 //! an index on one column is the hash `{tag}index:<name>` from the column's
 //! value to the primary key. A key-value table stays whole: the hash `{t}t`
 //! from each key to its value. The marker `txbench:table:t` says how the table
-//! is placed ("whole", or "<column> <n>").
+//! is placed (`whole`, or `<column> <n>`).
 
 use std::collections::HashMap;
 use std::time::Duration;

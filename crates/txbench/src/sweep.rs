@@ -12,7 +12,9 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use txbench_core::Engine;
 use txbench_core::checks::{self, Status};
-use txbench_core::result::{RunResult, SweepResult, SweepStep, VariantSweep, VariantSweeps};
+use txbench_core::result::{
+    RefusedVariant, RunResult, SweepResult, SweepStep, VariantSweep, VariantSweeps,
+};
 use txbench_engines::{WithEngine, with_engine};
 use txbench_report::{json, results, terminal};
 use txbench_workloads::registry::Visitor;
@@ -194,8 +196,10 @@ async fn sweep_variants<E: Engine, W: Benchmark>(
         objective: objective(&s.slo),
         types: W::VARIANT_TYPES.iter().map(|t| t.to_string()).collect(),
         variants: Vec::new(),
+        refused: Vec::new(),
     };
     let mut sweeps = Vec::with_capacity(variants.len());
+    let mut first_refusal = None;
     for Variant {
         option,
         value,
@@ -218,9 +222,27 @@ async fn sweep_variants<E: Engine, W: Benchmark>(
             }
             None => None,
         };
-        let (summary, steps) = Sweeper::new(engine, &plan, s, stop, variant_dir.as_deref())
+        let swept = Sweeper::new(engine, &plan, s, stop, variant_dir.as_deref())
             .run()
-            .await?;
+            .await;
+        let (summary, steps) = match swept {
+            Ok(swept) => swept,
+            // A value the engine cannot run (refused before any step ran):
+            // named, and the other values go on.
+            Err(Failure::Usage(why)) => {
+                outln!("  refused: {why}");
+                if let Some(d) = &variant_dir {
+                    results::remove_if_empty(d);
+                }
+                compared.refused.push(RefusedVariant {
+                    value: value.to_string(),
+                    why: why.to_string(),
+                });
+                first_refusal.get_or_insert(Failure::Usage(why));
+                continue;
+            }
+            Err(other) => return Err(other),
+        };
         compared.variants.push(variant_at_capacity(
             value,
             sub,
@@ -229,6 +251,11 @@ async fn sweep_variants<E: Engine, W: Benchmark>(
             &compared.types,
         ));
         sweeps.push((summary, steps));
+    }
+    if compared.variants.is_empty()
+        && let Some(refusal) = first_refusal
+    {
+        return Err(refusal);
     }
     print_variants(&compared, s);
     if let Some(dir) = dir {
@@ -295,6 +322,9 @@ fn print_variants(v: &VariantSweeps, s: &SweepArgs) {
                 .types_latency_ms_at_capacity
                 .map_or("-".to_string(), |x| format!("{x:.2}"))
         );
+    }
+    for refused in &v.refused {
+        outln!("{:<22} refused by the engine", refused.value);
     }
     outln!(
         "(latency: the slowest of {} at the capacity step)",

@@ -435,6 +435,69 @@ fn every_strategy_keeps_tatp_on_a_redis_cluster() {
         "{}",
         text(&out)
     );
+    // A sweep of every strategy sweeps those the store runs and names the
+    // ones it refuses; one of refused strategies alone is refused.
+    let out = txbench_output(
+        dir,
+        &[
+            "sweep",
+            "tatp",
+            "--db",
+            &url,
+            "--key-access",
+            "single,every-partition",
+            "--rates",
+            "500..1000",
+            "--step",
+            "500",
+            "--step-duration",
+            "2s",
+            "--refine",
+            "0",
+            "--slo",
+            "p99<=50ms",
+            "--results",
+            "swept",
+        ],
+    );
+    assert!(matches!(out.status.code(), Some(0 | 3)), "{}", text(&out));
+    assert!(
+        text(&out).contains("single                 refused by the engine"),
+        "{}",
+        text(&out)
+    );
+    let sweep = support::only_run(&dir.join("swept"));
+    let compared: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sweep.join("variants.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        compared["variants"][0]["value"], "every-partition",
+        "{compared}"
+    );
+    assert_eq!(compared["refused"][0]["value"], "single", "{compared}");
+    let why = compared["refused"][0]["why"].as_str().unwrap();
+    assert!(why.contains("a sharded key-value store"), "{why}");
+    assert!(!sweep.join("key_access-single").exists());
+    let out = txbench_output(
+        dir,
+        &[
+            "sweep",
+            "tatp",
+            "--db",
+            &url,
+            "--key-access",
+            "single,lookup",
+            "--rates",
+            "500..1000",
+            "--step",
+            "500",
+            "--step-duration",
+            "2s",
+            "--slo",
+            "p99<=50ms",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     // Another workload's statements have no script form.
     let out = txbench_output(dir, &["tpcc", "load", "--db", &url, "-w", "1"]);
     assert_ne!(out.status.code(), Some(0), "{}", text(&out));
