@@ -9,8 +9,9 @@
 #   cargo build --release && bench/key_access.sh
 #
 # Environment: TARGETS (space separated, of postgres-partitioned,
-# postgres, mysql, sqlite, redis-cluster: default "postgres-partitioned
-# postgres"), PARTITIONS (8), SUBSCRIBERS (100000), RATES (2000..30000), STEP
+# postgres, mysql, sqlite, redis-cluster, served: default
+# "postgres-partitioned postgres"; served is `txbench serve` in front of
+# partitioned PostgreSQL, strategy server-side), PARTITIONS (8), SUBSCRIBERS (100000), RATES (2000..30000), STEP
 # (2000), STEP_DURATION (10s), REFINE (1), SLO ('p99<=10ms'), REPS (1: sweeps
 # per strategy, the strategies taken in turn within each, the table giving
 # the median capacity and the range), STRATEGIES (all but server-side, which
@@ -53,6 +54,12 @@ for target in $TARGETS; do
         ;;
     mysql) url="$MYSQL/txbench_keys" ;;
     sqlite) url="sqlite:$OUT/tatp.db" ;;
+    served)
+        psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS txbench_keys WITH (FORCE)" -c "CREATE DATABASE txbench_keys"
+        url=txbench://127.0.0.1:7077
+        partitions=(--partitions "$PARTITIONS")
+        strategies=${STRATEGIES:-server-side}
+        ;;
     redis-cluster)
         scripts/redis-cluster.sh up >/dev/null
         url=$REDIS_CLUSTER
@@ -69,12 +76,26 @@ for target in $TARGETS; do
     # whose success rates have drifted from those TATP expects.
     for rep in $(seq 1 "$REPS"); do
         for strategy in ${strategies//,/ }; do
-            "$BIN" tatp load --db "$url" --subscribers "$SUBSCRIBERS" --drop "${partitions[@]}" >/dev/null
+            if [ "$target" = served ]; then
+                # The server's database, loaded fresh, then the server on it.
+                "$BIN" tatp load --db "$PG/txbench_keys" --subscribers "$SUBSCRIBERS" --drop \
+                    "${partitions[@]}" >/dev/null
+                "$BIN" serve --db "$PG/txbench_keys" --workload tatp --listen 127.0.0.1:7077 \
+                    >"$OUT/serve.log" 2>&1 &
+                server=$!
+                until grep -q "serving" "$OUT/serve.log"; do sleep 0.2; done
+            else
+                "$BIN" tatp load --db "$url" --subscribers "$SUBSCRIBERS" --drop "${partitions[@]}" >/dev/null
+            fi
             # Exit 3 (no step met the objective) still wrote the sweep.
             "$BIN" sweep tatp --db "$url" --key-access "$strategy" --rates "$RATES" --step "$STEP" \
                 --step-duration "$STEP_DURATION" --refine "$REFINE" --slo "$SLO" \
                 --results "$OUT/$target/$strategy/$rep" >"$OUT/$target-$strategy-$rep.log" 2>&1 ||
                 [ $? = 3 ]
+            if [ "$target" = served ]; then
+                kill -TERM "$server"
+                wait "$server" || true
+            fi
         done
     done
     echo "== $target (load average $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -6,7 +6,7 @@ use txbench_core::result::{RunResult, SweepResult, VariantSweeps};
 use txbench_report::figures::TimelineFigures;
 use txbench_report::hlog::IntervalLog;
 use txbench_report::merge::Timeline;
-use txbench_report::results::{self, HLOG_FILE, REPORT_FILE, SWEEP_FILE};
+use txbench_report::results::{self, HLOG_FILE, REPORT_FILE, SWEEP_FILE, VARIANTS_FILE};
 use txbench_report::{html, json, terminal};
 
 use crate::cli::ReportArgs;
@@ -29,7 +29,13 @@ pub fn main(a: &ReportArgs) -> Result<(), Failure> {
             dir.display()
         )));
     }
-    let path = if dir.join(SWEEP_FILE).exists() {
+    let path = if dir.join(VARIANTS_FILE).exists() {
+        let (compared, sweeps) = read_variants(dir)?;
+        if !a.quiet {
+            crate::sweep::print_variants(&compared);
+        }
+        write_variants_report(dir, &compared, &sweeps)?
+    } else if dir.join(SWEEP_FILE).exists() {
         let (sweep, steps) = read_sweep(dir)?;
         if !a.quiet {
             print_sweep(&sweep, &steps);
@@ -119,6 +125,20 @@ pub fn read_log(dir: &Path) -> Result<Option<IntervalLog>, Failure> {
     }
     IntervalLog::read(&path).map(Some).map_err(Failure::reading)
 }
+
+/// A comparison of a workload's variants and each variant's sweep.
+fn read_variants(dir: &Path) -> Result<(VariantSweeps, SweepsOfVariants), Failure> {
+    let path = dir.join(VARIANTS_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| failed(&path, e))?;
+    let compared: VariantSweeps = serde_json::from_str(&text).map_err(|e| failed(&path, e))?;
+    let sweeps = (compared.variants.iter())
+        .map(|v| read_sweep(&dir.join(&v.dir)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((compared, sweeps))
+}
+
+/// Each variant's sweep and its steps' results.
+type SweepsOfVariants = Vec<(SweepResult, Vec<RunResult>)>;
 
 /// A sweep's summary and its steps' results.
 fn read_sweep(dir: &Path) -> Result<(SweepResult, Vec<RunResult>), Failure> {

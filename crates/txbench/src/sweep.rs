@@ -257,7 +257,7 @@ async fn sweep_variants<E: Engine, W: Benchmark>(
     {
         return Err(refusal);
     }
-    print_variants(&compared, s);
+    print_variants(&compared);
     if let Some(dir) = dir {
         json::write_value(&dir.join(results::VARIANTS_FILE), &compared).map_err(Failure::error)?;
         outln!("results: {}", dir.display());
@@ -297,7 +297,7 @@ fn variant_at_capacity(
 }
 
 /// The variants' capacities side by side.
-fn print_variants(v: &VariantSweeps, s: &SweepArgs) {
+pub fn print_variants(v: &VariantSweeps) {
     outln!();
     outln!(
         "capacity per {} under {} (at least 90% of the offered load completed):",
@@ -309,7 +309,7 @@ fn print_variants(v: &VariantSweeps, s: &SweepArgs) {
         v.option,
         "capacity/s",
         "achieved/s",
-        format!("p{} ms", s.slo.percentile)
+        format!("{} ms", objective_percentile(&v.objective))
     );
     let cell = |x: Option<f64>, digits| x.map_or("-".to_string(), |x| terminal::grouped(x, digits));
     for variant in &v.variants {
@@ -330,6 +330,11 @@ fn print_variants(v: &VariantSweeps, s: &SweepArgs) {
         "(latency: the slowest of {} at the capacity step)",
         v.types_named()
     );
+}
+
+/// The percentile an objective names ("p99" of "p99<=10ms").
+fn objective_percentile(objective: &str) -> &str {
+    objective.split(['<', '=']).next().unwrap_or("latency")
 }
 
 /// A sweep under way: the steps run so far.

@@ -372,6 +372,17 @@ fn a_sweep_compares_strategies_side_by_side() {
     let page = std::fs::read_to_string(sweep.join("report.html")).unwrap();
     assert!(page.contains("Capacity per key_access"), "{page}");
     assert_eq!(page.matches("<svg").count(), 1);
+    // `txbench report` renders the comparison again from its files.
+    std::fs::remove_file(sweep.join("report.html")).unwrap();
+    let out = txbench_output(dir.path(), &["report", sweep.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("capacity per key_access under p99<=50ms"),
+        "{}",
+        text(&out)
+    );
+    let again = std::fs::read_to_string(sweep.join("report.html")).unwrap();
+    assert_eq!(again, page);
 
     let out = txbench_output(
         dir.path(),
