@@ -32,7 +32,7 @@ pub fn main(a: &ReportArgs) -> Result<(), Failure> {
     let path = if dir.join(VARIANTS_FILE).exists() {
         let (compared, sweeps) = read_variants(dir)?;
         if !a.quiet {
-            crate::sweep::print_variants(&compared);
+            print_variants(&compared);
         }
         write_variants_report(dir, &compared, &sweeps)?
     } else if dir.join(SWEEP_FILE).exists() {
@@ -72,6 +72,47 @@ fn print_sweep(sweep: &SweepResult, steps: &[RunResult]) {
         ),
         None => outln!("capacity: no step met {}", sweep.objective),
     }
+}
+
+/// The variants' capacities side by side.
+pub fn print_variants(v: &VariantSweeps) {
+    outln!();
+    outln!(
+        "capacity per {} under {} (at least 90% of the offered load completed):",
+        v.option,
+        v.objective
+    );
+    outln!(
+        "{:<22} {:>12} {:>12} {:>16}",
+        v.option,
+        "capacity/s",
+        "achieved/s",
+        format!("{} ms", objective_percentile(&v.objective))
+    );
+    let cell = |x: Option<f64>, digits| x.map_or("-".to_string(), |x| terminal::grouped(x, digits));
+    for variant in &v.variants {
+        outln!(
+            "{:<22} {:>12} {:>12} {:>16}",
+            variant.value,
+            cell(variant.capacity_rate, 0),
+            cell(variant.achieved_at_capacity, 0),
+            variant
+                .types_latency_ms_at_capacity
+                .map_or("-".to_string(), |x| format!("{x:.2}"))
+        );
+    }
+    for refused in &v.refused {
+        outln!("{:<22} refused by the engine", refused.value);
+    }
+    outln!(
+        "(latency: the slowest of {} at the capacity step)",
+        v.types_named()
+    );
+}
+
+/// The percentile an objective names ("p99" of "p99<=10ms").
+fn objective_percentile(objective: &str) -> &str {
+    objective.split(['<', '=']).next().unwrap_or("latency")
 }
 
 /// Write the report.html of a run's results directory from its result and

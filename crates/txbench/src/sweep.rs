@@ -257,7 +257,7 @@ async fn sweep_variants<E: Engine, W: Benchmark>(
     {
         return Err(refusal);
     }
-    print_variants(&compared);
+    crate::report::print_variants(&compared);
     if let Some(dir) = dir {
         json::write_value(&dir.join(results::VARIANTS_FILE), &compared).map_err(Failure::error)?;
         outln!("results: {}", dir.display());
@@ -294,47 +294,6 @@ fn variant_at_capacity(
         types_latency_ms_at_capacity: at
             .map(|(_, r)| r.slowest_at(summary.objective_percentile, types)),
     }
-}
-
-/// The variants' capacities side by side.
-pub fn print_variants(v: &VariantSweeps) {
-    outln!();
-    outln!(
-        "capacity per {} under {} (at least 90% of the offered load completed):",
-        v.option,
-        v.objective
-    );
-    outln!(
-        "{:<22} {:>12} {:>12} {:>16}",
-        v.option,
-        "capacity/s",
-        "achieved/s",
-        format!("{} ms", objective_percentile(&v.objective))
-    );
-    let cell = |x: Option<f64>, digits| x.map_or("-".to_string(), |x| terminal::grouped(x, digits));
-    for variant in &v.variants {
-        outln!(
-            "{:<22} {:>12} {:>12} {:>16}",
-            variant.value,
-            cell(variant.capacity_rate, 0),
-            cell(variant.achieved_at_capacity, 0),
-            variant
-                .types_latency_ms_at_capacity
-                .map_or("-".to_string(), |x| format!("{x:.2}"))
-        );
-    }
-    for refused in &v.refused {
-        outln!("{:<22} refused by the engine", refused.value);
-    }
-    outln!(
-        "(latency: the slowest of {} at the capacity step)",
-        v.types_named()
-    );
-}
-
-/// The percentile an objective names ("p99" of "p99<=10ms").
-fn objective_percentile(objective: &str) -> &str {
-    objective.split(['<', '=']).next().unwrap_or("latency")
 }
 
 /// A sweep under way: the steps run so far.

@@ -12,6 +12,7 @@ use super::constants::{
 
 use super::input::TatpInput;
 use super::key_access::{Access, KeyAccess, PartitionStatements};
+use super::schema::number;
 use crate::fields::{first, int};
 
 static SUBSCRIBER: Statement = Statement::new(
@@ -106,11 +107,6 @@ pub fn ack_fields(txn_type: usize) -> &'static str {
         DELETE_CALL_FORWARDING => "sub_nbr sf_type start_time",
         _ => "",
     }
-}
-
-/// A subscriber number as the integer it spells (they are digits).
-pub(super) fn number(sub_nbr: &str) -> i64 {
-    sub_nbr.parse().unwrap_or(-1)
 }
 
 /// Execute one transaction, from `begin` to commit or rollback, the types

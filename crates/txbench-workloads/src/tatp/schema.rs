@@ -189,6 +189,12 @@ static FOREIGN_KEYS: [ForeignKey; 3] = [
     },
 ];
 
+/// A subscriber number as the integer it spells (they are digits; -1 if
+/// not), as the acknowledged-work log states it.
+pub fn number(sub_nbr: &str) -> i64 {
+    sub_nbr.parse().unwrap_or(-1)
+}
+
 /// A subscriber's `sub_nbr`: its id as 15 digits, zero-padded.
 pub fn sub_nbr(s_id: i64) -> String {
     format!("{s_id:015}")

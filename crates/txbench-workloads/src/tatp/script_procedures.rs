@@ -7,7 +7,7 @@ use txbench_core::{Call, DbError, Outcome, Param, Reply, Session, Written};
 
 use super::input::TatpInput;
 use super::key_access::{Access, KeyAccess};
-use super::procedures::number;
+use super::schema::number;
 use super::scripts::{PartitionScripts, Scripts};
 use crate::fields::{first, int};
 
