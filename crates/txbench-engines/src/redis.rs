@@ -38,7 +38,7 @@ const BATCH: usize = 10_000;
 /// How long a session waits for an answer (loads send large batches).
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long connecting may take before the database counts as unreachable.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A Redis server to connect to.
 #[derive(Clone, PartialEq, Eq)]
@@ -177,7 +177,7 @@ impl Engine for RedisEngine {
 /// restarting (LOADING), has lost its primary (MASTERDOWN) or asks to try
 /// again is unavailable, like a dropped connection: the driver reconnects
 /// and retries rather than counting a failed transaction of another kind.
-fn classify(e: RedisError) -> DbError {
+pub(crate) fn classify(e: RedisError) -> DbError {
     let kind = if e.is_io_error()
         || e.is_connection_dropped()
         || e.is_connection_refusal()
@@ -189,6 +189,13 @@ fn classify(e: RedisError) -> DbError {
         ErrorKind::Other
     };
     DbError::new(kind, e.to_string())
+}
+
+/// The version in the text of `INFO server`.
+pub(crate) fn version_in_info(info: &str) -> &str {
+    info.lines()
+        .find_map(|l| l.strip_prefix("redis_version:"))
+        .map_or("unknown", str::trim)
 }
 
 /// The sorted set of a hashed table's integer keys, each scored by itself.
@@ -473,11 +480,7 @@ impl Session for RedisSession {
             .query_async(&mut self.conn)
             .await
             .map_err(classify)?;
-        let version = info
-            .lines()
-            .find_map(|l| l.strip_prefix("redis_version:"))
-            .unwrap_or("unknown");
-        Ok(format!("Redis {}", version.trim()))
+        Ok(format!("Redis {}", version_in_info(&info)))
     }
 
     async fn begin(&mut self, _mode: TxMode) -> Result<(), DbError> {

@@ -20,6 +20,7 @@
 //! is placed (`whole`, or `<column> <n>`).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use redis::cluster::{ClusterClient, ClusterClientBuilder};
@@ -33,13 +34,12 @@ use txbench_core::{
 
 use crate::kv_store::{marker, param_text, value_text};
 use crate::redact::redact;
+use crate::redis::{CONNECT_TIMEOUT, version_in_info};
 use crate::target_error::TargetError;
 
 /// How long a session waits for an answer (loads send large batches, and an
 /// index is built by one script per partition).
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(120);
-/// How long connecting may take before the store counts as unreachable.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Hash slots of a Redis Cluster.
 const SLOTS: u32 = 16_384;
 
@@ -177,30 +177,25 @@ impl Placement {
 pub struct RedisClusterSession {
     engine: RedisClusterEngine,
     conn: ClusterConnection,
-    /// Each script statement's script (its SHA1 computed once), by source.
-    scripts: HashMap<usize, redis::Script>,
+    /// Each script (its SHA1 computed once), by its source's address.
+    scripts: HashMap<usize, Arc<redis::Script>>,
     /// The partitions' key prefixes, per partition count.
-    tags: HashMap<u32, Vec<String>>,
+    tags: HashMap<u32, Vec<Arc<str>>>,
     /// Tables' placements read from their markers (loads).
     placements: HashMap<String, Placement>,
 }
 
-/// Map a redis error into txbench's classification: a node that is gone,
-/// loading or failing over is unavailable (the driver reconnects and
-/// retries); anything else, a script's error included, is an error.
+/// Map a redis error into txbench's classification as for one Redis
+/// ([`crate::redis::classify`]), and a redirection the cluster client could
+/// not follow (MOVED, ASK: the slots moved) as unavailable too, so that the
+/// driver reconnects, which reads the slots again.
 fn classify(e: RedisError) -> DbError {
-    let kind = if e.is_io_error()
-        || e.is_connection_dropped()
-        || e.is_connection_refusal()
-        || e.is_timeout()
-        || e.is_cluster_error()
-        || matches!(e.retry_method(), redis::RetryMethod::WaitAndRetry)
-    {
-        ErrorKind::Connection
-    } else {
-        ErrorKind::Other
-    };
-    DbError::new(kind, e.to_string())
+    let moved = e.is_cluster_error();
+    let mut err = crate::redis::classify(e);
+    if moved {
+        err.kind = ErrorKind::Connection;
+    }
+    err
 }
 
 /// The partition of a placing value, given as the text the store holds.
@@ -218,7 +213,7 @@ pub fn partition_of(value: &str, count: u32) -> u32 {
 /// to a slot in the `i`th of `count` equal ranges of the slots, so that a
 /// cluster whose nodes serve equal ranges (as `redis-cli --cluster create`
 /// makes them) holds equal shares of the partitions.
-fn partition_tags(count: u32) -> Vec<String> {
+fn partition_tags(count: u32) -> Vec<Arc<str>> {
     (0..count)
         .map(|i| {
             (0u64..)
@@ -228,7 +223,7 @@ fn partition_tags(count: u32) -> Vec<String> {
                         u32::from(crc16::State::<crc16::XMODEM>::calculate(tag.as_bytes())) % SLOTS;
                     u64::from(slot) * u64::from(count) / u64::from(SLOTS) == u64::from(i)
                 })
-                .map(|tag| format!("{{{tag}}}"))
+                .map(|tag| Arc::from(format!("{{{tag}}}")))
                 .expect("every range of slots has a tag")
         })
         .collect()
@@ -311,14 +306,14 @@ fn changed_of(stmt: &Statement, reply: Value) -> Result<u64, DbError> {
 /// A script call ready to send: the script, its partition's prefix, its
 /// arguments.
 struct Invocation {
-    script: redis::Script,
-    tag: String,
+    script: Arc<redis::Script>,
+    tag: Arc<str>,
     args: Vec<String>,
 }
 
 impl Invocation {
     async fn send(self, mut conn: ClusterConnection) -> Result<Value, DbError> {
-        let mut call = self.script.key(self.tag);
+        let mut call = self.script.key(&*self.tag);
         for arg in &self.args {
             call.arg(arg);
         }
@@ -326,14 +321,28 @@ impl Invocation {
     }
 }
 
+/// Send `calls` at once (each to its partition's node, in parallel) and
+/// return their replies in order.
+async fn send_all(conn: &ClusterConnection, calls: Vec<Invocation>) -> Result<Vec<Value>, DbError> {
+    futures_util::future::try_join_all(calls.into_iter().map(|call| call.send(conn.clone()))).await
+}
+
 impl RedisClusterSession {
     /// The prefix of partition `index` of `count`.
-    fn tag(&mut self, index: u32, count: u32) -> String {
+    fn tag(&mut self, index: u32, count: u32) -> Arc<str> {
         let tags = self
             .tags
             .entry(count)
             .or_insert_with(|| partition_tags(count));
-        tags[index as usize].clone()
+        Arc::clone(&tags[index as usize])
+    }
+
+    /// The script of `source`, made once per session.
+    fn script_of(&mut self, source: &'static str) -> Arc<redis::Script> {
+        let script = (self.scripts)
+            .entry(source.as_ptr() as usize)
+            .or_insert_with(|| Arc::new(redis::Script::new(source)));
+        Arc::clone(script)
     }
 
     /// `stmt`'s script with `params`, on its partition.
@@ -350,9 +359,16 @@ impl RedisClusterSession {
         else {
             return Err(not_a_script(&format!("statement '{}'", stmt.name)));
         };
+        let args = (0..params.len())
+            .map(|i| param_text(stmt, params, i))
+            .collect::<Result<Vec<_>, _>>()?;
         let index = match on {
             ScriptOn::PartitionOf { param } => {
-                partition_of(&param_text(stmt, params, param)?, partitions)
+                let value = args.get(param).ok_or_else(|| {
+                    let what = format!("script '{}': no parameter {}", stmt.name, param + 1);
+                    DbError::new(ErrorKind::Other, what)
+                })?;
+                partition_of(value, partitions)
             }
             ScriptOn::Partition { index } => index,
         };
@@ -362,15 +378,8 @@ impl RedisClusterSession {
                 format!("script '{}': partition {index} of {partitions}", stmt.name),
             ));
         }
-        let args = (0..params.len())
-            .map(|i| param_text(stmt, params, i))
-            .collect::<Result<Vec<_>, _>>()?;
-        let script = (self.scripts)
-            .entry(source.as_ptr() as usize)
-            .or_insert_with(|| redis::Script::new(source))
-            .clone();
         Ok(Invocation {
-            script,
+            script: self.script_of(source),
             tag: self.tag(index, partitions),
             args,
         })
@@ -407,23 +416,21 @@ impl RedisClusterSession {
         Ok(placement)
     }
 
-    /// Run `source` once on every partition of `count`, with `args`.
+    /// Run `source` once on every partition of `count`, with `args`, at once.
     async fn on_every_partition(
         &mut self,
-        source: &str,
+        source: &'static str,
         count: u32,
         args: &[&str],
     ) -> Result<(), DbError> {
-        let script = redis::Script::new(source);
-        for index in 0..count {
-            let tag = self.tag(index, count);
-            let mut call = script.key(tag);
-            for arg in args {
-                call.arg(*arg);
-            }
-            let _: Value = call.invoke_async(&mut self.conn).await.map_err(classify)?;
-        }
-        Ok(())
+        let calls = (0..count)
+            .map(|index| Invocation {
+                script: self.script_of(source),
+                tag: self.tag(index, count),
+                args: args.iter().map(|a| a.to_string()).collect(),
+            })
+            .collect();
+        send_all(&self.conn, calls).await.map(drop)
     }
 }
 
@@ -456,11 +463,7 @@ impl Session for RedisClusterSession {
     async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
         match stmt.kv {
             Some(KvOp::Script { source, .. }) => {
-                let script = (self.scripts)
-                    .entry(source.as_ptr() as usize)
-                    .or_insert_with(|| redis::Script::new(source))
-                    .clone();
-                script
+                self.script_of(source)
                     .prepare_invoke()
                     .load_async(&mut self.conn)
                     .await
@@ -481,21 +484,14 @@ impl Session for RedisClusterSession {
     async fn server_version(&mut self) -> Result<String, DbError> {
         let info: Value = self.command(redis::cmd("INFO").arg("server")).await?;
         // Asked of every node, the answer is a map of node to text.
-        let texts: Vec<String> = match info {
-            Value::Map(nodes) => nodes
-                .into_iter()
-                .filter_map(|(_, v)| redis::from_redis_value::<String>(v).ok())
-                .collect(),
-            other => redis::from_redis_value::<String>(other)
-                .into_iter()
-                .collect(),
+        let first = match info {
+            Value::Map(nodes) => nodes.into_iter().next().map(|(_, v)| v),
+            one => Some(one),
         };
-        let version = texts
-            .iter()
-            .flat_map(|t| t.lines())
-            .find_map(|l| l.strip_prefix("redis_version:"))
-            .unwrap_or("unknown");
-        Ok(format!("Redis Cluster {}", version.trim()))
+        let text = first
+            .and_then(|v| redis::from_redis_value::<String>(v).ok())
+            .unwrap_or_default();
+        Ok(format!("Redis Cluster {}", version_in_info(&text)))
     }
 
     /// Each script is a transaction of its own: nothing to begin.
@@ -569,22 +565,13 @@ impl Session for RedisClusterSession {
         let invocations = (calls.iter())
             .map(|c| self.invocation(c.stmt, c.params))
             .collect::<Result<Vec<_>, _>>()?;
-        let replies = futures_util::future::try_join_all(
-            invocations
-                .into_iter()
-                .map(|call| call.send(self.conn.clone())),
-        )
-        .await?;
+        let replies = send_all(&self.conn, invocations).await?;
         (calls.iter().zip(replies))
             .map(|(c, reply)| match c.kind {
                 CallKind::Query => rows_of(c.stmt, reply).map(Reply::Rows),
                 CallKind::Execute => changed_of(c.stmt, reply).map(Reply::Affected),
             })
             .collect()
-    }
-
-    async fn pipeline_and_commit(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
-        self.pipeline(calls).await
     }
 
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
@@ -693,10 +680,10 @@ impl Loader for RedisClusterSession {
     /// a key-value table's entries: a pipeline per partition (a cluster
     /// pipeline stays in one slot), all sent at once.
     async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
-        let mut pipes: HashMap<String, redis::Pipeline> = HashMap::new();
+        let mut pipes: HashMap<Arc<str>, redis::Pipeline> = HashMap::new();
         match self.placement(table.name).await? {
             Placement::Whole => {
-                let pipe = pipes.entry(whole_table(table.name)).or_default();
+                let pipe = pipes.entry(Arc::from(table.name)).or_default();
                 let cmd = pipe.cmd("HSET").arg(whole_table(table.name));
                 for row in batch.rows() {
                     cmd.arg(row.first().map(value_text).unwrap_or_default())

@@ -199,7 +199,6 @@ async fn sweep_variants<E: Engine, W: Benchmark>(
         refused: Vec::new(),
     };
     let mut sweeps = Vec::with_capacity(variants.len());
-    let mut first_refusal = None;
     for Variant {
         option,
         value,
@@ -238,7 +237,6 @@ async fn sweep_variants<E: Engine, W: Benchmark>(
                     value: value.to_string(),
                     why: why.to_string(),
                 });
-                first_refusal.get_or_insert(Failure::Usage(why));
                 continue;
             }
             Err(other) => return Err(other),
@@ -252,10 +250,11 @@ async fn sweep_variants<E: Engine, W: Benchmark>(
         ));
         sweeps.push((summary, steps));
     }
+    // Every value refused: the command asked for nothing this engine runs.
     if compared.variants.is_empty()
-        && let Some(refusal) = first_refusal
+        && let Some(refused) = compared.refused.first()
     {
-        return Err(refusal);
+        return Err(Failure::usage(&refused.why));
     }
     crate::report::print_variants(&compared);
     if let Some(dir) = dir {

@@ -414,6 +414,32 @@ fn every_strategy_keeps_tatp_on_a_redis_cluster() {
         let keys: u64 = text(&out).trim().parse().unwrap();
         assert!(keys > 1000, "node {port}: {keys} keys");
     }
+    // A partition's own index broken (an entry gone, a stray one) is
+    // counted by its partition's check script: 2 violations.
+    let redis = |args: &[&str]| {
+        let out = std::process::Command::new("redis-cli")
+            .args(["-p", "7201"])
+            .args(args)
+            .output()
+            .unwrap();
+        text(&out).trim().to_string()
+    };
+    let index = redis(&["--scan", "--pattern", "*index:subscriber_sub_nbr"]);
+    let index = index
+        .lines()
+        .next()
+        .expect("a partition's index on node 7201");
+    let entry = redis(&["hrandfield", index]);
+    assert_eq!(redis(&["hdel", index, &entry]), "1");
+    assert_eq!(redis(&["hset", index, "999999999999999", "1"]), "1");
+    let out = txbench_output(dir, &["tatp", "check", "--db", &url]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let line = (text(&out).lines())
+        .find(|l| l.contains("each partition's SUB_NBR index"))
+        .map(str::to_string)
+        .unwrap_or_default();
+    assert!(line.starts_with("FAIL"), "{}", text(&out));
+    assert!(line.contains("2 violations"), "{}", text(&out));
     // What the store cannot do, refused by name (exit 2).
     for (args, says) in [
         (

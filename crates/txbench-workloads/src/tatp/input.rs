@@ -222,6 +222,20 @@ impl Terminal for TatpTerminal {
     }
 }
 
+/// Insert-Call-Forwarding's input, borrowed from a [`TatpInput`].
+pub struct Forwarding<'a> {
+    /// The subscriber's number.
+    pub sub_nbr: &'a str,
+    /// The facility's type.
+    pub sf_type: i64,
+    /// The forwarding's start (0, 8 or 16).
+    pub start_time: i64,
+    /// Its end.
+    pub end_time: i64,
+    /// The number forwarded to.
+    pub numberx: &'a str,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

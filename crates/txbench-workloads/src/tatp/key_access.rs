@@ -292,7 +292,7 @@ pub struct Access {
     /// The load's hash partitions (0: whole tables).
     pub partitions: u32,
     /// The statements of each partition (one set on the whole tables when
-    /// not partitioned).
+    /// not partitioned; none where the transactions run as scripts).
     pub statements: &'static [PartitionStatements],
     /// The scripts, where the transactions run as scripts on a sharded
     /// key-value store ([`Execution::Scripts`]); `None` on a database.
@@ -311,11 +311,13 @@ impl Access {
     }
 
     /// `strategy` on a sharded key-value store loaded in `partitions`, the
-    /// transactions run as scripts.
+    /// transactions run as scripts (and no SQL statement).
     pub fn in_scripts(strategy: KeyAccess, partitions: u32) -> Access {
         Access {
+            strategy,
+            partitions,
+            statements: &[],
             scripts: Some(scripts(partitions)),
-            ..Access::new(strategy, partitions)
         }
     }
 

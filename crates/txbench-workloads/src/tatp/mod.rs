@@ -6,8 +6,10 @@
 //! * [`schema`], [`generate`] and [`load`]: the four tables and their population.
 //! * [`input`]: the mix, the NURand subscriber draw and the terminals.
 //! * [`procedures`]: the seven transactions, written once against [`Session`];
-//!   [`scripts`] and [`script_procedures`]: the same as one script per
-//!   partition, for a sharded key-value store (Redis Cluster).
+//!   [`scripts`]: each as one script per partition, for a sharded key-value
+//!   store (Redis Cluster), whose reads run as the SQL form's and whose
+//!   writes are [`script_procedures`]; [`find`]: the lookup of `s_id` before
+//!   a transaction and the statements sent to every partition, in either form.
 //! * [`key_access`]: how the transactions keyed by `sub_nbr` find their
 //!   subscriber (`--key-access`), and [`options`]: that and `--partitions`.
 //! * [`expected`]: the success rates the population implies.
@@ -18,6 +20,7 @@
 pub mod check;
 pub mod constants;
 pub mod expected;
+pub mod find;
 pub mod generate;
 pub mod input;
 pub mod key_access;
@@ -114,15 +117,8 @@ impl Tatp {
             .map(|c| c.for_a_run())
             .transpose()?;
         let key_access = KeyAccess::resolve(asked, S::EXECUTION)?;
-        let partitions = match found.int(meta::PARTITIONS)? {
-            None => 0,
-            Some(n) => u32::try_from(n).map_err(|_| {
-                DbError::new(
-                    ErrorKind::Data,
-                    format!("txbench_tatp_meta: bad partition count {n}"),
-                )
-            })?,
-        };
+        let scripted = S::EXECUTION == Execution::Scripts;
+        let partitions = meta::partitions(found.int(meta::PARTITIONS)?, scripted)?;
         if key_access == Some(KeyAccess::Index) && !found.has(meta::KEY_INDEX) {
             return Err(WorkloadError::BadOption(
                 "--key-access index: this database was loaded without the alternative key's \
@@ -130,18 +126,13 @@ impl Tatp {
                     .into(),
             ));
         }
-        let access = match (key_access, S::EXECUTION) {
-            (None, _) => None,
-            (Some(_), Execution::Scripts) if partitions == 0 => {
-                return Err(WorkloadError::Db(DbError::new(
-                    ErrorKind::Data,
-                    "txbench_tatp_meta: a sharded key-value store's load records its partitions, \
-                     and this one has none",
-                )));
+        let access = key_access.map(|strategy| {
+            if scripted {
+                Access::in_scripts(strategy, partitions)
+            } else {
+                Access::new(strategy, partitions)
             }
-            (Some(strategy), Execution::Scripts) => Some(Access::in_scripts(strategy, partitions)),
-            (Some(strategy), _) => Some(Access::new(strategy, partitions)),
-        };
+        });
         Ok(Tatp {
             access,
             ..Tatp::new(subscribers)
@@ -279,8 +270,7 @@ impl Benchmark for Tatp {
         loaded: &Loaded,
     ) -> Result<Vec<ConditionResult>, WorkloadError> {
         if S::EXECUTION == Execution::Scripts {
-            let partitions = loaded.entries.int(meta::PARTITIONS)?.unwrap_or(0);
-            let partitions = u32::try_from(partitions).unwrap_or(0);
+            let partitions = meta::partitions(loaded.entries.int(meta::PARTITIONS)?, true)?;
             return Ok(check::check_scripts(session, loaded.scale, partitions).await?);
         }
         let indexed = loaded.entries.has(meta::KEY_INDEX);

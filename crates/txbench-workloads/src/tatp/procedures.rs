@@ -4,15 +4,18 @@
 //! [`Outcome::ExpectedRollback`]: counted per type, never an error.
 
 use txbench_core::schema::Statement;
-use txbench_core::{Call, DbError, ErrorKind, Outcome, Param, Reply, Session, TxMode, Written};
+use txbench_core::{Call, DbError, ErrorKind, Outcome, Param, Session, TxMode, Written};
 
 use super::constants::{
     DELETE_CALL_FORWARDING, INSERT_CALL_FORWARDING, UPDATE_LOCATION, UPDATE_SUBSCRIBER_DATA,
 };
 
-use super::input::TatpInput;
-use super::key_access::{Access, KeyAccess, PartitionStatements};
+use super::find::{ID_BY_NUMBER, change_every_partition, look_up_first};
+use super::input::{Forwarding, TatpInput};
+use super::key_access::{Access, KeyAccess};
 use super::schema::number;
+use super::script_procedures as scripted;
+use super::scripts::Scripts;
 use crate::fields::{first, int};
 
 static SUBSCRIBER: Statement = Statement::new(
@@ -44,15 +47,6 @@ static SET_DATA_A: Statement = Statement::new(
 static SET_LOCATION: Statement = Statement::new(
     "update location",
     "UPDATE subscriber SET vlr_location = ? WHERE sub_nbr = ?",
-);
-static ID_BY_NUMBER: Statement = Statement::new(
-    "subscriber by sub_nbr",
-    "SELECT s_id FROM subscriber WHERE sub_nbr = ?",
-);
-/// `s_id` by `sub_nbr` in the alternative key's own index.
-static FIND_IN_INDEX: Statement = Statement::new(
-    "s_id by sub_nbr in subscriber_nbr",
-    "SELECT s_id FROM subscriber_nbr WHERE sub_nbr = ?",
 );
 static SET_LOCATION_BY_ID: Statement = Statement::new(
     "update location by s_id",
@@ -109,22 +103,32 @@ pub fn ack_fields(txn_type: usize) -> &'static str {
     }
 }
 
+/// The statement of a read in the run's form: `sql`, or the script `script`
+/// picks where the run is in scripts (on a sharded key-value store, whose
+/// transactions begin and commit at no cost, so the reads are the same).
+fn in_form(
+    access: &Access,
+    sql: &'static Statement,
+    script: fn(&'static Scripts) -> &'static Statement,
+) -> &'static Statement {
+    access.scripts.map_or(sql, script)
+}
+
 /// Execute one transaction, from `begin` to commit or rollback, the types
 /// keyed by `sub_nbr` finding their subscriber as `access` says; a write
-/// that commits states what it wrote in `written` ([`ack_fields`]).
+/// that commits states what it wrote in `written` ([`ack_fields`]). The
+/// writes of the script form are [`scripted`]'s.
 pub async fn execute<S: Session>(
     session: &mut S,
     input: &TatpInput,
     written: &mut Written,
     access: &Access,
 ) -> Result<Outcome, DbError> {
-    if let Some(scripts) = access.scripts {
-        return super::script_procedures::execute(session, input, written, access, scripts).await;
-    }
     match *input {
         TatpInput::GetSubscriberData { s_id } => {
             session.begin(TxMode::ReadOnly).await?;
-            let found = session.query(&SUBSCRIBER, &[Param::Int(s_id)]).await?;
+            let read = in_form(access, &SUBSCRIBER, |s| &s.subscriber);
+            let found = session.query(read, &[Param::Int(s_id)]).await?;
             first(&found, "subscriber")?;
             finish(session, true).await
         }
@@ -141,13 +145,15 @@ pub async fn execute<S: Session>(
                 Param::Int(start_time),
                 Param::Int(end_time),
             ];
-            let found = session.query(&NEW_DESTINATION, &params).await?;
+            let read = in_form(access, &NEW_DESTINATION, |s| &s.new_destination);
+            let found = session.query(read, &params).await?;
             finish(session, !found.is_empty()).await
         }
         TatpInput::GetAccessData { s_id, ai_type } => {
             session.begin(TxMode::ReadOnly).await?;
             let params = [Param::Int(s_id), Param::Int(ai_type)];
-            let found = session.query(&ACCESS_DATA, &params).await?;
+            let read = in_form(access, &ACCESS_DATA, |s| &s.access_data);
+            let found = session.query(read, &params).await?;
             finish(session, !found.is_empty()).await
         }
         TatpInput::UpdateSubscriberData {
@@ -156,29 +162,34 @@ pub async fn execute<S: Session>(
             sf_type,
             data_a,
         } => {
-            session.begin(TxMode::ReadWrite).await?;
-            let bit = [Param::Int(bit_1), Param::Int(s_id)];
-            let data = [Param::Int(data_a), Param::Int(s_id), Param::Int(sf_type)];
-            let replies = session
-                .pipeline(&[
-                    Call::execute(&SET_BIT, &bit),
-                    Call::execute(&SET_DATA_A, &data),
-                ])
-                .await?;
-            if replies[0].affected() != 1 {
-                return Err(DbError::missing(format!("subscriber {s_id}")));
+            let row = [s_id, bit_1, sf_type, data_a];
+            match access.scripts {
+                Some(scripts) => {
+                    scripted::update_subscriber_data(session, scripts, row, written).await
+                }
+                None => update_subscriber_data(session, row, written).await,
             }
-            // No such facility: the subscriber's change is undone with it.
-            let found = replies[1].affected() == 1;
-            if found {
-                written.committing([s_id, bit_1, sf_type, data_a]);
-            }
-            finish(session, found).await
         }
         TatpInput::UpdateLocation {
             sub_nbr,
             vlr_location,
-        } => update_location(session, sub_nbr.as_str(), vlr_location, written, access).await,
+        } => {
+            let sub_nbr = sub_nbr.as_str();
+            match access.scripts {
+                Some(scripts) => {
+                    scripted::update_location(
+                        session,
+                        access,
+                        scripts,
+                        sub_nbr,
+                        vlr_location,
+                        written,
+                    )
+                    .await
+                }
+                None => update_location(session, sub_nbr, vlr_location, written, access).await,
+            }
+        }
         TatpInput::InsertCallForwarding {
             sub_nbr,
             sf_type,
@@ -193,17 +204,59 @@ pub async fn execute<S: Session>(
                 end_time,
                 numberx: numberx.as_str(),
             };
-            insert_call_forwarding(session, &forwarding, written, access).await
+            match access.scripts {
+                Some(scripts) => {
+                    scripted::insert_call_forwarding(session, access, scripts, &forwarding, written)
+                        .await
+                }
+                None => insert_call_forwarding(session, &forwarding, written, access).await,
+            }
         }
         TatpInput::DeleteCallForwarding {
             sub_nbr,
             sf_type,
             start_time,
         } => {
-            let sub_nbr = sub_nbr.as_str();
-            delete_call_forwarding(session, sub_nbr, sf_type, start_time, written, access).await
+            let (sub_nbr, row) = (sub_nbr.as_str(), [sf_type, start_time]);
+            match access.scripts {
+                Some(scripts) => {
+                    scripted::delete_call_forwarding(
+                        session, access, scripts, sub_nbr, row, written,
+                    )
+                    .await
+                }
+                None => delete_call_forwarding(session, sub_nbr, row, written, access).await,
+            }
         }
     }
+}
+
+/// Update-Subscriber-Data (`s_id`, `bit_1`, `sf_type`, `data_a`): the
+/// subscriber's bit and its facility's data, both or neither.
+async fn update_subscriber_data<S: Session>(
+    session: &mut S,
+    row: [i64; 4],
+    written: &mut Written,
+) -> Result<Outcome, DbError> {
+    let [s_id, bit_1, sf_type, data_a] = row;
+    session.begin(TxMode::ReadWrite).await?;
+    let bit = [Param::Int(bit_1), Param::Int(s_id)];
+    let data = [Param::Int(data_a), Param::Int(s_id), Param::Int(sf_type)];
+    let replies = session
+        .pipeline(&[
+            Call::execute(&SET_BIT, &bit),
+            Call::execute(&SET_DATA_A, &data),
+        ])
+        .await?;
+    if replies[0].affected() != 1 {
+        return Err(DbError::missing(format!("subscriber {s_id}")));
+    }
+    // No such facility: the subscriber's change is undone with it.
+    let found = replies[1].affected() == 1;
+    if found {
+        written.committing(row);
+    }
+    finish(session, found).await
 }
 
 /// The subscriber's `s_id` in a transaction by `sub_nbr`: looked up before
@@ -217,73 +270,6 @@ async fn subscriber_in<S: Session>(
         Some(s_id) => Ok(s_id),
         None => subscriber_id(session, sub_nbr).await,
     }
-}
-
-/// `s_id` of `sub_nbr` found before the transaction, in a read-only
-/// transaction of its own sent with its commit, where the strategy finds it
-/// so (`lookup`, `index`, `every-partition`): one query, or one per partition.
-async fn look_up_first<S: Session>(
-    session: &mut S,
-    sub_nbr: &str,
-    access: &Access,
-) -> Result<Option<i64>, DbError> {
-    let key = [Param::Text(sub_nbr)];
-    let (one, every);
-    let calls: &[Call] = match access.strategy {
-        KeyAccess::Lookup => {
-            one = [Call::query(&ID_BY_NUMBER, &key)];
-            &one
-        }
-        KeyAccess::Index => {
-            one = [Call::query(&FIND_IN_INDEX, &key)];
-            &one
-        }
-        KeyAccess::EveryPartition => {
-            every = on_every_partition(access, |p| &p.find, &key, Call::query);
-            &every
-        }
-        KeyAccess::Single | KeyAccess::TryEveryPartition | KeyAccess::ServerSide => {
-            return Ok(None);
-        }
-    };
-    session.begin(TxMode::ReadOnly).await?;
-    let replies = session.pipeline_and_commit(calls).await?;
-    let found = replies
-        .iter()
-        .filter_map(|r| r.rows())
-        .find_map(|rows| rows.iter().next());
-    match found {
-        Some(row) => int(row, 0, "s_id").map(Some),
-        None => Err(DbError::missing(format!("subscriber {sub_nbr}"))),
-    }
-}
-
-/// The statement `pick` chooses of every partition, each with `params`, as
-/// calls to send together.
-fn on_every_partition<'a>(
-    access: &Access,
-    pick: impl Fn(&'static PartitionStatements) -> &'static Statement,
-    params: &'a [Param<'a>],
-    call: fn(&'static Statement, &'a [Param<'a>]) -> Call<'a>,
-) -> Vec<Call<'a>> {
-    access
-        .statements
-        .iter()
-        .map(|p| call(pick(p), params))
-        .collect()
-}
-
-/// The rows the statement `pick` chooses changed on every partition, sent
-/// together in the transaction under way.
-async fn change_every_partition<S: Session>(
-    session: &mut S,
-    access: &Access,
-    pick: impl Fn(&'static PartitionStatements) -> &'static Statement,
-    params: &[Param<'_>],
-) -> Result<u64, DbError> {
-    let calls = on_every_partition(access, pick, params, Call::execute);
-    let replies = session.pipeline(&calls).await?;
-    Ok(replies.iter().map(Reply::affected).sum())
 }
 
 /// Update-Location: the subscriber's new `vlr_location`.
@@ -303,7 +289,13 @@ async fn update_location<S: Session>(
             session.execute(&SET_LOCATION_BY_ID, &by_id).await?
         }
         (None, KeyAccess::TryEveryPartition) => {
-            change_every_partition(session, access, |p| &p.update_location, &by_number).await?
+            change_every_partition(
+                session,
+                access.statements,
+                |p| &p.update_location,
+                &by_number,
+            )
+            .await?
         }
         (None, _) => session.execute(&SET_LOCATION, &by_number).await?,
     };
@@ -312,15 +304,6 @@ async fn update_location<S: Session>(
     }
     written.committing([number(sub_nbr), vlr_location]);
     finish(session, true).await
-}
-
-/// Insert-Call-Forwarding's input.
-struct Forwarding<'a> {
-    sub_nbr: &'a str,
-    sf_type: i64,
-    start_time: i64,
-    end_time: i64,
-    numberx: &'a str,
 }
 
 /// Insert-Call-Forwarding: a forwarding of the subscriber's facility of the
@@ -343,9 +326,14 @@ async fn insert_call_forwarding<S: Session>(
             Param::Text(f.sub_nbr),
             Param::Int(f.sf_type),
         ];
-        change_every_partition(session, access, |p| &p.insert_forwarding, &params)
-            .await
-            .map(|n| n == 1)
+        change_every_partition(
+            session,
+            access.statements,
+            |p| &p.insert_forwarding,
+            &params,
+        )
+        .await
+        .map(|n| n == 1)
     } else {
         let s_id = subscriber_in(session, f.sub_nbr, looked_up).await?;
         let types = session.query(&FACILITY_TYPES, &[Param::Int(s_id)]).await?;
@@ -387,8 +375,7 @@ async fn insert_call_forwarding<S: Session>(
 async fn delete_call_forwarding<S: Session>(
     session: &mut S,
     sub_nbr: &str,
-    sf_type: i64,
-    start_time: i64,
+    [sf_type, start_time]: [i64; 2],
     written: &mut Written,
     access: &Access,
 ) -> Result<Outcome, DbError> {
@@ -400,7 +387,13 @@ async fn delete_call_forwarding<S: Session>(
             Param::Int(start_time),
             Param::Text(sub_nbr),
         ];
-        change_every_partition(session, access, |p| &p.delete_forwarding, &params).await?
+        change_every_partition(
+            session,
+            access.statements,
+            |p| &p.delete_forwarding,
+            &params,
+        )
+        .await?
     } else {
         let s_id = subscriber_in(session, sub_nbr, looked_up).await?;
         let params = [

@@ -1,132 +1,17 @@
-//! The seven TATP transactions in the script form ([`super::scripts`]): each
+//! TATP's four writes in the script form ([`super::scripts`]): each
 //! transaction by `s_id` is one script, atomic on its subscriber's partition,
-//! so there is nothing to begin, commit or roll back; a script that finds what
-//! TATP expects to be missing changes nothing and answers 0 (or no rows).
+//! so there is nothing to roll back; a script that finds what TATP expects
+//! to be missing changes nothing and answers 0. (The reads are the SQL
+//! form's with the scripts' statements: [`super::procedures`].)
 
-use txbench_core::{Call, DbError, Outcome, Param, Reply, Session, Written};
+use txbench_core::schema::Statement;
+use txbench_core::{DbError, ErrorKind, Outcome, Param, Session, Written};
 
-use super::input::TatpInput;
+use super::find::{change_every_partition, look_up_first};
+use super::input::Forwarding;
 use super::key_access::{Access, KeyAccess};
 use super::schema::number;
 use super::scripts::{PartitionScripts, Scripts};
-use crate::fields::{first, int};
-
-/// Execute one transaction as the strategy in `access` says; a write that
-/// commits states what it wrote in `written`.
-pub async fn execute<S: Session>(
-    session: &mut S,
-    input: &TatpInput,
-    written: &mut Written,
-    access: &Access,
-    scripts: &'static Scripts,
-) -> Result<Outcome, DbError> {
-    match *input {
-        TatpInput::GetSubscriberData { s_id } => {
-            let found = session
-                .query(&scripts.subscriber, &[Param::Int(s_id)])
-                .await?;
-            first(&found, "subscriber")?;
-            Ok(Outcome::Committed)
-        }
-        TatpInput::GetNewDestination {
-            s_id,
-            sf_type,
-            start_time,
-            end_time,
-        } => {
-            let params = [
-                Param::Int(s_id),
-                Param::Int(sf_type),
-                Param::Int(start_time),
-                Param::Int(end_time),
-            ];
-            let found = session.query(&scripts.new_destination, &params).await?;
-            Ok(committed_if(!found.is_empty()))
-        }
-        TatpInput::GetAccessData { s_id, ai_type } => {
-            let params = [Param::Int(s_id), Param::Int(ai_type)];
-            let found = session.query(&scripts.access_data, &params).await?;
-            Ok(committed_if(!found.is_empty()))
-        }
-        TatpInput::UpdateSubscriberData {
-            s_id,
-            bit_1,
-            sf_type,
-            data_a,
-        } => {
-            let params = [
-                Param::Int(s_id),
-                Param::Int(bit_1),
-                Param::Int(sf_type),
-                Param::Int(data_a),
-            ];
-            let changed = session.execute(&scripts.subscriber_data, &params).await? == 1;
-            if changed {
-                written.committing([s_id, bit_1, sf_type, data_a]);
-            }
-            Ok(committed_if(changed))
-        }
-        TatpInput::UpdateLocation {
-            sub_nbr,
-            vlr_location,
-        } => {
-            let sub_nbr = sub_nbr.as_str();
-            let change = By {
-                script: |s: &'static Scripts| &s.update_location,
-                on_partition: |p: &'static PartitionScripts| &p.update_location,
-                rest: &[Param::Int(vlr_location)],
-            };
-            if change.run(session, access, scripts, sub_nbr).await? != 1 {
-                return Err(DbError::missing(format!("subscriber {sub_nbr}")));
-            }
-            written.committing([number(sub_nbr), vlr_location]);
-            Ok(Outcome::Committed)
-        }
-        TatpInput::InsertCallForwarding {
-            sub_nbr,
-            sf_type,
-            start_time,
-            end_time,
-            numberx,
-        } => {
-            let (sub_nbr, numberx) = (sub_nbr.as_str(), numberx.as_str());
-            let change = By {
-                script: |s: &'static Scripts| &s.insert_forwarding,
-                on_partition: |p: &'static PartitionScripts| &p.insert_forwarding,
-                rest: &[
-                    Param::Int(sf_type),
-                    Param::Int(start_time),
-                    Param::Int(end_time),
-                    Param::Text(numberx),
-                ],
-            };
-            // 0: no such facility, or the start time taken (both expected).
-            let inserted = change.run(session, access, scripts, sub_nbr).await? == 1;
-            if inserted {
-                let (sub_nbr, numberx) = (number(sub_nbr), number(numberx));
-                written.committing([sub_nbr, sf_type, start_time, end_time, numberx]);
-            }
-            Ok(committed_if(inserted))
-        }
-        TatpInput::DeleteCallForwarding {
-            sub_nbr,
-            sf_type,
-            start_time,
-        } => {
-            let sub_nbr = sub_nbr.as_str();
-            let change = By {
-                script: |s: &'static Scripts| &s.delete_forwarding,
-                on_partition: |p: &'static PartitionScripts| &p.delete_forwarding,
-                rest: &[Param::Int(sf_type), Param::Int(start_time)],
-            };
-            let deleted = change.run(session, access, scripts, sub_nbr).await? == 1;
-            if deleted {
-                written.committing([number(sub_nbr), sf_type, start_time]);
-            }
-            Ok(committed_if(deleted))
-        }
-    }
-}
 
 /// Committed when the transaction found what it needed, else the rollback
 /// TATP expects (the script changed nothing).
@@ -138,77 +23,122 @@ fn committed_if(found: bool) -> Outcome {
     }
 }
 
-/// A change keyed by `sub_nbr`: its script by `s_id`, its script by
-/// `sub_nbr` on a partition, and its arguments after the subscriber.
-struct By<'a> {
-    script: fn(&'static Scripts) -> &'static txbench_core::schema::Statement,
-    on_partition: fn(&'static PartitionScripts) -> &'static txbench_core::schema::Statement,
-    rest: &'a [Param<'a>],
-}
-
-impl By<'_> {
-    /// Rows changed: on the subscriber's partition once its `s_id` is found,
-    /// or, with `try-every-partition`, on every partition at once by number.
-    async fn run<S: Session>(
-        &self,
-        session: &mut S,
-        access: &Access,
-        scripts: &'static Scripts,
-        sub_nbr: &str,
-    ) -> Result<u64, DbError> {
-        if access.strategy == KeyAccess::TryEveryPartition {
-            let params: Vec<Param> = std::iter::once(Param::Text(sub_nbr))
-                .chain(self.rest.iter().copied())
-                .collect();
-            let calls: Vec<Call> = (scripts.partitions.iter())
-                .map(|p| Call::execute((self.on_partition)(p), &params))
-                .collect();
-            let replies = session.pipeline(&calls).await?;
-            return Ok(replies.iter().map(Reply::affected).sum());
-        }
-        let s_id = find(session, access, scripts, sub_nbr).await?;
-        let params: Vec<Param> = std::iter::once(Param::Int(s_id))
-            .chain(self.rest.iter().copied())
-            .collect();
-        session.execute((self.script)(scripts), &params).await
+/// Update-Subscriber-Data (`s_id`, `bit_1`, `sf_type`, `data_a`): one
+/// script, both changes or neither.
+pub async fn update_subscriber_data<S: Session>(
+    session: &mut S,
+    scripts: &'static Scripts,
+    row: [i64; 4],
+    written: &mut Written,
+) -> Result<Outcome, DbError> {
+    let params = row.map(Param::Int);
+    let changed = session.execute(&scripts.subscriber_data, &params).await? == 1;
+    if changed {
+        written.committing(row);
     }
+    Ok(committed_if(changed))
 }
 
-/// `s_id` of `sub_nbr`: from the alternative key's own hash (`index`), or
-/// asked of every partition's index at once (`every-partition`).
-async fn find<S: Session>(
+/// Update-Location: the subscriber's new `vlr_location`.
+pub async fn update_location<S: Session>(
     session: &mut S,
     access: &Access,
     scripts: &'static Scripts,
     sub_nbr: &str,
-) -> Result<i64, DbError> {
-    let key = [Param::Text(sub_nbr)];
-    let replies = match access.strategy {
-        KeyAccess::Index => vec![Reply::Rows(
-            session.query(&scripts.find_in_index, &key).await?,
-        )],
-        KeyAccess::EveryPartition => {
-            let calls: Vec<Call> = (scripts.partitions.iter())
-                .map(|p| Call::query(&p.find, &key))
-                .collect();
-            session.pipeline(&calls).await?
-        }
-        other => {
-            return Err(DbError::new(
-                txbench_core::ErrorKind::Other,
-                format!(
-                    "--key-access {}: not a strategy of the script form",
-                    other.name()
-                ),
-            ));
-        }
-    };
-    match replies
-        .iter()
-        .filter_map(Reply::rows)
-        .find_map(|rows| rows.iter().next())
-    {
-        Some(row) => int(row, 0, "s_id"),
-        None => Err(DbError::missing(format!("subscriber {sub_nbr}"))),
+    vlr_location: i64,
+    written: &mut Written,
+) -> Result<Outcome, DbError> {
+    let mut params = [Param::Null, Param::Int(vlr_location)];
+    let change: Change = (&scripts.update_location, |p: &'static PartitionScripts| {
+        &p.update_location
+    });
+    if by_number(session, access, scripts, sub_nbr, change, &mut params).await? != 1 {
+        return Err(DbError::missing(format!("subscriber {sub_nbr}")));
     }
+    written.committing([number(sub_nbr), vlr_location]);
+    Ok(Outcome::Committed)
+}
+
+/// Insert-Call-Forwarding: 0 rows when the facility is missing or the start
+/// time taken (both failures TATP expects).
+pub async fn insert_call_forwarding<S: Session>(
+    session: &mut S,
+    access: &Access,
+    scripts: &'static Scripts,
+    f: &Forwarding<'_>,
+    written: &mut Written,
+) -> Result<Outcome, DbError> {
+    let mut params = [
+        Param::Null,
+        Param::Int(f.sf_type),
+        Param::Int(f.start_time),
+        Param::Int(f.end_time),
+        Param::Text(f.numberx),
+    ];
+    let change: Change = (
+        &scripts.insert_forwarding,
+        |p: &'static PartitionScripts| &p.insert_forwarding,
+    );
+    let inserted = by_number(session, access, scripts, f.sub_nbr, change, &mut params).await? == 1;
+    if inserted {
+        let (sub_nbr, numberx) = (number(f.sub_nbr), number(f.numberx));
+        written.committing([sub_nbr, f.sf_type, f.start_time, f.end_time, numberx]);
+    }
+    Ok(committed_if(inserted))
+}
+
+/// Delete-Call-Forwarding (`sf_type`, `start_time`): 0 rows when there was
+/// none.
+pub async fn delete_call_forwarding<S: Session>(
+    session: &mut S,
+    access: &Access,
+    scripts: &'static Scripts,
+    sub_nbr: &str,
+    [sf_type, start_time]: [i64; 2],
+    written: &mut Written,
+) -> Result<Outcome, DbError> {
+    let mut params = [Param::Null, Param::Int(sf_type), Param::Int(start_time)];
+    let change: Change = (
+        &scripts.delete_forwarding,
+        |p: &'static PartitionScripts| &p.delete_forwarding,
+    );
+    let deleted = by_number(session, access, scripts, sub_nbr, change, &mut params).await? == 1;
+    if deleted {
+        written.committing([number(sub_nbr), sf_type, start_time]);
+    }
+    Ok(committed_if(deleted))
+}
+
+/// A change keyed by `sub_nbr`: its script by `s_id`, and its script by
+/// `sub_nbr` on a partition.
+type Change = (
+    &'static Statement,
+    fn(&'static PartitionScripts) -> &'static Statement,
+);
+
+/// Rows `change` changed: its script on the subscriber's partition once its
+/// `s_id` is found as the strategy says, or, with `try-every-partition`, its
+/// script by number on every partition at once. `params[0]` is the
+/// subscriber's place, filled in here.
+async fn by_number<'a, S: Session>(
+    session: &mut S,
+    access: &Access,
+    scripts: &'static Scripts,
+    sub_nbr: &'a str,
+    (by_id, on_partition): Change,
+    params: &mut [Param<'a>],
+) -> Result<u64, DbError> {
+    if access.strategy == KeyAccess::TryEveryPartition {
+        params[0] = Param::Text(sub_nbr);
+        return change_every_partition(session, &scripts.partitions, on_partition, params).await;
+    }
+    let Some(s_id) = look_up_first(session, sub_nbr, access).await? else {
+        let strategy = access.strategy.name();
+        return Err(DbError::new(
+            ErrorKind::Other,
+            format!("--key-access {strategy}: not a strategy of the script form"),
+        ));
+    };
+    params[0] = Param::Int(s_id);
+    session.execute(by_id, params).await
 }

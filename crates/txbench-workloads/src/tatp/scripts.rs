@@ -141,7 +141,10 @@ for _, s in ipairs(subscribers) do
   if sf < 1 or sf > 4 then bad[3] = bad[3] + 1 end
   if not nbr or redis.call('HGET', index, nbr) ~= s then bad[7] = bad[7] + 1 end
 end
-bad[7] = bad[7] + math.max(0, redis.call('HLEN', index) - #subscribers)
+local entries = redis.call('HGETALL', index)
+for i = 1, #entries, 2 do
+  if redis.call('HGET', row('subscriber', entries[i + 1]), 'sub_nbr') ~= entries[i] then bad[7] = bad[7] + 1 end
+end
 for _, pk in ipairs(redis.call('SMEMBERS', P .. 'access_info')) do
   local k = split(pk)
   if not within(k[2], 1, 4) or redis.call('EXISTS', row('subscriber', k[1])) == 0 then bad[2] = bad[2] + 1 end
