@@ -76,7 +76,8 @@ fn not_poisson(rate: f64, seconds: u64, d: &DispatchStats) -> Option<String> {
 /// then can put one gap of tens of milliseconds into a run, which the test
 /// rightly rejects; a dispatcher that bunches its sends or keeps to timer
 /// ticks fails every run.
-const ATTEMPTS: usize = 3;
+/// (Three were too few: a busy CI machine once failed three in a row.)
+const ATTEMPTS: usize = 5;
 
 #[tokio::test]
 async fn send_gaps_are_exponential_and_not_bunched() {
