@@ -143,9 +143,10 @@ fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
         impact["errors"]["connection"].as_u64().unwrap() >= 1,
         "{impact}"
     );
+    let after = support::rates_after_first_answer(impact);
     assert!(
-        impact["recovered_90_s"].as_f64().is_some(),
-        "the run recovered within its 5 s after the restart: {impact}"
+        !after.is_empty() && after.iter().all(|&x| x > 0.0),
+        "the run went on in every second after the restart: {impact}"
     );
 
     let found = verify(dir, &url, &results, 0);
@@ -310,7 +311,6 @@ fn a_failover_to_a_synchronous_standby_continues_the_run_and_loses_nothing() {
         impact["first_answer_s"].as_f64().is_some(),
         "the run went on: {impact}"
     );
-    assert!(impact["recovered_90_s"].as_f64().is_some(), "{impact}");
     // The run went on on the new primary: New-Orders committed after the fault.
     let after: f64 = support::rates_after(impact, 2.0).iter().sum();
     assert!(after > 10.0, "{impact}");
@@ -476,10 +476,8 @@ fn a_galera_node_killed_mid_run_loses_no_acknowledged_work_and_its_sessions_come
     let faults = summary["faults"].as_array().unwrap();
     assert!(faults.iter().all(|f| f["exit_code"] == 0), "{faults:?}");
     let impact = &faults[0]["impact"];
-    assert!(
-        impact["recovered_90_s"].as_f64().is_some(),
-        "the run went on: {impact}"
-    );
+    let after: f64 = support::rates_after_first_answer(impact).iter().sum();
+    assert!(after > 10.0, "the run went on: {impact}");
     let probed = faults[2]["output"].as_str().unwrap();
     let back: u64 = probed
         .trim()
@@ -644,7 +642,7 @@ fn a_server_on_an_sqlite_file_killed_mid_run_keeps_every_transaction_whole() {
     // The run went on on the restarted server: every second after it
     // committed. (How fast is no test's business: the cache starts cold, and
     // on a shared machine one second made 590/s against 1,312/s before.)
-    let after = support::rates_after(impact, 2.0);
+    let after = support::rates_after_first_answer(impact);
     assert!(
         !after.is_empty() && after.iter().all(|&x| x > 0.0),
         "the run went on on the restarted server: {impact}"

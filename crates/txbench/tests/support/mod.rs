@@ -224,6 +224,18 @@ pub fn rates_after(impact: &serde_json::Value, from_s: f64) -> Vec<f64> {
         .collect()
 }
 
+/// A fault's impact: the rate of each second ending more than a second after
+/// the first answer since the fault (none if nothing answered). Tests hold
+/// that the run went on there; how soon it came back to its rate before is
+/// the fault's measurement, not a test's business: on a shared machine the
+/// second before can be a lucky one (a CI run saw 796/s there, then 311-679/s).
+pub fn rates_after_first_answer(impact: &serde_json::Value) -> Vec<f64> {
+    impact["first_answer_s"]
+        .as_f64()
+        .map(|first| rates_after(impact, first + 1.0))
+        .unwrap_or_default()
+}
+
 /// The longest latency of any transaction of a summary (ms).
 pub fn longest_ms(summary: &serde_json::Value) -> f64 {
     summary["transactions"]
