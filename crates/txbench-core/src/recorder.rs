@@ -75,6 +75,9 @@ pub struct TypeStats {
     /// Of the times in `wire`, those read from the network card's clock
     /// (the rest are the kernel's software timestamps).
     pub wire_hardware: u64,
+    /// The round trips the times in `wire` sum, added up: each transaction's
+    /// turns of requests sent and their answers read.
+    pub wire_round_trips: u64,
     /// Transactions that committed.
     pub committed: u64,
     /// Transactions that rolled back as the specification expects.
@@ -110,6 +113,7 @@ impl Default for TypeStats {
             queue: new_histogram(),
             wire: new_histogram(),
             wire_hardware: 0,
+            wire_round_trips: 0,
             committed: 0,
             expected_rollbacks: 0,
             retries: 0,
@@ -189,6 +193,7 @@ impl TypeStats {
         self.unfinished += other.unfinished;
         self.shed += other.shed;
         self.wire_hardware += other.wire_hardware;
+        self.wire_round_trips += other.wire_round_trips;
     }
 
     /// Empty these numbers, keeping the allocations.
@@ -213,6 +218,7 @@ impl TypeStats {
         self.unfinished = 0;
         self.shed = 0;
         self.wire_hardware = 0;
+        self.wire_round_trips = 0;
     }
 
     /// Record a completed transaction's time on the wire, if it has one.
@@ -220,6 +226,7 @@ impl TypeStats {
         if let Some(w) = wire {
             record(&mut self.wire, w.time);
             self.wire_hardware += u64::from(w.kind == txbench_wire::Kind::Hardware);
+            self.wire_round_trips += u64::from(w.round_trips);
         }
     }
 }
@@ -469,7 +476,8 @@ mod tests {
             retries: 1,
             retry_causes: &*RETRIED,
             result,
-            // Half the latency on the wire, from the card's clock for type 1.
+            // Half the latency on the wire, from the card's clock for type 1,
+            // in as many round trips as the type's number and one.
             wire: Some(txbench_wire::Wire {
                 time: Duration::from_millis(ms) / 2,
                 kind: if t == 1 {
@@ -477,6 +485,7 @@ mod tests {
                 } else {
                     txbench_wire::Kind::Software
                 },
+                round_trips: t as u32 + 1,
             }),
         }
     }
@@ -496,10 +505,12 @@ mod tests {
         let [a, b] = [&total.measured[0], &total.measured[1]];
         assert_eq!((a.wire.len(), a.wire_hardware), (2, 0), "window and late");
         assert_eq!((b.wire.len(), b.wire_hardware), (1, 1), "not the failure");
+        assert_eq!((a.wire_round_trips, b.wire_round_trips), (2, 2));
         // The late one's 50 ms, halved (to the histogram's precision).
         assert!(a.wire.max().abs_diff(25_000) < 50, "{}", a.wire.max());
         total.measured[1].reset();
         assert_eq!(total.measured[1].wire_hardware, 0);
+        assert_eq!(total.measured[1].wire_round_trips, 0);
     }
 
     #[test]

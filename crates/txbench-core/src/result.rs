@@ -433,6 +433,12 @@ pub struct WireResult {
     pub unstamped: u64,
     /// Time on the wire, every type together.
     pub total_wire_ms: Percentiles,
+    /// Round trips per stamped transaction, on average: the turns of
+    /// requests sent and their answers read that its time on the wire sums
+    /// (how far `--round-trips` pipelined it). 0 in results written before
+    /// it was kept.
+    #[serde(default)]
+    pub round_trips_per_transaction: f64,
     /// The client's share of the median latency: its p50 less the wire's (ms).
     pub client_p50_ms: f64,
     /// The client's share of the 99th percentile (ms).

@@ -113,6 +113,7 @@ pub fn wire_result(stats: &[TypeStats]) -> WireResult {
     let latency = total_latency(stats);
     let completed: u64 = stats.iter().map(|s| s.latency.len()).sum();
     let hardware: u64 = stats.iter().map(|s| s.wire_hardware).sum();
+    let round_trips: u64 = stats.iter().map(|s| s.wire_round_trips).sum();
     let total_wire_ms = Percentiles::from_micros(&wire);
     WireResult {
         clock: match (hardware, wire.len() - hardware) {
@@ -123,6 +124,7 @@ pub fn wire_result(stats: &[TypeStats]) -> WireResult {
         .to_string(),
         stamped: wire.len(),
         unstamped: completed.saturating_sub(wire.len()),
+        round_trips_per_transaction: round_trips as f64 / wire.len().max(1) as f64,
         client_p50_ms: client_share(latency.p50, total_wire_ms.p50).0,
         client_p99_ms: client_share(latency.p99, total_wire_ms.p99).0,
         total_wire_ms,

@@ -325,12 +325,13 @@ fn on_the_wire(b: &mut String, r: &RunResult) {
         "<h2>On the wire</h2><p class=\"muted\">The time on the wire is read from the kernel's {} \
          timestamps of each transaction's bytes (the request's leaving, the answer's arriving), \
          so the client's own scheduling and processing are not in it; the client's share is the \
-         latency's percentile less the wire's. {} of {} transactions stamped.</p>\
+         latency's percentile less the wire's. {} of {} transactions stamped{}.</p>\
          <table><tr><th>type</th><th>latency p50 ms</th><th>wire p50</th><th>client's share</th>\
          <th>latency p99</th><th>wire p99</th><th>client's share</th><th>wire p99.9</th></tr>",
         escape(&wire.clock),
         grouped(wire.stamped as f64, 0),
         grouped((wire.stamped + wire.unstamped) as f64, 0),
+        crate::terminal::round_trips_each(wire),
     );
     let share = |app: f64, on: f64| {
         let (client, share) = client_share(app, on);

@@ -403,11 +403,12 @@ fn on_the_wire(out: &mut String, r: &RunResult, w: usize) {
     let Some(wire) = &r.wire else { return };
     let _ = writeln!(
         out,
-        "on the wire (kernel {} timestamps; {} of {} transactions stamped), against the latency measured:\n  \
+        "on the wire (kernel {} timestamps; {} of {} transactions stamped{}), against the latency measured:\n  \
          {:<w$} {:>9} {:>9} {:>15} {:>9} {:>9} {:>15}",
         wire.clock,
         grouped(wire.stamped as f64, 0),
         grouped((wire.stamped + wire.unstamped) as f64, 0),
+        round_trips_each(wire),
         "",
         "p50 ms",
         "wire",
@@ -445,6 +446,16 @@ fn on_the_wire(out: &mut String, r: &RunResult, w: usize) {
         line(out, "all", total, &wire.total_wire_ms);
     }
     let _ = writeln!(out);
+}
+
+/// ", 2.40 round trips each" where the run counted its round trips on the
+/// wire (results written before were not).
+pub fn round_trips_each(wire: &txbench_core::result::WireResult) -> String {
+    if wire.round_trips_per_transaction > 0.0 {
+        format!(", {:.2} round trips each", wire.round_trips_per_transaction)
+    } else {
+        String::new()
+    }
 }
 
 /// The observed share of commits against the workload's expected one, per type.

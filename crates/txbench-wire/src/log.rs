@@ -56,6 +56,9 @@ pub struct Wire {
     pub time: Duration,
     /// The clock both ends were read from.
     pub kind: Kind,
+    /// The round trips it sums: 1 for an exchange, each turn of sends then
+    /// their answers for [`WireLog::round_trips`].
+    pub round_trips: u32,
 }
 
 /// From `from` to `to` on one clock: the card's where both have it, else the
@@ -67,6 +70,7 @@ fn between(from: Stamp, to: Stamp) -> Option<Wire> {
         u64::try_from(ns).ok().map(|ns| Wire {
             time: Duration::from_nanos(ns),
             kind,
+            round_trips: 1,
         })
     };
     on(Kind::Hardware, from.hardware, to.hardware)
@@ -245,7 +249,8 @@ impl WireLog {
             sends.filter_map(at).peekable(),
             reads.filter_map(at).peekable(),
         );
-        let (mut total, mut turn_start, mut last_read) = (0i64, None::<i64>, None::<i64>);
+        let (mut total, mut turns) = (0i64, 0u32);
+        let (mut turn_start, mut last_read) = (None::<i64>, None::<i64>);
         loop {
             // A send and the read it crossed at the same nanosecond: the send first.
             let next = match (sends.peek(), reads.peek()) {
@@ -257,6 +262,7 @@ impl WireLog {
                 (true, None, _) => turn_start = Some(t),
                 (true, Some(start), Some(read)) => {
                     total += read - start;
+                    turns += 1;
                     (turn_start, last_read) = (Some(t), None);
                 }
                 (true, Some(_), None) => {}
@@ -267,11 +273,13 @@ impl WireLog {
         }
         if let (Some(start), Some(read)) = (turn_start, last_read) {
             total += read - start;
+            turns += 1;
         }
         let ns = u64::try_from(total).ok()?;
         (ns > 0).then(|| Wire {
             time: Duration::from_nanos(ns),
             kind,
+            round_trips: turns,
         })
     }
 
@@ -321,7 +329,8 @@ mod tests {
             log.exchange(19, 12),
             Some(Wire {
                 time: Duration::from_nanos(7_000),
-                kind: Kind::Software
+                kind: Kind::Software,
+                round_trips: 1,
             })
         );
         assert_eq!(log.exchange(0, 4).unwrap().time.as_nanos(), 3_000);
@@ -386,6 +395,8 @@ mod tests {
         log.read(20, sw(1_300));
         let w = log.round_trips(start, log.offsets()).unwrap();
         assert_eq!(w.time.as_nanos(), 150 + 300);
+        // Two turns of sends then answers; UPDATE and COMMIT went in one.
+        assert_eq!(w.round_trips, 2);
         // A read without a stamp makes the stretch unknown, not shorter.
         log.wrote(5);
         log.sent(104, sw(2_000));

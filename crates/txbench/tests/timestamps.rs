@@ -239,8 +239,10 @@ fn engines_whose_sockets_cannot_be_stamped_refuse_by_name() {
 }
 
 /// On PostgreSQL every completed transaction has its round trips' time on
-/// the wire, below its latency, pipelined and one statement per round trip
-/// (the latter's extra round trips are on the wire too).
+/// the wire, below its latency, pipelined and one statement per round trip;
+/// the latter's extra round trips are counted on the wire. (Their time is
+/// not compared: on a shared machine a busy second moves one run's median
+/// past the other's, as a CI run saw, 0.093 ms pipelined, 0.071 statement.)
 #[tokio::test(flavor = "multi_thread")]
 async fn postgres_transactions_have_their_round_trips_on_the_wire() {
     let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
@@ -252,7 +254,7 @@ async fn postgres_transactions_have_their_round_trips_on_the_wire() {
         .args(["tatp", "load", "--db", &db.url, "--subscribers", "1000"])
         .assert()
         .success();
-    let mut wire_p50 = Vec::new();
+    let mut round_trips_each = Vec::new();
     for round_trips in ["pipelined", "statement"] {
         let results = format!("results-{round_trips}");
         txbench(dir.path())
@@ -287,11 +289,17 @@ async fn postgres_transactions_have_their_round_trips_on_the_wire() {
                 t["name"]
             );
         }
-        wire_p50.push(ms(wire, &["total_wire_ms", "p50"]));
+        round_trips_each.push(wire["round_trips_per_transaction"].as_f64().unwrap());
     }
+    // Pipelined, BEGIN goes with the first statement (2.05 each here, on
+    // 2026-11-27); a round trip of its own for each statement, BEGIN and
+    // COMMIT adds at least one to every transaction (3.07), whatever its type.
+    let [pipelined, statement] = round_trips_each[..] else {
+        unreachable!()
+    };
     assert!(
-        wire_p50[1] > wire_p50[0],
-        "a round trip per statement puts more on the wire: {wire_p50:?}"
+        pipelined >= 1.0 && statement > pipelined + 0.5,
+        "a round trip per statement: {round_trips_each:?}"
     );
     db.drop_now().await;
 }

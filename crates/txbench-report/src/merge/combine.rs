@@ -173,12 +173,26 @@ fn merged_wire(runs: &[RunFiles], total: &Recorder) -> Option<txbench_core::resu
         .map(|r| r.summary.wire.as_ref().map(|w| w.clock.as_str()))
         .collect::<Option<_>>()?;
     let mut wire = wire_result(&total.measured);
+    wire.round_trips_per_transaction =
+        round_trips_per_transaction(runs.iter().filter_map(|r| r.summary.wire.as_ref()));
     wire.clock = if clocks.iter().all(|c| *c == clocks[0]) {
         clocks[0].to_string()
     } else {
         "hardware and software".into()
     };
     Some(wire)
+}
+
+/// The runs' round trips per stamped transaction together: the logs keep
+/// no round trips, so their means, weighed by the transactions stamped.
+fn round_trips_per_transaction<'a>(
+    wires: impl Iterator<Item = &'a txbench_core::result::WireResult> + Clone,
+) -> f64 {
+    let stamped: u64 = wires.clone().map(|w| w.stamped).sum();
+    let round_trips: f64 = wires
+        .map(|w| w.round_trips_per_transaction * w.stamped as f64)
+        .sum();
+    round_trips / stamped.max(1) as f64
 }
 
 /// Every run's checks, each named by its run.
@@ -335,4 +349,29 @@ fn add_log(
         h.add(&interval.histogram).expect("same bounds");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use txbench_core::result::{Percentiles, WireResult};
+
+    fn wire(stamped: u64, round_trips_per_transaction: f64) -> WireResult {
+        WireResult {
+            clock: "software".into(),
+            stamped,
+            unstamped: 0,
+            total_wire_ms: Percentiles::default(),
+            round_trips_per_transaction,
+            client_p50_ms: 0.0,
+            client_p99_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn round_trips_merge_as_the_mean_of_every_transaction() {
+        // 100 transactions of 2 and 300 of 3: 1,100 round trips in 400.
+        let runs = [wire(100, 2.0), wire(300, 3.0)];
+        assert_eq!(super::round_trips_per_transaction(runs.iter()), 2.75);
+        assert_eq!(super::round_trips_per_transaction([].iter()), 0.0);
+    }
 }

@@ -176,6 +176,7 @@ mod tests {
                         wire: (t == 1).then(|| txbench_wire::Wire {
                             time: Duration::from_micros(us / 4),
                             kind: txbench_wire::Kind::Software,
+                            round_trips: 1,
                         }),
                     },
                     true,
