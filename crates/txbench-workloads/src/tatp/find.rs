@@ -35,12 +35,9 @@ pub async fn look_up_first<S: Session>(
             one = [Call::query(&ID_BY_NUMBER, &key)];
             &one
         }
-        (KeyAccess::Index, None) => {
-            one = [Call::query(&FIND_IN_INDEX, &key)];
-            &one
-        }
-        (KeyAccess::Index, Some(scripts)) => {
-            one = [Call::query(&scripts.find_in_index, &key)];
+        (KeyAccess::Index, scripts) => {
+            let find = scripts.map_or(&FIND_IN_INDEX, |s| &s.find_in_index);
+            one = [Call::query(find, &key)];
             &one
         }
         (KeyAccess::EveryPartition, None) => {
