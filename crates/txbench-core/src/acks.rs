@@ -337,7 +337,7 @@ mod tests {
         let lost = Err(DbError::new(ErrorKind::Connection, "gone"));
         let status = w.status(&lost);
         log.record(0, &mut w, status);
-        w.rolling_back([1, 3, 77]);
+        w.writing([1, 3, 77]);
         let status = w.status(&Ok(Outcome::ExpectedRollback));
         log.record(0, &mut w, status);
         w.clear();

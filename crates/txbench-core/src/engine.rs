@@ -319,6 +319,12 @@ pub trait Session: Send + 'static {
         let _ = stmt;
         std::future::ready(Ok(()))
     }
+    /// A handle that stops this session's statement in progress from
+    /// elsewhere (a run's end, a signal, a time limit); `None` where the
+    /// engine has no way (the default), and its statements run to their end.
+    fn interrupter(&self) -> Option<crate::interrupt::Interrupter> {
+        None
+    }
     /// Run ad-hoc SQL that returns rows (checks, metadata); not prepared.
     fn query_sql(&mut self, sql: &str) -> impl Future<Output = Result<Rows, DbError>> + Send;
     /// The time the calls since the last take spent on the wire, from the

@@ -43,6 +43,8 @@ pub mod engine;
 pub mod error;
 pub mod exec;
 pub mod faults;
+pub mod identifier;
+pub mod interrupt;
 pub mod keys;
 pub mod machine;
 pub mod recorder;

@@ -1,5 +1,7 @@
 //! Declarative schemas: a workload says what its tables are, each engine renders
-//! the DDL in its own dialect.
+//! the DDL in its own dialect, every name quoted ([`Quote`]).
+
+pub use crate::identifier::Quote;
 
 /// The logical type of a column; engines choose the native type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,19 +63,30 @@ pub struct Table {
 }
 
 impl Table {
-    /// The columns as `CREATE TABLE` lists them, each its name, its type in
-    /// the engine's dialect (`ddl_type`) and `NOT NULL` where it is not
-    /// nullable: "s_id integer NOT NULL, ...".
+    /// The columns as `CREATE TABLE` lists them, each its name quoted, its
+    /// type in the engine's dialect (`ddl_type`) and `NOT NULL` where it is
+    /// not nullable: `"s_id" integer NOT NULL, ...`.
     pub fn column_definitions<T: std::fmt::Display>(
         &self,
+        quote: Quote,
         ddl_type: impl Fn(ColumnType) -> T,
     ) -> String {
         let column = |c: &Column| {
             let not_null = if c.nullable { "" } else { " NOT NULL" };
-            format!("{} {}{not_null}", c.name, ddl_type(c.ty))
+            format!("{} {}{not_null}", quote.name(c.name), ddl_type(c.ty))
         };
         let all: Vec<String> = self.columns.iter().map(column).collect();
         all.join(", ")
+    }
+
+    /// The columns' names quoted, in load order: `"s_id", "s_name", ...`.
+    pub fn column_list(&self, quote: Quote) -> String {
+        quote.list(self.columns.iter().map(|c| c.name))
+    }
+
+    /// The primary key's columns quoted: `"w_id", "d_id"`.
+    pub fn primary_key_list(&self, quote: Quote) -> String {
+        quote.list(self.primary_key.iter().copied())
     }
 }
 
@@ -91,14 +104,15 @@ pub struct Index {
 }
 
 impl Index {
-    /// `CREATE [UNIQUE] INDEX ...`: the same in every engine txbench has.
-    pub fn create_sql(&self) -> String {
+    /// `CREATE [UNIQUE] INDEX ...`: the same in every engine txbench has,
+    /// but for how names are quoted.
+    pub fn create_sql(&self, quote: Quote) -> String {
         format!(
             "CREATE {}INDEX {} ON {} ({})",
             if self.unique { "UNIQUE " } else { "" },
-            self.name,
-            self.table,
-            self.columns.join(", ")
+            quote.name(self.name),
+            quote.name(self.table),
+            quote.list(self.columns.iter().copied())
         )
     }
 }
@@ -120,14 +134,14 @@ pub struct ForeignKey {
 
 impl ForeignKey {
     /// `ALTER TABLE ... ADD CONSTRAINT ... FOREIGN KEY ...` (PostgreSQL and MySQL).
-    pub fn add_sql(&self) -> String {
+    pub fn add_sql(&self, quote: Quote) -> String {
         format!(
             "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
-            self.table,
-            self.name,
-            self.columns.join(", "),
-            self.references,
-            self.referenced_columns.join(", ")
+            quote.name(self.table),
+            quote.name(self.name),
+            quote.list(self.columns.iter().copied()),
+            quote.name(self.references),
+            quote.list(self.referenced_columns.iter().copied())
         )
     }
 }

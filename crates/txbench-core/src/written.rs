@@ -19,9 +19,10 @@ pub enum Intent {
     None,
     /// It is about to commit what the fields identify.
     Commit,
-    /// It is about to roll back what the fields identify (TPC-C's 1% New-Order
-    /// rollbacks): the database must keep none of it.
-    Rollback,
+    /// It writes what the fields identify and has not asked to commit: it
+    /// may still fail, or roll back on purpose (TPC-C's 1% New-Order
+    /// rollbacks). However it ends, the database must keep none of it.
+    Uncommitted,
 }
 
 /// The identity of what one transaction attempt wrote: integers in the order
@@ -48,9 +49,17 @@ impl Written {
         self.state(Intent::Commit, fields);
     }
 
-    /// The transaction is about to roll back what `fields` identify.
-    pub fn rolling_back(&mut self, fields: impl IntoIterator<Item = i64>) {
-        self.state(Intent::Rollback, fields);
+    /// The transaction is about to write what `fields` identify, without a
+    /// commit asked yet: stated before its first write, so that an attempt
+    /// that fails (or rolls back on purpose) before its commit is logged
+    /// too, and `verify` can hold that none of it remains.
+    pub fn writing(&mut self, fields: impl IntoIterator<Item = i64>) {
+        self.state(Intent::Uncommitted, fields);
+    }
+
+    /// The transaction is about to commit what [`Written::writing`] stated.
+    pub fn committing_as_stated(&mut self) {
+        self.intent = Intent::Commit;
     }
 
     fn state(&mut self, intent: Intent, fields: impl IntoIterator<Item = i64>) {
@@ -101,9 +110,9 @@ impl Written {
             // happened.
             (Intent::Commit, Err(_)) => Some(AckStatus::InDoubt),
             (Intent::Commit, Ok(Outcome::ExpectedRollback)) => Some(AckStatus::RolledBack),
-            // A rollback never sent a COMMIT: even a lost connection leaves
-            // nothing committed.
-            (Intent::Rollback, _) => Some(AckStatus::RolledBack),
+            // No COMMIT was sent: even a lost connection leaves nothing
+            // committed.
+            (Intent::Uncommitted, _) => Some(AckStatus::RolledBack),
         }
     }
 }
@@ -171,13 +180,19 @@ mod tests {
             w.status(&err(ErrorKind::Conflict)),
             Some(AckStatus::RolledBack)
         );
-        w.rolling_back([4]);
+        w.writing([4]);
         assert_eq!(w.fields(), &[4]);
-        assert_eq!(
-            w.status(&err(ErrorKind::Connection)),
-            Some(AckStatus::RolledBack),
-            "no COMMIT was sent"
-        );
+        for ended in [
+            err(ErrorKind::Connection),
+            err(ErrorKind::Other),
+            Ok(Outcome::ExpectedRollback),
+        ] {
+            assert_eq!(
+                w.status(&ended),
+                Some(AckStatus::RolledBack),
+                "no COMMIT was sent: {ended:?}"
+            );
+        }
         w.clear();
         assert_eq!(w.intent(), Intent::None);
         assert!(w.fields().is_empty());

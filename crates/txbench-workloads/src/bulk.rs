@@ -16,6 +16,7 @@ use txbench_core::{DbError, Engine, ErrorKind, Loader, Session, TxMode, exec};
 
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
+use crate::ownership;
 
 /// A boxed future borrowing a session, for steps run by [`on_session`].
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -222,18 +223,6 @@ fn meta_and_data(schema: &Schema) -> (&'static Table, &'static [Table]) {
         .expect("a workload's schema has tables")
 }
 
-/// Drop every table of a schema: the data tables, last created first, then the
-/// metadata table, so that a drop interrupted at any point leaves a database
-/// whose metadata still says its load did not finish.
-pub async fn drop_tables<S: Session>(session: &mut S, schema: &Schema) -> Result<(), DbError> {
-    let (meta, data) = meta_and_data(schema);
-    let tables = loader_of(session)?;
-    for table in data.iter().rev() {
-        tables.drop_table(table.name).await?;
-    }
-    tables.drop_table(meta.name).await
-}
-
 /// Run a step on a session, on the executor its engine needs (an OS thread for a
 /// blocking engine), and hand the session back.
 pub async fn on_session<E, T, F>(session: E::Session, step: F) -> Result<(E::Session, T), DbError>
@@ -251,11 +240,13 @@ where
     Ok((session, r?))
 }
 
-/// Prepare for a load: drop the schema's tables first when `drop_first`, enter
-/// the engine's bulk-load mode and create the tables, those `partitioning`
-/// names split into hash partitions.
+/// Prepare for a load: drop the schema's tables txbench created first when
+/// `drop_first` ([`ownership::drop_ours`]), enter the engine's bulk-load
+/// mode and create the tables, those `partitioning` names split into hash
+/// partitions, each recorded as txbench's once it is made.
 pub async fn create_tables<E: Engine>(
     session: E::Session,
+    meta: &'static MetaTable,
     schema: &'static Schema,
     drop_first: bool,
     partitioning: Option<Partitioning>,
@@ -264,36 +255,52 @@ pub async fn create_tables<E: Engine>(
         Box::pin(async move {
             loader_of(s)?.can_hold(schema)?;
             if drop_first {
-                drop_tables(s, schema).await?;
+                ownership::drop_ours(s, meta, schema).await?;
             }
-            let s = loader_of(s)?;
-            s.begin_bulk_load().await?;
+            loader_of(s)?.begin_bulk_load().await?;
             // The (empty) metadata table first: from here on the database says
             // "a load is in progress" until the load's last step records it finished.
-            let (meta, data) = meta_and_data(schema);
+            let (meta_table, data) = meta_and_data(schema);
             let mut created: Vec<&str> = Vec::with_capacity(schema.tables.len());
-            for table in std::iter::once(meta).chain(data) {
-                let column = partitioning.and_then(|p| Some((p.column(table.name)?, p.count)));
-                let made = match column {
-                    Some((column, count)) => s.create_partitioned_table(table, column, count).await,
-                    None => s.create_table(table).await,
-                };
-                if let Err(e) = made {
-                    // An engine that cannot hold a table (Redis and TPC-C's)
-                    // refuses the workload: leave nothing of it behind, or the
-                    // next command would take it for a load that did not finish.
-                    for name in created.iter().rev() {
-                        let _ = s.drop_table(name).await;
-                    }
-                    return Err(e);
+            let made = async {
+                create_table(s, meta_table, partitioning).await?;
+                created.push(meta_table.name);
+                for (i, table) in data.iter().enumerate() {
+                    create_table(s, table, partitioning).await?;
+                    created.push(table.name);
+                    ownership::record_created(s, meta, i, table.name).await?;
                 }
-                created.push(table.name);
+                Ok::<(), DbError>(())
+            }
+            .await;
+            if let Err(e) = made {
+                // An engine that cannot hold a table (Redis and TPC-C's)
+                // refuses the workload: leave nothing of it behind, or the
+                // next command would take it for a load that did not finish.
+                let tables = loader_of(s)?;
+                for name in created.iter().rev() {
+                    let _ = tables.drop_table(name).await;
+                }
+                return Err(e);
             }
             Ok(())
         })
     })
     .await?;
     Ok(session)
+}
+
+/// Create one table, split into hash partitions where `partitioning` names it.
+async fn create_table<S: Session>(
+    session: &mut S,
+    table: &'static Table,
+    partitioning: Option<Partitioning>,
+) -> Result<(), DbError> {
+    let s = loader_of(session)?;
+    match partitioning.and_then(|p| Some((p.column(table.name)?, p.count))) {
+        Some((column, count)) => s.create_partitioned_table(table, column, count).await,
+        None => s.create_table(table).await,
+    }
 }
 
 /// After the data: each table's primary key (where the engine left it out),
@@ -388,6 +395,13 @@ where
     }
     let started = std::time::Instant::now();
     let session = engine.connect().await?;
+    let (session, found) = on_session::<E, _, _>(session, move |s| {
+        Box::pin(ownership::survey(s, meta, schema))
+    })
+    .await?;
+    if let Some(table) = found.foreign.first() {
+        return Err(WorkloadError::NotOurs { about, table });
+    }
     let (session, state) = on_session::<E, _, _>(session, |s| Box::pin(meta.read(s))).await?;
     match state {
         Some(_) if plan.drop => {}
@@ -400,7 +414,8 @@ where
         }
         None => {}
     }
-    let session = create_tables::<E>(session, schema, plan.drop, population.partitioning).await?;
+    let session =
+        create_tables::<E>(session, meta, schema, plan.drop, population.partitioning).await?;
     let session = write_population(
         &engine,
         session,

@@ -21,6 +21,19 @@ pub enum WorkloadError {
         .0.title, .0.name
     )]
     Incomplete(&'static About),
+    /// A table of the workload's is in the database, and txbench did not
+    /// create it: a user's, or another tool's.
+    #[error(
+        "the database holds a table '{table}' that txbench did not create: the {} load will not \
+         touch it (drop or rename it yourself, or load into another database)",
+        .about.title
+    )]
+    NotOurs {
+        /// The workload.
+        about: &'static About,
+        /// The table.
+        table: &'static str,
+    },
     /// Data is already loaded.
     #[error(
         "the database already holds {} data ({loaded} {}): add --drop to replace it",
@@ -85,6 +98,7 @@ impl WorkloadError {
         matches!(
             self,
             WorkloadError::AlreadyLoaded { .. }
+                | WorkloadError::NotOurs { .. }
                 | WorkloadError::ScaleMismatch { .. }
                 | WorkloadError::BadScale { .. }
                 | WorkloadError::BadOption(_)

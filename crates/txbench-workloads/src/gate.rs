@@ -129,6 +129,10 @@ impl<S: Session> Session for Gate<S> {
         self.inner.server_version().await
     }
 
+    fn interrupter(&self) -> Option<txbench_core::interrupt::Interrupter> {
+        self.inner.interrupter()
+    }
+
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
         self.inner.query_sql(sql).await
     }

@@ -25,6 +25,7 @@ pub mod fields;
 pub mod gate;
 pub mod meta_table;
 pub mod opening;
+pub mod ownership;
 pub mod registry;
 pub mod retwis;
 pub mod tatp;

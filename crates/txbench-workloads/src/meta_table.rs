@@ -3,6 +3,7 @@
 //! `txbench_retwis_meta` for Retwis), read and written the same way for all.
 
 use std::collections::BTreeMap;
+use std::ops::Bound;
 
 use txbench_core::engine::loader_of;
 use txbench_core::schema::{Statement, Table};
@@ -69,6 +70,14 @@ impl Entries {
     pub fn has(&self, key: &str) -> bool {
         self.map.contains_key(key)
     }
+
+    /// The entries whose keys start with `prefix`, in key order.
+    pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> {
+        self.map
+            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+            .take_while(move |(k, _)| k.starts_with(prefix))
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+    }
 }
 
 impl MetaTable {
@@ -114,6 +123,17 @@ impl MetaTable {
         if !has_meta {
             return self.loaded_elsewhere(session).await.map(Some);
         }
+        let entries = self.entries(session).await?;
+        Ok(Some(Loaded {
+            scale: entries.int(self.about.scale.unit)?.unwrap_or(0),
+            seed: entries.int("seed")?.map(|s| s as u64),
+            complete: entries.has("complete"),
+            entries,
+        }))
+    }
+
+    /// Every entry of the metadata table (which must be there).
+    pub async fn entries<S: Session>(&self, session: &mut S) -> Result<Entries, DbError> {
         let rows = session.query(self.select, &[]).await?;
         let map = rows
             .iter()
@@ -124,16 +144,10 @@ impl MetaTable {
                 ))
             })
             .collect();
-        let entries = Entries {
+        Ok(Entries {
             table: self.table.name,
             map,
-        };
-        Ok(Some(Loaded {
-            scale: entries.int(self.about.scale.unit)?.unwrap_or(0),
-            seed: entries.int("seed")?.map(|s| s as u64),
-            complete: entries.has("complete"),
-            entries,
-        }))
+        })
     }
 
     /// Data without txbench's record: loaded by another tool (its scale is

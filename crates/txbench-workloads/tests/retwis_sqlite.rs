@@ -11,7 +11,7 @@ use txbench_engines::sqlite::{SqliteConfig, SqliteEngine};
 use txbench_workloads::bulk;
 use txbench_workloads::retwis::generate::{generate, units};
 use txbench_workloads::retwis::input::{GET_TIMELINE, Op, input, next_type};
-use txbench_workloads::retwis::{procedures, schema};
+use txbench_workloads::retwis::{meta, procedures, schema};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keys_load_and_transactions_touch_what_they_name() {
@@ -21,9 +21,10 @@ async fn keys_load_and_transactions_touch_what_they_name() {
         Arc::new(SqliteEngine::new(SqliteConfig::parse(path.to_str().unwrap()).unwrap()).unwrap());
     let (keys, value_size) = (25_000u64, 64usize);
     let session = engine.connect().await.unwrap();
-    let session = bulk::create_tables::<SqliteEngine>(session, &schema::SCHEMA, false, None)
-        .await
-        .unwrap();
+    let session =
+        bulk::create_tables::<SqliteEngine>(session, &meta::META, &schema::SCHEMA, false, None)
+            .await
+            .unwrap();
     let session = bulk::write_population(
         &engine,
         session,

@@ -102,3 +102,126 @@ fn workload_files_run_on_mariadb() {
         s.query_sql(&format!("DROP DATABASE {name}")).await.unwrap();
     });
 }
+
+/// A file whose columns take every type at the edges of its range.
+const EVERY_TYPE: &str = r#"[workload]
+name = "same"
+scale = "rows"
+
+[[table]]
+name = "sample"
+rows_per_scale = 200
+primary_key = ["id"]
+columns = [
+  { name = "id", type = "bigint", gen = "sequence" },
+  { name = "small", type = "int", gen = "uniform", min = -2147483648, max = 2147483647 },
+  { name = "big", type = "bigint", gen = "uniform", min = -9223372036854775808, max = 9223372036854775807 },
+  { name = "money", type = "decimal(12,2)", gen = "uniform", min = -9999999999, max = 9999999999 },
+  { name = "code", type = "char(5)", gen = "string", length = 5 },
+  { name = "note", type = "varchar(40)", gen = "string", min_length = 1, max_length = 40 },
+  { name = "digits", type = "varchar(18)", gen = "number", length = 18 },
+  { name = "fixed", type = "varchar(12)", gen = "constant", value = "héllo wörld" },
+]
+
+[[transaction]]
+name = "Look"
+weight = 100
+params = [{ name = "k", gen = "key", of = "sample.id" }]
+statements = [{ sql = "SELECT small FROM sample WHERE id = :k" }]
+"#;
+
+/// Every row of the sample table, each value written one way whatever the
+/// engine returned it as (an integer, a decimal's text, a padded char).
+async fn sample_rows<E: Engine>(engine: &Arc<E>) -> Vec<Vec<String>> {
+    let mut s = engine.connect().await.unwrap();
+    let rows = s
+        .query_sql(
+            "SELECT id, small, big, money, code, note, digits, fixed FROM sample ORDER BY id",
+        )
+        .await
+        .unwrap();
+    let canonical = |v: txbench_core::Param<'_>| match v {
+        txbench_core::Param::Int(i) => i.to_string(),
+        txbench_core::Param::Float(f) => format!("{f:.2}"),
+        txbench_core::Param::Text(t) => match t.parse::<f64>() {
+            Ok(f) if t.contains('.') => format!("{f:.2}"),
+            _ => t.trim_end().to_string(),
+        },
+        other => format!("{other:?}"),
+    };
+    rows.iter()
+        .map(|r| (0..8).map(|i| canonical(r.get(i).unwrap())).collect())
+        .collect()
+}
+
+/// The same file loads the same rows on SQLite, PostgreSQL and MariaDB:
+/// every value exactly as generated, none changed by an engine.
+#[test]
+fn one_file_loads_the_same_rows_on_every_engine() {
+    let (Some(pg), Some(my)) = (
+        server_url("TXBENCH_TEST_POSTGRES_URL"),
+        server_url("TXBENCH_TEST_MYSQL_URL"),
+    ) else {
+        return;
+    };
+    let name = format!("txbench_same_{}", std::process::id());
+    let spec = custom::parse("same.toml", EVERY_TYPE).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("same.db");
+    let sqlite = Arc::new(
+        txbench_engines::sqlite::SqliteEngine::new(
+            txbench_engines::sqlite::SqliteConfig::parse(path.to_str().unwrap()).unwrap(),
+        )
+        .unwrap(),
+    );
+    let pg_engine = Arc::new(PgEngine::new(
+        PgTarget::parse(&with_database(&pg, &name)).unwrap(),
+        None,
+    ));
+    let my_engine = Arc::new(MyEngine::new(
+        vec![MyTarget::parse(&with_database(&my, &name)).unwrap()],
+        None,
+    ));
+    let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rt.block_on(async {
+            support::load(&sqlite, &spec, 1, false).await;
+            pg_engine.create_database().await.unwrap();
+            support::load(&pg_engine, &spec, 1, false).await;
+            my_engine.create_database().await.unwrap();
+            support::load(&my_engine, &spec, 1, false).await;
+            (
+                sample_rows(&sqlite).await,
+                sample_rows(&pg_engine).await,
+                sample_rows(&my_engine).await,
+            )
+        })
+    }));
+    rt.block_on(async {
+        let admin = PgEngine::new(PgTarget::parse(&pg).unwrap(), None);
+        let mut s = admin.connect().await.unwrap();
+        let _ = s
+            .query_sql(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .await;
+        let admin = MyEngine::new(vec![MyTarget::parse(&my).unwrap()], None);
+        let mut s = admin.connect().await.unwrap();
+        let _ = s
+            .query_sql(&format!("DROP DATABASE IF EXISTS {name}"))
+            .await;
+    });
+    let (on_sqlite, on_pg, on_my) = loaded.unwrap_or_else(|p| std::panic::resume_unwind(p));
+    assert_eq!(on_sqlite.len(), 200);
+    // The extremes were drawn: the comparison covers wide values.
+    assert!(
+        on_sqlite.iter().any(|r| r[2].len() >= 18),
+        "{:?}",
+        &on_sqlite[..3]
+    );
+    assert!(on_sqlite.iter().any(|r| r[6].len() == 18));
+    assert_eq!(on_sqlite[0][7], "héllo wörld");
+    for (i, ((a, b), c)) in on_sqlite.iter().zip(&on_pg).zip(&on_my).enumerate() {
+        assert_eq!(a, b, "row {i}: SQLite against PostgreSQL");
+        assert_eq!(a, c, "row {i}: SQLite against MariaDB");
+    }
+    assert_eq!((on_pg.len(), on_my.len()), (200, 200));
+}

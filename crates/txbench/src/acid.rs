@@ -52,6 +52,23 @@ pub async fn acid_on<E: Engine, W: Benchmark>(
     let progress = crate::progress::period(None, false);
     ensure_loaded::<E, W>(&engine, None, &load, &options, 1, progress, &stop).await?;
     let dir = results_dir::<E, W>(&engine, &a.results)?;
+    let tested = test_into::<E, W>(&engine, a, crash, &dir, stop).await;
+    if tested.is_err() {
+        // Stopped or failed before its report: an empty directory would
+        // stand for a test that never happened (one holding a run stays).
+        let _ = std::fs::remove_dir(&dir);
+    }
+    tested
+}
+
+/// The tests, their report saved in `dir`, and the verdict.
+async fn test_into<E: Engine, W: Benchmark>(
+    engine: &Arc<E>,
+    a: &AcidArgs,
+    crash: Option<RunPlan<W>>,
+    dir: &Path,
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
     let seed = a.seed.unwrap_or_else(crate::plan::fresh_seed);
     outln!(
         "ACID tests of {} on {} (seed {seed})",
@@ -59,23 +76,21 @@ pub async fn acid_on<E: Engine, W: Benchmark>(
         engine.describe()
     );
     let mut tests = vec![shown(
-        consistency::<E, W>(&engine, "before the tests").await?,
+        consistency::<E, W>(engine, "before the tests").await?,
     )];
     let own = unless_stopped(&stop, "the ACID tests", async {
         Ok(W::acid(engine.clone(), seed).await?)
     })
     .await?;
     tests.extend(own.tests.into_iter().map(shown));
-    tests.push(shown(durability::<E, W>(&engine, crash, &dir, stop).await?));
-    tests.push(shown(
-        consistency::<E, W>(&engine, "after the tests").await?,
-    ));
+    tests.push(shown(durability::<E, W>(engine, crash, dir, stop).await?));
+    tests.push(shown(consistency::<E, W>(engine, "after the tests").await?));
     let report = AcidReport {
         isolation: own.isolation,
         tests,
     };
-    save(&dir, a.json.as_deref(), &report)?;
-    verdict(&report, &dir)
+    save(dir, a.json.as_deref(), &report)?;
+    verdict(&report, dir)
 }
 
 /// A new results directory for the tests.

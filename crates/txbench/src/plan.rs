@@ -184,7 +184,7 @@ impl<W: Benchmark> RunPlan<W> {
             faults: crate::faults::plan::plan(
                 (&a.fault_at, &a.fault_cmd),
                 (&a.recover_at, &a.recover_cmd),
-                a.warmup + duration,
+                (a.warmup + duration, a.command_limit),
             )?,
             output: output_of(a)?,
         })

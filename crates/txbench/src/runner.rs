@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use tokio::sync::watch;
 use txbench_core::acks::AckCounts;
@@ -56,10 +56,62 @@ where
     Fut: Future<Output = T> + Send + 'static,
 {
     let session = engine.connect().await?;
+    on_its_executor::<E, _, _>(session, f).await
+}
+
+/// Run `f` on `session`, on the executor the engine needs.
+async fn on_its_executor<E, T, Fut>(
+    session: E::Session,
+    f: impl FnOnce(E::Session) -> Fut,
+) -> Result<T, Failure>
+where
+    E: Engine,
+    T: Send + 'static,
+    Fut: Future<Output = T> + Send + 'static,
+{
     exec::spawn::<E, _, _>("txbench-session", f(session))
         .join()
         .await
         .ok_or_else(|| Failure::failed("a database session stopped unexpectedly"))
+}
+
+/// Run a future on a session of the engine, as [`on_session`] does, until
+/// `stop` is set or `limit` (if any) runs out: then the session's statement
+/// in progress is stopped at the database (a check waiting on a lock, an
+/// invariant that scans for ever), and `what` is named in the failure.
+pub async fn on_session_until<E, T, Fut>(
+    engine: &Arc<E>,
+    (stop, limit): (&watch::Receiver<bool>, Option<Duration>),
+    what: &str,
+    f: impl FnOnce(E::Session) -> Fut,
+) -> Result<T, Failure>
+where
+    E: Engine,
+    T: Send + 'static,
+    Fut: Future<Output = T> + Send + 'static,
+{
+    let session = engine.connect().await?;
+    let interrupter = session.interrupter();
+    let work = on_its_executor::<E, _, _>(session, f);
+    let mut stop = stop.clone();
+    let run_out = async {
+        match limit {
+            Some(limit) => tokio::time::sleep(limit).await,
+            None => std::future::pending().await,
+        }
+    };
+    let failure = tokio::select! {
+        out = work => return out,
+        _ = stop.wait_for(|s| *s) => Failure::Interrupted(format!("stopped during {what}")),
+        () = run_out => Failure::failed(format!(
+            "{what} did not finish within --timeout {}; its statement was stopped",
+            humantime::format_duration(limit.unwrap_or_default())
+        )),
+    };
+    if let Some(handle) = interrupter {
+        txbench_core::interrupt::send(vec![handle.interrupt()]).await;
+    }
+    Err(failure)
 }
 
 /// Run once, print the summary and where the results are.

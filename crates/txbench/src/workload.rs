@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::watch;
 use txbench_core::{Engine, Execution, Session};
@@ -16,7 +17,7 @@ use crate::cli::{AllInOneArgs, Chosen, DbArgs, LoadArgs, LoadExtras, Verb, Verbs
 use crate::failure::Failure;
 use crate::load::{ensure_loaded, load_on};
 use crate::plan::RunPlan;
-use crate::runner::{on_session, report_conditions, run_on, unless_stopped};
+use crate::runner::{on_session_until, report_conditions, run_on, unless_stopped};
 
 /// A command's work, whichever workload it is for.
 pub type Work = Pin<Box<dyn Future<Output = Result<(), Failure>>>>;
@@ -76,15 +77,15 @@ async fn verb<W: Benchmark>(
     let task = match verb {
         Some(Verb::Load(a)) => Task::Load(a),
         Some(Verb::Run(a)) => Task::Run(RunPlan::of(&a)?),
-        Some(Verb::Check(a)) => Task::Check(a.db),
+        Some(Verb::Check(a)) => Task::Check(a.db, a.timeout),
         Some(Verb::Verify(a)) => Task::Verify(a),
         Some(Verb::Acid(a)) => Task::Acid(a),
-        Some(Verb::Clean(a)) => Task::Clean(a.db),
+        Some(Verb::Clean(a)) => Task::Clean(a.db, a.timeout),
         None => Task::AllInOne(RunPlan::of(&all.run)?, all),
     };
     let (urls, options) = match &task {
         Task::Load(a) => (a.db.db.clone(), plain),
-        Task::Check(db) | Task::Clean(db) => (db.db.clone(), plain),
+        Task::Check(db, _) | Task::Clean(db, _) => (db.db.clone(), plain),
         Task::Verify(a) => (a.db.db.clone(), plain),
         Task::Acid(a) => (
             a.db.db.clone(),
@@ -104,10 +105,10 @@ async fn verb<W: Benchmark>(
 enum Task<W: Benchmark> {
     Load(LoadArgs<W>),
     Run(RunPlan<W>),
-    Check(DbArgs),
+    Check(DbArgs, Option<Duration>),
     Verify(VerifyArgs),
     Acid(AcidArgs),
-    Clean(DbArgs),
+    Clean(DbArgs, Option<Duration>),
     AllInOne(RunPlan<W>, AllInOneArgs<W>),
 }
 
@@ -117,10 +118,10 @@ impl<W: Benchmark> Task<W> {
     fn tables_verb(&self) -> Option<&'static str> {
         match self {
             Task::Load(_) => Some("load"),
-            Task::Check(_) => Some("check"),
+            Task::Check(..) => Some("check"),
             Task::Verify(_) => Some("verify"),
             Task::Acid(_) => Some("acid"),
-            Task::Clean(_) => Some("clean"),
+            Task::Clean(..) => Some("clean"),
             Task::Run(_) | Task::AllInOne(..) => None,
         }
     }
@@ -169,17 +170,20 @@ impl<W: Benchmark> WithEngine for OnEngine<W> {
                 load_then_run::<_, W>(e, &plan, (&load, &options, 1), stop).await
             }
             Task::Run(plan) => run_on::<_, W>(e, &plan, stop).await,
-            Task::Check(_) => check_on::<_, W>(e).await,
+            Task::Check(_, limit) => check_on::<_, W>(e, (&stop, limit)).await,
             Task::Verify(a) => crate::verify::verify_on::<_, W>(e, &a).await,
             Task::Acid(a) => crate::acid::acid_on::<_, W>(e, &a, stop).await,
-            Task::Clean(a) => clean_on::<_, W>(e, &a).await,
+            Task::Clean(a, limit) => clean_on::<_, W>(e, &a, (&stop, limit)).await,
             Task::AllInOne(plan, a) => all_in_one::<_, W>(e, &plan, &a, stop).await,
         }
     }
 }
 
-async fn check_on<E: Engine, W: Benchmark>(engine: Arc<E>) -> Result<(), Failure> {
-    let results = on_session(&engine, |mut s| async move {
+async fn check_on<E: Engine, W: Benchmark>(
+    engine: Arc<E>,
+    bounds: (&watch::Receiver<bool>, Option<Duration>),
+) -> Result<(), Failure> {
+    let results = on_session_until(&engine, bounds, "the check", |mut s| async move {
         // Checking half-loaded data would report the missing rows as
         // thousands of violations; the load's state says what is wrong.
         let loaded = match W::loaded(&mut s).await? {
@@ -193,12 +197,27 @@ async fn check_on<E: Engine, W: Benchmark>(engine: Arc<E>) -> Result<(), Failure
     report_conditions(&results)
 }
 
-async fn clean_on<E: Engine, W: Benchmark>(engine: Arc<E>, a: &DbArgs) -> Result<(), Failure> {
-    on_session(&engine, |mut s| async move {
-        txbench_workloads::bulk::drop_tables(&mut s, W::schema()).await
+/// Drop the tables txbench created for the workload, and say what stays:
+/// tables of the same names that it did not create are never dropped.
+async fn clean_on<E: Engine, W: Benchmark>(
+    engine: Arc<E>,
+    a: &DbArgs,
+    bounds: (&watch::Receiver<bool>, Option<Duration>),
+) -> Result<(), Failure> {
+    let found = on_session_until(&engine, bounds, "the clean", |mut s| async move {
+        txbench_workloads::ownership::drop_ours(&mut s, W::meta(), W::schema()).await
     })
     .await??;
-    outln!("dropped the {} tables in {a}", W::ABOUT.title);
+    let title = W::ABOUT.title;
+    if found.ours.is_empty() && !found.meta {
+        outln!("no {title} tables that txbench created in {a}: nothing dropped");
+    } else {
+        outln!("dropped the {title} tables txbench created in {a}");
+    }
+    if !found.foreign.is_empty() {
+        let names = found.foreign.join(", ");
+        outln!("left {names}: txbench did not create them");
+    }
     Ok(())
 }
 

@@ -458,10 +458,20 @@ fn open_loop_run_holds_a_modest_rate_and_reports_it() {
     );
     let json = only_result(&dir.path().join("res"), "summary.json");
     let open = &json["open_loop"];
-    let ratio = open["achieved_ratio"].as_f64().unwrap();
-    // 900 Poisson arrivals: the count's sd is 30, so 0.85..1.15 is 4.5 sd wide.
+    // The arrivals the client scheduled in the window are its own doing:
+    // 900 Poisson arrivals, whose count's sd is 30, so 0.85..1.15 is 4.5 sd
+    // wide.
+    let scheduled = open["scheduled_rate"].as_f64().unwrap() / 300.0;
     assert!(
-        (0.85..=1.15).contains(&ratio),
+        (0.85..=1.15).contains(&scheduled),
+        "scheduled/offered {scheduled}: {open}"
+    );
+    // What completed in the window is the machine's too: a stall at the
+    // warm-up's end moved 213 of its transactions into the window on a CI
+    // machine at load 7 (1.22), so only the order of magnitude is held.
+    let ratio = open["achieved_ratio"].as_f64().unwrap();
+    assert!(
+        (0.5..=1.5).contains(&ratio),
         "achieved/offered {ratio}: {open}"
     );
     assert_eq!(open["shed"], 0);

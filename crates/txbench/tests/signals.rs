@@ -5,29 +5,19 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-use support::alone;
+use support::{alone, spawn};
 
 /// How long a stopped command may take to exit. The requirement is a second;
 /// this leaves room for a busy CI machine, and the test prints what it saw.
 const PROMPT: Duration = Duration::from_secs(2);
 
-fn txbench(dir: &Path, args: &[&str]) -> Child {
-    Command::new(assert_cmd::cargo::cargo_bin("txbench"))
-        .current_dir(dir)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
 /// A minute's TPC-C run against the null engine after `warmup`, writing
 /// its results under `dir/res`.
 fn null_run(dir: &Path, warmup: &str) -> Child {
-    txbench(
+    spawn(
         dir,
         &[
             "tpcc",
@@ -48,17 +38,9 @@ fn null_run(dir: &Path, warmup: &str) -> Child {
 /// Wait until `ready` holds (at most 60 s), send SIGTERM, and return how the
 /// command ended and how long after the signal.
 fn terminate_when(child: Child, ready: impl Fn() -> bool) -> (std::process::Output, Duration) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !ready() {
-        assert!(Instant::now() < deadline, "the phase never came");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    support::wait_until("the phase", Duration::from_secs(60), ready);
     let sent = Instant::now();
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    support::signal(&child, "TERM");
     let out = child.wait_with_output().unwrap();
     (out, sent.elapsed())
 }
@@ -101,7 +83,7 @@ fn assert_stopped(out: &std::process::Output, took: Duration, phase: &str) {
 fn sigterm_during_a_load_stops_it() {
     let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
-    let child = txbench(
+    let child = spawn(
         dir.path(),
         &["tpcc", "load", "--db", "sqlite:t.db", "--warehouses", "50"],
     );
@@ -143,13 +125,9 @@ fn sigterm_during_the_grace_counts_the_unfinished() {
     // 100,000 back-to-back terminals on SQLite's one session: far more work
     // than a 1 s window holds, so the run is in its (long) grace after it.
     let dir = tempfile::tempdir().unwrap();
-    let load = Command::new(assert_cmd::cargo::cargo_bin("txbench"))
-        .current_dir(dir.path())
-        .args(["tpcc", "load", "--db", "sqlite:t.db"])
-        .output()
-        .unwrap();
+    let load = support::txbench_output(dir.path(), &["tpcc", "load", "--db", "sqlite:t.db"]);
     assert!(load.status.success());
-    let child = txbench(
+    let child = spawn(
         dir.path(),
         &[
             "tpcc",
@@ -183,4 +161,25 @@ fn sigterm_during_the_grace_counts_the_unfinished() {
         .map(|t| t["unfinished"].as_u64().unwrap())
         .sum();
     assert!(unfinished > 50_000, "unfinished {unfinished}");
+}
+
+#[test]
+fn sigterm_during_acid_leaves_no_empty_results_directory() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let load = support::txbench_output(dir.path(), &["tpcc", "load", "--db", "sqlite:a.db"]);
+    assert!(load.status.success());
+    let child = spawn(
+        dir.path(),
+        &["tpcc", "acid", "--db", "sqlite:a.db", "--results", "res"],
+    );
+    // Its directory is made before the tests, which take seconds.
+    let made = || std::fs::read_dir(dir.path().join("res")).is_ok_and(|mut d| d.next().is_some());
+    let (out, took) = terminate_when(child, made);
+    assert_stopped(&out, took, "acid");
+    let left: Vec<_> = std::fs::read_dir(dir.path().join("res"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }

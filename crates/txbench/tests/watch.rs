@@ -302,19 +302,12 @@ fn a_run_stopped_before_its_start_leaves_no_results_directory() {
         .spawn()
         .unwrap();
     // The run writes its settings when it is ready, then waits for its start.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !results_left(dir.path())
-        .iter()
-        .any(|d| d.join("config.toml").exists())
-    {
-        assert!(Instant::now() < deadline, "the run never got ready");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    support::wait_until("the run's readiness", Duration::from_secs(60), || {
+        results_left(dir.path())
+            .iter()
+            .any(|d| d.join("config.toml").exists())
+    });
+    support::signal(&child, "INT");
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", text(&out));
     assert!(

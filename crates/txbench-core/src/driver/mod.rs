@@ -11,6 +11,7 @@ pub mod schedule;
 pub mod seconds;
 pub mod segments;
 pub mod sizing;
+pub mod stopping;
 pub mod stripe;
 pub mod timer;
 
@@ -26,11 +27,12 @@ use pool::{Job, RetryPolicy, Route, Window, WorkerContext, WorkerExit, spawn_wor
 pub use rate::{RateSchedule, Segment};
 use seconds::{Second, Seconds};
 use segments::Segments;
+use stopping::{Stoppable, Watchdog};
 use stripe::{Collector, InFlight, SharedStripe, Stripe};
 
 use crate::acks::AckLog;
 use crate::cpu;
-use crate::engine::Engine;
+use crate::engine::{Engine, Session};
 use crate::error::{DbError, ErrorKind};
 use crate::exec::{self, Spawned};
 use crate::recorder::Recorder;
@@ -276,6 +278,10 @@ pub async fn run<E: Engine, W: Workload>(
     let (started, start_wall) = anchor_start(opts, &stop).await?;
     let cpu_start = cpu::process_cpu_time();
     let mut running = Running::spawn::<E, W>(engine, workload, opts, sessions, started, start_wall);
+    let _watchdog = running.pool.blocks_the_clock.then(|| {
+        let give_up = running.clock.window.end + opts.grace;
+        Watchdog::start(Arc::clone(&running.pool.stoppable), give_up, stop.clone())
+    });
     let scheduled = schedule::start(&opts.schedule, started);
     let interrupted = running
         .clock
@@ -368,6 +374,7 @@ impl<I: Send + 'static> Running<I> {
             ))
         })?;
         let mut found = self.clock.collector.cut();
+        self.pool.stoppable.stop_working().await;
         for queue in &self.queues {
             queue.close();
             while let Ok(job) = queue.try_recv() {
@@ -540,6 +547,11 @@ struct Pool {
     workers: Vec<Spawned<WorkerExit>>,
     busy: Vec<Arc<AtomicU64>>,
     stripes: Vec<SharedStripe>,
+    /// The sessions, to stop what they still execute at the run's end.
+    stoppable: Arc<Stoppable>,
+    /// Whether a session runs on the runtime's thread, where one that blocks
+    /// holds the run's clock.
+    blocks_the_clock: bool,
 }
 
 impl Pool {
@@ -572,7 +584,10 @@ impl Pool {
             workers: Vec::new(),
             busy: Vec::new(),
             stripes,
+            stoppable: Arc::default(),
+            blocks_the_clock: E::BLOCKING && placement == exec::Placement::Task,
         };
+        let mut stoppable = Stoppable::default();
         for (i, session) in sessions.into_iter().enumerate() {
             let busy = Arc::new(AtomicU64::new(0));
             let ctx = WorkerContext {
@@ -586,11 +601,14 @@ impl Pool {
                 busy_ns: Arc::clone(&busy),
                 acks: opts.acks.clone(),
                 availability: Arc::clone(availability),
+                interrupted: stoppable.interrupted(),
             };
+            stoppable.add(session.interrupter(), &ctx.stripe, ctx.slot);
             pool.workers
                 .push(spawn_worker::<E, W>(session, ctx, placement));
             pool.busy.push(busy);
         }
+        pool.stoppable = Arc::new(stoppable);
         pool
     }
 

@@ -95,6 +95,10 @@ impl<S: Session> Session for Timed<S> {
         self.inner.take_wire()
     }
 
+    fn interrupter(&self) -> Option<crate::interrupt::Interrupter> {
+        self.inner.interrupter()
+    }
+
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
         timed!(self, begin, "begin", self.inner.begin(mode))
     }

@@ -12,7 +12,7 @@
 //! tokio tasks. The worker loop is the same code in both cases.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
@@ -164,6 +164,9 @@ pub struct WorkerContext<W: Workload> {
     /// The run's clock of answers: each transaction the database answered,
     /// each connection re-established.
     pub availability: Arc<Availability>,
+    /// Set once the run interrupted its sessions: a failure from then on is
+    /// txbench's doing, and the transaction counts as unfinished.
+    pub interrupted: Arc<AtomicBool>,
 }
 
 /// Start one worker for a session, on a thread or a task (see [`exec::placement`]).
@@ -227,10 +230,15 @@ async fn worker_loop<S: Session, W: Workload>(
         )
         .await;
         let finished = Instant::now();
+        add_busy(&ctx.busy_ns, finished - started);
+        if attempted.result.is_err() && ctx.interrupted.load(Ordering::SeqCst) {
+            // Stopped by the run's end, not failed: it stays in flight, and
+            // the cut counts it unfinished.
+            break;
+        }
         if attempted.result.is_ok() {
             ctx.availability.answered(finished);
         }
-        add_busy(&ctx.busy_ns, finished - started);
         if !record(&mut session, &ctx, &job, (started, finished), &attempted) {
             // Cut while it ran: the driver counted it unfinished.
             break;
@@ -322,7 +330,9 @@ async fn attempt<S: Session, W: Workload>(
             // Best effort: the session may already be outside a transaction.
             let _ = session.rollback().await;
         }
-        if lost_connection || !e.kind.is_retryable() || retries >= ctx.retry.max_retries {
+        let stopped = ctx.interrupted.load(Ordering::SeqCst);
+        if stopped || lost_connection || !e.kind.is_retryable() || retries >= ctx.retry.max_retries
+        {
             return Attempted {
                 result: Err(e),
                 retries,

@@ -82,6 +82,9 @@ impl Stripe {
     /// Worker `slot` finished its job: true when the worker is to record it,
     /// false when the run was cut first (the driver counted it unfinished).
     pub fn finish(&mut self, slot: usize) -> bool {
+        if self.cut {
+            return false;
+        }
         match self.in_flight[slot].take() {
             Some(job) => {
                 self.finished[job.txn_type] += 1;
@@ -96,15 +99,24 @@ impl Stripe {
         self.sent[txn_type] += 1;
     }
 
-    /// Whether no worker of the stripe is executing anything.
+    /// Whether the run waits for none of the stripe's workers: none is
+    /// executing anything, or the run was cut (what they execute is then the
+    /// driver's to count).
     pub fn idle(&self) -> bool {
-        self.in_flight.iter().all(Option::is_none)
+        self.cut || self.in_flight.iter().all(Option::is_none)
     }
 
-    /// Stop recording, and take the transactions still executing.
+    /// Whether the worker of `slot` is executing a transaction (after the
+    /// cut: was, when the run was cut, and has not gone on since).
+    pub fn executing(&self, slot: usize) -> bool {
+        self.in_flight[slot].is_some()
+    }
+
+    /// Stop recording, and return the transactions still executing. Their
+    /// marks stay, so that the run can still tell whose statements to stop.
     fn cut(&mut self) -> impl Iterator<Item = InFlight> + '_ {
         self.cut = true;
-        self.in_flight.iter_mut().filter_map(Option::take)
+        self.in_flight.iter().flatten().copied()
     }
 }
 

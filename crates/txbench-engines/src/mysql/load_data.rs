@@ -13,17 +13,17 @@ use txbench_core::Value;
 use txbench_core::schema::Table;
 use txbench_core::value::RowBatch;
 
-use super::types::push_datetime;
+use super::types::{QUOTE, push_datetime};
 
 /// The `LOAD DATA` statement for a table, its columns in the schema's order
-/// and the text format [`encode`] writes.
+/// and the text format [`encode`] writes. The file's name is the handler's, not the table's: no name reaches a
+/// string literal.
 pub(super) fn statement(table: &Table) -> String {
-    let names: Vec<&str> = table.columns.iter().map(|c| c.name).collect();
     format!(
-        "LOAD DATA LOCAL INFILE 'txbench-{table}' INTO TABLE {table} CHARACTER SET utf8mb4 \
+        "LOAD DATA LOCAL INFILE 'txbench-rows' INTO TABLE {table} CHARACTER SET utf8mb4 \
          FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({columns})",
-        table = table.name,
-        columns = names.join(",")
+        table = QUOTE.name(table.name),
+        columns = table.column_list(QUOTE)
     )
 }
 

@@ -1,13 +1,16 @@
 //! Values across the MySQL wire: parameters bound, rows read back by column
-//! type, the DDL types and isolation levels.
+//! type, the DDL types, how names are quoted and isolation levels.
 
 use std::fmt::Write as _;
 use std::time::{Duration, UNIX_EPOCH};
 
 use mysql_async::consts::ColumnType as MyType;
 use mysql_async::{Params, Row};
-use txbench_core::schema::ColumnType;
+use txbench_core::schema::{ColumnType, Quote};
 use txbench_core::{DbError, ErrorKind, Isolation, Param, Rows};
+
+/// How MySQL's DDL and loads quote names.
+pub(super) const QUOTE: Quote = Quote::Backtick;
 
 /// A parameter as MySQL binds it.
 pub(super) fn my_value(p: &Param<'_>) -> mysql_async::Value {

@@ -12,6 +12,7 @@
 //!   classes 08 and 57P (connection failures, administrator shutdown) are lost
 //!   connections, which the session re-establishes.
 
+mod cancel;
 mod dialect;
 mod tls;
 mod types;
@@ -29,7 +30,7 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::{Client, NoTls};
 use tokio_postgres_rustls::MakeRustlsConnect;
 use txbench_core::engine::{CallKind, each_in_turn, pipeline_then_commit};
-use txbench_core::schema::{ForeignKey, Index, Statement, Table, partition_name};
+use txbench_core::schema::{ForeignKey, Index, Quote, Statement, Table, partition_name};
 use txbench_core::value::RowBatch;
 use txbench_core::{
     Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, RoundTrips, Rows, Session,
@@ -52,7 +53,9 @@ struct Shared {
 }
 
 /// A session's connection: its client, and its stamps where kept.
-type Connected = (Client, Option<wire::Stamped>);
+/// A connection, its kernel timestamps where kept, and how its statements
+/// are cancelled.
+type Connected = (Client, Option<wire::Stamped>, cancel::Canceller);
 
 impl Shared {
     /// Connect to the next host in turn, skipping (with a warning) hosts that fail.
@@ -96,7 +99,14 @@ impl Shared {
                 None => wire::connect(&config, NoTls).await?,
                 Some(tls) => wire::connect(&config, tls.clone()).await?,
             };
-            return Ok((client, Some(stamped)));
+            let raw_to = match (config.get_hosts().first(), config.get_ports().first()) {
+                (Some(tokio_postgres::config::Host::Tcp(host)), Some(port)) => {
+                    Some((host.clone(), *port))
+                }
+                _ => None,
+            };
+            let cancel = cancel::Canceller::new(client.cancel_token(), raw_to, self.tls.clone());
+            return Ok((client, Some(stamped), cancel));
         }
         let connect_err = |e: tokio_postgres::Error| dialect::connect_error(&e);
         let client = match &self.tls {
@@ -112,7 +122,8 @@ impl Shared {
                 client
             }
         };
-        Ok((client, None))
+        let cancel = cancel::Canceller::new(client.cancel_token(), None, self.tls.clone());
+        Ok((client, None, cancel))
     }
 }
 
@@ -207,7 +218,7 @@ impl Engine for PgEngine {
         // CREATE DATABASE runs from the server's maintenance database.
         let mut maintenance = config.clone();
         maintenance.dbname("postgres");
-        let (client, _) = self.shared.connect_to(&maintenance).await?;
+        let (client, _, _) = self.shared.connect_to(&maintenance).await?;
         let quoted = format!("\"{}\"", name.replace('"', "\"\""));
         match client
             .batch_execute(&format!("CREATE DATABASE {quoted}"))
@@ -227,10 +238,11 @@ impl Engine for PgEngine {
 }
 
 impl PgEngine {
-    fn session(&self, (client, wire): Connected) -> PgSession {
+    fn session(&self, (client, wire, cancel): Connected) -> PgSession {
         PgSession {
             client,
             wire,
+            cancel: Arc::new(std::sync::Mutex::new(Arc::new(cancel))),
             shared: Arc::clone(&self.shared),
             statements: HashMap::new(),
             in_transaction: false,
@@ -245,6 +257,9 @@ pub struct PgSession {
     client: Client,
     /// The kernel's stamps of the connection's bytes, where kept.
     wire: Option<wire::Stamped>,
+    /// How the connection's statement in progress is cancelled, shared with
+    /// the session's interrupt handle.
+    cancel: Arc<std::sync::Mutex<Arc<cancel::Canceller>>>,
     shared: Arc<Shared>,
     /// Prepared statements by the address of their (static) definition.
     statements: HashMap<usize, tokio_postgres::Statement>,
@@ -512,8 +527,16 @@ impl Session for PgSession {
         self.wire.as_mut()?.take()
     }
 
+    fn interrupter(&self) -> Option<txbench_core::interrupt::Interrupter> {
+        Some(Arc::new(cancel::PgInterrupt {
+            current: Arc::clone(&self.cancel),
+        }))
+    }
+
     async fn reconnect(&mut self) -> Result<(), DbError> {
-        (self.client, self.wire) = self.shared.connect().await?;
+        let cancel;
+        (self.client, self.wire, cancel) = self.shared.connect().await?;
+        *self.cancel.lock().expect("canceller lock") = Arc::new(cancel);
         self.statements.clear();
         self.in_transaction = false;
         self.pending_begin = None;
@@ -521,10 +544,13 @@ impl Session for PgSession {
     }
 }
 
+/// How PostgreSQL's DDL and loads quote names: standard SQL's double quotes.
+const QUOTE: Quote = Quote::Double;
+
 /// `CREATE TABLE` of a table's columns (keys come after the load).
 fn create_table_sql(table: &Table) -> String {
-    let columns = table.column_definitions(ddl_type);
-    format!("CREATE TABLE {} ({columns})", table.name)
+    let columns = table.column_definitions(QUOTE, ddl_type);
+    format!("CREATE TABLE {} ({columns})", QUOTE.name(table.name))
 }
 
 impl Loader for PgSession {
@@ -541,12 +567,16 @@ impl Loader for PgSession {
         column: &str,
         count: u32,
     ) -> Result<(), DbError> {
-        let mut sql = format!("{} PARTITION BY HASH ({column});", create_table_sql(table));
+        let mut sql = format!(
+            "{} PARTITION BY HASH ({});",
+            create_table_sql(table),
+            QUOTE.name(column)
+        );
         for i in 0..count {
             sql += &format!(
                 "CREATE TABLE {} PARTITION OF {} FOR VALUES WITH (MODULUS {count}, REMAINDER {i});",
-                partition_name(table.name, i),
-                table.name
+                QUOTE.name(&partition_name(table.name, i)),
+                QUOTE.name(table.name)
             );
         }
         self.batch(&sql).await
@@ -558,23 +588,26 @@ impl Loader for PgSession {
         }
         self.batch(&format!(
             "ALTER TABLE {} ADD PRIMARY KEY ({})",
-            table.name,
-            table.primary_key.join(", ")
+            QUOTE.name(table.name),
+            table.primary_key_list(QUOTE)
         ))
         .await
     }
 
     async fn add_foreign_key(&mut self, key: &ForeignKey) -> Result<(), DbError> {
-        self.batch(&key.add_sql()).await
+        self.batch(&key.add_sql(QUOTE)).await
     }
 
     async fn create_index(&mut self, index: &Index) -> Result<(), DbError> {
-        self.batch(&index.create_sql()).await
+        self.batch(&index.create_sql(QUOTE)).await
     }
 
     async fn drop_table(&mut self, name: &str) -> Result<(), DbError> {
-        self.batch(&format!("DROP TABLE IF EXISTS {name} CASCADE"))
-            .await
+        self.batch(&format!(
+            "DROP TABLE IF EXISTS {} CASCADE",
+            QUOTE.name(name)
+        ))
+        .await
     }
 
     async fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
@@ -593,12 +626,11 @@ impl Loader for PgSession {
 
     async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
         self.flush_begin().await?;
-        let names: Vec<&str> = table.columns.iter().map(|c| c.name).collect();
         let types: Vec<_> = table.columns.iter().map(|c| pg_type(c.ty)).collect();
         let sql = format!(
             "COPY {} ({}) FROM STDIN BINARY",
-            table.name,
-            names.join(", ")
+            QUOTE.name(table.name),
+            table.column_list(QUOTE)
         );
         let sink = self
             .client
@@ -629,7 +661,8 @@ impl Loader for PgSession {
     /// Fresh statistics, so the planner uses the keys just built: the
     /// workload's tables only, each as its keys are done.
     async fn analyze(&mut self, table: &Table) -> Result<(), DbError> {
-        self.batch(&format!("ANALYZE {}", table.name)).await
+        self.batch(&format!("ANALYZE {}", QUOTE.name(table.name)))
+            .await
     }
 
     async fn end_bulk_load(&mut self) -> Result<(), DbError> {

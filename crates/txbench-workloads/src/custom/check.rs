@@ -6,8 +6,10 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::ops::Range;
 
+use txbench_core::identifier;
 use txbench_core::schema::ColumnType;
 
+use super::fits::{self, Drawn};
 use super::kv_form::{self, KvForm};
 use super::model::{FieldDef, StatementDef, TransactionDef, WorkloadFile};
 
@@ -92,6 +94,33 @@ pub enum Generator {
     Key(KeyRange),
     /// A key past every one loaded or inserted so far (an insert's).
     NextKey(KeyRange),
+}
+
+impl Generator {
+    /// The values it draws, as far as the file fixes them.
+    pub fn drawn(&self) -> Drawn {
+        match self {
+            Generator::Uniform { min, max } | Generator::NuRand { min, max, .. } => {
+                Drawn::Ints(*min, *max)
+            }
+            Generator::Number { digits } => {
+                let low = 10i64.pow(digits - 1);
+                Drawn::Ints(if *digits == 1 { 0 } else { low }, low * 10 - 1)
+            }
+            Generator::Text { max, .. } => Drawn::Text(*max as usize),
+            Generator::Sequence { start } => Drawn::KeysFrom(*start),
+            Generator::Zipfian { keys, .. }
+            | Generator::Latest { keys, .. }
+            | Generator::Key(keys)
+            | Generator::NextKey(keys) => Drawn::KeysFrom(keys.start),
+            Generator::Constant(v) => match v {
+                toml::Value::Integer(i) => Drawn::Ints(*i, *i),
+                toml::Value::Boolean(b) => Drawn::Ints(i64::from(*b), i64::from(*b)),
+                toml::Value::Float(f) => Drawn::Float(*f),
+                other => Drawn::Text(other.as_str().map_or(usize::MAX, |s| s.chars().count())),
+            },
+        }
+    }
 }
 
 /// The keys of a table's sequence column: from `start`, `per_scale` of them
@@ -361,30 +390,73 @@ impl Locator<'_> {
 
     fn table(&self, t: &super::model::TableDef, raw: &WorkloadFile) -> Result<Table, FileError> {
         let name = t.name.get_ref();
+        if let Some(problem) = name_problem(name) {
+            return Err(self.error(t.name.span(), format!("a table's name: {problem}")));
+        }
         if *t.rows_per_scale.get_ref() <= 0.0 {
             return Err(self.error(
                 t.rows_per_scale.span(),
                 format!("table '{name}': rows_per_scale must be above 0"),
             ));
         }
-        let mut columns = Vec::new();
-        for c in &t.columns {
-            columns.extend(self.columns(name, c, raw)?);
-        }
-        for key in t.primary_key.get_ref() {
-            if !columns.iter().any(|c| &c.name == key) {
-                return Err(self.error(
-                    t.primary_key.span(),
-                    format!("table '{name}': primary_key names '{key}', which is not a column"),
-                ));
-            }
-        }
+        let columns = self.table_columns(name, t, raw)?;
+        self.primary_key(name, t, &columns)?;
         Ok(Table {
             name: name.clone(),
             rows_per_scale: *t.rows_per_scale.get_ref(),
             primary_key: t.primary_key.get_ref().clone(),
             columns,
         })
+    }
+
+    /// A table's columns, each name once, no more than [`MAX_COLUMNS`].
+    fn table_columns(
+        &self,
+        name: &str,
+        t: &super::model::TableDef,
+        raw: &WorkloadFile,
+    ) -> Result<Vec<Column>, FileError> {
+        let mut columns: Vec<Column> = Vec::new();
+        for c in &t.columns {
+            for column in self.columns(name, c, raw)? {
+                if columns.iter().any(|seen| seen.name == column.name) {
+                    let message =
+                        format!("table '{name}': a second column named '{}'", column.name);
+                    return Err(self.error(c.name.span(), message));
+                }
+                columns.push(column);
+            }
+        }
+        if columns.len() > MAX_COLUMNS {
+            let message = format!(
+                "table '{name}': {} columns, more than {MAX_COLUMNS} (under every engine's limit: InnoDB's is 1,017)",
+                columns.len()
+            );
+            return Err(self.error(t.name.span(), message));
+        }
+        Ok(columns)
+    }
+
+    /// The primary key: columns of the table, each named once.
+    fn primary_key(
+        &self,
+        name: &str,
+        t: &super::model::TableDef,
+        columns: &[Column],
+    ) -> Result<(), FileError> {
+        let mut keys = BTreeSet::new();
+        for key in t.primary_key.get_ref() {
+            let problem = if !keys.insert(key) {
+                " twice"
+            } else if !columns.iter().any(|c| &c.name == key) {
+                ", which is not a column"
+            } else {
+                continue;
+            };
+            let message = format!("table '{name}': primary_key names '{key}'{problem}");
+            return Err(self.error(t.primary_key.span(), message));
+        }
+        Ok(())
     }
 
     /// A column, or the columns a `repeat` makes of it.
@@ -401,15 +473,24 @@ impl Locator<'_> {
         let ty = column_type(ty.get_ref()).ok_or_else(|| {
             self.error(
                 ty.span(),
-                format!(
-                    "{what}: unknown type '{}' (int, bigint, decimal(P,S), char(N), varchar(N), timestamp)",
-                    ty.get_ref()
-                ),
+                format!("{what}: unknown type '{}' ({TYPES})", ty.get_ref()),
             )
         })?;
         let generator = self.generator(&what, c, raw)?;
+        if let Some(misfit) = fits::misfit(ty, &generator.drawn()) {
+            return Err(self.error(c.kind.span(), format!("{what}: {misfit}")));
+        }
         let names: Vec<String> = match &c.repeat {
             None => vec![c.name.get_ref().clone()],
+            Some(n) if *n.get_ref() as usize > MAX_COLUMNS => {
+                return Err(self.error(
+                    n.span(),
+                    format!(
+                        "{what}: repeat = {}, more than a table's {MAX_COLUMNS} columns",
+                        n.get_ref()
+                    ),
+                ));
+            }
             Some(n) if c.name.get_ref().contains("{i}") => (0..*n.get_ref())
                 .map(|i| c.name.get_ref().replace("{i}", &i.to_string()))
                 .collect(),
@@ -420,6 +501,9 @@ impl Locator<'_> {
                 ));
             }
         };
+        if let Some(problem) = names.iter().find_map(|n| name_problem(n)) {
+            return Err(self.error(c.name.span(), format!("{what}: {problem}")));
+        }
         Ok(names
             .into_iter()
             .map(|name| Column {
@@ -725,6 +809,31 @@ fn first_word(sql: &str) -> Option<&str> {
 }
 
 /// A column type as the file writes it.
+/// The most columns a file's table may have: under every engine's limit.
+const MAX_COLUMNS: usize = 1_000;
+
+/// What is wrong with a file's table or column name: not an identifier
+/// ([`identifier::problem`]), or one of the names txbench keeps for its own
+/// tables.
+fn name_problem(name: &str) -> Option<String> {
+    identifier::problem(name).or_else(|| {
+        name.starts_with("txbench_")
+            .then(|| format!("'{name}': names starting with 'txbench_' are txbench's own"))
+    })
+}
+
+/// The most digits of a `decimal(P,S)`: MariaDB's limit (PostgreSQL's is 1,000).
+const MAX_DECIMAL_DIGITS: u8 = 65;
+/// The longest `char(N)`: MariaDB's limit.
+const MAX_CHAR: u16 = 255;
+/// The longest `varchar(N)`: MariaDB's row holds 65,535 bytes, 16,383
+/// characters of utf8mb4.
+const MAX_VARCHAR: u16 = 16_383;
+
+/// The types a file may give a column, as its messages state them.
+const TYPES: &str = "int, bigint, decimal(P,S) with P from 1 to 65 and S up to P, \
+                     char(N) with N from 1 to 255, varchar(N) with N from 1 to 16383, timestamp";
+
 fn column_type(text: &str) -> Option<ColumnType> {
     let t = text.trim().to_ascii_lowercase();
     let args = |prefix: &str| -> Option<Vec<u16>> {
@@ -740,11 +849,15 @@ fn column_type(text: &str) -> Option<ColumnType> {
         "timestamp" => ColumnType::Timestamp,
         _ => {
             if let Some([p, s]) = args("decimal").as_deref() {
-                ColumnType::Decimal(u8::try_from(*p).ok()?, u8::try_from(*s).ok()?)
+                let (p, s) = (u8::try_from(*p).ok()?, u8::try_from(*s).ok()?);
+                (1..=MAX_DECIMAL_DIGITS).contains(&p).then_some(())?;
+                (s <= p).then_some(ColumnType::Decimal(p, s))?
             } else if let Some([n]) = args("varchar").as_deref() {
-                ColumnType::Varchar(*n)
+                (1..=MAX_VARCHAR)
+                    .contains(n)
+                    .then_some(ColumnType::Varchar(*n))?
             } else if let Some([n]) = args("char").as_deref() {
-                ColumnType::Char(*n)
+                (1..=MAX_CHAR).contains(n).then_some(ColumnType::Char(*n))?
             } else {
                 return None;
             }
@@ -946,12 +1059,25 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
         assert_eq!(after, [&[][..], &[0][..], &[][..]]);
     }
 
+    /// The documented example with `from` made `to`, and why it is refused.
+    fn documented_mistake(from: &str, to: &str) -> FileError {
+        let example = documented_example();
+        assert!(example.contains(from), "{from}");
+        parse("orders.toml", &example.replacen(from, to, 1)).unwrap_err()
+    }
+
+    /// The example with `from` made `to` is refused, saying `says`, on a line.
+    fn assert_refused_with_line(from: &str, to: &str, says: &str) {
+        let e = documented_mistake(from, to);
+        assert!(e.to_string().contains(says), "{to}: {e}");
+        assert_ne!(e.line, 0, "{e}");
+    }
+
     /// The messages docs/workload-file.md shows are the ones these mistakes
     /// in its example give.
     #[test]
     fn the_documented_mistakes_are_the_messages_given() {
         let doc = include_str!("../../../../docs/workload-file.md");
-        let example = documented_example();
         let mut messages = Vec::new();
         for (from, to) in [
             (
@@ -961,16 +1087,112 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
             ("c_balance - :amount", "c_balance - :d"),
             ("weight = 40", "weight = 30"),
             ("gen = \"uniform\", min = 0", "gen = \"gaussian\", min = 0"),
+            ("name = \"payment\"", "name = \"order\""),
         ] {
-            assert!(example.contains(from), "{from}");
-            let e = parse("orders.toml", &example.replacen(from, to, 1)).unwrap_err();
-            messages.push(e.to_string());
+            messages.push(documented_mistake(from, to).to_string());
         }
         for m in &messages {
             assert!(
                 doc.contains(m.as_str()),
                 "docs/workload-file.md lacks: {m}\n{messages:#?}"
             );
+        }
+    }
+
+    /// Names that are SQL, or that no engine takes, are refused before any
+    /// database is touched, each with the value named.
+    #[test]
+    fn names_that_are_not_identifiers_are_refused_by_name() {
+        for (from, to, says) in [
+            (
+                "name = \"payment\"",
+                "name = \"ht_x (a int); DROP TABLE ht_victim; CREATE TABLE ht_y\"",
+                "a table's name: 'ht_x (a int); DROP TABLE ht_victim; CREATE TABLE ht_y' is not a name",
+            ),
+            (
+                "name = \"payment\"",
+                "name = \"s s\"",
+                "a table's name: 's s' is not a name",
+            ),
+            (
+                "name = \"payment\"",
+                "name = \"\"",
+                "a table's name: an empty name",
+            ),
+            (
+                "name = \"payment\"",
+                "name = \"txbench_x\"",
+                "'txbench_x': names starting with 'txbench_' are txbench's own",
+            ),
+            (
+                "{ name = \"p_amount\"",
+                "{ name = \"p_amount int); DROP TABLE x; --\"",
+                "column 'p_amount int); DROP TABLE x; --': 'p_amount int); DROP TABLE x; --' is not a name",
+            ),
+            (
+                "{ name = \"p_amount\"",
+                "{ name = \"p_id\"",
+                "table 'payment': a second column named 'p_id'",
+            ),
+            (
+                "{ name = \"p_amount\"",
+                "{ name = \"Amount\"",
+                "'Amount' is not a name",
+            ),
+            (
+                "{ name = \"p_amount\"",
+                "{ name = \"order\"",
+                "column 'order': 'order' is a reserved word",
+            ),
+            (
+                "primary_key = [\"c_id\"]",
+                "primary_key = [\"c_id\", \"c_id\"]",
+                "table 'customer': primary_key names 'c_id' twice",
+            ),
+            ("varchar(16)", "varchar(0)", "unknown type 'varchar(0)'"),
+            (
+                "decimal(12,2)",
+                "decimal(2,12)",
+                "unknown type 'decimal(2,12)'",
+            ),
+            (
+                "{ name = \"c_balance\"",
+                "{ name = \"f{i}\", repeat = 5000",
+                "column 'f{i}': repeat = 5000, more than a table's 1000 columns",
+            ),
+        ] {
+            assert_refused_with_line(from, to, says);
+        }
+    }
+
+    /// What MariaDB's load would change silently (and PostgreSQL refuse
+    /// mid-load) is refused with the file, naming the column and the type.
+    #[test]
+    fn values_a_column_cannot_hold_are_refused_with_the_line() {
+        let balance = "gen = \"uniform\", min = 0, max = 1000";
+        for (from, to, says) in [
+            (
+                balance,
+                "gen = \"constant\", value = \"hello\"",
+                "column 'c_balance': text in a column of a number or time type",
+            ),
+            (
+                "{ name = \"c_id\", type = \"bigint\"",
+                "{ name = \"c_id\", type = \"int\", min = 0, max = 9223372036854775807, gen = \"uniform\" }, { name = \"c_x\", type = \"bigint\"",
+                "values up to 9223372036854775807 do not fit an int",
+            ),
+            (
+                "type = \"varchar(16)\", gen = \"string\", min_length = 8, max_length = 16",
+                "type = \"char(5)\", gen = \"string\", length = 50",
+                "text of up to 50 characters does not fit char(5)",
+            ),
+            (
+                balance,
+                "gen = \"uniform\", min = 0, max = 10000000000",
+                "10000000000 does not fit decimal(12,2)",
+            ),
+        ] {
+            assert_refused_with_line(from, to, says);
         }
     }
 

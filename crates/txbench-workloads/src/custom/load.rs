@@ -8,12 +8,14 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use txbench_core::Engine;
+use txbench_core::Value;
 use txbench_core::rng::Rand;
 use txbench_core::schema::{self, ColumnType, KvOp, Schema, Statement};
 use txbench_core::value::RowBatch;
 
-use super::check::{Spec, Table};
+use super::check::{Generator, Spec, Table};
 use super::draw::{Draw, NextKeys};
+use super::fits;
 use super::{keep, keep_all, keep_text, rows_at};
 use crate::about::{About, RunFlags, Scale};
 use crate::bulk::{self, LoadPlan, LoadSummary, Population};
@@ -136,6 +138,42 @@ pub fn rows(spec: &Spec, scale: i64) -> u64 {
         .sum()
 }
 
+/// A number drawn for a text column as its text (digits in a `varchar`, as
+/// every engine then stores the same); other values as drawn.
+fn as_column_takes(value: Value, ty: ColumnType) -> Value {
+    match (value, ty) {
+        (Value::Int(i), ColumnType::Char(_) | ColumnType::Varchar(_)) => Value::Text(i.to_string()),
+        (Value::Float(f), ColumnType::Char(_) | ColumnType::Varchar(_)) => {
+            Value::Text(f.to_string())
+        }
+        (value, _) => value,
+    }
+}
+
+/// The first column whose keys at `scale` would not fit its type (a
+/// sequence's last key, or the last loaded key of the range it draws from),
+/// named with the scale: the rest of each generator's values were checked
+/// with the file.
+pub fn keys_misfit(spec: &Spec, scale: i64) -> Option<String> {
+    spec.tables.iter().find_map(|table| {
+        table.columns.iter().find_map(|c| {
+            let (start, count) = match &c.generator {
+                Generator::Sequence { start } => (*start, rows_at(table.rows_per_scale, scale)),
+                Generator::Zipfian { keys, .. }
+                | Generator::Latest { keys, .. }
+                | Generator::Key(keys)
+                | Generator::NextKey(keys) => (keys.start, rows_at(keys.per_scale, scale)),
+                _ => return None,
+            };
+            let misfit = fits::keys_misfit(c.ty, start, count)?;
+            Some(format!(
+                "--scale {scale}: table '{}' column '{}': {misfit}",
+                table.name, c.name
+            ))
+        })
+    })
+}
+
 /// Load `spec` at `plan.scale` through `made`'s schema.
 pub async fn load<E: Engine>(
     engine: Arc<E>,
@@ -147,6 +185,9 @@ pub async fn load<E: Engine>(
 ) -> Result<LoadSummary, WorkloadError> {
     let scale = plan.scale;
     let seed = plan.seed;
+    if let Some(misfit) = keys_misfit(&spec, scale) {
+        return Err(WorkloadError::BadOption(misfit));
+    }
     // Each table's rows in chunks: (table, first row).
     let units: Vec<(usize, i64)> = spec
         .tables
@@ -173,8 +214,10 @@ pub async fn load<E: Engine>(
                 .collect();
             let mut batch = RowBatch::for_table(&tables[t], (end - first) as usize);
             for row in first..end {
-                for d in &draws {
-                    batch.values.push(d.value(&mut rng, row));
+                for (d, c) in draws.iter().zip(&table.columns) {
+                    batch
+                        .values
+                        .push(as_column_takes(d.value(&mut rng, row), c.ty));
                 }
             }
             vec![batch]

@@ -7,6 +7,7 @@
 mod check;
 pub mod command;
 pub mod draw;
+pub mod fits;
 pub mod invariants;
 pub mod kv_form;
 pub mod load;

@@ -566,7 +566,7 @@ async fn run_kind<S: Session>(
         for (step, reply) in wave.iter().zip(replies) {
             if !kept(step, &reply, &mut read)? {
                 if !kind.ack_params.is_empty() {
-                    written.rolling_back(acked());
+                    written.writing(acked());
                 }
                 session.rollback().await?;
                 return Ok(Outcome::ExpectedRollback);

@@ -165,6 +165,14 @@ pub async fn execute<S: Session>(
     session.begin(TxMode::ReadWrite).await?;
     let delivered_at = now_micros();
     let orders = oldest_orders(session, w).await?;
+    // Its identity before its first write: an attempt that fails from here
+    // on is logged, and nothing of it may remain.
+    let delivered = orders.iter().flat_map(|&(d, o)| [d, o]);
+    written.writing(
+        [w, input.carrier_id, delivered_at]
+            .into_iter()
+            .chain(delivered),
+    );
     let balances = if orders.is_empty() {
         Vec::new()
     } else {
@@ -172,12 +180,7 @@ pub async fn execute<S: Session>(
     };
     let update = (!orders.is_empty())
         .then(|| Call::execute(&FOR_ORDERS[orders.len() - 1].balances, &balances));
-    let delivered = orders.iter().flat_map(|&(d, o)| [d, o]);
-    written.committing(
-        [w, input.carrier_id, delivered_at]
-            .into_iter()
-            .chain(delivered),
-    );
+    written.committing_as_stated();
     session.pipeline_and_commit(update.as_slice()).await?;
     Ok((Outcome::Committed, orders.len()))
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use txbench_core::Engine;
 use txbench_core::rng::Rand;
-use txbench_core::{DbError, Engine, Session};
 
 use super::generate::{Population, units};
 use super::meta::{self, META};
@@ -23,11 +23,6 @@ pub fn now_micros() -> i64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_micros() as i64)
         .unwrap_or(0)
-}
-
-/// Drop every TPC-C table (and txbench's metadata).
-pub async fn drop_all<S: Session>(session: &mut S) -> Result<(), DbError> {
-    bulk::drop_tables(session, &SCHEMA).await
 }
 
 /// The C-Load constants a load from `seed` draws.

@@ -174,6 +174,9 @@ pub async fn execute<S: Session>(
 
     let all_local = i64::from(input.all_local());
     let entry = now_micros();
+    // Its identity before its first write: an attempt that fails from here on
+    // (or rolls back on purpose) is logged, and nothing of it may remain.
+    written.writing([w, d, o_id, c, ol_cnt as i64, 0, entry]);
     let next = [Param::Int(o_id + 1), Param::Int(w), Param::Int(d)];
     let order = [
         Param::Int(o_id),
@@ -214,7 +217,6 @@ pub async fn execute<S: Session>(
     let items = rows(&replies[3]);
     if items.len() < wanted.items.len() {
         // The unused item of the 1% rollback (2.4.2.3): undo everything.
-        written.rolling_back([w, d, o_id, c, ol_cnt as i64, 0, entry]);
         session.rollback().await?;
         return Ok((Outcome::ExpectedRollback, None));
     }

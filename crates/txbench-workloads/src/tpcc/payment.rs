@@ -123,6 +123,10 @@ pub async fn execute<S: Session>(
     let bad_credit = text(row, 10, "c_credit")? == "BC";
 
     let h_date = now_micros();
+    // Its identity, its history row, once the customer is known: an attempt
+    // that fails from here on is logged, and its history row may not remain.
+    let amount_cents = (amount * 100.0).round() as i64;
+    written.writing([c, cd, cw, d, w, amount_cents, h_date]);
     let history = [
         Param::Int(c),
         Param::Int(cd),
@@ -170,8 +174,7 @@ pub async fn execute<S: Session>(
         ];
         Call::execute(&CUSTOMER_UPDATE, &update_good)
     };
-    let amount_cents = (amount * 100.0).round() as i64;
-    written.committing([c, cd, cw, d, w, amount_cents, h_date]);
+    written.committing_as_stated();
     session
         .pipeline_and_commit(&[update, Call::execute(&INSERT_HISTORY, &history)])
         .await?;

@@ -175,11 +175,16 @@ fn fields<const N: usize>(line: &AckLine) -> Result<[i64; N], DbError> {
 
 /// A New-Order is there when its order row is (same customer, line count and
 /// entry date: another order may have taken the id of one rolled back) and
-/// whole when its lines are all there with the amounts it wrote.
+/// whole when its lines are all there with the amounts it wrote. Lines under
+/// its id with no order row at all are part of a New-Order without the rest:
+/// every New-Order that commits writes its order row.
 fn new_order(db: &Orders, line: &AckLine) -> Result<Found, DbError> {
     let [w, d, o, c, ol_cnt, cents, entry] = fields::<7>(line)?;
     let Some(&[oc, cnt, entry_d, _]) = db.orders.get(&(w, d, o)) else {
-        return Ok(Found::Absent);
+        return Ok(match db.lines.contains_key(&(w, d, o)) {
+            true => Found::Partial,
+            false => Found::Absent,
+        });
     };
     if (oc, cnt, entry_d) != (c, ol_cnt, entry) {
         return Ok(Found::Absent);

@@ -545,6 +545,11 @@ pub struct RunArgs {
     /// The command (run by `sh -c`) of the matching --recover-at.
     #[arg(long, value_name = "CMD")]
     pub recover_cmd: Vec<String>,
+    /// How long a fault or recovery command may run: past it, the command
+    /// and every process it started in its group are killed, and its results
+    /// say so.
+    #[arg(long, default_value = "120s", value_parser = parse_positive_duration, value_name = "DURATION")]
+    pub command_limit: Duration,
     /// No live progress line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -587,7 +592,7 @@ pub struct LoadExtras {
 /// The longest duration any flag takes: a run longer than 30 days is a typo.
 const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
 
-fn parse_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s)
         .map_err(|e| format!("invalid duration '{s}': {e} (examples: 30s, 2m, 1h)"))?;
     if d > MAX_DURATION {

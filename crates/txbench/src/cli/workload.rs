@@ -53,6 +53,11 @@ pub struct TablesArgs<W: Benchmark> {
     pub db: DbArgs,
     #[command(flatten)]
     pub definition: W::Definition,
+    /// Give up after DURATION (e.g. 10m): the statement in progress is
+    /// stopped at the database, and the command fails. Ctrl-C and SIGTERM
+    /// stop it the same way at any time. Default: no limit.
+    #[arg(long, value_name = "DURATION", value_parser = crate::cli::parse_duration)]
+    pub timeout: Option<std::time::Duration>,
 }
 
 /// Flags of `NAME verify`.

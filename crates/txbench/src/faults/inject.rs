@@ -1,8 +1,11 @@
 //! Run the scheduled commands: each through `sh -c` on a thread of its own,
 //! started by the driver's clock, its output (stdout and stderr together) and
-//! exit status kept. A command is given [`TIME_LIMIT`]; past it, or when the
-//! run is stopped (Ctrl-C), it is killed and said to have been. Output is read while the command runs; what a
-//! daemon it started keeps writing after it exits is not waited for.
+//! exit status kept. A command is given its time limit (`--command-limit`);
+//! past it, or when the run is stopped (Ctrl-C), it is killed with every
+//! process it started (it runs in a process group of its own: killing `sh`
+//! alone left its `sleep 1000` running), and said to have been. Output is
+//! read while the command runs; what a daemon it started keeps writing after
+//! it exits is not waited for.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -17,8 +20,6 @@ use txbench_engines::redact;
 
 use super::plan::PlannedCommand;
 
-/// How long a command may run before it is killed.
-pub const TIME_LIMIT: Duration = Duration::from_secs(120);
 /// How much of the end of a command's output is kept.
 const OUTPUT_KEPT: usize = 4096;
 /// How long, after a command exits, its output is still read (a daemon it
@@ -101,7 +102,7 @@ fn run(planned: PlannedCommand, abandon: &AtomicBool) -> Ran {
     let started = SystemTime::now();
     let clock = Instant::now();
     let (exit_code, output) = match spawn(&planned.command) {
-        Ok((child, output)) => wait(child, output, abandon),
+        Ok((child, output)) => wait(child, output, (planned.limit, abandon)),
         Err(e) => (None, format!("could not start sh: {e}")),
     };
     Ran {
@@ -116,7 +117,10 @@ fn run(planned: PlannedCommand, abandon: &AtomicBool) -> Ran {
 /// `sh -c COMMAND`, stdout and stderr into one pipe read by a thread of its own.
 fn spawn(command: &str) -> std::io::Result<(std::process::Child, mpsc::Receiver<Vec<u8>>)> {
     let (mut reader, writer) = std::io::pipe()?;
-    let child = Command::new("sh")
+    let mut sh = Command::new("sh");
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut sh, 0);
+    let child = sh
         .args(["-c", command])
         .stdin(Stdio::null())
         .stdout(writer.try_clone()?)
@@ -139,9 +143,9 @@ fn spawn(command: &str) -> std::io::Result<(std::process::Child, mpsc::Receiver<
 fn wait(
     mut child: std::process::Child,
     output: mpsc::Receiver<Vec<u8>>,
-    abandon: &AtomicBool,
+    (limit, abandon): (Duration, &AtomicBool),
 ) -> (Option<i32>, String) {
-    let deadline = Instant::now() + TIME_LIMIT;
+    let deadline = Instant::now() + limit;
     let mut kept = Vec::new();
     let mut keep = |chunk: Vec<u8>| {
         kept.extend_from_slice(&chunk);
@@ -161,12 +165,14 @@ fn wait(
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
             Ok(None) if Instant::now() >= deadline || abandon.load(Ordering::Relaxed) => {
-                let _ = child.kill();
-                let _ = child.wait();
+                kill_group(&mut child);
                 killed = Some(if abandon.load(Ordering::Relaxed) {
                     "the run was stopped".to_string()
                 } else {
-                    format!("{} s, its time limit", TIME_LIMIT.as_secs())
+                    format!(
+                        "{}, its time limit (--command-limit)",
+                        humantime::format_duration(limit)
+                    )
                 });
                 break None;
             }
@@ -189,6 +195,22 @@ fn wait(
     (status.and_then(|s| s.code()), text)
 }
 
+/// Kill the command and every process in its group (what it started and
+/// did not move elsewhere), then reap it.
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(group) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals the process group the
+        // command leads (made by `process_group(0)` at its start); it takes
+        // no pointers.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +221,7 @@ mod tests {
             kind: CommandKind::Fault,
             at: Duration::ZERO,
             command: command.into(),
+            limit: Duration::from_secs(60),
         }
     }
 
@@ -231,6 +254,36 @@ mod tests {
         assert!(clock.elapsed() < Duration::from_secs(10), "{ran:?}");
         assert_eq!(ran[0].exit_code, None);
         assert!(ran[0].output.contains("the run was stopped"), "{ran:?}");
+    }
+
+    #[test]
+    fn a_command_past_its_limit_is_killed_with_what_it_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("child.pid");
+        let command = format!("sleep 1000 & echo $! > {}; wait", pid_file.display());
+        let mut p = planned(&command);
+        p.limit = Duration::from_millis(500);
+        let ran = run(p, &AtomicBool::new(false));
+        assert_eq!(ran.exit_code, None, "{ran:?}");
+        assert!(ran.output.contains("its time limit"), "{ran:?}");
+        let child = std::fs::read_to_string(&pid_file).unwrap();
+        // SIGKILL is sent to the whole group, but the child dies when the
+        // kernel next schedules it (a CI run saw it still `R` just after):
+        // wait for it to be gone or a zombie of init's, which kill -0 would
+        // not tell apart, so read its state.
+        let stat = format!("/proc/{}/stat", child.trim());
+        let alive = || {
+            let state = std::fs::read_to_string(&stat).unwrap_or_default();
+            let running = state
+                .rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z'));
+            running.then_some(state)
+        };
+        let clock = Instant::now();
+        while alive().is_some() && clock.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(alive(), None, "its sleep still runs");
     }
 
     #[test]

@@ -15,6 +15,8 @@ pub struct PlannedCommand {
     pub at: Duration,
     /// What `sh -c` runs.
     pub command: String,
+    /// How long it may run before it is killed.
+    pub limit: Duration,
 }
 
 /// Pair each `--fault-at` with its `--fault-cmd` (and each `--recover-at`
@@ -24,10 +26,10 @@ pub struct PlannedCommand {
 pub fn plan(
     faults: (&[Duration], &[String]),
     recoveries: (&[Duration], &[String]),
-    run_for: Duration,
+    (run_for, limit): (Duration, Duration),
 ) -> Result<Vec<PlannedCommand>, Failure> {
-    let mut planned = pair(CommandKind::Fault, faults, run_for)?;
-    planned.extend(pair(CommandKind::Recover, recoveries, run_for)?);
+    let mut planned = pair(CommandKind::Fault, faults, run_for, limit)?;
+    planned.extend(pair(CommandKind::Recover, recoveries, run_for, limit)?);
     planned.sort_by_key(|c| c.at);
     Ok(planned)
 }
@@ -36,6 +38,7 @@ fn pair(
     kind: CommandKind,
     (times, commands): (&[Duration], &[String]),
     run_for: Duration,
+    limit: Duration,
 ) -> Result<Vec<PlannedCommand>, Failure> {
     let name = kind.name();
     if times.len() != commands.len() {
@@ -63,6 +66,7 @@ fn pair(
                 kind,
                 at,
                 command: command.clone(),
+                limit,
             })
         })
         .collect()
@@ -80,7 +84,7 @@ mod tests {
         let planned = plan(
             (&[20 * S, 5 * S], &cmds(&["kill a", "kill b"])),
             (&[30 * S], &cmds(&["start a"])),
-            60 * S,
+            (60 * S, S),
         )
         .unwrap();
         let seen: Vec<(CommandKind, u64, &str)> = planned
@@ -95,14 +99,14 @@ mod tests {
                 (CommandKind::Recover, 30, "start a"),
             ]
         );
-        let e = plan((&[S], &[]), (&[], &[]), 60 * S).unwrap_err();
+        let e = plan((&[S], &[]), (&[], &[]), (60 * S, S)).unwrap_err();
         assert!(
             e.to_string().contains("1 --fault-at and 0 --fault-cmd"),
             "{e}"
         );
-        let e = plan((&[], &[]), (&[90 * S], &cmds(&["x"])), 60 * S).unwrap_err();
+        let e = plan((&[], &[]), (&[90 * S], &cmds(&["x"])), (60 * S, S)).unwrap_err();
         assert!(e.to_string().contains("--recover-at 1m 30s"), "{e}");
-        let e = plan((&[S], &cmds(&[" "])), (&[], &[]), 60 * S).unwrap_err();
+        let e = plan((&[S], &cmds(&[" "])), (&[], &[]), (60 * S, S)).unwrap_err();
         assert!(e.to_string().contains("empty command"), "{e}");
         assert_eq!(e.exit_code(), 2);
     }

@@ -20,6 +20,36 @@ pub fn txbench_output(dir: &Path, args: &[&str]) -> std::process::Output {
     txbench(dir).args(args).output().unwrap()
 }
 
+/// The txbench binary started in `dir` with `args`, its output piped.
+pub fn spawn(dir: &Path, args: &[&str]) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Send `child` the signal `name` (`TERM`, `INT`, ...) with kill(1).
+pub fn signal(child: &std::process::Child, name: &str) {
+    let status = std::process::Command::new("kill")
+        .args([format!("-{name}"), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -{name} {}", child.id());
+}
+
+/// Wait until `ready` holds, looking every 50 ms; fail naming `what` if it
+/// does not within `within`.
+pub fn wait_until(what: &str, within: std::time::Duration, ready: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + within;
+    while !ready() {
+        assert!(std::time::Instant::now() < deadline, "{what} never came");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// What a command printed, stdout then stderr.
 pub fn text(out: &std::process::Output) -> String {
     format!(

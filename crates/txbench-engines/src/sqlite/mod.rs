@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::types::{Null, ValueRef};
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 use txbench_core::engine::CallKind;
-use txbench_core::schema::{ColumnType, Index, Statement, Table};
+use txbench_core::schema::{ColumnType, Index, Quote, Statement, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{
     Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, Room, Rows, Session, TxMode,
@@ -30,6 +30,8 @@ use txbench_core::{
 };
 
 use crate::target_error::TargetError;
+
+mod interrupt;
 
 /// The page cache of an in-memory database's connections, in KiB (SQLite's
 /// default). The pages live in the `memdb` VFS, which copies each page the
@@ -152,7 +154,7 @@ impl SqliteEngine {
                 MEMORY_DATABASES.fetch_add(1, Ordering::Relaxed)
             ),
         };
-        let keeper = open(&uri, &config).map_err(|mut e| {
+        let (keeper, _) = open(&uri, &config).map_err(|mut e| {
             if let Some(why) = config.path.as_deref().and_then(explain_unwritable) {
                 e.message = format!("{} ({why})", e.message);
             }
@@ -175,7 +177,7 @@ impl SqliteEngine {
     /// sessions have (an in-memory database included): for tools that measure
     /// SQLite without txbench between (examples/sqlite_floor.rs).
     pub fn connection(&self) -> Result<Connection, DbError> {
-        open(&self.uri, &self.config)
+        open(&self.uri, &self.config).map(|(conn, _)| conn)
     }
 }
 
@@ -210,12 +212,14 @@ fn lift_memdb_cap(conn: &Connection) -> Result<(), DbError> {
     }
 }
 
-fn open(uri: &str, config: &SqliteConfig) -> Result<Connection, DbError> {
+/// Open a connection with the target's settings, and the handle that stops
+/// its work from another thread.
+fn open(uri: &str, config: &SqliteConfig) -> Result<(Connection, Arc<interrupt::Stop>), DbError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_URI
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(uri, flags).map_err(|e| {
+    let mut conn = Connection::open_with_flags(uri, flags).map_err(|e| {
         DbError::new(
             ErrorKind::Connection,
             format!("opening SQLite database '{uri}': {e}"),
@@ -238,8 +242,10 @@ fn open(uri: &str, config: &SqliteConfig) -> Result<Connection, DbError> {
         true,
     )
     .map_err(|e| map_err(e, "enable_qpsg"))?;
-    conn.busy_timeout(std::time::Duration::from_millis(config.busy_timeout_ms))
-        .map_err(|e| map_err(e, "busy_timeout"))?;
+    let stop = interrupt::install(
+        &mut conn,
+        std::time::Duration::from_millis(config.busy_timeout_ms),
+    )?;
     // No memory-mapped I/O: a file is read through the page cache the user
     // sizes, and `memdb` serves no mapping to a database that can grow (every
     // page read would first ask it for one, under its mutex, in vain).
@@ -259,7 +265,7 @@ fn open(uri: &str, config: &SqliteConfig) -> Result<Connection, DbError> {
         .map_err(|e| map_err(e, "journal_mode"))?;
     conn.execute_batch(&format!("PRAGMA synchronous = {};", config.synchronous))
         .map_err(|e| map_err(e, "synchronous"))?;
-    Ok(conn)
+    Ok((conn, stop))
 }
 
 impl Engine for SqliteEngine {
@@ -283,7 +289,10 @@ impl Engine for SqliteEngine {
 
     fn connect(&self) -> impl Future<Output = Result<SqliteSession, DbError>> + Send {
         let config = Arc::new(self.config.clone());
-        ready(open(&self.uri, &self.config).map(|conn| SqliteSession::new(conn, config)))
+        ready(
+            open(&self.uri, &self.config)
+                .map(|(conn, stop)| SqliteSession::new(conn, stop, config)),
+        )
     }
 
     fn max_writers(&self) -> usize {
@@ -338,11 +347,13 @@ pub struct SqliteSession {
     cell: ConnectionCell,
     in_transaction: bool,
     config: Arc<SqliteConfig>,
+    stop: Arc<interrupt::Stop>,
 }
 
 impl SqliteSession {
-    fn new(conn: Connection, config: Arc<SqliteConfig>) -> Self {
+    fn new(conn: Connection, stop: Arc<interrupt::Stop>, config: Arc<SqliteConfig>) -> Self {
         SqliteSession {
+            stop,
             cell: ConnectionCell::new(conn, |_| Prepared {
                 slots: Vec::new(),
                 index: HashMap::default(),
@@ -574,9 +585,12 @@ fn collect_rows(
     Ok(out)
 }
 
+/// How SQLite's DDL and loads quote names: standard SQL's double quotes.
+const QUOTE: Quote = Quote::Double;
+
 fn insert_sql(table: &Table, rows: usize) -> String {
     let cols = table.columns.len();
-    let mut sql = format!("INSERT INTO {} VALUES ", table.name);
+    let mut sql = format!("INSERT INTO {} VALUES ", QUOTE.name(table.name));
     for r in 0..rows {
         sql.push_str(if r == 0 { "(" } else { ",(" });
         for c in 0..cols {
@@ -677,6 +691,10 @@ impl Session for SqliteSession {
         ready(Ok(format!("SQLite {} (embedded)", rusqlite::version())))
     }
 
+    fn interrupter(&self) -> Option<txbench_core::interrupt::Interrupter> {
+        Some(Arc::clone(&self.stop) as txbench_core::interrupt::Interrupter)
+    }
+
     fn begin(&mut self, mode: TxMode) -> impl Future<Output = Result<(), DbError>> + Send {
         let r = self.own(begin_sql(mode));
         self.in_transaction = r.is_ok();
@@ -741,11 +759,11 @@ impl Loader for SqliteSession {
     fn create_table(&mut self, table: &Table) -> impl Future<Output = Result<(), DbError>> + Send {
         let mut sql = format!(
             "CREATE TABLE {} ({}",
-            table.name,
-            table.column_definitions(column_type)
+            QUOTE.name(table.name),
+            table.column_definitions(QUOTE, column_type)
         );
         if !table.primary_key.is_empty() {
-            let _ = write!(sql, ", PRIMARY KEY ({})", table.primary_key.join(", "));
+            let _ = write!(sql, ", PRIMARY KEY ({})", table.primary_key_list(QUOTE));
         }
         sql.push(')');
         if without_rowid(table) {
@@ -755,12 +773,13 @@ impl Loader for SqliteSession {
     }
 
     fn create_index(&mut self, index: &Index) -> impl Future<Output = Result<(), DbError>> + Send {
-        let sql = index.create_sql();
+        let sql = index.create_sql(QUOTE);
         ready(self.batch(&sql, index.name))
     }
 
     fn drop_table(&mut self, name: &str) -> impl Future<Output = Result<(), DbError>> + Send {
-        ready(self.batch(&format!("DROP TABLE IF EXISTS {name}"), name))
+        let sql = format!("DROP TABLE IF EXISTS {}", QUOTE.name(name));
+        ready(self.batch(&sql, name))
     }
 
     fn table_exists(&mut self, name: &str) -> impl Future<Output = Result<bool, DbError>> + Send {

@@ -1,0 +1,102 @@
+//! Which of a workload's tables are txbench's to drop: the ones its load
+//! recorded as created, in the workload's metadata table, as it created
+//! them. A table of the same name that a user (or another tool) made is
+//! never dropped, and a load refuses to start over it, naming it.
+//!
+//! The metadata table itself is txbench's by its name: `txbench_` starts
+//! it, and a workload file may give no table such a name. A load by an
+//! older txbench, which recorded no tables, owned every table of its schema
+//! once it completed; an unfinished one is taken as owning none.
+
+use txbench_core::engine::loader_of;
+use txbench_core::schema::Schema;
+use txbench_core::{DbError, Loader, Param, Session, TxMode};
+
+use crate::meta_table::{Entries, MetaTable};
+
+/// The prefix of the metadata keys under which a load records the tables
+/// it created, one key per table: `created_0`, `created_1`, ... (the value
+/// is the table's name, which would not fit in a key).
+const CREATED: &str = "created_";
+
+/// A schema's tables as a database holds them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Survey {
+    /// Whether the metadata table is there.
+    pub meta: bool,
+    /// Data tables there that txbench's load created, in creation order.
+    pub ours: Vec<&'static str>,
+    /// Data tables there that it did not create: never dropped or loaded over.
+    pub foreign: Vec<&'static str>,
+}
+
+/// Which of `schema`'s data tables the database holds, and whose they are.
+pub async fn survey<S: Session>(
+    session: &mut S,
+    meta: &MetaTable,
+    schema: &Schema,
+) -> Result<Survey, DbError> {
+    let tables = loader_of(session)?;
+    let has_meta = tables.table_exists(meta.table.name).await?;
+    let mut present = Vec::new();
+    for table in schema.tables.iter().filter(|t| t.name != meta.table.name) {
+        if tables.table_exists(table.name).await? {
+            present.push(table.name);
+        }
+    }
+    let recorded = if has_meta {
+        meta.entries(session).await?
+    } else {
+        Entries::default()
+    };
+    let legacy_complete = recorded.has("complete") && created(&recorded).next().is_none();
+    let (ours, foreign) = present
+        .into_iter()
+        .partition(|name| legacy_complete || created(&recorded).any(|c| c == *name));
+    Ok(Survey {
+        meta: has_meta,
+        ours,
+        foreign,
+    })
+}
+
+/// The tables a load recorded as created.
+fn created(entries: &Entries) -> impl Iterator<Item = &str> {
+    entries.with_prefix(CREATED).map(|(_, v)| v)
+}
+
+/// Record that the load created `table`, the `index`th of its schema, in a
+/// transaction of its own: from its commit on, the table is txbench's to drop.
+pub async fn record_created<S: Session>(
+    session: &mut S,
+    meta: &MetaTable,
+    index: usize,
+    table: &str,
+) -> Result<(), DbError> {
+    let key = format!("{CREATED}{index}");
+    session.begin(TxMode::ReadWrite).await?;
+    session
+        .execute(meta.insert, &[Param::Text(&key), Param::Text(table)])
+        .await?;
+    session.commit().await
+}
+
+/// Drop the schema's tables that txbench created, last created first, then
+/// the metadata table, so that a drop interrupted at any point leaves a
+/// database whose record still names what is left. Tables txbench did not
+/// create stay; the survey says which.
+pub async fn drop_ours<S: Session>(
+    session: &mut S,
+    meta: &MetaTable,
+    schema: &Schema,
+) -> Result<Survey, DbError> {
+    let found = survey(session, meta, schema).await?;
+    let tables = loader_of(session)?;
+    for name in found.ours.iter().rev() {
+        tables.drop_table(name).await?;
+    }
+    if found.meta {
+        tables.drop_table(meta.table.name).await?;
+    }
+    Ok(found)
+}
