@@ -59,12 +59,14 @@ pub struct FaultImpact {
     /// came again before the run ended.
     pub first_answer_s: Option<f64>,
     /// How long nothing was answered (the first answer after less the last
-    /// before), s; `None` when no silence longer than 50 ms followed the fault.
+    /// before; with no answer after, the run's end less the last), s; `None`
+    /// when no silence longer than 50 ms followed the fault.
     pub unavailable_s: Option<f64>,
     /// Transactions a second in the seconds before the fault (up to 10).
     pub baseline_per_s: Option<f64>,
     /// From the fault to the end of the first second after the outage that
-    /// completed 90% of the baseline, s; `None`: not within the run.
+    /// completed 90% of the baseline, s; `None`: not within the run (never
+    /// when the database did not answer again).
     pub recovered_90_s: Option<f64>,
     /// Transactions failed from the fault until that recovery (or the run's
     /// end), by error kind.

@@ -586,7 +586,10 @@ fn faults(b: &mut String, r: &RunResult) {
         let cost = match &f.impact {
             Some(i) => format!(
                 "<td>{}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td>",
-                secs(i.unavailable_s),
+                match (i.unavailable_s, i.first_answer_s) {
+                    (Some(u), None) => format!("{u:.3}, to the run's end"),
+                    (u, _) => secs(u),
+                },
                 secs(i.last_answer_s),
                 secs(i.first_answer_s),
                 secs(i.recovered_90_s),

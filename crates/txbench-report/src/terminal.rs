@@ -195,13 +195,14 @@ fn faults(out: &mut String, r: &RunResult) {
         );
         let Some(i) = &f.impact else { continue };
         let outage = match (i.unavailable_s, i.first_answer_s) {
-            (Some(u), _) => format!(
+            (Some(u), Some(_)) => format!(
                 "unavailable {u:.3} s (last answer {}, first after {})",
                 secs(i.last_answer_s),
                 secs(i.first_answer_s)
             ),
-            (None, None) if i.last_answer_s.is_some() => format!(
-                "no answer after it (last {}) until the run ended",
+            (u, None) if i.last_answer_s.is_some() => format!(
+                "unavailable to the run's end{} (no answer after the last, {})",
+                u.map_or(String::new(), |u| format!(", {u:.3} s")),
                 secs(i.last_answer_s)
             ),
             _ => "no outage (no silence over 50 ms)".into(),

@@ -1041,6 +1041,42 @@ fn a_rate_schedule_is_offered_second_by_second_recorded_and_drawn() {
     }
 }
 
+/// A schedule that ends in a pause (or at a rate too low for another
+/// arrival) still lasts its window: the run ended at its last
+/// arrival, 3.1 s into a 5 s schedule, reported 5.0 s measured, and never ran
+/// the command due in the pause.
+#[test]
+fn a_schedule_ending_in_a_pause_lasts_its_window_and_runs_its_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = dir.path().join("ran");
+    let clock = std::time::Instant::now();
+    let out = txbench(dir.path())
+        .args(["tatp", "--db", "sqlite:tatp.db", "--subscribers", "1000"])
+        .args(["--rate", "200/s for 1s, 0/s for 2s", "--warmup", "0s"])
+        .args(["--fault-at", "2s", "--fault-cmd"])
+        .arg(format!("touch {}", ran.display()))
+        .args(["-q", "--results", "res"])
+        .output()
+        .unwrap();
+    let took = clock.elapsed();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(ran.exists(), "the command due in the pause never ran");
+    assert!(took.as_secs_f64() >= 3.0, "the run took {took:?}");
+    let run = results_dirs(&dir.path().join("res")).remove(0);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let measured = summary["measured_secs"].as_f64().unwrap();
+    assert!(
+        (3.0..took.as_secs_f64()).contains(&measured),
+        "{measured} s measured in {took:?}"
+    );
+    assert_eq!(
+        summary["faults"][0]["exit_code"], 0,
+        "{}",
+        summary["faults"]
+    );
+}
+
 #[test]
 fn a_rate_schedule_that_cannot_be_run_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();

@@ -819,7 +819,12 @@ impl Clock {
         let give_up = self.window.end + grace;
         loop {
             let now = Instant::now();
-            let done = sender.is_finished()
+            // The window is waited out even when the senders have no more
+            // to send (a rate schedule ending in a pause, or too low a rate
+            // for another arrival): the run lasts the seconds it reports,
+            // and the commands scheduled in them run.
+            let done = now >= self.window.end
+                && sender.is_finished()
                 && queues.iter().all(|q| q.is_empty())
                 && self.collector.idle();
             if done || now >= give_up {

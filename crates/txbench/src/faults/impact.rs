@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
-use txbench_core::driver::availability::Answers;
+use txbench_core::driver::availability::{Answers, GAP_MIN, Gap};
 use txbench_core::error::ErrorKind;
 use txbench_core::faults::{CommandKind, FaultImpact, FaultResult, FaultSecond};
 use txbench_core::recorder::Recorder;
@@ -114,12 +114,13 @@ fn impact(
 ) -> FaultImpact {
     let f = at.as_secs_f64();
     let from = |d: Duration| d.as_secs_f64() - f;
-    let outage = answers.outage_after(at, began_by);
-    let (last_answer_s, first_answer_s) = match (outage, answers.span) {
-        (Some(gap), _) => (Some(from(gap.from)), Some(from(gap.to))),
-        // No answer came after the fault: the outage lasted to the end.
-        (None, Some((_, last))) if last <= at => (Some(from(last)), None),
-        _ => (None, None),
+    let outage = answers
+        .outage_after(at, began_by)
+        .or_else(|| down_to_the_end(began_by, seconds, answers));
+    let (last_answer_s, first_answer_s) = match outage {
+        Some(gap) if gap.to == RUN_END => (Some(from(gap.from)), None),
+        Some(gap) => (Some(from(gap.from)), Some(from(gap.to))),
+        None => (None, None),
     };
     let before: Vec<&RunSecond> = seconds
         .iter()
@@ -127,13 +128,17 @@ fn impact(
         .collect();
     let baseline_per_s = (!before.is_empty())
         .then(|| before.iter().map(|s| s.per_s()).sum::<f64>() / before.len() as f64);
-    // Recovery is looked for once the outage is over (or from the fault).
+    // Recovery is looked for once the outage is over (or from the fault),
+    // and not at all when the database never answered again.
     let back = f + first_answer_s.unwrap_or(0.0).max(0.0);
-    let recovered = baseline_per_s.and_then(|base| {
-        seconds
-            .iter()
-            .find(|s| s.end_s > back && s.per_s() >= RECOVERED * base)
-    });
+    let down_to_the_end = last_answer_s.is_some() && first_answer_s.is_none();
+    let recovered = baseline_per_s
+        .filter(|_| !down_to_the_end)
+        .and_then(|base| {
+            seconds
+                .iter()
+                .find(|s| s.end_s > back && s.per_s() >= RECOVERED * base)
+        });
     let until = recovered.map_or(f64::INFINITY, |s| s.end_s);
     let mut errors = BTreeMap::new();
     for s in seconds
@@ -149,7 +154,10 @@ fn impact(
     FaultImpact {
         last_answer_s,
         first_answer_s,
-        unavailable_s: outage.map(|g| g.length().as_secs_f64()),
+        unavailable_s: outage.map(|g| match g.to {
+            RUN_END => seconds.last().map_or(0.0, |s| s.end_s) - g.from.as_secs_f64(),
+            to => (to - g.from).as_secs_f64(),
+        }),
         baseline_per_s,
         recovered_90_s: recovered.map(|s| s.end_s - f),
         errors,
@@ -171,10 +179,25 @@ fn impact(
     }
 }
 
+/// The end of a silence that lasted to the run's end ([`down_to_the_end`]).
+const RUN_END: Duration = Duration::MAX;
+
+/// The silence from the last answer to the run's end, when that answer came
+/// by `began_by` (the fault's effect) and the run went on longer than a gap
+/// ([`GAP_MIN`]) after it: the database never answered again. Its end is
+/// [`RUN_END`].
+fn down_to_the_end(began_by: Duration, seconds: &[RunSecond], answers: &Answers) -> Option<Gap> {
+    let (_, last) = answers.span?;
+    let end = Duration::from_secs_f64(seconds.last()?.end_s);
+    (last <= began_by && end.saturating_sub(last) >= GAP_MIN).then_some(Gap {
+        from: last,
+        to: RUN_END,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use txbench_core::driver::availability::Gap;
 
     use crate::faults::plan::PlannedCommand;
 
@@ -278,7 +301,80 @@ mod tests {
         .unwrap();
         assert_eq!(i.first_answer_s, None);
         assert!((i.last_answer_s.unwrap() + 0.01).abs() < 1e-9);
+        assert!((i.unavailable_s.unwrap() - 1.01).abs() < 1e-9, "{i:?}");
         assert_eq!(i.recovered_90_s, None);
         assert_eq!(i.errors.get("connection"), Some(&5));
+    }
+
+    /// The run: `stop -m immediate` at 3 s took 150 ms, transactions
+    /// in flight answered while it ran, and the run's seconds ended 3 ms past
+    /// whole seconds, so one full second ended just after the fault. It was
+    /// reported as no outage and recovered after 0.003 s.
+    #[test]
+    fn answers_while_the_fault_ran_then_none_is_down_to_the_end() {
+        let start = SystemTime::UNIX_EPOCH;
+        let ran = [Ran {
+            planned: PlannedCommand {
+                kind: CommandKind::Fault,
+                at: Duration::from_secs(3),
+                command: "stop".into(),
+                limit: Duration::from_secs(120),
+            },
+            started: start + 3_000 * MS,
+            took: 150 * MS,
+            exit_code: Some(0),
+            output: String::new(),
+        }];
+        let answers = Answers {
+            gaps: vec![],
+            reconnections: vec![],
+            span: Some((Duration::ZERO, 3_100 * MS)),
+        };
+        let mut seconds: Vec<RunSecond> =
+            [(1.003, 1209), (2.003, 1209), (3.003, 1209), (4.003, 100)]
+                .map(|(end, n)| second(end, n, 0))
+                .to_vec();
+        seconds.push(RunSecond {
+            length_s: 0.997,
+            ..second(5.0, 0, 30)
+        });
+        let i = results(&ran, start, &seconds, &answers)[0]
+            .impact
+            .clone()
+            .unwrap();
+        assert!((i.last_answer_s.unwrap() - 0.1).abs() < 1e-9, "{i:?}");
+        assert_eq!(i.first_answer_s, None);
+        assert!((i.unavailable_s.unwrap() - 1.9).abs() < 1e-9, "{i:?}");
+        assert_eq!(i.recovered_90_s, None, "{i:?}");
+        assert_eq!(i.errors.get("connection"), Some(&30));
+    }
+
+    #[test]
+    fn a_run_that_ended_as_the_database_answered_had_no_outage() {
+        let start = SystemTime::UNIX_EPOCH;
+        let ran = [Ran {
+            planned: PlannedCommand {
+                kind: CommandKind::Fault,
+                at: Duration::from_secs(2),
+                command: "true".into(),
+                limit: Duration::from_secs(120),
+            },
+            started: start + 2_000 * MS,
+            took: MS,
+            exit_code: Some(0),
+            output: String::new(),
+        }];
+        let answers = Answers {
+            gaps: vec![],
+            reconnections: vec![],
+            span: Some((Duration::ZERO, 2_990 * MS)),
+        };
+        let seconds = [second(1.0, 10, 0), second(2.0, 10, 0), second(3.0, 10, 0)];
+        let i = results(&ran, start, &seconds, &answers)[0]
+            .impact
+            .clone()
+            .unwrap();
+        assert_eq!((i.last_answer_s, i.unavailable_s), (None, None), "{i:?}");
+        assert!((i.recovered_90_s.unwrap() - 1.0).abs() < 1e-9, "{i:?}");
     }
 }
