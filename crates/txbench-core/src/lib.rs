@@ -56,6 +56,7 @@ pub mod settings;
 pub mod shard;
 pub mod stats;
 pub mod summary;
+pub mod text_file;
 pub mod txn;
 pub mod value;
 pub mod workload;

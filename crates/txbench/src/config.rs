@@ -8,6 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
 use txbench_core::settings::{Load, RunSettings, name_of};
+use txbench_core::text_file;
 use txbench_engines::redact;
 
 use crate::cli::Cli;
@@ -48,23 +49,8 @@ const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// A config file's text, refused when it is larger than [`MAX_CONFIG_BYTES`].
 fn read_bounded(file: &Path) -> Result<String> {
-    use std::io::Read;
-    let reading = || format!("reading config file '{}'", file.display());
-    let mut bytes = Vec::new();
-    std::fs::File::open(file)
-        .with_context(reading)?
-        .take(MAX_CONFIG_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .with_context(reading)?;
-    if bytes.len() as u64 > MAX_CONFIG_BYTES {
-        bail!(
-            "config file '{}' is larger than {} KiB: not a txbench config",
-            file.display(),
-            MAX_CONFIG_BYTES / 1024
-        );
-    }
-    String::from_utf8(bytes)
-        .with_context(|| format!("config file '{}' is not UTF-8 text", file.display()))
+    text_file::read_bounded(file, MAX_CONFIG_BYTES)
+        .map_err(|e| anyhow::anyhow!("config file '{}': {e}", file.display()))
 }
 
 /// The flags a config file stands for, checked against the command's own flags;

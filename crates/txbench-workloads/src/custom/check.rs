@@ -9,6 +9,7 @@ use std::ops::Range;
 use txbench_core::identifier;
 use txbench_core::schema::ColumnType;
 
+use super::bounds;
 use super::fits::{self, Drawn};
 use super::kv_form::{self, KvForm};
 use super::model::{FieldDef, StatementDef, TransactionDef, WorkloadFile};
@@ -327,7 +328,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
     }
     unique(&at, raw.tables.iter().map(|t| &t.name), "table")?;
     unique(&at, raw.transactions.iter().map(|t| &t.name), "transaction")?;
-    Ok(Spec {
+    let spec = Spec {
         file: file.to_string(),
         name: name.clone(),
         title: h.title.clone().unwrap_or_else(|| name.clone()),
@@ -342,7 +343,14 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
             .iter()
             .map(|i| (i.name.clone(), i.sql.clone()))
             .collect(),
-    })
+    };
+    match bounds::at_scale(&spec, spec.default_scale) {
+        Some(beyond) => Err(at.whole(format!(
+            "workload.default_scale {}: {beyond}",
+            spec.default_scale
+        ))),
+        None => Ok(spec),
+    }
 }
 
 /// Two of a kind with one name is a mistake at the second.
@@ -393,10 +401,14 @@ impl Locator<'_> {
         if let Some(problem) = name_problem(name) {
             return Err(self.error(t.name.span(), format!("a table's name: {problem}")));
         }
-        if *t.rows_per_scale.get_ref() <= 0.0 {
+        let rows_per_scale = *t.rows_per_scale.get_ref();
+        if !(rows_per_scale > 0.0 && rows_per_scale <= bounds::MAX_LOAD_ROWS) {
             return Err(self.error(
                 t.rows_per_scale.span(),
-                format!("table '{name}': rows_per_scale must be above 0"),
+                format!(
+                    "table '{name}': rows_per_scale {rows_per_scale} must be above 0 and at most {:.0e}, the rows a load may write",
+                    bounds::MAX_LOAD_ROWS
+                ),
             ));
         }
         let columns = self.table_columns(name, t, raw)?;
@@ -573,17 +585,38 @@ impl Locator<'_> {
             },
             "nurand" => {
                 let (min, max) = range(g)?;
-                Generator::NuRand {
-                    a: g.a.ok_or_else(|| missing("a"))?,
-                    min,
-                    max,
+                let a = g.a.ok_or_else(|| missing("a"))?;
+                // NURand's arithmetic, (random(0, A) | random(x, y)) + C,
+                // stays far from i64's ends within these bounds.
+                let bound = 0..=i64::from(i32::MAX);
+                if ![a, min, max].iter().all(|v| bound.contains(v)) {
+                    return Err(self.error(
+                        span,
+                        format!(
+                            "{what}: nurand's a, min and max must be from 0 to {}",
+                            i32::MAX
+                        ),
+                    ));
                 }
+                Generator::NuRand { a, min, max }
             }
-            "string" => match (g.length, g.min_length, g.max_length) {
-                (Some(n), None, None) => Generator::Text { min: n, max: n },
-                (None, Some(min), Some(max)) if min <= max => Generator::Text { min, max },
-                _ => return Err(missing("length, or min_length and max_length")),
-            },
+            "string" => {
+                let (min, max) = match (g.length, g.min_length, g.max_length) {
+                    (Some(n), None, None) => (n, n),
+                    (None, Some(min), Some(max)) if min <= max => (min, max),
+                    _ => return Err(missing("length, or min_length and max_length")),
+                };
+                if max > bounds::MAX_TEXT_LENGTH {
+                    return Err(self.error(
+                        span,
+                        format!(
+                            "{what}: strings of {max} characters, longer than {}, the longest varchar",
+                            bounds::MAX_TEXT_LENGTH
+                        ),
+                    ));
+                }
+                Generator::Text { min, max }
+            }
             "number" => Generator::Number {
                 digits: g
                     .length
@@ -808,7 +841,6 @@ fn first_word(sql: &str) -> Option<&str> {
         .map(|w| w.trim_start_matches('('))
 }
 
-/// A column type as the file writes it.
 /// The most columns a file's table may have: under every engine's limit.
 const MAX_COLUMNS: usize = 1_000;
 
@@ -834,6 +866,7 @@ const MAX_VARCHAR: u16 = 16_383;
 const TYPES: &str = "int, bigint, decimal(P,S) with P from 1 to 65 and S up to P, \
                      char(N) with N from 1 to 255, varchar(N) with N from 1 to 16383, timestamp";
 
+/// A column type as the file writes it.
 fn column_type(text: &str) -> Option<ColumnType> {
     let t = text.trim().to_ascii_lowercase();
     let args = |prefix: &str| -> Option<Vec<u16>> {
@@ -1193,6 +1226,57 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
             ),
         ] {
             assert_refused_with_line(from, to, says);
+        }
+    }
+
+    /// The issue's numbers that grew without bound, aborted or wrapped are
+    /// refused with the bound they pass.
+    #[test]
+    fn bounds_are_named() {
+        let name_gen = "gen = \"string\", min_length = 8, max_length = 16";
+        for (from, to, says) in [
+            (
+                "{ name = \"amount\", gen = \"uniform\", min = 1, max = 50 }",
+                "{ name = \"amount\", gen = \"string\", length = 1000000000 }",
+                "strings of 1000000000 characters, longer than 16383",
+            ),
+            (
+                name_gen,
+                "gen = \"string\", length = 8, repeat = 1000000000",
+                "repeat = 1000000000, more than a table's 1000 columns",
+            ),
+            (
+                "rows_per_scale = 1 ",
+                "rows_per_scale = 1e15 ",
+                "rows_per_scale 1000000000000000 must be above 0 and at most 1e10",
+            ),
+            (
+                "gen = \"uniform\", min = 1, max = 50 },\n]",
+                "gen = \"nurand\", a = -1, min = 1, max = 50 },\n]",
+                "nurand's a, min and max must be from 0 to 2147483647",
+            ),
+        ] {
+            assert_refused_with_line(from, to, says);
+        }
+        for (from, to, says) in [
+            (
+                "default_scale = 100 ",
+                "default_scale = 1000000000000 ",
+                "workload.default_scale 1000000000000: the tables would hold 1.100e13 rows, more than the 1e10",
+            ),
+            (
+                "terminals_per_scale = 0.1 ",
+                "terminals_per_scale = 1000000 ",
+                "terminals_per_scale 1000000 makes 1.000e8 terminals, more than 1e7",
+            ),
+            (
+                "{ name = \"c_id\", type = \"bigint\", gen = \"sequence\" }",
+                "{ name = \"c_id\", type = \"bigint\", gen = \"sequence\", min = 9223372036854775800 }",
+                "table 'customer' column 'c_id': 100 keys from 9223372036854775800 go past the largest integer",
+            ),
+        ] {
+            let e = documented_mistake(from, to);
+            assert!(e.to_string().contains(says), "{to}: {e}");
         }
     }
 

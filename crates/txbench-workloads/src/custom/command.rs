@@ -15,8 +15,10 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
+use txbench_core::text_file;
 use txbench_core::{Engine, Session};
 
+use super::bounds;
 use super::check::parse;
 use super::opened::{self, Defined};
 use super::run::FileWorkload;
@@ -109,9 +111,8 @@ impl Benchmark for Custom {
                 )))
             };
         }
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            WorkloadError::BadOption(format!("--file {}: cannot read it: {e}", path.display()))
-        })?;
+        let text = text_file::read_bounded(path, bounds::MAX_FILE_BYTES)
+            .map_err(|e| WorkloadError::BadOption(format!("--file {}: {e}", path.display())))?;
         let spec = parse(&path.display().to_string(), &text)
             .map_err(|e| WorkloadError::BadOption(e.to_string()))?;
         // A race between two definitions keeps the first; both are this file.

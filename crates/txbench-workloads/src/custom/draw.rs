@@ -24,10 +24,11 @@ impl NextKeys {
     pub fn of(&self, keys: &KeyRange, scale: i64) -> Arc<Inserts> {
         let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let name = format!("{}.{}", keys.table, keys.column);
-        Arc::clone(
-            all.entry(name)
-                .or_insert_with(|| Arc::new(Inserts::from(keys.start + loaded(keys, scale)))),
-        )
+        Arc::clone(all.entry(name).or_insert_with(|| {
+            Arc::new(Inserts::from(
+                keys.start.saturating_add(loaded(keys, scale)),
+            ))
+        }))
     }
 
     /// Start the inserts into `keys` past `largest`, a key already in the
@@ -60,7 +61,7 @@ impl Inserts {
     fn from(first: i64) -> Inserts {
         Inserts {
             next: AtomicI64::new(first),
-            done: AtomicI64::new(first - 1),
+            done: AtomicI64::new(first.saturating_sub(1)),
             pending: std::sync::Mutex::new(Default::default()),
         }
     }
@@ -75,10 +76,25 @@ impl Inserts {
             return;
         }
         pending.insert(key);
-        while pending.remove(&(done + 1)) {
+        while done
+            .checked_add(1)
+            .is_some_and(|next| pending.remove(&next))
+        {
             done += 1;
         }
         self.done.store(done, Ordering::Relaxed);
+    }
+
+    /// The key for the next insert. Keys stop at `i64::MAX` rather than
+    /// wrap: past it each insert repeats the last key, which the database
+    /// refuses as a duplicate (an error counted, never a key drawn below).
+    fn take_next(&self) -> i64 {
+        match self
+            .next
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| k.checked_add(1))
+        {
+            Ok(k) | Err(k) => k,
+        }
     }
 
     /// The newest key below which every insert is done.
@@ -212,7 +228,7 @@ impl Draw {
             }
             Draw::Constant(v) => return v.clone(),
             Draw::Key(start, n) => rng.uniform(*start, start + n - 1),
-            Draw::NextKey(inserts) => inserts.next.fetch_add(1, Ordering::Relaxed),
+            Draw::NextKey(inserts) => inserts.take_next(),
         })
     }
 }

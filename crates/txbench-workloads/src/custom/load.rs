@@ -13,9 +13,9 @@ use txbench_core::rng::Rand;
 use txbench_core::schema::{self, ColumnType, KvOp, Schema, Statement};
 use txbench_core::value::RowBatch;
 
-use super::check::{Generator, Spec, Table};
+use super::bounds;
+use super::check::{Spec, Table};
 use super::draw::{Draw, NextKeys};
-use super::fits;
 use super::{keep, keep_all, keep_text, rows_at};
 use crate::about::{About, RunFlags, Scale};
 use crate::bulk::{self, LoadPlan, LoadSummary, Population};
@@ -135,7 +135,7 @@ pub fn rows(spec: &Spec, scale: i64) -> u64 {
     spec.tables
         .iter()
         .map(|t| rows_at(t.rows_per_scale, scale) as u64)
-        .sum()
+        .fold(0, u64::saturating_add)
 }
 
 /// A number drawn for a text column as its text (digits in a `varchar`, as
@@ -150,28 +150,31 @@ fn as_column_takes(value: Value, ty: ColumnType) -> Value {
     }
 }
 
-/// The first column whose keys at `scale` would not fit its type (a
-/// sequence's last key, or the last loaded key of the range it draws from),
-/// named with the scale: the rest of each generator's values were checked
-/// with the file.
-pub fn keys_misfit(spec: &Spec, scale: i64) -> Option<String> {
-    spec.tables.iter().find_map(|table| {
-        table.columns.iter().find_map(|c| {
-            let (start, count) = match &c.generator {
-                Generator::Sequence { start } => (*start, rows_at(table.rows_per_scale, scale)),
-                Generator::Zipfian { keys, .. }
-                | Generator::Latest { keys, .. }
-                | Generator::Key(keys)
-                | Generator::NextKey(keys) => (keys.start, rows_at(keys.per_scale, scale)),
-                _ => return None,
-            };
-            let misfit = fits::keys_misfit(c.ty, start, count)?;
-            Some(format!(
-                "--scale {scale}: table '{}' column '{}': {misfit}",
-                table.name, c.name
-            ))
-        })
-    })
+/// The rows `rows` of `table` (made as `made`) at `scale`, drawn from
+/// `rng`. Its generators were checked with the file and the scale
+/// ([`bounds::at_scale`]), so each one is ready to draw.
+pub fn table_rows(
+    table: &Table,
+    made: &schema::Table,
+    rows: std::ops::Range<i64>,
+    scale: i64,
+    mut rng: Rand,
+) -> RowBatch {
+    let next = NextKeys::default();
+    let draws: Vec<Draw> = table
+        .columns
+        .iter()
+        .map(|c| Draw::new(&c.generator, scale, &next, &mut rng).expect("checked"))
+        .collect();
+    let mut batch = RowBatch::for_table(made, (rows.end - rows.start).max(0) as usize);
+    for row in rows {
+        for (d, c) in draws.iter().zip(&table.columns) {
+            batch
+                .values
+                .push(as_column_takes(d.value(&mut rng, row), c.ty));
+        }
+    }
+    batch
 }
 
 /// Load `spec` at `plan.scale` through `made`'s schema.
@@ -185,8 +188,10 @@ pub async fn load<E: Engine>(
 ) -> Result<LoadSummary, WorkloadError> {
     let scale = plan.scale;
     let seed = plan.seed;
-    if let Some(misfit) = keys_misfit(&spec, scale) {
-        return Err(WorkloadError::BadOption(misfit));
+    if let Some(beyond) = bounds::at_scale(&spec, scale) {
+        return Err(WorkloadError::BadOption(format!(
+            "--scale {scale}: {beyond}"
+        )));
     }
     // Each table's rows in chunks: (table, first row).
     let units: Vec<(usize, i64)> = spec
@@ -205,22 +210,8 @@ pub async fn load<E: Engine>(
         generate: move |index: usize, (t, first): (usize, i64)| {
             let table = &spec.tables[t];
             let end = (first + CHUNK).min(rows_at(table.rows_per_scale, scale));
-            let mut rng = Rand::derive(seed, index as u64);
-            let next = NextKeys::default();
-            let draws: Vec<Draw> = table
-                .columns
-                .iter()
-                .map(|c| Draw::new(&c.generator, scale, &next, &mut rng).expect("checked"))
-                .collect();
-            let mut batch = RowBatch::for_table(&tables[t], (end - first) as usize);
-            for row in first..end {
-                for (d, c) in draws.iter().zip(&table.columns) {
-                    batch
-                        .values
-                        .push(as_column_takes(d.value(&mut rng, row), c.ty));
-                }
-            }
-            vec![batch]
+            let rng = Rand::derive(seed, index as u64);
+            vec![table_rows(table, &tables[t], first..end, scale, rng)]
         },
         entries,
         partitioning: None,

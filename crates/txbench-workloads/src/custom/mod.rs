@@ -4,10 +4,13 @@
 //! naming the file, the line and the key of every mistake; YCSB's core
 //! workloads A to F are such files, shipped in the binary ([`ycsb`]).
 
+pub mod bounds;
 mod check;
 pub mod command;
 pub mod draw;
 pub mod fits;
+#[cfg(test)]
+mod fuzz_tests;
 pub mod invariants;
 pub mod kv_form;
 pub mod load;

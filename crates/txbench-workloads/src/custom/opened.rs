@@ -10,6 +10,7 @@ use txbench_core::ErrorKind;
 use txbench_core::Session;
 use txbench_core::result::{Metric, TypeResult};
 
+use super::bounds;
 use super::check::{Generator, KeyRange, Spec};
 use super::load::{self, Made};
 use super::run::FileWorkload;
@@ -69,6 +70,11 @@ impl Defined {
         spec: impl FnOnce(&Found) -> Result<Spec, WorkloadError>,
     ) -> Result<FileWorkload<K>, WorkloadError> {
         let (scale, found) = opening::find(session, self.made.meta, asked).await?;
+        if let Some(beyond) = bounds::at_scale(&self.spec, scale) {
+            return Err(WorkloadError::BadOption(format!(
+                "--scale {scale}: {beyond}"
+            )));
+        }
         let workload = FileWorkload::named(spec(&found)?, scale, self.made.about.name);
         if let Found::Loaded(_) = found {
             prepares(session, &workload).await?;
