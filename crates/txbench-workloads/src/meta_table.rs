@@ -66,6 +66,11 @@ impl Entries {
             .transpose()
     }
 
+    /// An entry's text.
+    pub fn text(&self, key: &str) -> Option<&str> {
+        self.map.get(key).map(String::as_str)
+    }
+
     /// Whether an entry is there.
     pub fn has(&self, key: &str) -> bool {
         self.map.contains_key(key)

@@ -29,6 +29,18 @@ impl Found {
         }
     }
 
+    /// The text the server said or the load recorded for `key`.
+    pub fn text(&self, key: &str) -> Option<&str> {
+        match self {
+            Found::Served(served) => served
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.as_str()),
+            Found::Nothing => None,
+            Found::Loaded(loaded) => loaded.entries.text(key),
+        }
+    }
+
     /// An integer the server said or the load recorded (`None` when neither did).
     pub fn int(&self, key: &str) -> Result<Option<i64>, WorkloadError> {
         Ok(match self {

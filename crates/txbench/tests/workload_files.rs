@@ -251,6 +251,12 @@ fn a_workload_file_loads_runs_checks_and_cleans_from_the_command_line() {
     assert_eq!(summary["workload_title"], "Orders");
     assert_eq!(type_names(&summary), ["Pay", "Look"]);
     assert!(type_sum(&summary, &["committed"]) > 100);
+    // The file is recorded by its digest, which merge compares.
+    let digest = summary["parameters"]["file_sha256"].as_str().unwrap();
+    assert!(
+        digest.len() == 64 && digest.chars().all(|c| c.is_ascii_hexdigit()),
+        "{digest}"
+    );
     // The file's invariant holds after the run...
     let out = custom(&["check"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -277,6 +283,38 @@ fn a_workload_file_loads_runs_checks_and_cleans_from_the_command_line() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(
         text(&out).contains("holds no custom workload data"),
+        "{}",
+        text(&out)
+    );
+}
+
+/// A file whose tables changed since its load (the issue's `rows_per_scale`
+/// 1 to 5, which ran on with data errors and exit 0) is refused by `run`;
+/// one whose statements changed runs (the next test's misspelt statement is
+/// found by the database).
+#[test]
+fn a_file_whose_tables_changed_since_its_load_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = documented_example(dir.path());
+    let db = format!("sqlite:{}", dir.path().join("orders.db").display());
+    let out = txbench_output(
+        dir.path(),
+        &[
+            "custom", "load", "--file", &file, "--db", &db, "--scale", "5",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let example = std::fs::read_to_string(&file).unwrap();
+    let changed = example.replacen("rows_per_scale = 1 ", "rows_per_scale = 5 ", 1);
+    assert_ne!(changed, example);
+    std::fs::write(&file, changed).unwrap();
+    let out = txbench_output(
+        dir.path(),
+        &["custom", "run", "--file", &file, "--db", &db, "-d", "1s"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("its tables, columns or generators changed since the load"),
         "{}",
         text(&out)
     );

@@ -336,6 +336,40 @@ mod tests {
         assert!(e.to_string().contains("not run at the same time"), "{e}");
     }
 
+    /// Two files that name their workload alike (a 50/50 and a 90/10 mix
+    /// merged to 75/25 in the issue) are not one workload.
+    #[test]
+    fn refuses_runs_of_different_workload_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let all = samples();
+        write_run(&dir.path().join("a"), &all, 2, START);
+        // Another client's run: it started half a second later.
+        write_run(&dir.path().join("b"), &all, 2, START + 0.5);
+        let of_file = |run: &str, digest: &str| {
+            let mut r = read_run(&dir.path().join(run)).unwrap();
+            r.summary
+                .parameters
+                .insert("file_sha256".into(), digest.into());
+            r
+        };
+        let e = merge(&[of_file("a", "5050"), of_file("b", "9010")])
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string().contains("ran another workload file than"),
+            "{e}"
+        );
+        let e = merge(&[
+            of_file("a", "5050"),
+            read_run(&dir.path().join("b")).unwrap(),
+        ])
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("file_sha256 differs"), "{e}");
+        let same = merge(&[of_file("a", "5050"), of_file("b", "5050")]);
+        assert!(same.is_ok(), "{:?}", same.err());
+    }
+
     #[test]
     fn refuses_runs_older_than_typed_settings_and_shards_that_differ() {
         let dir = tempfile::tempdir().unwrap();

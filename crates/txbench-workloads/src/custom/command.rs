@@ -19,7 +19,7 @@ use txbench_core::text_file;
 use txbench_core::{Engine, Session};
 
 use super::bounds;
-use super::check::parse;
+use super::check::{Spec, parse};
 use super::opened::{self, Defined};
 use super::run::FileWorkload;
 use crate::about::{About, RunFlags, Scale};
@@ -68,8 +68,19 @@ pub struct WorkloadFileArg {
 /// The file this process runs, once defined, and the digest of its text.
 static DEFINED: OnceLock<(PathBuf, Defined, String)> = OnceLock::new();
 
-/// What a client and a server compare to know they run one file.
+/// The digest of the file's text: what a client and a server compare to
+/// know they run one file, and what `merge` compares in results.
 const FILE_DIGEST: &str = "file_sha256";
+
+/// The digest of what shaped the loaded data (the tables, their columns and
+/// generators, as this version reads them), recorded by the load: a run
+/// refuses a file whose tables changed since.
+const SHAPE_DIGEST: &str = "shape_sha256";
+
+/// The digest of `spec`'s tables ([`SHAPE_DIGEST`]).
+fn shape_digest(spec: &Spec) -> String {
+    format!("{:x}", Sha256::digest(format!("{:?}", spec.tables)))
+}
 
 /// The defined file: every verb defines it before it acts.
 fn defined() -> &'static Defined {
@@ -117,7 +128,10 @@ impl Benchmark for Custom {
             .map_err(|e| WorkloadError::BadOption(e.to_string()))?;
         // A race between two definitions keeps the first; both are this file.
         let digest = format!("{:x}", Sha256::digest(text.as_bytes()));
-        let _ = DEFINED.set((path.clone(), Defined::new(spec, &ABOUT), digest));
+        let shape = shape_digest(&spec);
+        let mut defined = Defined::new(spec, &ABOUT);
+        defined.entries = vec![(SHAPE_DIGEST, shape)];
+        let _ = DEFINED.set((path.clone(), defined, digest));
         Ok(())
     }
 
@@ -178,7 +192,15 @@ impl Benchmark for Custom {
             )));
         }
         defined
-            .open(session, asked, |_| Ok(defined.spec.as_ref().clone()))
+            .open(session, asked, |found| {
+                match found.text(SHAPE_DIGEST) {
+                    Some(recorded) if recorded != shape_digest(&defined.spec) => Err(WorkloadError::BadOption(format!(
+                        "--file {}: its tables, columns or generators changed since the load: load it again with --drop",
+                        path.display()
+                    ))),
+                    _ => Ok(defined.spec.as_ref().clone()),
+                }
+            })
             .await
     }
 
@@ -198,7 +220,11 @@ impl Benchmark for Custom {
     }
 
     fn parameters(&self) -> Vec<(String, String)> {
-        opened::parameters(self)
+        let mut parameters = opened::parameters(self);
+        if let Some((.., digest)) = DEFINED.get() {
+            parameters.push((FILE_DIGEST.to_string(), digest.clone()));
+        }
+        parameters
     }
 
     fn served_parameters(&self) -> Vec<(String, String)> {
@@ -206,10 +232,7 @@ impl Benchmark for Custom {
             ("workload".to_string(), ABOUT.name.to_string()),
             (ABOUT.scale.unit.to_string(), self.scale().to_string()),
         ];
-        served.extend(opened::parameters(self));
-        if let Some((.., digest)) = DEFINED.get() {
-            served.push((FILE_DIGEST.to_string(), digest.clone()));
-        }
+        served.extend(self.parameters());
         served
     }
 
