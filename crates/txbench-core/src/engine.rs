@@ -311,13 +311,16 @@ pub trait Session: Send + 'static {
     }
     /// Prepare a statement without running it, so that one the database
     /// refuses is found before a run starts (its own message in the error).
-    /// Engines that prepare nothing (a txbench server's client) accept any.
+    /// The answer is the number of columns its rows have, where the engine
+    /// says (`None` where it does not, or for a statement without rows: a
+    /// workload's `into` checks what it can). Engines that prepare nothing
+    /// (a txbench server's client) accept any.
     fn prepare(
         &mut self,
         stmt: &'static Statement,
-    ) -> impl Future<Output = Result<(), DbError>> + Send {
+    ) -> impl Future<Output = Result<Option<usize>, DbError>> + Send {
         let _ = stmt;
-        std::future::ready(Ok(()))
+        std::future::ready(Ok(None))
     }
     /// A handle that stops this session's statement in progress from
     /// elsewhere (a run's end, a signal, a time limit); `None` where the

@@ -460,7 +460,7 @@ impl Session for RedisClusterSession {
 
     /// A script is loaded on every primary; a key-value operation of a
     /// load's record needs nothing; anything else is refused by name.
-    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<Option<usize>, DbError> {
         match stmt.kv {
             Some(KvOp::Script { source, .. }) => {
                 self.script_of(source)
@@ -468,9 +468,9 @@ impl Session for RedisClusterSession {
                     .load_async(&mut self.conn)
                     .await
                     .map_err(classify)?;
-                Ok(())
+                Ok(None)
             }
-            Some(KvOp::Put { .. } | KvOp::Scan { .. }) => Ok(()),
+            Some(KvOp::Put { .. } | KvOp::Scan { .. }) => Ok(None),
             _ => Err(not_a_script(&format!("statement '{}'", stmt.name))),
         }
     }

@@ -83,7 +83,7 @@ impl<S: Session> Session for Gate<S> {
         self.inner.loader()
     }
 
-    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<Option<usize>, DbError> {
         self.inner.prepare(stmt).await
     }
 

@@ -380,6 +380,57 @@ fn a_statement_the_database_refuses_is_named_by_its_line() {
     }
 }
 
+/// An `into` that names more values than the query's columns (it bound
+/// NULL to the rest silently) is refused when the statement is prepared,
+/// with its line: on SQLite, and on PostgreSQL and MariaDB when set.
+#[test]
+fn an_into_longer_than_the_query_s_columns_is_refused_at_prepare() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = documented_example(dir.path());
+    let example = std::fs::read_to_string(&good).unwrap();
+    let long = example.replace(
+        "into = [\"c_balance\"]",
+        "into = [\"c_balance\", \"c_more\"]",
+    );
+    assert_ne!(long, example);
+    let line = long.lines().position(|l| l.contains("c_more")).unwrap();
+    let bad = dir.path().join("long.toml");
+    std::fs::write(&bad, long).unwrap();
+    let bad = bad.to_str().unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let pg = support::server_url("TXBENCH_TEST_POSTGRES_URL")
+        .map(|base| runtime.block_on(support::PgDatabase::create(&base, "into")));
+    let my = support::server_url("TXBENCH_TEST_MYSQL_URL")
+        .map(|base| runtime.block_on(support::MyDatabase::create(&base, "into")));
+    let mut dbs = vec![format!("sqlite:{}", dir.path().join("into.db").display())];
+    dbs.extend(pg.as_ref().map(|db| db.url.clone()));
+    dbs.extend(my.as_ref().map(|db| db.url.clone()));
+    for db in &dbs {
+        let load = [
+            "custom", "load", "--file", &good, "--db", db, "--scale", "5",
+        ];
+        let out = txbench_output(dir.path(), &load);
+        assert!(out.status.success(), "{db}: {}", text(&out));
+        let run = ["custom", "run", "--file", bad, "--db", db, "-d", "1s"];
+        let out = txbench_output(dir.path(), &run);
+        assert_eq!(out.status.code(), Some(2), "{db}: {}", text(&out));
+        // The statement starts on the line before its `into`.
+        let said = text(&out);
+        assert!(
+            said.contains(&format!(
+                "long.toml:{line}: statement 'Pay balance': into names 2 values, but its rows have 1 column(s)"
+            )),
+            "{db}: {said}"
+        );
+    }
+    if let Some(db) = pg {
+        runtime.block_on(db.drop_now());
+    }
+    if let Some(db) = my {
+        runtime.block_on(db.drop_now());
+    }
+}
+
 #[test]
 fn a_missing_or_mistaken_workload_file_exits_2_naming_it() {
     let dir = tempfile::tempdir().unwrap();

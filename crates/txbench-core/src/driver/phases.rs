@@ -74,7 +74,7 @@ impl<S: Session> Session for Timed<S> {
         self.inner.loader()
     }
 
-    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<Option<usize>, DbError> {
         self.inner.prepare(stmt).await
     }
 

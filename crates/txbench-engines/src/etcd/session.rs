@@ -272,8 +272,8 @@ const ENGINE: &str = "etcd";
 
 impl Session for EtcdSession {
     /// Nothing to prepare: a statement runs when it has a key-value form.
-    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
-        kv_store::prepare(ENGINE, stmt)
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<Option<usize>, DbError> {
+        kv_store::prepare(ENGINE, stmt).map(|()| None)
     }
 
     type Loader = Self;

@@ -490,8 +490,8 @@ impl MySession {
 }
 
 impl Session for MySession {
-    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
-        self.prepared(stmt).await.map(drop)
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<Option<usize>, DbError> {
+        self.prepared(stmt).await.map(|st| Some(st.columns().len()))
     }
 
     type Loader = Self;

@@ -395,8 +395,8 @@ async fn after_begin<T>(
 }
 
 impl Session for PgSession {
-    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
-        self.prepared(stmt).await.map(drop)
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<Option<usize>, DbError> {
+        self.prepared(stmt).await.map(|st| Some(st.columns().len()))
     }
 
     type Loader = Self;

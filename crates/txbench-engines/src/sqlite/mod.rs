@@ -676,9 +676,14 @@ impl SqliteSession {
 }
 
 impl Session for SqliteSession {
-    async fn prepare(&mut self, stmt: &'static Statement) -> Result<(), DbError> {
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<Option<usize>, DbError> {
         let key = StatementKey::Workload(stmt as *const Statement as usize);
-        self.with_statement(key, || stmt.sql.to_string(), stmt.name, |_| Ok(()))
+        self.with_statement(
+            key,
+            || stmt.sql.to_string(),
+            stmt.name,
+            |slot| Ok(Some(slot.statement.column_count())),
+        )
     }
 
     type Loader = Self;

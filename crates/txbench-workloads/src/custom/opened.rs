@@ -94,23 +94,30 @@ impl Defined {
 
 /// Every statement prepared on the database before the run: one it refuses
 /// is a mistake in the file, named by its line with the database's own
-/// message (a lost connection stays a failure).
+/// message (a lost connection stays a failure), and so is an `into` that
+/// names more values than the statement's rows have columns (it would read
+/// NULL into the rest).
 async fn prepares<S: Session, K>(
     session: &mut S,
     workload: &FileWorkload<K>,
 ) -> Result<(), WorkloadError> {
-    for (statement, line) in workload.statements() {
-        match session.prepare(statement).await {
-            Ok(()) => {}
+    let file = &workload.spec().file;
+    for (statement, line, into) in workload.statements() {
+        let columns = match session.prepare(statement).await {
+            Ok(columns) => columns,
             Err(e) if e.kind == ErrorKind::Connection => return Err(e.into()),
             Err(e) => {
                 return Err(WorkloadError::BadOption(format!(
-                    "{}:{line}: statement '{}': the database refuses it: {}",
-                    workload.spec().file,
-                    statement.name,
-                    e.message
+                    "{file}:{line}: statement '{}': the database refuses it: {}",
+                    statement.name, e.message
                 )));
             }
+        };
+        if let Some(columns) = columns.filter(|&c| into > c) {
+            return Err(WorkloadError::BadOption(format!(
+                "{file}:{line}: statement '{}': into names {into} values, but its rows have {columns} column(s)",
+                statement.name
+            )));
         }
     }
     Ok(())

@@ -246,13 +246,19 @@ impl<K> FileWorkload<K> {
     }
 
     /// Every statement it may run (variants included), with its line in
-    /// the file.
-    pub fn statements(&self) -> impl Iterator<Item = (&'static schema::Statement, usize)> + '_ {
+    /// the file and the number of values its `into` reads from its row.
+    pub fn statements(
+        &self,
+    ) -> impl Iterator<Item = (&'static schema::Statement, usize, usize)> + '_ {
         self.inner
             .kinds
             .iter()
             .flat_map(|k| &k.steps)
-            .flat_map(|s| s.statements.iter().map(move |st| (*st, s.line)))
+            .flat_map(|s| {
+                s.statements
+                    .iter()
+                    .map(move |st| (*st, s.line, s.into.len()))
+            })
     }
 }
 
