@@ -65,7 +65,19 @@ fn ends_word(c: char) -> bool {
 fn mask_word(word: &str) -> String {
     match word.split_once("://") {
         Some((scheme, rest)) => format!("{scheme}://{}", mask_after_scheme(rest)),
-        None => word.to_string(),
+        None => mask_assignment(word),
+    }
+}
+
+/// A word that sets a secret (`PGPASSWORD=pw` before a command,
+/// `--password=pw` after one) with its value masked; any other word as it
+/// is, so a command around a secret reads as it was.
+fn mask_assignment(word: &str) -> String {
+    match word.split_once('=') {
+        Some((name, value)) if !value.is_empty() && is_secret_key(name.trim_start_matches('-')) => {
+            format!("{name}={MASK}")
+        }
+        _ => word.to_string(),
     }
 }
 
@@ -121,6 +133,27 @@ mod tests {
 
     fn none(text: &str) -> String {
         redact_with(text, &[])
+    }
+
+    /// A fault command that sets a secret keeps everything but its value.
+    #[test]
+    fn masks_secrets_set_in_a_command_and_keeps_the_rest() {
+        assert_eq!(
+            none("PGPASSWORD=s3cret psql -h db1 -c \"SELECT 1\" || true"),
+            "PGPASSWORD=*** psql -h db1 -c \"SELECT 1\" || true"
+        );
+        assert_eq!(
+            none("mysql --password=pw -h db1 -e 'KILL 5'; echo a=b x=1 =y"),
+            "mysql --password=*** -h db1 -e 'KILL 5'; echo a=b x=1 =y"
+        );
+        assert_eq!(
+            none("echo 'postgres://app:pw@db1/tpcc' && pg_ctlcluster 15 main stop -m immediate"),
+            "echo 'postgres://app:***@db1/tpcc' && pg_ctlcluster 15 main stop -m immediate"
+        );
+        assert_eq!(
+            redact_with("sudo -u app kill -9 1234 # pw=hunter2", &["hunter2".into()]),
+            "sudo -u app kill -9 1234 # pw=***"
+        );
     }
 
     #[test]
