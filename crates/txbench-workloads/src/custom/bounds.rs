@@ -5,10 +5,7 @@
 //!
 //! What the file fixes is checked with the file; what depends on the scale
 //! (`--scale`, or the scale a database holds) is checked at the load and at
-//! the run ([`at_scale`]).
-
-use super::check::{Generator, Spec};
-use super::{fits, rows_at};
+//! the run too ([`super::Spec::beyond_bounds`]).
 
 /// The largest workload file read: a file is a few kilobytes, and one named
 /// by mistake (`/dev/zero`) must be refused, not read until memory runs out.
@@ -26,51 +23,3 @@ pub const MAX_TERMINALS: f64 = 10_000_000.0;
 /// The longest string a generator draws: the longest `varchar` a file may
 /// declare (MariaDB's row holds 16,383 characters of utf8mb4).
 pub const MAX_TEXT_LENGTH: u32 = 16_383;
-
-/// What `spec` would exceed at `scale`, named with the bound;
-/// `None` when it fits: the rows a load writes, the terminals it defaults
-/// to, and every sequence's keys (past `i64::MAX`, or past its column).
-pub fn at_scale(spec: &Spec, scale: i64) -> Option<String> {
-    let rows: f64 = spec
-        .tables
-        .iter()
-        .map(|t| (t.rows_per_scale * scale as f64).round().max(1.0))
-        .sum();
-    if rows > MAX_LOAD_ROWS {
-        return Some(format!(
-            "the tables would hold {rows:.3e} rows, more than the {MAX_LOAD_ROWS:.0e} a load may write"
-        ));
-    }
-    let terminals = (spec.terminals_per_scale * scale as f64).round();
-    if terminals > MAX_TERMINALS {
-        return Some(format!(
-            "terminals_per_scale {} makes {terminals:.3e} terminals, more than {MAX_TERMINALS:.0e}",
-            spec.terminals_per_scale
-        ));
-    }
-    keys_misfit(spec, scale)
-}
-
-/// The first column whose keys at `scale` would not fit its type (a
-/// sequence's last key, or the last loaded key of the range it draws from):
-/// the rest of each generator's values were checked
-/// with the file.
-fn keys_misfit(spec: &Spec, scale: i64) -> Option<String> {
-    spec.tables.iter().find_map(|table| {
-        table.columns.iter().find_map(|c| {
-            let (start, count) = match &c.generator {
-                Generator::Sequence { start } => (*start, rows_at(table.rows_per_scale, scale)),
-                Generator::Zipfian { keys, .. }
-                | Generator::Latest { keys, .. }
-                | Generator::Key(keys)
-                | Generator::NextKey(keys) => (keys.start, rows_at(keys.per_scale, scale)),
-                _ => return None,
-            };
-            let misfit = fits::keys_misfit(c.ty, start, count)?;
-            Some(format!(
-                "table '{}' column '{}': {misfit}",
-                table.name, c.name
-            ))
-        })
-    })
-}

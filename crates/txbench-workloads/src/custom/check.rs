@@ -13,6 +13,7 @@ use super::bounds;
 use super::fits::{self, Drawn};
 use super::kv_form::{self, KvForm};
 use super::model::{FieldDef, StatementDef, TransactionDef, WorkloadFile};
+use super::rows_at;
 
 /// A mistake in a workload file, where it is.
 #[derive(Debug, Clone, PartialEq)]
@@ -255,6 +256,57 @@ impl Spec {
             .flat_map(|t| &t.statements)
             .all(|s| s.kv.is_some())
     }
+
+    /// What it would exceed at `scale`, named with the bound ([`bounds`]);
+    /// `None` when it fits: the rows a load writes, the terminals it
+    /// defaults to, and every sequence's keys (past `i64::MAX`, or past its
+    /// column).
+    pub fn beyond_bounds(&self, scale: i64) -> Option<String> {
+        let spec = self;
+        let rows: f64 = spec
+            .tables
+            .iter()
+            .map(|t| (t.rows_per_scale * scale as f64).round().max(1.0))
+            .sum();
+        if rows > bounds::MAX_LOAD_ROWS {
+            return Some(format!(
+                "the tables would hold {rows:.3e} rows, more than the {:.0e} a load may write",
+                bounds::MAX_LOAD_ROWS
+            ));
+        }
+        let terminals = (spec.terminals_per_scale * scale as f64).round();
+        if terminals > bounds::MAX_TERMINALS {
+            return Some(format!(
+                "terminals_per_scale {} makes {terminals:.3e} terminals, more than {:.0e}",
+                spec.terminals_per_scale,
+                bounds::MAX_TERMINALS
+            ));
+        }
+        spec.keys_misfit(scale)
+    }
+
+    /// The first column whose keys at `scale` would not fit its type (a
+    /// sequence's last key, or the last loaded key of the range it draws
+    /// from): the rest of each generator's values were checked with the file.
+    fn keys_misfit(&self, scale: i64) -> Option<String> {
+        self.tables.iter().find_map(|table| {
+            table.columns.iter().find_map(|c| {
+                let (start, count) = match &c.generator {
+                    Generator::Sequence { start } => (*start, rows_at(table.rows_per_scale, scale)),
+                    Generator::Zipfian { keys, .. }
+                    | Generator::Latest { keys, .. }
+                    | Generator::Key(keys)
+                    | Generator::NextKey(keys) => (keys.start, rows_at(keys.per_scale, scale)),
+                    _ => return None,
+                };
+                let misfit = fits::keys_misfit(c.ty, start, count)?;
+                Some(format!(
+                    "table '{}' column '{}': {misfit}",
+                    table.name, c.name
+                ))
+            })
+        })
+    }
 }
 
 /// How far the weights may be from 100 in all (rounding in the file).
@@ -344,7 +396,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
             .map(|i| (i.name.clone(), i.sql.clone()))
             .collect(),
     };
-    match bounds::at_scale(&spec, spec.default_scale) {
+    match spec.beyond_bounds(spec.default_scale) {
         Some(beyond) => Err(at.whole(format!(
             "workload.default_scale {}: {beyond}",
             spec.default_scale

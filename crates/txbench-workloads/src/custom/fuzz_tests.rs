@@ -9,7 +9,7 @@ use txbench_core::workload::{Terminal, Workload};
 
 use super::load::{schema_table, table_rows};
 use super::run::FileWorkload;
-use super::{bounds, parse, rows_at};
+use super::{parse, rows_at};
 
 /// Rows drawn from each end of a table: enough to reach every generator's
 /// first and last keys without loading a large table.
@@ -200,7 +200,7 @@ proptest! {
     fn any_file_is_refused_or_loads_and_draws(text in file()) {
         let Ok(spec) = parse("fuzz.toml", &text) else { return Ok(()) };
         for scale in [1, spec.default_scale] {
-            if bounds::at_scale(&spec, scale).is_none() {
+            if spec.beyond_bounds(scale).is_none() {
                 load_and_draw(&spec, scale);
             }
         }

@@ -13,7 +13,6 @@ use txbench_core::rng::Rand;
 use txbench_core::schema::{self, ColumnType, KvOp, Schema, Statement};
 use txbench_core::value::RowBatch;
 
-use super::bounds;
 use super::check::{Spec, Table};
 use super::draw::{Draw, NextKeys};
 use super::{keep, keep_all, keep_text, rows_at};
@@ -152,7 +151,7 @@ fn as_column_takes(value: Value, ty: ColumnType) -> Value {
 
 /// The rows `rows` of `table` (made as `made`) at `scale`, drawn from
 /// `rng`. Its generators were checked with the file and the scale
-/// ([`bounds::at_scale`]), so each one is ready to draw.
+/// ([`Spec::beyond_bounds`]), so each one is ready to draw.
 pub fn table_rows(
     table: &Table,
     made: &schema::Table,
@@ -188,7 +187,7 @@ pub async fn load<E: Engine>(
 ) -> Result<LoadSummary, WorkloadError> {
     let scale = plan.scale;
     let seed = plan.seed;
-    if let Some(beyond) = bounds::at_scale(&spec, scale) {
+    if let Some(beyond) = spec.beyond_bounds(scale) {
         return Err(WorkloadError::BadOption(format!(
             "--scale {scale}: {beyond}"
         )));

@@ -10,7 +10,6 @@ use txbench_core::ErrorKind;
 use txbench_core::Session;
 use txbench_core::result::{Metric, TypeResult};
 
-use super::bounds;
 use super::check::{Generator, KeyRange, Spec};
 use super::load::{self, Made};
 use super::run::FileWorkload;
@@ -70,7 +69,7 @@ impl Defined {
         spec: impl FnOnce(&Found) -> Result<Spec, WorkloadError>,
     ) -> Result<FileWorkload<K>, WorkloadError> {
         let (scale, found) = opening::find(session, self.made.meta, asked).await?;
-        if let Some(beyond) = bounds::at_scale(&self.spec, scale) {
+        if let Some(beyond) = self.spec.beyond_bounds(scale) {
             return Err(WorkloadError::BadOption(format!(
                 "--scale {scale}: {beyond}"
             )));
