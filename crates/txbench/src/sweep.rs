@@ -343,9 +343,19 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
             "achieved/s",
             "ratio"
         );
-        self.search().await?;
-        let summary = self.finish()?;
-        Ok((summary, self.results))
+        match self.search().await {
+            Ok(()) => {
+                let summary = self.finish()?;
+                Ok((summary, self.results))
+            }
+            // A stopped sweep keeps what it measured: the steps done, and
+            // sweep.json over them, which `report` reads.
+            Err(stopped @ Failure::Interrupted(_)) => {
+                self.finish()?;
+                Err(stopped)
+            }
+            Err(failed) => Err(failed),
+        }
     }
 
     /// Step the rate up until a step fails, then refine between the last

@@ -183,3 +183,61 @@ fn sigterm_during_acid_leaves_no_empty_results_directory() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// A sweep stopped in its first step keeps a directory `report` reads: the
+/// step as measured up to the signal, and sweep.json over it (it had no
+/// sweep.json).
+#[test]
+fn sigterm_during_a_sweep_leaves_a_readable_directory() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    // A step of 30 s: the signal, a second or so after the sweep began,
+    // falls inside the first step whether or not that step would pass.
+    let child = spawn(
+        dir.path(),
+        &[
+            "sweep",
+            "tatp",
+            "--db",
+            "null:",
+            "--rates",
+            "100..1000",
+            "--step",
+            "100",
+            "--step-duration",
+            "30s",
+            "--warmup",
+            "0s",
+            "--slo",
+            "p99<=100ms",
+            "-q",
+            "--results",
+            "res",
+        ],
+    );
+    let sweep_dir = || {
+        std::fs::read_dir(dir.path().join("res"))
+            .ok()?
+            .next()?
+            .ok()
+            .map(|e| e.path())
+    };
+    let measuring = || {
+        sweep_dir().is_some() && {
+            std::thread::sleep(Duration::from_secs(1));
+            true
+        }
+    };
+    let (out, took) = terminate_when(child, measuring);
+    assert_stopped(&out, took, "sweep");
+    let sweep = sweep_dir().unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sweep.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(summary["steps"].as_array().unwrap().len(), 1, "{summary}");
+    let report = support::txbench_output(dir.path(), &["report", sweep.to_str().unwrap()]);
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+}
