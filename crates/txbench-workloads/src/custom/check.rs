@@ -262,8 +262,7 @@ impl Spec {
     /// defaults to, and every sequence's keys (past `i64::MAX`, or past its
     /// column).
     pub fn beyond_bounds(&self, scale: i64) -> Option<String> {
-        let spec = self;
-        let rows: f64 = spec
+        let rows: f64 = self
             .tables
             .iter()
             .map(|t| (t.rows_per_scale * scale as f64).round().max(1.0))
@@ -274,15 +273,15 @@ impl Spec {
                 bounds::MAX_LOAD_ROWS
             ));
         }
-        let terminals = (spec.terminals_per_scale * scale as f64).round();
+        let terminals = (self.terminals_per_scale * scale as f64).round();
         if terminals > bounds::MAX_TERMINALS {
             return Some(format!(
                 "terminals_per_scale {} makes {terminals:.3e} terminals, more than {:.0e}",
-                spec.terminals_per_scale,
+                self.terminals_per_scale,
                 bounds::MAX_TERMINALS
             ));
         }
-        spec.keys_misfit(scale)
+        self.keys_misfit(scale)
     }
 
     /// The first column whose keys at `scale` would not fit its type (a
