@@ -203,6 +203,28 @@ mod tests {
 
     const MS: Duration = Duration::from_millis(1);
 
+    /// A fault `command` planned `at`, started at `started` and run for
+    /// `took`, ending with `exit_code`.
+    fn fault(
+        command: &str,
+        at: Duration,
+        (started, took): (SystemTime, Duration),
+        exit_code: Option<i32>,
+    ) -> Ran {
+        Ran {
+            planned: PlannedCommand {
+                kind: CommandKind::Fault,
+                at,
+                command: command.into(),
+                limit: Duration::from_secs(120),
+            },
+            started,
+            took,
+            exit_code,
+            output: String::new(),
+        }
+    }
+
     fn second(end_s: f64, completed: u64, failed: u64) -> RunSecond {
         let mut f = [0; ErrorKind::ALL.len()];
         f[ErrorKind::Connection as usize] = failed;
@@ -218,18 +240,12 @@ mod tests {
     #[test]
     fn a_fault_s_outage_recovery_errors_and_reconnections_are_measured() {
         let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000);
-        let ran = [Ran {
-            planned: PlannedCommand {
-                kind: CommandKind::Fault,
-                at: Duration::from_secs(5),
-                command: "kill postgres://u:secret@h/db".into(),
-                limit: Duration::from_secs(120),
-            },
-            started: start + 5_010 * MS,
-            took: 30 * MS,
-            exit_code: Some(0),
-            output: String::new(),
-        }];
+        let ran = [fault(
+            "kill postgres://u:secret@h/db",
+            5_000 * MS,
+            (start + 5_010 * MS, 30 * MS),
+            Some(0),
+        )];
         // 100/s for 5 s, nothing for 2 s, then 50/s, then 95/s.
         let mut seconds: Vec<RunSecond> = (1..=5).map(|s| second(s as f64, 100, 0)).collect();
         seconds.push(second(6.0, 1, 4));
@@ -273,18 +289,7 @@ mod tests {
     #[test]
     fn a_database_that_never_answers_again_is_down_to_the_end() {
         let start = SystemTime::UNIX_EPOCH;
-        let ran = [Ran {
-            planned: PlannedCommand {
-                kind: CommandKind::Fault,
-                at: Duration::from_secs(2),
-                command: "stop".into(),
-                limit: Duration::from_secs(120),
-            },
-            started: start + 2_000 * MS,
-            took: MS,
-            exit_code: None,
-            output: String::new(),
-        }];
+        let ran = [fault("stop", 2_000 * MS, (start + 2_000 * MS, MS), None)];
         let answers = Answers {
             gaps: vec![],
             reconnections: vec![],
@@ -313,18 +318,12 @@ mod tests {
     #[test]
     fn answers_while_the_fault_ran_then_none_is_down_to_the_end() {
         let start = SystemTime::UNIX_EPOCH;
-        let ran = [Ran {
-            planned: PlannedCommand {
-                kind: CommandKind::Fault,
-                at: Duration::from_secs(3),
-                command: "stop".into(),
-                limit: Duration::from_secs(120),
-            },
-            started: start + 3_000 * MS,
-            took: 150 * MS,
-            exit_code: Some(0),
-            output: String::new(),
-        }];
+        let ran = [fault(
+            "stop",
+            3_000 * MS,
+            (start + 3_000 * MS, 150 * MS),
+            Some(0),
+        )];
         let answers = Answers {
             gaps: vec![],
             reconnections: vec![],
@@ -352,18 +351,7 @@ mod tests {
     #[test]
     fn a_run_that_ended_as_the_database_answered_had_no_outage() {
         let start = SystemTime::UNIX_EPOCH;
-        let ran = [Ran {
-            planned: PlannedCommand {
-                kind: CommandKind::Fault,
-                at: Duration::from_secs(2),
-                command: "true".into(),
-                limit: Duration::from_secs(120),
-            },
-            started: start + 2_000 * MS,
-            took: MS,
-            exit_code: Some(0),
-            output: String::new(),
-        }];
+        let ran = [fault("true", 2_000 * MS, (start + 2_000 * MS, MS), Some(0))];
         let answers = Answers {
             gaps: vec![],
             reconnections: vec![],
