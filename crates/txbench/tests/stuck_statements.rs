@@ -218,6 +218,18 @@ async fn a_run_on_a_locked_sqlite_file_ends_with_its_window() {
     );
 }
 
+/// Load and run `sql` as the file's one statement on `url` (off the
+/// test's runtime): the run ends, with its statement counted unfinished.
+async fn run_until_cut(url: &str, sql: String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, url) = (dir.path().to_path_buf(), url.to_string());
+    let out = tokio::task::spawn_blocking(move || load_and_run(&path, &url, &one_statement(&sql)))
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(unfinished_and_errors(dir.path()).0 >= 1);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn postgres_runs_nothing_of_a_run_that_ended() {
     let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
@@ -226,13 +238,7 @@ async fn postgres_runs_nothing_of_a_run_that_ended() {
     let db = support::PgDatabase::create(&base, "stuck").await;
     let tag = format!("txbench_stuck_{}", std::process::id());
     let sql = format!("SELECT pg_sleep(3600 + 0 * :k) /* {tag} */");
-    let dir = tempfile::tempdir().unwrap();
-    let (path, url) = (dir.path().to_path_buf(), db.url.clone());
-    let out = tokio::task::spawn_blocking(move || load_and_run(&path, &url, &one_statement(&sql)))
-        .await
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(unfinished_and_errors(dir.path()).0 >= 1);
+    run_until_cut(&db.url, sql).await;
     let running = statements_tagged(&db, &tag).await;
     assert_eq!(running, 0, "the server still runs the run's statements");
     db.drop_now().await;
@@ -247,13 +253,7 @@ async fn mariadb_runs_nothing_of_a_run_that_ended() {
     let tag = format!("txbench_stuck_{}", std::process::id());
     // Hours of hashing: a statement that works, where SLEEP() would only wait.
     let sql = format!("SELECT BENCHMARK(100000000000, MD5(:k)) /* {tag} */");
-    let dir = tempfile::tempdir().unwrap();
-    let (path, url) = (dir.path().to_path_buf(), db.url.clone());
-    let out = tokio::task::spawn_blocking(move || load_and_run(&path, &url, &one_statement(&sql)))
-        .await
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(unfinished_and_errors(dir.path()).0 >= 1);
+    run_until_cut(&db.url, sql).await;
     let running: Vec<u64> = db
         .admin
         .exec(
