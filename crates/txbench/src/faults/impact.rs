@@ -114,14 +114,13 @@ fn impact(
 ) -> FaultImpact {
     let f = at.as_secs_f64();
     let from = |d: Duration| d.as_secs_f64() - f;
-    let outage = answers
-        .outage_after(at, began_by)
-        .or_else(|| down_to_the_end(began_by, seconds, answers));
-    let (last_answer_s, first_answer_s) = match outage {
-        Some(gap) if gap.to == RUN_END => (Some(from(gap.from)), None),
-        Some(gap) => (Some(from(gap.from)), Some(from(gap.to))),
-        None => (None, None),
+    // A silence that the database ended, or else one it never ended.
+    let (outage, answered_again) = match answers.outage_after(at, began_by) {
+        Some(gap) => (Some(gap), true),
+        None => (down_to_the_end(began_by, seconds, answers), false),
     };
+    let last_answer_s = outage.map(|g| from(g.from));
+    let first_answer_s = outage.filter(|_| answered_again).map(|g| from(g.to));
     let before: Vec<&RunSecond> = seconds
         .iter()
         .filter(|s| s.end_s <= f && s.end_s > f - BASELINE && s.length_s > 0.5)
@@ -131,7 +130,7 @@ fn impact(
     // Recovery is looked for once the outage is over (or from the fault),
     // and not at all when the database never answered again.
     let back = f + first_answer_s.unwrap_or(0.0).max(0.0);
-    let down_to_the_end = last_answer_s.is_some() && first_answer_s.is_none();
+    let down_to_the_end = outage.is_some() && !answered_again;
     let recovered = baseline_per_s
         .filter(|_| !down_to_the_end)
         .and_then(|base| {
@@ -154,10 +153,7 @@ fn impact(
     FaultImpact {
         last_answer_s,
         first_answer_s,
-        unavailable_s: outage.map(|g| match g.to {
-            RUN_END => seconds.last().map_or(0.0, |s| s.end_s) - g.from.as_secs_f64(),
-            to => (to - g.from).as_secs_f64(),
-        }),
+        unavailable_s: outage.map(|g| g.length().as_secs_f64()),
         baseline_per_s,
         recovered_90_s: recovered.map(|s| s.end_s - f),
         errors,
@@ -179,19 +175,16 @@ fn impact(
     }
 }
 
-/// The end of a silence that lasted to the run's end ([`down_to_the_end`]).
-const RUN_END: Duration = Duration::MAX;
-
 /// The silence from the last answer to the run's end, when that answer came
 /// by `began_by` (the fault's effect) and the run went on longer than a gap
-/// ([`GAP_MIN`]) after it: the database never answered again. Its end is
-/// [`RUN_END`].
+/// ([`GAP_MIN`]) after it: the database never answered again. It ends
+/// with the run's last second.
 fn down_to_the_end(began_by: Duration, seconds: &[RunSecond], answers: &Answers) -> Option<Gap> {
     let (_, last) = answers.span?;
     let end = Duration::from_secs_f64(seconds.last()?.end_s);
     (last <= began_by && end.saturating_sub(last) >= GAP_MIN).then_some(Gap {
         from: last,
-        to: RUN_END,
+        to: end,
     })
 }
 
