@@ -316,6 +316,11 @@ pub struct OpenLoopResult {
     pub dispatcher_cpu_us_per_arrival: Option<f64>,
 }
 
+/// The parameter in which a run of a workload file records the digest of
+/// the file's text (SHA-256, hex): a client and a server compare it, and
+/// `merge` refuses runs whose digests differ.
+pub const FILE_DIGEST_PARAMETER: &str = "file_sha256";
+
 /// One run's results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {

@@ -347,9 +347,10 @@ mod tests {
         write_run(&dir.path().join("b"), &all, 2, START + 0.5);
         let of_file = |run: &str, digest: &str| {
             let mut r = read_run(&dir.path().join(run)).unwrap();
-            r.summary
-                .parameters
-                .insert("file_sha256".into(), digest.into());
+            r.summary.parameters.insert(
+                txbench_core::result::FILE_DIGEST_PARAMETER.into(),
+                digest.into(),
+            );
             r
         };
         let e = merge(&[of_file("a", "5050"), of_file("b", "9010")])

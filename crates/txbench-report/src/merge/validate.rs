@@ -3,6 +3,7 @@
 
 use std::io;
 
+use txbench_core::result::FILE_DIGEST_PARAMETER;
 use txbench_core::settings::RunSettings;
 
 use super::read::RunFiles;
@@ -20,9 +21,6 @@ const PER_SHARD_SETTINGS: [&str; 5] = [
 
 /// What the workload says of one shard's part, not of the merged run.
 pub const SHARD_PARAMETERS: [&str; 3] = ["home_warehouses", "drawn_subscribers", "drawn_keys"];
-
-/// The parameter in which a run of a workload file records the file's digest.
-const FILE_DIGEST: &str = "file_sha256";
 
 /// Window starts of a shard set may differ by this much (clocks and the start
 /// tolerance); more means the shards were not started for the same time.
@@ -86,10 +84,11 @@ fn same_workload(first: &RunFiles, r: &RunFiles) -> io::Result<()> {
     }
     // Runs of workload files are of one file: the name a file gives its
     // workload is no promise that two files' mixes or tables agree.
-    let file = |r: &txbench_core::result::RunResult| r.parameters.get(FILE_DIGEST).cloned();
+    let file =
+        |r: &txbench_core::result::RunResult| r.parameters.get(FILE_DIGEST_PARAMETER).cloned();
     if file(s) != file(base) {
         return Err(refuse(format!(
-            "{d} ran another workload file than {} ({FILE_DIGEST} differs): refusing to merge",
+            "{d} ran another workload file than {} ({FILE_DIGEST_PARAMETER} differs): refusing to merge",
             first.dir.display()
         )));
     }

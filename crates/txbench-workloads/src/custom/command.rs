@@ -70,7 +70,7 @@ static DEFINED: OnceLock<(PathBuf, Defined, String)> = OnceLock::new();
 
 /// The digest of the file's text: what a client and a server compare to
 /// know they run one file, and what `merge` compares in results.
-const FILE_DIGEST: &str = "file_sha256";
+const FILE_DIGEST: &str = txbench_core::result::FILE_DIGEST_PARAMETER;
 
 /// The digest of what shaped the loaded data (the tables, their columns and
 /// generators, as this version reads them), recorded by the load: a run
