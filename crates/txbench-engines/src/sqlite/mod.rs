@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use rusqlite::limits::Limit;
 use rusqlite::types::{Null, ValueRef};
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 use txbench_core::engine::CallKind;
@@ -43,7 +44,8 @@ mod interrupt;
 /// Delivery's time than its statements.
 const MEMORY_CACHE_KIB: i64 = 2048;
 
-/// Rows per multi-row INSERT statement during a bulk load.
+/// Rows per multi-row INSERT statement during a bulk load, where the
+/// statement's parameters stay within SQLite's limit ([`rows_per_insert`]).
 const ROWS_PER_INSERT: usize = 64;
 
 /// Settings of a SQLite target.
@@ -588,6 +590,16 @@ fn collect_rows(
 /// How SQLite's DDL and loads quote names: standard SQL's double quotes.
 const QUOTE: Quote = Quote::Double;
 
+/// Rows a multi-row INSERT of `columns` columns takes: [`ROWS_PER_INSERT`],
+/// fewer where that many rows' values would pass the connection's limit on a
+/// statement's parameters (32,766 by default: 64 rows of 512 columns do).
+fn rows_per_insert(conn: &Connection, columns: usize) -> usize {
+    let most = conn
+        .limit(Limit::SQLITE_LIMIT_VARIABLE_NUMBER)
+        .map_or(999, |n| n.max(1) as usize);
+    (most / columns.max(1)).clamp(1, ROWS_PER_INSERT)
+}
+
 fn insert_sql(table: &Table, rows: usize) -> String {
     let cols = table.columns.len();
     let mut sql = format!("INSERT INTO {} VALUES ", QUOTE.name(table.name));
@@ -651,7 +663,8 @@ impl SqliteSession {
                 ),
             ));
         }
-        for chunk in batch.values.chunks(ROWS_PER_INSERT * cols) {
+        let rows = rows_per_insert(self.conn(), cols);
+        for chunk in batch.values.chunks(rows * cols) {
             let rows = chunk.len() / cols;
             let key = StatementKey::Insert(table.name, rows);
             self.with_statement(
