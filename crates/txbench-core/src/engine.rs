@@ -352,11 +352,6 @@ pub trait Session: Send + 'static {
 /// beyond transactions. Engines that cannot do them (a txbench server's
 /// client) have [`NoLoader`].
 pub trait Loader: Send {
-    /// Refuse, by name, a schema this engine cannot hold, before any table
-    /// of it is created.
-    fn can_hold(&self, _schema: &Schema) -> Result<(), DbError> {
-        Ok(())
-    }
     /// Create a table (without secondary indexes). Engines that load faster
     /// without a primary key leave it for [`Loader::add_primary_key`].
     fn create_table(&mut self, table: &Table) -> impl Future<Output = Result<(), DbError>> + Send;
@@ -469,6 +464,13 @@ pub trait Engine: Send + Sync + 'static {
 
     /// Open a new session.
     fn connect(&self) -> impl Future<Output = Result<Self::Session, DbError>> + Send;
+
+    /// Refuse, by name, a schema this engine cannot hold (a row too wide,
+    /// a table a key-value store cannot keep), before anything is created.
+    fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
+        let _ = schema;
+        Ok(())
+    }
 
     /// Whether its loader splits tables into hash partitions
     /// ([`Loader::create_partitioned_table`]); a workload refuses a load that

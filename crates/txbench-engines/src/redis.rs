@@ -153,6 +153,10 @@ impl Write {
 }
 
 impl Engine for RedisEngine {
+    fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
+        kv_store::can_hold(ENGINE, schema)
+    }
+
     type Session = RedisSession;
     const BLOCKING: bool = false;
 
@@ -178,6 +182,16 @@ impl Engine for RedisEngine {
 /// again is unavailable, like a dropped connection: the driver reconnects
 /// and retries rather than counting a failed transaction of another kind.
 pub(crate) fn classify(e: RedisError) -> DbError {
+    if matches!(e.retry_method(), redis::RetryMethod::MovedRedirect) {
+        // A node of a Redis Cluster sends a key it does not serve elsewhere.
+        return DbError::new(
+            ErrorKind::Other,
+            format!(
+                "the server is a node of a Redis Cluster ({e}): give its address as \
+                 redis-cluster://HOST:PORT"
+            ),
+        );
+    }
     let kind = if e.is_io_error()
         || e.is_connection_dropped()
         || e.is_connection_refusal()
@@ -668,10 +682,6 @@ impl Session for RedisSession {
 }
 
 impl Loader for RedisSession {
-    fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
-        kv_store::can_hold(ENGINE, schema)
-    }
-
     /// A table under a one-column primary key: its marker key (its rows are
     /// written as they come).
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {

@@ -112,6 +112,20 @@ impl RedisClusterEngine {
 }
 
 impl Engine for RedisClusterEngine {
+    /// Every table needs a primary key (its rows' keys).
+    fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
+        match schema.tables.iter().find(|t| t.primary_key.is_empty()) {
+            Some(t) => Err(DbError::new(
+                ErrorKind::Other,
+                format!(
+                    "Redis Cluster keeps rows by primary key; table '{}' has none",
+                    t.name
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
     type Session = RedisClusterSession;
     const BLOCKING: bool = false;
 
@@ -585,20 +599,6 @@ impl Session for RedisClusterSession {
 }
 
 impl Loader for RedisClusterSession {
-    /// Every table needs a primary key (its rows' keys).
-    fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
-        match schema.tables.iter().find(|t| t.primary_key.is_empty()) {
-            Some(t) => Err(DbError::new(
-                ErrorKind::Other,
-                format!(
-                    "Redis Cluster keeps rows by primary key; table '{}' has none",
-                    t.name
-                ),
-            )),
-            None => Ok(()),
-        }
-    }
-
     /// A key-value table (a key and one value), whole; a wider table only
     /// split into partitions.
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {

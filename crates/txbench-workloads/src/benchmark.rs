@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 use txbench_core::driver::WaitMode;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
-use txbench_core::{Engine, Session, Workload};
+use txbench_core::{Engine, Execution, Session, Workload};
 
 pub use crate::about::{About, RunFlags, Scale};
 use crate::acid::AcidReport;
@@ -133,6 +133,17 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
         session: &mut S,
     ) -> impl Future<Output = Result<Option<Loaded>, WorkloadError>> + Send {
         async move { Ok(Self::meta().read(session).await?) }
+    }
+
+    /// Refuse, before anything is created (the database either), a load
+    /// with `options` that `engine` cannot take; by default, a load on an
+    /// engine that runs only scripts ([`refuse_unscripted`]).
+    fn refuse_load<E: Engine>(
+        engine: &E,
+        options: &Self::LoadOptions,
+    ) -> Result<(), WorkloadError> {
+        let _ = options;
+        refuse_unscripted(engine, Self::ABOUT)
     }
 
     /// Load `plan.scale`; `rows_done` counts rows as they are written.
@@ -253,6 +264,22 @@ pub struct Variant<O> {
     pub value: &'static str,
     /// The run options with that value.
     pub options: O,
+}
+
+/// Refuse the workload `about`, which has no script form, on an engine that
+/// runs only scripts (Redis Cluster: one Lua script a transaction, on the
+/// partition of its rows), saying where it runs instead.
+pub fn refuse_unscripted<E: Engine>(engine: &E, about: &About) -> Result<(), WorkloadError> {
+    if <E::Session as Session>::EXECUTION != Execution::Scripts {
+        return Ok(());
+    }
+    Err(WorkloadError::BadOption(format!(
+        "--db: the {} engine runs only workloads whose transactions are scripts, each on one \
+         partition (TATP, loaded with --partitions N); {} has none: run it on one server \
+         (redis://HOST:PORT)",
+        engine.name(),
+        about.title
+    )))
 }
 
 /// A value per second or per minute of the measurement, 0 for an empty one.

@@ -253,7 +253,6 @@ pub async fn create_tables<E: Engine>(
 ) -> Result<E::Session, DbError> {
     let (session, ()) = on_session::<E, _, _>(session, move |s| {
         Box::pin(async move {
-            loader_of(s)?.can_hold(schema)?;
             if drop_first {
                 ownership::drop_ours(s, meta, schema).await?;
             }
@@ -393,6 +392,7 @@ where
             value: plan.scale,
         });
     }
+    engine.can_hold(schema)?;
     let started = std::time::Instant::now();
     let session = engine.connect().await?;
     let (session, found) = on_session::<E, _, _>(session, move |s| {

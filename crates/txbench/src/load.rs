@@ -22,6 +22,7 @@ pub async fn load_on<E: Engine, W: Benchmark>(
 ) -> Result<(), Failure> {
     let plan = load_plan(a.scale.value(), &a.load, a.seed);
     let progress = crate::progress::period(a.progress.progress, false);
+    W::refuse_load(engine.as_ref(), &a.options)?;
     create_database(engine.as_ref()).await?;
     load_with::<E, W>(engine, &plan, &a.options, progress).await
 }
@@ -125,6 +126,7 @@ pub async fn ensure_loaded<E: Engine, W: Benchmark>(
                 Ok(())
             }
             present => {
+                W::refuse_load(engine.as_ref(), options)?;
                 let mut plan = load_plan(asked.unwrap_or_else(W::default_scale), load, seed);
                 plan.drop |= present.is_some();
                 load_with::<E, W>(Arc::clone(engine), &plan, options, progress).await

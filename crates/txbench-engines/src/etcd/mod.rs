@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use etcd_client::{Certificate, Client, ConnectOptions, Identity, TlsOptions};
+use txbench_core::schema::Schema;
 use txbench_core::{DbError, Engine, ErrorKind};
 
 pub use session::EtcdSession;
@@ -143,6 +144,10 @@ fn tls_options(files: &TlsFiles) -> Result<TlsOptions, DbError> {
 }
 
 impl Engine for EtcdEngine {
+    fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
+        crate::kv_store::can_hold(session::ENGINE, schema)
+    }
+
     type Session = EtcdSession;
     const BLOCKING: bool = false;
 

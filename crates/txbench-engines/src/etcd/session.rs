@@ -5,7 +5,7 @@ use etcd_client::{
     Client, CompactionOptions, DeleteOptions, GetOptions, GetResponse, KvClient, SortOrder,
     SortTarget, Txn, TxnOp,
 };
-use txbench_core::schema::{Index, KvOp, Schema, Statement, Table};
+use txbench_core::schema::{Index, KvOp, Statement, Table};
 use txbench_core::{DbError, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode};
 
 use super::layout;
@@ -268,7 +268,7 @@ fn push_row(rows: &mut Rows, row: &[Option<String>]) {
 }
 
 /// The engine's name in its refusals.
-const ENGINE: &str = "etcd";
+pub(super) const ENGINE: &str = "etcd";
 
 impl Session for EtcdSession {
     /// Nothing to prepare: a statement runs when it has a key-value form.
@@ -459,10 +459,6 @@ impl Session for EtcdSession {
 }
 
 impl Loader for EtcdSession {
-    fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
-        kv_store::can_hold(ENGINE, schema)
-    }
-
     /// A table: its marker key (its rows are written as they come).
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
         if table.primary_key.len() != 1 {

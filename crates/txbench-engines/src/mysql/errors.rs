@@ -38,3 +38,24 @@ pub(super) fn map_err(e: mysql_async::Error, context: &str) -> DbError {
         _ => error,
     }
 }
+
+/// What names a statement in an error: its words before the first
+/// parenthesis (`CREATE TABLE \`usertable\``), not its columns, which a
+/// wide table has by the thousand.
+pub(super) fn statement_head(sql: &str) -> &str {
+    sql.split('(').next().unwrap_or(sql).trim_end()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_statement_is_named_by_its_head() {
+        assert_eq!(
+            statement_head("CREATE TABLE `t` (`a` INT, `b` INT) ENGINE = InnoDB"),
+            "CREATE TABLE `t`"
+        );
+        assert_eq!(statement_head("COMMIT"), "COMMIT");
+    }
+}

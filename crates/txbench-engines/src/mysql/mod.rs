@@ -38,7 +38,7 @@ use txbench_core::{
     Call, DbError, Engine, ErrorKind, Isolation, Param, Reply, RoundTrips, Rows, Session, TxMode,
 };
 
-use errors::map_err;
+use errors::{map_err, statement_head};
 pub use load::MAX_PLACEHOLDERS;
 use types::{isolation_sql, params, push_literal, rows_of};
 pub use url::MyTarget;
@@ -452,7 +452,10 @@ impl MySession {
     }
 
     async fn run(&mut self, sql: &str) -> Result<(), DbError> {
-        self.conn.query_drop(sql).await.map_err(|e| map_err(e, sql))
+        self.conn
+            .query_drop(sql)
+            .await
+            .map_err(|e| map_err(e, statement_head(sql)))
     }
 
     /// Commit the implicit transaction a statement outside `begin`..`commit`

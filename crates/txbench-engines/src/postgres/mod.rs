@@ -14,6 +14,7 @@
 
 mod cancel;
 mod dialect;
+mod row_size;
 mod tls;
 mod types;
 pub mod url;
@@ -30,7 +31,7 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::{Client, NoTls};
 use tokio_postgres_rustls::MakeRustlsConnect;
 use txbench_core::engine::{CallKind, each_in_turn, pipeline_then_commit};
-use txbench_core::schema::{ForeignKey, Index, Quote, Statement, Table, partition_name};
+use txbench_core::schema::{ForeignKey, Index, Quote, Schema, Statement, Table, partition_name};
 use txbench_core::value::RowBatch;
 use txbench_core::{
     Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, RoundTrips, Rows, Session,
@@ -169,6 +170,15 @@ impl PgEngine {
 }
 
 impl Engine for PgEngine {
+    /// Tables whose rows fit a page ([`row_size`]): PostgreSQL itself would
+    /// create them and refuse their first row mid-load.
+    fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
+        match schema.tables.iter().find_map(row_size::too_big) {
+            Some(why) => Err(DbError::new(ErrorKind::Other, why)),
+            None => Ok(()),
+        }
+    }
+
     type Session = PgSession;
     const BLOCKING: bool = false;
 

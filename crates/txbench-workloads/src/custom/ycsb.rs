@@ -16,7 +16,7 @@ use super::check::{Generator, Spec, parse};
 use super::opened::{self, Defined};
 use super::run::FileWorkload;
 use crate::about::{About, RunFlags, Scale};
-use crate::benchmark::{Benchmark, MetricBasis, NoOptions};
+use crate::benchmark::{Benchmark, MetricBasis, NoOptions, refuse_unscripted};
 use crate::bulk::{LoadPlan, LoadSummary};
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
@@ -280,6 +280,19 @@ impl Benchmark for Ycsb {
 
     fn schema() -> &'static Schema {
         records().made.schema
+    }
+
+    /// Records wider than the engine holds in a row, refused by the flags
+    /// that shape them.
+    fn refuse_load<E: Engine>(engine: &E, _options: &NoOptions) -> Result<(), WorkloadError> {
+        refuse_unscripted(engine, &ABOUT)?;
+        engine.can_hold(Self::schema()).map_err(|e| {
+            let shape = load_shape();
+            WorkloadError::BadOption(format!(
+                "--field-count {} --field-length {}: {}",
+                shape.fields, shape.length, e.message
+            ))
+        })
     }
 
     fn meta() -> &'static MetaTable {

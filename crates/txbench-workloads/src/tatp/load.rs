@@ -14,15 +14,9 @@ use super::schema::{PARTITIONED_SCHEMA, SCHEMA, partitioning};
 use crate::bulk::{self, LoadPlan, LoadSummary};
 use crate::error::WorkloadError;
 
-/// Load `plan.scale` subscribers, in `partitions` hash partitions where that
-/// is not 0 (refused, naming the engine, where it has none). `rows_done`
-/// counts rows as they are written, for a progress bar.
-pub async fn load<E: Engine>(
-    engine: Arc<E>,
-    plan: &LoadPlan,
-    partitions: u32,
-    rows_done: Arc<AtomicU64>,
-) -> Result<LoadSummary, WorkloadError> {
+/// Refuse, naming the engine, `--partitions` where it has no hash
+/// partitions, and none where it holds TATP's tables only in partitions.
+pub fn refuse<E: Engine>(engine: &E, partitions: u32) -> Result<(), WorkloadError> {
     if partitions > 0 && !engine.hash_partitions() {
         return Err(WorkloadError::BadOption(format!(
             "--partitions {partitions}: the {} engine has no hash partitions (PostgreSQL has)",
@@ -36,6 +30,19 @@ pub async fn load<E: Engine>(
             engine.name()
         )));
     }
+    Ok(())
+}
+
+/// Load `plan.scale` subscribers, in `partitions` hash partitions where that
+/// is not 0 (refused as [`refuse`] says). `rows_done` counts rows as they
+/// are written, for a progress bar.
+pub async fn load<E: Engine>(
+    engine: Arc<E>,
+    plan: &LoadPlan,
+    partitions: u32,
+    rows_done: Arc<AtomicU64>,
+) -> Result<LoadSummary, WorkloadError> {
+    refuse(engine.as_ref(), partitions)?;
     let (seed, subscribers) = (plan.seed, plan.scale);
     let mut entries = vec![(KEY_INDEX, "subscriber_nbr".to_string())];
     let (schema, partitioning) = match partitions {

@@ -236,6 +236,10 @@ impl Benchmark for Tatp {
     type LoadOptions = TatpLoadOptions;
     type RunOptions = TatpRunOptions;
 
+    fn refuse_load<E: Engine>(engine: &E, options: &TatpLoadOptions) -> Result<(), WorkloadError> {
+        load::refuse(engine, options.partitions)
+    }
+
     async fn load<E: Engine>(
         engine: Arc<E>,
         plan: &LoadPlan,
