@@ -170,7 +170,7 @@ impl PgEngine {
 }
 
 impl Engine for PgEngine {
-    /// Tables whose rows fit a page ([`row_size`]): PostgreSQL itself would
+    /// Tables whose rows fit a page (`row_size.rs`): PostgreSQL itself would
     /// create them and refuse their first row mid-load.
     fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
         match schema.tables.iter().find_map(row_size::too_big) {
