@@ -37,7 +37,7 @@ pub enum Arrival {
 /// A thread that sleeps costs a wake-up per arrival and sends through a
 /// cross-thread hand-off; a task that yields costs a core however low the rate,
 /// but hands each job to a session on its own thread. Which is better depends
-/// on the rate: above [`SPIN_FROM_RATE`](crate::driver::open_loop::SPIN_FROM_RATE)
+/// on the rate: above [`SPIN_FROM_RATE`](crate::driver::SPIN_FROM_RATE)
 /// per dispatcher the gaps are shorter than a wake-up costs, and sleeping saves
 /// nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

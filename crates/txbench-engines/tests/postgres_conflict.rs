@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use tokio_postgres::NoTls;
-use txbench_core::driver::pool::RetryPolicy;
+use txbench_core::driver::RetryPolicy;
 use txbench_core::driver::{self, RunOptions, WaitMode};
 use txbench_core::schema::Statement;
 use txbench_core::{

@@ -596,7 +596,7 @@ fn stock_level_counts_recent_items_below_the_threshold() {
 
 #[test]
 fn check_passes_after_a_run() {
-    use txbench_core::driver::{self, RunOptions, WaitMode, pool::RetryPolicy};
+    use txbench_core::driver::{self, RetryPolicy, RunOptions, WaitMode};
     let db = fresh();
     let dir = db._dir.path().to_path_buf();
     let engine = Arc::new(engine_at(&dir.join("t.db")));

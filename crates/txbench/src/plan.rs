@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use txbench_core::driver::pool::RetryPolicy;
+use txbench_core::driver::RetryPolicy;
 use txbench_core::driver::{self, OpenLoop, RateSchedule, StartAt};
 use txbench_core::rng::Rand;
 use txbench_core::settings::{Affinity, Arrival, Load, Pacing, RunSettings, Scale, WaitMode};

@@ -3,7 +3,7 @@
 //! queued in it longer and longer.
 
 use super::{Check, Status, median_latency_us};
-use crate::driver::seconds::Second;
+use crate::driver::Second;
 use crate::driver::{Arrival, DispatchStats, OpenLoop, Pacing, Recording};
 use crate::stats::anderson_darling::{self, CRITICAL_1_PERCENT};
 

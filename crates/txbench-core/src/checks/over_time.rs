@@ -3,7 +3,7 @@
 
 use super::{Check, median_latency_us};
 use crate::driver::Recording;
-use crate::driver::seconds::Second;
+use crate::driver::Second;
 
 /// A stall shorter than this many median latencies is no outage: with few
 /// terminals and slow transactions a second can pass with nothing completed.

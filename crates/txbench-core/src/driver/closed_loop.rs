@@ -23,8 +23,8 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::sleep_until;
 
 use super::SenderReport;
-use super::pool::{Done, Job, Route, Window};
 use super::stripe::{InFlight, SharedStripe, lock};
+use super::worker::{Done, Job, Route, Window};
 use crate::recorder;
 use crate::rng::Rand;
 pub use crate::settings::WaitMode;

@@ -1,45 +1,57 @@
 //! The driver owns time: terminals, the session pool, warm-up, the measurement
 //! window and a graceful stop. It knows no SQL.
+//!
+//! This module is the run's steps ([`run`]) and the types other crates use;
+//! the pool of sessions (`pool.rs`, each session's worker in `worker.rs`),
+//! what sends transactions (`senders.rs`) and the clock that collects what
+//! they record (`clock.rs`) each live in a module of their own.
 
-pub mod availability;
+mod availability;
+mod clock;
 mod closed_loop;
-pub mod open_loop;
-pub mod phases;
-pub mod pool;
-pub mod rate;
-pub mod schedule;
-pub mod seconds;
-pub mod segments;
+mod open_loop;
+mod phases;
+mod pool;
+mod rate;
+mod schedule;
+mod seconds;
+mod segments;
+mod senders;
 pub mod sizing;
-pub mod stopping;
-pub mod stripe;
+mod stopping;
+mod stripe;
+// The simulated server and the timer-floor example pace by it too.
 pub mod timer;
+mod worker;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::watch;
 
+pub use availability::{Answers, GAP_MIN, Gap};
 pub use closed_loop::{SchedulerStats, WaitMode};
-pub use open_loop::{Arrival, DispatchStats, OpenLoop, Pacing};
-use pool::{Job, RetryPolicy, Route, Window, WorkerContext, WorkerExit, spawn_worker};
+pub use open_loop::{Arrival, DispatchStats, OpenLoop, Pacing, SPIN_FROM_RATE};
 pub use rate::{RateSchedule, Segment};
-use seconds::{Second, Seconds};
-use segments::Segments;
-use stopping::{Stoppable, Watchdog};
-use stripe::{Collector, InFlight, SharedStripe, Stripe};
+pub use schedule::Scheduled;
+pub use seconds::Second;
+pub use worker::RetryPolicy;
+
+use availability::Availability;
+use clock::{Clock, GivenUp};
+use pool::Pool;
+use senders::{Senders, spawn_senders};
+use stopping::Watchdog;
+use stripe::InFlight;
+use worker::{Job, Route, Window};
 
 use crate::acks::AckLog;
 use crate::cpu;
-use crate::engine::{Engine, Session};
+use crate::engine::Engine;
 use crate::error::{DbError, ErrorKind};
-use crate::exec::{self, Spawned};
 use crate::recorder::Recorder;
-use crate::rng::Rand;
 use crate::sample::Sample;
 use crate::workload::Workload;
-use availability::{Answers, Availability};
 
 /// How to drive a run.
 #[derive(Debug, Clone)]
@@ -254,15 +266,6 @@ impl SenderReport {
     }
 }
 
-/// Random streams of the stripes' latency samples start here.
-const STRIPE_STREAMS: u64 = 1 << 61;
-/// Latencies kept per run for the statistics (split over the stripes).
-const SAMPLES_PER_RUN: usize = 200_000;
-/// After the window, how often the run looks whether what was due in it is done.
-const FINISH_POLL: Duration = Duration::from_millis(5);
-/// How long a cut run waits for its workers to hand back their thread's CPU.
-const WORKER_EXIT_WAIT: Duration = Duration::from_millis(200);
-
 /// Connect the sessions, run the terminals for warm-up plus duration, wait at
 /// most the grace for what was due in the window, and return what was
 /// measured. `stop` ends the run early (Ctrl-C): within a second, whatever
@@ -341,17 +344,7 @@ impl<I: Send + 'static> Running<I> {
             .chain(&sender_stripes)
             .cloned()
             .collect();
-        let clock = Clock {
-            collector: Collector::new(stripes, types),
-            total: Recorder::new(types),
-            interval: Recorder::new(types),
-            started,
-            last_tick: Instant::now(),
-            window,
-            window_start: start_wall + opts.warmup,
-            seconds: Seconds::default(),
-            segments: Segments::default(),
-        };
+        let clock = Clock::new(stripes, types, started, window, start_wall + opts.warmup);
         Running {
             pool,
             queues,
@@ -540,437 +533,4 @@ async fn anchor_start(
     let (now, instant) = (SystemTime::now(), Instant::now());
     let late = now.duration_since(start.at).unwrap_or_default();
     Ok((instant.checked_sub(late).unwrap_or(instant), start.at))
-}
-
-/// The session workers and what they share.
-struct Pool {
-    workers: Vec<Spawned<WorkerExit>>,
-    busy: Vec<Arc<AtomicU64>>,
-    stripes: Vec<SharedStripe>,
-    /// The sessions, to stop what they still execute at the run's end.
-    stoppable: Arc<Stoppable>,
-    /// Whether a session runs on the runtime's thread, where one that blocks
-    /// holds the run's clock.
-    blocks_the_clock: bool,
-}
-
-impl Pool {
-    /// Start a worker per session. Workers share a few stripes rather than
-    /// each having its own recorder: a recorder is some 20 histograms, and a
-    /// pool of hundreds of sessions (100,000 terminals with spec waits) would
-    /// otherwise hold gigabytes of them and merge them all every second. A
-    /// stripe's lock is held for one transaction's recording, so a few per
-    /// core keep contention negligible.
-    fn spawn<E: Engine, W: Workload>(
-        sessions: Vec<E::Session>,
-        workload: &Arc<W>,
-        queues: &[async_channel::Receiver<Job<W::Input>>],
-        window: Window,
-        opts: &RunOptions,
-        availability: &Arc<Availability>,
-    ) -> Pool {
-        let types = workload.transaction_types().len();
-        let count = sessions.len().max(1);
-        let stripes_n = recorder_stripes(count);
-        let stripes: Vec<SharedStripe> = (0..stripes_n)
-            .map(|s| {
-                let workers = count.div_ceil(stripes_n);
-                let seed = Rand::derive(opts.seed, STRIPE_STREAMS + s as u64).uniform(0, i64::MAX);
-                Stripe::shared(types, workers, SAMPLES_PER_RUN / stripes_n, seed as u64)
-            })
-            .collect();
-        let placement = exec::placement::<E>(sessions.len());
-        let mut pool = Pool {
-            workers: Vec::new(),
-            busy: Vec::new(),
-            stripes,
-            stoppable: Arc::default(),
-            blocks_the_clock: E::BLOCKING && placement == exec::Placement::Task,
-        };
-        let mut stoppable = Stoppable::default();
-        for (i, session) in sessions.into_iter().enumerate() {
-            let busy = Arc::new(AtomicU64::new(0));
-            let ctx = WorkerContext {
-                workload: Arc::clone(workload),
-                jobs: queues[i % queues.len()].clone(),
-                stripe: Arc::clone(&pool.stripes[i % stripes_n]),
-                slot: i / stripes_n,
-                window,
-                retry: opts.retry,
-                seed: Rand::derive(opts.seed, u64::MAX - i as u64).uniform(0, i64::MAX) as u64,
-                busy_ns: Arc::clone(&busy),
-                acks: opts.acks.clone(),
-                availability: Arc::clone(availability),
-                interrupted: stoppable.interrupted(),
-            };
-            stoppable.add(session.interrupter(), &ctx.stripe, ctx.slot);
-            pool.workers
-                .push(spawn_worker::<E, W>(session, ctx, placement));
-            pool.busy.push(busy);
-        }
-        pool.stoppable = Arc::new(stoppable);
-        pool
-    }
-
-    /// After the cut: wait a moment for the workers to stop (a worker still
-    /// inside a transaction is not waited for; a task is aborted), and return
-    /// the time the sessions spent executing: a worker's thread CPU when it
-    /// had a thread and stopped, else its busy time.
-    async fn stop(self) -> Duration {
-        let deadline = Instant::now() + WORKER_EXIT_WAIT;
-        let mut engine = Duration::ZERO;
-        for (worker, busy) in self.workers.into_iter().zip(self.busy) {
-            let busy = Duration::from_nanos(busy.load(Ordering::Relaxed));
-            engine += match worker.join_until(deadline).await {
-                Some(WorkerExit {
-                    thread_cpu: Some(cpu),
-                }) => cpu,
-                _ => busy,
-            };
-        }
-        engine
-    }
-}
-
-/// What the task that sends transactions saw.
-enum Senders {
-    /// The open-loop dispatchers.
-    Open(DispatchStats),
-    /// The closed-loop terminals' scheduler.
-    Closed(SchedulerStats),
-}
-
-/// Start what sends the transactions: the open-loop dispatcher threads, or
-/// the closed-loop scheduler; each records its lateness (and sheds) in a
-/// stripe of its own. The terminals are created in the task, so a stop can
-/// come while a million of them are.
-fn spawn_senders<W: Workload>(
-    workload: &Arc<W>,
-    opts: &RunOptions,
-    route: Route<W::Input>,
-    window: Window,
-    started: Instant,
-    cut: watch::Receiver<bool>,
-) -> (
-    tokio::task::JoinHandle<(Senders, SenderReport)>,
-    Vec<SharedStripe>,
-) {
-    let types = workload.transaction_types().len();
-    let threads = opts.open.as_ref().map_or(1, |o| o.dispatchers.max(1));
-    let stripes: Vec<SharedStripe> = (0..threads)
-        .map(|_| Stripe::shared(types, 0, 0, 0))
-        .collect();
-    let sending = Sending {
-        workload: Arc::clone(workload),
-        route,
-        seed: opts.seed,
-        window,
-        started,
-        stripes: stripes.clone(),
-        cut,
-    };
-    let (wait, open, terminals) = (opts.wait, opts.open.clone(), opts.terminals);
-    let task = tokio::spawn(async move {
-        // An open loop draws its arrivals' inputs from one terminal at least.
-        let count = terminals.max(usize::from(open.is_some()));
-        let all = sending.terminals(count).await;
-        match open {
-            Some(load) => sending.dispatch(all, load).await,
-            None => sending.schedule(all, wait).await,
-        }
-    });
-    (task, stripes)
-}
-
-/// What the sending task needs: the terminals' source, where jobs go, and
-/// when the run started, ends and is cut.
-struct Sending<W: Workload> {
-    workload: Arc<W>,
-    route: Route<W::Input>,
-    seed: u64,
-    window: Window,
-    started: Instant,
-    stripes: Vec<SharedStripe>,
-    cut: watch::Receiver<bool>,
-}
-
-impl<W: Workload> Sending<W> {
-    /// `count` terminals, made a few thousand at a time between looks at the
-    /// cut; fewer when the cut came first (the senders then end at once).
-    async fn terminals(&self, count: usize) -> Vec<W::Terminal> {
-        let mut all = Vec::with_capacity(count.max(1));
-        for t in 0..count {
-            all.push(self.workload.terminal(t, self.seed));
-            if t % 4096 == 4095 {
-                if *self.cut.borrow() {
-                    break;
-                }
-                tokio::task::yield_now().await;
-            }
-        }
-        all
-    }
-
-    /// Closed loop: the terminals' scheduler until the window ends or the cut.
-    async fn schedule(self, all: Vec<W::Terminal>, wait: WaitMode) -> (Senders, SenderReport) {
-        let stripe = self.stripes.into_iter().next().expect("one stripe");
-        let (stats, report) = closed_loop::run_terminals(
-            all,
-            self.route,
-            wait,
-            self.workload.transaction_types(),
-            self.seed,
-            self.window,
-            self.cut,
-            stripe,
-        )
-        .await;
-        (Senders::Closed(stats), report)
-    }
-
-    /// Open loop: a dispatcher per share of the terminals (a thread, or a
-    /// spinning task), until the window ends or the cut.
-    async fn dispatch(mut self, all: Vec<W::Terminal>, load: OpenLoop) -> (Senders, SenderReport) {
-        let types = self.workload.transaction_types().len();
-        let flag = Arc::new(AtomicBool::new(false));
-        let shares = open_loop::split(all, load.dispatchers);
-        let dispatchers: Vec<_> = (shares.into_iter().zip(self.stripes.iter().cloned()))
-            .enumerate()
-            .map(|(index, (terminals, stripe))| {
-                let spins = load.spins();
-                let d = open_loop::Dispatcher {
-                    terminals,
-                    route: self.route.clone(),
-                    load: load.clone(),
-                    index,
-                    seed: self.seed,
-                    start: self.started,
-                    window: self.window,
-                    stripe,
-                    types,
-                };
-                let flag = Arc::clone(&flag);
-                if spins {
-                    exec::spawn_at(exec::Placement::Task, "txbench-dispatch", async move {
-                        open_loop::dispatch_in_task(d, &flag).await
-                    })
-                } else {
-                    exec::spawn_thread("txbench-dispatch", move || {
-                        open_loop::dispatch_on_thread(d, &flag)
-                    })
-                }
-            })
-            .collect();
-        drop(self.route);
-        // The dispatchers end with the window, or at the cut.
-        let mut stats = Vec::new();
-        let mut report = SenderReport::new(types);
-        for d in dispatchers {
-            let mut done = std::pin::pin!(d.join());
-            let ended = tokio::select! {
-                out = &mut done => Some(out),
-                _ = self.cut.wait_for(|c| *c) => None,
-            };
-            let out = match ended {
-                Some(out) => out,
-                None => {
-                    flag.store(true, Ordering::Relaxed);
-                    done.await
-                }
-            };
-            if let Some((s, r)) = out {
-                stats.push(s);
-                report.add(r);
-            }
-        }
-        (Senders::Open(open_loop::combine(stats)), report)
-    }
-}
-
-/// The run's clock: ticks once a second, collecting the stripes into the
-/// interval and the totals.
-struct Clock {
-    collector: Collector,
-    total: Recorder,
-    interval: Recorder,
-    started: Instant,
-    last_tick: Instant,
-    window: Window,
-    window_start: SystemTime,
-    seconds: Seconds,
-    segments: Segments,
-}
-
-impl Clock {
-    /// Tick until the window is over and what was due in it is done, or the
-    /// grace after it ran out; true when `stop` ended the run first.
-    async fn wait_for_window<I, T>(
-        &mut self,
-        sender: &tokio::task::JoinHandle<T>,
-        queues: &[async_channel::Receiver<Job<I>>],
-        grace: Duration,
-        mut stop: watch::Receiver<bool>,
-        on_tick: &mut impl FnMut(Tick<'_>),
-    ) -> bool {
-        let mut ticker = tokio::time::interval(Duration::from_secs(1));
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        ticker.tick().await;
-        self.last_tick = Instant::now();
-        let give_up = self.window.end + grace;
-        loop {
-            let now = Instant::now();
-            // The window is waited out even when the senders have no more
-            // to send (a rate schedule ending in a pause, or too low a rate
-            // for another arrival): the run lasts the seconds it reports,
-            // and the commands scheduled in them run.
-            let done = now >= self.window.end
-                && sender.is_finished()
-                && queues.iter().all(|q| q.is_empty())
-                && self.collector.idle();
-            if done || now >= give_up {
-                return false;
-            }
-            let past_end = now >= self.window.end;
-            tokio::select! {
-                biased;
-                _ = stop.wait_for(|s| *s) => return true,
-                _ = ticker.tick() => {
-                    let queued = queues.iter().map(|q| q.len() as u64).sum();
-                    self.tick(queued, on_tick).await;
-                }
-                _ = tokio::time::sleep_until(self.window.end.into()), if !past_end => {}
-                _ = tokio::time::sleep(FINISH_POLL), if past_end => {}
-            }
-        }
-    }
-
-    /// Collect the last second and hand it on.
-    async fn tick(&mut self, queued: u64, on_tick: &mut impl FnMut(Tick<'_>)) {
-        let now = Instant::now();
-        let by_type = self.collector.outstanding();
-        let outstanding = by_type.iter().sum();
-        self.collector
-            .collect(&mut self.interval, &mut self.total)
-            .await;
-        self.seconds.tick(
-            self.window,
-            self.last_tick,
-            now,
-            &self.interval,
-            outstanding,
-        );
-        if self.window.overlaps(self.last_tick, now) {
-            self.segments.add(&self.interval);
-        }
-        let types = self.interval.measured.len();
-        // A fresh recorder for the next interval (its histograms start small
-        // and grow to what is recorded); the receiver keeps these.
-        let interval = std::mem::replace(&mut self.interval, Recorder::new(types));
-        self.emit(now, interval, (&by_type, queued), on_tick);
-    }
-
-    /// Hand on an interval ending `now`, with what was outstanding (per
-    /// type, and of it queued) then.
-    fn emit(
-        &mut self,
-        now: Instant,
-        interval: Recorder,
-        (outstanding, queued): (&[u64], u64),
-        on_tick: &mut impl FnMut(Tick<'_>),
-    ) {
-        let phase = if now < self.window.start {
-            Phase::WarmUp
-        } else if now <= self.window.end {
-            Phase::Measure
-        } else {
-            Phase::Finishing
-        };
-        on_tick(Tick {
-            elapsed: now - self.started,
-            phase,
-            interval,
-            interval_length: now - self.last_tick,
-            window_span: self.window.span(self.last_tick, now),
-            window_start: self.window_start,
-            total: &self.total,
-            outstanding,
-            queued,
-        });
-        self.last_tick = now;
-    }
-
-    /// The interval from the last tick to the cut, with the transactions given
-    /// up at the cut counted in it, so the intervals add up to the totals
-    /// exactly.
-    async fn last_interval(
-        &mut self,
-        given_up: GivenUp,
-        cut_at: Instant,
-        on_tick: &mut impl FnMut(Tick<'_>),
-    ) {
-        let mut interval = std::mem::replace(&mut self.interval, Recorder::new(0));
-        self.collector.collect_interval(&mut interval).await;
-        // The window's last completions, when it ended between two ticks:
-        // its last (part) second too, which a run that finished before the
-        // next tick would otherwise leave out of the seconds.
-        if self.window.overlaps(self.last_tick, cut_at) {
-            self.segments.add(&interval);
-        }
-        self.seconds
-            .tick(self.window, self.last_tick, cut_at, &interval, 0);
-        if cut_at > self.window.start {
-            given_up.record(&mut interval, self.window, cut_at);
-        }
-        self.total.merge(&interval);
-        let empty = interval
-            .measured
-            .iter()
-            .all(|t| t.latency.is_empty() && t.failed() == 0 && t.given_up() == 0)
-            && interval.lateness.is_empty();
-        if !empty {
-            // After the cut nothing is outstanding: what was is given up.
-            self.emit(Instant::now().max(cut_at), interval, (&[], 0), on_tick);
-        }
-    }
-}
-
-/// The transactions still unfinished when the run stopped waiting (all due
-/// before the window's end).
-struct GivenUp {
-    /// Per type, how many were sent to the pool and not finished.
-    outstanding: Vec<u64>,
-    /// Of those, the ones found (queued, or executing) with their intended starts.
-    found: Vec<InFlight>,
-    /// Due and never sent (the sender was behind).
-    unsent: Vec<InFlight>,
-}
-
-impl GivenUp {
-    /// Count each in `interval` as unfinished, with the time it had waited by
-    /// the cut as the lower bound of its latency. For the few a worker took
-    /// from the queue in the instant of the cut, which are counted but not
-    /// found, that is the time since the window's end, which none of them can
-    /// have waited less than.
-    fn record(&self, interval: &mut Recorder, window: Window, cut_at: Instant) {
-        let types = interval.measured.len();
-        let waited = |j: &InFlight| cut_at.saturating_duration_since(j.intended);
-        let least = cut_at.saturating_duration_since(window.end.min(cut_at));
-        for t in 0..types.min(self.outstanding.len()) {
-            let mut found = self.found.iter().filter(|j| j.txn_type == t).map(waited);
-            for _ in 0..self.outstanding[t] {
-                let w = found.next().unwrap_or(least);
-                interval.measured[t].record_given_up(w, false);
-            }
-        }
-        for j in self.unsent.iter().filter(|j| j.txn_type < types) {
-            interval.measured[j.txn_type].record_given_up(waited(j), false);
-        }
-    }
-}
-
-/// Recorders the workers of a pool of `sessions` share: four per core, at
-/// least 8, never more than the sessions.
-fn recorder_stripes(sessions: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    (4 * cores).max(8).min(sessions).max(1)
 }

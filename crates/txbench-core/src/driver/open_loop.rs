@@ -11,9 +11,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::pool::{Job, Route, Window};
 use super::rate::RateSchedule;
 use super::stripe::{InFlight, SharedStripe, lock};
+use super::worker::{Job, Route, Window};
 use super::{SenderReport, timer};
 use crate::cpu;
 use crate::recorder;
@@ -86,10 +86,10 @@ pub struct DispatchStats {
     /// Of those, arrivals shed because the client queue was full.
     pub shed: u64,
     /// Gaps between actual sends in the window of each dispatcher, after
-    /// thinning its sends at random to at most [`GAP_TEST_RATE`] per second,
-    /// measured in arrivals due between them over the peak rate (seconds
-    /// under a constant rate; under a schedule, gaps that a Poisson load
-    /// makes exponential, [`crate::driver::rate`]).
+    /// thinning its sends at random to at most 1,000 per second
+    /// (`GAP_TEST_RATE`), measured in arrivals due between them over the
+    /// peak rate (seconds under a constant rate; under a schedule, gaps that
+    /// a Poisson load makes exponential, `rate.rs`).
     pub send_gaps: Vec<f64>,
     /// The rate each dispatcher's sends were thinned to for `send_gaps` (at
     /// the schedule's peak).

@@ -1,472 +1,120 @@
-//! The session pool: a fixed set of workers, each owning one engine session and
-//! taking jobs from one shared queue.
-//!
-//! A job is one transaction with its intended start time. The worker executes it
-//! (retrying conflicts), records the outcome in a stripe it shares with a few
-//! other workers ([`super::stripe`]), and answers the submitter. Waiting in the
-//! queue for a free session is part of the latency, because latency is counted
-//! from the intended start.
-//!
-//! Workers of a blocking engine (SQLite) run on OS threads of their own, so a whole
-//! transaction runs there with one hand-off; workers of an asynchronous engine are
-//! tokio tasks. The worker loop is the same code in both cases.
+//! The session pool: a worker per session ([`super::worker`]), the stripes
+//! they record in, and the handles to stop them at the run's end.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use tokio::sync::mpsc;
-
+use super::RunOptions;
 use super::availability::Availability;
-use super::phases::Timed;
-use super::stripe::{InFlight, SharedStripe, lock};
-use crate::acks::AckLog;
-use crate::cpu;
+use super::stopping::Stoppable;
+use super::stripe::{SharedStripe, Stripe};
+use super::worker::{Job, Window, WorkerContext, WorkerExit, spawn_worker};
 use crate::engine::{Engine, Session};
-use crate::error::{DbError, ErrorKind};
-use crate::exec::{self, Placement, Spawned};
-use crate::recorder::Completion;
+use crate::exec::{self, Spawned};
 use crate::rng::Rand;
-use crate::sample::Sample;
-use crate::txn::Outcome;
 use crate::workload::Workload;
-use crate::written::Written;
 
-/// One transaction to execute.
-pub struct Job<I> {
-    /// The transaction input.
-    pub input: I,
-    /// Its type.
-    pub txn_type: usize,
-    /// When it should have started; latency counts from here.
-    pub intended: Instant,
-    /// Told when the transaction is done (the closed-loop scheduler waits for it).
-    pub done: Option<Done>,
+/// Random streams of the stripes' latency samples start here.
+const STRIPE_STREAMS: u64 = 1 << 61;
+/// Latencies kept per run for the statistics (split over the stripes).
+const SAMPLES_PER_RUN: usize = 200_000;
+/// How long a cut run waits for its workers to hand back their thread's CPU.
+const WORKER_EXIT_WAIT: Duration = Duration::from_millis(200);
+
+/// The session workers and what they share.
+pub(super) struct Pool {
+    workers: Vec<Spawned<WorkerExit>>,
+    busy: Vec<Arc<AtomicU64>>,
+    pub(super) stripes: Vec<SharedStripe>,
+    /// The sessions, to stop what they still execute at the run's end.
+    pub(super) stoppable: Arc<Stoppable>,
+    /// Whether a session runs on the runtime's thread, where one that blocks
+    /// holds the run's clock.
+    pub(super) blocks_the_clock: bool,
 }
 
-/// Where a worker reports a closed-loop terminal's transaction done: the
-/// scheduler's one channel, with the terminal's number and the finish time.
-#[derive(Debug)]
-pub struct Done {
-    /// The scheduler's channel.
-    pub to: mpsc::UnboundedSender<(u32, Instant)>,
-    /// The terminal.
-    pub terminal: u32,
-}
-
-/// Where a terminal's jobs go: one queue, or one per node of the database when
-/// terminals keep to a node (affinity).
-pub struct Route<I> {
-    /// The queues, one per node.
-    pub senders: Vec<async_channel::Sender<Job<I>>>,
-}
-
-impl<I> Clone for Route<I> {
-    fn clone(&self) -> Self {
-        Route {
-            senders: self.senders.clone(),
-        }
-    }
-}
-
-impl<I> Route<I> {
-    /// The queue of the terminal with this home and index: node (home - 1) mod
-    /// nodes, or by index for terminals without a home.
-    pub fn sender(&self, home: Option<u64>, index: usize) -> &async_channel::Sender<Job<I>> {
-        let n = self.senders.len();
-        let node = match home {
-            Some(h) => (h.saturating_sub(1) % n as u64) as usize,
-            None => index % n,
+impl Pool {
+    /// Start a worker per session. Workers share a few stripes rather than
+    /// each having its own recorder: a recorder is some 20 histograms, and a
+    /// pool of hundreds of sessions (100,000 terminals with spec waits) would
+    /// otherwise hold gigabytes of them and merge them all every second. A
+    /// stripe's lock is held for one transaction's recording, so a few per
+    /// core keep contention negligible.
+    pub(super) fn spawn<E: Engine, W: Workload>(
+        sessions: Vec<E::Session>,
+        workload: &Arc<W>,
+        queues: &[async_channel::Receiver<Job<W::Input>>],
+        window: Window,
+        opts: &RunOptions,
+        availability: &Arc<Availability>,
+    ) -> Pool {
+        let types = workload.transaction_types().len();
+        let count = sessions.len().max(1);
+        let stripes_n = recorder_stripes(count);
+        let stripes: Vec<SharedStripe> = (0..stripes_n)
+            .map(|s| {
+                let workers = count.div_ceil(stripes_n);
+                let seed = Rand::derive(opts.seed, STRIPE_STREAMS + s as u64).uniform(0, i64::MAX);
+                Stripe::shared(types, workers, SAMPLES_PER_RUN / stripes_n, seed as u64)
+            })
+            .collect();
+        let placement = exec::placement::<E>(sessions.len());
+        let mut pool = Pool {
+            workers: Vec::new(),
+            busy: Vec::new(),
+            stripes,
+            stoppable: Arc::default(),
+            blocks_the_clock: E::BLOCKING && placement == exec::Placement::Task,
         };
-        &self.senders[node]
+        let mut stoppable = Stoppable::default();
+        for (i, session) in sessions.into_iter().enumerate() {
+            let busy = Arc::new(AtomicU64::new(0));
+            let ctx = WorkerContext {
+                workload: Arc::clone(workload),
+                jobs: queues[i % queues.len()].clone(),
+                stripe: Arc::clone(&pool.stripes[i % stripes_n]),
+                slot: i / stripes_n,
+                window,
+                retry: opts.retry,
+                seed: Rand::derive(opts.seed, u64::MAX - i as u64).uniform(0, i64::MAX) as u64,
+                busy_ns: Arc::clone(&busy),
+                acks: opts.acks.clone(),
+                availability: Arc::clone(availability),
+                interrupted: stoppable.interrupted(),
+            };
+            stoppable.add(session.interrupter(), &ctx.stripe, ctx.slot);
+            pool.workers
+                .push(spawn_worker::<E, W>(session, ctx, placement));
+            pool.busy.push(busy);
+        }
+        pool.stoppable = Arc::new(stoppable);
+        pool
     }
-}
 
-/// The measurement window: the transactions completed inside it are measured,
-/// and those unfinished when it closes.
-#[derive(Debug, Clone, Copy)]
-pub struct Window {
-    /// Start of measurement (end of warm-up).
-    pub start: Instant,
-    /// End of measurement.
-    pub end: Instant,
-}
-
-impl Window {
-    /// Whether an instant lies inside the window.
-    pub fn contains(&self, t: Instant) -> bool {
-        t >= self.start && t < self.end
-    }
-
-    /// Whether the span from `from` to `to` overlaps the window.
-    pub fn overlaps(&self, from: Instant, to: Instant) -> bool {
-        to > self.start && from < self.end
-    }
-
-    /// `from..to` as offsets from the window's start, the part before it left
-    /// out. Past the end the offsets go on: the transactions unfinished when
-    /// the window closed that complete after it are recorded there.
-    pub fn span(&self, from: Instant, to: Instant) -> (Duration, Duration) {
-        let offset = |t: Instant| t.saturating_duration_since(self.start);
-        (offset(from), offset(to))
-    }
-}
-
-/// How conflicts are retried.
-#[derive(Debug, Clone, Copy)]
-pub struct RetryPolicy {
-    /// Attempts beyond the first before the transaction counts as failed.
-    pub max_retries: u32,
-    /// The first backoff; doubled per retry, with full jitter.
-    pub base_backoff: Duration,
-    /// The largest backoff.
-    pub max_backoff: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        RetryPolicy {
-            max_retries: 5,
-            base_backoff: Duration::from_micros(200),
-            max_backoff: Duration::from_millis(100),
-        }
-    }
-}
-
-/// What a worker hands back when it stops (the queue closed, or the run was cut).
-pub struct WorkerExit {
-    /// CPU time of the worker's own thread, when it had one.
-    pub thread_cpu: Option<Duration>,
-}
-
-/// Everything a worker needs besides its session.
-pub struct WorkerContext<W: Workload> {
-    /// The workload whose procedures it runs.
-    pub workload: Arc<W>,
-    /// The shared job queue.
-    pub jobs: async_channel::Receiver<Job<W::Input>>,
-    /// The stripe the worker records into (shared with a few other workers).
-    pub stripe: SharedStripe,
-    /// The worker's slot in its stripe.
-    pub slot: usize,
-    /// The measurement window.
-    pub window: Window,
-    /// Retry policy for conflicts.
-    pub retry: RetryPolicy,
-    /// Seed of the backoff jitter stream.
-    pub seed: u64,
-    /// Nanoseconds spent executing transactions (retries and backoff
-    /// included), readable while the worker runs.
-    pub busy_ns: Arc<AtomicU64>,
-    /// Where what became of each attempt that stated its writes goes, when
-    /// the run keeps an acknowledged-work log.
-    pub acks: Option<AckLog>,
-    /// The run's clock of answers: each transaction the database answered,
-    /// each connection re-established.
-    pub availability: Arc<Availability>,
-    /// Set once the run interrupted its sessions: a failure from then on is
-    /// txbench's doing, and the transaction counts as unfinished.
-    pub interrupted: Arc<AtomicBool>,
-}
-
-/// Start one worker for a session, on a thread or a task (see [`exec::placement`]).
-pub fn spawn_worker<E: Engine, W: Workload>(
-    session: E::Session,
-    ctx: WorkerContext<W>,
-    placement: Placement,
-) -> Spawned<WorkerExit> {
-    let own_thread = placement == Placement::Thread;
-    // A blocking session run as a task holds the runtime's thread for a whole
-    // transaction: it yields after each one, so the clock (and a stop) runs
-    // between transactions rather than every 128 of them.
-    let yield_each = E::BLOCKING && !own_thread;
-    exec::spawn_at(
-        placement,
-        "txbench-session",
-        worker_loop(session, ctx, own_thread, yield_each),
-    )
-}
-
-/// `own_thread`: the worker has an OS thread to itself, so it may sleep the thread
-/// and its thread clock is its CPU time. `yield_each`: it yields to the runtime
-/// after every job.
-async fn worker_loop<S: Session, W: Workload>(
-    session: S,
-    ctx: WorkerContext<W>,
-    own_thread: bool,
-    yield_each: bool,
-) -> WorkerExit {
-    let mut session = Timed::new(session, ctx.workload.operations());
-    let mut jitter = Rand::new(ctx.seed);
-    let mut written = Written::new();
-    let mut losses_in_a_row = 0u32;
-    while let Ok(job) = ctx.jobs.recv().await {
-        // The queue is fed from other threads and never makes the task wait
-        // while it is full: without a yield now and then, a worker on the
-        // driver's thread would keep the ticks (and the stop) from running.
-        if yield_each {
-            tokio::task::yield_now().await;
-        } else {
-            tokio::task::coop::consume_budget().await;
-        }
-        let noted = InFlight {
-            txn_type: job.txn_type,
-            intended: job.intended,
-        };
-        if !lock(&ctx.stripe).start(ctx.slot, noted) {
-            // The run was cut: this job counts as unfinished.
-            break;
-        }
-        // What the session did on the wire before (its connection's setup,
-        // the last job's failed attempts) is not this job's.
-        let _ = session.take_wire();
-        let started = Instant::now();
-        let attempted = attempt(
-            &mut session,
-            &ctx,
-            &job,
-            (&mut jitter, &mut written),
-            own_thread,
-        )
-        .await;
-        let finished = Instant::now();
-        add_busy(&ctx.busy_ns, finished - started);
-        if attempted.result.is_err() && ctx.interrupted.load(Ordering::SeqCst) {
-            // Stopped by the run's end, not failed: it stays in flight, and
-            // the cut counts it unfinished.
-            break;
-        }
-        if attempted.result.is_ok() {
-            ctx.availability.answered(finished);
-        }
-        if !record(&mut session, &ctx, &job, (started, finished), &attempted) {
-            // Cut while it ran: the driver counted it unfinished.
-            break;
-        }
-        if let Some(done) = job.done {
-            let _ = done.to.send((done.terminal, finished));
-        }
-        if !attempted.lost_connection {
-            losses_in_a_row = 0;
-            continue;
-        }
-        // Jobs wait in the queue meanwhile: the outage shows as their
-        // queueing, and in the latency of the terminal's next transaction.
-        losses_in_a_row += 1;
-        let down = Instant::now();
-        let retry = &ctx.retry;
-        if reconnect(
-            &mut session,
-            retry,
-            &mut jitter,
-            own_thread,
-            losses_in_a_row,
-        )
-        .await
-        {
-            ctx.availability.reconnected(Instant::now());
-        }
-        add_busy(&ctx.busy_ns, down.elapsed());
-    }
-    WorkerExit {
-        // On its own thread, the thread's clock is the worker's CPU.
-        thread_cpu: own_thread.then(cpu::thread_cpu_time),
-    }
-}
-
-/// How a job's attempts ended.
-struct Attempted {
-    result: Result<Outcome, DbError>,
-    retries: u32,
-    /// What each retried attempt ended in ([`DbError::into_cause`]); allocated
-    /// only when there are retries.
-    retry_causes: Vec<String>,
-    /// The connection was lost: the session must come back before the next job.
-    lost_connection: bool,
-}
-
-/// Execute a job, retrying conflicts as the policy says, with backoff. What
-/// became of each attempt that stated its writes goes to the run's
-/// acknowledged-work log, if it keeps one.
-async fn attempt<S: Session, W: Workload>(
-    session: &mut Timed<S>,
-    ctx: &WorkerContext<W>,
-    job: &Job<W::Input>,
-    (jitter, written): (&mut Rand, &mut Written),
-    own_thread: bool,
-) -> Attempted {
-    let mut retries = 0u32;
-    let mut retry_causes = Vec::new();
-    loop {
-        written.clear();
-        let attempt = if S::EXECUTION.whole_transactions() {
-            let info = &ctx.workload.transaction_types()[job.txn_type];
-            session
-                .run_transaction(job.txn_type, info, &job.input)
-                .await
-                .map(|(outcome, _)| outcome)
-        } else {
-            ctx.workload.execute(session, &job.input, written).await
-        };
-        if let Some(log) = &ctx.acks {
-            let status = written.status(&attempt);
-            log.record(job.txn_type, written, status);
-        }
-        let e = match attempt {
-            Ok(outcome) => {
-                return Attempted {
-                    result: Ok(outcome),
-                    retries,
-                    retry_causes,
-                    lost_connection: false,
-                };
-            }
-            Err(e) => e,
-        };
-        // The transaction is lost with the connection: it counts as an error
-        // of kind "connection", ending when it failed.
-        let lost_connection = e.kind == ErrorKind::Connection;
-        if !lost_connection {
-            // Best effort: the session may already be outside a transaction.
-            let _ = session.rollback().await;
-        }
-        let stopped = ctx.interrupted.load(Ordering::SeqCst);
-        if stopped || lost_connection || !e.kind.is_retryable() || retries >= ctx.retry.max_retries
-        {
-            return Attempted {
-                result: Err(e),
-                retries,
-                retry_causes,
-                lost_connection,
+    /// After the cut: wait a moment for the workers to stop (a worker still
+    /// inside a transaction is not waited for; a task is aborted), and return
+    /// the time the sessions spent executing: a worker's thread CPU when it
+    /// had a thread and stopped, else its busy time.
+    pub(super) async fn stop(self) -> Duration {
+        let deadline = Instant::now() + WORKER_EXIT_WAIT;
+        let mut engine = Duration::ZERO;
+        for (worker, busy) in self.workers.into_iter().zip(self.busy) {
+            let busy = Duration::from_nanos(busy.load(Ordering::Relaxed));
+            engine += match worker.join_until(deadline).await {
+                Some(WorkerExit {
+                    thread_cpu: Some(cpu),
+                }) => cpu,
+                _ => busy,
             };
         }
-        retries += 1;
-        retry_causes.push(e.into_cause());
-        pause(backoff(&ctx.retry, retries, jitter), own_thread).await;
+        engine
     }
 }
 
-/// Record a finished job in the worker's stripe: what completes in the window
-/// is measured; what was unfinished when it closed and completes in the grace
-/// after it counts as unfinished. False when the run was cut while it ran.
-fn record<S: Session, W: Workload>(
-    session: &mut Timed<S>,
-    ctx: &WorkerContext<W>,
-    job: &Job<W::Input>,
-    (started, finished): (Instant, Instant),
-    attempted: &Attempted,
-) -> bool {
-    let completion = Completion {
-        txn_type: job.txn_type,
-        latency: finished.saturating_duration_since(job.intended),
-        service: finished - started,
-        queue: started.saturating_duration_since(job.intended),
-        phases: session.take(),
-        retries: attempted.retries,
-        retry_causes: &attempted.retry_causes,
-        result: &attempted.result,
-        wire: session.take_wire(),
-    };
-    let in_window = ctx.window.contains(finished);
-    let late = finished >= ctx.window.end && job.intended < ctx.window.end;
-    let mut stripe = lock(&ctx.stripe);
-    if !stripe.finish(ctx.slot) {
-        return false;
-    }
-    if late {
-        stripe.recorder.record_late(&completion);
-    } else {
-        stripe.recorder.record(&completion, in_window);
-    }
-    if !session.operations.is_empty() {
-        stripe
-            .recorder
-            .record_operations(&session.operations, in_window);
-    }
-    if in_window && attempted.result.is_ok() {
-        stripe.samples.offer(Sample {
-            intended_us: (job.intended.saturating_duration_since(ctx.window.start)).as_micros()
-                as u64,
-            latency_us: completion.latency.as_micros() as u64,
-            txn_type: job.txn_type as u16,
-        });
-    }
-    drop(stripe);
-    session.operations.clear();
-    true
-}
-
-fn add_busy(busy_ns: &AtomicU64, d: Duration) {
-    busy_ns.fetch_add(d.as_nanos() as u64, Ordering::Relaxed);
-}
-
-async fn pause(d: Duration, own_thread: bool) {
-    if own_thread {
-        std::thread::sleep(d);
-    } else {
-        tokio::time::sleep(d).await;
-    }
-}
-
-/// How long a worker keeps trying to re-establish a lost connection before it
-/// takes the next job (which then fails fast and tries again).
-const RECONNECT_PATIENCE: Duration = Duration::from_secs(10);
-
-/// Re-establish a session's connection with backoff, for at most
-/// [`RECONNECT_PATIENCE`]. After `losses` connections lost in a row, the
-/// server accepts connections but serves nothing (a server still starting):
-/// the session backs off before it tries, rather than fail transaction after
-/// transaction at once, which would leave the outage in no latency. True when
-/// the connection came back.
-async fn reconnect<S: Session>(
-    session: &mut S,
-    policy: &RetryPolicy,
-    jitter: &mut Rand,
-    own_thread: bool,
-    losses: u32,
-) -> bool {
-    let slow = RetryPolicy {
-        base_backoff: Duration::from_millis(50),
-        max_backoff: Duration::from_secs(1),
-        ..*policy
-    };
-    if losses > 1 {
-        pause(backoff(&slow, losses - 1, jitter), own_thread).await;
-    }
-    let give_up = Instant::now() + RECONNECT_PATIENCE;
-    let mut attempt = 0;
-    while Instant::now() < give_up {
-        if session.reconnect().await.is_ok() {
-            return true;
-        }
-        attempt += 1;
-        pause(backoff(&slow, attempt, jitter), own_thread).await;
-    }
-    false
-}
-
-/// Exponential backoff with full jitter: uniform in [0, min(max, base * 2^(n-1))].
-fn backoff(policy: &RetryPolicy, retry: u32, jitter: &mut Rand) -> Duration {
-    let cap = policy
-        .base_backoff
-        .saturating_mul(1u32 << retry.saturating_sub(1).min(20))
-        .min(policy.max_backoff);
-    cap.mul_f64(jitter.unit())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        let p = RetryPolicy::default();
-        let mut r = Rand::new(1);
-        for retry in 1..30 {
-            let b = backoff(&p, retry, &mut r);
-            assert!(b <= p.max_backoff);
-            let cap = p.base_backoff * (1u32 << (retry - 1).min(20));
-            assert!(b <= cap);
-        }
-    }
+/// Recorders the workers of a pool of `sessions` share: four per core, at
+/// least 8, never more than the sessions.
+fn recorder_stripes(sessions: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    (4 * cores).max(8).min(sessions).max(1)
 }

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use super::pool::Window;
+use super::worker::Window;
 use crate::recorder::Recorder;
 
 /// One second of the measurement window (one tick of the run's clock).

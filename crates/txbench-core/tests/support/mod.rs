@@ -7,7 +7,7 @@ use std::future::{Future, ready};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use txbench_core::driver::pool::RetryPolicy;
+use txbench_core::driver::RetryPolicy;
 use txbench_core::driver::{
     self, Arrival, OpenLoop, Pacing, RateSchedule, Recording, RunOptions, WaitMode,
 };

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
-use txbench_core::driver::availability::{Answers, GAP_MIN, Gap};
+use txbench_core::driver::{Answers, GAP_MIN, Gap};
 use txbench_core::error::ErrorKind;
 use txbench_core::faults::{CommandKind, FaultImpact, FaultResult, FaultSecond};
 use txbench_core::recorder::Recorder;

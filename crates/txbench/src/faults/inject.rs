@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
-use txbench_core::driver::schedule::Scheduled;
+use txbench_core::driver::Scheduled;
 use txbench_engines::redact;
 
 use super::plan::PlannedCommand;
