@@ -153,12 +153,12 @@ impl Write {
 }
 
 impl Engine for RedisEngine {
+    type Session = RedisSession;
+    const BLOCKING: bool = false;
+
     fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
         kv_store::can_hold(ENGINE, schema)
     }
-
-    type Session = RedisSession;
-    const BLOCKING: bool = false;
 
     fn name(&self) -> &'static str {
         "redis"

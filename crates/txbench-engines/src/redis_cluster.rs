@@ -112,6 +112,9 @@ impl RedisClusterEngine {
 }
 
 impl Engine for RedisClusterEngine {
+    type Session = RedisClusterSession;
+    const BLOCKING: bool = false;
+
     /// Every table needs a primary key (its rows' keys).
     fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
         match schema.tables.iter().find(|t| t.primary_key.is_empty()) {
@@ -125,9 +128,6 @@ impl Engine for RedisClusterEngine {
             None => Ok(()),
         }
     }
-
-    type Session = RedisClusterSession;
-    const BLOCKING: bool = false;
 
     fn name(&self) -> &'static str {
         "redis-cluster"

@@ -144,12 +144,12 @@ fn tls_options(files: &TlsFiles) -> Result<TlsOptions, DbError> {
 }
 
 impl Engine for EtcdEngine {
+    type Session = EtcdSession;
+    const BLOCKING: bool = false;
+
     fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
         crate::kv_store::can_hold(session::ENGINE, schema)
     }
-
-    type Session = EtcdSession;
-    const BLOCKING: bool = false;
 
     fn name(&self) -> &'static str {
         "etcd"

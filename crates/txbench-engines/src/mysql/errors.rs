@@ -43,7 +43,7 @@ pub(super) fn map_err(e: mysql_async::Error, context: &str) -> DbError {
 /// parenthesis (`CREATE TABLE \`usertable\``), not its columns, which a
 /// wide table has by the thousand.
 pub(super) fn statement_head(sql: &str) -> &str {
-    sql.split('(').next().unwrap_or(sql).trim_end()
+    sql.split_once('(').map_or(sql, |(head, _)| head).trim_end()
 }
 
 #[cfg(test)]

@@ -170,6 +170,9 @@ impl PgEngine {
 }
 
 impl Engine for PgEngine {
+    type Session = PgSession;
+    const BLOCKING: bool = false;
+
     /// Tables whose rows fit a page (`row_size.rs`): PostgreSQL itself would
     /// create them and refuse their first row mid-load.
     fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
@@ -178,9 +181,6 @@ impl Engine for PgEngine {
             None => Ok(()),
         }
     }
-
-    type Session = PgSession;
-    const BLOCKING: bool = false;
 
     fn name(&self) -> &'static str {
         "postgres"
