@@ -213,6 +213,10 @@ impl Execution {
     }
 }
 
+/// A transaction's input as [`Session::run_transaction`] takes it: any
+/// serialisable value, its type erased (a server's client encodes it).
+pub type TxnInput<'a> = &'a (dyn erased_serde::Serialize + Sync);
+
 /// One connection to a database, used by one task at a time: transactions.
 /// Schema and bulk loading are a [`Loader`], which a session offers through
 /// [`Session::loader`] when its engine can do them.
@@ -221,10 +225,16 @@ impl Execution {
 /// embedded engine completes them synchronously and the driver gives each of its
 /// sessions an OS thread of its own.
 pub trait Session: Send + 'static {
-    /// How the session executes a transaction.
+    /// How the session executes a transaction. Read it through
+    /// [`Session::execution`]: an [`AnySession`](crate::any_engine::AnySession)
+    /// knows its engine's only at run time.
     const EXECUTION: Execution = Execution::Statements;
     /// The session's schema and bulk-load calls ([`NoLoader`] when it has none).
-    type Loader: Loader;
+    type Loader: Loader + ?Sized;
+    /// How the session executes a transaction ([`Session::EXECUTION`]).
+    fn execution(&self) -> Execution {
+        Self::EXECUTION
+    }
     /// Its schema and bulk-load calls; `None` for a session that cannot create
     /// tables or load them (a txbench server's client).
     fn loader(&mut self) -> Option<&mut Self::Loader>;
@@ -271,11 +281,11 @@ pub trait Session: Send + 'static {
     /// Execute one whole transaction of type `txn_type` (described by `info`)
     /// with `input`, where [`Session::EXECUTION`] says whole transactions;
     /// returns how it ended and the server's own execution time.
-    fn run_transaction<I: serde::Serialize + Sync>(
+    fn run_transaction(
         &mut self,
         txn_type: usize,
         info: &crate::txn::TxnTypeInfo,
-        input: &I,
+        input: TxnInput<'_>,
     ) -> impl Future<Output = Result<(crate::txn::Outcome, std::time::Duration), DbError>> + Send
     {
         let _ = (txn_type, info, input);
@@ -453,8 +463,19 @@ pub trait Engine: Send + Sync + 'static {
     type Session: Session;
 
     /// True when the session's futures complete synchronously (an embedded database):
-    /// the driver then runs each session on an OS thread of its own.
+    /// the driver then runs each session on an OS thread of its own. Read it
+    /// through [`Engine::blocking`], as [`Session::EXECUTION`].
     const BLOCKING: bool;
+
+    /// Whether its sessions block ([`Engine::BLOCKING`]).
+    fn blocking(&self) -> bool {
+        Self::BLOCKING
+    }
+
+    /// How its sessions execute a transaction ([`Session::EXECUTION`]).
+    fn execution(&self) -> Execution {
+        <Self::Session as Session>::EXECUTION
+    }
 
     /// A short name of the engine ("sqlite", "postgres", ...).
     fn name(&self) -> &'static str;

@@ -69,30 +69,30 @@ pub enum Placement {
     Task,
 }
 
-/// Where the sessions of a pool of `sessions` sessions of engine `E` should run.
-pub fn placement<E: Engine>(sessions: usize) -> Placement {
+/// Where the sessions of a pool of `sessions` sessions of `engine` should run.
+pub fn placement<E: Engine>(engine: &E, sessions: usize) -> Placement {
     let single_threaded = tokio::runtime::Handle::try_current()
         .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread);
-    if !E::BLOCKING || (sessions == 1 && single_threaded) {
+    if !engine.blocking() || (sessions == 1 && single_threaded) {
         Placement::Task
     } else {
         Placement::Thread
     }
 }
 
-/// Start `fut` on the executor engine `E` needs. Must be called inside a tokio runtime.
+/// Start `fut` on the executor `engine` needs. Must be called inside a tokio runtime.
 ///
 /// A blocking engine's future completes synchronously at every step, so it runs on
 /// a thread of its own (with the runtime entered, so tokio timers work there) and
 /// never stalls the runtime's workers.
-pub fn spawn<E, T, F>(name: &str, fut: F) -> Spawned<T>
+pub fn spawn<E, T, F>(engine: &E, name: &str, fut: F) -> Spawned<T>
 where
     E: Engine,
     T: Send + 'static,
     F: Future<Output = T> + Send + 'static,
 {
     spawn_at(
-        if E::BLOCKING {
+        if engine.blocking() {
             Placement::Thread
         } else {
             Placement::Task

@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 pub mod acks;
+pub mod any_engine;
 pub mod check;
 pub mod checks;
 pub mod cpu;
@@ -65,7 +66,7 @@ pub mod written;
 pub use driver::{RunOptions, WaitMode};
 pub use engine::{
     Call, CallKind, Engine, Execution, Isolation, Loader, NoLoader, Reply, RoundTrips, Session,
-    Timestamps, TxMode,
+    Timestamps, TxMode, TxnInput,
 };
 pub use error::{DbError, ErrorKind};
 pub use shard::Shard;

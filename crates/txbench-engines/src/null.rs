@@ -19,7 +19,8 @@ use txbench_core::rng::Rand;
 use txbench_core::schema::{Index, Statement, Table};
 use txbench_core::workload::Outcome;
 use txbench_core::{
-    DbError, Engine, Execution, Loader, Param, RowBatch, Rows, Session, TxMode, TxnTypeInfo,
+    DbError, Engine, Execution, Loader, Param, RowBatch, Rows, Session, TxMode, TxnInput,
+    TxnTypeInfo,
 };
 
 /// The null engine.
@@ -126,11 +127,11 @@ impl<A: Answer> Session for Dataless<A> {
 
     const EXECUTION: Execution = Execution::Dataless;
 
-    async fn run_transaction<I: serde::Serialize + Sync>(
+    async fn run_transaction(
         &mut self,
         _txn_type: usize,
         info: &TxnTypeInfo,
-        _input: &I,
+        _input: TxnInput<'_>,
     ) -> Result<(Outcome, Duration), DbError> {
         self.0.answer(info).await
     }

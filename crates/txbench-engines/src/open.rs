@@ -1,14 +1,16 @@
 //! Engines build themselves: the `--db` URLs and the engine options a command
 //! asks for become an engine here, and an engine that cannot honour an option
 //! refuses it by name instead of dropping it. The command's work is then run
-//! with the engine, generic over its type ([`WithEngine`]), so that every
-//! engine's sessions are called without dynamic dispatch.
+//! with the engine as an [`AnyEngine`] ([`WithEngine`]), so that each command
+//! is compiled once, not once per engine; each engine's own code is compiled
+//! once, and its sessions are called through one indirection.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use thiserror::Error;
-use txbench_core::{DbError, Engine, Isolation, RoundTrips, Timestamps};
+use txbench_core::any_engine::AnyEngine;
+use txbench_core::{DbError, Isolation, RoundTrips, Timestamps};
 
 use crate::file_lock::{FileLock, Holders};
 use crate::target::Target;
@@ -35,8 +37,9 @@ pub struct EngineOptions {
 pub trait WithEngine {
     /// What the work gives back.
     type Output;
-    /// Do the work with `engine`.
-    fn with<E: Engine>(self, engine: Arc<E>) -> impl Future<Output = Self::Output>;
+    /// Do the work with `engine`: every engine as one type, so that the
+    /// work is compiled once, not once per engine (see [`AnyEngine`]).
+    fn with(self, engine: Arc<AnyEngine>) -> impl Future<Output = Self::Output>;
 }
 
 /// Why no engine could be built.
@@ -217,7 +220,9 @@ pub async fn with_engine<W: WithEngine>(
     let target = Target::parse_all(urls)?;
     refuse_unhonoured(&target, options)?;
     let isolation = options.isolation;
-    Ok(match target {
+    // Held until the work is done with the file.
+    let mut _lock = None;
+    let engine = match target {
         Target::Sqlite(config) => {
             let holders = if options.shared_by_shards {
                 Holders::Shards
@@ -228,64 +233,65 @@ pub async fn with_engine<W: WithEngine>(
             // Opened first: a file that cannot be opened (read-only, damaged)
             // is named as such rather than by its lock file's failure.
             let engine = crate::sqlite::SqliteEngine::new(config)?;
-            // Held until the work is done with the file.
-            let _lock = path
+            _lock = path
                 .as_deref()
                 .map(|p| FileLock::acquire(p, holders).map_err(OpenError::Lock))
                 .transpose()?;
-            work.with(Arc::new(engine)).await
+            AnyEngine::new(engine)
         }
         Target::Postgres(target) => {
             let engine = crate::postgres::PgEngine::new(target, isolation)
                 .with_round_trips(options.round_trips)
                 .with_timestamps(options.timestamps);
-            work.with(Arc::new(engine)).await
+            AnyEngine::new(engine)
         }
         Target::Mysql(target) => {
             let engine = crate::mysql::MyEngine::new(vec![target], isolation)
                 .with_round_trips(options.round_trips);
-            work.with(Arc::new(engine)).await
+            AnyEngine::new(engine)
         }
         Target::MysqlCluster(nodes) => {
             let engine =
                 crate::mysql::MyEngine::new(nodes, isolation).with_round_trips(options.round_trips);
-            work.with(Arc::new(engine)).await
+            AnyEngine::new(engine)
         }
-        Target::Null => work.with(Arc::new(crate::null::NullEngine)).await,
+        Target::Null => AnyEngine::new(crate::null::NullEngine),
         Target::Redis(target) => {
             let engine = crate::redis::RedisEngine::new(target)?;
-            work.with(Arc::new(engine)).await
+            AnyEngine::new(engine)
         }
         Target::RedisCluster(target) => {
             let engine = crate::redis_cluster::RedisClusterEngine::new(target)?;
-            work.with(Arc::new(engine)).await
+            AnyEngine::new(engine)
         }
         Target::Remote(target) => {
             let engine = txbench_remote::RemoteEngine::new(target, options.workload)
                 .with_timestamps(options.timestamps == Timestamps::Kernel);
-            work.with(Arc::new(engine)).await
+            AnyEngine::new(engine)
         }
         Target::Sim(config) => {
             let engine = crate::sim::SimEngine::new(config)?;
-            work.with(Arc::new(engine)).await
+            AnyEngine::new(engine)
         }
         #[cfg(feature = "etcd")]
         Target::Etcd(target) => {
             let engine = crate::etcd::EtcdEngine::new(target)?;
-            work.with(Arc::new(engine)).await
+            AnyEngine::new(engine)
         }
-    })
+    };
+    Ok(work.with(Arc::new(engine)).await)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use txbench_core::Engine;
 
     /// Work that only says which engine it was given.
     struct Name;
     impl WithEngine for Name {
         type Output = &'static str;
-        async fn with<E: Engine>(self, engine: Arc<E>) -> &'static str {
+        async fn with(self, engine: Arc<AnyEngine>) -> &'static str {
             engine.name()
         }
     }

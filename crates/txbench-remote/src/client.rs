@@ -27,6 +27,7 @@ use tokio_util::codec::{Framed, LengthDelimitedCodec};
 use txbench_core::schema::Statement;
 use txbench_core::{
     DbError, Engine, ErrorKind, Execution, NoLoader, Outcome, Param, Rows, Session, TxMode,
+    TxnInput,
 };
 use txbench_wire::{StampedStream, Wire, WireLog};
 
@@ -421,11 +422,11 @@ impl Session for RemoteSession {
         None
     }
 
-    async fn run_transaction<I: serde::Serialize + Sync>(
+    async fn run_transaction(
         &mut self,
         txn_type: usize,
         _info: &txbench_core::TxnTypeInfo,
-        input: &I,
+        input: TxnInput<'_>,
     ) -> Result<(Outcome, Duration), DbError> {
         let bytes = postcard::to_stdvec(input)
             .map_err(|e| DbError::new(ErrorKind::Other, format!("encoding the input: {e}")))?;

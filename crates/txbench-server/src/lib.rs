@@ -152,7 +152,7 @@ async fn start_workers<E: Engine, W: Workload>(
             queue.clone(),
             Arc::clone(counters),
         );
-        pool.push(exec::spawn::<E, _, _>("txbench-serve", worker));
+        pool.push(exec::spawn(&**engine, "txbench-serve", worker));
     }
     Ok(pool)
 }

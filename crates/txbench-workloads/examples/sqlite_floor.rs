@@ -77,6 +77,10 @@ impl<S: Session> Recording<S> {
 impl<S: Session> Session for Recording<S> {
     type Loader = S::Loader;
 
+    fn execution(&self) -> txbench_core::Execution {
+        self.inner.execution()
+    }
+
     fn loader(&mut self) -> Option<&mut S::Loader> {
         self.inner.loader()
     }

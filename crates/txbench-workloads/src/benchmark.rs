@@ -270,7 +270,7 @@ pub struct Variant<O> {
 /// runs only scripts (Redis Cluster: one Lua script a transaction, on the
 /// partition of its rows), saying where it runs instead.
 pub fn refuse_unscripted<E: Engine>(engine: &E, about: &About) -> Result<(), WorkloadError> {
-    if <E::Session as Session>::EXECUTION != Execution::Scripts {
+    if engine.execution() != Execution::Scripts {
         return Ok(());
     }
     Err(WorkloadError::BadOption(format!(

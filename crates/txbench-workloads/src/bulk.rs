@@ -108,7 +108,7 @@ where
             Some(s) => s,
             None => engine.connect().await?,
         };
-        handles.push(exec::spawn::<E, _, _>("txbench-load", work(session)));
+        handles.push(exec::spawn(&**engine, "txbench-load", work(session)));
     }
     drop(work);
     let mut kept = None;
@@ -225,14 +225,18 @@ fn meta_and_data(schema: &Schema) -> (&'static Table, &'static [Table]) {
 
 /// Run a step on a session, on the executor its engine needs (an OS thread for a
 /// blocking engine), and hand the session back.
-pub async fn on_session<E, T, F>(session: E::Session, step: F) -> Result<(E::Session, T), DbError>
+pub async fn on_session<E, T, F>(
+    engine: &E,
+    session: E::Session,
+    step: F,
+) -> Result<(E::Session, T), DbError>
 where
     E: Engine,
     T: Send + 'static,
     F: for<'s> FnOnce(&'s mut E::Session) -> BoxFuture<'s, Result<T, DbError>> + Send + 'static,
 {
     let mut session = session;
-    let handle = exec::spawn::<E, _, _>("txbench-load", async move {
+    let handle = exec::spawn(engine, "txbench-load", async move {
         let r = step(&mut session).await;
         (session, r)
     });
@@ -245,13 +249,14 @@ where
 /// mode and create the tables, those `partitioning` names split into hash
 /// partitions, each recorded as txbench's once it is made.
 pub async fn create_tables<E: Engine>(
+    engine: &E,
     session: E::Session,
     meta: &'static MetaTable,
     schema: &'static Schema,
     drop_first: bool,
     partitioning: Option<Partitioning>,
 ) -> Result<E::Session, DbError> {
-    let (session, ()) = on_session::<E, _, _>(session, move |s| {
+    let (session, ()) = on_session(engine, session, move |s| {
         Box::pin(async move {
             if drop_first {
                 ownership::drop_ours(s, meta, schema).await?;
@@ -320,7 +325,7 @@ pub async fn finish_tables<E: Engine>(
         key_tables(s, schema, Arc::clone(&next))
     })
     .await?;
-    let (session, ()) = on_session::<E, _, _>(session, move |s| {
+    let (session, ()) = on_session(engine.as_ref(), session, move |s| {
         Box::pin(async move {
             let s = loader_of(s)?;
             if foreign_keys {
@@ -395,14 +400,14 @@ where
     engine.can_hold(schema)?;
     let started = std::time::Instant::now();
     let session = engine.connect().await?;
-    let (session, found) = on_session::<E, _, _>(session, move |s| {
+    let (session, found) = on_session(engine.as_ref(), session, move |s| {
         Box::pin(ownership::survey(s, meta, schema))
     })
     .await?;
     if let Some(table) = found.foreign.first() {
         return Err(WorkloadError::NotOurs { about, table });
     }
-    let (session, state) = on_session::<E, _, _>(session, |s| Box::pin(meta.read(s))).await?;
+    let (session, state) = on_session(engine.as_ref(), session, |s| Box::pin(meta.read(s))).await?;
     match state {
         Some(_) if plan.drop => {}
         Some(state) if !state.complete => return Err(WorkloadError::Incomplete(about)),
@@ -414,8 +419,15 @@ where
         }
         None => {}
     }
-    let session =
-        create_tables::<E>(session, meta, schema, plan.drop, population.partitioning).await?;
+    let session = create_tables(
+        engine.as_ref(),
+        session,
+        meta,
+        schema,
+        plan.drop,
+        population.partitioning,
+    )
+    .await?;
     let session = write_population(
         &engine,
         session,
@@ -429,7 +441,7 @@ where
     let session =
         finish_tables::<E>(&engine, session, schema, plan.threads, plan.foreign_keys).await?;
     let (scale, seed, entries) = (plan.scale, plan.seed, population.entries);
-    on_session::<E, _, _>(session, move |s| {
+    on_session(engine.as_ref(), session, move |s| {
         Box::pin(async move { meta.write(s, scale, seed, &entries).await })
     })
     .await?;

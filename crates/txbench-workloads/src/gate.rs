@@ -79,6 +79,10 @@ impl GateHandle {
 impl<S: Session> Session for Gate<S> {
     type Loader = S::Loader;
 
+    fn execution(&self) -> txbench_core::Execution {
+        self.inner.execution()
+    }
+
     fn loader(&mut self) -> Option<&mut S::Loader> {
         self.inner.loader()
     }

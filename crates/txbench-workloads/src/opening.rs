@@ -88,7 +88,7 @@ pub async fn find<S: Session>(
         agree(scale)?;
         return Ok((scale, Found::Served(served.to_vec())));
     }
-    if S::EXECUTION == Execution::Dataless {
+    if session.execution() == Execution::Dataless {
         let scale = asked.unwrap_or(about.scale.default);
         if scale < 1 {
             return Err(WorkloadError::BadScale {

@@ -21,10 +21,9 @@ async fn keys_load_and_transactions_touch_what_they_name() {
         Arc::new(SqliteEngine::new(SqliteConfig::parse(path.to_str().unwrap()).unwrap()).unwrap());
     let (keys, value_size) = (25_000u64, 64usize);
     let session = engine.connect().await.unwrap();
-    let session =
-        bulk::create_tables::<SqliteEngine>(session, &meta::META, &schema::SCHEMA, false, None)
-            .await
-            .unwrap();
+    let session = bulk::create_tables(&*engine, session, &meta::META, &schema::SCHEMA, false, None)
+        .await
+        .unwrap();
     let session = bulk::write_population(
         &engine,
         session,

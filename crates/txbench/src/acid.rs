@@ -17,7 +17,7 @@ use std::sync::Arc;
 use clap::{Args, Command, FromArgMatches};
 use tokio::sync::watch;
 use txbench_core::acks::ACKS_FILE;
-use txbench_core::{Engine, Execution, Session};
+use txbench_core::{Engine, Execution};
 use txbench_report::results;
 use txbench_workloads::Benchmark;
 use txbench_workloads::acid::{AcidReport, AcidStatus, AcidTest};
@@ -38,7 +38,7 @@ pub async fn acid_on<E: Engine, W: Benchmark>(
     a: &AcidArgs,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    if E::Session::EXECUTION != Execution::Statements {
+    if engine.execution() != Execution::Statements {
         return Err(Failure::usage(format!(
             "{} holds no {} data to test: acid runs the transactions' statements on a database",
             engine.describe(),

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use txbench_core::acks::{ACKS_FILE, AckCounts, AckLog, AckWriter, LoggedType};
 use txbench_core::written::AckStatus;
-use txbench_core::{Engine, Execution, Session, Workload};
+use txbench_core::{Engine, Execution, Workload};
 
 use crate::failure::Failure;
 
@@ -25,7 +25,7 @@ pub fn open<E: Engine, W: Workload>(
     dir: &Path,
     workload: &W,
 ) -> Result<OpenLog, Failure> {
-    match <E::Session as Session>::EXECUTION {
+    match engine.execution() {
         Execution::Statements | Execution::Scripts => {}
         Execution::ServedTransactions => {
             return Err(Failure::usage(

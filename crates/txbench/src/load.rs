@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use tokio::sync::watch;
-use txbench_core::{Engine, Session};
+use txbench_core::Engine;
 use txbench_report::terminal;
 use txbench_workloads::{Benchmark, LoadPlan, WorkloadError};
 
@@ -102,7 +102,7 @@ pub async fn ensure_loaded<E: Engine, W: Benchmark>(
     progress: Option<Duration>,
     stop: &watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    if !E::Session::EXECUTION.holds_data() {
+    if !engine.execution().holds_data() {
         return Ok(());
     }
     let load_unless_loaded = async {

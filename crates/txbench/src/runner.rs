@@ -56,11 +56,12 @@ where
     Fut: Future<Output = T> + Send + 'static,
 {
     let session = engine.connect().await?;
-    on_its_executor::<E, _, _>(session, f).await
+    on_its_executor(&**engine, session, f).await
 }
 
 /// Run `f` on `session`, on the executor the engine needs.
 async fn on_its_executor<E, T, Fut>(
+    engine: &E,
     session: E::Session,
     f: impl FnOnce(E::Session) -> Fut,
 ) -> Result<T, Failure>
@@ -69,7 +70,7 @@ where
     T: Send + 'static,
     Fut: Future<Output = T> + Send + 'static,
 {
-    exec::spawn::<E, _, _>("txbench-session", f(session))
+    exec::spawn(engine, "txbench-session", f(session))
         .join()
         .await
         .ok_or_else(|| Failure::failed("a database session stopped unexpectedly"))
@@ -92,7 +93,7 @@ where
 {
     let session = engine.connect().await?;
     let interrupter = session.interrupter();
-    let work = on_its_executor::<E, _, _>(session, f);
+    let work = on_its_executor(&**engine, session, f);
     let mut stop = stop.clone();
     let run_out = async {
         match limit {
@@ -217,21 +218,16 @@ pub async fn measure<E: Engine, W: Benchmark>(
         Arc::clone(&headline),
         workload.transaction_types(),
     );
-    let writer = match dir {
-        Some(dir) => Some(start_results(
+    let (writer, acks) = match dir {
+        Some(dir) => open_files(
+            engine.as_ref(),
             dir,
             plan,
-            &run.settings,
+            &run,
             workload.as_ref(),
             &figures,
-        )?),
-        None => None,
-    };
-    let acks = match dir {
-        Some(dir) if plan.output.ack_log => {
-            Some(ack_log::open(engine.as_ref(), dir, workload.as_ref())?)
-        }
-        _ => None,
+        )?,
+        None => (None, None),
     };
     run.driver.acks = acks.as_ref().map(|a| a.log.clone());
     let injector = (!plan.faults.is_empty()).then(Injector::default);
@@ -279,17 +275,6 @@ pub async fn measure<E: Engine, W: Benchmark>(
             return Err(not_run(e, plan, dir));
         }
     };
-    // A failure to write the intervals loses them, not the run: it is reported
-    // after the summary is printed.
-    let intervals_unsaved = match (written, dir) {
-        (Some(Err(e)), Some(dir)) => Some(format!(
-            "writing {} or {} in {}: {e}",
-            results::HLOG_FILE,
-            results::TIMELINE_FILE,
-            dir.display()
-        )),
-        _ => None,
-    };
     let ran_commands = ran;
     let ran = Ran {
         started_at,
@@ -308,9 +293,43 @@ pub async fn measure<E: Engine, W: Benchmark>(
     }
     Ok(Measured {
         result,
-        intervals_unsaved,
+        intervals_unsaved: unsaved(written, dir),
         acks,
     })
+}
+
+/// The results directory's files a run writes as it goes: its interval
+/// writer, and its log of acknowledged work when asked for.
+fn open_files<E: Engine, W: Benchmark>(
+    engine: &E,
+    dir: &Path,
+    plan: &RunPlan<W>,
+    run: &Resolved,
+    workload: &W,
+    figures: &Figures,
+) -> Result<(Option<results::IntervalWriter>, Option<ack_log::OpenLog>), Failure> {
+    let writer = start_results(dir, plan, &run.settings, workload, figures)?;
+    let acks = if plan.output.ack_log {
+        Some(ack_log::open(engine, dir, workload)?)
+    } else {
+        None
+    };
+    Ok((Some(writer), acks))
+}
+
+/// Why the intervals were not saved, if they were not. A failure to write
+/// them loses them, not the run: it is reported after the summary is
+/// printed.
+fn unsaved(written: Option<std::io::Result<u64>>, dir: Option<&Path>) -> Option<String> {
+    match (written, dir) {
+        (Some(Err(e)), Some(dir)) => Some(format!(
+            "writing {} or {} in {}: {e}",
+            results::HLOG_FILE,
+            results::TIMELINE_FILE,
+            dir.display()
+        )),
+        _ => None,
+    }
 }
 
 /// Open the workload on a session (Ctrl-C stops the wait), narrowed to this

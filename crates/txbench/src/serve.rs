@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio::sync::watch;
+use txbench_core::any_engine::AnyEngine;
 use txbench_core::{Engine, Execution, Session};
 use txbench_engines::{EngineOptions, WithEngine, with_engine};
 use txbench_server::{ServeOptions, serve};
@@ -62,7 +63,7 @@ struct ServeOn<W> {
 
 impl<W: Benchmark> WithEngine for ServeOn<W> {
     type Output = Result<(), Failure>;
-    async fn with<E: Engine>(self, e: Arc<E>) -> Result<(), Failure> {
+    async fn with(self, e: Arc<AnyEngine>) -> Result<(), Failure> {
         serve_on::<_, W>(e, &self.a, self.scale, self.stop).await
     }
 }
@@ -90,7 +91,7 @@ async fn serve_on<E: Engine, W: Benchmark>(
     scale: Option<i64>,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    if E::Session::EXECUTION != Execution::Statements {
+    if engine.execution() != Execution::Statements {
         return Err(Failure::usage(
             "serve needs a database that executes transactions' statements, not another \
              txbench server, a sharded key-value store, null: or sim:",

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 use txbench_core::Engine;
+use txbench_core::any_engine::AnyEngine;
 use txbench_core::checks::{self, Status};
 use txbench_core::result::{
     RefusedVariant, RunResult, SweepResult, SweepStep, VariantSweep, VariantSweeps,
@@ -109,7 +110,7 @@ struct SweepOn<W: Benchmark> {
 
 impl<W: Benchmark> WithEngine for SweepOn<W> {
     type Output = Result<(), Failure>;
-    async fn with<E: Engine>(self, e: Arc<E>) -> Result<(), Failure> {
+    async fn with(self, e: Arc<AnyEngine>) -> Result<(), Failure> {
         sweep_on::<_, W>(e, &self.plan, &self.variants, &self.sweep, self.stop).await
     }
 }

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::watch;
-use txbench_core::{Engine, Execution, Session};
+use txbench_core::any_engine::AnyEngine;
+use txbench_core::{Engine, Execution};
 use txbench_engines::{EngineOptions, WithEngine, with_engine};
 use txbench_workloads::registry::{self, Visitor};
 use txbench_workloads::{Benchmark, WorkloadError};
@@ -135,10 +136,10 @@ struct OnEngine<W: Benchmark> {
 
 impl<W: Benchmark> WithEngine for OnEngine<W> {
     type Output = Result<(), Failure>;
-    async fn with<E: Engine>(self, e: Arc<E>) -> Result<(), Failure> {
+    async fn with(self, e: Arc<AnyEngine>) -> Result<(), Failure> {
         let stop = self.stop;
         if let (Execution::ServedTransactions, Some(verb)) =
-            (E::Session::EXECUTION, self.task.tables_verb())
+            (e.execution(), self.task.tables_verb())
         {
             // A server's tables are its own: asked once, here, by name.
             return Err(Failure::usage(format!(

@@ -300,7 +300,7 @@ pub async fn run<E: Engine, W: Workload>(
         s.abort();
     }
     let drained = running.drain(&mut on_tick).await?;
-    Ok(drained.recording::<E>(interrupted, started, cpu_start))
+    Ok(drained.recording(engine.blocking(), interrupted, started, cpu_start))
 }
 
 /// A run under way: its sessions' workers, what sends them transactions, the
@@ -334,7 +334,15 @@ impl<I: Send + 'static> Running<I> {
             .map(|_| opts.job_queue::<W::Input>())
             .unzip();
         let availability = Arc::new(Availability::new(started));
-        let pool = Pool::spawn::<E, W>(sessions, workload, &queues, window, opts, &availability);
+        let pool = Pool::spawn(
+            &**engine,
+            sessions,
+            workload,
+            &queues,
+            window,
+            opts,
+            &availability,
+        );
         let (cut, cut_rx) = watch::channel(false);
         let (sender, sender_stripes) =
             spawn_senders(workload, opts, Route { senders }, window, started, cut_rx);
@@ -410,8 +418,9 @@ struct Drained {
 impl Drained {
     /// The run's recording: measured until the window's end, or until the cut
     /// of an interrupted run.
-    fn recording<E: Engine>(
+    fn recording(
         self,
+        blocking: bool,
         interrupted: bool,
         started: Instant,
         cpu_start: Duration,
@@ -435,7 +444,7 @@ impl Drained {
             tail: cut_at.saturating_duration_since(window.end),
             cpu: CpuUsage {
                 process: cpu::process_cpu_time().saturating_sub(cpu_start),
-                engine_threads: E::BLOCKING.then_some(self.engine_cpu),
+                engine_threads: blocking.then_some(self.engine_cpu),
             },
             dispatch,
             scheduler,

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::engine::{Call, Execution, Reply, Session, TxMode};
+use crate::engine::{Call, Execution, Reply, Session, TxMode, TxnInput};
 use crate::error::DbError;
 pub use crate::recorder::Phases;
 use crate::schema::Statement;
@@ -67,8 +67,11 @@ macro_rules! timed {
 }
 
 impl<S: Session> Session for Timed<S> {
-    const EXECUTION: Execution = S::EXECUTION;
     type Loader = S::Loader;
+
+    fn execution(&self) -> Execution {
+        self.inner.execution()
+    }
 
     fn loader(&mut self) -> Option<&mut S::Loader> {
         self.inner.loader()
@@ -80,11 +83,11 @@ impl<S: Session> Session for Timed<S> {
 
     /// The server's execution time counts as the statements' phase; the rest of
     /// the call (network, the server's queue) stays in "other".
-    async fn run_transaction<I: serde::Serialize + Sync>(
+    async fn run_transaction(
         &mut self,
         txn_type: usize,
         info: &TxnTypeInfo,
-        input: &I,
+        input: TxnInput<'_>,
     ) -> Result<(Outcome, Duration), DbError> {
         let (outcome, server) = self.inner.run_transaction(txn_type, info, input).await?;
         self.phases.statements += server;

@@ -42,6 +42,7 @@ impl Pool {
     /// stripe's lock is held for one transaction's recording, so a few per
     /// core keep contention negligible.
     pub(super) fn spawn<E: Engine, W: Workload>(
+        engine: &E,
         sessions: Vec<E::Session>,
         workload: &Arc<W>,
         queues: &[async_channel::Receiver<Job<W::Input>>],
@@ -59,13 +60,13 @@ impl Pool {
                 Stripe::shared(types, workers, SAMPLES_PER_RUN / stripes_n, seed as u64)
             })
             .collect();
-        let placement = exec::placement::<E>(sessions.len());
+        let placement = exec::placement(engine, sessions.len());
         let mut pool = Pool {
             workers: Vec::new(),
             busy: Vec::new(),
             stripes,
             stoppable: Arc::default(),
-            blocks_the_clock: E::BLOCKING && placement == exec::Placement::Task,
+            blocks_the_clock: engine.blocking() && placement == exec::Placement::Task,
         };
         let mut stoppable = Stoppable::default();
         for (i, session) in sessions.into_iter().enumerate() {
@@ -85,7 +86,7 @@ impl Pool {
             };
             stoppable.add(session.interrupter(), &ctx.stripe, ctx.slot);
             pool.workers
-                .push(spawn_worker::<E, W>(session, ctx, placement));
+                .push(spawn_worker(session, ctx, placement, engine.blocking()));
             pool.busy.push(busy);
         }
         pool.stoppable = Arc::new(stoppable);

@@ -22,7 +22,7 @@ use super::phases::Timed;
 use super::stripe::{InFlight, SharedStripe, lock};
 use crate::acks::AckLog;
 use crate::cpu;
-use crate::engine::{Engine, Session};
+use crate::engine::Session;
 use crate::error::{DbError, ErrorKind};
 use crate::exec::{self, Placement, Spawned};
 use crate::recorder::Completion;
@@ -170,16 +170,17 @@ pub struct WorkerContext<W: Workload> {
 }
 
 /// Start one worker for a session, on a thread or a task (see [`exec::placement`]).
-pub fn spawn_worker<E: Engine, W: Workload>(
-    session: E::Session,
+pub fn spawn_worker<S: Session, W: Workload>(
+    session: S,
     ctx: WorkerContext<W>,
     placement: Placement,
+    blocking: bool,
 ) -> Spawned<WorkerExit> {
     let own_thread = placement == Placement::Thread;
     // A blocking session run as a task holds the runtime's thread for a whole
     // transaction: it yields after each one, so the clock (and a stop) runs
     // between transactions rather than every 128 of them.
-    let yield_each = E::BLOCKING && !own_thread;
+    let yield_each = blocking && !own_thread;
     exec::spawn_at(
         placement,
         "txbench-session",
@@ -299,7 +300,7 @@ async fn attempt<S: Session, W: Workload>(
     let mut retry_causes = Vec::new();
     loop {
         written.clear();
-        let attempt = if S::EXECUTION.whole_transactions() {
+        let attempt = if session.execution().whole_transactions() {
             let info = &ctx.workload.transaction_types()[job.txn_type];
             session
                 .run_transaction(job.txn_type, info, &job.input)

@@ -116,8 +116,8 @@ impl Tatp {
             .as_ref()
             .map(|c| c.for_a_run())
             .transpose()?;
-        let key_access = KeyAccess::resolve(asked, S::EXECUTION)?;
-        let scripted = S::EXECUTION == Execution::Scripts;
+        let key_access = KeyAccess::resolve(asked, session.execution())?;
+        let scripted = session.execution() == Execution::Scripts;
         let partitions = meta::partitions(found.int(meta::PARTITIONS)?, scripted)?;
         if key_access == Some(KeyAccess::Index) && !found.has(meta::KEY_INDEX) {
             return Err(WorkloadError::BadOption(
@@ -273,7 +273,7 @@ impl Benchmark for Tatp {
         session: &mut S,
         loaded: &Loaded,
     ) -> Result<Vec<ConditionResult>, WorkloadError> {
-        if S::EXECUTION == Execution::Scripts {
+        if session.execution() == Execution::Scripts {
             let partitions = meta::partitions(loaded.entries.int(meta::PARTITIONS)?, true)?;
             return Ok(check::check_scripts(session, loaded.scale, partitions).await?);
         }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use clap::Parser;
 use serde::Serialize;
 use tokio::sync::watch;
-use txbench_core::Engine;
+use txbench_core::any_engine::AnyEngine;
 use txbench_core::checks::{self, Status};
 use txbench_core::result::{Percentiles, RunResult};
 use txbench_engines::{EngineOptions, WithEngine, with_engine};
@@ -314,8 +314,8 @@ struct MeasureOn {
 
 impl WithEngine for MeasureOn {
     type Output = Result<RunResult, Failure>;
-    async fn with<E: Engine>(self, engine: Arc<E>) -> Result<RunResult, Failure> {
-        measure::<E, Tatp>(&engine, &self.plan, self.stop, &now_rfc3339(), None)
+    async fn with(self, engine: Arc<AnyEngine>) -> Result<RunResult, Failure> {
+        measure::<_, Tatp>(&engine, &self.plan, self.stop, &now_rfc3339(), None)
             .await
             .map(|measured| measured.result)
     }
