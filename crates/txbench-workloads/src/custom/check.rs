@@ -3,317 +3,24 @@
 //! workload ([`Spec`]) that loads and runs.
 
 use std::collections::BTreeSet;
-use std::fmt;
-use std::ops::Range;
 
 use txbench_core::identifier;
 use txbench_core::schema::ColumnType;
 
 use super::bounds;
-use super::fits::{self, Drawn};
-use super::kv_form::{self, KvForm};
+use super::errors::{FileError, Locator};
+use super::fits;
+use super::kv_form;
 use super::model::{FieldDef, StatementDef, TransactionDef, WorkloadFile};
-use super::rows_at;
-
-/// A mistake in a workload file, where it is.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FileError {
-    /// The file as the user named it.
-    pub file: String,
-    /// Its line (1-based; 0 when the mistake has no one place).
-    pub line: usize,
-    /// What is wrong, naming the key.
-    pub message: String,
-}
-
-impl fmt::Display for FileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}: {}", self.file, self.message)
-        } else {
-            write!(f, "{}:{}: {}", self.file, self.line, self.message)
-        }
-    }
-}
-
-impl std::error::Error for FileError {}
-
-/// How a column's or a parameter's values are drawn.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Generator {
-    /// 1, 2, 3, ... (or from `start`): a key column.
-    Sequence {
-        /// The first value.
-        start: i64,
-    },
-    /// Uniform in `[min, max]`.
-    Uniform {
-        /// Smallest.
-        min: i64,
-        /// Largest.
-        max: i64,
-    },
-    /// Zipfian over a key range, rank 1 the hottest.
-    Zipfian {
-        /// The keys drawn from.
-        keys: KeyRange,
-        /// The skew.
-        theta: f64,
-        /// Ranks spread over the range by a hash (YCSB's scrambled zipfian).
-        scrambled: bool,
-    },
-    /// Skewed to the keys inserted last (YCSB's latest).
-    Latest {
-        /// The keys drawn from.
-        keys: KeyRange,
-        /// The skew.
-        theta: f64,
-    },
-    /// TPC-C's NURand(A, min, max).
-    NuRand {
-        /// A.
-        a: i64,
-        /// Smallest.
-        min: i64,
-        /// Largest.
-        max: i64,
-    },
-    /// Random letters and digits of a length in `[min, max]`.
-    Text {
-        /// Shortest.
-        min: u32,
-        /// Longest.
-        max: u32,
-    },
-    /// A random number of exactly `digits` digits.
-    Number {
-        /// Its digits.
-        digits: u32,
-    },
-    /// The same value always.
-    Constant(toml::Value),
-    /// A key of a table, uniform over those loaded.
-    Key(KeyRange),
-    /// A key past every one loaded or inserted so far (an insert's).
-    NextKey(KeyRange),
-}
-
-impl Generator {
-    /// The values it draws, as far as the file fixes them.
-    pub fn drawn(&self) -> Drawn {
-        match self {
-            Generator::Uniform { min, max } | Generator::NuRand { min, max, .. } => {
-                Drawn::Ints(*min, *max)
-            }
-            Generator::Number { digits } => {
-                let low = 10i64.pow(digits - 1);
-                Drawn::Ints(if *digits == 1 { 0 } else { low }, low * 10 - 1)
-            }
-            Generator::Text { max, .. } => Drawn::Text(*max as usize),
-            Generator::Sequence { start } => Drawn::KeysFrom(*start),
-            Generator::Zipfian { keys, .. }
-            | Generator::Latest { keys, .. }
-            | Generator::Key(keys)
-            | Generator::NextKey(keys) => Drawn::KeysFrom(keys.start),
-            Generator::Constant(v) => match v {
-                toml::Value::Integer(i) => Drawn::Ints(*i, *i),
-                toml::Value::Boolean(b) => Drawn::Ints(i64::from(*b), i64::from(*b)),
-                toml::Value::Float(f) => Drawn::Float(*f),
-                other => Drawn::Text(other.as_str().map_or(usize::MAX, |s| s.chars().count())),
-            },
-        }
-    }
-}
-
-/// The keys of a table's sequence column: from `start`, `per_scale` of them
-/// per unit of the scale (their end is known once the scale is).
-#[derive(Debug, Clone, PartialEq)]
-pub struct KeyRange {
-    /// The table.
-    pub table: String,
-    /// The column.
-    pub column: String,
-    /// Its first key.
-    pub start: i64,
-    /// Keys per unit of the scale.
-    pub per_scale: f64,
-}
-
-/// What a statement must return or change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Expect {
-    /// Exactly one row; anything else is a data error.
-    One,
-    /// One row, or none: then the transaction ends as an expected rollback.
-    OneOrNone,
-    /// Any number of rows.
-    Any,
-}
-
-/// A column of a checked table.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Column {
-    /// Its name.
-    pub name: String,
-    /// Its type.
-    pub ty: ColumnType,
-    /// How its values are drawn at load.
-    pub generator: Generator,
-}
-
-/// A checked table.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Table {
-    /// Its name.
-    pub name: String,
-    /// Rows per unit of the scale.
-    pub rows_per_scale: f64,
-    /// Its primary key.
-    pub primary_key: Vec<String>,
-    /// Its columns, `repeat`ed ones expanded.
-    pub columns: Vec<Column>,
-}
-
-/// A checked statement: its SQL with `?` placeholders, and what fills each.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Statement {
-    /// Its name.
-    pub name: String,
-    /// The SQL with each `:name` replaced by `?`.
-    pub sql: String,
-    /// The parameter names filling the placeholders, in order.
-    pub args: Vec<String>,
-    /// Whether it returns rows (a SELECT) rather than changing them.
-    pub query: bool,
-    /// What it must return or change.
-    pub expect: Expect,
-    /// Columns of its first row kept as parameters.
-    pub into: Vec<String>,
-    /// The statements before it that it needs (uses a value they read);
-    /// statements that need none of each other may be pipelined.
-    pub after: Vec<usize>,
-    /// Its key-value form, when the file gives one.
-    pub kv: Option<KvForm>,
-    /// Other forms of it with the same placeholders (SQL and key-value
-    /// form), one of which runs instead when `pick` says: YCSB's update of
-    /// a field chosen at random. Made by txbench; files do not write them.
-    pub variants: Vec<(String, Option<KvForm>)>,
-    /// The drawn parameter whose value chooses the form that runs: 0 is
-    /// this one, 1 the first variant, ... (modulo their number).
-    pub pick: Option<String>,
-    /// Its line in the file.
-    pub line: usize,
-}
-
-/// A checked transaction type.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Transaction {
-    /// Its name.
-    pub name: String,
-    /// Its share of the mix (0..1).
-    pub share: f64,
-    /// Whether it only reads.
-    pub read_only: bool,
-    /// The share that should commit, when the file says.
-    pub expected_success: Option<f64>,
-    /// Its drawn parameters.
-    pub params: Vec<(String, Generator)>,
-    /// Its statements.
-    pub statements: Vec<Statement>,
-}
-
-/// A workload file, checked.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Spec {
-    /// The file, as it was named.
-    pub file: String,
-    /// Its name.
-    pub name: String,
-    /// Its title.
-    pub title: String,
-    /// What the scale counts.
-    pub scale_unit: String,
-    /// The default scale.
-    pub default_scale: i64,
-    /// Terminals per scale unit.
-    pub terminals_per_scale: f64,
-    /// Mean think time (s).
-    pub think_secs: f64,
-    /// Its tables.
-    pub tables: Vec<Table>,
-    /// Its transaction types.
-    pub transactions: Vec<Transaction>,
-    /// Its invariants: (what, query).
-    pub invariants: Vec<(String, String)>,
-}
-
-impl Spec {
-    /// Whether every statement has a key-value form, so that a key-value
-    /// store (Redis) runs the workload.
-    pub fn key_value(&self) -> bool {
-        self.transactions
-            .iter()
-            .flat_map(|t| &t.statements)
-            .all(|s| s.kv.is_some())
-    }
-
-    /// What it would exceed at `scale`, named with the bound ([`bounds`]);
-    /// `None` when it fits: the rows a load writes, the terminals it
-    /// defaults to, and every sequence's keys (past `i64::MAX`, or past its
-    /// column).
-    pub fn beyond_bounds(&self, scale: i64) -> Option<String> {
-        let rows: f64 = self
-            .tables
-            .iter()
-            .map(|t| (t.rows_per_scale * scale as f64).round().max(1.0))
-            .sum();
-        if rows > bounds::MAX_LOAD_ROWS {
-            return Some(format!(
-                "the tables would hold {rows:.3e} rows, more than the {:.0e} a load may write",
-                bounds::MAX_LOAD_ROWS
-            ));
-        }
-        let terminals = (self.terminals_per_scale * scale as f64).round();
-        if terminals > bounds::MAX_TERMINALS {
-            return Some(format!(
-                "terminals_per_scale {} makes {terminals:.3e} terminals, more than {:.0e}",
-                self.terminals_per_scale,
-                bounds::MAX_TERMINALS
-            ));
-        }
-        self.keys_misfit(scale)
-    }
-
-    /// The first column whose keys at `scale` would not fit its type (a
-    /// sequence's last key, or the last loaded key of the range it draws
-    /// from): the rest of each generator's values were checked with the file.
-    fn keys_misfit(&self, scale: i64) -> Option<String> {
-        self.tables.iter().find_map(|table| {
-            table.columns.iter().find_map(|c| {
-                let (start, count) = match &c.generator {
-                    Generator::Sequence { start } => (*start, rows_at(table.rows_per_scale, scale)),
-                    Generator::Zipfian { keys, .. }
-                    | Generator::Latest { keys, .. }
-                    | Generator::Key(keys)
-                    | Generator::NextKey(keys) => (keys.start, rows_at(keys.per_scale, scale)),
-                    _ => return None,
-                };
-                let misfit = fits::keys_misfit(c.ty, start, count)?;
-                Some(format!(
-                    "table '{}' column '{}': {misfit}",
-                    table.name, c.name
-                ))
-            })
-        })
-    }
-}
+use super::spec::{Column, Expect, Generator, KeyRange, Spec, Statement, Table, Transaction};
 
 /// How far the weights may be from 100 in all (rounding in the file).
 const WEIGHT_SLACK: f64 = 1e-6;
 
 /// Read and check the workload file `text`, named `file` in every error.
 pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
-    let at = Locator { file, text };
+    let at = Locator::new(file, text);
+    let check = Checker { at: &at };
     let raw: WorkloadFile = toml::from_str(text).map_err(|e| FileError {
         file: file.to_string(),
         line: e.span().map_or(0, |s| at.line(&s)),
@@ -351,7 +58,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
     let tables = raw
         .tables
         .iter()
-        .map(|t| at.table(t, &raw))
+        .map(|t| check.table(t, &raw))
         .collect::<Result<Vec<_>, _>>()?;
     if raw.transactions.is_empty() {
         return Err(at.whole("no [[transaction]]: a workload needs at least one".into()));
@@ -367,7 +74,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
     let mut transactions = raw
         .transactions
         .iter()
-        .map(|t| at.transaction(t, &raw))
+        .map(|t| check.transaction(t, &raw))
         .collect::<Result<Vec<_>, _>>()?;
     for (def, t) in raw.transactions.iter().zip(&mut transactions) {
         for (s_def, s) in def.statements.iter().zip(&mut t.statements) {
@@ -419,42 +126,23 @@ fn unique<'a>(
     Ok(())
 }
 
-/// Where in the file a mistake is.
-pub(super) struct Locator<'a> {
-    file: &'a str,
-    text: &'a str,
+/// The validator: each step checks one part of the file and names its
+/// mistakes where they are.
+struct Checker<'a> {
+    at: &'a Locator<'a>,
 }
 
-impl Locator<'_> {
-    fn line(&self, span: &Range<usize>) -> usize {
-        let end = span.start.min(self.text.len());
-        self.text[..end].bytes().filter(|b| *b == b'\n').count() + 1
-    }
-
-    pub(super) fn error(&self, span: Range<usize>, message: String) -> FileError {
-        FileError {
-            file: self.file.to_string(),
-            line: if span == (0..0) { 0 } else { self.line(&span) },
-            message,
-        }
-    }
-
-    fn whole(&self, message: String) -> FileError {
-        FileError {
-            file: self.file.to_string(),
-            line: 0,
-            message,
-        }
-    }
-
+impl Checker<'_> {
     fn table(&self, t: &super::model::TableDef, raw: &WorkloadFile) -> Result<Table, FileError> {
         let name = t.name.get_ref();
         if let Some(problem) = name_problem(name) {
-            return Err(self.error(t.name.span(), format!("a table's name: {problem}")));
+            return Err(self
+                .at
+                .error(t.name.span(), format!("a table's name: {problem}")));
         }
         let rows_per_scale = *t.rows_per_scale.get_ref();
         if !(rows_per_scale > 0.0 && rows_per_scale <= bounds::MAX_LOAD_ROWS) {
-            return Err(self.error(
+            return Err(self.at.error(
                 t.rows_per_scale.span(),
                 format!(
                     "table '{name}': rows_per_scale {rows_per_scale} must be above 0 and at most {:.0e}, the rows a load may write",
@@ -485,7 +173,7 @@ impl Locator<'_> {
                 if columns.iter().any(|seen| seen.name == column.name) {
                     let message =
                         format!("table '{name}': a second column named '{}'", column.name);
-                    return Err(self.error(c.name.span(), message));
+                    return Err(self.at.error(c.name.span(), message));
                 }
                 columns.push(column);
             }
@@ -495,7 +183,7 @@ impl Locator<'_> {
                 "table '{name}': {} columns, more than {MAX_COLUMNS} (under every engine's limit: InnoDB's is 1,017)",
                 columns.len()
             );
-            return Err(self.error(t.name.span(), message));
+            return Err(self.at.error(t.name.span(), message));
         }
         Ok(columns)
     }
@@ -517,7 +205,7 @@ impl Locator<'_> {
                 continue;
             };
             let message = format!("table '{name}': primary_key names '{key}'{problem}");
-            return Err(self.error(t.primary_key.span(), message));
+            return Err(self.at.error(t.primary_key.span(), message));
         }
         Ok(())
     }
@@ -532,21 +220,21 @@ impl Locator<'_> {
         let what = format!("table '{table}' column '{}'", c.name.get_ref());
         let ty =
             c.ty.as_ref()
-                .ok_or_else(|| self.error(c.name.span(), format!("{what}: no type")))?;
+                .ok_or_else(|| self.at.error(c.name.span(), format!("{what}: no type")))?;
         let ty = column_type(ty.get_ref()).ok_or_else(|| {
-            self.error(
+            self.at.error(
                 ty.span(),
                 format!("{what}: unknown type '{}' ({TYPES})", ty.get_ref()),
             )
         })?;
         let generator = self.generator(&what, c, raw)?;
         if let Some(misfit) = fits::misfit(ty, &generator.drawn()) {
-            return Err(self.error(c.kind.span(), format!("{what}: {misfit}")));
+            return Err(self.at.error(c.kind.span(), format!("{what}: {misfit}")));
         }
         let names: Vec<String> = match &c.repeat {
             None => vec![c.name.get_ref().clone()],
             Some(n) if *n.get_ref() as usize > MAX_COLUMNS => {
-                return Err(self.error(
+                return Err(self.at.error(
                     n.span(),
                     format!(
                         "{what}: repeat = {}, more than a table's {MAX_COLUMNS} columns",
@@ -558,14 +246,14 @@ impl Locator<'_> {
                 .map(|i| c.name.get_ref().replace("{i}", &i.to_string()))
                 .collect(),
             Some(n) => {
-                return Err(self.error(
+                return Err(self.at.error(
                     n.span(),
                     format!("{what}: repeat needs '{{i}}' in the name to number the columns"),
                 ));
             }
         };
         if let Some(problem) = names.iter().find_map(|n| name_problem(n)) {
-            return Err(self.error(c.name.span(), format!("{what}: {problem}")));
+            return Err(self.at.error(c.name.span(), format!("{what}: {problem}")));
         }
         Ok(names
             .into_iter()
@@ -584,106 +272,14 @@ impl Locator<'_> {
         g: &FieldDef,
         raw: &WorkloadFile,
     ) -> Result<Generator, FileError> {
-        let kind = g.kind.get_ref().as_str();
-        let span = g.kind.span();
-        let missing = |key: &str| {
-            self.error(
-                span.clone(),
-                format!("{what}: gen = \"{kind}\" needs {key}"),
-            )
+        let gen_check = GenCheck {
+            checker: self,
+            what,
+            g,
+            raw,
+            kind: g.kind.get_ref().as_str(),
         };
-        let range = |g: &FieldDef| match (g.min, g.max) {
-            (Some(min), Some(max)) if min <= max => Ok((min, max)),
-            (Some(min), Some(max)) => Err(self.error(
-                span.clone(),
-                format!("{what}: min {min} is above max {max}"),
-            )),
-            _ => Err(missing("min and max")),
-        };
-        let keys = || {
-            let of =
-                g.of.as_ref()
-                    .ok_or_else(|| missing("of = \"table.column\""))?;
-            self.key_range(of, raw)
-        };
-        let theta = |default: f64| {
-            let t = g.theta.unwrap_or(default);
-            if t > 0.0 && t < 1.0 {
-                Ok(t)
-            } else {
-                Err(self.error(
-                    span.clone(),
-                    format!("{what}: theta {t} is not between 0 and 1"),
-                ))
-            }
-        };
-        Ok(match kind {
-            "sequence" => Generator::Sequence {
-                start: g.min.unwrap_or(1),
-            },
-            "uniform" => {
-                let (min, max) = range(g)?;
-                Generator::Uniform { min, max }
-            }
-            "zipfian" => Generator::Zipfian {
-                keys: keys()?,
-                theta: theta(0.99)?,
-                scrambled: g.scrambled.unwrap_or(false),
-            },
-            "latest" => Generator::Latest {
-                keys: keys()?,
-                theta: theta(0.99)?,
-            },
-            "nurand" => {
-                let (min, max) = range(g)?;
-                let a = g.a.ok_or_else(|| missing("a"))?;
-                // NURand's arithmetic, (random(0, A) | random(x, y)) + C,
-                // stays far from i64's ends within these bounds.
-                let bound = 0..=i64::from(i32::MAX);
-                if ![a, min, max].iter().all(|v| bound.contains(v)) {
-                    return Err(self.error(
-                        span,
-                        format!(
-                            "{what}: nurand's a, min and max must be from 0 to {}",
-                            i32::MAX
-                        ),
-                    ));
-                }
-                Generator::NuRand { a, min, max }
-            }
-            "string" => {
-                let (min, max) = match (g.length, g.min_length, g.max_length) {
-                    (Some(n), None, None) => (n, n),
-                    (None, Some(min), Some(max)) if min <= max => (min, max),
-                    _ => return Err(missing("length, or min_length and max_length")),
-                };
-                if max > bounds::MAX_TEXT_LENGTH {
-                    return Err(self.error(
-                        span,
-                        format!(
-                            "{what}: strings of {max} characters, longer than {}, the longest varchar",
-                            bounds::MAX_TEXT_LENGTH
-                        ),
-                    ));
-                }
-                Generator::Text { min, max }
-            }
-            "number" => Generator::Number {
-                digits: g
-                    .length
-                    .filter(|d| (1..=18).contains(d))
-                    .ok_or_else(|| missing("length from 1 to 18"))?,
-            },
-            "constant" => Generator::Constant(g.value.clone().ok_or_else(|| missing("value"))?),
-            "key" => Generator::Key(keys()?),
-            "next-key" => Generator::NextKey(keys()?),
-            other => {
-                return Err(self.error(
-                    span,
-                    format!("{what}: unknown generator '{other}' (sequence, uniform, zipfian, latest, nurand, string, number, constant, key, next-key)"),
-                ));
-            }
-        })
+        gen_check.generator()
     }
 
     /// The keys `of = "table.column"` names: a sequence column of a table.
@@ -692,7 +288,10 @@ impl Locator<'_> {
         of: &toml::Spanned<String>,
         raw: &WorkloadFile,
     ) -> Result<KeyRange, FileError> {
-        let bad = |why: String| self.error(of.span(), format!("of = \"{}\": {why}", of.get_ref()));
+        let bad = |why: String| {
+            self.at
+                .error(of.span(), format!("of = \"{}\": {why}", of.get_ref()))
+        };
         let (table, column) = of
             .get_ref()
             .split_once('.')
@@ -727,7 +326,7 @@ impl Locator<'_> {
     ) -> Result<Transaction, FileError> {
         let name = t.name.get_ref();
         if *t.weight.get_ref() < 0.0 {
-            return Err(self.error(
+            return Err(self.at.error(
                 t.weight.span(),
                 format!("transaction '{name}': weight below 0"),
             ));
@@ -741,7 +340,9 @@ impl Locator<'_> {
                     .map(|t| t.span())
                     .or(p.repeat.as_ref().map(|r| r.span()))
             {
-                return Err(self.error(extra, format!("{what}: a parameter has no type or repeat")));
+                return Err(self
+                    .at
+                    .error(extra, format!("{what}: a parameter has no type or repeat")));
             }
             params.push((p.name.get_ref().clone(), self.generator(&what, p, raw)?));
             defined.push((p.name.get_ref().clone(), None));
@@ -749,7 +350,7 @@ impl Locator<'_> {
         if let Some(p) = &t.expected_success
             && !(0.0..=1.0).contains(p.get_ref())
         {
-            return Err(self.error(
+            return Err(self.at.error(
                 p.span(),
                 format!(
                     "transaction '{name}': expected_success {} is not a share from 0 to 1",
@@ -758,7 +359,7 @@ impl Locator<'_> {
             ));
         }
         if t.statements.is_empty() {
-            return Err(self.error(
+            return Err(self.at.error(
                 t.name.span(),
                 format!("transaction '{name}': no statements"),
             ));
@@ -801,7 +402,7 @@ impl Locator<'_> {
                 }
                 Some((_, None)) => {}
                 None => {
-                    return Err(self.error(
+                    return Err(self.at.error(
                         s.sql.span(),
                         format!("{what}: parameter ':{a}' is not defined by params or an earlier statement's into"),
                     ));
@@ -811,7 +412,7 @@ impl Locator<'_> {
         let query = first_word(&sql)
             .is_some_and(|w| w.eq_ignore_ascii_case("select") || w.eq_ignore_ascii_case("with"));
         if read_only && !query {
-            return Err(self.error(
+            return Err(self.at.error(
                 s.sql.span(),
                 format!("{what}: the transaction is read_only, but this statement changes rows"),
             ));
@@ -821,14 +422,14 @@ impl Locator<'_> {
             "one-or-none" => Expect::OneOrNone,
             "any" => Expect::Any,
             other => {
-                return Err(self.error(
+                return Err(self.at.error(
                     s.expect.span(),
                     format!("{what}: expect = \"{other}\" (one, one-or-none or any)"),
                 ));
             }
         };
         if !s.into.is_empty() && !query {
-            return Err(self.error(
+            return Err(self.at.error(
                 s.into[0].span(),
                 format!("{what}: into reads a query's row, and this statement is not a query"),
             ));
@@ -844,8 +445,128 @@ impl Locator<'_> {
             kv: None,
             variants: Vec::new(),
             pick: None,
-            line: self.line(&s.sql.span()),
+            line: self.at.line(&s.sql.span()),
         })
+    }
+}
+
+/// One generator being checked: its kind and the settings that kind needs.
+struct GenCheck<'a> {
+    checker: &'a Checker<'a>,
+    what: &'a str,
+    g: &'a FieldDef,
+    raw: &'a WorkloadFile,
+    kind: &'a str,
+}
+
+impl GenCheck<'_> {
+    fn generator(&self) -> Result<Generator, FileError> {
+        let g = self.g;
+        Ok(match self.kind {
+            "sequence" => Generator::Sequence {
+                start: g.min.unwrap_or(1),
+            },
+            "uniform" => {
+                let (min, max) = self.range()?;
+                Generator::Uniform { min, max }
+            }
+            "zipfian" => Generator::Zipfian {
+                keys: self.keys()?,
+                theta: self.theta(0.99)?,
+                scrambled: g.scrambled.unwrap_or(false),
+            },
+            "latest" => Generator::Latest {
+                keys: self.keys()?,
+                theta: self.theta(0.99)?,
+            },
+            "nurand" => self.nurand()?,
+            "string" => self.string()?,
+            "number" => Generator::Number {
+                digits: g
+                    .length
+                    .filter(|d| (1..=18).contains(d))
+                    .ok_or_else(|| self.missing("length from 1 to 18"))?,
+            },
+            "constant" => {
+                Generator::Constant(g.value.clone().ok_or_else(|| self.missing("value"))?)
+            }
+            "key" => Generator::Key(self.keys()?),
+            "next-key" => Generator::NextKey(self.keys()?),
+            other => {
+                return Err(self.error(format!(
+                    "unknown generator '{other}' (sequence, uniform, zipfian, latest, nurand, \
+                     string, number, constant, key, next-key)"
+                )));
+            }
+        })
+    }
+
+    /// A mistake at the generator's kind, named by what it fills.
+    fn error(&self, message: String) -> FileError {
+        let what = self.what;
+        self.checker
+            .at
+            .error(self.g.kind.span(), format!("{what}: {message}"))
+    }
+
+    fn missing(&self, key: &str) -> FileError {
+        self.error(format!("gen = \"{}\" needs {key}", self.kind))
+    }
+
+    /// Its min and max, in order.
+    fn range(&self) -> Result<(i64, i64), FileError> {
+        match (self.g.min, self.g.max) {
+            (Some(min), Some(max)) if min <= max => Ok((min, max)),
+            (Some(min), Some(max)) => Err(self.error(format!("min {min} is above max {max}"))),
+            _ => Err(self.missing("min and max")),
+        }
+    }
+
+    /// The keys its `of` names.
+    fn keys(&self) -> Result<KeyRange, FileError> {
+        let of = self.g.of.as_ref();
+        let of = of.ok_or_else(|| self.missing("of = \"table.column\""))?;
+        self.checker.key_range(of, self.raw)
+    }
+
+    /// Its theta (`default` when the file gives none), between 0 and 1.
+    fn theta(&self, default: f64) -> Result<f64, FileError> {
+        let t = self.g.theta.unwrap_or(default);
+        if t > 0.0 && t < 1.0 {
+            Ok(t)
+        } else {
+            Err(self.error(format!("theta {t} is not between 0 and 1")))
+        }
+    }
+
+    /// NURand's arithmetic, (random(0, A) | random(x, y)) + C, stays far
+    /// from i64's ends within these bounds.
+    fn nurand(&self) -> Result<Generator, FileError> {
+        let (min, max) = self.range()?;
+        let a = self.g.a.ok_or_else(|| self.missing("a"))?;
+        let bound = 0..=i64::from(i32::MAX);
+        if ![a, min, max].iter().all(|v| bound.contains(v)) {
+            let most = i32::MAX;
+            return Err(self.error(format!("nurand's a, min and max must be from 0 to {most}")));
+        }
+        Ok(Generator::NuRand { a, min, max })
+    }
+
+    /// Strings of a length, or of lengths between two.
+    fn string(&self) -> Result<Generator, FileError> {
+        let g = self.g;
+        let (min, max) = match (g.length, g.min_length, g.max_length) {
+            (Some(n), None, None) => (n, n),
+            (None, Some(min), Some(max)) if min <= max => (min, max),
+            _ => return Err(self.missing("length, or min_length and max_length")),
+        };
+        if max > bounds::MAX_TEXT_LENGTH {
+            return Err(self.error(format!(
+                "strings of {max} characters, longer than {}, the longest varchar",
+                bounds::MAX_TEXT_LENGTH
+            )));
+        }
+        Ok(Generator::Text { min, max })
     }
 }
 

@@ -19,9 +19,10 @@ use txbench_core::text_file;
 use txbench_core::{Engine, Session};
 
 use super::bounds;
-use super::check::{Spec, parse};
+use super::check::parse;
 use super::opened::{self, Defined};
 use super::run::FileWorkload;
+use super::spec::Spec;
 use crate::about::{About, RunFlags, Scale};
 use crate::benchmark::{Benchmark, MetricBasis, NoOptions};
 use crate::bulk::{LoadPlan, LoadSummary};

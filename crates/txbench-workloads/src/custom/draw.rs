@@ -12,7 +12,7 @@ use txbench_core::keys::KeyChooser;
 use txbench_core::rng::Rand;
 use txbench_core::value::Value;
 
-use super::check::{Generator, KeyRange};
+use super::spec::{Generator, KeyRange};
 
 /// The inserts into each `table.column` that inserts draw from, shared by
 /// every terminal of a run.

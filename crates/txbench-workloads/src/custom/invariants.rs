@@ -3,7 +3,7 @@
 
 use txbench_core::{DbError, Session, TxMode};
 
-use super::check::Spec;
+use super::spec::Spec;
 use crate::conditions::ConditionResult;
 
 /// Run every invariant of `spec` in one snapshot; each result counts the

@@ -5,56 +5,9 @@
 
 use txbench_core::schema::ColumnType;
 
-use super::check::{FileError, Locator, Statement, Table};
+use super::errors::{FileError, Locator};
 use super::model::KvDef;
-
-/// A checked key-value form. Each value is an index into the statement's
-/// placeholders (the first one of that name).
-#[derive(Debug, Clone, PartialEq)]
-pub enum KvForm {
-    /// One row's `columns` by key.
-    Read {
-        /// The table.
-        table: String,
-        /// The key's placeholder.
-        key: usize,
-        /// The columns read, in the SQL's order.
-        columns: Vec<String>,
-    },
-    /// Columns of one row set (an update), or a new row (an insert).
-    Write {
-        /// The table.
-        table: String,
-        /// The key's placeholder.
-        key: usize,
-        /// Each column set and its value's placeholder.
-        set: Vec<(String, usize)>,
-        /// Whether it adds the row.
-        insert: bool,
-    },
-    /// Up to `count` rows in key order from `from`.
-    Scan {
-        /// The table.
-        table: String,
-        /// The first key's placeholder.
-        from: usize,
-        /// The row count's placeholder.
-        count: usize,
-        /// The columns read.
-        columns: Vec<String>,
-    },
-}
-
-impl KvForm {
-    /// The table it reads or writes.
-    pub fn table(&self) -> &str {
-        match self {
-            KvForm::Read { table, .. }
-            | KvForm::Write { table, .. }
-            | KvForm::Scan { table, .. } => table,
-        }
-    }
-}
+use super::spec::{KvForm, Statement, Table};
 
 /// The key-value form `def` of `statement` (named in errors by `what`).
 pub(super) fn check(
@@ -64,145 +17,201 @@ pub(super) fn check(
     statement: &Statement,
     tables: &[Table],
 ) -> Result<KvForm, FileError> {
-    let span = def.span();
-    let def = def.get_ref();
-    let err = |span: std::ops::Range<usize>, m: String| at.error(span, format!("{what}: kv {m}"));
-    let name = def.table.get_ref();
-    let table = tables.iter().find(|t| t.name == *name).ok_or_else(|| {
-        err(
-            def.table.span(),
-            format!("table '{name}' is not a [[table]] of the file"),
-        )
-    })?;
+    let name = def.get_ref().table.get_ref();
+    let Some(table) = tables.iter().find(|t| t.name == *name) else {
+        let m = format!("{what}: kv table '{name}' is not a [[table]] of the file");
+        return Err(at.error(def.get_ref().table.span(), m));
+    };
+    let form = FormCheck {
+        at,
+        what,
+        span: def.span(),
+        def: def.get_ref(),
+        statement,
+        table,
+    };
     if table.primary_key.len() != 1 {
-        return Err(err(
-            def.table.span(),
+        return Err(form.err(
+            form.def.table.span(),
             format!("table '{name}' needs a one-column primary key to be a key-value table"),
         ));
     }
-    // A value is one of the statement's own parameters.
-    let placeholder = |v: &toml::Spanned<String>| {
-        let text = v.get_ref();
-        let n = text.strip_prefix(':').unwrap_or(text);
-        statement.args.iter().position(|a| a == n).ok_or_else(|| {
-            err(
-                v.span(),
-                format!("value '{text}': write ':name' of a parameter the statement's sql uses"),
-            )
-        })
-    };
-    let needed = |v: &Option<toml::Spanned<String>>, key: &str| {
-        v.as_ref()
-            .ok_or_else(|| {
-                err(
-                    span.clone(),
-                    format!("op \"{}\" needs {key}", def.op.get_ref()),
-                )
-            })
-            .and_then(placeholder)
-    };
-    let column = |c: &str, s: std::ops::Range<usize>| {
-        if table.columns.iter().any(|x| x.name == c) {
-            Ok(c.to_string())
-        } else {
-            Err(err(
-                s,
-                format!("column '{c}' is not a column of table '{name}'"),
-            ))
+    let op = form.def.op.get_ref().as_str();
+    form.agrees_with_sql(op)?;
+    let checked = match op {
+        "read" => KvForm::Read {
+            table: name.clone(),
+            key: form.needed(&form.def.key, "key")?,
+            columns: form.columns()?,
+        },
+        "update" | "insert" => form.write(op)?,
+        "scan" => form.scan()?,
+        other => {
+            return Err(form.err(
+                form.def.op.span(),
+                format!("op \"{other}\" (read, update, insert or scan)"),
+            ));
         }
     };
-    let columns = || match &def.columns {
-        None => Ok(table.columns.iter().map(|c| c.name.clone()).collect()),
-        Some(cs) => cs.get_ref().iter().map(|c| column(c, cs.span())).collect(),
-    };
-    let op = def.op.get_ref().as_str();
-    let reads = matches!(op, "read" | "scan");
-    if matches!(op, "read" | "scan" | "update" | "insert") && reads != statement.query {
-        return Err(err(
-            def.op.span(),
+    form.reads_enough_for_into(&checked)?;
+    Ok(checked)
+}
+
+/// One statement's key-value form being checked, against its table and SQL.
+struct FormCheck<'a> {
+    at: &'a Locator<'a>,
+    what: &'a str,
+    span: std::ops::Range<usize>,
+    def: &'a KvDef,
+    statement: &'a Statement,
+    table: &'a Table,
+}
+
+impl FormCheck<'_> {
+    fn err(&self, span: std::ops::Range<usize>, m: String) -> FileError {
+        self.at.error(span, format!("{}: kv {m}", self.what))
+    }
+
+    /// A value: one of the statement's own parameters.
+    fn placeholder(&self, v: &toml::Spanned<String>) -> Result<usize, FileError> {
+        let text = v.get_ref();
+        let n = text.strip_prefix(':').unwrap_or(text);
+        self.statement
+            .args
+            .iter()
+            .position(|a| a == n)
+            .ok_or_else(|| {
+                self.err(
+                    v.span(),
+                    format!(
+                        "value '{text}': write ':name' of a parameter the statement's sql uses"
+                    ),
+                )
+            })
+    }
+
+    /// The value the op needs under `key`.
+    fn needed(&self, v: &Option<toml::Spanned<String>>, key: &str) -> Result<usize, FileError> {
+        let v = v.as_ref().ok_or_else(|| {
+            self.err(
+                self.span.clone(),
+                format!("op \"{}\" needs {key}", self.def.op.get_ref()),
+            )
+        })?;
+        self.placeholder(v)
+    }
+
+    fn column(&self, c: &str, span: std::ops::Range<usize>) -> Result<String, FileError> {
+        if self.table.columns.iter().any(|x| x.name == c) {
+            Ok(c.to_string())
+        } else {
+            let m = format!(
+                "column '{c}' is not a column of table '{}'",
+                self.table.name
+            );
+            Err(self.err(span, m))
+        }
+    }
+
+    /// The columns read: those named, else all of the table's.
+    fn columns(&self) -> Result<Vec<String>, FileError> {
+        match &self.def.columns {
+            None => Ok(self.table.columns.iter().map(|c| c.name.clone()).collect()),
+            Some(cs) => cs
+                .get_ref()
+                .iter()
+                .map(|c| self.column(c, cs.span()))
+                .collect(),
+        }
+    }
+
+    /// An op that reads goes with SQL that reads, one that writes with SQL
+    /// that writes.
+    fn agrees_with_sql(&self, op: &str) -> Result<(), FileError> {
+        let reads = matches!(op, "read" | "scan");
+        if !matches!(op, "read" | "scan" | "update" | "insert") || reads == self.statement.query {
+            return Ok(());
+        }
+        Err(self.err(
+            self.def.op.span(),
             format!(
                 "op \"{op}\" {} rows, and the sql {}",
                 if reads { "reads" } else { "changes" },
-                if statement.query {
+                if self.statement.query {
                     "reads them"
                 } else {
                     "changes them"
                 }
             ),
-        ));
+        ))
     }
-    let form = match op {
-        "read" => KvForm::Read {
-            table: name.clone(),
-            key: needed(&def.key, "key")?,
-            columns: columns()?,
-        },
-        "update" | "insert" => {
-            let set = def
-                .set
-                .as_ref()
-                .ok_or_else(|| err(span.clone(), format!("op \"{op}\" needs set")))?;
-            let pk = &table.primary_key[0];
-            let values = set
-                .get_ref()
-                .iter()
-                .map(|(c, v)| {
-                    if c == pk {
-                        return Err(err(
-                            set.span(),
-                            format!("set names the key '{pk}': the key is key"),
-                        ));
-                    }
-                    let v = toml::Spanned::new(set.span(), v.clone());
-                    Ok((column(c, set.span())?, placeholder(&v)?))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            KvForm::Write {
-                table: name.clone(),
-                key: needed(&def.key, "key")?,
-                set: values,
-                insert: op == "insert",
-            }
-        }
-        "scan" => {
-            let key = &table.primary_key[0];
-            let integer = table
-                .columns
-                .iter()
-                .any(|c| c.name == *key && matches!(c.ty, ColumnType::Int | ColumnType::BigInt));
-            if !integer {
-                return Err(err(
-                    def.op.span(),
-                    format!("op \"scan\" walks integer keys, and '{name}.{key}' is not one"),
-                ));
-            }
-            KvForm::Scan {
-                table: name.clone(),
-                from: needed(&def.from, "from")?,
-                count: needed(&def.count, "count")?,
-                columns: columns()?,
-            }
-        }
-        other => {
-            return Err(err(
-                def.op.span(),
-                format!("op \"{other}\" (read, update, insert or scan)"),
+
+    /// An update or an insert: each column set, the key not among them.
+    fn write(&self, op: &str) -> Result<KvForm, FileError> {
+        let set = self
+            .def
+            .set
+            .as_ref()
+            .ok_or_else(|| self.err(self.span.clone(), format!("op \"{op}\" needs set")))?;
+        let pk = &self.table.primary_key[0];
+        let values = set
+            .get_ref()
+            .iter()
+            .map(|(c, v)| {
+                if c == pk {
+                    let m = format!("set names the key '{pk}': the key is key");
+                    return Err(self.err(set.span(), m));
+                }
+                let v = toml::Spanned::new(set.span(), v.clone());
+                Ok((self.column(c, set.span())?, self.placeholder(&v)?))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(KvForm::Write {
+            table: self.table.name.clone(),
+            key: self.needed(&self.def.key, "key")?,
+            set: values,
+            insert: op == "insert",
+        })
+    }
+
+    /// A scan, which walks integer keys.
+    fn scan(&self) -> Result<KvForm, FileError> {
+        let (name, key) = (&self.table.name, &self.table.primary_key[0]);
+        let integer = self
+            .table
+            .columns
+            .iter()
+            .any(|c| c.name == *key && matches!(c.ty, ColumnType::Int | ColumnType::BigInt));
+        if !integer {
+            return Err(self.err(
+                self.def.op.span(),
+                format!("op \"scan\" walks integer keys, and '{name}.{key}' is not one"),
             ));
         }
-    };
-    if let KvForm::Read { columns, .. } | KvForm::Scan { columns, .. } = &form
-        && columns.len() < statement.into.len()
-    {
-        return Err(err(
-            span,
-            format!(
-                "reads {} columns, and into names {}",
-                columns.len(),
-                statement.into.len()
-            ),
-        ));
+        Ok(KvForm::Scan {
+            table: name.clone(),
+            from: self.needed(&self.def.from, "from")?,
+            count: self.needed(&self.def.count, "count")?,
+            columns: self.columns()?,
+        })
     }
-    Ok(form)
+
+    /// A read gives at least the columns the statement's `into` keeps.
+    fn reads_enough_for_into(&self, form: &KvForm) -> Result<(), FileError> {
+        if let KvForm::Read { columns, .. } | KvForm::Scan { columns, .. } = form
+            && columns.len() < self.statement.into.len()
+        {
+            return Err(self.err(
+                self.span.clone(),
+                format!(
+                    "reads {} columns, and into names {}",
+                    columns.len(),
+                    self.statement.into.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

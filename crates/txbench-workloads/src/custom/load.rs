@@ -13,8 +13,8 @@ use txbench_core::rng::Rand;
 use txbench_core::schema::{self, ColumnType, KvOp, Schema, Statement};
 use txbench_core::value::RowBatch;
 
-use super::check::{Spec, Table};
 use super::draw::{Draw, NextKeys};
+use super::spec::{Spec, Table};
 use super::{keep, keep_all, keep_text, rows_at};
 use crate::about::{About, RunFlags, Scale};
 use crate::bulk::{self, LoadPlan, LoadSummary, Population};

@@ -8,6 +8,7 @@ pub mod bounds;
 mod check;
 pub mod command;
 pub mod draw;
+mod errors;
 pub mod fits;
 #[cfg(test)]
 mod fuzz_tests;
@@ -17,11 +18,12 @@ pub mod load;
 mod model;
 pub mod opened;
 pub mod run;
+mod spec;
 pub mod ycsb;
 
-pub use check::{
-    Column, Expect, FileError, Generator, KeyRange, Spec, Statement, Table, Transaction, parse,
-};
+pub use check::parse;
+pub use errors::FileError;
+pub use spec::{Column, Expect, Generator, KeyRange, KvForm, Spec, Statement, Table, Transaction};
 
 /// `value` kept for the life of the process: the driver, the engines and the
 /// results take a workload's descriptions as `&'static`, which a built-in

@@ -10,9 +10,9 @@ use txbench_core::ErrorKind;
 use txbench_core::Session;
 use txbench_core::result::{Metric, TypeResult};
 
-use super::check::{Generator, KeyRange, Spec};
 use super::load::{self, Made};
 use super::run::FileWorkload;
+use super::spec::{Generator, KeyRange, Spec};
 use super::{keep, keep_text};
 use crate::about::About;
 use crate::benchmark::rate;

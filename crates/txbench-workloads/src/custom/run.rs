@@ -23,9 +23,9 @@ use txbench_core::{
     Written,
 };
 
-use super::check::{Expect, Generator, Spec};
 use super::draw::{Draw, Inserts, NextKeys};
-use super::kv_form::KvForm;
+use super::spec::KvForm;
+use super::spec::{Expect, Generator, Spec};
 use super::{keep, keep_all, keep_text, load};
 
 /// A value drawn for a parameter, as a transaction's input carries it (to a
@@ -265,7 +265,7 @@ impl<K> FileWorkload<K> {
 /// The steps of a transaction type: its values' slots resolved, its
 /// statements grouped into round trips.
 fn kind_of(
-    t: &super::check::Transaction,
+    t: &super::spec::Transaction,
     tables: &[&'static schema::Table],
     next: &NextKeys,
     scale: i64,

@@ -12,9 +12,10 @@ use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::{ColumnType, Schema};
 use txbench_core::{Engine, Session};
 
-use super::check::{Generator, Spec, parse};
+use super::check::parse;
 use super::opened::{self, Defined};
 use super::run::FileWorkload;
+use super::spec::{Generator, Spec};
 use crate::about::{About, RunFlags, Scale};
 use crate::benchmark::{Benchmark, MetricBasis, NoOptions, refuse_unscripted};
 use crate::bulk::{LoadPlan, LoadSummary};

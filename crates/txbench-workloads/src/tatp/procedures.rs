@@ -163,33 +163,12 @@ pub async fn execute<S: Session>(
             data_a,
         } => {
             let row = [s_id, bit_1, sf_type, data_a];
-            match access.scripts {
-                Some(scripts) => {
-                    scripted::update_subscriber_data(session, scripts, row, written).await
-                }
-                None => update_subscriber_data(session, row, written).await,
-            }
+            update_subscriber_data(session, row, written, access).await
         }
         TatpInput::UpdateLocation {
             sub_nbr,
             vlr_location,
-        } => {
-            let sub_nbr = sub_nbr.as_str();
-            match access.scripts {
-                Some(scripts) => {
-                    scripted::update_location(
-                        session,
-                        access,
-                        scripts,
-                        sub_nbr,
-                        vlr_location,
-                        written,
-                    )
-                    .await
-                }
-                None => update_location(session, sub_nbr, vlr_location, written, access).await,
-            }
-        }
+        } => update_location(session, sub_nbr.as_str(), vlr_location, written, access).await,
         TatpInput::InsertCallForwarding {
             sub_nbr,
             sf_type,
@@ -204,29 +183,15 @@ pub async fn execute<S: Session>(
                 end_time,
                 numberx: numberx.as_str(),
             };
-            match access.scripts {
-                Some(scripts) => {
-                    scripted::insert_call_forwarding(session, access, scripts, &forwarding, written)
-                        .await
-                }
-                None => insert_call_forwarding(session, &forwarding, written, access).await,
-            }
+            insert_call_forwarding(session, &forwarding, written, access).await
         }
         TatpInput::DeleteCallForwarding {
             sub_nbr,
             sf_type,
             start_time,
         } => {
-            let (sub_nbr, row) = (sub_nbr.as_str(), [sf_type, start_time]);
-            match access.scripts {
-                Some(scripts) => {
-                    scripted::delete_call_forwarding(
-                        session, access, scripts, sub_nbr, row, written,
-                    )
-                    .await
-                }
-                None => delete_call_forwarding(session, sub_nbr, row, written, access).await,
-            }
+            let row = [sf_type, start_time];
+            delete_call_forwarding(session, sub_nbr.as_str(), row, written, access).await
         }
     }
 }
@@ -237,7 +202,11 @@ async fn update_subscriber_data<S: Session>(
     session: &mut S,
     row: [i64; 4],
     written: &mut Written,
+    access: &Access,
 ) -> Result<Outcome, DbError> {
+    if let Some(scripts) = access.scripts {
+        return scripted::update_subscriber_data(session, scripts, row, written).await;
+    }
     let [s_id, bit_1, sf_type, data_a] = row;
     session.begin(TxMode::ReadWrite).await?;
     let bit = [Param::Int(bit_1), Param::Int(s_id)];
@@ -280,6 +249,10 @@ async fn update_location<S: Session>(
     written: &mut Written,
     access: &Access,
 ) -> Result<Outcome, DbError> {
+    if let Some(scripts) = access.scripts {
+        return scripted::update_location(session, access, scripts, sub_nbr, vlr_location, written)
+            .await;
+    }
     let looked_up = look_up_first(session, sub_nbr, access).await?;
     session.begin(TxMode::ReadWrite).await?;
     let by_number = [Param::Int(vlr_location), Param::Text(sub_nbr)];
@@ -315,6 +288,9 @@ async fn insert_call_forwarding<S: Session>(
     written: &mut Written,
     access: &Access,
 ) -> Result<Outcome, DbError> {
+    if let Some(scripts) = access.scripts {
+        return scripted::insert_call_forwarding(session, access, scripts, f, written).await;
+    }
     let looked_up = look_up_first(session, f.sub_nbr, access).await?;
     session.begin(TxMode::ReadWrite).await?;
     let inserted = if access.strategy == KeyAccess::TryEveryPartition {
@@ -379,6 +355,11 @@ async fn delete_call_forwarding<S: Session>(
     written: &mut Written,
     access: &Access,
 ) -> Result<Outcome, DbError> {
+    if let Some(scripts) = access.scripts {
+        let row = [sf_type, start_time];
+        return scripted::delete_call_forwarding(session, access, scripts, sub_nbr, row, written)
+            .await;
+    }
     let looked_up = look_up_first(session, sub_nbr, access).await?;
     session.begin(TxMode::ReadWrite).await?;
     let deleted = if access.strategy == KeyAccess::TryEveryPartition {

@@ -3,7 +3,7 @@
 use std::sync::LazyLock;
 
 use txbench_core::schema::Statement;
-use txbench_core::{Call, DbError, Outcome, Param, Session, TxMode, Written};
+use txbench_core::{Call, DbError, Outcome, Param, Rows, Session, TxMode, Written};
 
 use super::input::NewOrderInput;
 use super::load::now_micros;
@@ -154,25 +154,8 @@ pub async fn execute<S: Session>(
     let (w, d, c) = (input.w_id, input.d_id, input.c_id);
     let ol_cnt = input.lines.len();
     session.begin(TxMode::ReadWrite).await?;
-
-    let (wd, wdc) = (
-        [Param::Int(w)],
-        [Param::Int(w), Param::Int(d), Param::Int(c)],
-    );
-    let replies = session
-        .pipeline(&[
-            Call::query(&WAREHOUSE_TAX, &wd),
-            Call::query(&DISTRICT, &wdc[..2]),
-            Call::query(&CUSTOMER, &wdc),
-        ])
-        .await?;
-    let w_tax = float(first(rows(&replies[0]), "warehouse")?, 0, "w_tax")?;
-    let district = first(rows(&replies[1]), "district")?;
-    let d_tax = float(district, 0, "d_tax")?;
-    let o_id = int(district, 1, "d_next_o_id")?;
-    let c_discount = float(first(rows(&replies[2]), "customer")?, 0, "c_discount")?;
-
-    let all_local = i64::from(input.all_local());
+    let header = Header::read(session, input).await?;
+    let o_id = header.o_id;
     let entry = now_micros();
     // Its identity before its first write: an attempt that fails from here on
     // (or rolls back on purpose) is logged, and nothing of it may remain.
@@ -185,20 +168,10 @@ pub async fn execute<S: Session>(
         Param::Int(c),
         Param::Timestamp(entry),
         Param::Int(ol_cnt as i64),
-        Param::Int(all_local),
+        Param::Int(i64::from(input.all_local())),
     ];
     let wanted = Wanted::of(input);
-    let item_keys: Vec<Param<'_>> = wanted.items.iter().map(|&i| Param::Int(i)).collect();
-    let stock_keys: Vec<Vec<Param<'_>>> = wanted
-        .stock
-        .iter()
-        .map(|(supply_w, items)| {
-            std::iter::once(*supply_w)
-                .chain(items.iter().copied())
-                .map(Param::Int)
-                .collect()
-        })
-        .collect();
+    let (item_keys, stock_keys) = wanted.keys();
     let stock_of_district = &STOCK[(d - 1) as usize];
     let mut calls = vec![
         Call::execute(&DISTRICT_NEXT, &next),
@@ -221,61 +194,115 @@ pub async fn execute<S: Session>(
         return Ok((Outcome::ExpectedRollback, None));
     }
     let mut stock = Stock::read(&wanted, &replies[4..])?;
-
-    let mut brand_generic = vec!['G'; ol_cnt];
-    let mut lines: Vec<Param<'_>> = Vec::with_capacity(ol_cnt * LINE_COLUMNS);
-    let mut sum = 0.0;
-    let mut sum_cents = 0i64;
-    for (i, line) in input.lines.iter().enumerate() {
-        let item = keyed(items, line.item, "item")?;
-        let price = float(item, 1, "i_price")?;
-        let i_data = text(item, 3, "i_data")?;
-        let row = stock.row(line.supply_w_id, line.item)?;
-        // 2.4.2.2: subtract, or add 91 when fewer than quantity + 10 would remain.
-        // A second line of the same item starts from what the first one left.
-        let quantity = row.quantity;
-        row.quantity = if quantity >= line.quantity + 10 {
-            quantity - line.quantity
-        } else {
-            quantity - line.quantity + 91
-        };
-        if i_data.contains("ORIGINAL") && row.data.contains("ORIGINAL") {
-            brand_generic[i] = 'B';
-        }
-        let amount = cents(line.quantity as f64 * price);
-        sum += amount;
-        sum_cents += (amount * 100.0).round() as i64;
-        row.ytd += line.quantity;
-        row.order_cnt += 1;
-        lines.extend([
-            Param::Int(o_id),
-            Param::Int(d),
-            Param::Int(w),
-            Param::Int(i as i64 + 1),
-            Param::Int(line.item),
-            Param::Int(line.supply_w_id),
-            Param::Int(line.quantity),
-            Param::Float(amount),
-            Param::Text(row.dist_info),
-        ]);
-    }
+    let lines = Lines::price(input, o_id, items, &mut stock)?;
     let updates = stock.updates(&wanted, w);
     let mut calls: Vec<Call<'_>> = updates
         .iter()
         .map(|(statement, params)| Call::execute(statement, params))
         .collect();
-    calls.push(Call::execute(&INSERT_LINES[ol_cnt - 1], &lines));
-    written.committing([w, d, o_id, c, ol_cnt as i64, sum_cents, entry]);
+    calls.push(Call::execute(&INSERT_LINES[ol_cnt - 1], &lines.params));
+    written.committing([w, d, o_id, c, ol_cnt as i64, lines.sum_cents, entry]);
     session.pipeline_and_commit(&calls).await?;
-    let total = cents(sum * (1.0 - c_discount) * (1.0 + w_tax + d_tax));
     Ok((
         Outcome::Committed,
         Some(NewOrderOutput {
             o_id,
-            total,
-            brand_generic,
+            total: header.total(lines.sum),
+            brand_generic: lines.brand_generic,
         }),
     ))
+}
+
+/// What New-Order reads first: the taxes, the order's number and the
+/// customer's discount.
+struct Header {
+    w_tax: f64,
+    d_tax: f64,
+    o_id: i64,
+    c_discount: f64,
+}
+
+impl Header {
+    /// The warehouse, the district and the customer, in one pipeline.
+    async fn read<S: Session>(session: &mut S, input: &NewOrderInput) -> Result<Header, DbError> {
+        let wdc = [
+            Param::Int(input.w_id),
+            Param::Int(input.d_id),
+            Param::Int(input.c_id),
+        ];
+        let replies = session
+            .pipeline(&[
+                Call::query(&WAREHOUSE_TAX, &wdc[..1]),
+                Call::query(&DISTRICT, &wdc[..2]),
+                Call::query(&CUSTOMER, &wdc),
+            ])
+            .await?;
+        let district = first(rows(&replies[1]), "district")?;
+        Ok(Header {
+            w_tax: float(first(rows(&replies[0]), "warehouse")?, 0, "w_tax")?,
+            d_tax: float(district, 0, "d_tax")?,
+            o_id: int(district, 1, "d_next_o_id")?,
+            c_discount: float(first(rows(&replies[2]), "customer")?, 0, "c_discount")?,
+        })
+    }
+
+    /// The order's total (2.4.2.2) from the sum of its lines' amounts.
+    fn total(&self, sum: f64) -> f64 {
+        cents(sum * (1.0 - self.c_discount) * (1.0 + self.w_tax + self.d_tax))
+    }
+}
+
+/// The order lines, priced, and what their stock rows become.
+struct Lines<'r> {
+    /// Each line's ORDER_LINE columns, in turn.
+    params: Vec<Param<'r>>,
+    brand_generic: Vec<char>,
+    sum: f64,
+    sum_cents: i64,
+}
+
+impl<'r> Lines<'r> {
+    /// Price each line of `input` (order `o_id`) from its item, and take its
+    /// quantity from its stock row.
+    fn price(
+        input: &NewOrderInput,
+        o_id: i64,
+        items: &Rows,
+        stock: &mut Stock<'r>,
+    ) -> Result<Lines<'r>, DbError> {
+        let ol_cnt = input.lines.len();
+        let mut out = Lines {
+            params: Vec::with_capacity(ol_cnt * LINE_COLUMNS),
+            brand_generic: vec!['G'; ol_cnt],
+            sum: 0.0,
+            sum_cents: 0,
+        };
+        for (i, line) in input.lines.iter().enumerate() {
+            let item = keyed(items, line.item, "item")?;
+            let price = float(item, 1, "i_price")?;
+            let i_data = text(item, 3, "i_data")?;
+            let row = stock.row(line.supply_w_id, line.item)?;
+            row.take(line.quantity);
+            if i_data.contains("ORIGINAL") && row.data.contains("ORIGINAL") {
+                out.brand_generic[i] = 'B';
+            }
+            let amount = cents(line.quantity as f64 * price);
+            out.sum += amount;
+            out.sum_cents += (amount * 100.0).round() as i64;
+            out.params.extend([
+                Param::Int(o_id),
+                Param::Int(input.d_id),
+                Param::Int(input.w_id),
+                Param::Int(i as i64 + 1),
+                Param::Int(line.item),
+                Param::Int(line.supply_w_id),
+                Param::Int(line.quantity),
+                Param::Float(amount),
+                Param::Text(row.dist_info),
+            ]);
+        }
+        Ok(out)
+    }
 }
 
 /// The distinct items an order names, and the distinct stock rows it takes per
@@ -307,6 +334,23 @@ impl Wanted {
         }
         Wanted { items, stock }
     }
+
+    /// The items query's parameters, and each stock query's (its warehouse,
+    /// then its items).
+    fn keys(&self) -> (Vec<Param<'static>>, Vec<Vec<Param<'static>>>) {
+        let items = self.items.iter().map(|&i| Param::Int(i)).collect();
+        let stock = self
+            .stock
+            .iter()
+            .map(|(supply_w, items)| {
+                std::iter::once(*supply_w)
+                    .chain(items.iter().copied())
+                    .map(Param::Int)
+                    .collect()
+            })
+            .collect();
+        (items, stock)
+    }
 }
 
 /// One stock row as New-Order read it, with what its lines change.
@@ -320,6 +364,21 @@ struct StockRow<'r> {
     /// What the lines add to S_YTD (their quantities) and to S_ORDER_CNT.
     ytd: i64,
     order_cnt: i64,
+}
+
+impl StockRow<'_> {
+    /// A line takes `quantity` (2.4.2.2): subtract it, or add 91 when fewer
+    /// than quantity + 10 would remain. A second line of the same item
+    /// starts from what the first one left.
+    fn take(&mut self, quantity: i64) {
+        self.quantity = if self.quantity >= quantity + 10 {
+            self.quantity - quantity
+        } else {
+            self.quantity - quantity + 91
+        };
+        self.ytd += quantity;
+        self.order_cnt += 1;
+    }
 }
 
 /// The stock rows an order takes.

@@ -79,47 +79,13 @@ pub async fn execute<S: Session>(
         input.amount,
     );
     session.begin(TxMode::ReadWrite).await?;
-
-    let wh = [Param::Float(amount), Param::Int(w), Param::Int(d)];
-    let by_name_key;
-    let by_id_key;
-    let mut calls = vec![
-        Call::execute(&WAREHOUSE_YTD, &wh[..2]),
-        Call::query(&WAREHOUSE, &wh[1..2]),
-        Call::execute(&DISTRICT_YTD, &wh),
-        Call::query(&DISTRICT, &wh[1..]),
+    let (h_data, c, customer) = pay_and_find(session, input).await?;
+    let row = first(rows(&customer), "customer")?;
+    let paid = [
+        Param::Float(cents(float(row, 13, "c_balance")? - amount)),
+        Param::Float(cents(float(row, 14, "c_ytd_payment")? + amount)),
+        Param::Int(int(row, 15, "c_payment_cnt")? + 1),
     ];
-    // A customer chosen by id is read (and locked) with the rest; one chosen
-    // by name needs its id first.
-    match &input.customer {
-        CustomerKey::LastName(name) => {
-            by_name_key = [Param::Int(cw), Param::Int(cd), Param::Text(name)];
-            calls.push(Call::query(&customer::BY_LAST_NAME, &by_name_key));
-        }
-        CustomerKey::Id(id) => {
-            by_id_key = [Param::Int(cw), Param::Int(cd), Param::Int(*id)];
-            calls.push(Call::query(&CUSTOMER, &by_id_key));
-        }
-    }
-    let mut replies = session.pipeline(&calls).await?;
-    let w_name = text(first(rows(&replies[1]), "warehouse")?, 0, "w_name")?;
-    let d_name = text(first(rows(&replies[3]), "district")?, 0, "d_name")?;
-    // H_DATA is W_NAME and D_NAME separated by four spaces (2.5.2.2).
-    let h_data = format!("{w_name}    {d_name}");
-    let (c, rows_c) = match &input.customer {
-        CustomerKey::Id(id) => (*id, replies.swap_remove(4)),
-        CustomerKey::LastName(name) => {
-            let c = customer::middle(rows(&replies[4]), name)?;
-            let key = [Param::Int(cw), Param::Int(cd), Param::Int(c)];
-            (c, Reply::Rows(session.query(&CUSTOMER, &key).await?))
-        }
-    };
-
-    let key = [Param::Int(cw), Param::Int(cd), Param::Int(c)];
-    let row = first(rows(&rows_c), "customer")?;
-    let balance = cents(float(row, 13, "c_balance")? - amount);
-    let ytd_payment = cents(float(row, 14, "c_ytd_payment")? + amount);
-    let payment_cnt = int(row, 15, "c_payment_cnt")? + 1;
     let bad_credit = text(row, 10, "c_credit")? == "BC";
 
     let h_date = now_micros();
@@ -137,46 +103,100 @@ pub async fn execute<S: Session>(
         Param::Float(amount),
         Param::Text(&h_data),
     ];
-    let data;
-    let update_good;
-    let update_bad;
-    let update = if bad_credit {
-        // Prepend the payment to C_DATA, keeping 500 characters (2.5.2.2).
-        let rows_d = session.query(&CUSTOMER_DATA, &key).await?;
-        let old = text(first(&rows_d, "customer data")?, 0, "c_data")?;
-        let mut new = String::with_capacity(C_DATA_MAX + 64);
-        let _ = write!(new, "{c} {cd} {cw} {d} {w} {amount:.2} | ");
-        new.push_str(old);
-        let cut = new
-            .char_indices()
-            .nth(C_DATA_MAX)
-            .map_or(new.len(), |(i, _)| i);
-        new.truncate(cut);
-        data = new;
-        update_bad = [
-            Param::Float(balance),
-            Param::Float(ytd_payment),
-            Param::Int(payment_cnt),
-            Param::Text(&data),
-            key[0],
-            key[1],
-            key[2],
-        ];
-        Call::execute(&CUSTOMER_UPDATE_BAD_CREDIT, &update_bad)
+    let key = [Param::Int(cw), Param::Int(cd), Param::Int(c)];
+    let (statement, data) = if bad_credit {
+        let data = new_c_data(session, input, c).await?;
+        (&CUSTOMER_UPDATE_BAD_CREDIT, Some(data))
     } else {
-        update_good = [
-            Param::Float(balance),
-            Param::Float(ytd_payment),
-            Param::Int(payment_cnt),
-            key[0],
-            key[1],
-            key[2],
-        ];
-        Call::execute(&CUSTOMER_UPDATE, &update_good)
+        (&CUSTOMER_UPDATE, None)
     };
+    let update: Vec<Param<'_>> = paid
+        .into_iter()
+        .chain(data.as_deref().map(Param::Text))
+        .chain(key)
+        .collect();
     written.committing_as_stated();
     session
-        .pipeline_and_commit(&[update, Call::execute(&INSERT_HISTORY, &history)])
+        .pipeline_and_commit(&[
+            Call::execute(statement, &update),
+            Call::execute(&INSERT_HISTORY, &history),
+        ])
         .await?;
     Ok((Outcome::Committed, c))
+}
+
+/// Add the payment to the warehouse's and the district's year to date, and
+/// find the customer; gives H_DATA, the customer's id and its row. A
+/// customer chosen by id is read (and locked) with the rest; one chosen by
+/// name needs its id first.
+async fn pay_and_find<S: Session>(
+    session: &mut S,
+    input: &PaymentInput,
+) -> Result<(String, i64, Reply), DbError> {
+    let (cw, cd) = (input.c_w_id, input.c_d_id);
+    let wh = [
+        Param::Float(input.amount),
+        Param::Int(input.w_id),
+        Param::Int(input.d_id),
+    ];
+    let by_name_key;
+    let by_id_key;
+    let mut calls = vec![
+        Call::execute(&WAREHOUSE_YTD, &wh[..2]),
+        Call::query(&WAREHOUSE, &wh[1..2]),
+        Call::execute(&DISTRICT_YTD, &wh),
+        Call::query(&DISTRICT, &wh[1..]),
+    ];
+    match &input.customer {
+        CustomerKey::LastName(name) => {
+            by_name_key = [Param::Int(cw), Param::Int(cd), Param::Text(name)];
+            calls.push(Call::query(&customer::BY_LAST_NAME, &by_name_key));
+        }
+        CustomerKey::Id(id) => {
+            by_id_key = [Param::Int(cw), Param::Int(cd), Param::Int(*id)];
+            calls.push(Call::query(&CUSTOMER, &by_id_key));
+        }
+    }
+    let mut replies = session.pipeline(&calls).await?;
+    let w_name = text(first(rows(&replies[1]), "warehouse")?, 0, "w_name")?;
+    let d_name = text(first(rows(&replies[3]), "district")?, 0, "d_name")?;
+    // H_DATA is W_NAME and D_NAME separated by four spaces (2.5.2.2).
+    let h_data = format!("{w_name}    {d_name}");
+    let (c, customer) = match &input.customer {
+        CustomerKey::Id(id) => (*id, replies.swap_remove(4)),
+        CustomerKey::LastName(name) => {
+            let c = customer::middle(rows(&replies[4]), name)?;
+            let key = [Param::Int(cw), Param::Int(cd), Param::Int(c)];
+            (c, Reply::Rows(session.query(&CUSTOMER, &key).await?))
+        }
+    };
+    Ok((h_data, c, customer))
+}
+
+/// A bad-credit customer's C_DATA with the payment prepended, keeping 500
+/// characters (2.5.2.2).
+async fn new_c_data<S: Session>(
+    session: &mut S,
+    input: &PaymentInput,
+    c: i64,
+) -> Result<String, DbError> {
+    let (w, d, cw, cd, amount) = (
+        input.w_id,
+        input.d_id,
+        input.c_w_id,
+        input.c_d_id,
+        input.amount,
+    );
+    let key = [Param::Int(cw), Param::Int(cd), Param::Int(c)];
+    let rows_d = session.query(&CUSTOMER_DATA, &key).await?;
+    let old = text(first(&rows_d, "customer data")?, 0, "c_data")?;
+    let mut new = String::with_capacity(C_DATA_MAX + 64);
+    let _ = write!(new, "{c} {cd} {cw} {d} {w} {amount:.2} | ");
+    new.push_str(old);
+    let cut = new
+        .char_indices()
+        .nth(C_DATA_MAX)
+        .map_or(new.len(), |(i, _)| i);
+    new.truncate(cut);
+    Ok(new)
 }

@@ -5,8 +5,8 @@
 
 use txbench_core::schema::ColumnType;
 
-use super::super::check::{Column, Generator, Spec, Statement, Transaction};
-use super::super::kv_form::KvForm;
+use super::super::spec::KvForm;
+use super::super::spec::{Column, Generator, Spec, Statement, Transaction};
 
 /// How many fields a record has and how long each is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

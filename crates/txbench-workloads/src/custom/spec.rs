@@ -1,0 +1,327 @@
+//! A workload file as txbench runs it, once checked ([`super::parse`]): its
+//! tables with a generator per column, its transaction types of statements
+//! (each with its key-value form where the file gives one), its invariants.
+
+use txbench_core::schema::ColumnType;
+
+use super::bounds;
+use super::fits::{self, Drawn};
+use super::rows_at;
+
+/// How a column's or a parameter's values are drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Generator {
+    /// 1, 2, 3, ... (or from `start`): a key column.
+    Sequence {
+        /// The first value.
+        start: i64,
+    },
+    /// Uniform in `[min, max]`.
+    Uniform {
+        /// Smallest.
+        min: i64,
+        /// Largest.
+        max: i64,
+    },
+    /// Zipfian over a key range, rank 1 the hottest.
+    Zipfian {
+        /// The keys drawn from.
+        keys: KeyRange,
+        /// The skew.
+        theta: f64,
+        /// Ranks spread over the range by a hash (YCSB's scrambled zipfian).
+        scrambled: bool,
+    },
+    /// Skewed to the keys inserted last (YCSB's latest).
+    Latest {
+        /// The keys drawn from.
+        keys: KeyRange,
+        /// The skew.
+        theta: f64,
+    },
+    /// TPC-C's NURand(A, min, max).
+    NuRand {
+        /// A.
+        a: i64,
+        /// Smallest.
+        min: i64,
+        /// Largest.
+        max: i64,
+    },
+    /// Random letters and digits of a length in `[min, max]`.
+    Text {
+        /// Shortest.
+        min: u32,
+        /// Longest.
+        max: u32,
+    },
+    /// A random number of exactly `digits` digits.
+    Number {
+        /// Its digits.
+        digits: u32,
+    },
+    /// The same value always.
+    Constant(toml::Value),
+    /// A key of a table, uniform over those loaded.
+    Key(KeyRange),
+    /// A key past every one loaded or inserted so far (an insert's).
+    NextKey(KeyRange),
+}
+
+impl Generator {
+    /// The values it draws, as far as the file fixes them.
+    pub fn drawn(&self) -> Drawn {
+        match self {
+            Generator::Uniform { min, max } | Generator::NuRand { min, max, .. } => {
+                Drawn::Ints(*min, *max)
+            }
+            Generator::Number { digits } => {
+                let low = 10i64.pow(digits - 1);
+                Drawn::Ints(if *digits == 1 { 0 } else { low }, low * 10 - 1)
+            }
+            Generator::Text { max, .. } => Drawn::Text(*max as usize),
+            Generator::Sequence { start } => Drawn::KeysFrom(*start),
+            Generator::Zipfian { keys, .. }
+            | Generator::Latest { keys, .. }
+            | Generator::Key(keys)
+            | Generator::NextKey(keys) => Drawn::KeysFrom(keys.start),
+            Generator::Constant(v) => match v {
+                toml::Value::Integer(i) => Drawn::Ints(*i, *i),
+                toml::Value::Boolean(b) => Drawn::Ints(i64::from(*b), i64::from(*b)),
+                toml::Value::Float(f) => Drawn::Float(*f),
+                other => Drawn::Text(other.as_str().map_or(usize::MAX, |s| s.chars().count())),
+            },
+        }
+    }
+}
+
+/// The keys of a table's sequence column: from `start`, `per_scale` of them
+/// per unit of the scale (their end is known once the scale is).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyRange {
+    /// The table.
+    pub table: String,
+    /// The column.
+    pub column: String,
+    /// Its first key.
+    pub start: i64,
+    /// Keys per unit of the scale.
+    pub per_scale: f64,
+}
+
+/// What a statement must return or change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// Exactly one row; anything else is a data error.
+    One,
+    /// One row, or none: then the transaction ends as an expected rollback.
+    OneOrNone,
+    /// Any number of rows.
+    Any,
+}
+
+/// A column of a checked table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub ty: ColumnType,
+    /// How its values are drawn at load.
+    pub generator: Generator,
+}
+
+/// A checked table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// Its name.
+    pub name: String,
+    /// Rows per unit of the scale.
+    pub rows_per_scale: f64,
+    /// Its primary key.
+    pub primary_key: Vec<String>,
+    /// Its columns, `repeat`ed ones expanded.
+    pub columns: Vec<Column>,
+}
+
+/// A checked statement: its SQL with `?` placeholders, and what fills each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statement {
+    /// Its name.
+    pub name: String,
+    /// The SQL with each `:name` replaced by `?`.
+    pub sql: String,
+    /// The parameter names filling the placeholders, in order.
+    pub args: Vec<String>,
+    /// Whether it returns rows (a SELECT) rather than changing them.
+    pub query: bool,
+    /// What it must return or change.
+    pub expect: Expect,
+    /// Columns of its first row kept as parameters.
+    pub into: Vec<String>,
+    /// The statements before it that it needs (uses a value they read);
+    /// statements that need none of each other may be pipelined.
+    pub after: Vec<usize>,
+    /// Its key-value form, when the file gives one.
+    pub kv: Option<KvForm>,
+    /// Other forms of it with the same placeholders (SQL and key-value
+    /// form), one of which runs instead when `pick` says: YCSB's update of
+    /// a field chosen at random. Made by txbench; files do not write them.
+    pub variants: Vec<(String, Option<KvForm>)>,
+    /// The drawn parameter whose value chooses the form that runs: 0 is
+    /// this one, 1 the first variant, ... (modulo their number).
+    pub pick: Option<String>,
+    /// Its line in the file.
+    pub line: usize,
+}
+
+/// A checked transaction type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transaction {
+    /// Its name.
+    pub name: String,
+    /// Its share of the mix (0..1).
+    pub share: f64,
+    /// Whether it only reads.
+    pub read_only: bool,
+    /// The share that should commit, when the file says.
+    pub expected_success: Option<f64>,
+    /// Its drawn parameters.
+    pub params: Vec<(String, Generator)>,
+    /// Its statements.
+    pub statements: Vec<Statement>,
+}
+
+/// A workload file, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    /// The file, as it was named.
+    pub file: String,
+    /// Its name.
+    pub name: String,
+    /// Its title.
+    pub title: String,
+    /// What the scale counts.
+    pub scale_unit: String,
+    /// The default scale.
+    pub default_scale: i64,
+    /// Terminals per scale unit.
+    pub terminals_per_scale: f64,
+    /// Mean think time (s).
+    pub think_secs: f64,
+    /// Its tables.
+    pub tables: Vec<Table>,
+    /// Its transaction types.
+    pub transactions: Vec<Transaction>,
+    /// Its invariants: (what, query).
+    pub invariants: Vec<(String, String)>,
+}
+
+impl Spec {
+    /// Whether every statement has a key-value form, so that a key-value
+    /// store (Redis) runs the workload.
+    pub fn key_value(&self) -> bool {
+        self.transactions
+            .iter()
+            .flat_map(|t| &t.statements)
+            .all(|s| s.kv.is_some())
+    }
+
+    /// What it would exceed at `scale`, named with the bound ([`bounds`]);
+    /// `None` when it fits: the rows a load writes, the terminals it
+    /// defaults to, and every sequence's keys (past `i64::MAX`, or past its
+    /// column).
+    pub fn beyond_bounds(&self, scale: i64) -> Option<String> {
+        let rows: f64 = self
+            .tables
+            .iter()
+            .map(|t| (t.rows_per_scale * scale as f64).round().max(1.0))
+            .sum();
+        if rows > bounds::MAX_LOAD_ROWS {
+            return Some(format!(
+                "the tables would hold {rows:.3e} rows, more than the {:.0e} a load may write",
+                bounds::MAX_LOAD_ROWS
+            ));
+        }
+        let terminals = (self.terminals_per_scale * scale as f64).round();
+        if terminals > bounds::MAX_TERMINALS {
+            return Some(format!(
+                "terminals_per_scale {} makes {terminals:.3e} terminals, more than {:.0e}",
+                self.terminals_per_scale,
+                bounds::MAX_TERMINALS
+            ));
+        }
+        self.keys_misfit(scale)
+    }
+
+    /// The first column whose keys at `scale` would not fit its type (a
+    /// sequence's last key, or the last loaded key of the range it draws
+    /// from): the rest of each generator's values were checked with the file.
+    fn keys_misfit(&self, scale: i64) -> Option<String> {
+        self.tables.iter().find_map(|table| {
+            table.columns.iter().find_map(|c| {
+                let (start, count) = match &c.generator {
+                    Generator::Sequence { start } => (*start, rows_at(table.rows_per_scale, scale)),
+                    Generator::Zipfian { keys, .. }
+                    | Generator::Latest { keys, .. }
+                    | Generator::Key(keys)
+                    | Generator::NextKey(keys) => (keys.start, rows_at(keys.per_scale, scale)),
+                    _ => return None,
+                };
+                let misfit = fits::keys_misfit(c.ty, start, count)?;
+                Some(format!(
+                    "table '{}' column '{}': {misfit}",
+                    table.name, c.name
+                ))
+            })
+        })
+    }
+}
+
+/// A checked key-value form. Each value is an index into the statement's
+/// placeholders (the first one of that name).
+#[derive(Debug, Clone, PartialEq)]
+pub enum KvForm {
+    /// One row's `columns` by key.
+    Read {
+        /// The table.
+        table: String,
+        /// The key's placeholder.
+        key: usize,
+        /// The columns read, in the SQL's order.
+        columns: Vec<String>,
+    },
+    /// Columns of one row set (an update), or a new row (an insert).
+    Write {
+        /// The table.
+        table: String,
+        /// The key's placeholder.
+        key: usize,
+        /// Each column set and its value's placeholder.
+        set: Vec<(String, usize)>,
+        /// Whether it adds the row.
+        insert: bool,
+    },
+    /// Up to `count` rows in key order from `from`.
+    Scan {
+        /// The table.
+        table: String,
+        /// The first key's placeholder.
+        from: usize,
+        /// The row count's placeholder.
+        count: usize,
+        /// The columns read.
+        columns: Vec<String>,
+    },
+}
+
+impl KvForm {
+    /// The table it reads or writes.
+    pub fn table(&self) -> &str {
+        match self {
+            KvForm::Read { table, .. }
+            | KvForm::Write { table, .. }
+            | KvForm::Scan { table, .. } => table,
+        }
+    }
+}
