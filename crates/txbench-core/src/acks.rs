@@ -236,23 +236,49 @@ impl AckFile {
     }
 }
 
+/// Why a log cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// Its first line is not the log's.
+    #[error("line 1 is {0:?}, not {MAGIC:?}: not an acknowledged-work log")]
+    NotALog(String),
+    /// Nothing in it.
+    #[error("the file is empty")]
+    Empty,
+    /// A line that could not be read.
+    #[error("line {line}: {source}")]
+    Io {
+        /// Its number, 1-based.
+        line: usize,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A line that is not a log line (and not the last, cut short).
+    #[error("line {line} is not a log line: {text:?}")]
+    NotALine {
+        /// Its number, 1-based.
+        line: usize,
+        /// Its text.
+        text: String,
+    },
+}
+
 /// Read a log; an error names the line that is not one. A last line cut
 /// short (the client killed mid-write) is left out, as it was never whole.
-pub fn read(input: impl BufRead) -> Result<AckFile, String> {
+pub fn read(input: impl BufRead) -> Result<AckFile, ReadError> {
     let mut file = AckFile::default();
     let mut lines = input.lines().enumerate().peekable();
     match lines.next() {
         Some((_, Ok(first))) if first == MAGIC => {}
-        Some((_, Ok(first))) => {
-            return Err(format!(
-                "line 1 is {first:?}, not {MAGIC:?}: not an acknowledged-work log"
-            ));
-        }
-        Some((_, Err(e))) => return Err(format!("line 1: {e}")),
-        None => return Err("the file is empty".into()),
+        Some((_, Ok(first))) => return Err(ReadError::NotALog(first)),
+        Some((_, Err(source))) => return Err(ReadError::Io { line: 1, source }),
+        None => return Err(ReadError::Empty),
     }
     while let Some((n, line)) = lines.next() {
-        let line = line.map_err(|e| format!("line {}: {e}", n + 1))?;
+        let line = line.map_err(|source| ReadError::Io {
+            line: n + 1,
+            source,
+        })?;
         if let Some(comment) = line.strip_prefix("# ") {
             if let Some((key, fields)) = comment.split_once(": ") {
                 let names = fields.split(' ').map(str::to_string).collect();
@@ -266,7 +292,12 @@ pub fn read(input: impl BufRead) -> Result<AckFile, String> {
         match parse_line(&line) {
             Some(l) => file.lines.push(l),
             None if lines.peek().is_none() => {}
-            None => return Err(format!("line {} is not a log line: {line:?}", n + 1)),
+            None => {
+                return Err(ReadError::NotALine {
+                    line: n + 1,
+                    text: line,
+                });
+            }
         }
     }
     Ok(file)
@@ -379,8 +410,11 @@ mod tests {
         assert_eq!(file.lines.len(), 1);
         let broken = format!("{MAGIC}\n1,ack,new_order,1 x 3\n2,ack,new_order,1 2 4\n");
         let e = read(broken.as_bytes()).unwrap_err();
-        assert!(e.contains("line 2"), "{e}");
+        assert!(e.to_string().contains("line 2"), "{e}");
         let e = read("unix_us,status\n".as_bytes()).unwrap_err();
-        assert!(e.contains("not an acknowledged-work log"), "{e}");
+        assert!(
+            e.to_string().contains("not an acknowledged-work log"),
+            "{e}"
+        );
     }
 }

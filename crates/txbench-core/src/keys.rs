@@ -4,8 +4,30 @@
 //! a coefficient of 0 is uniform.
 
 use rand_distr::Zipf;
+use thiserror::Error;
 
 use crate::rng::Rand;
+
+/// Why keys cannot be drawn as asked.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum KeysError {
+    /// No keys.
+    #[error("the key space is empty: give at least one key")]
+    Empty,
+    /// A coefficient below 0, or not a number.
+    #[error("invalid Zipf coefficient {0}: it must be 0 (uniform) or more")]
+    Coefficient(String),
+    /// The sampler refused the pair.
+    #[error("Zipf({keys}, {coefficient}): {why}")]
+    Zipf {
+        /// The keys.
+        keys: u64,
+        /// The coefficient.
+        coefficient: String,
+        /// The sampler's words.
+        why: String,
+    },
+}
 
 /// How keys are drawn.
 #[derive(Debug, Clone)]
@@ -19,25 +41,28 @@ pub struct KeyChooser {
 impl KeyChooser {
     /// Keys `1..=keys` with Zipf coefficient `s` (0: uniform). An empty key space
     /// or a coefficient that is negative or not a number is refused, named.
-    pub fn new(keys: u64, s: f64) -> Result<KeyChooser, String> {
+    pub fn new(keys: u64, s: f64) -> Result<KeyChooser, KeysError> {
         KeyChooser::over(1, keys, s)
     }
 
     /// Keys `first..first + keys` with Zipf coefficient `s`: key `first` is the
     /// hottest (a shard's part of a key space).
-    pub fn over(first: u64, keys: u64, s: f64) -> Result<KeyChooser, String> {
+    pub fn over(first: u64, keys: u64, s: f64) -> Result<KeyChooser, KeysError> {
         if keys == 0 {
-            return Err("the key space is empty: give at least one key".into());
+            return Err(KeysError::Empty);
         }
         if !(s >= 0.0 && s.is_finite()) {
-            return Err(format!(
-                "invalid Zipf coefficient {s}: it must be 0 (uniform) or more"
-            ));
+            return Err(KeysError::Coefficient(s.to_string()));
         }
         let zipf = if s == 0.0 {
             None
         } else {
-            Some(Zipf::new(keys as f64, s).map_err(|e| format!("Zipf({keys}, {s}): {e}"))?)
+            let refused = |e: rand_distr::ZipfError| KeysError::Zipf {
+                keys,
+                coefficient: s.to_string(),
+                why: e.to_string(),
+            };
+            Some(Zipf::new(keys as f64, s).map_err(refused)?)
         };
         Ok(KeyChooser { first, keys, zipf })
     }
@@ -106,8 +131,23 @@ mod tests {
             counts[1..].iter().all(|&c| (9_500..10_500).contains(&c)),
             "{counts:?}"
         );
-        assert!(KeyChooser::new(0, 0.5).unwrap_err().contains("empty"));
-        assert!(KeyChooser::new(10, -1.0).unwrap_err().contains("-1"));
-        assert!(KeyChooser::new(10, f64::NAN).unwrap_err().contains("NaN"));
+        assert!(
+            KeyChooser::new(0, 0.5)
+                .unwrap_err()
+                .to_string()
+                .contains("empty")
+        );
+        assert!(
+            KeyChooser::new(10, -1.0)
+                .unwrap_err()
+                .to_string()
+                .contains("-1")
+        );
+        assert!(
+            KeyChooser::new(10, f64::NAN)
+                .unwrap_err()
+                .to_string()
+                .contains("NaN")
+        );
     }
 }

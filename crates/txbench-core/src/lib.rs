@@ -69,7 +69,7 @@ pub use engine::{
     Timestamps, TxMode, TxnInput,
 };
 pub use error::{DbError, ErrorKind};
-pub use shard::Shard;
+pub use shard::{Shard, ShardError};
 pub use value::{Param, Room, Row, RowBatch, Rows, Value};
 pub use workload::{Outcome, Planned, RepeatTerminal, Terminal, TxnTypeInfo, Workload};
 pub use written::Written;

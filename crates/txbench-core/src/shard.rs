@@ -9,6 +9,43 @@
 use std::fmt;
 use std::ops::RangeInclusive;
 
+use thiserror::Error;
+
+/// Why there is no such shard, or no part of the scale for it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ShardError {
+    /// `--shards 0`.
+    #[error("--shards 0: a run has at least one shard")]
+    NoShards,
+    /// An index at or above the count.
+    #[error("shard index {index} is not below --shards {count} (indexes run 0..{last})", last = count - 1)]
+    NoSuchIndex {
+        /// The index asked for.
+        index: u32,
+        /// The shards of the run.
+        count: u32,
+    },
+    /// Fewer units of the scale than shards.
+    #[error("{units} {unit} cannot be split into {count} shards: each shard needs at least one")]
+    TooFewUnits {
+        /// The units of the scale.
+        units: i64,
+        /// What they are ("warehouses").
+        unit: String,
+        /// The shards of the run.
+        count: u32,
+    },
+    /// A workload that runs only whole.
+    #[error("{workload} runs cannot be split into shards")]
+    Unsplittable {
+        /// The workload's name.
+        workload: String,
+    },
+    /// The shard's part of a key space cannot be drawn from.
+    #[error(transparent)]
+    Keys(#[from] crate::keys::KeysError),
+}
+
 /// Shard `index` (0-based) of `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
@@ -21,15 +58,12 @@ impl Shard {
     pub const WHOLE: Shard = Shard { index: 0, count: 1 };
 
     /// Shard `index` of `count`, or why there is no such shard.
-    pub fn new(index: u32, count: u32) -> Result<Shard, String> {
+    pub fn new(index: u32, count: u32) -> Result<Shard, ShardError> {
         if count == 0 {
-            return Err("--shards 0: a run has at least one shard".into());
+            return Err(ShardError::NoShards);
         }
         if index >= count {
-            return Err(format!(
-                "shard index {index} is not below --shards {count} (indexes run 0..{})",
-                count - 1
-            ));
+            return Err(ShardError::NoSuchIndex { index, count });
         }
         Ok(Shard { index, count })
     }
@@ -51,12 +85,13 @@ impl Shard {
 
     /// The part of `1..=n` this shard takes, or why it takes none (fewer units
     /// than shards).
-    pub fn range(&self, n: i64, unit: &str) -> Result<RangeInclusive<i64>, String> {
+    pub fn range(&self, n: i64, unit: &str) -> Result<RangeInclusive<i64>, ShardError> {
         if n < i64::from(self.count) {
-            return Err(format!(
-                "{n} {unit} cannot be split into {} shards: each shard needs at least one",
-                self.count
-            ));
+            return Err(ShardError::TooFewUnits {
+                units: n,
+                unit: unit.to_string(),
+                count: self.count,
+            });
         }
         let (i, c) = (i64::from(self.index), i64::from(self.count));
         // i128: n * (i + 1) overflows i64 for key counts near its limit.
@@ -97,12 +132,22 @@ mod tests {
 
     #[test]
     fn bad_shards_are_refused_by_value() {
-        assert!(Shard::new(4, 4).unwrap_err().contains("shard index 4"));
-        assert!(Shard::new(0, 0).unwrap_err().contains("--shards 0"));
+        assert!(
+            Shard::new(4, 4)
+                .unwrap_err()
+                .to_string()
+                .contains("shard index 4")
+        );
+        assert!(
+            Shard::new(0, 0)
+                .unwrap_err()
+                .to_string()
+                .contains("--shards 0")
+        );
         let e = Shard::new(0, 4)
             .unwrap()
             .range(3, "warehouses")
             .unwrap_err();
-        assert!(e.contains("3 warehouses"), "{e}");
+        assert!(e.to_string().contains("3 warehouses"), "{e}");
     }
 }

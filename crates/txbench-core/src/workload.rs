@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::engine::Session;
 use crate::error::DbError;
-use crate::shard::Shard;
+use crate::shard::{Shard, ShardError};
 pub use crate::txn::{Outcome, THINK_TRUNCATION, TxnTypeInfo};
 use crate::written::Written;
 
@@ -85,11 +85,13 @@ pub trait Workload: Send + Sync + 'static {
     /// warehouses, subscribers or keys ([`Shard::range`]), with terminals whose
     /// random streams differ from every other shard's under the same seed. Runs
     /// of the shards together make the whole run. Default: only the whole run.
-    fn shard(&mut self, shard: Shard) -> Result<(), String> {
+    fn shard(&mut self, shard: Shard) -> Result<(), ShardError> {
         if shard.is_whole() {
             Ok(())
         } else {
-            Err(format!("{} runs cannot be split into shards", self.name()))
+            Err(ShardError::Unsplittable {
+                workload: self.name().to_string(),
+            })
         }
     }
 

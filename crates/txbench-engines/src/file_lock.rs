@@ -24,30 +24,65 @@ pub enum Holders {
     Shards,
 }
 
+/// Why the lock was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// The lock file could not be opened.
+    #[error("opening {}: {source}", path.display())]
+    Open {
+        /// The lock file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Another txbench holds it.
+    #[error(
+        "'{}' is in use by another txbench (it holds {}): two runs on one file would share \
+         its locks and disk, and both their numbers would be wrong",
+        database.display(),
+        path.display()
+    )]
+    InUse {
+        /// The database file.
+        database: PathBuf,
+        /// Its lock file.
+        path: PathBuf,
+    },
+    /// Locking failed.
+    #[error("locking {}: {source}", path.display())]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
 impl FileLock {
     /// Lock `database`'s lock file, or refuse naming the database when another
     /// txbench holds it (another shard, for [`Holders::Shards`], is welcome).
-    pub fn acquire(database: &Path, holders: Holders) -> Result<FileLock, String> {
+    pub fn acquire(database: &Path, holders: Holders) -> Result<FileLock, LockError> {
         let path = lock_path(database);
-        let file = OpenOptions::new()
+        let file = match OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|e| format!("opening {}: {e}", path.display()))?;
+        {
+            Ok(file) => file,
+            Err(source) => return Err(LockError::Open { path, source }),
+        };
         let locked = match holders {
             Holders::Alone => file.try_lock(),
             Holders::Shards => file.try_lock_shared(),
         };
         match locked {
             Ok(()) => Ok(FileLock { _file: file }),
-            Err(TryLockError::WouldBlock) => Err(format!(
-                "'{}' is in use by another txbench (it holds {}): two runs on one file \
-                 would share its locks and disk, and both their numbers would be wrong",
-                database.display(),
-                path.display()
-            )),
-            Err(TryLockError::Error(e)) => Err(format!("locking {}: {e}", path.display())),
+            Err(TryLockError::WouldBlock) => Err(LockError::InUse {
+                database: database.to_path_buf(),
+                path,
+            }),
+            Err(TryLockError::Error(source)) => Err(LockError::Lock { path, source }),
         }
     }
 }

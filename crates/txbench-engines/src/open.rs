@@ -59,8 +59,8 @@ pub enum OpenError {
         why: &'static str,
     },
     /// Another txbench uses the embedded database file.
-    #[error("{0}")]
-    Lock(String),
+    #[error(transparent)]
+    Lock(#[from] crate::file_lock::LockError),
     /// The database could not be opened.
     #[error(transparent)]
     Db(#[from] DbError),

@@ -53,7 +53,7 @@ impl Target {
             }
             "txbench" => txbench_remote::RemoteTarget::parse(url)
                 .map(Target::Remote)
-                .map_err(TargetError),
+                .map_err(|e| TargetError(e.to_string())),
             "redis" => crate::redis::RedisTarget::parse(url).map(Target::Redis),
             "redis-cluster" => {
                 crate::redis_cluster::RedisClusterTarget::parse(url).map(Target::RedisCluster)

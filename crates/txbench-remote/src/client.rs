@@ -54,12 +54,29 @@ impl std::fmt::Debug for RemoteTarget {
     }
 }
 
+/// Why a `txbench://` URL is refused; the token is never in its words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlError {
+    /// Another scheme.
+    #[error("invalid txbench URL: expected txbench://host:port")]
+    NotTxbench,
+    /// No host, or no port.
+    #[error("invalid txbench URL '{0}': expected txbench://host:port")]
+    NoPort(String),
+    /// A query option other than the token.
+    #[error("invalid txbench URL '{display}': unknown option '{option}' (known: token)")]
+    UnknownOption {
+        /// The URL without its query.
+        display: String,
+        /// The option's name.
+        option: String,
+    },
+}
+
 impl RemoteTarget {
     /// Parse `txbench://host:port[?token=T]`.
-    pub fn parse(url: &str) -> Result<RemoteTarget, String> {
-        let rest = url
-            .strip_prefix("txbench://")
-            .ok_or_else(|| "invalid txbench URL: expected txbench://host:port".to_string())?;
+    pub fn parse(url: &str) -> Result<RemoteTarget, UrlError> {
+        let rest = url.strip_prefix("txbench://").ok_or(UrlError::NotTxbench)?;
         let (addr, query) = rest.split_once('?').unwrap_or((rest, ""));
         let addr = addr.trim_end_matches('/');
         let display = format!("txbench://{addr}");
@@ -67,9 +84,7 @@ impl RemoteTarget {
             .rsplit_once(':')
             .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
         if !port_ok {
-            return Err(format!(
-                "invalid txbench URL '{display}': expected txbench://host:port"
-            ));
+            return Err(UrlError::NoPort(display));
         }
         let mut token = std::env::var("TXBENCH_TOKEN")
             .ok()
@@ -78,10 +93,8 @@ impl RemoteTarget {
             match pair.split_once('=') {
                 Some(("token", t)) => token = Some(t.to_string()),
                 _ => {
-                    return Err(format!(
-                        "invalid txbench URL '{display}': unknown option '{}' (known: token)",
-                        pair.split('=').next().unwrap_or(pair)
-                    ));
+                    let option = pair.split('=').next().unwrap_or(pair).to_string();
+                    return Err(UrlError::UnknownOption { display, option });
                 }
             }
         }
@@ -508,7 +521,7 @@ mod tests {
             "txbench://h:1?x=1",
         ] {
             let e = RemoteTarget::parse(bad).unwrap_err();
-            assert!(e.contains("txbench"), "{bad}: {e}");
+            assert!(e.to_string().contains("txbench"), "{bad}: {e}");
         }
     }
 }

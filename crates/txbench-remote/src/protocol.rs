@@ -147,10 +147,22 @@ where
     let _ = sink.close().await;
 }
 
+/// A frame that is not a message of the protocol.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("undecodable frame ({bytes} bytes): {why}")]
+pub struct DecodeError {
+    /// The frame's length.
+    pub bytes: usize,
+    /// What did not decode.
+    pub why: String,
+}
+
 /// A frame body as a message; an error names what did not decode.
-pub fn decode<'a, T: Deserialize<'a>>(frame: &'a BytesMut) -> Result<T, String> {
-    postcard::from_bytes(frame)
-        .map_err(|e| format!("undecodable frame ({} bytes): {e}", frame.len()))
+pub fn decode<'a, T: Deserialize<'a>>(frame: &'a BytesMut) -> Result<T, DecodeError> {
+    postcard::from_bytes(frame).map_err(|e| DecodeError {
+        bytes: frame.len(),
+        why: e.to_string(),
+    })
 }
 
 #[cfg(test)]

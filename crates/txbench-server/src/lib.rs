@@ -359,7 +359,7 @@ async fn handshake(
     };
     let refusal = match &hello {
         Ok(hello) => refusal(hello, opts, workload),
-        Err(e) => Some(e.clone()),
+        Err(e) => Some(e.to_string()),
     };
     if let Some(reason) = refusal {
         let _ = framed.send(refuse(format!("{peer}: {reason}"))).await;
@@ -405,7 +405,7 @@ impl Requests {
                 return Next::Close;
             }
             Err(e) => {
-                let _ = self.reply.send(refuse(e));
+                let _ = self.reply.send(refuse(e.to_string()));
                 return Next::Close;
             }
         };

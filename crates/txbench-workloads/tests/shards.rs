@@ -91,7 +91,10 @@ fn tatp_shards_draw_subscribers_from_their_range_on_their_own_streams() {
         first_draws.push(format!("{:?}", w.terminal(0, 5).next().input));
     }
     assert_eq!(
-        Tatp::new(10).shard(Shard::new(0, 11).unwrap()).unwrap_err(),
+        Tatp::new(10)
+            .shard(Shard::new(0, 11).unwrap())
+            .unwrap_err()
+            .to_string(),
         "10 subscribers cannot be split into 11 shards: each shard needs at least one"
     );
     // Terminal 0 of each shard is not the same random stream shifted.

@@ -407,7 +407,7 @@ fn shard_of(a: &RunArgs) -> Result<Shard, Failure> {
             }
         }
     };
-    Shard::new(index, a.shards).map_err(Failure::usage)
+    Shard::new(index, a.shards).map_err(|e| Failure::usage(e.to_string()))
 }
 
 #[cfg(test)]

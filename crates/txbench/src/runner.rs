@@ -353,7 +353,9 @@ async fn open_workload<E: Engine, W: Benchmark>(
     };
     let (mut workload, server_version) =
         unless_stopped(stop, "opening the database", opening).await?;
-    workload.shard(plan.shard).map_err(Failure::usage)?;
+    workload
+        .shard(plan.shard)
+        .map_err(|e| Failure::usage(e.to_string()))?;
     Ok((Arc::new(workload), server_version))
 }
 

@@ -109,6 +109,23 @@ struct Placed {
     piece: Segment,
 }
 
+/// Why a rate schedule is refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScheduleError {
+    /// No pieces.
+    #[error("a rate schedule needs at least one piece")]
+    Empty,
+    /// A piece without a positive finite length.
+    #[error("a piece of {0}s has no length")]
+    NoLength(f64),
+    /// A rate below zero or not finite.
+    #[error("rates must be zero or more")]
+    NegativeRate,
+    /// Every rate 0.
+    #[error("the schedule offers nothing (every rate is 0)")]
+    Nothing,
+}
+
 impl RateSchedule {
     /// The same rate throughout.
     pub fn constant(rate: f64) -> RateSchedule {
@@ -118,21 +135,21 @@ impl RateSchedule {
     /// A schedule of these pieces in order; refused when it is empty, a piece
     /// has no positive finite length, a rate is negative or not finite, or
     /// nothing at all is offered.
-    pub fn new(segments: Vec<Segment>) -> Result<RateSchedule, String> {
+    pub fn new(segments: Vec<Segment>) -> Result<RateSchedule, ScheduleError> {
         if segments.is_empty() {
-            return Err("a rate schedule needs at least one piece".into());
+            return Err(ScheduleError::Empty);
         }
         for s in &segments {
             if !(s.secs > 0.0 && s.secs.is_finite()) {
-                return Err(format!("a piece of {}s has no length", s.secs));
+                return Err(ScheduleError::NoLength(s.secs));
             }
             if !(s.from >= 0.0 && s.from.is_finite() && s.to >= 0.0 && s.to.is_finite()) {
-                return Err("rates must be zero or more".into());
+                return Err(ScheduleError::NegativeRate);
             }
         }
         let schedule = RateSchedule::placing(segments);
         if schedule.peak <= 0.0 {
-            return Err("the schedule offers nothing (every rate is 0)".into());
+            return Err(ScheduleError::Nothing);
         }
         Ok(schedule)
     }

@@ -156,6 +156,17 @@ pub enum Draw {
     NextKey(Arc<Inserts>),
 }
 
+/// Why a generator cannot draw.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DrawError {
+    /// Its keys cannot be drawn as it asks.
+    #[error(transparent)]
+    Keys(#[from] txbench_core::keys::KeysError),
+    /// A constant that is neither a number nor a string.
+    #[error("constant {0}: use a number or a string")]
+    Constant(String),
+}
+
 impl Draw {
     /// `generator` ready for `scale`, its inserts counted in `next`, NURand's
     /// constant drawn from `rng`.
@@ -164,7 +175,7 @@ impl Draw {
         scale: i64,
         next: &NextKeys,
         rng: &mut Rand,
-    ) -> Result<Draw, String> {
+    ) -> Result<Draw, DrawError> {
         Ok(match generator {
             Generator::Sequence { start } => Draw::Sequence(*start),
             Generator::Uniform { min, max } => Draw::Uniform(*min, *max),
@@ -245,13 +256,13 @@ fn scramble(rank: i64, n: i64) -> i64 {
 }
 
 /// A TOML constant as a value.
-fn constant(v: &toml::Value) -> Result<Value, String> {
+fn constant(v: &toml::Value) -> Result<Value, DrawError> {
     Ok(match v {
         toml::Value::Integer(i) => Value::Int(*i),
         toml::Value::Float(f) => Value::Float(*f),
         toml::Value::String(s) => Value::Text(s.clone()),
         toml::Value::Boolean(b) => Value::Int(i64::from(*b)),
-        other => return Err(format!("constant {other}: use a number or a string")),
+        other => return Err(DrawError::Constant(other.to_string())),
     })
 }
 

@@ -28,7 +28,8 @@ use txbench_core::result::{Metric, TypeResult};
 use txbench_core::rng::Rand;
 use txbench_core::schema::Schema;
 use txbench_core::{
-    DbError, Engine, Outcome, Planned, Session, Shard, Terminal, TxnTypeInfo, Workload, Written,
+    DbError, Engine, Outcome, Planned, Session, Shard, ShardError, Terminal, TxnTypeInfo, Workload,
+    Written,
 };
 
 use crate::about::{About, RunFlags, Scale};
@@ -96,7 +97,8 @@ impl Retwis {
             });
         }
         options::check_value_size(value_size)?;
-        let chooser = KeyChooser::new(keys as u64, zipf).map_err(WorkloadError::BadOption)?;
+        let chooser = KeyChooser::new(keys as u64, zipf)
+            .map_err(|e| WorkloadError::BadOption(e.to_string()))?;
         let value = Rand::derive(seed, u64::MAX).astring(value_size, value_size);
         Ok(Retwis {
             keys,
@@ -205,7 +207,7 @@ impl Workload for Retwis {
 
     /// Keys drawn from the shard's range, with the skew over that range (its
     /// first key the hottest); terminals on streams no other shard uses.
-    fn shard(&mut self, shard: Shard) -> Result<(), String> {
+    fn shard(&mut self, shard: Shard) -> Result<(), ShardError> {
         let range = shard.range(self.keys, "keys")?;
         let (first, last) = (*range.start(), *range.end());
         self.chooser = Arc::new(KeyChooser::over(

@@ -39,7 +39,8 @@ use std::sync::atomic::AtomicU64;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
 use txbench_core::{
-    DbError, Engine, ErrorKind, Execution, Outcome, Session, Shard, TxnTypeInfo, Workload, Written,
+    DbError, Engine, ErrorKind, Execution, Outcome, Session, Shard, ShardError, TxnTypeInfo,
+    Workload, Written,
 };
 
 use crate::about::{About, RunFlags, Scale};
@@ -197,7 +198,7 @@ impl Workload for Tatp {
 
     /// Subscribers drawn from the shard's range (NURand over it, with the
     /// population's A); terminals on streams no other shard uses.
-    fn shard(&mut self, shard: Shard) -> Result<(), String> {
+    fn shard(&mut self, shard: Shard) -> Result<(), ShardError> {
         let range = shard.range(self.inputs.subscribers, "subscribers")?;
         self.inputs.drawn = (*range.start(), *range.end());
         self.stream_base = u64::from(shard.index()) << 32;

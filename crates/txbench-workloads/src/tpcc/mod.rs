@@ -41,7 +41,9 @@ use txbench_core::driver::WaitMode;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::rng::Rand;
 use txbench_core::schema::Schema;
-use txbench_core::{DbError, Engine, Outcome, Session, Shard, TxnTypeInfo, Workload, Written};
+use txbench_core::{
+    DbError, Engine, Outcome, Session, Shard, ShardError, TxnTypeInfo, Workload, Written,
+};
 
 use crate::about::{About, RunFlags, Scale};
 use crate::acid::AcidReport;
@@ -223,7 +225,7 @@ impl Workload for Tpcc {
 
     /// Home warehouses are the shard's range; remote warehouses (1% of
     /// New-Order lines, 15% of Payments) are drawn from all of them.
-    fn shard(&mut self, shard: Shard) -> Result<(), String> {
+    fn shard(&mut self, shard: Shard) -> Result<(), ShardError> {
         self.homes = shard.range(self.inputs.warehouses, "warehouses")?;
         Ok(())
     }
