@@ -11,6 +11,7 @@ use txbench_core::summary::client_share;
 use crate::figures::TimelineFigures;
 use crate::hlog::IntervalLog;
 pub use crate::markup::escape;
+use crate::millis::ms;
 use crate::plots::{self, Series};
 use crate::terminal::grouped;
 
@@ -29,16 +30,6 @@ fn page(title: &str, body: &str) -> String {
          <title>{}</title><style>{STYLE}</style></head><body>\n{body}\n</body></html>\n",
         escape(title)
     )
-}
-
-fn ms(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.3}")
-    }
 }
 
 fn worst_status(r: &RunResult) -> Status {

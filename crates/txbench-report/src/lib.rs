@@ -10,6 +10,7 @@ pub mod intervals;
 pub mod json;
 pub mod markup;
 pub mod merge;
+pub mod millis;
 pub mod plots;
 pub mod results;
 pub mod terminal;

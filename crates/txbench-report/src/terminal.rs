@@ -7,6 +7,8 @@ use txbench_core::result::{Percentiles, RunResult, TypeResult, is_lower_bound};
 use txbench_core::stats::anderson_darling::CRITICAL_1_PERCENT;
 use txbench_core::summary::client_share;
 
+use crate::millis::ms;
+
 /// Format a number with thousands separators and `decimals` digits.
 pub fn grouped(value: f64, decimals: usize) -> String {
     let text = format!("{:.*}", decimals, value.abs());
@@ -25,16 +27,6 @@ pub fn grouped(value: f64, decimals: usize) -> String {
         out.push_str(frac);
     }
     if value < 0.0 { format!("-{out}") } else { out }
-}
-
-fn ms(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
 }
 
 /// A latency figure, marked "≥" when it is only a lower bound.
