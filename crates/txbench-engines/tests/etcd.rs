@@ -4,7 +4,7 @@
 //! lose nothing while the leader of a three-member cluster is killed.
 #![cfg(feature = "etcd")]
 
-mod etcd_cluster;
+use txbench_test_support::etcd_cluster;
 mod kv;
 
 use std::sync::Arc;

@@ -11,7 +11,7 @@ use txbench_core::{Engine, Session};
 use txbench_engines::mysql::{MyEngine, MyTarget};
 use txbench_engines::postgres::{PgEngine, PgTarget};
 
-mod service;
+use txbench_test_support::service;
 
 /// Longer than any test may take: a statement that ends before it was
 /// stopped.

@@ -9,7 +9,7 @@ use txbench_core::value::RowBatch;
 use txbench_core::{Engine, ErrorKind, Loader, Session, Value};
 use txbench_engines::mysql::{MyEngine, MyTarget};
 
-mod service;
+use txbench_test_support::service;
 
 static TABLE: Table = Table {
     name: "txbench_strict_load",

@@ -16,7 +16,7 @@ use txbench_core::{
 };
 use txbench_engines::postgres::{PgEngine, PgTarget};
 
-mod service;
+use txbench_test_support::service;
 
 fn server_url() -> Option<String> {
     service::from_env("TXBENCH_TEST_POSTGRES_URL")

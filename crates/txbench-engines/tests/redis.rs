@@ -6,7 +6,7 @@
 //! skip with a notice otherwise.
 
 mod kv;
-mod service;
+use txbench_test_support::service;
 
 use kv::{get, put};
 use txbench_core::{Engine, ErrorKind, Loader, Session, TxMode};

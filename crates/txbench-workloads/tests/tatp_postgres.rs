@@ -18,9 +18,7 @@ use txbench_workloads::tatp::key_access::{Access, KeyAccess};
 use txbench_workloads::tatp::load::load;
 use txbench_workloads::tatp::{check, procedures};
 
-#[path = "../../txbench-engines/tests/service/mod.rs"]
-mod service;
-use service::from_env as server_url;
+use txbench_test_support::service::from_env as server_url;
 
 /// The URL with its database replaced by `name`.
 fn with_database(url: &str, name: &str) -> String {

@@ -14,9 +14,7 @@ use txbench_engines::mysql::{MyEngine, MyTarget};
 use txbench_engines::postgres::{PgEngine, PgTarget};
 use txbench_workloads::custom::{self, ycsb};
 
-#[path = "../../txbench-engines/tests/service/mod.rs"]
-mod service;
-use service::from_env as server_url;
+use txbench_test_support::service::from_env as server_url;
 
 /// The URL with its database replaced by `name`.
 fn with_database(url: &str, name: &str) -> String {

@@ -3,8 +3,7 @@
 //! the conflicts, the failed transactions and the outage are in the results.
 #![cfg(feature = "etcd")]
 
-#[path = "../../txbench-engines/tests/etcd_cluster/mod.rs"]
-mod etcd_cluster;
+use txbench_test_support::etcd_cluster;
 mod support;
 
 use etcd_cluster::EtcdCluster;

@@ -3,36 +3,14 @@
 
 mod support;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
-use support::{MyDatabase, server_url};
-
-fn txbench() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin("txbench"))
-}
-
-fn run_ok(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{cmd:?} failed: {stderr}\n{stdout}");
-    stdout
-}
-
-fn assert_check_passes(url: &str) {
-    let out = run_ok(txbench().args(["tpcc", "check", "--db", url]));
-    assert_eq!(
-        out.lines().filter(|l| l.starts_with("PASS")).count(),
-        12,
-        "{out}"
-    );
-}
-
-fn summary_json(results_parent: &std::path::Path) -> serde_json::Value {
-    support::only_result(&results_parent.join("results"), "summary.json")
-}
+use support::{
+    MyDatabase, assert_tpcc_check_passes as assert_check_passes, run_ok, server_url, summary_json,
+    txbench_command as txbench,
+};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn load_run_check_two_warehouses() {

@@ -3,21 +3,13 @@
 
 mod support;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use support::{PgDatabase, server_url};
-
-fn txbench() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin("txbench"))
-}
-
-fn run_ok(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{cmd:?} failed: {stderr}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use support::{
+    PgDatabase, assert_tpcc_check_passes as assert_check_passes, run_ok, server_url, summary_json,
+    txbench_command as txbench,
+};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn load_run_check_two_warehouses() {
@@ -57,20 +49,6 @@ async fn load_run_check_two_warehouses() {
     // Both warehouses got load: 8 terminals over 2 warehouses.
     assert_check_passes(&db.url);
     db.drop_now().await;
-}
-
-/// `txbench tpcc check` passes all twelve conditions on `url`.
-fn assert_check_passes(url: &str) {
-    let out = run_ok(txbench().args(["tpcc", "check", "--db", url]));
-    assert_eq!(
-        out.lines().filter(|l| l.starts_with("PASS")).count(),
-        12,
-        "{out}"
-    );
-}
-
-fn summary_json(results_parent: &std::path::Path) -> serde_json::Value {
-    support::only_result(&results_parent.join("results"), "summary.json")
 }
 
 #[tokio::test(flavor = "multi_thread")]

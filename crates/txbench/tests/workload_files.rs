@@ -53,8 +53,7 @@ fn every_ycsb_core_workload_runs_on_redis() {
 }
 
 #[cfg(feature = "etcd")]
-#[path = "../../txbench-engines/tests/etcd_cluster/mod.rs"]
-mod etcd_cluster;
+use txbench_test_support::etcd_cluster;
 
 /// etcd runs YCSB through the key-value form too: records as encoded rows
 /// under keys in numeric order, scans as one range request; clean leaves

@@ -304,19 +304,10 @@ pub fn served_url(child: &mut std::process::Child) -> String {
     url
 }
 
-/// The server URL from `var`, or `None` (with a notice) when it is unset; with
-/// `TXBENCH_REQUIRE_SERVICES=1` an unset variable fails the test instead.
+/// The URL `var` names, or `None` (the test skips with a notice), which
+/// `TXBENCH_REQUIRE_SERVICES=1` makes a failure.
 pub fn server_url(var: &str) -> Option<String> {
-    match std::env::var(var) {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            if std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() == Ok("1") {
-                panic!("{var} is not set and TXBENCH_REQUIRE_SERVICES=1");
-            }
-            eprintln!("skipping: set {var} to run this test against a real server");
-            None
-        }
-    }
+    txbench_test_support::service::from_env(var)
 }
 
 /// A database created for one test and dropped when it ends.
@@ -479,4 +470,62 @@ impl Drop for RedisCluster {
     fn drop(&mut self) {
         let _ = self.script("down");
     }
+}
+
+/// The txbench binary as a plain command.
+pub fn txbench_command() -> std::process::Command {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"))
+}
+
+/// Run `cmd`, which must succeed; its standard output.
+pub fn run_ok(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{cmd:?} failed: {stderr}\n{stdout}");
+    stdout
+}
+
+/// `txbench tpcc check` passes all twelve conditions on `url`.
+pub fn assert_tpcc_check_passes(url: &str) {
+    let out = run_ok(txbench_command().args(["tpcc", "check", "--db", url]));
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("PASS")).count(),
+        12,
+        "{out}"
+    );
+}
+
+/// The `summary.json` of the one run under `results_parent/results`.
+pub fn summary_json(results_parent: &Path) -> serde_json::Value {
+    only_result(&results_parent.join("results"), "summary.json")
+}
+
+/// A command's standard error, as text.
+pub fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A command's standard output, as text.
+pub fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `txbench tpcc load --db DB` in `dir`, which must succeed.
+pub fn load(dir: &Path, db: &str) {
+    let out = txbench(dir)
+        .args(["tpcc", "load", "--db", db])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// The results directories under `dir`, in name order.
+pub fn results_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut dirs: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    dirs
 }

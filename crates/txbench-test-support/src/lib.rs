@@ -1,0 +1,7 @@
+//! What txbench's tests share across its crates, as a dev-dependency only:
+//! the services a test needs, named by environment variables ([`service`]),
+//! and an etcd cluster of a test's own ([`etcd_cluster`]).
+#![warn(missing_docs)]
+
+pub mod etcd_cluster;
+pub mod service;

@@ -1,0 +1,244 @@
+//! Results directories read back: merge of parallel runs, compare, and the
+//! HTML report (rendered in headless Chromium).
+
+use std::path::Path;
+
+mod support;
+use support::{results_dirs, stderr, stdout, txbench};
+
+/// Two open-loop runs on the null engine at the same time, as two client
+/// machines would make them.
+fn two_parallel_runs(dir: &Path) {
+    let start = || {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"))
+            .current_dir(dir)
+            .args([
+                "tpcc", "run", "--db", "null:", "-w", "2", "--rate", "4000/s",
+            ])
+            .args([
+                "--duration",
+                "4s",
+                "--warmup",
+                "1s",
+                "-q",
+                "--results",
+                "res",
+            ])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (mut a, mut b) = (start(), start());
+    assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
+}
+
+/// `compare` of `runs` in `dir`, which must succeed: what it printed and the
+/// JSON it wrote.
+fn compare(dir: &Path, runs: &[std::path::PathBuf]) -> (String, serde_json::Value) {
+    let out = txbench(dir)
+        .arg("compare")
+        .args(runs)
+        .args(["--json", "cmp.json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json = std::fs::read_to_string(dir.join("cmp.json")).unwrap();
+    (stdout(&out), serde_json::from_str(&json).unwrap())
+}
+
+#[test]
+fn merge_adds_parallel_runs_and_report_and_compare_read_them() {
+    let dir = tempfile::tempdir().unwrap();
+    two_parallel_runs(dir.path());
+    let runs = results_dirs(&dir.path().join("res"));
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    let read = |p: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p.join("summary.json")).unwrap()).unwrap()
+    };
+    let tpmc = |v: &serde_json::Value| v["metrics"][0]["value"].as_f64().unwrap();
+    let sum = tpmc(&read(&runs[0])) + tpmc(&read(&runs[1]));
+
+    let out = txbench(dir.path())
+        .arg("merge")
+        .args(&runs)
+        .args(["-o", "merged"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let merged = read(&dir.path().join("merged"));
+    assert_eq!(merged["merged_from"].as_array().unwrap().len(), 2);
+    // Each run's rate over the common window, added: within 5% of the whole runs'.
+    assert!(
+        (tpmc(&merged) - sum).abs() / sum < 0.05,
+        "{} vs {sum}",
+        tpmc(&merged)
+    );
+
+    // A second merge into the same directory is refused, as is a scale mismatch.
+    let out = txbench(dir.path())
+        .arg("merge")
+        .args(&runs)
+        .args(["-o", "merged"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
+    let out = txbench(dir.path())
+        .args(["report", "merged"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = std::fs::read_to_string(dir.path().join("merged/report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("merged from 2 runs"));
+
+    let (text, cmp) = compare(dir.path(), &runs);
+    assert!(text.contains("tpmC") && text.contains("B vs A"), "{text}");
+    assert_eq!(cmp["rows"][0]["better"], "higher");
+    assert!(cmp["rows"][0]["change_pct"][1].is_number());
+}
+
+/// The report of a run renders in a real browser: headless Chromium loads it,
+/// lays it out and draws it, without a console error, and every chart is there.
+#[test]
+fn the_report_renders_in_headless_chromium() {
+    let chromium = match std::env::var("TXBENCH_TEST_CHROMIUM") {
+        Ok(c) if !c.is_empty() => c,
+        _ => {
+            if std::env::var("TXBENCH_REQUIRE_SERVICES").as_deref() == Ok("1") {
+                panic!("TXBENCH_TEST_CHROMIUM is not set and TXBENCH_REQUIRE_SERVICES=1");
+            }
+            eprintln!("skipping: set TXBENCH_TEST_CHROMIUM to a Chromium binary to run this test");
+            return;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // On a rate schedule, so that the throughput chart has the offered rate
+    // and tpmC on its right-hand axis beside the warm-up's band.
+    let out = txbench(dir.path())
+        .args([
+            "tpcc",
+            "--rate",
+            "20/s for 2s, ramp 20..60/s over 2s",
+            "--warmup",
+            "1s",
+            "-q",
+            "--results",
+            "res",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run = results_dirs(&dir.path().join("res")).remove(0);
+    let out = txbench(dir.path())
+        .arg("report")
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = run.join("report.html");
+    let url = format!("file://{}", page.display());
+    let profile = dir.path().join("chromium-profile");
+    let browser = |extra: &[&str]| {
+        std::process::Command::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--enable-logging=stderr",
+                "--v=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(extra)
+            .arg(&url)
+            .output()
+            .unwrap()
+    };
+    let dom = browser(&["--dump-dom"]);
+    assert!(dom.status.success(), "{}", stderr(&dom));
+    let dom_text = stdout(&dom);
+    let log = stderr(&dom);
+    assert!(
+        !log.contains("CONSOLE") && !log.contains("Uncaught"),
+        "{log}"
+    );
+    // The browser built the page: the four charts as SVG elements with their
+    // axes (a box per type, the CCDF, throughput and p99 over time), the
+    // legends beside them, the quartiles in the table.
+    assert_eq!(dom_text.matches("<svg").count(), 4, "{dom_text}");
+    for text in [
+        "latency (ms, log scale)",
+        "transactions/s",
+        "tpmC (right axis)",
+        "offered",
+        "warm-up (not measured)",
+        "rate schedule",
+        "p99 latency (ms)",
+        "Latency by type: min, p25, median, p75, p99, max",
+        "class=\"legend\"",
+        "<th>p25</th>",
+        "New-Order",
+    ] {
+        assert!(dom_text.contains(text), "missing '{text}'");
+    }
+    assert!(!dom_text.contains("chart not drawn"));
+    // And drew it: a screenshot of the page that is not blank.
+    let shot = dir.path().join("report.png");
+    let out = browser(&[
+        &format!("--screenshot={}", shot.display()),
+        "--window-size=1200,2400",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 50_000,
+        "{} bytes",
+        png.len()
+    );
+    if let Ok(keep) = std::env::var("TXBENCH_KEEP_SCREENSHOT") {
+        std::fs::copy(&shot, keep).unwrap();
+    }
+}
+
+/// `compare` judges a change only where both runs' intervals say so: twice the
+/// terminals on a simulated server twice the throughput (disjoint intervals),
+/// a rare type's p99.9 is refused as insufficient, and the differing
+/// setting is named.
+#[test]
+fn compare_judges_by_intervals_and_names_differing_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    for terminals in ["2", "4"] {
+        let out = txbench(dir.path())
+            .args(["tatp", "run", "--db", "sim:?service=fixed:2ms&workers=8"])
+            .args(["--subscribers", "1000", "--terminals", terminals])
+            .args(["--duration", "11s", "--warmup", "0s", "-q"])
+            .args(["--results", "res"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let runs = results_dirs(&dir.path().join("res"));
+    let (text, cmp) = compare(dir.path(), &runs);
+    assert!(
+        text.contains("settings differ") && text.contains("terminals: A 2, B 4"),
+        "{text}"
+    );
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in {text}"))
+            .to_string()
+    };
+    assert!(line("throughput txn/s").ends_with("better"), "{text}");
+    // Insert-Call-Forwarding is 2% of the mix: about 200 transactions, no p99.9.
+    assert!(
+        line("Insert-Call-Forwarding p99.9 ms").ends_with("insufficient samples"),
+        "{text}"
+    );
+    assert_eq!(cmp["rows"][0]["judgement"][1], "better", "{cmp}");
+    assert!(cmp["rows"][0]["intervals"][0].is_array(), "{cmp}");
+}
