@@ -19,15 +19,20 @@ pub fn write_value<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()
         fs::create_dir_all(parent).map_err(named)?;
     }
     let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+    write_whole(path, (text + "\n").as_bytes()).map_err(named)
+}
+
+/// Write `bytes` to `path` whole or not at all: written beside, then
+/// renamed, so a reader never sees half a file, and a write that fails (a
+/// full disk) leaves nothing half-written behind.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut partial = path.as_os_str().to_owned();
     partial.push(".partial");
-    // Written beside, then renamed: a reader never sees half a file, and a
-    // write that fails (a full disk) leaves nothing half-written behind.
-    let written = fs::write(&partial, text + "\n").and_then(|()| fs::rename(&partial, path));
+    let written = fs::write(&partial, bytes).and_then(|()| fs::rename(&partial, path));
     if written.is_err() {
         let _ = fs::remove_file(&partial);
     }
-    written.map_err(named)
+    written
 }
 
 /// Read a result written by [`write()`]; a result of a schema this txbench does

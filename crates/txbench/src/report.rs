@@ -143,7 +143,8 @@ pub fn write_variants_report(
 
 fn write_page(dir: &Path, page: &str) -> Result<PathBuf, Failure> {
     let path = dir.join(REPORT_FILE);
-    std::fs::write(&path, page).map_err(|e| failed(&path, e))?;
+    // Whole or not at all: a full disk leaves no half-written page.
+    txbench_report::json::write_whole(&path, page.as_bytes()).map_err(|e| failed(&path, e))?;
     Ok(path)
 }
 
