@@ -665,24 +665,34 @@ async fn sqlite_transactions_stay_whole_when_the_database_is_busy() {
             let mut dice = Dice::new();
             let mut injected = Injected::new();
             let db = rusqlite::Connection::open(&file).unwrap();
-            db.busy_timeout(Duration::from_secs(5)).unwrap();
+            // Short waits for its own locks, so that a lock it cannot have
+            // (the run's writers hold the file) is tried again soon rather
+            // than taking the run's seconds.
+            db.busy_timeout(Duration::from_millis(500)).unwrap();
+            // The kinds in turn, the next one once this one was held: both
+            // are held after two locks, whatever the dice and the machine.
+            let kinds = [
+                // A reader: writers' COMMITs wait for it and give up.
+                ("BEGIN", "read lock held"),
+                // A writer: nobody else begins to write.
+                ("BEGIN EXCLUSIVE", "exclusive lock held"),
+            ];
+            let mut turn = 0;
             while !stop.load(Ordering::Relaxed) {
                 std::thread::sleep(dice.pause(20, 120));
-                let (begin, kind) = match dice.below(2) {
-                    // A reader: writers' COMMITs wait for it and give up.
-                    0 => ("BEGIN", "read lock held"),
-                    // A writer: nobody else begins to write.
-                    _ => ("BEGIN EXCLUSIVE", "exclusive lock held"),
-                };
+                let (begin, kind) = kinds[turn % 2];
                 if db.execute_batch(begin).is_err() {
                     continue;
                 }
                 let read =
                     db.query_row("SELECT count(*) FROM district", [], |r| r.get::<_, i64>(0));
                 std::thread::sleep(dice.pause(30, 150));
-                let _ = db.execute_batch("COMMIT");
+                if db.execute_batch("COMMIT").is_err() {
+                    let _ = db.execute_batch("ROLLBACK");
+                }
                 if read.is_ok() {
                     *injected.entry(kind).or_default() += 1;
+                    turn += 1;
                 }
             }
             injected
