@@ -206,13 +206,7 @@ pub async fn measure<E: Engine, W: Benchmark>(
     // The endpoint before any file: an address that cannot be bound leaves
     // nothing behind.
     let headline = headline_of::<W>(&run.driver, &workload);
-    let live = match plan.output.metrics {
-        Some(addr) => {
-            let labels = run_labels(plan, engine.as_ref(), started_at, dir);
-            Some(serve_run(addr, labels, workload.as_ref()).await?)
-        }
-        None => None,
-    };
+    let live = live_endpoint(plan, engine.as_ref(), started_at, dir, workload.as_ref()).await?;
     let figures = Figures::new(
         run.driver.open.as_ref().map(|o| o.rate.clone()),
         Arc::clone(&headline),
@@ -296,6 +290,21 @@ pub async fn measure<E: Engine, W: Benchmark>(
         intervals_unsaved: unsaved(written, dir),
         acks,
     })
+}
+
+/// The OpenMetrics endpoint serving this run's figures, when asked for.
+async fn live_endpoint<E: Engine, W: Benchmark>(
+    plan: &RunPlan<W>,
+    engine: &E,
+    started_at: &str,
+    dir: Option<&Path>,
+    workload: &W,
+) -> Result<Option<Arc<Live>>, Failure> {
+    let Some(addr) = plan.output.metrics else {
+        return Ok(None);
+    };
+    let labels = run_labels(plan, engine, started_at, dir);
+    Ok(Some(serve_run(addr, labels, workload).await?))
 }
 
 /// The results directory's files a run writes as it goes: its interval
