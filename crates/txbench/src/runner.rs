@@ -212,17 +212,14 @@ pub async fn measure<E: Engine, W: Benchmark>(
         Arc::clone(&headline),
         workload.transaction_types(),
     );
-    let (writer, acks) = match dir {
-        Some(dir) => open_files(
-            engine.as_ref(),
-            dir,
-            plan,
-            &run,
-            workload.as_ref(),
-            &figures,
-        )?,
-        None => (None, None),
-    };
+    let (writer, acks) = open_files(
+        engine.as_ref(),
+        dir,
+        plan,
+        &run,
+        workload.as_ref(),
+        &figures,
+    )?;
     run.driver.acks = acks.as_ref().map(|a| a.log.clone());
     let injector = (!plan.faults.is_empty()).then(Injector::default);
     if let Some(injector) = &injector {
@@ -308,15 +305,19 @@ async fn live_endpoint<E: Engine, W: Benchmark>(
 }
 
 /// The results directory's files a run writes as it goes: its interval
-/// writer, and its log of acknowledged work when asked for.
+/// writer, and its log of acknowledged work when asked for; none without a
+/// results directory.
 fn open_files<E: Engine, W: Benchmark>(
     engine: &E,
-    dir: &Path,
+    dir: Option<&Path>,
     plan: &RunPlan<W>,
     run: &Resolved,
     workload: &W,
     figures: &Figures,
 ) -> Result<(Option<results::IntervalWriter>, Option<ack_log::OpenLog>), Failure> {
+    let Some(dir) = dir else {
+        return Ok((None, None));
+    };
     let writer = start_results(dir, plan, &run.settings, workload, figures)?;
     let acks = if plan.output.ack_log {
         Some(ack_log::open(engine, dir, workload)?)

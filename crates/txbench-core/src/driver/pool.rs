@@ -83,6 +83,7 @@ impl Pool {
                 acks: opts.acks.clone(),
                 availability: Arc::clone(availability),
                 interrupted: stoppable.interrupted(),
+                whole_transactions: engine.execution().whole_transactions(),
             };
             stoppable.add(session.interrupter(), &ctx.stripe, ctx.slot);
             pool.workers

@@ -167,6 +167,9 @@ pub struct WorkerContext<W: Workload> {
     /// Set once the run interrupted its sessions: a failure from then on is
     /// txbench's doing, and the transaction counts as unfinished.
     pub interrupted: Arc<AtomicBool>,
+    /// The session runs whole transactions ([`crate::engine::Execution::whole_transactions`]):
+    /// read once from the engine, not per attempt.
+    pub whole_transactions: bool,
 }
 
 /// Start one worker for a session, on a thread or a task (see [`exec::placement`]).
@@ -300,7 +303,7 @@ async fn attempt<S: Session, W: Workload>(
     let mut retry_causes = Vec::new();
     loop {
         written.clear();
-        let attempt = if session.execution().whole_transactions() {
+        let attempt = if ctx.whole_transactions {
             let info = &ctx.workload.transaction_types()[job.txn_type];
             session
                 .run_transaction(job.txn_type, info, &job.input)

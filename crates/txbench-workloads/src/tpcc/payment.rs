@@ -103,24 +103,29 @@ pub async fn execute<S: Session>(
         Param::Float(amount),
         Param::Text(&h_data),
     ];
+    let [balance, ytd, count] = paid;
     let key = [Param::Int(cw), Param::Int(cd), Param::Int(c)];
-    let (statement, data) = if bad_credit {
-        let data = new_c_data(session, input, c).await?;
-        (&CUSTOMER_UPDATE_BAD_CREDIT, Some(data))
+    // Arrays, not a Vec: no allocation for the update's parameters.
+    let (data, with_data, without_data);
+    let update = if bad_credit {
+        data = new_c_data(session, input, c).await?;
+        with_data = [
+            balance,
+            ytd,
+            count,
+            Param::Text(&data),
+            key[0],
+            key[1],
+            key[2],
+        ];
+        Call::execute(&CUSTOMER_UPDATE_BAD_CREDIT, &with_data)
     } else {
-        (&CUSTOMER_UPDATE, None)
+        without_data = [balance, ytd, count, key[0], key[1], key[2]];
+        Call::execute(&CUSTOMER_UPDATE, &without_data)
     };
-    let update: Vec<Param<'_>> = paid
-        .into_iter()
-        .chain(data.as_deref().map(Param::Text))
-        .chain(key)
-        .collect();
     written.committing_as_stated();
     session
-        .pipeline_and_commit(&[
-            Call::execute(statement, &update),
-            Call::execute(&INSERT_HISTORY, &history),
-        ])
+        .pipeline_and_commit(&[update, Call::execute(&INSERT_HISTORY, &history)])
         .await?;
     Ok((Outcome::Committed, c))
 }
@@ -180,13 +185,14 @@ async fn new_c_data<S: Session>(
     input: &PaymentInput,
     c: i64,
 ) -> Result<String, DbError> {
-    let (w, d, cw, cd, amount) = (
-        input.w_id,
-        input.d_id,
-        input.c_w_id,
-        input.c_d_id,
-        input.amount,
-    );
+    let PaymentInput {
+        w_id: w,
+        d_id: d,
+        c_w_id: cw,
+        c_d_id: cd,
+        amount,
+        ..
+    } = *input;
     let key = [Param::Int(cw), Param::Int(cd), Param::Int(c)];
     let rows_d = session.query(&CUSTOMER_DATA, &key).await?;
     let old = text(first(&rows_d, "customer data")?, 0, "c_data")?;
