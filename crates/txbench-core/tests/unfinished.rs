@@ -49,9 +49,9 @@ fn assert_nothing_left_out(rec: &Recording) {
 #[tokio::test]
 async fn a_stall_past_the_window_end_is_counted_and_sets_the_tail() {
     // 200/s for 2 s; from 1.5 s the server answers nothing for 1 s, past the
-    // window's end at 2 s. With a 2 s grace the stalled transactions complete
+    // window's end at 2 s. With a 30 s grace the stalled transactions complete
     // during it: counted unfinished, their measured latencies the tail.
-    let opts = options(Duration::from_secs(2), Duration::from_secs(2), Some(200.0));
+    let opts = options(Duration::from_secs(2), Duration::from_secs(30), Some(200.0));
     let start = Instant::now();
     let stall = (
         start + Duration::from_millis(1500),
@@ -74,7 +74,9 @@ async fn a_stall_past_the_window_end_is_counted_and_sets_the_tail() {
         max >= Duration::from_millis(950),
         "max latency {max:?}, the stall is 1 s"
     );
-    assert!(wall < Duration::from_millis(3500), "waited {wall:?}");
+    // The run ends when the last one completes (about 2.5 s), not when the
+    // grace would (32 s): bounds far from either, which no load can cross.
+    assert!(wall < Duration::from_secs(15), "waited {wall:?}");
 }
 
 #[tokio::test]
@@ -121,10 +123,8 @@ async fn a_short_grace_gives_up_and_counts_lower_bounds() {
             "{pacing:?}: largest bound {} us",
             t.censored.max()
         );
-        assert!(
-            wall < Duration::from_millis(2900),
-            "{pacing:?}: took {wall:?}"
-        );
+        // It gave up at 2.2 s instead of waiting for the server (60 s).
+        assert!(wall < Duration::from_secs(30), "{pacing:?}: took {wall:?}");
     }
 }
 
@@ -146,6 +146,7 @@ async fn a_hundred_thousand_terminals_on_one_slow_session_end_within_the_grace()
     assert!(t.unfinished > 90_000, "unfinished {}", t.unfinished);
     assert!(t.censored.len() > 90_000, "given up {}", t.censored.len());
     assert_nothing_left_out(&rec);
-    // Terminals are created, the window runs 1 s and the grace 0.5 s.
-    assert!(wall < Duration::from_millis(3500), "the run took {wall:?}");
+    // Terminals are created, the window runs 1 s and the grace 0.5 s: about
+    // 2 s, against the 100 s of waiting out the queue.
+    assert!(wall < Duration::from_secs(30), "the run took {wall:?}");
 }

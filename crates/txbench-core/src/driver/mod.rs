@@ -6,6 +6,7 @@
 //! what sends transactions (`senders.rs`) and the clock that collects what
 //! they record (`clock.rs`) each live in a module of their own.
 
+mod arrival_times;
 mod availability;
 mod clock;
 mod closed_loop;

@@ -11,6 +11,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::arrival_times::ArrivalTimes;
 use super::rate::RateSchedule;
 use super::stripe::{InFlight, SharedStripe, lock};
 use super::worker::{Job, Route, Window};
@@ -120,15 +121,6 @@ impl DispatchStats {
     }
 }
 
-/// The next gap of a process of mean gap `mean`.
-fn gap(arrival: Arrival, mean: f64, rng: &mut Rand) -> f64 {
-    match arrival {
-        Arrival::Poisson => rng.exponential(mean),
-        Arrival::Uniform => rng.unit() * 2.0 * mean,
-        Arrival::Fixed => mean,
-    }
-}
-
 impl<T: Terminal> Dispatcher<T> {
     /// The most arrivals per second this dispatcher offers.
     fn peak_rate(&self) -> f64 {
@@ -175,9 +167,8 @@ struct Schedule<T: Terminal> {
     /// Its own stream, so that the schedule does not depend on the thinning.
     thinning: Rand,
     keep: f64,
-    /// Where its process of unit rate is: the arrivals this dispatcher had
-    /// due by the last one drawn, counted from the start of measurement.
-    unit: f64,
+    /// When its arrivals are due.
+    times: ArrivalTimes,
     /// Its sends' times in arrivals due (of the whole load) over the peak
     /// rate: the last one kept for the gap test.
     last_send: Option<f64>,
@@ -198,13 +189,18 @@ impl<T: Terminal> Schedule<T> {
         let rate = d.peak_rate();
         let gap_test_rate = rate.min(GAP_TEST_RATE);
         let stream = DISPATCH_STREAMS + 2 * d.index as u64;
-        // The warm-up's arrivals come before the window's start: a negative count.
-        let unit = d.load.rate.arrivals(-signed_secs(d.window.start, d.start)) / d.share();
+        let warmup = signed_secs(d.window.start, d.start);
+        let times = ArrivalTimes::new(
+            d.load.arrival,
+            d.load.rate.clone(),
+            d.load.dispatchers,
+            warmup,
+        );
         Schedule {
             rng: Rand::derive(d.seed, stream),
             thinning: Rand::derive(d.seed, stream + 1),
             keep: gap_test_rate / rate,
-            unit,
+            times,
             last_send: None,
             stats: DispatchStats {
                 gap_test_rate,
@@ -237,15 +233,10 @@ impl<T: Terminal> Schedule<T> {
         })
     }
 
-    /// Draw the next arrival's time: a gap of the unit-rate process, warped
-    /// through the schedule ([`crate::driver::rate`]); `None` when the
+    /// Draw the next arrival's time ([`ArrivalTimes`]); `None` when the
     /// schedule offers no more.
     fn advance(&mut self) -> Option<Instant> {
-        self.unit += gap(self.d.load.arrival, 1.0, &mut self.rng);
-        let t = self.d.load.rate.time_of(self.unit * self.d.share());
-        if !t.is_finite() {
-            return None;
-        }
+        let t = self.times.next(&mut self.rng)?;
         let origin = self.d.window.start;
         Some(if t >= 0.0 {
             origin + Duration::from_secs_f64(t)
@@ -462,15 +453,5 @@ mod tests {
         assert!(!load(6_000.0, 2, Pacing::Auto).spins());
         assert!(load(200.0, 1, Pacing::Spin).spins());
         assert!(!load(1e6, 1, Pacing::Sleep).spins());
-    }
-
-    #[test]
-    fn gaps_have_the_mean_of_the_rate() {
-        let mut rng = Rand::new(3);
-        for arrival in [Arrival::Poisson, Arrival::Uniform, Arrival::Fixed] {
-            let n = 100_000;
-            let mean = (0..n).map(|_| gap(arrival, 0.002, &mut rng)).sum::<f64>() / n as f64;
-            assert!((mean - 0.002).abs() < 0.00005, "{arrival:?}: {mean}");
-        }
     }
 }

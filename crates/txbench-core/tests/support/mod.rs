@@ -4,8 +4,8 @@
 //! sets, so the truth it is measured against is known.
 
 use std::future::{Future, ready};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use txbench_core::driver::RetryPolicy;
 use txbench_core::driver::{
@@ -116,6 +116,8 @@ pub struct Service {
     pub types: &'static [TxnTypeInfo],
     /// How each transaction spends its time.
     pub serve: Serve,
+    /// When each transaction started, by the wall clock, where the test looks.
+    pub starts: Option<Arc<Mutex<Vec<SystemTime>>>>,
 }
 
 impl Workload for Service {
@@ -139,6 +141,9 @@ impl Workload for Service {
         _: &(),
         _: &mut Written,
     ) -> Result<Outcome, DbError> {
+        if let Some(starts) = &self.starts {
+            starts.lock().unwrap().push(SystemTime::now());
+        }
         match self.serve {
             Serve::Nothing => {}
             Serve::Spin(d) => {
@@ -195,9 +200,64 @@ pub async fn run<E: Engine>(
     serve: Serve,
     opts: &RunOptions,
 ) -> Recording {
+    run_service(
+        engine,
+        Service {
+            types,
+            serve,
+            starts: None,
+        },
+        opts,
+    )
+    .await
+}
+
+async fn run_service<E: Engine>(engine: E, workload: Service, opts: &RunOptions) -> Recording {
     let (_tx, stop) = tokio::sync::watch::channel(false);
-    let workload = Arc::new(Service { types, serve });
-    driver::run(&Arc::new(engine), &workload, opts, stop, |_| {})
+    driver::run(&Arc::new(engine), &Arc::new(workload), opts, stop, |_| {})
         .await
         .unwrap()
+}
+
+/// Run `types`, which do nothing, on `engine` with `opts` (an open loop of
+/// fixed gaps, no warm-up); each transaction's start in seconds from the
+/// window's start, in order.
+pub async fn run_timing_starts<E: Engine>(
+    engine: E,
+    types: &'static [TxnTypeInfo],
+    opts: &RunOptions,
+) -> (Recording, Vec<f64>) {
+    let starts = Arc::new(Mutex::new(Vec::new()));
+    let workload = Service {
+        types,
+        serve: Serve::Nothing,
+        starts: Some(starts.clone()),
+    };
+    let rec = run_service(engine, workload, opts).await;
+    let mut secs: Vec<f64> = starts
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|t| match t.duration_since(rec.window_start) {
+            Ok(after) => after.as_secs_f64(),
+            Err(before) => -before.duration().as_secs_f64(),
+        })
+        .collect();
+    secs.sort_by(f64::total_cmp);
+    (rec, secs)
+}
+
+/// Whether any transaction started before it was due: with fixed gaps and no
+/// warm-up the k-th arrival is due when the schedule has k arrivals due, and
+/// the k-th start (in order) can be no earlier, however loaded the machine.
+/// Allows 1 ms for the window's start read off two clocks.
+pub fn assert_never_ahead(rate: &RateSchedule, starts: &[f64]) {
+    for (k, start) in starts.iter().enumerate() {
+        let due = rate.time_of((k + 1) as f64);
+        assert!(
+            *start >= due - 1e-3,
+            "start {} at {start:.6} s, due at {due:.6} s",
+            k + 1
+        );
+    }
 }
