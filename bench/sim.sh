@@ -4,7 +4,7 @@
 # latency (all types together) next to queueing theory's. M/M/1 from its
 # closed form (sojourn time exponential with mean 1/(mu - lambda)); M/D/1's
 # mean from Pollaczek-Khinchine and its quantiles from Lindley's recursion
-# over 2,000,000 simulated arrivals.
+# over 2,000,000 simulated arrivals. Then `txbench selftest --rate 1000/s`.
 #
 #   bench/sim.sh                       30 s per case
 #   DURATION=10s bench/sim.sh
@@ -55,4 +55,7 @@ case_run "M/D/1 4ms" fixed:4ms 125
 case_run "M/D/1 4ms" fixed:4ms 200
 case_run "M/M/1 2ms" exp:2ms 250
 case_run "M/M/1 2ms" exp:2ms 400
+# The self-test's eleven cases (verdicts and theory) and its noise floor, as
+# its test runs it; on an idle machine every case holds (exit 0).
+"$bin" selftest --rate 1000/s && echo "selftest: every case held" || echo "selftest: exit $?"
 echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

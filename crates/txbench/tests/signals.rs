@@ -10,9 +10,11 @@ use std::time::{Duration, Instant};
 
 use support::{alone, spawn};
 
-/// How long a stopped command may take to exit. The requirement is a second;
-/// this leaves room for a busy CI machine, and the test prints what it saw.
-const PROMPT: Duration = Duration::from_secs(2);
+/// How long a stopped command may take to exit. The requirement is a second
+/// (`bench/` is where it is timed); a command that ignored the signal would
+/// run on for 30 s and more (each run here has that much left), so this
+/// bound tells the two apart however loaded the machine is.
+const PROMPT: Duration = Duration::from_secs(15);
 
 /// A minute's TPC-C run against the null engine after `warmup`, writing
 /// its results under `dir/res`.

@@ -147,6 +147,9 @@ fn wire_time_stays_on_the_service_time_while_a_hog_inflates_the_latency() {
     let url = fixed_time_server();
     let service_ms = SERVICE.as_secs_f64() * 1000.0;
 
+    // The wire time's median sits on the service time: never below it (the
+    // server's sleep), and under twice it, a margin a loaded machine does not
+    // cross while a wire time that took in the client's delays would.
     let idle = stamped_run(&url);
     let wire = &idle["wire"];
     assert_eq!(wire["clock"], "software", "{wire}");
@@ -155,7 +158,7 @@ fn wire_time_stays_on_the_service_time_while_a_hog_inflates_the_latency() {
     assert_eq!(idle["settings"]["timestamps"], "kernel");
     let idle_wire_p50 = ms(wire, &["total_wire_ms", "p50"]);
     assert!(
-        idle_wire_p50 >= service_ms && idle_wire_p50 < service_ms + 0.5,
+        idle_wire_p50 >= service_ms && idle_wire_p50 < 2.0 * service_ms,
         "idle: wire p50 {idle_wire_p50} ms for a {service_ms} ms service"
     );
     for t in idle["transactions"].as_array().unwrap() {
@@ -169,7 +172,7 @@ fn wire_time_stays_on_the_service_time_while_a_hog_inflates_the_latency() {
     let wire = &busy["wire"];
     let busy_wire_p50 = ms(wire, &["total_wire_ms", "p50"]);
     assert!(
-        busy_wire_p50 >= service_ms && busy_wire_p50 < service_ms + 0.5,
+        busy_wire_p50 >= service_ms && busy_wire_p50 < 2.0 * service_ms,
         "busy: wire p50 {busy_wire_p50} ms for a {service_ms} ms service"
     );
     let (latency_p99, client_p99) = (

@@ -156,8 +156,11 @@ pub fn acid_statuses(report: &serde_json::Value) -> Vec<(String, String)> {
 }
 
 /// Held by a test that times the machine (latency against theory, how soon a
-/// command stops) so that the file's other tests do not run beside it: four
-/// commands at once on two cores would time the machine's contention instead.
+/// command stops) so that the file's other tests do not run beside it under
+/// `cargo test` (threads of one process): four commands at once on two cores
+/// would time the machine's contention instead. Under cargo-nextest, which
+/// runs each test in a process of its own, the `timing` and `servers` test
+/// groups of `.config/nextest.toml` keep them apart instead.
 pub fn alone() -> std::sync::MutexGuard<'static, ()> {
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
