@@ -36,6 +36,7 @@ macro_rules! debug_shows_display {
 #[cfg(feature = "etcd")]
 pub mod etcd;
 mod file_lock;
+mod kv_dispatch;
 mod kv_store;
 pub mod mysql;
 pub mod null;

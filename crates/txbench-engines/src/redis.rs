@@ -22,10 +22,11 @@ use std::time::Duration;
 
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Client, RedisError};
-use txbench_core::schema::{Index, KvOp, Schema, Statement, Table};
+use txbench_core::schema::{Index, Schema, Statement, Table};
 use txbench_core::{DbError, Engine, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode};
 
-use crate::kv_store::{self, marker, param_int, param_text, row_key, value_text, whole_rows};
+use crate::kv_dispatch::{self, KvFailure, KvResult, KvRow, KvStore};
+use crate::kv_store::{self, marker, row_key, value_text, whole_rows};
 use crate::redact::redact;
 use crate::target_error::TargetError;
 
@@ -272,7 +273,9 @@ impl RedisSession {
         pipe.exec_async(&mut self.conn).await.map_err(classify)
     }
 
-    async fn get(&mut self, table: &str, key: String) -> Result<Option<String>, DbError> {
+    /// The value of `key` in a key-and-value table (the transaction's own
+    /// writes seen), WATCHed when in a transaction.
+    async fn read_value(&mut self, table: &str, key: String) -> Result<Option<String>, DbError> {
         let key = row_key(table, &key);
         let tx = &mut self.tx;
         if !tx.open {
@@ -440,7 +443,21 @@ impl RedisSession {
         Ok(Some(writes))
     }
 
-    async fn scan(&mut self, table: &str) -> Result<Vec<(String, String)>, DbError> {
+    /// Send `writes`: kept for EXEC in a transaction, at once outside one.
+    async fn apply(&mut self, writes: Vec<Write>) -> Result<(), DbError> {
+        if self.tx.open {
+            self.tx.writes.extend(writes);
+            return Ok(());
+        }
+        let mut pipe = redis::pipe();
+        for w in &writes {
+            w.add_to(&mut pipe);
+        }
+        pipe.exec_async(&mut self.conn).await.map_err(classify)
+    }
+
+    /// Every key and value of a key-and-value table.
+    async fn read_all(&mut self, table: &str) -> Result<Vec<(String, String)>, DbError> {
         let prefix = row_key(table, "");
         let mut keys: Vec<String> = Vec::new();
         let mut cursor: u64 = 0;
@@ -541,81 +558,7 @@ impl Session for RedisSession {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> Result<Rows, DbError> {
-        match stmt.kv {
-            Some(KvOp::Get { table, key }) => {
-                let key = param_text(stmt, params, key)?;
-                let mut rows = Rows::new(1);
-                if let Some(v) = self.get(table, key).await? {
-                    rows.push_row([Param::Text(&v)]);
-                }
-                Ok(rows)
-            }
-            Some(KvOp::Scan { table }) => {
-                let mut rows = Rows::new(2);
-                for (k, v) in self.scan(table).await? {
-                    rows.push_row([Param::Text(&k), Param::Text(&v)]);
-                }
-                Ok(rows)
-            }
-            Some(KvOp::Read {
-                table,
-                key,
-                columns,
-            }) => {
-                let key = param_text(stmt, params, key)?;
-                let mut rows = Rows::new(columns.len());
-                if let Some(row) = self.read_rows(table, &[key], columns).await?.pop() {
-                    rows.push_row(
-                        row.iter()
-                            .map(|v| v.as_deref().map_or(Param::Null, Param::Text)),
-                    );
-                }
-                Ok(rows)
-            }
-            Some(KvOp::Range {
-                table,
-                from,
-                count,
-                columns,
-            }) => {
-                let keys = self
-                    .range_keys(
-                        table,
-                        param_int(stmt, params, from)?,
-                        param_int(stmt, params, count)?,
-                    )
-                    .await?;
-                let mut rows = Rows::with_capacity(columns.len(), keys.len());
-                for row in self.read_rows(table, &keys, columns).await? {
-                    rows.push_row(
-                        row.iter()
-                            .map(|v| v.as_deref().map_or(Param::Null, Param::Text)),
-                    );
-                }
-                Ok(rows)
-            }
-            Some(KvOp::Last { table }) => {
-                if !whole_rows(table) {
-                    return Err(kv_store::no_key_order(ENGINE, table));
-                }
-                let last: Vec<(String, f64)> = redis::cmd("ZREVRANGE")
-                    .arg(key_order(table.name))
-                    .arg(0)
-                    .arg(0)
-                    .arg("WITHSCORES")
-                    .query_async(&mut self.conn)
-                    .await
-                    .map_err(classify)?;
-                let mut rows = Rows::new(1);
-                if let Some((_, score)) = last.first() {
-                    rows.push_row([Param::Int(*score as i64)]);
-                }
-                Ok(rows)
-            }
-            Some(KvOp::Put { .. } | KvOp::Write { .. } | KvOp::Script { .. }) | None => Err(
-                kv_store::not_key_value(ENGINE, &format!("query '{}'", stmt.name)),
-            ),
-        }
+        kv_dispatch::query(self, stmt, params).await
     }
 
     async fn execute(
@@ -623,44 +566,7 @@ impl Session for RedisSession {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> Result<u64, DbError> {
-        let writes = match stmt.kv {
-            Some(KvOp::Put { table, key, value }) => {
-                let key = row_key(table, &param_text(stmt, params, key)?);
-                vec![Write::Set(key, param_text(stmt, params, value)?)]
-            }
-            Some(KvOp::Write {
-                table,
-                key,
-                set,
-                insert,
-            }) => {
-                let key = param_text(stmt, params, key)?;
-                let values = set
-                    .iter()
-                    .map(|(c, i)| Ok((*c, param_text(stmt, params, *i)?)))
-                    .collect::<Result<Vec<_>, DbError>>()?;
-                match self.row_writes(table, key, values, insert).await? {
-                    Some(writes) => writes,
-                    None => return Ok(0),
-                }
-            }
-            _ => {
-                return Err(kv_store::not_key_value(
-                    ENGINE,
-                    &format!("statement '{}'", stmt.name),
-                ));
-            }
-        };
-        if self.tx.open {
-            self.tx.writes.extend(writes);
-        } else {
-            let mut pipe = redis::pipe();
-            for w in &writes {
-                w.add_to(&mut pipe);
-            }
-            pipe.exec_async(&mut self.conn).await.map_err(classify)?;
-        }
-        Ok(1)
+        kv_dispatch::execute(self, stmt, params).await
     }
 
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
@@ -773,6 +679,77 @@ impl Loader for RedisSession {
 
     async fn end_bulk_load(&mut self) -> Result<(), DbError> {
         Ok(())
+    }
+}
+
+/// Redis holds every key-value operation but scripts: a key-and-value table
+/// as strings, a table of whole rows as hashes with a sorted set of its keys.
+impl KvStore for RedisSession {
+    fn refusal(&self, what: &str) -> DbError {
+        kv_store::not_key_value(ENGINE, what)
+    }
+
+    async fn get(&mut self, table: &'static str, key: String) -> KvResult<Option<String>> {
+        Ok(self.read_value(table, key).await?)
+    }
+
+    async fn scan(&mut self, table: &'static str) -> KvResult<Vec<(String, String)>> {
+        Ok(self.read_all(table).await?)
+    }
+
+    async fn read(
+        &mut self,
+        table: &'static Table,
+        key: String,
+        columns: &'static [&'static str],
+    ) -> KvResult<Option<KvRow>> {
+        Ok(self.read_rows(table, &[key], columns).await?.pop())
+    }
+
+    async fn range(
+        &mut self,
+        table: &'static Table,
+        from: i64,
+        count: i64,
+        columns: &'static [&'static str],
+    ) -> KvResult<Vec<KvRow>> {
+        let keys = self.range_keys(table, from, count).await?;
+        Ok(self.read_rows(table, &keys, columns).await?)
+    }
+
+    async fn last(&mut self, table: &'static Table) -> KvResult<Option<i64>> {
+        if !whole_rows(table) {
+            return Err(kv_store::no_key_order(ENGINE, table).into());
+        }
+        let last: Vec<(String, f64)> = redis::cmd("ZREVRANGE")
+            .arg(key_order(table.name))
+            .arg(0)
+            .arg(0)
+            .arg("WITHSCORES")
+            .query_async(&mut self.conn)
+            .await
+            .map_err(classify)?;
+        Ok(last.first().map(|(_, score)| *score as i64))
+    }
+
+    async fn put(&mut self, table: &'static str, key: String, value: String) -> KvResult<()> {
+        Ok(self
+            .apply(vec![Write::Set(row_key(table, &key), value)])
+            .await?)
+    }
+
+    async fn write(
+        &mut self,
+        table: &'static Table,
+        key: String,
+        values: Vec<(&'static str, String)>,
+        insert: bool,
+    ) -> KvResult<u64> {
+        match self.row_writes(table, key, values, insert).await? {
+            Some(writes) => self.apply(writes).await.map(|()| 1),
+            None => Ok(0),
+        }
+        .map_err(KvFailure::from)
     }
 }
 

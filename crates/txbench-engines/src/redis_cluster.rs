@@ -32,6 +32,7 @@ use txbench_core::{
     Session, TxMode,
 };
 
+use crate::kv_dispatch::{self, KvResult, KvStore};
 use crate::kv_store::{marker, param_text, value_text};
 use crate::redact::redact;
 use crate::redis::{CONNECT_TIMEOUT, version_in_info};
@@ -400,7 +401,7 @@ impl RedisClusterSession {
     }
 
     /// Run a script statement and return its reply.
-    async fn script(
+    async fn run_script(
         &mut self,
         stmt: &'static Statement,
         params: &[Param<'_>],
@@ -527,23 +528,7 @@ impl Session for RedisClusterSession {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> Result<Rows, DbError> {
-        match stmt.kv {
-            Some(KvOp::Script { .. }) => {
-                let reply = self.script(stmt, params).await?;
-                rows_of(stmt, reply)
-            }
-            Some(KvOp::Scan { table }) => {
-                let all: Vec<(String, String)> = self
-                    .command(redis::cmd("HGETALL").arg(whole_table(table)))
-                    .await?;
-                let mut rows = Rows::with_capacity(2, all.len());
-                for (k, v) in &all {
-                    rows.push_row([Param::Text(k), Param::Text(v)]);
-                }
-                Ok(rows)
-            }
-            _ => Err(not_a_script(&format!("query '{}'", stmt.name))),
-        }
+        kv_dispatch::query(self, stmt, params).await
     }
 
     async fn execute(
@@ -551,26 +536,7 @@ impl Session for RedisClusterSession {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> Result<u64, DbError> {
-        match stmt.kv {
-            Some(KvOp::Script { .. }) => {
-                let reply = self.script(stmt, params).await?;
-                changed_of(stmt, reply)
-            }
-            Some(KvOp::Put { table, key, value }) => {
-                let (key, value) = (
-                    param_text(stmt, params, key)?,
-                    param_text(stmt, params, value)?,
-                );
-                let cmd = redis::cmd("HSET")
-                    .arg(whole_table(table))
-                    .arg(key)
-                    .arg(value)
-                    .clone();
-                let _: i64 = self.command(&cmd).await?;
-                Ok(1)
-            }
-            _ => Err(not_a_script(&format!("statement '{}'", stmt.name))),
-        }
+        kv_dispatch::execute(self, stmt, params).await
     }
 
     /// Scripts that do not depend on each other, sent at once (one round
@@ -745,6 +711,43 @@ impl RedisClusterSession {
         let _: () = self.command(&cmd).await?;
         self.placements.insert(table.to_string(), placement);
         Ok(())
+    }
+}
+
+/// Redis Cluster runs scripts (a whole transaction on one partition), and
+/// holds a load's key-and-value records as one hash; the rest is refused.
+impl KvStore for RedisClusterSession {
+    fn refusal(&self, what: &str) -> DbError {
+        not_a_script(what)
+    }
+
+    async fn scan(&mut self, table: &'static str) -> KvResult<Vec<(String, String)>> {
+        Ok(self
+            .command(redis::cmd("HGETALL").arg(whole_table(table)))
+            .await?)
+    }
+
+    async fn put(&mut self, table: &'static str, key: String, value: String) -> KvResult<()> {
+        let cmd = redis::cmd("HSET")
+            .arg(whole_table(table))
+            .arg(key)
+            .arg(value)
+            .clone();
+        let _: i64 = self.command(&cmd).await?;
+        Ok(())
+    }
+
+    async fn script(
+        &mut self,
+        stmt: &'static Statement,
+        params: &[Param<'_>],
+        kind: CallKind,
+    ) -> KvResult<Reply> {
+        let reply = self.run_script(stmt, params).await?;
+        Ok(match kind {
+            CallKind::Query => Reply::Rows(rows_of(stmt, reply)?),
+            CallKind::Execute => Reply::Affected(changed_of(stmt, reply)?),
+        })
     }
 }
 

@@ -5,13 +5,14 @@ use etcd_client::{
     Client, CompactionOptions, DeleteOptions, GetOptions, GetResponse, KvClient, SortOrder,
     SortTarget, Txn, TxnOp,
 };
-use txbench_core::schema::{Index, KvOp, Statement, Table};
+use txbench_core::schema::{Index, Statement, Table};
 use txbench_core::{DbError, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode};
 
 use super::layout;
 use super::transaction::{MAX_TXN_OPS, Transaction};
 use super::{EtcdEngine, classify, status_says};
-use crate::kv_store::{self, marker, param_int, param_text, row_key, value_text, whole_rows};
+use crate::kv_dispatch::{self, KvResult, KvRow, KvStore};
+use crate::kv_store::{self, marker, row_key, value_text, whole_rows};
 
 /// The most bytes of keys and values one load request carries: etcd refuses
 /// a request over 1.5 MiB by default (`--max-request-bytes`), and the
@@ -110,7 +111,7 @@ impl EtcdSession {
     }
 
     /// Up to `count` rows of `table` from key `from` on, in key order.
-    async fn range(
+    async fn rows_from(
         &mut self,
         table: &'static Table,
         from: i64,
@@ -148,7 +149,7 @@ impl EtcdSession {
     }
 
     /// The largest integer key of `table`, the transaction's inserts included.
-    async fn last(&mut self, table: &'static Table) -> Result<Option<i64>, DbError> {
+    async fn last_key(&mut self, table: &'static Table) -> Result<Option<i64>, DbError> {
         if !whole_rows(table) {
             return Err(kv_store::no_key_order(ENGINE, table));
         }
@@ -220,7 +221,7 @@ impl EtcdSession {
     }
 
     /// Every (key, value) of a key-and-value table, page by page.
-    async fn scan(&mut self, table: &str) -> Result<Vec<(String, String)>, DbError> {
+    async fn read_all(&mut self, table: &str) -> Result<Vec<(String, String)>, DbError> {
         let prefix = layout::prefix(table);
         let end = layout::prefix_end(table);
         let mut from = prefix.clone().into_bytes();
@@ -247,6 +248,82 @@ impl EtcdSession {
     }
 }
 
+/// etcd holds every key-value operation but scripts: a key-and-value table
+/// as one key per row, a table of whole rows as encoded rows under keys in
+/// integer order; a transaction is one Txn of compares and puts.
+impl KvStore for EtcdSession {
+    fn refusal(&self, what: &str) -> DbError {
+        kv_store::not_key_value(ENGINE, what)
+    }
+
+    async fn get(&mut self, table: &'static str, key: String) -> KvResult<Option<String>> {
+        Ok(self.value(&row_key(table, &key)).await?)
+    }
+
+    async fn scan(&mut self, table: &'static str) -> KvResult<Vec<(String, String)>> {
+        Ok(self.read_all(table).await?)
+    }
+
+    async fn read(
+        &mut self,
+        table: &'static Table,
+        key: String,
+        columns: &'static [&'static str],
+    ) -> KvResult<Option<KvRow>> {
+        let row = self.row(table, &key).await?;
+        Ok(row.map(|row| project(table, &row, columns)))
+    }
+
+    async fn range(
+        &mut self,
+        table: &'static Table,
+        from: i64,
+        count: i64,
+        columns: &'static [&'static str],
+    ) -> KvResult<Vec<KvRow>> {
+        let rows = self.rows_from(table, from, count).await?;
+        Ok(rows
+            .iter()
+            .map(|row| project(table, row, columns))
+            .collect())
+    }
+
+    async fn last(&mut self, table: &'static Table) -> KvResult<Option<i64>> {
+        Ok(self.last_key(table).await?)
+    }
+
+    async fn put(&mut self, table: &'static str, key: String, value: String) -> KvResult<()> {
+        let key = row_key(table, &key);
+        if self.tx.open {
+            self.tx.write(key, value);
+        } else {
+            self.kv.put(key, value, None).await.map_err(classify)?;
+        }
+        Ok(())
+    }
+
+    async fn write(
+        &mut self,
+        table: &'static Table,
+        key: String,
+        values: Vec<(&'static str, String)>,
+        insert: bool,
+    ) -> KvResult<u64> {
+        if self.tx.open {
+            return Ok(self.write_row(table, key, values, insert).await?);
+        }
+        // Outside a transaction: one of its own, read and written.
+        self.tx.begin();
+        match self.write_row(table, key, values, insert).await {
+            Ok(changed) => Ok(self.commit().await.map(|()| changed)?),
+            Err(e) => {
+                self.tx.end();
+                Err(e.into())
+            }
+        }
+    }
+}
+
 /// The position of `column` in `table`.
 fn column_index(table: &Table, column: &str) -> Option<usize> {
     table.columns.iter().position(|c| c.name == column)
@@ -258,13 +335,6 @@ fn project(table: &Table, row: &[Option<String>], columns: &[&str]) -> Vec<Optio
         .iter()
         .map(|c| column_index(table, c).and_then(|i| row.get(i).cloned().flatten()))
         .collect()
-}
-
-fn push_row(rows: &mut Rows, row: &[Option<String>]) {
-    rows.push_row(
-        row.iter()
-            .map(|v| v.as_deref().map_or(Param::Null, Param::Text)),
-    );
 }
 
 /// The engine's name in its refusals.
@@ -339,62 +409,7 @@ impl Session for EtcdSession {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> Result<Rows, DbError> {
-        match stmt.kv {
-            Some(KvOp::Get { table, key }) => {
-                let key = row_key(table, &param_text(stmt, params, key)?);
-                let mut rows = Rows::new(1);
-                if let Some(v) = self.value(&key).await? {
-                    rows.push_row([Param::Text(&v)]);
-                }
-                Ok(rows)
-            }
-            Some(KvOp::Scan { table }) => {
-                let mut rows = Rows::new(2);
-                for (k, v) in self.scan(table).await? {
-                    rows.push_row([Param::Text(&k), Param::Text(&v)]);
-                }
-                Ok(rows)
-            }
-            Some(KvOp::Read {
-                table,
-                key,
-                columns,
-            }) => {
-                let key = param_text(stmt, params, key)?;
-                let mut rows = Rows::new(columns.len());
-                if let Some(row) = self.row(table, &key).await? {
-                    push_row(&mut rows, &project(table, &row, columns));
-                }
-                Ok(rows)
-            }
-            Some(KvOp::Range {
-                table,
-                from,
-                count,
-                columns,
-            }) => {
-                let (from, count) = (
-                    param_int(stmt, params, from)?,
-                    param_int(stmt, params, count)?,
-                );
-                let found = self.range(table, from, count).await?;
-                let mut rows = Rows::with_capacity(columns.len(), found.len());
-                for row in &found {
-                    push_row(&mut rows, &project(table, row, columns));
-                }
-                Ok(rows)
-            }
-            Some(KvOp::Last { table }) => {
-                let mut rows = Rows::new(1);
-                if let Some(k) = self.last(table).await? {
-                    rows.push_row([Param::Int(k)]);
-                }
-                Ok(rows)
-            }
-            Some(KvOp::Put { .. } | KvOp::Write { .. } | KvOp::Script { .. }) | None => Err(
-                kv_store::not_key_value(ENGINE, &format!("query '{}'", stmt.name)),
-            ),
-        }
+        kv_dispatch::query(self, stmt, params).await
     }
 
     async fn execute(
@@ -402,47 +417,7 @@ impl Session for EtcdSession {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> Result<u64, DbError> {
-        let was_open = self.tx.open;
-        match stmt.kv {
-            Some(KvOp::Put { table, key, value }) => {
-                let key = row_key(table, &param_text(stmt, params, key)?);
-                let value = param_text(stmt, params, value)?;
-                if was_open {
-                    self.tx.write(key, value);
-                } else {
-                    self.kv.put(key, value, None).await.map_err(classify)?;
-                }
-                Ok(1)
-            }
-            Some(KvOp::Write {
-                table,
-                key,
-                set,
-                insert,
-            }) => {
-                let key = param_text(stmt, params, key)?;
-                let values = set
-                    .iter()
-                    .map(|(c, i)| Ok((*c, param_text(stmt, params, *i)?)))
-                    .collect::<Result<Vec<_>, DbError>>()?;
-                if was_open {
-                    return self.write_row(table, key, values, insert).await;
-                }
-                // Outside a transaction: one of its own, read and written.
-                self.tx.begin();
-                match self.write_row(table, key, values, insert).await {
-                    Ok(changed) => self.commit().await.map(|()| changed),
-                    Err(e) => {
-                        self.tx.end();
-                        Err(e)
-                    }
-                }
-            }
-            _ => Err(kv_store::not_key_value(
-                ENGINE,
-                &format!("statement '{}'", stmt.name),
-            )),
-        }
+        kv_dispatch::execute(self, stmt, params).await
     }
 
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
