@@ -14,8 +14,6 @@ pub struct About {
     pub load_summary: &'static str,
     /// What `NAME run --help` says a run reports.
     pub run_summary: &'static str,
-    /// What `NAME check --help` says the check verifies; `None`: no check verb.
-    pub check_summary: Option<&'static str>,
     /// How the workload is scaled.
     pub scale: Scale,
     /// What the run's flags mean for this workload, for their help.

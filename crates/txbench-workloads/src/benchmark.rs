@@ -21,13 +21,10 @@ use txbench_core::schema::Schema;
 use txbench_core::{Engine, Execution, Session, Workload};
 
 pub use crate::about::{About, RunFlags, Scale};
-use crate::acid::AcidReport;
 use crate::bulk::{LoadPlan, LoadSummary};
-use crate::conditions::ConditionResult;
+use crate::capability::{Acid, Check, FileDefined, Verify};
 use crate::error::WorkloadError;
 use crate::meta_table::{Loaded, MetaTable};
-use crate::verify::Verification;
-use txbench_core::acks::AckFile;
 
 /// The settings a run's headline figures depend on, as recorded with it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,18 +92,10 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
         Ok(())
     }
 
-    /// Whether the workload is defined by a file (`txbench custom`), which
-    /// [`Benchmark::define_by_file`] takes.
-    const DEFINED_BY_FILE: bool = false;
-
-    /// Take the workload file at `path` as the definition (`txbench serve
-    /// --workload-file`): only for a workload [`Benchmark::DEFINED_BY_FILE`].
-    fn define_by_file(path: &std::path::Path) -> Result<(), WorkloadError> {
-        Err(WorkloadError::BadOption(format!(
-            "--workload-file {}: the {} takes no workload file",
-            path.display(),
-            Self::ABOUT.title
-        )))
+    /// Whether the workload is defined by a file, and how it takes one
+    /// (`txbench serve --workload-file`); `None` by default.
+    fn file_defined() -> Option<FileDefined> {
+        None
     }
 
     /// Its tables (the metadata table among them): what `clean` drops.
@@ -174,44 +163,19 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
         options: &Self::RunOptions,
     ) -> impl Future<Output = Result<Self, WorkloadError>> + Send;
 
-    /// Verify the consistency conditions on a loaded database.
-    fn check<S: Session>(
-        session: &mut S,
-        loaded: &Loaded,
-    ) -> impl Future<Output = Result<Vec<ConditionResult>, WorkloadError>> + Send {
-        let _ = (session, loaded);
-        std::future::ready(Err(WorkloadError::NoCheck(Self::ABOUT)))
+    /// Its consistency check (`NAME check`); `None` by default.
+    fn check() -> Option<Check> {
+        None
     }
 
-    /// The help line of `NAME verify`, for a workload that can hold an
-    /// acknowledged-work log against its database; `None`: it has no verify.
-    const VERIFY: Option<&'static str> = None;
-
-    /// Hold an acknowledged-work log against the database: what of the
-    /// acknowledged work is durable, what in doubt is there, what rolled back
-    /// leaked (docs/durability.md).
-    fn verify<S: Session>(
-        session: &mut S,
-        log: &AckFile,
-    ) -> impl Future<Output = Result<Verification, WorkloadError>> + Send {
-        let _ = (session, log);
-        std::future::ready(Err(WorkloadError::NoVerify(Self::ABOUT)))
+    /// Its verify of acknowledged work (`NAME verify`); `None` by default.
+    fn verify() -> Option<Verify> {
+        None
     }
 
-    /// The help line of `NAME acid`, for a workload whose specification has
-    /// ACID tests a client can drive; `None`: it has no acid.
-    const ACID: Option<&'static str> = None;
-
-    /// Run the workload's atomicity and isolation tests on the loaded
-    /// database `engine` reaches (consistency and durability are every
-    /// workload's check and verify, which the command adds); `seed` picks
-    /// the rows they use.
-    fn acid<E: Engine>(
-        engine: Arc<E>,
-        seed: u64,
-    ) -> impl Future<Output = Result<AcidReport, WorkloadError>> + Send {
-        let _ = (engine, seed);
-        std::future::ready(Err(WorkloadError::NoAcid(Self::ABOUT)))
+    /// Its ACID tests a client can drive (`NAME acid`); `None` by default.
+    fn acid() -> Option<Acid> {
+        None
     }
 
     /// The name of what runs, in prose, for the results and the report: the

@@ -18,6 +18,7 @@ mod about;
 pub mod acid;
 pub mod benchmark;
 pub mod bulk;
+pub mod capability;
 pub mod conditions;
 pub mod custom;
 mod error;

@@ -31,7 +31,6 @@ static ABOUT: About = About {
     summary: "a key-value table and one read-then-increment transaction",
     load_summary: "load the keys",
     run_summary: "run read-then-increment",
-    check_summary: None,
     scale: Scale {
         unit: "keys",
         one: "key",

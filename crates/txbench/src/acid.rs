@@ -3,7 +3,7 @@
 //! with what it did and saw (docs/durability.md):
 //!
 //! 1. consistency: the workload's conditions, before the tests;
-//! 2. atomicity and isolation: the workload's own tests ([`Benchmark::acid`]);
+//! 2. atomicity and isolation: the workload's own tests ([`Benchmark::acid`], a capability the workload may have);
 //! 3. durability: a short run with the acknowledged-work log across the
 //!    crash `--fault-cmd` causes, then `verify` (skipped without a crash);
 //! 4. consistency again, after all of it.
@@ -17,10 +17,11 @@ use std::sync::Arc;
 use clap::{Args, Command, FromArgMatches};
 use tokio::sync::watch;
 use txbench_core::acks::ACKS_FILE;
+use txbench_core::any_engine::AnyEngine;
 use txbench_core::{Engine, Execution};
 use txbench_report::results;
-use txbench_workloads::Benchmark;
 use txbench_workloads::acid::{AcidReport, AcidStatus, AcidTest};
+use txbench_workloads::{Benchmark, WorkloadError};
 
 use crate::cli::RunArgs;
 use crate::cli::workload::AcidArgs;
@@ -33,8 +34,8 @@ use crate::runner::{compact_stamp, now_rfc3339, on_session, run_on, unless_stopp
 const REPORT_FILE: &str = "acid.json";
 
 /// Run the tests on the engine's database (loaded first if it is empty).
-pub async fn acid_on<E: Engine, W: Benchmark>(
-    engine: Arc<E>,
+pub async fn acid_on<W: Benchmark>(
+    engine: Arc<AnyEngine>,
     a: &AcidArgs,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
@@ -50,9 +51,9 @@ pub async fn acid_on<E: Engine, W: Benchmark>(
     let load = Default::default();
     let options = Default::default();
     let progress = crate::progress::period(None, false);
-    ensure_loaded::<E, W>(&engine, None, &load, &options, 1, progress, &stop).await?;
-    let dir = results_dir::<E, W>(&engine, &a.results)?;
-    let tested = test_into::<E, W>(&engine, a, crash, &dir, stop).await;
+    ensure_loaded::<AnyEngine, W>(&engine, None, &load, &options, 1, progress, &stop).await?;
+    let dir = results_dir::<W>(&engine, &a.results)?;
+    let tested = test_into::<W>(&engine, a, crash, &dir, stop).await;
     if tested.is_err() {
         // Stopped or failed before its report: an empty directory would
         // stand for a test that never happened (one holding a run stays).
@@ -62,8 +63,8 @@ pub async fn acid_on<E: Engine, W: Benchmark>(
 }
 
 /// The tests, their report saved in `dir`, and the verdict.
-async fn test_into<E: Engine, W: Benchmark>(
-    engine: &Arc<E>,
+async fn test_into<W: Benchmark>(
+    engine: &Arc<AnyEngine>,
     a: &AcidArgs,
     crash: Option<RunPlan<W>>,
     dir: &Path,
@@ -75,16 +76,17 @@ async fn test_into<E: Engine, W: Benchmark>(
         W::ABOUT.title,
         engine.describe()
     );
-    let mut tests = vec![shown(
-        consistency::<E, W>(engine, "before the tests").await?,
-    )];
+    let mut tests = vec![shown(consistency::<W>(engine, "before the tests").await?)];
+    let Some(acid) = W::acid() else {
+        return Err(WorkloadError::NoAcid(W::ABOUT).into());
+    };
     let own = unless_stopped(&stop, "the ACID tests", async {
-        Ok(W::acid(engine.clone(), seed).await?)
+        Ok((acid.run)(engine.clone(), seed).await?)
     })
     .await?;
     tests.extend(own.tests.into_iter().map(shown));
-    tests.push(shown(durability::<E, W>(engine, crash, dir, stop).await?));
-    tests.push(shown(consistency::<E, W>(engine, "after the tests").await?));
+    tests.push(shown(durability::<W>(engine, crash, dir, stop).await?));
+    tests.push(shown(consistency::<W>(engine, "after the tests").await?));
     let report = AcidReport {
         isolation: own.isolation,
         tests,
@@ -94,7 +96,7 @@ async fn test_into<E: Engine, W: Benchmark>(
 }
 
 /// A new results directory for the tests.
-fn results_dir<E: Engine, W: Benchmark>(engine: &E, under: &Path) -> Result<PathBuf, Failure> {
+fn results_dir<W: Benchmark>(engine: &AnyEngine, under: &Path) -> Result<PathBuf, Failure> {
     let name = format!(
         "{}-{}-acid-{}",
         compact_stamp(&now_rfc3339()),
@@ -106,8 +108,8 @@ fn results_dir<E: Engine, W: Benchmark>(engine: &E, under: &Path) -> Result<Path
 }
 
 /// The workload's consistency conditions, as a test.
-async fn consistency<E: Engine, W: Benchmark>(
-    engine: &Arc<E>,
+async fn consistency<W: Benchmark>(
+    engine: &Arc<AnyEngine>,
     when: &str,
 ) -> Result<AcidTest, Failure> {
     let mut t = AcidTest::new(
@@ -117,9 +119,10 @@ async fn consistency<E: Engine, W: Benchmark>(
     );
     let found = on_session(engine, |mut s| async move {
         let loaded = W::loaded(&mut s).await?;
-        match loaded {
-            Some(l) => W::check(&mut s, &l).await,
-            None => Err(txbench_workloads::WorkloadError::NotLoaded(W::ABOUT)),
+        match (loaded, W::check()) {
+            (Some(l), Some(check)) => (check.run)(&mut s, &l).await,
+            (None, _) => Err(WorkloadError::NotLoaded(W::ABOUT)),
+            (Some(_), None) => Err(WorkloadError::NoCheck(W::ABOUT)),
         }
     })
     .await?;
@@ -151,8 +154,8 @@ fn crash_run<W: Benchmark>(a: &AcidArgs) -> Result<Option<RunPlan<W>>, Failure> 
 /// A run with the acknowledged-work log across the crash the user's
 /// commands cause, then `verify`: nothing acknowledged lost, nothing rolled
 /// back leaked, the in-doubt ones classified.
-async fn durability<E: Engine, W: Benchmark>(
-    engine: &Arc<E>,
+async fn durability<W: Benchmark>(
+    engine: &Arc<AnyEngine>,
     crash: Option<RunPlan<W>>,
     dir: &Path,
     stop: watch::Receiver<bool>,
@@ -175,10 +178,10 @@ async fn durability<E: Engine, W: Benchmark>(
         plan.duration.as_secs_f64(),
         plan.faults.len()
     );
-    run_on::<E, W>(engine.clone(), &plan, stop).await?;
+    run_on::<AnyEngine, W>(engine.clone(), &plan, stop).await?;
     let run = only_directory(&runs)?;
     t.saw(format!("ran {}", run.display()));
-    let found = match crate::verify::findings::<E, W>(engine, &run.join(ACKS_FILE)).await {
+    let found = match crate::verify::findings::<W>(engine, &run.join(ACKS_FILE)).await {
         Ok(found) => found,
         Err(e) => return Ok(t.failed(format!("verify could not read the database: {e}"))),
     };

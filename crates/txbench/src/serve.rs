@@ -151,13 +151,18 @@ async fn serve_on<E: Engine, W: Benchmark>(
 /// Take the served workload's definition: a workload file's from
 /// `--workload-file`, the others' built in.
 fn define<W: Benchmark>(a: &ServeArgs) -> Result<(), Failure> {
-    match &a.workload_file {
-        Some(path) => W::define_by_file(path).map_err(|e| Failure::Usage(e.into())),
-        None if W::DEFINED_BY_FILE => Err(Failure::usage(format!(
+    match (&a.workload_file, W::file_defined()) {
+        (Some(path), Some(file)) => (file.define)(path).map_err(|e| Failure::Usage(e.into())),
+        (Some(path), None) => Err(Failure::usage(format!(
+            "--workload-file {}: the {} takes no workload file",
+            path.display(),
+            W::ABOUT.title
+        ))),
+        (None, Some(_)) => Err(Failure::usage(format!(
             "serve --workload {}: it is defined by a file: serve --workload-file FILE",
             W::ABOUT.name
         ))),
-        None => W::define(&W::Definition::default()).map_err(|e| Failure::Usage(e.into())),
+        (None, None) => W::define(&W::Definition::default()).map_err(|e| Failure::Usage(e.into())),
     }
 }
 

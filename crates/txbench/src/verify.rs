@@ -8,22 +8,22 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use txbench_core::Engine;
 use txbench_core::acks::{self, ACKS_FILE, AckFile};
-use txbench_workloads::Benchmark;
+use txbench_core::any_engine::AnyEngine;
 use txbench_workloads::verify::{TypeVerification, Verification};
+use txbench_workloads::{Benchmark, WorkloadError};
 
 use crate::cli::workload::VerifyArgs;
 use crate::failure::Failure;
 use crate::runner::on_session;
 
 /// Verify the log `a` names against the engine's database.
-pub async fn verify_on<E: Engine, W: Benchmark>(
-    engine: Arc<E>,
+pub async fn verify_on<W: Benchmark>(
+    engine: Arc<AnyEngine>,
     a: &VerifyArgs,
 ) -> Result<(), Failure> {
     let path = log_path(&a.results);
-    let found = findings::<E, W>(&engine, &path).await?;
+    let found = findings::<W>(&engine, &path).await?;
     outln!("{} against {}", path.display(), a.db);
     out!("{}", table(&found));
     if let Some(json) = &a.json {
@@ -33,15 +33,17 @@ pub async fn verify_on<E: Engine, W: Benchmark>(
 }
 
 /// What the database holds of the log at `path`.
-pub async fn findings<E: Engine, W: Benchmark>(
-    engine: &Arc<E>,
+pub async fn findings<W: Benchmark>(
+    engine: &Arc<AnyEngine>,
     path: &Path,
 ) -> Result<Verification, Failure> {
+    let Some(verify) = W::verify() else {
+        return Err(WorkloadError::NoVerify(W::ABOUT).into());
+    };
     let log = read_log(path)?;
-    Ok(on_session(
-        engine,
-        move |mut s| async move { W::verify(&mut s, &log).await },
-    )
+    Ok(on_session(engine, move |mut s| async move {
+        (verify.run)(&mut s, &log).await
+    })
     .await??)
 }
 

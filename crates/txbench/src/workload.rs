@@ -171,17 +171,17 @@ impl<W: Benchmark> WithEngine for OnEngine<W> {
                 load_then_run::<_, W>(e, &plan, (&load, &options, 1), stop).await
             }
             Task::Run(plan) => run_on::<_, W>(e, &plan, stop).await,
-            Task::Check(_, limit) => check_on::<_, W>(e, (&stop, limit)).await,
-            Task::Verify(a) => crate::verify::verify_on::<_, W>(e, &a).await,
-            Task::Acid(a) => crate::acid::acid_on::<_, W>(e, &a, stop).await,
+            Task::Check(_, limit) => check_on::<W>(e, (&stop, limit)).await,
+            Task::Verify(a) => crate::verify::verify_on::<W>(e, &a).await,
+            Task::Acid(a) => crate::acid::acid_on::<W>(e, &a, stop).await,
             Task::Clean(a, limit) => clean_on::<_, W>(e, &a, (&stop, limit)).await,
             Task::AllInOne(plan, a) => all_in_one::<_, W>(e, &plan, &a, stop).await,
         }
     }
 }
 
-async fn check_on<E: Engine, W: Benchmark>(
-    engine: Arc<E>,
+async fn check_on<W: Benchmark>(
+    engine: Arc<AnyEngine>,
     bounds: (&watch::Receiver<bool>, Option<Duration>),
 ) -> Result<(), Failure> {
     let results = on_session_until(&engine, bounds, "the check", |mut s| async move {
@@ -192,7 +192,10 @@ async fn check_on<E: Engine, W: Benchmark>(
             Some(l) if !l.complete => return Err(WorkloadError::Incomplete(W::ABOUT)),
             Some(l) => l,
         };
-        W::check(&mut s, &loaded).await
+        match W::check() {
+            Some(check) => (check.run)(&mut s, &loaded).await,
+            None => Err(WorkloadError::NoCheck(W::ABOUT)),
+        }
     })
     .await??;
     report_conditions(&results)

@@ -31,8 +31,8 @@ impl EachVisitor for Collect {
         self.0.push(Workload {
             name: W::ABOUT.name,
             scale_flag: format!("--{}", W::ABOUT.scale.unit),
-            has_check: W::ABOUT.check_summary.is_some(),
-            has_verify: W::VERIFY.is_some(),
+            has_check: W::check().is_some(),
+            has_verify: W::verify().is_some(),
         });
     }
 }

@@ -7,7 +7,7 @@
 //! the process keeps it (one workload file a process, as one command line
 //! names one).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
@@ -26,9 +26,9 @@ use super::spec::Spec;
 use crate::about::{About, RunFlags, Scale};
 use crate::benchmark::{Benchmark, MetricBasis, NoOptions};
 use crate::bulk::{LoadPlan, LoadSummary};
-use crate::conditions::ConditionResult;
+use crate::capability::{Check, FileDefined};
 use crate::error::WorkloadError;
-use crate::meta_table::{Loaded, MetaTable};
+use crate::meta_table::MetaTable;
 
 /// The command's names and scale.
 pub static ABOUT: About = About {
@@ -39,7 +39,6 @@ pub static ABOUT: About = About {
               (embedded SQLite by default)",
     load_summary: "Create the file's tables and load them (--scale times each table's rows_per_scale)",
     run_summary: "Run the file's transaction mix against its loaded tables and report",
-    check_summary: Some("Run the file's invariants: each query must return no row"),
     scale: Scale {
         unit: "scale",
         one: "scale",
@@ -136,11 +135,13 @@ impl Benchmark for Custom {
         Ok(())
     }
 
-    const DEFINED_BY_FILE: bool = true;
-
-    fn define_by_file(path: &Path) -> Result<(), WorkloadError> {
-        Custom::define(&WorkloadFileArg {
-            file: Some(path.to_path_buf()),
+    fn file_defined() -> Option<FileDefined> {
+        Some(FileDefined {
+            define: |path| {
+                Custom::define(&WorkloadFileArg {
+                    file: Some(path.to_path_buf()),
+                })
+            },
         })
     }
 
@@ -205,11 +206,11 @@ impl Benchmark for Custom {
             .await
     }
 
-    async fn check<S: Session>(
-        session: &mut S,
-        _loaded: &Loaded,
-    ) -> Result<Vec<ConditionResult>, WorkloadError> {
-        defined().check(session).await
+    fn check() -> Option<Check> {
+        Some(Check {
+            summary: "Run the file's invariants: each query must return no row",
+            run: |session, _loaded| Box::pin(defined().check(session)),
+        })
     }
 
     fn title(&self) -> String {

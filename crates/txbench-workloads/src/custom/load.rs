@@ -45,7 +45,6 @@ pub fn about_of(spec: &Spec) -> &'static About {
         summary: "a workload file",
         load_summary: "create the file's tables and load them",
         run_summary: "run the file's transactions",
-        check_summary: (!spec.invariants.is_empty()).then_some("run the file's invariants"),
         scale: Scale {
             unit: keep_text(spec.scale_unit.clone()),
             one: keep_text(spec.scale_unit.trim_end_matches('s').to_string()),

@@ -53,7 +53,6 @@ pub static ABOUT: About = About {
     load_summary: "Load the records (ten 100-character fields under integer keys), once for \
                    every core workload",
     run_summary: "Run a core workload's mix against the loaded records and report",
-    check_summary: None,
     scale: Scale {
         unit: "records",
         one: "record",

@@ -51,7 +51,6 @@ pub static ABOUT: About = About {
               Redis; without a verb, load 1,000,000 keys, run and report (embedded SQLite by default)",
     load_summary: "Load the key space (keys 1..N, each with a random value)",
     run_summary: "Run the mix against a loaded key space and report",
-    check_summary: None,
     scale: Scale {
         unit: "keys",
         one: "key",

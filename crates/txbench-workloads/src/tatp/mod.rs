@@ -47,6 +47,7 @@ use crate::about::{About, RunFlags, Scale};
 use crate::benchmark::{Benchmark, MetricBasis, NoOptions, Variant, rate};
 use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
+use crate::capability::Check;
 use crate::conditions::ConditionResult;
 use crate::error::WorkloadError;
 use crate::meta_table::{Loaded, MetaTable};
@@ -63,7 +64,6 @@ pub static ABOUT: About = About {
     summary: "TATP: without a verb, load 100,000 subscribers, run and report (embedded SQLite by default)",
     load_summary: "Create the schema and load the subscribers",
     run_summary: "Drive the transaction mix and report MQTh and latency",
-    check_summary: Some("Verify the population's invariants (exit 0 if all hold, 1 otherwise)"),
     scale: Scale {
         unit: "subscribers",
         one: "subscriber",
@@ -270,16 +270,11 @@ impl Benchmark for Tatp {
         Tatp::open(session, asked, options).await
     }
 
-    async fn check<S: Session>(
-        session: &mut S,
-        loaded: &Loaded,
-    ) -> Result<Vec<ConditionResult>, WorkloadError> {
-        if session.execution() == Execution::Scripts {
-            let partitions = meta::partitions(loaded.entries.int(meta::PARTITIONS)?, true)?;
-            return Ok(check::check_scripts(session, loaded.scale, partitions).await?);
-        }
-        let indexed = loaded.entries.has(meta::KEY_INDEX);
-        Ok(check::check(session, loaded.scale, indexed).await?)
+    fn check() -> Option<Check> {
+        Some(Check {
+            summary: "Verify the population's invariants (exit 0 if all hold, 1 otherwise)",
+            run: |session, loaded| Box::pin(check_loaded(session, loaded)),
+        })
     }
 
     fn scale(&self) -> i64 {
@@ -338,4 +333,18 @@ impl Benchmark for Tatp {
             },
         ]
     }
+}
+
+/// TATP's invariants on the database `loaded` describes: by scripts on a
+/// store that runs only scripts, by SQL elsewhere.
+async fn check_loaded<S: Session>(
+    session: &mut S,
+    loaded: &Loaded,
+) -> Result<Vec<ConditionResult>, WorkloadError> {
+    if session.execution() == Execution::Scripts {
+        let partitions = meta::partitions(loaded.entries.int(meta::PARTITIONS)?, true)?;
+        return Ok(check::check_scripts(session, loaded.scale, partitions).await?);
+    }
+    let indexed = loaded.entries.has(meta::KEY_INDEX);
+    Ok(check::check(session, loaded.scale, indexed).await?)
 }

@@ -46,15 +46,13 @@ use txbench_core::{
 };
 
 use crate::about::{About, RunFlags, Scale};
-use crate::acid::AcidReport;
 use crate::benchmark::{Benchmark, MetricBasis, NoOptions, rate};
 use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
-use crate::conditions::ConditionResult;
+use crate::capability::{Acid, Check, Verify};
 use crate::error::WorkloadError;
-use crate::meta_table::{Loaded, MetaTable};
+use crate::meta_table::MetaTable;
 use crate::opening;
-use crate::verify::Verification;
 use constants::{
     DELIVERY, DISTRICTS, MAX_TPMC_PER_WAREHOUSE, NEW_ORDER, PAYMENT, TERMINALS_PER_WAREHOUSE,
     TXN_TYPES,
@@ -62,7 +60,6 @@ use constants::{
 use input::{InputGenerator, TpccInput};
 use random::NurandConstants;
 use terminal::TpccTerminal;
-use txbench_core::acks::AckFile;
 
 /// TPC-C's names and scale.
 pub static ABOUT: About = About {
@@ -71,9 +68,6 @@ pub static ABOUT: About = About {
     summary: "TPC-C: without a verb, load, run and report in one go (embedded SQLite by default)",
     load_summary: "Create the schema and load the initial population",
     run_summary: "Drive the transaction mix and report throughput and latency",
-    check_summary: Some(
-        "Verify the twelve consistency conditions (exit 0 if all hold, 1 otherwise)",
-    ),
     scale: Scale {
         unit: "warehouses",
         one: "warehouse",
@@ -325,26 +319,22 @@ impl Benchmark for Tpcc {
         generate::expected_rows(warehouses)
     }
 
-    const VERIFY: Option<&'static str> = Some(
-        "Hold a run's acknowledged-work log (--ack-log) against the database: New-Orders, \
-         Payments and Deliveries durable, lost, in doubt, or rolled back and leaked",
-    );
-
-    async fn verify<S: Session>(
-        session: &mut S,
-        log: &AckFile,
-    ) -> Result<Verification, WorkloadError> {
-        Ok(verify::verify(session, log).await?)
+    fn verify() -> Option<Verify> {
+        Some(Verify {
+            summary: "Hold a run's acknowledged-work log (--ack-log) against the database: \
+                      New-Orders, Payments and Deliveries durable, lost, in doubt, or rolled back \
+                      and leaked",
+            run: |session, log| Box::pin(async move { Ok(verify::verify(session, log).await?) }),
+        })
     }
 
-    const ACID: Option<&'static str> = Some(
-        "Run the ACID tests of TPC-C clause 3 a client can drive: atomicity, consistency before \
-         and after, isolation between two sessions, durability across a crash you trigger \
-         (--fault-cmd); PASS/FAIL each with evidence",
-    );
-
-    async fn acid<E: Engine>(engine: Arc<E>, seed: u64) -> Result<AcidReport, WorkloadError> {
-        acid::tests(engine, seed).await
+    fn acid() -> Option<Acid> {
+        Some(Acid {
+            summary: "Run the ACID tests of TPC-C clause 3 a client can drive: atomicity, \
+                      consistency before and after, isolation between two sessions, durability \
+                      across a crash you trigger (--fault-cmd); PASS/FAIL each with evidence",
+            run: |engine, seed| Box::pin(acid::tests(engine, seed)),
+        })
     }
 
     async fn open<S: Session>(
@@ -356,11 +346,11 @@ impl Benchmark for Tpcc {
         Tpcc::open(session, asked, seed).await
     }
 
-    async fn check<S: Session>(
-        session: &mut S,
-        _loaded: &Loaded,
-    ) -> Result<Vec<ConditionResult>, WorkloadError> {
-        Ok(check::check(session).await?)
+    fn check() -> Option<Check> {
+        Some(Check {
+            summary: "Verify the twelve consistency conditions (exit 0 if all hold, 1 otherwise)",
+            run: |session, _loaded| Box::pin(async move { Ok(check::check(session).await?) }),
+        })
     }
 
     fn scale(&self) -> i64 {

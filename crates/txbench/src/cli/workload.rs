@@ -7,6 +7,7 @@ use std::fmt::Debug;
 use std::marker::PhantomData;
 
 use clap::{ArgMatches, Args, Command, FromArgMatches, Subcommand};
+use txbench_workloads::capability::{Acid, Check, Verify};
 use txbench_workloads::registry::{self, EachVisitor};
 use txbench_workloads::{About, Benchmark};
 
@@ -280,13 +281,13 @@ impl<W: Benchmark> FromArgMatches for Verb<W> {
         match m.subcommand() {
             Some(("load", sub)) => Ok(Verb::Load(LoadArgs::from_arg_matches(sub)?)),
             Some(("run", sub)) => Ok(Verb::Run(RunCmd::from_arg_matches(sub)?)),
-            Some(("check", sub)) if W::ABOUT.check_summary.is_some() => {
+            Some(("check", sub)) if W::check().is_some() => {
                 Ok(Verb::Check(TablesArgs::from_arg_matches(sub)?))
             }
-            Some(("verify", sub)) if W::VERIFY.is_some() => {
+            Some(("verify", sub)) if W::verify().is_some() => {
                 Ok(Verb::Verify(VerifyArgs::from_arg_matches(sub)?))
             }
-            Some(("acid", sub)) if W::ACID.is_some() => {
+            Some(("acid", sub)) if W::acid().is_some() => {
                 Ok(Verb::Acid(AcidArgs::from_arg_matches(sub)?))
             }
             Some(("clean", sub)) => Ok(Verb::Clean(TablesArgs::from_arg_matches(sub)?)),
@@ -317,15 +318,15 @@ impl<W: Benchmark> Subcommand for Verb<W> {
                 HelpForm::Load,
             ))
             .subcommand(verb(run, about.run_summary.into(), HelpForm::Run));
-        if let Some(summary) = about.check_summary {
+        if let Some(Check { summary, .. }) = W::check() {
             let check = TablesArgs::<W>::augment_args(Command::new("check"));
             cmd = cmd.subcommand(verb(check, summary.into(), HelpForm::Check));
         }
-        if let Some(summary) = W::VERIFY {
+        if let Some(Verify { summary, .. }) = W::verify() {
             let verify = VerifyArgs::augment_args(Command::new("verify"));
             cmd = cmd.subcommand(verb(verify, summary.into(), HelpForm::Verify));
         }
-        if let Some(summary) = W::ACID {
+        if let Some(Acid { summary, .. }) = W::acid() {
             let acid = AcidArgs::augment_args(Command::new("acid"));
             cmd = cmd.subcommand(verb(acid, summary.into(), HelpForm::Acid));
         }
@@ -341,9 +342,9 @@ impl<W: Benchmark> Subcommand for Verb<W> {
     }
     fn has_subcommand(name: &str) -> bool {
         matches!(name, "load" | "run" | "clean")
-            || (name == "check" && W::ABOUT.check_summary.is_some())
-            || (name == "verify" && W::VERIFY.is_some())
-            || (name == "acid" && W::ACID.is_some())
+            || (name == "check" && W::check().is_some())
+            || (name == "verify" && W::verify().is_some())
+            || (name == "acid" && W::acid().is_some())
     }
 }
 
