@@ -4,9 +4,9 @@
 //! the schedule itself is tested without a clock; the dispatcher
 //! (`open_loop.rs`) only waits for the times this draws.
 
-use super::open_loop::Arrival;
 use super::rate::RateSchedule;
 use crate::rng::Rand;
+use crate::settings::Arrival;
 
 /// One dispatcher's arrival times, in seconds from the start of measurement
 /// (the warm-up's are negative).
