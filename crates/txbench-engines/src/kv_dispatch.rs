@@ -136,10 +136,21 @@ pub(crate) async fn query<S: KvStore>(
     let answer = match stmt.kv {
         Some(KvOp::Get { table, key }) => {
             let key = param_text(stmt, params, key)?;
-            (store.get(table, key).await).map(|v| rows_of(1, v.map(|v| vec![Some(v)])))
+            (store.get(table, key).await).map(|value| {
+                let mut rows = Rows::new(1);
+                if let Some(v) = value {
+                    rows.push_row([Param::Text(&v)]);
+                }
+                rows
+            })
         }
-        Some(KvOp::Scan { table }) => (store.scan(table).await)
-            .map(|all| rows_of(2, all.into_iter().map(|(k, v)| vec![Some(k), Some(v)]))),
+        Some(KvOp::Scan { table }) => (store.scan(table).await).map(|all| {
+            let mut rows = Rows::with_capacity(2, all.len());
+            for (k, v) in &all {
+                rows.push_row([Param::Text(k), Param::Text(v)]);
+            }
+            rows
+        }),
         Some(KvOp::Read {
             table,
             key,
@@ -225,9 +236,10 @@ fn named<S: KvStore>(store: &S, failure: KvFailure, what: &str, stmt: &Statement
     }
 }
 
-/// Rows of `width` columns.
+/// Rows of `width` columns from the rows a store read.
 fn rows_of(width: usize, rows: impl IntoIterator<Item = KvRow>) -> Rows {
-    let mut out = Rows::new(width);
+    let rows = rows.into_iter();
+    let mut out = Rows::with_capacity(width, rows.size_hint().0);
     for row in rows {
         out.push_row(
             row.iter()

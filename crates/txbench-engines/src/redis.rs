@@ -25,7 +25,7 @@ use redis::{AsyncConnectionConfig, Client, RedisError};
 use txbench_core::schema::{Index, Schema, Statement, Table};
 use txbench_core::{DbError, Engine, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode};
 
-use crate::kv_dispatch::{self, KvFailure, KvResult, KvRow, KvStore};
+use crate::kv_dispatch::{self, KvResult, KvRow, KvStore};
 use crate::kv_store::{self, marker, row_key, value_text, whole_rows};
 use crate::redact::redact;
 use crate::target_error::TargetError;
@@ -745,11 +745,11 @@ impl KvStore for RedisSession {
         values: Vec<(&'static str, String)>,
         insert: bool,
     ) -> KvResult<u64> {
-        match self.row_writes(table, key, values, insert).await? {
-            Some(writes) => self.apply(writes).await.map(|()| 1),
-            None => Ok(0),
-        }
-        .map_err(KvFailure::from)
+        let Some(writes) = self.row_writes(table, key, values, insert).await? else {
+            return Ok(0);
+        };
+        self.apply(writes).await?;
+        Ok(1)
     }
 }
 

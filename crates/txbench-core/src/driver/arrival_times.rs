@@ -52,7 +52,7 @@ impl ArrivalTimes {
 }
 
 /// The next gap of a process of mean gap `mean`.
-pub(crate) fn gap(arrival: Arrival, mean: f64, rng: &mut Rand) -> f64 {
+fn gap(arrival: Arrival, mean: f64, rng: &mut Rand) -> f64 {
     match arrival {
         Arrival::Poisson => rng.exponential(mean),
         Arrival::Uniform => rng.unit() * 2.0 * mean,
