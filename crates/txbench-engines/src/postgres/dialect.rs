@@ -47,10 +47,15 @@ pub fn translate(sql: &str, for_update: bool) -> String {
 pub fn begin_sql(mode: TxMode, isolation: Option<Isolation>) -> &'static str {
     use Isolation::*;
     match (mode, isolation) {
-        (TxMode::ReadWrite, None) => "BEGIN",
-        (TxMode::ReadWrite, Some(ReadCommitted)) => "BEGIN ISOLATION LEVEL READ COMMITTED",
-        (TxMode::ReadWrite, Some(RepeatableRead)) => "BEGIN ISOLATION LEVEL REPEATABLE READ",
-        (TxMode::ReadWrite, Some(Serializable)) => "BEGIN ISOLATION LEVEL SERIALIZABLE",
+        // READ WRITE said: a pipelining session's default is read only.
+        (TxMode::ReadWrite, None) => "BEGIN READ WRITE",
+        (TxMode::ReadWrite, Some(ReadCommitted)) => {
+            "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"
+        }
+        (TxMode::ReadWrite, Some(RepeatableRead)) => {
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ WRITE"
+        }
+        (TxMode::ReadWrite, Some(Serializable)) => "BEGIN ISOLATION LEVEL SERIALIZABLE READ WRITE",
         (TxMode::ReadOnly, None) => "BEGIN READ ONLY",
         (TxMode::ReadOnly, Some(ReadCommitted)) => "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY",
         (TxMode::ReadOnly, Some(RepeatableRead)) => {
@@ -139,6 +144,6 @@ mod tests {
         assert!(
             begin_sql(TxMode::Snapshot, Some(Isolation::Serializable)).contains("SERIALIZABLE")
         );
-        assert_eq!(begin_sql(TxMode::ReadWrite, None), "BEGIN");
+        assert_eq!(begin_sql(TxMode::ReadWrite, None), "BEGIN READ WRITE");
     }
 }

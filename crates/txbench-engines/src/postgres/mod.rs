@@ -257,6 +257,7 @@ impl PgEngine {
             statements: HashMap::new(),
             in_transaction: false,
             pending_begin: None,
+            guarded: false,
             round_trips: self.round_trips,
         }
     }
@@ -277,6 +278,13 @@ pub struct PgSession {
     /// A BEGIN not sent yet: it goes out with the transaction's first statements,
     /// written before them on the connection, so it costs no round trip of its own.
     pending_begin: Option<&'static str>,
+    /// Whether the connection's default transaction is read only. Each
+    /// statement written behind a pending BEGIN is its own request (its own
+    /// Sync), so a BEGIN that fails (a cancel landing on it) leaves them to run
+    /// as transactions of their own: read-only ones, which cannot commit half
+    /// of a transaction. Set before a BEGIN is ever left pending, cleared
+    /// before statements outside any transaction (a load's) run.
+    guarded: bool,
     /// Pipelined, or one statement per round trip (BEGIN included).
     round_trips: RoundTrips,
 }
@@ -346,7 +354,7 @@ impl PgSession {
         for c in calls {
             statements.push(self.prepared(c.stmt).await?);
         }
-        let begin = self.pending_begin.take();
+        let begin = self.begin_to_send().await?;
         let client = &self.client;
         let all = try_join_all(
             calls
@@ -366,25 +374,47 @@ impl PgSession {
         Ok(after_begin(client, begin, try_join(all, commit)).await?.0)
     }
 
-    /// Send a BEGIN that is still pending, before a call that cannot carry it.
-    async fn flush_begin(&mut self) -> Result<(), DbError> {
-        match self.pending_begin.take() {
-            Some(sql) => begin_on(&self.client, sql).await,
-            None => Ok(()),
+    /// Make the connection ready for a call that carries no BEGIN: send a
+    /// BEGIN still pending, or, outside any transaction, let statements write
+    /// again in autocommit.
+    async fn settle(&mut self) -> Result<(), DbError> {
+        if let Some(sql) = self.pending_begin.take() {
+            return simple(&self.client, sql).await;
         }
+        if !self.in_transaction && self.guarded {
+            simple(&self.client, "SET default_transaction_read_only = off").await?;
+            self.guarded = false;
+        }
+        Ok(())
+    }
+
+    /// The BEGIN to write before the next calls, if one is pending; outside
+    /// any transaction, the connection made ready for autocommit first.
+    async fn begin_to_send(&mut self) -> Result<Option<&'static str>, DbError> {
+        if !self.in_transaction {
+            self.settle().await?;
+        }
+        Ok(self.pending_begin.take())
+    }
+
+    /// Make a failed pending BEGIN harmless before one is ever left pending
+    /// (see `guarded`): once per connection in a run's sessions.
+    async fn guard(&mut self) -> Result<(), DbError> {
+        if !self.guarded {
+            simple(&self.client, "SET default_transaction_read_only = on").await?;
+            self.guarded = true;
+        }
+        Ok(())
     }
 
     async fn batch(&mut self, sql: &str) -> Result<(), DbError> {
-        self.flush_begin().await?;
-        self.client
-            .batch_execute(sql)
-            .await
-            .map_err(|e| map_err(&e, sql))
+        self.settle().await?;
+        simple(&self.client, sql).await
     }
 }
 
-/// BEGIN on a client.
-async fn begin_on(client: &Client, sql: &'static str) -> Result<(), DbError> {
+/// One simple-protocol statement on a client.
+async fn simple(client: &Client, sql: &str) -> Result<(), DbError> {
     client
         .batch_execute(sql)
         .await
@@ -399,7 +429,7 @@ async fn after_begin<T>(
     work: impl std::future::Future<Output = Result<T, DbError>>,
 ) -> Result<T, DbError> {
     match begin {
-        Some(sql) => Ok(try_join(begin_on(client, sql), work).await?.1),
+        Some(sql) => Ok(try_join(simple(client, sql), work).await?.1),
         None => work.await,
     }
 }
@@ -419,8 +449,9 @@ impl Session for PgSession {
         let sql = begin_sql(mode, self.shared.isolation);
         if self.round_trips == RoundTrips::Statement {
             // As lib/pq and go-tpc do: BEGIN answered before the first statement.
-            begin_on(&self.client, sql).await?;
+            simple(&self.client, sql).await?;
         } else {
+            self.guard().await?;
             self.pending_begin = Some(sql);
         }
         self.in_transaction = true;
@@ -434,7 +465,7 @@ impl Session for PgSession {
             // Nothing was sent: an empty transaction.
             return Ok(());
         }
-        self.batch("COMMIT").await
+        simple(&self.client, "COMMIT").await
     }
 
     async fn rollback(&mut self) -> Result<(), DbError> {
@@ -445,7 +476,7 @@ impl Session for PgSession {
         if self.pending_begin.take().is_some() {
             return Ok(());
         }
-        self.batch("ROLLBACK").await
+        simple(&self.client, "ROLLBACK").await
     }
 
     async fn query(
@@ -454,7 +485,7 @@ impl Session for PgSession {
         params: &[Param<'_>],
     ) -> Result<Rows, DbError> {
         let st = self.prepared(stmt).await?;
-        let begin = self.pending_begin.take();
+        let begin = self.begin_to_send().await?;
         let call = Call::query(stmt, params);
         match after_begin(&self.client, begin, Self::call(&self.client, &st, &call)).await? {
             Reply::Rows(rows) => Ok(rows),
@@ -468,7 +499,7 @@ impl Session for PgSession {
         params: &[Param<'_>],
     ) -> Result<u64, DbError> {
         let st = self.prepared(stmt).await?;
-        let begin = self.pending_begin.take();
+        let begin = self.begin_to_send().await?;
         let call = Call::execute(stmt, params);
         Ok(
             after_begin(&self.client, begin, Self::call(&self.client, &st, &call))
@@ -498,7 +529,7 @@ impl Session for PgSession {
     }
 
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
-        self.flush_begin().await?;
+        self.settle().await?;
         let st = self
             .client
             .prepare(sql)
@@ -550,6 +581,7 @@ impl Session for PgSession {
         self.statements.clear();
         self.in_transaction = false;
         self.pending_begin = None;
+        self.guarded = false;
         Ok(())
     }
 }
@@ -621,7 +653,7 @@ impl Loader for PgSession {
     }
 
     async fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
-        self.flush_begin().await?;
+        self.settle().await?;
         let row = self
             .client
             .query_one(
@@ -635,7 +667,7 @@ impl Loader for PgSession {
     }
 
     async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
-        self.flush_begin().await?;
+        self.settle().await?;
         let types: Vec<_> = table.columns.iter().map(|c| pg_type(c.ty)).collect();
         let sql = format!(
             "COPY {} ({}) FROM STDIN BINARY",
