@@ -5,6 +5,8 @@
 #
 #   BEFORE=/path/to/txbench-old AFTER=/path/to/txbench-new RUNS=4 DURATION=15s bench/builds.sh
 #
+# ENGINES (default "sqlite postgres mariadb") picks the databases.
+#
 # CPU per transaction: the process's CPU over the run (warm-up included, as
 # summary.json's cpu.process_secs counts it) over the transactions of the
 # window and the warm-up at the window's rate. On SQLite the engine runs in
@@ -13,6 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${BEFORE:?BEFORE=path of the first build}" "${AFTER:?AFTER=path of the second build}"
 RUNS=${RUNS:-4}
+ENGINES=${ENGINES:-sqlite postgres mariadb}
 DURATION=${DURATION:-15s}
 WARMUP=${WARMUP:-3}
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
@@ -39,9 +42,16 @@ EOF
 echo "== $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 pg="$PG/txbench_builds?sslmode=disable"
 my="$MY/txbench_builds"
-"$AFTER" tpcc load --db "$pg" --warehouses 1 --drop >/dev/null
-"$AFTER" tpcc load --db "$my" --warehouses 1 --drop >/dev/null
-for case in "sqlite::memory: 1" "$pg 4" "$my 4"; do
+cases=()
+for engine in $ENGINES; do
+    case $engine in
+    sqlite) cases+=("sqlite::memory: 1") ;;
+    postgres) "$AFTER" tpcc load --db "$pg" --warehouses 1 --drop >/dev/null; cases+=("$pg 4") ;;
+    mariadb) "$AFTER" tpcc load --db "$my" --warehouses 1 --drop >/dev/null; cases+=("$my 4") ;;
+    *) echo "unknown engine '$engine' (sqlite, postgres, mariadb)" >&2; exit 2 ;;
+    esac
+done
+for case in "${cases[@]}"; do
     read -r db terminals <<<"$case"
     for i in $(seq "$RUNS"); do
         for b in BEFORE AFTER; do
