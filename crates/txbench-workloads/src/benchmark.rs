@@ -13,7 +13,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use txbench_core::driver::WaitMode;
 use txbench_core::result::{Metric, TypeResult};
@@ -25,6 +24,7 @@ use crate::bulk::{LoadPlan, LoadSummary};
 use crate::capability::{Acid, Check, FileDefined, Verify};
 use crate::error::WorkloadError;
 use crate::meta_table::{Loaded, MetaTable};
+use crate::options::Options;
 
 /// The settings a run's headline figures depend on, as recorded with it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,43 +36,6 @@ pub struct MetricBasis {
     pub wait: WaitMode,
 }
 
-/// A workload's own flags: parsed by the command line (clap), recorded with
-/// the results and read back from them (serde), with a default for every
-/// field. `NoOptions` for a workload that has none.
-pub trait Options:
-    clap::Args
-    + Serialize
-    + DeserializeOwned
-    + Clone
-    + Default
-    + Debug
-    + PartialEq
-    + Send
-    + Sync
-    + 'static
-{
-}
-
-impl<T> Options for T where
-    T: clap::Args
-        + Serialize
-        + DeserializeOwned
-        + Clone
-        + Default
-        + Debug
-        + PartialEq
-        + Send
-        + Sync
-        + 'static
-{
-}
-
-/// The options of a workload that has none. (No argument group: a workload
-/// flattens it twice, for its load and its run.)
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::Args, Serialize, serde::Deserialize)]
-#[group(skip)]
-pub struct NoOptions {}
-
 /// A workload as the command line drives it. Adding one is its module, this
 /// trait implemented, and a line in [`crate::registry`].
 pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
@@ -80,7 +43,7 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
     const ABOUT: &'static About;
     /// The flags that say what the workload is, given to every verb that
     /// touches its tables or runs it (a workload file's `--file`);
-    /// [`NoOptions`] for a workload the binary holds.
+    /// [`NoOptions`](crate::options::NoOptions) for a workload the binary holds.
     type Definition: Options;
 
     /// Take the workload's definition before any verb uses it (read and check

@@ -26,6 +26,7 @@ pub mod fields;
 pub mod gate;
 pub mod meta_table;
 pub mod opening;
+pub mod options;
 pub mod ownership;
 pub mod registry;
 pub mod retwis;
@@ -34,6 +35,7 @@ pub mod tpcc;
 pub mod verify;
 
 pub use about::{About, RunFlags, Scale};
-pub use benchmark::{Benchmark, MetricBasis, NoOptions, Options, Variant};
+pub use benchmark::{Benchmark, MetricBasis, Variant};
 pub use bulk::LoadPlan;
 pub use error::WorkloadError;
+pub use options::{Choice, Flag, NoOptions, Options};

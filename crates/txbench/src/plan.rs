@@ -150,7 +150,7 @@ pub struct Resolved {
 impl<W: Benchmark> RunPlan<W> {
     /// The plan of `NAME run`'s flags.
     pub fn of(cmd: &RunCmd<W>) -> Result<Self, Failure> {
-        Self::new(&cmd.run, cmd.scale.asked, cmd.options.clone())
+        Self::new(&cmd.run, cmd.scale.asked, cmd.options.0.clone())
     }
 
     /// The plan `run`'s flags ask for, with the workload's scale and options.

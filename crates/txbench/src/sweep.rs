@@ -76,7 +76,7 @@ impl Visitor for Sweep {
                 .map_err(|e| Failure::Usage(e.into()))?;
             W::define(&a.definition).map_err(|e| Failure::Usage(e.into()))?;
             let variants = W::variants(&a.options);
-            let plan = RunPlan::<W>::new(&a.sweep.run, a.scale.asked, a.options.clone())?;
+            let plan = RunPlan::<W>::new(&a.sweep.run, a.scale.asked, a.options.0.clone())?;
             // A sweep's steps each start when the last ends: no agreed start
             // time, and shards of a sweep would not share their steps' windows.
             if !plan.shard.is_whole() || plan.start_at.is_some() {

@@ -24,11 +24,12 @@ use super::opened::{self, Defined};
 use super::run::FileWorkload;
 use super::spec::Spec;
 use crate::about::{About, RunFlags, Scale};
-use crate::benchmark::{Benchmark, MetricBasis, NoOptions};
+use crate::benchmark::{Benchmark, MetricBasis};
 use crate::bulk::{LoadPlan, LoadSummary};
 use crate::capability::{Check, FileDefined};
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
+use crate::options::{Flag, NoOptions, Options, unknown};
 
 /// The command's names and scale.
 pub static ABOUT: About = About {
@@ -55,14 +56,30 @@ pub static ABOUT: About = About {
 };
 
 /// `--file`: the workload file every verb of `txbench custom` takes.
-#[derive(Debug, Clone, Default, PartialEq, clap::Args, Serialize, Deserialize)]
-#[group(skip)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadFileArg {
-    /// The workload file (TOML, docs/workload-file.md); every verb needs it.
-    // Not required by clap: the verbs' flags are parsed for the all-in-one
-    // form too, where a verb's own flags are absent; `define` asks for it.
-    #[arg(long, value_name = "FILE")]
+    /// The workload file. Optional here: the verbs' flags are parsed for
+    /// the all-in-one form too, where a verb's own flags are absent;
+    /// `define` asks for it.
     pub file: Option<PathBuf>,
+}
+
+impl Options for WorkloadFileArg {
+    const FLAGS: &'static [Flag] = &[Flag {
+        long: "file",
+        help: "The workload file (TOML, docs/workload-file.md); every verb needs it",
+        value_name: "FILE",
+        default: None,
+        choices: &[],
+    }];
+
+    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+        match long {
+            "file" => self.file = Some(PathBuf::from(value)),
+            _ => return Err(unknown(long)),
+        }
+        Ok(())
+    }
 }
 
 /// The file this process runs, once defined, and the digest of its text.

@@ -17,11 +17,12 @@ use super::opened::{self, Defined};
 use super::run::FileWorkload;
 use super::spec::{Generator, Spec};
 use crate::about::{About, RunFlags, Scale};
-use crate::benchmark::{Benchmark, MetricBasis, NoOptions, refuse_unscripted};
+use crate::benchmark::{Benchmark, MetricBasis, refuse_unscripted};
 use crate::bulk::{LoadPlan, LoadSummary};
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
 use crate::opening::Found;
+use crate::options::{Choice, Flag, NoOptions, Options, choose, unknown};
 
 mod shape;
 pub use shape::{LONGEST_FIELD, MOST_FIELDS, Shape, shaped};
@@ -69,7 +70,7 @@ pub static ABOUT: About = About {
 };
 
 /// One of YCSB's core workloads.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Core {
     /// Update heavy: 50% reads, 50% updates.
@@ -101,7 +102,7 @@ impl Core {
 }
 
 /// How requests choose their record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Distribution {
     /// Zipfian over the records, theta 0.99, ranks scrambled over the keys.
@@ -113,28 +114,141 @@ pub enum Distribution {
 }
 
 /// `txbench ycsb run`'s own flags.
-#[derive(Debug, Clone, Default, PartialEq, clap::Args, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct YcsbRunOptions {
-    /// The core workload
-    #[arg(long, value_enum, default_value_t = Core::A)]
+    /// The core workload.
     pub workload: Core,
-    /// The request distribution [default: the workload's own: latest for D, else zipfian]
-    #[arg(long, value_enum)]
+    /// The request distribution; `None`: the workload's own.
     pub distribution: Option<Distribution>,
+}
+
+/// The core workloads by their names (`--workload`, the results).
+const CORES: [(&str, Core); 6] = [
+    ("a", Core::A),
+    ("b", Core::B),
+    ("c", Core::C),
+    ("d", Core::D),
+    ("e", Core::E),
+    ("f", Core::F),
+];
+
+/// The request distributions by their names.
+const DISTRIBUTIONS: [(&str, Distribution); 3] = [
+    ("zipfian", Distribution::Zipfian),
+    ("uniform", Distribution::Uniform),
+    ("latest", Distribution::Latest),
+];
+
+impl Options for YcsbRunOptions {
+    const FLAGS: &'static [Flag] = &[
+        Flag {
+            long: "workload",
+            help: "The core workload",
+            value_name: "WORKLOAD",
+            default: Some("a"),
+            choices: &[
+                Choice {
+                    name: "a",
+                    help: "Update heavy: 50% reads, 50% updates",
+                },
+                Choice {
+                    name: "b",
+                    help: "Read mostly: 95% reads, 5% updates",
+                },
+                Choice {
+                    name: "c",
+                    help: "Read only",
+                },
+                Choice {
+                    name: "d",
+                    help: "Read latest: 95% reads of the newest records, 5% inserts",
+                },
+                Choice {
+                    name: "e",
+                    help: "Short ranges: 95% scans of 1 to 100 records, 5% inserts",
+                },
+                Choice {
+                    name: "f",
+                    help: "Read-modify-write: 50% reads, 50% a read then an update of it",
+                },
+            ],
+        },
+        Flag {
+            long: "distribution",
+            help: "The request distribution [default: the workload's own: latest for D, else \
+                   zipfian]",
+            value_name: "DISTRIBUTION",
+            default: None,
+            choices: &[
+                Choice {
+                    name: "zipfian",
+                    help: "Zipfian over the records, theta 0.99, ranks scrambled over the keys",
+                },
+                Choice {
+                    name: "uniform",
+                    help: "Every record alike",
+                },
+                Choice {
+                    name: "latest",
+                    help: "Zipfian over the newest records first (theta 0.99)",
+                },
+            ],
+        },
+    ];
+
+    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+        match long {
+            "workload" => self.workload = choose(value, &CORES)?,
+            "distribution" => self.distribution = Some(choose(value, &DISTRIBUTIONS)?),
+            _ => return Err(unknown(long)),
+        }
+        Ok(())
+    }
 }
 
 /// The records' shape, the flags shared by every verb (they shape the
 /// table a load creates; a run takes the loaded shape unless asked).
-#[derive(Debug, Clone, Default, PartialEq, clap::Args, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct YcsbShapeArgs {
-    /// Fields per record [default: the loaded records', or 10]
-    #[arg(long, value_name = "N")]
+    /// Fields per record; `None`: the loaded records', or 10.
     pub field_count: Option<u32>,
-    /// Characters per field [default: the loaded records', or 100]
-    #[arg(long, value_name = "N")]
+    /// Characters per field; `None`: the loaded records', or 100.
     pub field_length: Option<u32>,
+}
+
+impl Options for YcsbShapeArgs {
+    const FLAGS: &'static [Flag] = &[
+        Flag {
+            long: "field-count",
+            help: "Fields per record [default: the loaded records', or 10]",
+            value_name: "N",
+            default: None,
+            choices: &[],
+        },
+        Flag {
+            long: "field-length",
+            help: "Characters per field [default: the loaded records', or 100]",
+            value_name: "N",
+            default: None,
+            choices: &[],
+        },
+    ];
+
+    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+        let count = || {
+            value
+                .parse::<u32>()
+                .map_err(|_| format!("'{value}' is not a whole number"))
+        };
+        match long {
+            "field-count" => self.field_count = Some(count()?),
+            "field-length" => self.field_length = Some(count()?),
+            _ => return Err(unknown(long)),
+        }
+        Ok(())
+    }
 }
 
 /// The shape asked on the command line, set once before any verb.

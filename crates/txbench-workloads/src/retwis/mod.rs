@@ -33,12 +33,13 @@ use txbench_core::{
 };
 
 use crate::about::{About, RunFlags, Scale};
-use crate::benchmark::{Benchmark, MetricBasis, NoOptions, rate};
+use crate::benchmark::{Benchmark, MetricBasis, rate};
 use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
 use crate::opening::{self, Found};
+use crate::options::NoOptions;
 use constants::{DEFAULT_KEYS, DEFAULT_TERMINALS, DEFAULT_VALUE_SIZE, TXN_TYPES};
 use input::{GET_TIMELINE, RetwisInput};
 use options::{RetwisLoadOptions, RetwisRunOptions};

@@ -6,14 +6,33 @@ use serde::{Deserialize, Serialize};
 use super::constants::DEFAULT_VALUE_SIZE;
 use super::schema::MAX_VALUE;
 use crate::error::WorkloadError;
+use crate::options::{Flag, Options, unknown};
 
 /// How a Retwis load writes its values.
-#[derive(Debug, Clone, PartialEq, Eq, clap::Args, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RetwisLoadOptions {
-    /// Bytes per value
-    #[arg(long, default_value_t = DEFAULT_VALUE_SIZE, value_parser = parse_value_size)]
+    /// Bytes per value.
     pub value_size: usize,
+}
+
+impl Options for RetwisLoadOptions {
+    const FLAGS: &'static [Flag] = &[Flag {
+        long: "value-size",
+        help: "Bytes per value",
+        value_name: "VALUE_SIZE",
+        // DEFAULT_VALUE_SIZE, as the tests hold.
+        default: Some("64"),
+        choices: &[],
+    }];
+
+    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+        match long {
+            "value-size" => self.value_size = parse_value_size(value)?,
+            _ => return Err(unknown(long)),
+        }
+        Ok(())
+    }
 }
 
 impl Default for RetwisLoadOptions {
@@ -25,12 +44,29 @@ impl Default for RetwisLoadOptions {
 }
 
 /// How a Retwis run draws its keys.
-#[derive(Debug, Clone, Default, PartialEq, clap::Args, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RetwisRunOptions {
-    /// Zipf coefficient of the key draw: 0 is uniform, 0.99 very skewed
-    #[arg(long, default_value_t = 0.0, value_parser = parse_zipf)]
+    /// Zipf coefficient of the key draw: 0 is uniform, 0.99 very skewed.
     pub zipf: f64,
+}
+
+impl Options for RetwisRunOptions {
+    const FLAGS: &'static [Flag] = &[Flag {
+        long: "zipf",
+        help: "Zipf coefficient of the key draw: 0 is uniform, 0.99 very skewed",
+        value_name: "ZIPF",
+        default: Some("0"),
+        choices: &[],
+    }];
+
+    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+        match long {
+            "zipf" => self.zipf = parse_zipf(value)?,
+            _ => return Err(unknown(long)),
+        }
+        Ok(())
+    }
 }
 
 /// A value size a load can write: 1 to [`MAX_VALUE`] bytes.
@@ -61,5 +97,34 @@ pub fn parse_value_size(s: &str) -> Result<usize, String> {
         _ => Err(format!(
             "invalid value size '{s}': expected 1..={MAX_VALUE} bytes"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flags_defaults_are_the_options_defaults() {
+        let mut load = RetwisLoadOptions::default();
+        let mut run = RetwisRunOptions::default();
+        for flag in RetwisLoadOptions::FLAGS {
+            load.set(flag.long, flag.default.unwrap()).unwrap();
+        }
+        for flag in RetwisRunOptions::FLAGS {
+            run.set(flag.long, flag.default.unwrap()).unwrap();
+        }
+        assert_eq!(load, RetwisLoadOptions::default());
+        assert_eq!(run, RetwisRunOptions::default());
+    }
+
+    #[test]
+    fn a_bad_value_is_named() {
+        let e = RetwisRunOptions::default().set("zipf", "-1").unwrap_err();
+        assert!(e.contains("'-1'"), "{e}");
+        let e = RetwisLoadOptions::default()
+            .set("value-size", "0")
+            .unwrap_err();
+        assert!(e.contains("'0'"), "{e}");
     }
 }

@@ -44,7 +44,7 @@ use txbench_core::{
 };
 
 use crate::about::{About, RunFlags, Scale};
-use crate::benchmark::{Benchmark, MetricBasis, NoOptions, Variant, rate};
+use crate::benchmark::{Benchmark, MetricBasis, Variant, rate};
 use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
 use crate::capability::Check;
@@ -52,6 +52,7 @@ use crate::conditions::ConditionResult;
 use crate::error::WorkloadError;
 use crate::meta_table::{Loaded, MetaTable};
 use crate::opening;
+use crate::options::NoOptions;
 use constants::{DEFAULT_SUBSCRIBERS, DEFAULT_TERMINALS, TXN_TYPES};
 use input::{InputGenerator, TatpInput, TatpTerminal};
 use key_access::{Access, KeyAccess, KeyAccessChoice};

@@ -5,32 +5,66 @@
 use serde::{Deserialize, Serialize};
 
 use super::key_access::KeyAccessChoice;
+use crate::options::{Flag, Options, unknown};
 
 /// Most partitions a load may ask for: each is five tables of its own.
 pub const MAX_PARTITIONS: u32 = 256;
 
 /// How a TATP load places its rows.
-#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TatpLoadOptions {
-    /// Split the tables into N hash partitions (a subscriber's rows by s_id,
-    /// the alternative key's index by sub_nbr), as a sharded store places
-    /// them; PostgreSQL only. 0: whole tables
-    #[arg(long, default_value_t = 0, value_parser = parse_partitions, value_name = "N")]
+    /// Hash partitions of the tables; 0: whole tables.
     pub partitions: u32,
 }
 
+impl Options for TatpLoadOptions {
+    const FLAGS: &'static [Flag] = &[Flag {
+        long: "partitions",
+        help: "Split the tables into N hash partitions (a subscriber's rows by s_id, the \
+               alternative key's index by sub_nbr), as a sharded store places them; \
+               PostgreSQL only. 0: whole tables",
+        value_name: "N",
+        default: Some("0"),
+        choices: &[],
+    }];
+
+    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+        match long {
+            "partitions" => self.partitions = parse_partitions(value)?,
+            _ => return Err(unknown(long)),
+        }
+        Ok(())
+    }
+}
+
 /// How a TATP run finds the subscriber of the transactions keyed by sub_nbr.
-#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TatpRunOptions {
-    /// How Update-Location and Insert-/Delete-Call-Forwarding find their
-    /// subscriber by sub_nbr: single, lookup, index, every-partition,
-    /// try-every-partition or server-side; a sweep takes several, separated
-    /// by commas, or all [default: single on a database, server-side on a
-    /// txbench server]
-    #[arg(long, value_name = "STRATEGY", value_parser = KeyAccessChoice::parse)]
+    /// The strategies asked for; `None`: the engine's own.
     pub key_access: Option<KeyAccessChoice>,
+}
+
+impl Options for TatpRunOptions {
+    const FLAGS: &'static [Flag] = &[Flag {
+        long: "key-access",
+        help: "How Update-Location and Insert-/Delete-Call-Forwarding find their subscriber \
+               by sub_nbr: single, lookup, index, every-partition, try-every-partition or \
+               server-side; a sweep takes several, separated by commas, or all [default: \
+               single on a database, server-side on a txbench server]",
+        value_name: "STRATEGY",
+        default: None,
+        choices: &[],
+    }];
+
+    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+        match long {
+            "key-access" => self.key_access = Some(KeyAccessChoice::parse(value)?),
+            _ => return Err(unknown(long)),
+        }
+        Ok(())
+    }
 }
 
 /// `--partitions`: 0 (whole tables) to [`MAX_PARTITIONS`].

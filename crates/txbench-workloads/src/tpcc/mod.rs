@@ -46,13 +46,14 @@ use txbench_core::{
 };
 
 use crate::about::{About, RunFlags, Scale};
-use crate::benchmark::{Benchmark, MetricBasis, NoOptions, rate};
+use crate::benchmark::{Benchmark, MetricBasis, rate};
 use crate::bulk::LoadPlan;
 use crate::bulk::LoadSummary;
 use crate::capability::{Acid, Check, Verify};
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
 use crate::opening;
+use crate::options::NoOptions;
 use constants::{
     DELIVERY, DISTRICTS, MAX_TPMC_PER_WAREHOUSE, NEW_ORDER, PAYMENT, TERMINALS_PER_WAREHOUSE,
     TXN_TYPES,

@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use txbench_core::settings;
 
+pub mod flags;
 pub mod help;
 mod rates;
 pub mod workload;

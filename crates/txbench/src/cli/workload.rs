@@ -11,6 +11,7 @@ use txbench_workloads::capability::{Acid, Check, Verify};
 use txbench_workloads::registry::{self, EachVisitor};
 use txbench_workloads::{About, Benchmark};
 
+use super::flags::Flags;
 use super::help::{self, Form as HelpForm, examples, tailor_run_flags};
 use super::{DbArgs, IsolationArg, LoadExtras, ProgressArg, RunArgs, SweepArgs};
 
@@ -53,7 +54,7 @@ pub struct TablesArgs<W: Benchmark> {
     #[command(flatten)]
     pub db: DbArgs,
     #[command(flatten)]
-    pub definition: W::Definition,
+    pub definition: Flags<W::Definition>,
     /// Give up after DURATION (e.g. 10m): the statement in progress is
     /// stopped at the database, and the command fails. Ctrl-C and SIGTERM
     /// stop it the same way at any time. Default: no limit.
@@ -120,7 +121,7 @@ pub struct LoadArgs<W: Benchmark> {
     #[command(flatten)]
     pub db: DbArgs,
     #[command(flatten)]
-    pub definition: W::Definition,
+    pub definition: Flags<W::Definition>,
     #[command(flatten)]
     pub scale: LoadScale<W>,
     /// Seed of the population: every row, and every constant the load draws,
@@ -128,7 +129,7 @@ pub struct LoadArgs<W: Benchmark> {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]
-    pub options: W::LoadOptions,
+    pub options: Flags<W::LoadOptions>,
     #[command(flatten)]
     pub load: LoadExtras,
     #[command(flatten)]
@@ -141,11 +142,11 @@ pub struct RunCmd<W: Benchmark> {
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
-    pub definition: W::Definition,
+    pub definition: Flags<W::Definition>,
     #[command(flatten)]
     pub scale: RunScale<W>,
     #[command(flatten)]
-    pub options: W::RunOptions,
+    pub options: Flags<W::RunOptions>,
 }
 
 /// Flags of `NAME` without a verb: those of load and run together.
@@ -154,7 +155,7 @@ pub struct AllInOneArgs<W: Benchmark> {
     #[command(flatten)]
     pub run: RunCmd<W>,
     #[command(flatten)]
-    pub options: W::LoadOptions,
+    pub options: Flags<W::LoadOptions>,
     #[command(flatten)]
     pub load: LoadExtras,
 }
@@ -165,11 +166,11 @@ pub struct SweepCmd<W: Benchmark> {
     #[command(flatten)]
     pub sweep: SweepArgs,
     #[command(flatten)]
-    pub definition: W::Definition,
+    pub definition: Flags<W::Definition>,
     #[command(flatten)]
     pub scale: RunScale<W>,
     #[command(flatten)]
-    pub options: W::RunOptions,
+    pub options: Flags<W::RunOptions>,
 }
 
 /// The scale a load writes: the workload's flag, with its default.
