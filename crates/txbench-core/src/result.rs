@@ -316,6 +316,24 @@ pub struct OpenLoopResult {
     pub dispatcher_cpu_us_per_arrival: Option<f64>,
 }
 
+/// A workload's parameters as the results record them: each field of their
+/// serialized form by its name, its value as text (a string as it is, a
+/// number's digits); a field serialized as nothing (`None`) is left out, and
+/// parameters that are not a structure (`()`) record nothing.
+pub fn recorded_parameters<P: Serialize>(parameters: &P) -> BTreeMap<String, String> {
+    let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(parameters) else {
+        return BTreeMap::new();
+    };
+    fields
+        .into_iter()
+        .filter_map(|(name, value)| match value {
+            serde_json::Value::Null => None,
+            serde_json::Value::String(text) => Some((name, text)),
+            other => Some((name, other.to_string())),
+        })
+        .collect()
+}
+
 /// The parameter in which a run of a workload file records the digest of
 /// the file's text (SHA-256, hex): a client and a server compare it, and
 /// `merge` refuses runs whose digests differ.

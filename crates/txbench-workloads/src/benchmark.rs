@@ -13,6 +13,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use txbench_core::driver::WaitMode;
 use txbench_core::result::{Metric, TypeResult};
@@ -156,10 +157,14 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
         self.scale()
     }
 
-    /// What the opened workload says of the data it runs on, recorded with
-    /// the results beside the run's settings (constants drawn, the part of
-    /// the scale driven); the scale and the run options are settings already.
-    fn parameters(&self) -> Vec<(String, String)>;
+    /// What the opened workload says of the data it runs on: its fields are
+    /// recorded with the results, as text, beside the run's settings.
+    type Parameters: Serialize;
+
+    /// What the opened workload says of the data it runs on (constants
+    /// drawn, the part of the scale driven); the scale and the run options
+    /// are settings already.
+    fn parameters(&self) -> Self::Parameters;
 
     /// What `txbench serve` tells its clients in the handshake, which
     /// [`Benchmark::open`] reads back on the client.

@@ -28,6 +28,7 @@ pub mod meta_table;
 pub mod opening;
 pub mod options;
 pub mod ownership;
+pub mod parameters;
 pub mod registry;
 pub mod retwis;
 pub mod tatp;

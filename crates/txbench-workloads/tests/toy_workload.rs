@@ -201,9 +201,9 @@ impl Benchmark for Kv {
     fn scale(&self) -> i64 {
         self.keys
     }
-    fn parameters(&self) -> Vec<(String, String)> {
-        Vec::new()
-    }
+    type Parameters = ();
+
+    fn parameters(&self) {}
     fn served_parameters(&self) -> Vec<(String, String)> {
         vec![
             ("workload".into(), "kv".into()),

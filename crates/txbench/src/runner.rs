@@ -12,7 +12,7 @@ use txbench_core::acks::AckCounts;
 use txbench_core::checks;
 use txbench_core::driver::{self, Phase, RunError, RunOptions};
 use txbench_core::machine::Machine;
-use txbench_core::result::{RESULT_SCHEMA_VERSION, RunResult};
+use txbench_core::result::{RESULT_SCHEMA_VERSION, RunResult, recorded_parameters};
 use txbench_core::settings::RunSettings;
 use txbench_core::summary;
 use txbench_core::{Engine, Session, Workload, exec};
@@ -635,7 +635,7 @@ fn result_of<E: Engine, W: Benchmark>(
         machine: Machine::current(),
         merged_from: Vec::new(),
         settings: Some(run.settings.clone()),
-        parameters: workload.parameters().into_iter().collect(),
+        parameters: recorded_parameters(&workload.parameters()),
         server_version: ran.server_version,
         measured_secs,
         interrupted: recording.interrupted,

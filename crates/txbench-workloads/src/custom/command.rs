@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use txbench_core::result::{Metric, TypeResult};
+use txbench_core::result::{Metric, TypeResult, recorded_parameters};
 use txbench_core::schema::Schema;
 use txbench_core::text_file;
 use txbench_core::{Engine, Session};
@@ -80,6 +80,17 @@ impl Options for WorkloadFileArg {
         }
         Ok(())
     }
+}
+
+/// What a workload file's run records: the file's, and the digest of its
+/// text (`file_sha256`, what merge and servers compare) once it is defined.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CustomParameters {
+    /// The file's name, title and scale.
+    #[serde(flatten)]
+    pub file: opened::FileParameters,
+    /// The digest of the file's text.
+    pub file_sha256: Option<String>,
 }
 
 /// The file this process runs, once defined, and the digest of its text.
@@ -238,12 +249,13 @@ impl Benchmark for Custom {
         FileWorkload::scale(self)
     }
 
-    fn parameters(&self) -> Vec<(String, String)> {
-        let mut parameters = opened::parameters(self);
-        if let Some((.., digest)) = DEFINED.get() {
-            parameters.push((FILE_DIGEST.to_string(), digest.clone()));
+    type Parameters = CustomParameters;
+
+    fn parameters(&self) -> CustomParameters {
+        CustomParameters {
+            file: opened::parameters(self),
+            file_sha256: DEFINED.get().map(|(.., digest)| digest.clone()),
         }
-        parameters
     }
 
     fn served_parameters(&self) -> Vec<(String, String)> {
@@ -251,12 +263,32 @@ impl Benchmark for Custom {
             ("workload".to_string(), ABOUT.name.to_string()),
             (ABOUT.scale.unit.to_string(), self.scale().to_string()),
         ];
-        served.extend(self.parameters());
+        served.extend(recorded_parameters(&self.parameters()));
         served
     }
 
     /// Committed transactions a second and the share of expected rollbacks.
     fn metrics(types: &[TypeResult], measured_secs: f64, _basis: MetricBasis) -> Vec<Metric> {
         opened::metrics(types, measured_secs, "committed txn/s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_is_recorded_under_the_name_merge_and_servers_compare() {
+        let parameters = CustomParameters {
+            file: opened::FileParameters {
+                file_workload: "w".into(),
+                file_title: "W".into(),
+                scale_counts: "rows".into(),
+            },
+            file_sha256: Some("abc".into()),
+        };
+        let recorded = recorded_parameters(&parameters);
+        assert_eq!(recorded.get(FILE_DIGEST).map(String::as_str), Some("abc"));
+        assert_eq!(recorded.len(), 4, "{recorded:?}");
     }
 }

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+use serde::Serialize;
 use txbench_core::Engine;
 use txbench_core::ErrorKind;
 use txbench_core::Session;
@@ -165,15 +166,26 @@ fn largest_key<K>(workload: &FileWorkload<K>, keys: &KeyRange) -> &'static State
     })
 }
 
+/// What every file's run records of the file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileParameters {
+    /// The file's name for its workload.
+    pub file_workload: String,
+    /// Its title.
+    pub file_title: String,
+    /// What its scale counts.
+    pub scale_counts: String,
+}
+
 /// What every file's run records of the file: its name and title, and the
 /// scale's own word.
-pub fn parameters<K>(workload: &FileWorkload<K>) -> Vec<(String, String)> {
+pub fn parameters<K>(workload: &FileWorkload<K>) -> FileParameters {
     let spec = workload.spec();
-    vec![
-        ("file_workload".to_string(), spec.name.clone()),
-        ("file_title".to_string(), spec.title.clone()),
-        ("scale_counts".to_string(), spec.scale_unit.clone()),
-    ]
+    FileParameters {
+        file_workload: spec.name.clone(),
+        file_title: spec.title.clone(),
+        scale_counts: spec.scale_unit.clone(),
+    }
 }
 
 /// A file's headline figures: committed transactions a second (in `unit`),

@@ -113,6 +113,18 @@ pub enum Distribution {
     Latest,
 }
 
+/// What a YCSB run records: its core workload's file, and the records' shape.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct YcsbParameters {
+    /// The core workload's name, title and scale.
+    #[serde(flatten)]
+    pub file: opened::FileParameters,
+    /// Fields per record.
+    pub field_count: u32,
+    /// Characters per field.
+    pub field_length: u32,
+}
+
 /// `txbench ycsb run`'s own flags.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -460,12 +472,15 @@ impl Benchmark for Ycsb {
         FileWorkload::scale(self)
     }
 
-    fn parameters(&self) -> Vec<(String, String)> {
+    type Parameters = YcsbParameters;
+
+    fn parameters(&self) -> YcsbParameters {
         let shape = self.shape();
-        let mut parameters = opened::parameters(self);
-        parameters.push((FIELD_COUNT.into(), shape.fields.to_string()));
-        parameters.push((FIELD_LENGTH.into(), shape.length.to_string()));
-        parameters
+        YcsbParameters {
+            file: opened::parameters(self),
+            field_count: shape.fields,
+            field_length: shape.length,
+        }
     }
 
     fn served_parameters(&self) -> Vec<(String, String)> {

@@ -23,6 +23,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
+use serde::Serialize;
 use txbench_core::keys::KeyChooser;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::rng::Rand;
@@ -40,6 +41,7 @@ use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
 use crate::opening::{self, Found};
 use crate::options::NoOptions;
+use crate::parameters::Span;
 use constants::{DEFAULT_KEYS, DEFAULT_TERMINALS, DEFAULT_VALUE_SIZE, TXN_TYPES};
 use input::{GET_TIMELINE, RetwisInput};
 use options::{RetwisLoadOptions, RetwisRunOptions};
@@ -143,15 +145,21 @@ impl Retwis {
     }
 
     /// Settings worth recording with the results.
-    pub fn parameters(&self) -> Vec<(String, String)> {
-        vec![
-            ("value_size".to_string(), self.value_size.to_string()),
-            (
-                "drawn_keys".to_string(),
-                format!("{}..{}", self.drawn.0, self.drawn.1),
-            ),
-        ]
+    pub fn parameters(&self) -> RetwisParameters {
+        RetwisParameters {
+            value_size: self.value_size,
+            drawn_keys: Span(self.drawn.0, self.drawn.1),
+        }
     }
+}
+
+/// What a Retwis run records of the data it ran on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RetwisParameters {
+    /// Bytes per value of the loaded data.
+    pub value_size: usize,
+    /// The keys this process drew from (all, or a shard's).
+    pub drawn_keys: Span,
 }
 
 /// The operations timed on their own: the statements' names, and the commit.
@@ -279,7 +287,9 @@ impl Benchmark for Retwis {
         self.keys()
     }
 
-    fn parameters(&self) -> Vec<(String, String)> {
+    type Parameters = RetwisParameters;
+
+    fn parameters(&self) -> RetwisParameters {
         Retwis::parameters(self)
     }
 

@@ -36,6 +36,7 @@ pub mod scripts;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+use serde::Serialize;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
 use txbench_core::{
@@ -53,6 +54,7 @@ use crate::error::WorkloadError;
 use crate::meta_table::{Loaded, MetaTable};
 use crate::opening;
 use crate::options::NoOptions;
+use crate::parameters::Span;
 use constants::{DEFAULT_SUBSCRIBERS, DEFAULT_TERMINALS, TXN_TYPES};
 use input::{InputGenerator, TatpInput, TatpTerminal};
 use key_access::{Access, KeyAccess, KeyAccessChoice};
@@ -158,23 +160,28 @@ impl Tatp {
     }
 
     /// Settings worth recording with the results.
-    pub fn parameters(&self) -> Vec<(String, String)> {
-        let mut all = Vec::new();
-        if let Some(access) = &self.access {
-            all.push(("key_access".to_string(), access.strategy.name().to_string()));
-            if access.partitions > 0 {
-                all.push(("partitions".to_string(), access.partitions.to_string()));
-            }
+    pub fn parameters(&self) -> TatpParameters {
+        let access = self.access.as_ref();
+        TatpParameters {
+            key_access: access.map(|a| a.strategy.name()),
+            partitions: access.map(|a| a.partitions).filter(|&n| n > 0),
+            nurand_a: self.inputs.a,
+            drawn_subscribers: Span(self.inputs.drawn.0, self.inputs.drawn.1),
         }
-        all.extend([
-            ("nurand_a".to_string(), self.inputs.a.to_string()),
-            (
-                "drawn_subscribers".to_string(),
-                format!("{}..{}", self.inputs.drawn.0, self.inputs.drawn.1),
-            ),
-        ]);
-        all
     }
+}
+
+/// What a TATP run records of the data it ran on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TatpParameters {
+    /// How the transactions keyed by sub_nbr found their subscriber.
+    pub key_access: Option<&'static str>,
+    /// The load's hash partitions, where it made some.
+    pub partitions: Option<u32>,
+    /// A of NURand(A, 1, P) for the subscriber drawn.
+    pub nurand_a: i64,
+    /// The subscribers this process drew from (all, or a shard's).
+    pub drawn_subscribers: Span,
 }
 
 impl Workload for Tatp {
@@ -282,7 +289,9 @@ impl Benchmark for Tatp {
         self.subscribers()
     }
 
-    fn parameters(&self) -> Vec<(String, String)> {
+    type Parameters = TatpParameters;
+
+    fn parameters(&self) -> TatpParameters {
         Tatp::parameters(self)
     }
 

@@ -37,6 +37,7 @@ use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+use serde::Serialize;
 use txbench_core::driver::WaitMode;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::rng::Rand;
@@ -54,6 +55,7 @@ use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
 use crate::opening;
 use crate::options::NoOptions;
+use crate::parameters::{Span, known_or_unknown};
 use constants::{
     DELIVERY, DISTRICTS, MAX_TPMC_PER_WAREHOUSE, NEW_ORDER, PAYMENT, TERMINALS_PER_WAREHOUSE,
     TXN_TYPES,
@@ -158,24 +160,33 @@ impl Tpcc {
     }
 
     /// Settings worth recording with the results.
-    pub fn parameters(&self) -> Vec<(String, String)> {
+    pub fn parameters(&self) -> TpccParameters {
         let c = self.inputs.constants;
-        let mut out = vec![
-            (
-                "home_warehouses".to_string(),
-                format!("{}..{}", self.homes.start(), self.homes.end()),
-            ),
-            ("c_last_run".to_string(), c.c_last.to_string()),
-            ("c_id".to_string(), c.c_id.to_string()),
-            ("ol_i_id".to_string(), c.ol_i_id.to_string()),
-        ];
-        out.push((
-            "c_last_load".to_string(),
-            self.load_constants
-                .map_or("unknown".to_string(), |l| l.c_last.to_string()),
-        ));
-        out
+        TpccParameters {
+            home_warehouses: Span(*self.homes.start(), *self.homes.end()),
+            c_last_run: c.c_last,
+            c_id: c.c_id,
+            ol_i_id: c.ol_i_id,
+            c_last_load: self.load_constants.map(|l| l.c_last),
+        }
     }
+}
+
+/// What a TPC-C run records of the data it ran on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TpccParameters {
+    /// The home warehouses this process drove (all, or a shard's).
+    pub home_warehouses: Span,
+    /// The run's C for C_LAST (clause 2.1.6.1: its delta from C-Load's is checked).
+    pub c_last_run: i64,
+    /// The run's C for C_ID.
+    pub c_id: i64,
+    /// The run's C for OL_I_ID.
+    pub ol_i_id: i64,
+    /// C-Load for C_LAST, as the load recorded it; unknown where another
+    /// tool loaded the database.
+    #[serde(serialize_with = "known_or_unknown")]
+    pub c_last_load: Option<i64>,
 }
 
 impl Workload for Tpcc {
@@ -362,7 +373,9 @@ impl Benchmark for Tpcc {
         self.home_warehouses()
     }
 
-    fn parameters(&self) -> Vec<(String, String)> {
+    type Parameters = TpccParameters;
+
+    fn parameters(&self) -> TpccParameters {
         Tpcc::parameters(self)
     }
 
