@@ -39,4 +39,4 @@ pub use about::{About, RunFlags, Scale};
 pub use benchmark::{Benchmark, MetricBasis, Variant};
 pub use bulk::LoadPlan;
 pub use error::WorkloadError;
-pub use options::{Choice, Flag, NoOptions, Options};
+pub use options::{BadValue, Choice, Flag, NoOptions, Options};

@@ -8,6 +8,12 @@ use std::fmt::Debug;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+/// A value a flag does not take: the text names the value and what is
+/// expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadValue(pub String);
+
 /// One flag of a workload's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Flag {
@@ -46,7 +52,7 @@ pub trait Options:
 
     /// Take `value` given to the flag named `long` (one of [`Options::FLAGS`]);
     /// the error names the bad value and what is expected.
-    fn set(&mut self, long: &str, value: &str) -> Result<(), String>;
+    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue>;
 }
 
 /// The options of a workload that has none.
@@ -56,26 +62,29 @@ pub struct NoOptions {}
 impl Options for NoOptions {
     const FLAGS: &'static [Flag] = &[];
 
-    fn set(&mut self, long: &str, _: &str) -> Result<(), String> {
+    fn set(&mut self, long: &str, _: &str) -> Result<(), BadValue> {
         Err(unknown(long))
     }
 }
 
 /// The error of [`Options::set`] given a flag the options do not have: a
 /// caller's mistake, named.
-pub fn unknown(long: &str) -> String {
-    format!("no flag --{long} here")
+pub fn unknown(long: &str) -> BadValue {
+    BadValue(format!("no flag --{long} here"))
 }
 
 /// The choice named `value` of `choices`, or the error that lists them.
-pub fn choose<T: Copy>(value: &str, choices: &[(&str, T)]) -> Result<T, String> {
+pub fn choose<T: Copy>(value: &str, choices: &[(&str, T)]) -> Result<T, BadValue> {
     choices
         .iter()
         .find(|(name, _)| *name == value)
         .map(|&(_, v)| v)
         .ok_or_else(|| {
             let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
-            format!("invalid value '{value}': expected {}", names.join(", "))
+            BadValue(format!(
+                "invalid value '{value}': expected {}",
+                names.join(", ")
+            ))
         })
 }
 
@@ -89,7 +98,7 @@ mod tests {
         assert_eq!(choose("b", &choices), Ok(2));
         assert_eq!(
             choose("c", &choices),
-            Err("invalid value 'c': expected a, b".to_string())
+            Err(BadValue("invalid value 'c': expected a, b".to_string()))
         );
         assert_eq!(NoOptions::default().set("x", "1"), Err(unknown("x")));
     }

@@ -29,7 +29,7 @@ use crate::bulk::{LoadPlan, LoadSummary};
 use crate::capability::{Check, FileDefined};
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
-use crate::options::{Flag, NoOptions, Options, unknown};
+use crate::options::{BadValue, Flag, NoOptions, Options, unknown};
 
 /// The command's names and scale.
 pub static ABOUT: About = About {
@@ -73,7 +73,7 @@ impl Options for WorkloadFileArg {
         choices: &[],
     }];
 
-    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
         match long {
             "file" => self.file = Some(PathBuf::from(value)),
             _ => return Err(unknown(long)),

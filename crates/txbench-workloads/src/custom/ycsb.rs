@@ -22,7 +22,7 @@ use crate::bulk::{LoadPlan, LoadSummary};
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
 use crate::opening::Found;
-use crate::options::{Choice, Flag, NoOptions, Options, choose, unknown};
+use crate::options::{BadValue, Choice, Flag, NoOptions, Options, choose, unknown};
 
 mod shape;
 pub use shape::{LONGEST_FIELD, MOST_FIELDS, Shape, shaped};
@@ -209,7 +209,7 @@ impl Options for YcsbRunOptions {
         },
     ];
 
-    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
         match long {
             "workload" => self.workload = choose(value, &CORES)?,
             "distribution" => self.distribution = Some(choose(value, &DISTRIBUTIONS)?),
@@ -248,11 +248,11 @@ impl Options for YcsbShapeArgs {
         },
     ];
 
-    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
         let count = || {
             value
                 .parse::<u32>()
-                .map_err(|_| format!("'{value}' is not a whole number"))
+                .map_err(|_| BadValue(format!("'{value}' is not a whole number")))
         };
         match long {
             "field-count" => self.field_count = Some(count()?),

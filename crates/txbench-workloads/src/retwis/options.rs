@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::constants::DEFAULT_VALUE_SIZE;
 use super::schema::MAX_VALUE;
 use crate::error::WorkloadError;
-use crate::options::{Flag, Options, unknown};
+use crate::options::{BadValue, Flag, Options, unknown};
 
 /// How a Retwis load writes its values.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,7 +26,7 @@ impl Options for RetwisLoadOptions {
         choices: &[],
     }];
 
-    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
         match long {
             "value-size" => self.value_size = parse_value_size(value)?,
             _ => return Err(unknown(long)),
@@ -60,7 +60,7 @@ impl Options for RetwisRunOptions {
         choices: &[],
     }];
 
-    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
         match long {
             "zipf" => self.zipf = parse_zipf(value)?,
             _ => return Err(unknown(long)),
@@ -81,22 +81,22 @@ pub fn check_value_size(value_size: usize) -> Result<(), WorkloadError> {
 }
 
 /// `--zipf`: 0 or a positive finite number.
-pub fn parse_zipf(s: &str) -> Result<f64, String> {
+pub fn parse_zipf(s: &str) -> Result<f64, BadValue> {
     match s.trim().parse::<f64>() {
         Ok(v) if v >= 0.0 && v.is_finite() => Ok(v),
-        _ => Err(format!(
+        _ => Err(BadValue(format!(
             "invalid Zipf coefficient '{s}': expected 0 (uniform) or a positive number such as 0.99"
-        )),
+        ))),
     }
 }
 
 /// `--value-size`: 1 to [`MAX_VALUE`] bytes.
-pub fn parse_value_size(s: &str) -> Result<usize, String> {
+pub fn parse_value_size(s: &str) -> Result<usize, BadValue> {
     match s.trim().parse::<usize>() {
         Ok(v) if (1..=MAX_VALUE).contains(&v) => Ok(v),
-        _ => Err(format!(
+        _ => Err(BadValue(format!(
             "invalid value size '{s}': expected 1..={MAX_VALUE} bytes"
-        )),
+        ))),
     }
 }
 
@@ -121,10 +121,10 @@ mod tests {
     #[test]
     fn a_bad_value_is_named() {
         let e = RetwisRunOptions::default().set("zipf", "-1").unwrap_err();
-        assert!(e.contains("'-1'"), "{e}");
+        assert!(e.0.contains("'-1'"), "{e}");
         let e = RetwisLoadOptions::default()
             .set("value-size", "0")
             .unwrap_err();
-        assert!(e.contains("'0'"), "{e}");
+        assert!(e.0.contains("'0'"), "{e}");
     }
 }

@@ -38,6 +38,7 @@ use txbench_core::schema::{Statement, partition_name};
 
 use super::scripts::{Scripts, scripts};
 use crate::error::WorkloadError;
+use crate::options::BadValue;
 
 /// The strategies; see the module's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -173,7 +174,7 @@ impl KeyAccessChoice {
     }
 
     /// `all`, or strategies separated by commas (each once).
-    pub fn parse(s: &str) -> Result<KeyAccessChoice, String> {
+    pub fn parse(s: &str) -> Result<KeyAccessChoice, BadValue> {
         if s.trim() == "all" {
             return Ok(KeyAccessChoice(KeyAccess::ALL.to_vec()));
         }
@@ -182,13 +183,13 @@ impl KeyAccessChoice {
             let named = KeyAccess::ALL.into_iter().find(|k| k.name() == name);
             let strategy = named.ok_or_else(|| {
                 let names: Vec<&str> = KeyAccess::ALL.iter().map(|k| k.name()).collect();
-                format!(
+                BadValue(format!(
                     "invalid strategy '{name}': expected {}, several separated by commas, or all",
                     names.join(", ")
-                )
+                ))
             })?;
             if chosen.contains(&strategy) {
-                return Err(format!("strategy '{name}' is given twice"));
+                return Err(BadValue(format!("strategy '{name}' is given twice")));
             }
             chosen.push(strategy);
         }
@@ -411,7 +412,7 @@ mod tests {
         );
         let e = KeyAccessChoice::parse("index,sideways").unwrap_err();
         assert!(
-            e.starts_with("invalid strategy 'sideways': expected single, lookup"),
+            e.0.starts_with("invalid strategy 'sideways': expected single, lookup"),
             "{e}"
         );
         assert!(KeyAccessChoice::parse("index,index").is_err());

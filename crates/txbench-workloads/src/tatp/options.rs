@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::key_access::KeyAccessChoice;
-use crate::options::{Flag, Options, unknown};
+use crate::options::{BadValue, Flag, Options, unknown};
 
 /// Most partitions a load may ask for: each is five tables of its own.
 pub const MAX_PARTITIONS: u32 = 256;
@@ -29,7 +29,7 @@ impl Options for TatpLoadOptions {
         choices: &[],
     }];
 
-    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
         match long {
             "partitions" => self.partitions = parse_partitions(value)?,
             _ => return Err(unknown(long)),
@@ -58,7 +58,7 @@ impl Options for TatpRunOptions {
         choices: &[],
     }];
 
-    fn set(&mut self, long: &str, value: &str) -> Result<(), String> {
+    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
         match long {
             "key-access" => self.key_access = Some(KeyAccessChoice::parse(value)?),
             _ => return Err(unknown(long)),
@@ -68,12 +68,12 @@ impl Options for TatpRunOptions {
 }
 
 /// `--partitions`: 0 (whole tables) to [`MAX_PARTITIONS`].
-pub fn parse_partitions(s: &str) -> Result<u32, String> {
+pub fn parse_partitions(s: &str) -> Result<u32, BadValue> {
     match s.trim().parse::<u32>() {
         Ok(n) if n <= MAX_PARTITIONS => Ok(n),
-        _ => Err(format!(
+        _ => Err(BadValue(format!(
             "invalid partition count '{s}': expected 0 (whole tables) to {MAX_PARTITIONS}"
-        )),
+        ))),
     }
 }
 
@@ -87,7 +87,7 @@ mod tests {
         assert_eq!(parse_partitions("0"), Ok(0));
         for bad in ["-1", "257", "four"] {
             let e = parse_partitions(bad).unwrap_err();
-            assert!(e.contains(&format!("'{bad}'")), "{e}");
+            assert!(e.0.contains(&format!("'{bad}'")), "{e}");
         }
     }
 }

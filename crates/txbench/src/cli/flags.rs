@@ -7,7 +7,7 @@ use std::ops::Deref;
 
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{ArgMatches, Args, Command, FromArgMatches};
-use txbench_workloads::{Flag, Options};
+use txbench_workloads::{BadValue, Flag, Options};
 
 /// A workload's options as parsed from its flags.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -33,7 +33,7 @@ fn arg<O: Options>(flag: &'static Flag) -> clap::Arg {
         arg = arg.default_value(default);
     }
     if flag.choices.is_empty() {
-        let check = move |value: &str| -> Result<String, String> {
+        let check = move |value: &str| -> Result<String, BadValue> {
             O::default().set(flag.long, value)?;
             Ok(value.to_string())
         };
@@ -69,7 +69,7 @@ impl<O: Options> FromArgMatches for Flags<O> {
             };
             options
                 .set(flag.long, value)
-                .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e))?;
+                .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e.0))?;
         }
         Ok(Flags(options))
     }
