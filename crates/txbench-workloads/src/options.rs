@@ -6,7 +6,7 @@
 use std::fmt::Debug;
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IntoDeserializer};
 
 /// A value a flag does not take: the text names the value and what is
 /// expected.
@@ -14,9 +14,9 @@ use serde::de::DeserializeOwned;
 #[error("{0}")]
 pub struct BadValue(pub String);
 
-/// One flag of a workload's own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Flag {
+/// One flag of a workload's own, of options `O`.
+#[derive(Debug)]
+pub struct Flag<O> {
     /// The flag's long name, without its dashes (`zipf` for `--zipf`).
     pub long: &'static str,
     /// What the help says of it.
@@ -29,6 +29,9 @@ pub struct Flag {
     /// The values it takes where they are a few names, each with its help
     /// (empty: any text its option takes).
     pub choices: &'static [Choice],
+    /// Take a value given to the flag; the error names the bad value and
+    /// what is expected.
+    pub set: fn(&mut O, &str) -> Result<(), BadValue>,
 }
 
 /// One value of a flag that takes a few names.
@@ -40,19 +43,15 @@ pub struct Choice {
     pub help: &'static str,
 }
 
-/// A workload's own flags: declared as data ([`Flag`]s), taken from the
-/// command line by [`Options::set`], recorded with the results and read back
+/// A workload's own flags: declared as data ([`Flag`]s, each with the
+/// function that takes its value), recorded with the results and read back
 /// from them (serde), with a default for every field. [`NoOptions`] for a
 /// workload that has none.
 pub trait Options:
     Serialize + DeserializeOwned + Clone + Default + Debug + PartialEq + Send + Sync + 'static
 {
     /// The flags, in the order of the help.
-    const FLAGS: &'static [Flag];
-
-    /// Take `value` given to the flag named `long` (one of [`Options::FLAGS`]);
-    /// the error names the bad value and what is expected.
-    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue>;
+    const FLAGS: &'static [Flag<Self>];
 }
 
 /// The options of a workload that has none.
@@ -60,46 +59,37 @@ pub trait Options:
 pub struct NoOptions {}
 
 impl Options for NoOptions {
-    const FLAGS: &'static [Flag] = &[];
-
-    fn set(&mut self, long: &str, _: &str) -> Result<(), BadValue> {
-        Err(unknown(long))
-    }
+    const FLAGS: &'static [Flag<Self>] = &[];
 }
 
-/// The error of [`Options::set`] given a flag the options do not have: a
-/// caller's mistake, named.
-pub fn unknown(long: &str) -> BadValue {
-    BadValue(format!("no flag --{long} here"))
-}
-
-/// The choice named `value` of `choices`, or the error that lists them.
-pub fn choose<T: Copy>(value: &str, choices: &[(&str, T)]) -> Result<T, BadValue> {
-    choices
-        .iter()
-        .find(|(name, _)| *name == value)
-        .map(|&(_, v)| v)
-        .ok_or_else(|| {
-            let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
-            BadValue(format!(
-                "invalid value '{value}': expected {}",
-                names.join(", ")
-            ))
-        })
+/// The value of an enumeration named `value` as the results record it
+/// (serde's name), so that a name taken is the name recorded.
+pub fn by_name<T: DeserializeOwned>(value: &str) -> Result<T, BadValue> {
+    let name: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+        value.into_deserializer();
+    T::deserialize(name).map_err(|e| BadValue(format!("invalid value '{value}': {e}")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    enum Letter {
+        A,
+        B,
+    }
+
     #[test]
     fn a_choice_is_found_by_name_and_a_bad_one_is_named_with_the_choices() {
-        let choices = [("a", 1), ("b", 2)];
-        assert_eq!(choose("b", &choices), Ok(2));
-        assert_eq!(
-            choose("c", &choices),
-            Err(BadValue("invalid value 'c': expected a, b".to_string()))
+        assert_eq!(by_name::<Letter>("b"), Ok(Letter::B));
+        let e = by_name::<Letter>("c").unwrap_err();
+        assert!(
+            e.0.starts_with("invalid value 'c'") && e.0.contains("`a`") && e.0.contains("`b`"),
+            "{e}"
         );
-        assert_eq!(NoOptions::default().set("x", "1"), Err(unknown("x")));
+        assert!(NoOptions::FLAGS.is_empty());
+        let _ = Letter::A;
     }
 }

@@ -29,7 +29,7 @@ use crate::bulk::{LoadPlan, LoadSummary};
 use crate::capability::{Check, FileDefined};
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
-use crate::options::{BadValue, Flag, NoOptions, Options, unknown};
+use crate::options::{Flag, NoOptions, Options};
 
 /// The command's names and scale.
 pub static ABOUT: About = About {
@@ -65,21 +65,17 @@ pub struct WorkloadFileArg {
 }
 
 impl Options for WorkloadFileArg {
-    const FLAGS: &'static [Flag] = &[Flag {
+    const FLAGS: &'static [Flag<Self>] = &[Flag {
         long: "file",
         help: "The workload file (TOML, docs/workload-file.md); every verb needs it",
         value_name: "FILE",
         default: None,
         choices: &[],
+        set: |o, v| {
+            o.file = Some(PathBuf::from(v));
+            Ok(())
+        },
     }];
-
-    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
-        match long {
-            "file" => self.file = Some(PathBuf::from(value)),
-            _ => return Err(unknown(long)),
-        }
-        Ok(())
-    }
 }
 
 /// What a workload file's run records: the file's, and the digest of its

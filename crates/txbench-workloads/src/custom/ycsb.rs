@@ -22,7 +22,7 @@ use crate::bulk::{LoadPlan, LoadSummary};
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
 use crate::opening::Found;
-use crate::options::{BadValue, Choice, Flag, NoOptions, Options, choose, unknown};
+use crate::options::{BadValue, Choice, Flag, NoOptions, Options, by_name};
 
 mod shape;
 pub use shape::{LONGEST_FIELD, MOST_FIELDS, Shape, shaped};
@@ -135,25 +135,8 @@ pub struct YcsbRunOptions {
     pub distribution: Option<Distribution>,
 }
 
-/// The core workloads by their names (`--workload`, the results).
-const CORES: [(&str, Core); 6] = [
-    ("a", Core::A),
-    ("b", Core::B),
-    ("c", Core::C),
-    ("d", Core::D),
-    ("e", Core::E),
-    ("f", Core::F),
-];
-
-/// The request distributions by their names.
-const DISTRIBUTIONS: [(&str, Distribution); 3] = [
-    ("zipfian", Distribution::Zipfian),
-    ("uniform", Distribution::Uniform),
-    ("latest", Distribution::Latest),
-];
-
 impl Options for YcsbRunOptions {
-    const FLAGS: &'static [Flag] = &[
+    const FLAGS: &'static [Flag<Self>] = &[
         Flag {
             long: "workload",
             help: "The core workload",
@@ -185,6 +168,10 @@ impl Options for YcsbRunOptions {
                     help: "Read-modify-write: 50% reads, 50% a read then an update of it",
                 },
             ],
+            set: |o, v| {
+                o.workload = by_name(v)?;
+                Ok(())
+            },
         },
         Flag {
             long: "distribution",
@@ -206,17 +193,12 @@ impl Options for YcsbRunOptions {
                     help: "Zipfian over the newest records first (theta 0.99)",
                 },
             ],
+            set: |o, v| {
+                o.distribution = Some(by_name(v)?);
+                Ok(())
+            },
         },
     ];
-
-    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
-        match long {
-            "workload" => self.workload = choose(value, &CORES)?,
-            "distribution" => self.distribution = Some(choose(value, &DISTRIBUTIONS)?),
-            _ => return Err(unknown(long)),
-        }
-        Ok(())
-    }
 }
 
 /// The records' shape, the flags shared by every verb (they shape the
@@ -231,13 +213,17 @@ pub struct YcsbShapeArgs {
 }
 
 impl Options for YcsbShapeArgs {
-    const FLAGS: &'static [Flag] = &[
+    const FLAGS: &'static [Flag<Self>] = &[
         Flag {
             long: "field-count",
             help: "Fields per record [default: the loaded records', or 10]",
             value_name: "N",
             default: None,
             choices: &[],
+            set: |o, v| {
+                o.field_count = Some(whole_number(v)?);
+                Ok(())
+            },
         },
         Flag {
             long: "field-length",
@@ -245,22 +231,19 @@ impl Options for YcsbShapeArgs {
             value_name: "N",
             default: None,
             choices: &[],
+            set: |o, v| {
+                o.field_length = Some(whole_number(v)?);
+                Ok(())
+            },
         },
     ];
+}
 
-    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
-        let count = || {
-            value
-                .parse::<u32>()
-                .map_err(|_| BadValue(format!("'{value}' is not a whole number")))
-        };
-        match long {
-            "field-count" => self.field_count = Some(count()?),
-            "field-length" => self.field_length = Some(count()?),
-            _ => return Err(unknown(long)),
-        }
-        Ok(())
-    }
+/// A count of fields or characters given on the command line.
+fn whole_number(value: &str) -> Result<u32, BadValue> {
+    value
+        .parse()
+        .map_err(|_| BadValue(format!("'{value}' is not a whole number")))
 }
 
 /// The shape asked on the command line, set once before any verb.
@@ -502,5 +485,27 @@ impl Benchmark for Ycsb {
     /// and the share that found no record.
     fn metrics(types: &[TypeResult], measured_secs: f64, _basis: MetricBasis) -> Vec<Metric> {
         opened::metrics(types, measured_secs, "ops/s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_choice_the_help_shows_is_taken_and_recorded_by_its_name() {
+        for flag in YcsbRunOptions::FLAGS {
+            for choice in flag.choices {
+                let mut options = YcsbRunOptions::default();
+                (flag.set)(&mut options, choice.name).unwrap();
+                let recorded = toml::Value::try_from(&options).unwrap();
+                assert_eq!(
+                    recorded.get(flag.long).and_then(|v| v.as_str()),
+                    Some(choice.name),
+                    "{}",
+                    flag.long
+                );
+            }
+        }
     }
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::constants::DEFAULT_VALUE_SIZE;
 use super::schema::MAX_VALUE;
 use crate::error::WorkloadError;
-use crate::options::{BadValue, Flag, Options, unknown};
+use crate::options::{BadValue, Flag, Options};
 
 /// How a Retwis load writes its values.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,22 +17,18 @@ pub struct RetwisLoadOptions {
 }
 
 impl Options for RetwisLoadOptions {
-    const FLAGS: &'static [Flag] = &[Flag {
+    const FLAGS: &'static [Flag<Self>] = &[Flag {
         long: "value-size",
         help: "Bytes per value",
         value_name: "VALUE_SIZE",
         // DEFAULT_VALUE_SIZE, as the tests hold.
         default: Some("64"),
         choices: &[],
+        set: |o, v| {
+            o.value_size = parse_value_size(v)?;
+            Ok(())
+        },
     }];
-
-    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
-        match long {
-            "value-size" => self.value_size = parse_value_size(value)?,
-            _ => return Err(unknown(long)),
-        }
-        Ok(())
-    }
 }
 
 impl Default for RetwisLoadOptions {
@@ -52,21 +48,17 @@ pub struct RetwisRunOptions {
 }
 
 impl Options for RetwisRunOptions {
-    const FLAGS: &'static [Flag] = &[Flag {
+    const FLAGS: &'static [Flag<Self>] = &[Flag {
         long: "zipf",
         help: "Zipf coefficient of the key draw: 0 is uniform, 0.99 very skewed",
         value_name: "ZIPF",
         default: Some("0"),
         choices: &[],
+        set: |o, v| {
+            o.zipf = parse_zipf(v)?;
+            Ok(())
+        },
     }];
-
-    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
-        match long {
-            "zipf" => self.zipf = parse_zipf(value)?,
-            _ => return Err(unknown(long)),
-        }
-        Ok(())
-    }
 }
 
 /// A value size a load can write: 1 to [`MAX_VALUE`] bytes.
@@ -109,10 +101,10 @@ mod tests {
         let mut load = RetwisLoadOptions::default();
         let mut run = RetwisRunOptions::default();
         for flag in RetwisLoadOptions::FLAGS {
-            load.set(flag.long, flag.default.unwrap()).unwrap();
+            (flag.set)(&mut load, flag.default.unwrap()).unwrap();
         }
         for flag in RetwisRunOptions::FLAGS {
-            run.set(flag.long, flag.default.unwrap()).unwrap();
+            (flag.set)(&mut run, flag.default.unwrap()).unwrap();
         }
         assert_eq!(load, RetwisLoadOptions::default());
         assert_eq!(run, RetwisRunOptions::default());
@@ -120,11 +112,9 @@ mod tests {
 
     #[test]
     fn a_bad_value_is_named() {
-        let e = RetwisRunOptions::default().set("zipf", "-1").unwrap_err();
+        let e = (RetwisRunOptions::FLAGS[0].set)(&mut Default::default(), "-1").unwrap_err();
         assert!(e.0.contains("'-1'"), "{e}");
-        let e = RetwisLoadOptions::default()
-            .set("value-size", "0")
-            .unwrap_err();
+        let e = (RetwisLoadOptions::FLAGS[0].set)(&mut Default::default(), "0").unwrap_err();
         assert!(e.0.contains("'0'"), "{e}");
     }
 }

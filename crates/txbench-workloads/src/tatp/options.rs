@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::key_access::KeyAccessChoice;
-use crate::options::{BadValue, Flag, Options, unknown};
+use crate::options::{BadValue, Flag, Options};
 
 /// Most partitions a load may ask for: each is five tables of its own.
 pub const MAX_PARTITIONS: u32 = 256;
@@ -19,7 +19,7 @@ pub struct TatpLoadOptions {
 }
 
 impl Options for TatpLoadOptions {
-    const FLAGS: &'static [Flag] = &[Flag {
+    const FLAGS: &'static [Flag<Self>] = &[Flag {
         long: "partitions",
         help: "Split the tables into N hash partitions (a subscriber's rows by s_id, the \
                alternative key's index by sub_nbr), as a sharded store places them; \
@@ -27,15 +27,11 @@ impl Options for TatpLoadOptions {
         value_name: "N",
         default: Some("0"),
         choices: &[],
+        set: |o, v| {
+            o.partitions = parse_partitions(v)?;
+            Ok(())
+        },
     }];
-
-    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
-        match long {
-            "partitions" => self.partitions = parse_partitions(value)?,
-            _ => return Err(unknown(long)),
-        }
-        Ok(())
-    }
 }
 
 /// How a TATP run finds the subscriber of the transactions keyed by sub_nbr.
@@ -47,7 +43,7 @@ pub struct TatpRunOptions {
 }
 
 impl Options for TatpRunOptions {
-    const FLAGS: &'static [Flag] = &[Flag {
+    const FLAGS: &'static [Flag<Self>] = &[Flag {
         long: "key-access",
         help: "How Update-Location and Insert-/Delete-Call-Forwarding find their subscriber \
                by sub_nbr: single, lookup, index, every-partition, try-every-partition or \
@@ -56,15 +52,11 @@ impl Options for TatpRunOptions {
         value_name: "STRATEGY",
         default: None,
         choices: &[],
+        set: |o, v| {
+            o.key_access = Some(KeyAccessChoice::parse(v)?);
+            Ok(())
+        },
     }];
-
-    fn set(&mut self, long: &str, value: &str) -> Result<(), BadValue> {
-        match long {
-            "key-access" => self.key_access = Some(KeyAccessChoice::parse(value)?),
-            _ => return Err(unknown(long)),
-        }
-        Ok(())
-    }
 }
 
 /// `--partitions`: 0 (whole tables) to [`MAX_PARTITIONS`].

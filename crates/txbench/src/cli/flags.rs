@@ -1,6 +1,6 @@
 //! A workload's own flags on the command line: the table of
 //! [`txbench_workloads::Flag`]s a workload declares becomes clap arguments,
-//! and the values given are taken by its [`Options::set`], so the workload
+//! and the values given are taken by each flag's `set`, so the workload
 //! library holds no command-line parser.
 
 use std::ops::Deref;
@@ -23,8 +23,8 @@ impl<O> Deref for Flags<O> {
 
 /// The clap argument of one flag: its value checked as it is parsed (a bad
 /// one is refused naming the flag and the value, before any work), by the
-/// options' own `set` or against its choices.
-fn arg<O: Options>(flag: &'static Flag) -> clap::Arg {
+/// flag's own `set` or against its choices.
+fn arg<O: Options>(flag: &'static Flag<O>) -> clap::Arg {
     let mut arg = clap::Arg::new(flag.long)
         .long(flag.long)
         .help(flag.help)
@@ -34,7 +34,7 @@ fn arg<O: Options>(flag: &'static Flag) -> clap::Arg {
     }
     if flag.choices.is_empty() {
         let check = move |value: &str| -> Result<String, BadValue> {
-            O::default().set(flag.long, value)?;
+            (flag.set)(&mut O::default(), value)?;
             Ok(value.to_string())
         };
         arg.value_parser(check)
@@ -67,8 +67,7 @@ impl<O: Options> FromArgMatches for Flags<O> {
             let Ok(Some(value)) = m.try_get_one::<String>(flag.long) else {
                 continue;
             };
-            options
-                .set(flag.long, value)
+            (flag.set)(&mut options, value)
                 .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e.0))?;
         }
         Ok(Flags(options))
