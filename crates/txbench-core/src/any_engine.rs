@@ -18,7 +18,9 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::engine::{Call, Engine, Execution, Isolation, Loader, Reply, Session, TxMode, TxnInput};
+use crate::engine::{
+    Call, Engine, Execution, Isolation, Loader, Reply, Session, TxMode, TxnInput, WholeTransactions,
+};
 use crate::error::DbError;
 use crate::interrupt::Interrupter;
 use crate::schema::{ForeignKey, Index, Schema, Statement, Table};
@@ -161,10 +163,54 @@ impl Loader for dyn DynLoader {
     }
 }
 
+/// [`WholeTransactions`] as a trait object: those of an [`AnySession`].
+pub trait DynWholeTransactions: Send {
+    /// [`WholeTransactions::run_transaction`].
+    fn run_transaction<'a>(
+        &'a mut self,
+        txn_type: usize,
+        info: &'a TxnTypeInfo,
+        input: TxnInput<'a>,
+    ) -> BoxFuture<'a, Result<(Outcome, std::time::Duration), DbError>>;
+    /// [`WholeTransactions::served_parameters`].
+    fn served_parameters(&self) -> Option<&[(String, String)]>;
+}
+
+impl<W: WholeTransactions> DynWholeTransactions for W {
+    fn run_transaction<'a>(
+        &'a mut self,
+        txn_type: usize,
+        info: &'a TxnTypeInfo,
+        input: TxnInput<'a>,
+    ) -> BoxFuture<'a, Result<(Outcome, std::time::Duration), DbError>> {
+        Box::pin(WholeTransactions::run_transaction(
+            self, txn_type, info, input,
+        ))
+    }
+    fn served_parameters(&self) -> Option<&[(String, String)]> {
+        WholeTransactions::served_parameters(self)
+    }
+}
+
+impl WholeTransactions for dyn DynWholeTransactions {
+    async fn run_transaction(
+        &mut self,
+        txn_type: usize,
+        info: &TxnTypeInfo,
+        input: TxnInput<'_>,
+    ) -> Result<(Outcome, std::time::Duration), DbError> {
+        DynWholeTransactions::run_transaction(self, txn_type, info, input).await
+    }
+    fn served_parameters(&self) -> Option<&[(String, String)]> {
+        DynWholeTransactions::served_parameters(self)
+    }
+}
+
 /// [`Session`] as a trait object, for [`AnySession`].
 trait DynSession: Send {
     fn execution(&self) -> Execution;
     fn loader(&mut self) -> Option<&mut (dyn DynLoader + 'static)>;
+    fn whole_transactions(&mut self) -> Option<&mut (dyn DynWholeTransactions + 'static)>;
     fn begin(&mut self, mode: TxMode) -> BoxFuture<'_, Result<(), DbError>>;
     fn commit(&mut self) -> BoxFuture<'_, Result<(), DbError>>;
     fn rollback(&mut self) -> BoxFuture<'_, Result<(), DbError>>;
@@ -186,13 +232,6 @@ trait DynSession: Send {
         &'a mut self,
         calls: &'a [Call<'a>],
     ) -> BoxFuture<'a, Result<Vec<Reply>, DbError>>;
-    fn run_transaction<'a>(
-        &'a mut self,
-        txn_type: usize,
-        info: &'a TxnTypeInfo,
-        input: TxnInput<'a>,
-    ) -> BoxFuture<'a, Result<(Outcome, std::time::Duration), DbError>>;
-    fn served_parameters(&self) -> Option<&[(String, String)]>;
     fn server_version(&mut self) -> BoxFuture<'_, Result<String, DbError>>;
     fn isolation_in_effect(&mut self) -> BoxFuture<'_, Result<Option<Isolation>, DbError>>;
     fn prepare(
@@ -205,14 +244,17 @@ trait DynSession: Send {
     fn reconnect(&mut self) -> BoxFuture<'_, Result<(), DbError>>;
 }
 
-/// Every session whose loader has a size (every engine's own, not an
-/// [`AnySession`], which is never erased again).
-impl<S: Session<Loader: Sized>> DynSession for S {
+/// Every session whose loader and whole transactions have a size (every
+/// engine's own, not an [`AnySession`], which is never erased again).
+impl<S: Session<Loader: Sized, Whole: Sized>> DynSession for S {
     fn execution(&self) -> Execution {
         Session::execution(self)
     }
     fn loader(&mut self) -> Option<&mut (dyn DynLoader + 'static)> {
         Session::loader(self).map(|l| l as &mut (dyn DynLoader + 'static))
+    }
+    fn whole_transactions(&mut self) -> Option<&mut (dyn DynWholeTransactions + 'static)> {
+        Session::whole_transactions(self).map(|w| w as &mut (dyn DynWholeTransactions + 'static))
     }
     fn begin(&mut self, mode: TxMode) -> BoxFuture<'_, Result<(), DbError>> {
         Box::pin(Session::begin(self, mode))
@@ -249,17 +291,6 @@ impl<S: Session<Loader: Sized>> DynSession for S {
     ) -> BoxFuture<'a, Result<Vec<Reply>, DbError>> {
         Box::pin(Session::pipeline_and_commit(self, calls))
     }
-    fn run_transaction<'a>(
-        &'a mut self,
-        txn_type: usize,
-        info: &'a TxnTypeInfo,
-        input: TxnInput<'a>,
-    ) -> BoxFuture<'a, Result<(Outcome, std::time::Duration), DbError>> {
-        Box::pin(Session::run_transaction(self, txn_type, info, input))
-    }
-    fn served_parameters(&self) -> Option<&[(String, String)]> {
-        Session::served_parameters(self)
-    }
     fn server_version(&mut self) -> BoxFuture<'_, Result<String, DbError>> {
         Box::pin(Session::server_version(self))
     }
@@ -291,12 +322,16 @@ pub struct AnySession(Box<dyn DynSession>);
 
 impl Session for AnySession {
     type Loader = dyn DynLoader;
+    type Whole = dyn DynWholeTransactions;
 
     fn execution(&self) -> Execution {
         self.0.execution()
     }
     fn loader(&mut self) -> Option<&mut Self::Loader> {
         self.0.loader()
+    }
+    fn whole_transactions(&mut self) -> Option<&mut Self::Whole> {
+        self.0.whole_transactions()
     }
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
         self.0.begin(mode).await
@@ -326,17 +361,6 @@ impl Session for AnySession {
     }
     async fn pipeline_and_commit(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
         self.0.pipeline_and_commit(calls).await
-    }
-    async fn run_transaction(
-        &mut self,
-        txn_type: usize,
-        info: &TxnTypeInfo,
-        input: TxnInput<'_>,
-    ) -> Result<(Outcome, std::time::Duration), DbError> {
-        self.0.run_transaction(txn_type, info, input).await
-    }
-    fn served_parameters(&self) -> Option<&[(String, String)]> {
-        self.0.served_parameters()
     }
     async fn server_version(&mut self) -> Result<String, DbError> {
         self.0.server_version().await
@@ -379,11 +403,13 @@ trait DynEngine: Send + Sync {
 }
 
 /// A session of engine `E`, erased.
-fn erase<S: Session<Loader: Sized>>(session: Result<S, DbError>) -> Result<AnySession, DbError> {
+fn erase<S: Session<Loader: Sized, Whole: Sized>>(
+    session: Result<S, DbError>,
+) -> Result<AnySession, DbError> {
     session.map(|s| AnySession(Box::new(s)))
 }
 
-impl<E: Engine<Session: Session<Loader: Sized>>> DynEngine for E {
+impl<E: Engine<Session: Session<Loader: Sized, Whole: Sized>>> DynEngine for E {
     fn blocking(&self) -> bool {
         Engine::blocking(self)
     }
@@ -431,7 +457,7 @@ pub struct AnyEngine(Box<dyn DynEngine>);
 
 impl AnyEngine {
     /// `engine`, erased.
-    pub fn new<E: Engine<Session: Session<Loader: Sized>>>(engine: E) -> Self {
+    pub fn new<E: Engine<Session: Session<Loader: Sized, Whole: Sized>>>(engine: E) -> Self {
         AnyEngine(Box::new(engine))
     }
 }

@@ -199,12 +199,6 @@ pub enum Execution {
 }
 
 impl Execution {
-    /// Whether the driver hands the session whole transactions
-    /// ([`Session::run_transaction`]) rather than running the procedure on it.
-    pub const fn whole_transactions(self) -> bool {
-        matches!(self, Execution::ServedTransactions | Execution::Dataless)
-    }
-
     /// Whether txbench loads, checks and changes the data itself, through
     /// the session (a database or a key-value store, not a txbench server
     /// or an engine without data).
@@ -213,7 +207,7 @@ impl Execution {
     }
 }
 
-/// A transaction's input as [`Session::run_transaction`] takes it: any
+/// A transaction's input as [`WholeTransactions::run_transaction`] takes it: any
 /// serialisable value, its type erased (a server's client encodes it).
 pub type TxnInput<'a> = &'a (dyn erased_serde::Serialize + Sync);
 
@@ -231,6 +225,9 @@ pub trait Session: Send + 'static {
     const EXECUTION: Execution = Execution::Statements;
     /// The session's schema and bulk-load calls ([`NoLoader`] when it has none).
     type Loader: Loader + ?Sized;
+    /// Whole transactions executed for the session
+    /// ([`NoWholeTransactions`] when it executes statements).
+    type Whole: WholeTransactions + ?Sized;
     /// How the session executes a transaction ([`Session::EXECUTION`]).
     fn execution(&self) -> Execution {
         Self::EXECUTION
@@ -238,6 +235,13 @@ pub trait Session: Send + 'static {
     /// Its schema and bulk-load calls; `None` for a session that cannot create
     /// tables or load them (a txbench server's client).
     fn loader(&mut self) -> Option<&mut Self::Loader>;
+    /// Its whole transactions, where the driver hands it those rather than
+    /// running a workload's procedure on it (a txbench server's client, an
+    /// engine without data: [`Execution::ServedTransactions`] and
+    /// [`Execution::Dataless`]); `None` for a session of statements.
+    fn whole_transactions(&mut self) -> Option<&mut Self::Whole> {
+        None
+    }
     /// Start a transaction.
     fn begin(&mut self, mode: TxMode) -> impl Future<Output = Result<(), DbError>> + Send;
     /// Commit the current transaction.
@@ -277,27 +281,6 @@ pub trait Session: Send + 'static {
         calls: &[Call<'_>],
     ) -> impl Future<Output = Result<Vec<Reply>, DbError>> + Send {
         pipeline_then_commit(self, calls)
-    }
-    /// Execute one whole transaction of type `txn_type` (described by `info`)
-    /// with `input`, where [`Session::EXECUTION`] says whole transactions;
-    /// returns how it ended and the server's own execution time.
-    fn run_transaction(
-        &mut self,
-        txn_type: usize,
-        info: &crate::txn::TxnTypeInfo,
-        input: TxnInput<'_>,
-    ) -> impl Future<Output = Result<(crate::txn::Outcome, std::time::Duration), DbError>> + Send
-    {
-        let _ = (txn_type, info, input);
-        std::future::ready(Err(DbError::new(
-            crate::error::ErrorKind::Other,
-            "this engine runs statements, not whole transactions",
-        )))
-    }
-    /// What a server that runs whole transactions said of its workload in the
-    /// handshake (`workload`, its scale, its constants); `None` for other engines.
-    fn served_parameters(&self) -> Option<&[(String, String)]> {
-        None
     }
     /// The server's own version string, for the results ("PostgreSQL 15.2 on ...").
     fn server_version(&mut self) -> impl Future<Output = Result<String, DbError>> + Send {
@@ -457,6 +440,42 @@ impl Loader for NoLoader {
     }
 }
 
+/// Whole transactions executed for a session, not by txbench's procedures:
+/// what a txbench server's client and an engine without data offer through
+/// [`Session::whole_transactions`].
+pub trait WholeTransactions: Send {
+    /// Execute one whole transaction of type `txn_type` (described by `info`)
+    /// with `input`; returns how it ended and the server's own execution time.
+    fn run_transaction(
+        &mut self,
+        txn_type: usize,
+        info: &crate::txn::TxnTypeInfo,
+        input: TxnInput<'_>,
+    ) -> impl Future<Output = Result<(crate::txn::Outcome, std::time::Duration), DbError>> + Send;
+    /// What the server said of its workload in the handshake (`workload`,
+    /// its scale, its constants); `None` where no server spoke (an engine
+    /// without data).
+    fn served_parameters(&self) -> Option<&[(String, String)]> {
+        None
+    }
+}
+
+/// The whole transactions of a session that executes statements: no value
+/// of it exists, so none can be run.
+#[derive(Debug)]
+pub enum NoWholeTransactions {}
+
+impl WholeTransactions for NoWholeTransactions {
+    async fn run_transaction(
+        &mut self,
+        _: usize,
+        _: &crate::txn::TxnTypeInfo,
+        _: TxnInput<'_>,
+    ) -> Result<(crate::txn::Outcome, std::time::Duration), DbError> {
+        match *self {}
+    }
+}
+
 /// A database txbench can connect to.
 pub trait Engine: Send + Sync + 'static {
     /// The engine's session type.
@@ -464,7 +483,7 @@ pub trait Engine: Send + Sync + 'static {
 
     /// True when the session's futures complete synchronously (an embedded database):
     /// the driver then runs each session on an OS thread of its own. Read it
-    /// through [`Engine::blocking`], as [`Session::EXECUTION`].
+    /// through [`Engine::blocking`], as [`Session::EXECUTION`] through [`Session::execution`].
     const BLOCKING: bool;
 
     /// Whether its sessions block ([`Engine::BLOCKING`]).

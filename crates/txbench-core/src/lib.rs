@@ -65,8 +65,8 @@ pub mod written;
 
 pub use driver::{RunOptions, WaitMode};
 pub use engine::{
-    Call, CallKind, Engine, Execution, Isolation, Loader, NoLoader, Reply, RoundTrips, Session,
-    Timestamps, TxMode, TxnInput,
+    Call, CallKind, Engine, Execution, Isolation, Loader, NoLoader, NoWholeTransactions, Reply,
+    RoundTrips, Session, Timestamps, TxMode, TxnInput, WholeTransactions,
 };
 pub use error::{DbError, ErrorKind};
 pub use shard::{Shard, ShardError};

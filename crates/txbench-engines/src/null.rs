@@ -2,7 +2,7 @@
 //! once. It measures txbench's own ceiling: input generation, dispatch, queueing
 //! and recording, with no database in the way.
 //!
-//! Its sessions say so through [`Session::EXECUTION`] (the workloads then take
+//! Its sessions say so through [`Session::EXECUTION`] and [`Session::whole_transactions`] (the workloads then take
 //! their scale from the command line), and answer each whole transaction at
 //! once, ending it as its workload expects, instead of running the workload's
 //! procedures (they would find no rows). A load into it generates every row and discards it, which
@@ -20,7 +20,7 @@ use txbench_core::schema::{Index, Statement, Table};
 use txbench_core::workload::Outcome;
 use txbench_core::{
     DbError, Engine, Execution, Loader, Param, RowBatch, Rows, Session, TxMode, TxnInput,
-    TxnTypeInfo,
+    TxnTypeInfo, WholeTransactions,
 };
 
 /// The null engine.
@@ -118,15 +118,8 @@ impl Answer for AtOnce {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Dataless<A>(pub A);
 
-impl<A: Answer> Session for Dataless<A> {
-    type Loader = Self;
-
-    fn loader(&mut self) -> Option<&mut Self> {
-        Some(self)
-    }
-
-    const EXECUTION: Execution = Execution::Dataless;
-
+/// It answers whole transactions itself, from the transaction type alone.
+impl<A: Answer> WholeTransactions for Dataless<A> {
     async fn run_transaction(
         &mut self,
         _txn_type: usize,
@@ -134,6 +127,21 @@ impl<A: Answer> Session for Dataless<A> {
         _input: TxnInput<'_>,
     ) -> Result<(Outcome, Duration), DbError> {
         self.0.answer(info).await
+    }
+}
+
+impl<A: Answer> Session for Dataless<A> {
+    type Loader = Self;
+    type Whole = Self;
+
+    fn loader(&mut self) -> Option<&mut Self> {
+        Some(self)
+    }
+
+    const EXECUTION: Execution = Execution::Dataless;
+
+    fn whole_transactions(&mut self) -> Option<&mut Self> {
+        Some(self)
     }
 
     async fn server_version(&mut self) -> Result<String, DbError> {

@@ -501,6 +501,8 @@ impl Session for RedisSession {
 
     type Loader = Self;
 
+    type Whole = txbench_core::NoWholeTransactions;
+
     fn loader(&mut self) -> Option<&mut Self> {
         Some(self)
     }

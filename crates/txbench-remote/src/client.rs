@@ -27,7 +27,7 @@ use tokio_util::codec::{Framed, LengthDelimitedCodec};
 use txbench_core::schema::Statement;
 use txbench_core::{
     DbError, Engine, ErrorKind, Execution, NoLoader, Outcome, Param, Rows, Session, TxMode,
-    TxnInput,
+    TxnInput, WholeTransactions,
 };
 use txbench_wire::{StampedStream, Wire, WireLog};
 
@@ -425,16 +425,8 @@ fn statements_refused() -> DbError {
     )
 }
 
-impl Session for RemoteSession {
-    const EXECUTION: Execution = Execution::ServedTransactions;
-    /// Tables are the server's: a load goes through the database's own URL,
-    /// or `txbench serve` makes it.
-    type Loader = NoLoader;
-
-    fn loader(&mut self) -> Option<&mut NoLoader> {
-        None
-    }
-
+/// The server runs each transaction whole: the client sends its input.
+impl WholeTransactions for RemoteSession {
     async fn run_transaction(
         &mut self,
         txn_type: usize,
@@ -461,6 +453,22 @@ impl Session for RemoteSession {
 
     fn served_parameters(&self) -> Option<&[(String, String)]> {
         Some(&self.conn.parameters)
+    }
+}
+
+impl Session for RemoteSession {
+    const EXECUTION: Execution = Execution::ServedTransactions;
+    /// Tables are the server's: a load goes through the database's own URL,
+    /// or `txbench serve` makes it.
+    type Loader = NoLoader;
+    type Whole = Self;
+
+    fn loader(&mut self) -> Option<&mut NoLoader> {
+        None
+    }
+
+    fn whole_transactions(&mut self) -> Option<&mut Self> {
+        Some(self)
     }
 
     async fn server_version(&mut self) -> Result<String, DbError> {

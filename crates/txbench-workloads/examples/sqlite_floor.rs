@@ -76,6 +76,7 @@ impl<S: Session> Recording<S> {
 
 impl<S: Session> Session for Recording<S> {
     type Loader = S::Loader;
+    type Whole = txbench_core::NoWholeTransactions;
 
     fn execution(&self) -> txbench_core::Execution {
         self.inner.execution()

@@ -78,6 +78,7 @@ impl GateHandle {
 
 impl<S: Session> Session for Gate<S> {
     type Loader = S::Loader;
+    type Whole = txbench_core::NoWholeTransactions;
 
     fn execution(&self) -> txbench_core::Execution {
         self.inner.execution()

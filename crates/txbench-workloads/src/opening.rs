@@ -3,7 +3,7 @@
 //! that holds no data, or what the load recorded in the database; a scale the
 //! command asks for must agree with it.
 
-use txbench_core::{Execution, Session};
+use txbench_core::{Execution, Session, WholeTransactions};
 
 use crate::error::WorkloadError;
 use crate::meta_table::{Loaded, MetaTable};
@@ -54,6 +54,14 @@ impl Found {
     }
 }
 
+/// What the txbench server behind a session said of its workload in the
+/// handshake; `None` for any other session.
+pub(crate) fn served_parameters<S: Session>(session: &mut S) -> Option<&[(String, String)]> {
+    session
+        .whole_transactions()
+        .and_then(|whole| whole.served_parameters())
+}
+
 /// The scale of `meta`'s workload on this session, checked against `asked`,
 /// and where it was found.
 pub async fn find<S: Session>(
@@ -70,7 +78,7 @@ pub async fn find<S: Session>(
         }),
         _ => Ok(()),
     };
-    if let Some(served) = session.served_parameters() {
+    if let Some(served) = served_parameters(session) {
         let get = |key: &str| served.iter().find(|(k, _)| k == key).map(|(_, v)| v);
         match get("workload") {
             Some(name) if name == about.name => {}

@@ -685,6 +685,7 @@ impl Engine for IgnoresRollback {
 
 impl Session for Careless {
     type Loader = SqliteSession;
+    type Whole = txbench_core::NoWholeTransactions;
     fn loader(&mut self) -> Option<&mut SqliteSession> {
         Some(&mut self.0)
     }

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::engine::{Call, Execution, Reply, Session, TxMode, TxnInput};
+use crate::engine::{Call, Execution, Reply, Session, TxMode, TxnInput, WholeTransactions};
 use crate::error::DbError;
 pub use crate::recorder::Phases;
 use crate::schema::Statement;
@@ -50,6 +50,27 @@ impl<S> Timed<S> {
     }
 }
 
+impl<S: Session> Timed<S> {
+    /// Have the session's whole transactions run one, where it has them
+    /// ([`Session::whole_transactions`]; `None` for a session of
+    /// statements). The server's execution time counts as the statements'
+    /// phase; the rest of the call (network, the server's queue) stays in
+    /// "other".
+    pub async fn run_whole(
+        &mut self,
+        txn_type: usize,
+        info: &TxnTypeInfo,
+        input: TxnInput<'_>,
+    ) -> Option<Result<Outcome, DbError>> {
+        let whole = self.inner.whole_transactions()?;
+        let ended = whole.run_transaction(txn_type, info, input).await;
+        Some(ended.map(|(outcome, server)| {
+            self.phases.statements += server;
+            outcome
+        }))
+    }
+}
+
 /// Run a session call and add its time to a phase. The clock starts before the
 /// call itself: an embedded engine does its work when called and returns a ready
 /// future.
@@ -68,6 +89,7 @@ macro_rules! timed {
 
 impl<S: Session> Session for Timed<S> {
     type Loader = S::Loader;
+    type Whole = S::Whole;
 
     fn execution(&self) -> Execution {
         self.inner.execution()
@@ -77,21 +99,12 @@ impl<S: Session> Session for Timed<S> {
         self.inner.loader()
     }
 
-    async fn prepare(&mut self, stmt: &'static Statement) -> Result<Option<usize>, DbError> {
-        self.inner.prepare(stmt).await
+    fn whole_transactions(&mut self) -> Option<&mut S::Whole> {
+        self.inner.whole_transactions()
     }
 
-    /// The server's execution time counts as the statements' phase; the rest of
-    /// the call (network, the server's queue) stays in "other".
-    async fn run_transaction(
-        &mut self,
-        txn_type: usize,
-        info: &TxnTypeInfo,
-        input: TxnInput<'_>,
-    ) -> Result<(Outcome, Duration), DbError> {
-        let (outcome, server) = self.inner.run_transaction(txn_type, info, input).await?;
-        self.phases.statements += server;
-        Ok((outcome, server))
+    async fn prepare(&mut self, stmt: &'static Statement) -> Result<Option<usize>, DbError> {
+        self.inner.prepare(stmt).await
     }
 
     fn take_wire(&mut self) -> Option<txbench_wire::Wire> {
@@ -148,10 +161,6 @@ impl<S: Session> Session for Timed<S> {
             "commit",
             self.inner.pipeline_and_commit(calls)
         )
-    }
-
-    fn served_parameters(&self) -> Option<&[(String, String)]> {
-        self.inner.served_parameters()
     }
 
     async fn server_version(&mut self) -> Result<String, DbError> {

@@ -10,7 +10,7 @@ use super::availability::Availability;
 use super::stopping::Stoppable;
 use super::stripe::{SharedStripe, Stripe};
 use super::worker::{Job, Window, WorkerContext, WorkerExit, spawn_worker};
-use crate::engine::{Engine, Session};
+use crate::engine::{Engine, Execution, Session};
 use crate::exec::{self, Spawned};
 use crate::rng::Rand;
 use crate::workload::Workload;
@@ -69,7 +69,17 @@ impl Pool {
             blocks_the_clock: engine.blocking() && placement == exec::Placement::Task,
         };
         let mut stoppable = Stoppable::default();
-        for (i, session) in sessions.into_iter().enumerate() {
+        for (i, mut session) in sessions.into_iter().enumerate() {
+            // What the engine said before it connected, and what its session
+            // does, must be one answer.
+            debug_assert_eq!(
+                session.whole_transactions().is_some(),
+                matches!(
+                    engine.execution(),
+                    Execution::ServedTransactions | Execution::Dataless
+                ),
+                "a session's whole transactions disagree with its EXECUTION"
+            );
             let busy = Arc::new(AtomicU64::new(0));
             let ctx = WorkerContext {
                 workload: Arc::clone(workload),
@@ -83,7 +93,6 @@ impl Pool {
                 acks: opts.acks.clone(),
                 availability: Arc::clone(availability),
                 interrupted: stoppable.interrupted(),
-                whole_transactions: engine.execution().whole_transactions(),
             };
             stoppable.add(session.interrupter(), &ctx.stripe, ctx.slot);
             pool.workers

@@ -167,9 +167,6 @@ pub struct WorkerContext<W: Workload> {
     /// Set once the run interrupted its sessions: a failure from then on is
     /// txbench's doing, and the transaction counts as unfinished.
     pub interrupted: Arc<AtomicBool>,
-    /// The session runs whole transactions ([`crate::engine::Execution::whole_transactions`]):
-    /// read once from the engine, not per attempt.
-    pub whole_transactions: bool,
 }
 
 /// Start one worker for a session, on a thread or a task (see [`exec::placement`]).
@@ -303,14 +300,10 @@ async fn attempt<S: Session, W: Workload>(
     let mut retry_causes = Vec::new();
     loop {
         written.clear();
-        let attempt = if ctx.whole_transactions {
-            let info = &ctx.workload.transaction_types()[job.txn_type];
-            session
-                .run_transaction(job.txn_type, info, &job.input)
-                .await
-                .map(|(outcome, _)| outcome)
-        } else {
-            ctx.workload.execute(session, &job.input, written).await
+        let info = &ctx.workload.transaction_types()[job.txn_type];
+        let attempt = match session.run_whole(job.txn_type, info, &job.input).await {
+            Some(ended) => ended,
+            None => ctx.workload.execute(session, &job.input, written).await,
         };
         if let Some(log) = &ctx.acks {
             let status = written.status(&attempt);

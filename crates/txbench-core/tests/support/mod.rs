@@ -24,6 +24,7 @@ pub struct Idle;
 impl Session for Idle {
     // The driver loads nothing: a session of its tests has no loader.
     type Loader = NoLoader;
+    type Whole = txbench_core::NoWholeTransactions;
 
     fn loader(&mut self) -> Option<&mut NoLoader> {
         None

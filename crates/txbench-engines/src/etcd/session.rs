@@ -348,6 +348,8 @@ impl Session for EtcdSession {
 
     type Loader = Self;
 
+    type Whole = txbench_core::NoWholeTransactions;
+
     fn loader(&mut self) -> Option<&mut Self> {
         Some(self)
     }

@@ -499,6 +499,8 @@ impl Session for MySession {
 
     type Loader = Self;
 
+    type Whole = txbench_core::NoWholeTransactions;
+
     fn loader(&mut self) -> Option<&mut Self> {
         Some(self)
     }

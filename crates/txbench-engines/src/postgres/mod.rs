@@ -441,6 +441,8 @@ impl Session for PgSession {
 
     type Loader = Self;
 
+    type Whole = txbench_core::NoWholeTransactions;
+
     fn loader(&mut self) -> Option<&mut Self> {
         Some(self)
     }

@@ -701,6 +701,8 @@ impl Session for SqliteSession {
 
     type Loader = Self;
 
+    type Whole = txbench_core::NoWholeTransactions;
+
     fn loader(&mut self) -> Option<&mut Self> {
         Some(self)
     }

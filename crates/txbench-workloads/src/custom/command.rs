@@ -208,7 +208,7 @@ impl Benchmark for Custom {
         // A server runs the statements of the file it serves: the client's
         // must be the same file, or its draws would not fit them.
         let (path, defined, digest) = DEFINED.get().expect("defined before any verb");
-        if let Some(served) = session.served_parameters()
+        if let Some(served) = crate::opening::served_parameters(session)
             && let Some((_, theirs)) = served.iter().find(|(k, _)| k == FILE_DIGEST)
             && theirs != digest
         {

@@ -429,7 +429,7 @@ impl Benchmark for Ycsb {
     ) -> Result<Self, WorkloadError> {
         // A server runs the statements of the core workload it serves: the
         // client's must be the same.
-        if let Some(served) = session.served_parameters()
+        if let Some(served) = crate::opening::served_parameters(session)
             && let Some((_, core)) = served.iter().find(|(k, _)| k == "core")
             && *core != options.workload.letter().to_string()
         {
