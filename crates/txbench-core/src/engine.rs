@@ -199,6 +199,13 @@ pub enum Execution {
 }
 
 impl Execution {
+    /// Whether its sessions have whole transactions run for them
+    /// ([`Session::whole_transactions`] is `Some`) rather than running a
+    /// workload's procedure.
+    pub const fn whole_transactions(self) -> bool {
+        matches!(self, Execution::ServedTransactions | Execution::Dataless)
+    }
+
     /// Whether txbench loads, checks and changes the data itself, through
     /// the session (a database or a key-value store, not a txbench server
     /// or an engine without data).

@@ -2,8 +2,9 @@
 //! once. It measures txbench's own ceiling: input generation, dispatch, queueing
 //! and recording, with no database in the way.
 //!
-//! Its sessions say so through [`Session::EXECUTION`] and [`Session::whole_transactions`] (the workloads then take
-//! their scale from the command line), and answer each whole transaction at
+//! Its sessions say so through [`Session::EXECUTION`] and
+//! [`Session::whole_transactions`] (the workloads then take their scale from
+//! the command line), and answer each whole transaction at
 //! once, ending it as its workload expects, instead of running the workload's
 //! procedures (they would find no rows). A load into it generates every row and discards it, which
 //! measures the data generator alone.

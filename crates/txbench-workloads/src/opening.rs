@@ -62,6 +62,16 @@ pub(crate) fn served_parameters<S: Session>(session: &mut S) -> Option<&[(String
         .and_then(|whole| whole.served_parameters())
 }
 
+/// The value the txbench server behind a session gave `key` in the
+/// handshake; `None` for any other session, or a key it did not give.
+pub(crate) fn served_value<'s, S: Session>(session: &'s mut S, key: &str) -> Option<&'s str> {
+    let served = served_parameters(session)?;
+    served
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
 /// The scale of `meta`'s workload on this session, checked against `asked`,
 /// and where it was found.
 pub async fn find<S: Session>(

@@ -10,7 +10,7 @@ use super::availability::Availability;
 use super::stopping::Stoppable;
 use super::stripe::{SharedStripe, Stripe};
 use super::worker::{Job, Window, WorkerContext, WorkerExit, spawn_worker};
-use crate::engine::{Engine, Execution, Session};
+use crate::engine::{Engine, Session};
 use crate::exec::{self, Spawned};
 use crate::rng::Rand;
 use crate::workload::Workload;
@@ -74,10 +74,7 @@ impl Pool {
             // does, must be one answer.
             debug_assert_eq!(
                 session.whole_transactions().is_some(),
-                matches!(
-                    engine.execution(),
-                    Execution::ServedTransactions | Execution::Dataless
-                ),
+                engine.execution().whole_transactions(),
                 "a session's whole transactions disagree with its EXECUTION"
             );
             let busy = Arc::new(AtomicU64::new(0));

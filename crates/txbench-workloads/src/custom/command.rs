@@ -208,9 +208,8 @@ impl Benchmark for Custom {
         // A server runs the statements of the file it serves: the client's
         // must be the same file, or its draws would not fit them.
         let (path, defined, digest) = DEFINED.get().expect("defined before any verb");
-        if let Some(served) = crate::opening::served_parameters(session)
-            && let Some((_, theirs)) = served.iter().find(|(k, _)| k == FILE_DIGEST)
-            && theirs != digest
+        if let Some(theirs) = crate::opening::served_value(session, FILE_DIGEST)
+            && theirs != digest.as_str()
         {
             return Err(WorkloadError::BadOption(format!(
                 "--file {}: the txbench server serves another workload file (its text differs)",

@@ -429,9 +429,8 @@ impl Benchmark for Ycsb {
     ) -> Result<Self, WorkloadError> {
         // A server runs the statements of the core workload it serves: the
         // client's must be the same.
-        if let Some(served) = crate::opening::served_parameters(session)
-            && let Some((_, core)) = served.iter().find(|(k, _)| k == "core")
-            && *core != options.workload.letter().to_string()
+        if let Some(core) = crate::opening::served_value(session, "core")
+            && core != options.workload.letter().to_string()
         {
             return Err(WorkloadError::BadOption(format!(
                 "--workload {}: the txbench server serves YCSB {}",
