@@ -190,54 +190,6 @@ fn assert_whole(dir: &Path, label: &str, nodes: &[String], results: &Path, injec
     );
 }
 
-/// Restores a MariaDB global variable when dropped.
-struct GlobalSetting {
-    url: String,
-    name: &'static str,
-    was: String,
-}
-
-impl GlobalSetting {
-    async fn set(url: &str, name: &'static str, value: &str) -> GlobalSetting {
-        let mut conn = mysql_async::Conn::from_url(url).await.unwrap();
-        let was: String = conn
-            .query_first(format!("SELECT @@GLOBAL.{name}"))
-            .await
-            .unwrap()
-            .unwrap();
-        conn.query_drop(format!("SET GLOBAL {name} = {value}"))
-            .await
-            .unwrap();
-        GlobalSetting {
-            url: url.into(),
-            name,
-            was,
-        }
-    }
-}
-
-impl Drop for GlobalSetting {
-    fn drop(&mut self) {
-        let (url, sql) = (
-            self.url.clone(),
-            format!("SET GLOBAL {} = {}", self.name, self.was),
-        );
-        // Its own thread: a runtime cannot be blocked on from within another.
-        std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async {
-                let mut conn = mysql_async::Conn::from_url(&url).await.unwrap();
-                conn.query_drop(sql).await.unwrap();
-            });
-        })
-        .join()
-        .unwrap();
-    }
-}
-
 /// Aborts of MySQL-wire transactions on the nodes at `urls` (each a
 /// database's URL), until `stop`: KILL QUERY and KILL CONNECTION of the run's
 /// connections and, where `locks`, lock holders and deadlocks.
@@ -399,15 +351,16 @@ async fn mariadb_transactions_stay_whole_under_kills_timeouts_and_deadlocks() {
     let db = support::MyDatabase::create(&base, "aborts").await;
     let dir = tempfile::tempdir().unwrap();
     load_one_warehouse(dir.path(), &db.url);
-    // Sessions opened from here on wait 1 s for a lock, not 50.
-    let timeout = GlobalSetting::set(&base, "innodb_lock_wait_timeout", "1").await;
+    // The run's sessions wait 1 s for a lock, not 50 (a session variable:
+    // a global one would time out other tests' sessions on the shared server).
+    let run_url = format!("{}?session_variables=innodb_lock_wait_timeout=1", db.url);
     for round_trips in ["pipelined", "statement"] {
         let run_dir = tempfile::tempdir().unwrap();
         let urls = vec![db.url.clone()];
         let (injected, results) = run_under(
             run_dir.path(),
             &[
-                run_args(&urls, round_trips),
+                run_args(std::slice::from_ref(&run_url), round_trips),
                 vec!["--terminals".into(), "8".into()],
             ]
             .concat(),
@@ -426,7 +379,6 @@ async fn mariadb_transactions_stay_whole_under_kills_timeouts_and_deadlocks() {
             &injected,
         );
     }
-    drop(timeout);
     db.drop_now().await;
 }
 

@@ -746,4 +746,25 @@ mod tests {
         let t = MyTarget::parse("mysql://root:secret@127.0.0.1:3306/tpcc").unwrap();
         assert_eq!(t.display, "mysql://root:***@127.0.0.1:3306/tpcc");
     }
+
+    #[test]
+    fn session_variables_become_set_statements_and_the_rest_goes_to_the_driver() {
+        let t = MyTarget::parse(
+            "mysql://root@h/tpcc?session_variables=innodb_lock_wait_timeout=1,sql_mode=ANSI\
+             &stmt_cache_size=8",
+        )
+        .unwrap();
+        assert_eq!(
+            t.opts.init(),
+            [
+                "SET SESSION innodb_lock_wait_timeout = 1",
+                "SET SESSION sql_mode = ANSI"
+            ]
+        );
+        for bad in ["x", "a=1;DROP TABLE t", "=1", "a="] {
+            let e =
+                MyTarget::parse(&format!("mysql://root@h/t?session_variables={bad}")).unwrap_err();
+            assert!(e.0.contains(&format!("'{bad}'")), "{e}");
+        }
+    }
 }

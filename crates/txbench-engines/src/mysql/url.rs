@@ -1,4 +1,5 @@
-//! `mysql://` URLs: mysql_async's options, the password kept out of output.
+//! `mysql://` URLs: mysql_async's options, the password kept out of output,
+//! and `session_variables`, set in every session the engine opens.
 
 use mysql_async::{Opts, OptsBuilder};
 
@@ -22,7 +23,8 @@ impl MyTarget {
     /// Parse a `mysql://` URL.
     pub fn parse(url: &str) -> Result<MyTarget, crate::target_error::TargetError> {
         let display = crate::redact::redact(url);
-        let opts = Opts::from_url(url).map_err(|e| {
+        let (url, session) = session_variables(url)?;
+        let opts = Opts::from_url(&url).map_err(|e| {
             crate::target_error::TargetError(format!("invalid MySQL URL '{display}': {e}"))
         })?;
         if opts.db_name().is_none() {
@@ -38,7 +40,48 @@ impl MyTarget {
             .stmt_cache_size(1024)
             .client_found_rows(true)
             .prefer_socket(false)
+            .init(session)
             .into();
         Ok(MyTarget { opts, display })
     }
+}
+
+/// The URL without its `session_variables` parameter, and that parameter as
+/// `SET SESSION` statements: `session_variables=innodb_lock_wait_timeout=1,
+/// sql_mode=STRICT_ALL_TABLES` (the form of MySQL's Connector/J), each
+/// name and value a plain word, since they are written into SQL.
+fn session_variables(url: &str) -> Result<(String, Vec<String>), crate::target_error::TargetError> {
+    let Some((base, query)) = url.split_once('?') else {
+        return Ok((url.to_string(), Vec::new()));
+    };
+    let (ours, theirs): (Vec<&str>, Vec<&str>) = query
+        .split('&')
+        .partition(|p| p.starts_with("session_variables="));
+    let mut statements = Vec::new();
+    for pair in ours
+        .iter()
+        .flat_map(|p| p["session_variables=".len()..].split(','))
+    {
+        let plain = |w: &str| {
+            !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+        };
+        match pair.split_once('=') {
+            Some((name, value)) if plain(name) && plain(value) => {
+                statements.push(format!("SET SESSION {name} = {value}"));
+            }
+            _ => {
+                return Err(crate::target_error::TargetError(format!(
+                    "session_variables: '{pair}' is not name=value \
+                     (letters, digits, '_', '.' and '-' only)"
+                )));
+            }
+        }
+    }
+    let url = match theirs.is_empty() {
+        true => base.to_string(),
+        false => format!("{base}?{}", theirs.join("&")),
+    };
+    Ok((url, statements))
 }
