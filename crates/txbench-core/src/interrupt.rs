@@ -22,6 +22,13 @@ pub type Pending = Pin<Box<dyn Future<Output = ()> + Send>>;
 /// goes on without its answer.
 pub const REQUEST_LIMIT: Duration = Duration::from_secs(2);
 
+/// How long a caller that interrupted a statement waits for it to end (the
+/// server answers a stopped statement with an error) before it says the
+/// statement was only asked to stop. A cancel request reaches PostgreSQL's
+/// backend asynchronously: exiting at once left a check's statement shown
+/// active on a busy server after txbench had said it was stopped.
+pub const STOP_LIMIT: Duration = Duration::from_secs(5);
+
 /// Stops a session's statement in progress, from any thread.
 pub trait Interrupt: Send + Sync {
     /// Ask that the statement the session runs now stop (and any it starts

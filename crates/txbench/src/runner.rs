@@ -94,6 +94,7 @@ where
     let session = engine.connect().await?;
     let interrupter = session.interrupter();
     let work = on_its_executor(&**engine, session, f);
+    tokio::pin!(work);
     let mut stop = stop.clone();
     let run_out = async {
         match limit {
@@ -101,17 +102,36 @@ where
             None => std::future::pending().await,
         }
     };
-    let failure = tokio::select! {
-        out = work => return out,
-        _ = stop.wait_for(|s| *s) => Failure::Interrupted(format!("stopped during {what}")),
-        () = run_out => Failure::failed(format!(
-            "{what} did not finish within --timeout {}; its statement was stopped",
+    let interrupted = tokio::select! {
+        out = &mut work => return out,
+        _ = stop.wait_for(|s| *s) => true,
+        () = run_out => false,
+    };
+    // Stopped means ended: the session's work returns once the server has
+    // stopped its statement. (A session with no interrupter has nothing
+    // running elsewhere: dropping its work stops it.)
+    let stop_limit = txbench_core::interrupt::STOP_LIMIT;
+    let stopped = match interrupter {
+        Some(handle) => {
+            txbench_core::interrupt::send(vec![handle.interrupt()]).await;
+            tokio::time::timeout(stop_limit, &mut work).await.is_ok()
+        }
+        None => true,
+    };
+    let statement = match stopped {
+        true => "its statement was stopped".to_string(),
+        false => format!(
+            "its statement was asked to stop, and still ran {} s later",
+            stop_limit.as_secs()
+        ),
+    };
+    let failure = match interrupted {
+        true => Failure::Interrupted(format!("stopped during {what}")),
+        false => Failure::failed(format!(
+            "{what} did not finish within --timeout {}; {statement}",
             humantime::format_duration(limit.unwrap_or_default())
         )),
     };
-    if let Some(handle) = interrupter {
-        txbench_core::interrupt::send(vec![handle.interrupt()]).await;
-    }
     Err(failure)
 }
 
