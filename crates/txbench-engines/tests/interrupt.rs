@@ -18,19 +18,16 @@ use txbench_test_support::service;
 const SLEEP_S: u64 = 600;
 
 /// Start `sql` on `session`, interrupt it a moment later, and return how long
-/// the statement took and its result (error text or the rows' count), once
-/// the session has answered a next statement: the server sends a stopped
-/// statement's error before its backend leaves it (a loaded machine showed
-/// it still active in between), and answers the next only after.
+/// the statement took and its result (error text or the rows' count).
 async fn interrupted<S: Session>(mut session: S, sql: String) -> (Duration, Result<usize, String>) {
     let handle = session.interrupter().expect("the engine can interrupt");
     let started = Instant::now();
     let statement = tokio::spawn(async move {
         let r = session.query_sql(&sql).await;
-        let took = started.elapsed();
-        let next = session.query_sql("SELECT 1").await;
-        assert!(next.is_ok(), "the session answers after the interrupt");
-        (took, r.map(|rows| rows.len()).map_err(|e| e.message))
+        (
+            started.elapsed(),
+            r.map(|rows| rows.len()).map_err(|e| e.message),
+        )
     });
     tokio::time::sleep(Duration::from_millis(300)).await;
     handle.interrupt().await;
@@ -58,6 +55,19 @@ async fn postgres_cancels_the_statement_on_both_kinds_of_connection() {
         );
         let error = result.expect_err("a cancelled statement fails");
         assert!(error.contains("cancel"), "{timestamps:?}: {error}");
+        let running = active_after_a_moment(&watcher, &tag).await;
+        assert_eq!(running, 0, "{timestamps:?}: the server still runs it");
+    }
+}
+
+/// How many statements holding `tag` the server lists as active, asked until
+/// there are none or 5 s have passed: none, unless the statement was left
+/// to run its 600 s. PostgreSQL sends a cancelled statement's error before
+/// its backend leaves it, and a loaded CI machine listed it active in
+/// between.
+async fn active_after_a_moment(watcher: &tokio_postgres::Client, tag: &str) -> i64 {
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
         let running: i64 = watcher
             .query_one(
                 "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 \
@@ -67,7 +77,10 @@ async fn postgres_cancels_the_statement_on_both_kinds_of_connection() {
             .await
             .unwrap()
             .get(0);
-        assert_eq!(running, 0, "{timestamps:?}: the server still runs it");
+        if running == 0 || Instant::now() > until {
+            return running;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
