@@ -437,6 +437,29 @@ pub struct RunResult {
     /// that ended in it per second.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warmup_per_s: Vec<(f64, f64)>,
+    /// A merge's runs, each by its own figures (empty for a run that is no
+    /// merge): the shards side by side, and the slowest among them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartResult>,
+}
+
+/// One run of a merge by its own figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartResult {
+    /// The run's results directory.
+    pub dir: String,
+    /// Its shard index (from 0) and the number of shards (1: no shard).
+    pub shard_index: u32,
+    /// The number of shards of its run.
+    pub shards: u32,
+    /// Transactions it completed per second of its own window.
+    pub per_s: f64,
+    /// Every type's latency together, in ms.
+    pub latency_ms: Option<Percentiles>,
+    /// The CPU its process spent, warm-up included, in seconds.
+    pub cpu_secs: f64,
+    /// Its measurement verdict.
+    pub verdict: String,
 }
 
 /// What the kernel's timestamps of the wire said of a run (`--timestamps

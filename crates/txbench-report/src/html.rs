@@ -82,11 +82,39 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>, figures: &TimelineFi
     }
     errors_seen(&mut b, r);
     confidence_intervals(&mut b, r);
+    parts(&mut b, r);
     faults(&mut b, r);
     open_loop(&mut b, r);
     measurement_checks(&mut b, r);
     configuration(&mut b, r);
     page(&title, &b)
+}
+
+/// A merge's runs side by side, and the slowest of them.
+fn parts(b: &mut String, r: &RunResult) {
+    if r.parts.len() < 2 {
+        return;
+    }
+    let _ = writeln!(b, "<h2>The merged runs</h2><table><tr>");
+    for head in crate::parts::HEADS {
+        let _ = write!(b, "<th>{head}</th>");
+    }
+    let _ = writeln!(b, "</tr>");
+    for row in crate::parts::rows(&r.parts) {
+        let cells: String = row
+            .iter()
+            .map(|c| format!("<td>{}</td>", escape(c)))
+            .collect();
+        let _ = writeln!(b, "<tr>{cells}</tr>");
+    }
+    let _ = writeln!(b, "</table>");
+    if let Some(p) = crate::parts::slowest(&r.parts) {
+        let _ = writeln!(
+            b,
+            "<p>The slowest: {} (the highest p99).</p>",
+            escape(&crate::parts::name(p))
+        );
+    }
 }
 
 /// The title, when and how long the run was, and the verdict.

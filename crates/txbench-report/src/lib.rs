@@ -11,6 +11,7 @@ pub mod json;
 pub mod markup;
 pub mod merge;
 pub mod millis;
+pub mod parts;
 pub mod plots;
 pub mod results;
 pub mod terminal;

@@ -148,9 +148,49 @@ pub fn summary(r: &RunResult) -> String {
     open_loop(&mut out, r);
     scheduler(&mut out, r);
     measurement_checks(&mut out, r);
+    parts(&mut out, r);
     faults(&mut out, r);
     cpu_and_errors(&mut out, r);
     out
+}
+
+/// A merge's runs side by side, and the slowest of them.
+fn parts(out: &mut String, r: &RunResult) {
+    if r.parts.len() < 2 {
+        return;
+    }
+    let rows = crate::parts::rows(&r.parts);
+    let heads = crate::parts::HEADS;
+    let widths: Vec<usize> = (0..heads.len())
+        .map(|c| {
+            rows.iter()
+                .map(|row| row[c].len())
+                .fold(heads[c].len(), usize::max)
+        })
+        .collect();
+    let line = |cells: &[&str]| {
+        let mut l = String::from(" ");
+        for (c, cell) in cells.iter().enumerate() {
+            match c {
+                0 | 6 => l += &format!(" {cell:<w$}", w = widths[c]),
+                _ => l += &format!(" {cell:>w$}", w = widths[c]),
+            }
+        }
+        l.trim_end().to_string()
+    };
+    let _ = writeln!(out, "the merged runs, each by its own figures:");
+    let _ = writeln!(out, "{}", line(&heads));
+    for row in &rows {
+        let cells: Vec<&str> = row.iter().map(String::as_str).collect();
+        let _ = writeln!(out, "{}", line(&cells));
+    }
+    if let Some(p) = crate::parts::slowest(&r.parts) {
+        let _ = writeln!(
+            out,
+            "  slowest: {} (the highest p99)",
+            crate::parts::name(p)
+        );
+    }
 }
 
 /// Error counts by kind, "connection 4, other 1" ("none" when there are none).

@@ -676,6 +676,7 @@ fn result_of<E: Engine, W: Benchmark>(
         faults: Vec::new(),
         wire,
         warmup_per_s: Vec::new(),
+        parts: Vec::new(),
     }
 }
 

@@ -6,7 +6,7 @@ use std::io;
 use std::time::{Duration, UNIX_EPOCH};
 
 use txbench_core::recorder::Recorder;
-use txbench_core::result::{RunResult, TypeResult};
+use txbench_core::result::{PartResult, RunResult, TypeResult};
 use txbench_core::settings::RunSettings;
 use txbench_core::summary::{
     operation_results, total_censored_from_ms, total_latency, type_result, wire_result,
@@ -57,6 +57,28 @@ fn weighted_phases(runs: &[RunFiles], t: usize) -> txbench_core::result::PhaseMe
         }
     }
     out
+}
+
+/// A run's own figures, for the merged report's table of the runs.
+fn part_of(r: &RunFiles) -> PartResult {
+    let s = &r.summary;
+    let completed: u64 = s.transactions.iter().map(TypeResult::completed).sum();
+    let (shard_index, shards) = s
+        .settings
+        .as_ref()
+        .map_or((0, 1), |x| (x.shard_index, x.shards));
+    PartResult {
+        dir: r.dir.display().to_string(),
+        shard_index,
+        shards,
+        per_s: match s.measured_secs > 0.0 {
+            true => completed as f64 / s.measured_secs,
+            false => 0.0,
+        },
+        latency_ms: s.total_latency_ms.clone(),
+        cpu_secs: s.cpu.process_secs,
+        verdict: s.verdict.clone(),
+    }
 }
 
 /// Merge runs made at the same time. Refuses runs of different workloads,
@@ -125,6 +147,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         faults: Vec::new(),
         wire: merged_wire(runs, &total),
         warmup_per_s: Vec::new(),
+        parts: runs.iter().map(part_of).collect(),
         ..base.clone()
     };
     Ok(Merged {

@@ -122,6 +122,7 @@ mod tests {
             faults: Vec::new(),
             wire: None,
             warmup_per_s: Vec::new(),
+            parts: Vec::new(),
         }
     }
 
@@ -231,6 +232,14 @@ mod tests {
         }
         assert_eq!(merged.result.measured_secs, 5.0);
         assert_eq!(merged.result.merged_from.len(), 2);
+        // Each run by its own figures, in the order given.
+        let parts: Vec<(&str, f64)> = merged
+            .result
+            .parts
+            .iter()
+            .map(|p| (p.dir.rsplit('/').next().unwrap(), p.cpu_secs))
+            .collect();
+        assert_eq!(parts, [("a", 0.0), ("b", 0.0)]);
         assert_eq!(
             merged.result.total_latency_ms,
             single.result.total_latency_ms
