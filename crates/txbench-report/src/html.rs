@@ -11,9 +11,8 @@ use txbench_core::summary::client_share;
 use crate::figures::TimelineFigures;
 use crate::hlog::IntervalLog;
 pub use crate::markup::escape;
-use crate::millis::ms;
+use crate::millis::{grouped, ms};
 use crate::plots::{self, Series};
-use crate::terminal::grouped;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}\
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}\

@@ -4,8 +4,7 @@
 
 use txbench_core::result::PartResult;
 
-use crate::millis::ms;
-use crate::terminal::grouped;
+use crate::millis::{grouped, ms};
 
 /// The column heads of [`rows`].
 pub const HEADS: [&str; 7] = [

@@ -7,27 +7,8 @@ use txbench_core::result::{Percentiles, RunResult, TypeResult, is_lower_bound};
 use txbench_core::stats::anderson_darling::CRITICAL_1_PERCENT;
 use txbench_core::summary::client_share;
 
+pub use crate::millis::grouped;
 use crate::millis::ms;
-
-/// Format a number with thousands separators and `decimals` digits.
-pub fn grouped(value: f64, decimals: usize) -> String {
-    let text = format!("{:.*}", decimals, value.abs());
-    let (int, frac) = text
-        .split_once('.')
-        .map_or((text.as_str(), ""), |(i, f)| (i, f));
-    let mut out = String::new();
-    for (i, ch) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if !frac.is_empty() {
-        out.push('.');
-        out.push_str(frac);
-    }
-    if value < 0.0 { format!("-{out}") } else { out }
-}
 
 /// A latency figure, marked "≥" when it is only a lower bound.
 fn bound(v: f64, lower: bool) -> String {
