@@ -96,13 +96,19 @@ import_base() {
 have "$base" || pull "$base" || import_base
 [ "$mode" != base ] || exit 0
 
-if [ "$mode" = auto ]; then
-    if have "$rust" || pull "$rust"; then mode=full; else mode=prebuilt; fi
+# Rust's image, asked for once: full needs it, auto takes it where it is.
+if [ "$mode" != prebuilt ]; then
+    if have "$rust" || pull "$rust"; then
+        mode=full
+    elif [ "$mode" = full ]; then
+        die "$rust cannot be pulled: use prebuilt"
+    else
+        mode=prebuilt
+    fi
     echo "image.sh: building the $mode image" >&2
 fi
 
 if [ "$mode" = full ]; then
-    have "$rust" || pull "$rust" || die "$rust cannot be pulled: use prebuilt"
     build -t "$tag" -f Dockerfile .
 else
     glibc=$(ldd --version 2>/dev/null | head -1 | grep -o '[0-9]*\.[0-9]*$' || true)

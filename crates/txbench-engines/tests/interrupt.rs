@@ -11,7 +11,7 @@ use txbench_core::{Engine, Session};
 use txbench_engines::mysql::{MyEngine, MyTarget};
 use txbench_engines::postgres::{PgEngine, PgTarget};
 
-use txbench_test_support::service;
+use txbench_test_support::{service, settle};
 
 /// Longer than any test may take: a statement that ends before it was
 /// stopped.
@@ -66,22 +66,19 @@ async fn postgres_cancels_the_statement_on_both_kinds_of_connection() {
 /// its backend leaves it, and a loaded CI machine listed it active in
 /// between.
 async fn active_after_a_moment(watcher: &tokio_postgres::Client, tag: &str) -> i64 {
-    let until = Instant::now() + Duration::from_secs(5);
-    loop {
-        let running: i64 = watcher
+    let pattern = format!("%{tag}%");
+    settle::until_zero(Duration::from_secs(5), async || {
+        watcher
             .query_one(
                 "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 \
                  AND pid <> pg_backend_pid()",
-                &[&format!("%{tag}%")],
+                &[&pattern],
             )
             .await
             .unwrap()
-            .get(0);
-        if running == 0 || Instant::now() > until {
-            return running;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+            .get(0)
+    })
+    .await
 }
 
 #[tokio::test]

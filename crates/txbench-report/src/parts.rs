@@ -3,6 +3,7 @@
 //! looks into first.
 
 use txbench_core::result::PartResult;
+use txbench_core::shard::Shard;
 
 use crate::millis::{grouped, ms};
 
@@ -26,9 +27,9 @@ pub fn slowest(parts: &[PartResult]) -> Option<&PartResult> {
 /// How a part is named: its shard, or its directory for runs that are no
 /// shards.
 pub fn name(p: &PartResult) -> String {
-    match p.shards > 1 {
-        true => format!("shard {} of {}", p.shard_index, p.shards),
-        false => p.dir.clone(),
+    match Shard::new(p.shard_index, p.shards) {
+        Ok(shard) if !shard.is_whole() => shard.to_string(),
+        _ => p.dir.clone(),
     }
 }
 

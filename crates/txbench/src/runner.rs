@@ -118,6 +118,9 @@ where
         }
         None => true,
     };
+    if interrupted {
+        return Err(Failure::Interrupted(format!("stopped during {what}")));
+    }
     let statement = match stopped {
         true => "its statement was stopped".to_string(),
         false => format!(
@@ -125,14 +128,10 @@ where
             stop_limit.as_secs()
         ),
     };
-    let failure = match interrupted {
-        true => Failure::Interrupted(format!("stopped during {what}")),
-        false => Failure::failed(format!(
-            "{what} did not finish within --timeout {}; {statement}",
-            humantime::format_duration(limit.unwrap_or_default())
-        )),
-    };
-    Err(failure)
+    Err(Failure::failed(format!(
+        "{what} did not finish within --timeout {}; {statement}",
+        humantime::format_duration(limit.unwrap_or_default())
+    )))
 }
 
 /// Run once, print the summary and where the results are.

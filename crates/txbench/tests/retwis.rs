@@ -27,7 +27,7 @@ fn run_ok(cmd: &mut Command) -> String {
 
 /// The named operation of a summary: (count, p50 ms).
 /// The committed transactions of the type whose key is `key`.
-fn type_sum_of(summary: &serde_json::Value, key: &str) -> u64 {
+fn committed_of(summary: &serde_json::Value, key: &str) -> u64 {
     summary["transactions"]
         .as_array()
         .expect("transactions")
@@ -104,7 +104,7 @@ fn all_in_one_on_sqlite_reports_operations_and_its_config_repeats_it() {
     // gets lie within five standard errors of their mean 5.5, which a run
     // of any length holds (a fixed bound on the mix's mean failed a loaded
     // machine's short run).
-    let of = |key: &str| type_sum_of(&summary, key);
+    let of = |key: &str| committed_of(&summary, key);
     let (add_user, follow, post) = (of("add_user"), of("follow"), of("post_tweet"));
     let timelines = of("get_timeline");
     let (gets, _) = operation(&summary, "get");

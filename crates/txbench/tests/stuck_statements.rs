@@ -345,21 +345,17 @@ async fn a_check_that_gives_up_leaves_nothing_running_on_postgres() {
 /// shortly after sending its error, and a backend whose client has gone is
 /// listed, idle, for a moment: a busy machine saw both right after the exit.
 async fn statements_tagged(db: &support::PgDatabase, tag: &str) -> i64 {
-    let admin = db.admin();
-    let until = std::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        let running: i64 = admin
+    let pattern = format!("%{tag}%");
+    txbench_test_support::settle::until_zero(Duration::from_secs(5), async || {
+        db.admin()
             .query_one(
                 "SELECT count(*) FROM pg_stat_activity WHERE query LIKE $1 \
                  AND state = 'active' AND pid <> pg_backend_pid()",
-                &[&format!("%{tag}%")],
+                &[&pattern],
             )
             .await
             .unwrap()
-            .get(0);
-        if running == 0 || std::time::Instant::now() > until {
-            return running;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+            .get(0)
+    })
+    .await
 }

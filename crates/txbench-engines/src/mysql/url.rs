@@ -54,19 +54,15 @@ fn session_variables(url: &str) -> Result<(String, Vec<String>), crate::target_e
     let Some((base, query)) = url.split_once('?') else {
         return Ok((url.to_string(), Vec::new()));
     };
-    let (ours, theirs): (Vec<&str>, Vec<&str>) = query
-        .split('&')
-        .partition(|p| p.starts_with("session_variables="));
+    const KEY: &str = "session_variables=";
+    let (ours, theirs): (Vec<&str>, Vec<&str>) = query.split('&').partition(|p| p.starts_with(KEY));
+    let plain = |w: &str| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+    };
     let mut statements = Vec::new();
-    for pair in ours
-        .iter()
-        .flat_map(|p| p["session_variables=".len()..].split(','))
-    {
-        let plain = |w: &str| {
-            !w.is_empty()
-                && w.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
-        };
+    for pair in ours.iter().flat_map(|p| p[KEY.len()..].split(',')) {
         match pair.split_once('=') {
             Some((name, value)) if plain(name) && plain(value) => {
                 statements.push(format!("SET SESSION {name} = {value}"));

@@ -62,7 +62,6 @@ fn weighted_phases(runs: &[RunFiles], t: usize) -> txbench_core::result::PhaseMe
 /// A run's own figures, for the merged report's table of the runs.
 fn part_of(r: &RunFiles) -> PartResult {
     let s = &r.summary;
-    let completed: u64 = s.transactions.iter().map(TypeResult::completed).sum();
     let (shard_index, shards) = s
         .settings
         .as_ref()
@@ -71,10 +70,7 @@ fn part_of(r: &RunFiles) -> PartResult {
         dir: r.dir.display().to_string(),
         shard_index,
         shards,
-        per_s: match s.measured_secs > 0.0 {
-            true => completed as f64 / s.measured_secs,
-            false => 0.0,
-        },
+        per_s: s.throughput(),
         latency_ms: s.total_latency_ms.clone(),
         cpu_secs: s.cpu.process_secs,
         verdict: s.verdict.clone(),
