@@ -234,6 +234,7 @@ trait DynSession: Send {
     ) -> BoxFuture<'a, Result<Vec<Reply>, DbError>>;
     fn server_version(&mut self) -> BoxFuture<'_, Result<String, DbError>>;
     fn isolation_in_effect(&mut self) -> BoxFuture<'_, Result<Option<Isolation>, DbError>>;
+    fn server_clock(&mut self) -> BoxFuture<'_, Result<Option<i64>, DbError>>;
     fn prepare(
         &mut self,
         stmt: &'static Statement,
@@ -296,6 +297,9 @@ impl<S: Session<Loader: Sized, Whole: Sized>> DynSession for S {
     }
     fn isolation_in_effect(&mut self) -> BoxFuture<'_, Result<Option<Isolation>, DbError>> {
         Box::pin(Session::isolation_in_effect(self))
+    }
+    fn server_clock(&mut self) -> BoxFuture<'_, Result<Option<i64>, DbError>> {
+        Box::pin(Session::server_clock(self))
     }
     fn prepare(
         &mut self,
@@ -367,6 +371,9 @@ impl Session for AnySession {
     }
     async fn isolation_in_effect(&mut self) -> Result<Option<Isolation>, DbError> {
         self.0.isolation_in_effect().await
+    }
+    async fn server_clock(&mut self) -> Result<Option<i64>, DbError> {
+        self.0.server_clock().await
     }
     async fn prepare(&mut self, stmt: &'static Statement) -> Result<Option<usize>, DbError> {
         self.0.prepare(stmt).await

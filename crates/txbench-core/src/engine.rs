@@ -309,6 +309,13 @@ pub trait Session: Send + 'static {
     ) -> impl Future<Output = Result<Option<Isolation>, DbError>> + Send {
         std::future::ready(Ok(None))
     }
+    /// The database server's wall clock now, in microseconds since the Unix
+    /// epoch; `None` where the engine cannot read it (the default) or its
+    /// clock is this machine's (an engine in this process). Shards started
+    /// for one `--start-at` hold their clocks against it.
+    fn server_clock(&mut self) -> impl Future<Output = Result<Option<i64>, DbError>> + Send {
+        std::future::ready(Ok(None))
+    }
     /// Prepare a statement without running it, so that one the database
     /// refuses is found before a run starts (its own message in the error).
     /// The answer is the number of columns its rows have, where the engine

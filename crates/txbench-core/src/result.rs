@@ -441,6 +441,24 @@ pub struct RunResult {
     /// merge): the shards side by side, and the slowest among them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<PartResult>,
+    /// This client's clock against the database server's, read as the run
+    /// opened; `None` where the engine cannot read its server's clock (or
+    /// has none but this machine's), and for a merge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockOffset>,
+}
+
+/// A client's clock against its database server's: what shards started for
+/// one `--start-at` on machines of their own compare to know that their
+/// clocks agreed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ClockOffset {
+    /// The server's clock less the client's, ms (positive: the server's is
+    /// ahead).
+    pub offset_ms: f64,
+    /// The offset is known to within this, ms: half the round trip of the
+    /// reading it came from.
+    pub uncertainty_ms: f64,
 }
 
 /// One run of a merge by its own figures.
@@ -458,6 +476,9 @@ pub struct PartResult {
     pub latency_ms: Option<Percentiles>,
     /// The CPU its process spent, warm-up included, in seconds.
     pub cpu_secs: f64,
+    /// Its clock against the database server's, where it was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockOffset>,
     /// Its measurement verdict.
     pub verdict: String,
 }

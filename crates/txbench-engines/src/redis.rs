@@ -516,6 +516,15 @@ impl Session for RedisSession {
         Ok(format!("Redis {}", version_in_info(&info)))
     }
 
+    async fn server_clock(&mut self) -> Result<Option<i64>, DbError> {
+        // TIME: seconds and microseconds, as two strings.
+        let (secs, micros): (i64, i64) = redis::cmd("TIME")
+            .query_async(&mut self.conn)
+            .await
+            .map_err(classify)?;
+        Ok(Some(secs * 1_000_000 + micros))
+    }
+
     async fn begin(&mut self, _mode: TxMode) -> Result<(), DbError> {
         let tx = &mut self.tx;
         tx.open = true;

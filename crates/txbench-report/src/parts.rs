@@ -8,8 +8,8 @@ use txbench_core::shard::Shard;
 use crate::millis::{grouped, ms};
 
 /// The column heads of [`rows`].
-pub const HEADS: [&str; 7] = [
-    "run", "txn/s", "p50 ms", "p99 ms", "max ms", "CPU s", "verdict",
+pub const HEADS: [&str; 8] = [
+    "run", "txn/s", "p50 ms", "p99 ms", "max ms", "CPU s", "clock ms", "verdict",
 ];
 
 /// The part with the highest p99 latency (the first of equals), when two or
@@ -33,8 +33,9 @@ pub fn name(p: &PartResult) -> String {
     }
 }
 
-/// One row of cells per part, under [`HEADS`].
-pub fn rows(parts: &[PartResult]) -> Vec<[String; 7]> {
+/// One row of cells per part, under [`HEADS`]; its clock is the server's
+/// less its own, ± what the reading could tell ("-": not read).
+pub fn rows(parts: &[PartResult]) -> Vec<[String; 8]> {
     parts
         .iter()
         .map(|p| {
@@ -51,6 +52,9 @@ pub fn rows(parts: &[PartResult]) -> Vec<[String; 7]> {
                 p99,
                 max,
                 format!("{:.2}", p.cpu_secs),
+                p.clock.map_or("-".into(), |c| {
+                    format!("{:+.1} ± {:.1}", c.offset_ms, c.uncertainty_ms)
+                }),
                 p.verdict.clone(),
             ]
         })
@@ -75,6 +79,7 @@ mod tests {
                 ..Percentiles::default()
             }),
             cpu_secs: 1.5,
+            clock: None,
             verdict: "SOUND".into(),
         }
     }
@@ -88,5 +93,12 @@ mod tests {
         assert_eq!(rows[1][0], "shard 1 of 3");
         assert_eq!(rows[1][3], ms(9.0));
         assert_eq!(rows[2][1], grouped(102.0, 1));
+        assert_eq!(rows[0][6], "-");
+        let mut read = part(0, 5.0);
+        read.clock = Some(txbench_core::result::ClockOffset {
+            offset_ms: -3001.25,
+            uncertainty_ms: 0.4,
+        });
+        assert_eq!(super::rows(&[read])[0][6], "-3001.2 ± 0.4");
     }
 }

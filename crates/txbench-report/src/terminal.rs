@@ -145,7 +145,7 @@ fn parts(out: &mut String, r: &RunResult) {
     let widths: Vec<usize> = (0..heads.len())
         .map(|c| {
             rows.iter()
-                .map(|row| row[c].len())
+                .map(|row| row[c].chars().count())
                 .fold(heads[c].len(), usize::max)
         })
         .collect();
@@ -153,7 +153,8 @@ fn parts(out: &mut String, r: &RunResult) {
         let mut l = String::from(" ");
         for (c, cell) in cells.iter().enumerate() {
             match c {
-                0 | 6 => l += &format!(" {cell:<w$}", w = widths[c]),
+                // The run's name and its verdict read from the left.
+                0 | 7 => l += &format!(" {cell:<w$}", w = widths[c]),
                 _ => l += &format!(" {cell:>w$}", w = widths[c]),
             }
         }

@@ -145,4 +145,8 @@ impl<S: Session> Session for Gate<S> {
     async fn isolation_in_effect(&mut self) -> Result<Option<Isolation>, DbError> {
         self.inner.isolation_in_effect().await
     }
+
+    async fn server_clock(&mut self) -> Result<Option<i64>, DbError> {
+        self.inner.server_clock().await
+    }
 }

@@ -6,6 +6,7 @@ mod output;
 mod acid;
 mod ack_log;
 mod cli;
+mod clock;
 mod compare;
 mod config;
 mod failure;

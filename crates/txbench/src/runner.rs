@@ -12,7 +12,7 @@ use txbench_core::acks::AckCounts;
 use txbench_core::checks;
 use txbench_core::driver::{self, Phase, RunError, RunOptions};
 use txbench_core::machine::Machine;
-use txbench_core::result::{RESULT_SCHEMA_VERSION, RunResult, recorded_parameters};
+use txbench_core::result::{ClockOffset, RESULT_SCHEMA_VERSION, RunResult, recorded_parameters};
 use txbench_core::settings::RunSettings;
 use txbench_core::summary;
 use txbench_core::{Engine, Session, Workload, exec};
@@ -21,6 +21,7 @@ use txbench_workloads::conditions::ConditionResult;
 use txbench_workloads::{Benchmark, MetricBasis};
 
 use crate::ack_log;
+use crate::clock;
 use crate::failure::Failure;
 use crate::faults::impact::{self, RunSecond};
 use crate::faults::inject::Injector;
@@ -220,7 +221,11 @@ pub async fn measure<E: Engine, W: Benchmark>(
     started_at: &str,
     dir: Option<&Path>,
 ) -> Result<Measured, Failure> {
-    let (workload, server_version) = open_workload::<E, W>(engine, plan, &stop).await?;
+    let Opened {
+        workload,
+        server_version,
+        clock,
+    } = open_workload::<E, W>(engine, plan, &stop).await?;
     let mut run = plan.resolve(&workload, engine.max_writers(), engine.nodes());
     // The endpoint before any file: an address that cannot be bound leaves
     // nothing behind.
@@ -289,6 +294,7 @@ pub async fn measure<E: Engine, W: Benchmark>(
     let ran = Ran {
         started_at,
         server_version,
+        clock,
     };
     let mut result = result_of::<E, W>(engine, &workload, &run, &recording, ran);
     result.warmup_per_s = warmup_per_s;
@@ -361,13 +367,22 @@ fn unsaved(written: Option<std::io::Result<u64>>, dir: Option<&Path>) -> Option<
     }
 }
 
+/// What opening the database found: the workload, narrowed to this
+/// process's shard, the server's version and its clock against ours.
+struct Opened<W> {
+    workload: Arc<W>,
+    server_version: String,
+    clock: Option<ClockOffset>,
+}
+
 /// Open the workload on a session (Ctrl-C stops the wait), narrowed to this
-/// process's shard, with the server's version.
+/// process's shard, with the server's version and clock. A shard started
+/// for a time (`--start-at`) whose clock disagrees with the server's says so.
 async fn open_workload<E: Engine, W: Benchmark>(
     engine: &Arc<E>,
     plan: &RunPlan<W>,
     stop: &watch::Receiver<bool>,
-) -> Result<(Arc<W>, String), Failure> {
+) -> Result<Opened<W>, Failure> {
     let (asked, seed, options) = (plan.scale, plan.seed, plan.options.clone());
     let opening = async {
         on_session(engine, |mut s| async move {
@@ -376,16 +391,27 @@ async fn open_workload<E: Engine, W: Benchmark>(
                 .server_version()
                 .await
                 .unwrap_or_else(|_| "unknown".into());
-            Ok::<_, Failure>((workload, version))
+            // A server that cannot tell its time is no reason not to run.
+            let clock = clock::offset(&mut s).await.unwrap_or(None);
+            Ok::<_, Failure>((workload, version, clock))
         })
         .await?
     };
-    let (mut workload, server_version) =
+    let (mut workload, server_version, clock) =
         unless_stopped(stop, "opening the database", opening).await?;
     workload
         .shard(plan.shard)
         .map_err(|e| Failure::usage(e.to_string()))?;
-    Ok((Arc::new(workload), server_version))
+    if let (Some(start), Some(clock)) = (plan.start_at, &clock)
+        && let Some(warning) = clock::disagreement(clock, start.tolerance)
+    {
+        crate::output::eprint_line(&warning);
+    }
+    Ok(Opened {
+        workload: Arc::new(workload),
+        server_version,
+        clock,
+    })
 }
 
 /// Create the results directory's `config.toml` and its interval writer.
@@ -614,6 +640,7 @@ fn not_run<W: Benchmark>(e: RunError, plan: &RunPlan<W>, dir: Option<&Path>) -> 
 struct Ran<'a> {
     started_at: &'a str,
     server_version: String,
+    clock: Option<ClockOffset>,
 }
 
 /// The run's result: its recording summarised, checked and judged, with the
@@ -676,6 +703,7 @@ fn result_of<E: Engine, W: Benchmark>(
         wire,
         warmup_per_s: Vec::new(),
         parts: Vec::new(),
+        clock: ran.clock,
     }
 }
 

@@ -14,98 +14,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use support::{server_url, text, txbench_output as txbench};
-
-/// A PostgreSQL cluster of the test's own, dropped (stopped first) when it goes.
-struct OwnCluster {
-    version: String,
-    name: String,
-    port: u16,
-}
-
-impl OwnCluster {
-    /// Create and start cluster `name` on `port`, trusting local connections,
-    /// with a database `t`.
-    fn start(name: &str, port: u16) -> OwnCluster {
-        let version = std::fs::read_dir("/etc/postgresql")
-            .expect("Debian's postgresql-common: /etc/postgresql")
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .max()
-            .expect("a PostgreSQL version in /etc/postgresql");
-        let cluster = OwnCluster {
-            version,
-            name: name.into(),
-            port,
-        };
-        // A cluster a killed test left behind goes first.
-        cluster.drop_cluster();
-        let port = port.to_string();
-        run(&[
-            "pg_createcluster",
-            &cluster.version,
-            name,
-            "-p",
-            &port,
-            "--",
-            "--auth=trust",
-        ]);
-        cluster.ctl("start");
-        run(&[
-            "psql",
-            "-h",
-            "127.0.0.1",
-            "-p",
-            &port,
-            "-U",
-            "postgres",
-            "-c",
-            "CREATE DATABASE t",
-        ]);
-        cluster
-    }
-
-    fn url(&self) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/t", self.port)
-    }
-
-    /// The command line that does `action` (start, stop -m immediate, ...).
-    fn ctl_command(&self, action: &str) -> String {
-        format!(
-            "pg_ctlcluster --skip-systemctl-redirect {} {} {action}",
-            self.version, self.name
-        )
-    }
-
-    fn ctl(&self, action: &str) {
-        run(&["sh", "-c", &self.ctl_command(action)]);
-    }
-
-    fn drop_cluster(&self) {
-        let _ = Command::new("pg_dropcluster")
-            .args(["--stop", &self.version, &self.name])
-            .output();
-    }
-}
-
-impl Drop for OwnCluster {
-    fn drop(&mut self) {
-        self.drop_cluster();
-    }
-}
-
-fn run(args: &[&str]) -> Output {
-    let out = Command::new(args[0])
-        .args(&args[1..])
-        .output()
-        .unwrap_or_else(|e| panic!("{args:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+use txbench_test_support::pg_cluster::{PgCluster, run};
 
 #[test]
 fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
@@ -113,7 +22,7 @@ fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
         return;
     }
     let _alone = support::alone();
-    let cluster = OwnCluster::start("txbench_crash", 54391);
+    let cluster = PgCluster::start("txbench_crash", 54391);
     let url = cluster.url();
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
@@ -504,7 +413,7 @@ fn acid_with_a_crash_passes_its_durability_test() {
         return;
     }
     let _alone = support::alone();
-    let cluster = OwnCluster::start("txbench_acid_crash", 54411);
+    let cluster = PgCluster::start("txbench_acid_crash", 54411);
     let dir = tempfile::tempdir().unwrap();
     let kill = cluster.ctl_command("stop -m immediate");
     let start = cluster.ctl_command("start");

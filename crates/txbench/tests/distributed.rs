@@ -3,14 +3,15 @@
 //! refused; and the Kubernetes manifest of docs/distributed.md, parsed and its
 //! shard arguments run.
 
+mod support;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
 use std::time::{Duration, SystemTime};
 
-use hdrhistogram::Histogram;
 use serde_json::Value;
-use txbench_report::hlog::IntervalLog;
+use support::merged::summary;
 use yaml_rust2::{Yaml, YamlLoader};
 
 fn txbench(dir: &Path) -> Command {
@@ -67,10 +68,6 @@ fn result_dirs(dir: &Path, part: &str) -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs
-}
-
-fn summary(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
 }
 
 fn merge(dir: &Path, runs: &[PathBuf], out: &str) -> Output {
@@ -143,54 +140,7 @@ fn four_shards_on_one_sqlite_file_merge_exactly() {
         .sum();
     assert_eq!(merged["settings"]["terminals"], terminals);
 
-    // Counts: the merged run's are the shards' added up.
-    let types = merged["transactions"].as_array().unwrap();
-    let mut committed_anywhere = 0;
-    for (t, m) in types.iter().enumerate() {
-        for field in ["committed", "expected_rollbacks", "retries"] {
-            let sum: u64 = summaries
-                .iter()
-                .map(|s| s["transactions"][t][field].as_u64().unwrap())
-                .sum();
-            assert_eq!(m[field].as_u64().unwrap(), sum, "{} {field}", m["key"]);
-        }
-        committed_anywhere += m["committed"].as_u64().unwrap();
-    }
-    assert!(committed_anywhere > 0);
-
-    // Percentiles: those of one histogram of every shard's every measured
-    // transaction (their interval logs hold each one).
-    let mut all: HashMap<String, Histogram<u64>> = HashMap::new();
-    for d in &shards {
-        let log = IntervalLog::read(&d.join("intervals.hlog")).unwrap();
-        for i in log.intervals {
-            if i.tag.contains('.') {
-                continue; // service and queue times, and operations
-            }
-            all.entry(i.tag)
-                .or_insert_with(|| Histogram::new(3).unwrap())
-                .add(&i.histogram)
-                .unwrap();
-        }
-    }
-    for m in types {
-        let key = m["key"].as_str().unwrap();
-        let Some(h) = all.get(key) else {
-            assert_eq!(m["latency_ms"]["samples"].as_u64().unwrap_or(0), 0);
-            continue;
-        };
-        let ms = |q: f64| h.value_at_quantile(q) as f64 / 1000.0;
-        let l = &m["latency_ms"];
-        assert_eq!(l["samples"].as_u64().unwrap(), h.len(), "{key}");
-        assert_eq!(l["p50"].as_f64().unwrap(), ms(0.5), "{key} p50");
-        assert_eq!(l["p90"].as_f64().unwrap(), ms(0.9), "{key} p90");
-        assert_eq!(l["p99"].as_f64().unwrap(), ms(0.99), "{key} p99");
-        assert_eq!(
-            l["max"].as_f64().unwrap(),
-            h.max() as f64 / 1000.0,
-            "{key} max"
-        );
-    }
+    support::merged::assert_exact(&shards, &merged);
 }
 
 #[test]

@@ -68,6 +68,7 @@ async fn load_run_check_two_warehouses() {
             .contains("MariaDB")
             || summary["server_version"].as_str().unwrap().starts_with('8')
     );
+    support::assert_one_clock(&summary);
     let transactions = summary["transactions"].as_array().unwrap();
     let committed = support::type_sum(&summary, &["committed"]);
     assert!(committed > 300, "only {committed} committed in 15 s");

@@ -277,6 +277,7 @@ fn redis_aborts_conflicting_transactions_and_the_driver_retries_them() {
             .starts_with("Redis"),
         "{summary}"
     );
+    support::assert_one_clock(&summary);
     // Optimistic transactions abort at commit: the messages say so.
     let samples = summary["error_samples"].to_string();
     assert!(

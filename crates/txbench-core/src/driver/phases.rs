@@ -174,6 +174,9 @@ impl<S: Session> Session for Timed<S> {
     async fn isolation_in_effect(&mut self) -> Result<Option<crate::Isolation>, DbError> {
         self.inner.isolation_in_effect().await
     }
+    async fn server_clock(&mut self) -> Result<Option<i64>, DbError> {
+        self.inner.server_clock().await
+    }
 
     async fn reconnect(&mut self) -> Result<(), DbError> {
         self.inner.reconnect().await

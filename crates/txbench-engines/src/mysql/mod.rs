@@ -651,6 +651,13 @@ impl Session for MySession {
         Ok(level.as_deref().and_then(Isolation::from_database))
     }
 
+    async fn server_clock(&mut self) -> Result<Option<i64>, DbError> {
+        // SYSDATE(6), not NOW(6): the time of the call, not of the statement's start.
+        let sql = "SELECT CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED)";
+        let rows = self.query_sql(sql).await?;
+        Ok(rows.row(0).and_then(|r| r.get(0)).and_then(Param::as_i64))
+    }
+
     fn interrupter(&self) -> Option<txbench_core::interrupt::Interrupter> {
         Some(Arc::new(kill::MyInterrupt {
             shared: Arc::clone(&self.shared),

@@ -566,6 +566,14 @@ impl Session for PgSession {
             .and_then(Isolation::from_database))
     }
 
+    async fn server_clock(&mut self) -> Result<Option<i64>, DbError> {
+        // clock_timestamp(), not now(): the time of the statement, not of
+        // its transaction's start.
+        let sql = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::int8";
+        let rows = self.query_sql(sql).await?;
+        Ok(rows.row(0).and_then(|r| r.get(0)).and_then(Param::as_i64))
+    }
+
     fn take_wire(&mut self) -> Option<txbench_wire::Wire> {
         self.wire.as_mut()?.take()
     }

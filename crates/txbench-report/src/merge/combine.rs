@@ -12,8 +12,8 @@ use txbench_core::summary::{
     operation_results, total_censored_from_ms, total_latency, type_result, wire_result,
 };
 
-use super::read::RunFiles;
 use super::read::invalid;
+use super::read::{RunFiles, TimelineRow};
 use super::validate::{SHARD_PARAMETERS, settings_of, validate};
 use crate::intervals::{Interval, LATENESS_TAG, operation_tag};
 
@@ -59,13 +59,15 @@ fn weighted_phases(runs: &[RunFiles], t: usize) -> txbench_core::result::PhaseMe
     out
 }
 
+/// A run's shard: its index and the shards' count ((0, 1): the whole run).
+fn shard_of(r: &RunFiles) -> (u32, u32) {
+    (r.summary.settings.as_ref()).map_or((0, 1), |x| (x.shard_index, x.shards))
+}
+
 /// A run's own figures, for the merged report's table of the runs.
 fn part_of(r: &RunFiles) -> PartResult {
     let s = &r.summary;
-    let (shard_index, shards) = s
-        .settings
-        .as_ref()
-        .map_or((0, 1), |x| (x.shard_index, x.shards));
+    let (shard_index, shards) = shard_of(r);
     PartResult {
         dir: r.dir.display().to_string(),
         shard_index,
@@ -73,6 +75,7 @@ fn part_of(r: &RunFiles) -> PartResult {
         per_s: s.throughput(),
         latency_ms: s.total_latency_ms.clone(),
         cpu_secs: s.cpu.process_secs,
+        clock: s.clock,
         verdict: s.verdict.clone(),
     }
 }
@@ -140,10 +143,12 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         operations: operation_results(&op_names, &total.operations),
         // The runs' seconds are not kept apart in a merge.
         throughput_interval: None,
-        faults: Vec::new(),
+        faults: merged_faults(runs),
         wire: merged_wire(runs, &total),
         warmup_per_s: Vec::new(),
         parts: runs.iter().map(part_of).collect(),
+        // Each run's clock against the server is its own.
+        clock: None,
         ..base.clone()
     };
     Ok(Merged {
@@ -220,11 +225,36 @@ fn merged_checks(runs: &[RunFiles]) -> Vec<txbench_core::check::Check> {
     for (i, r) in runs.iter().enumerate() {
         for c in &r.summary.checks {
             let mut c = c.clone();
-            c.name = format!("run {}: {}", i + 1, c.name);
+            c.name = format!("{}: {}", label(i, r), c.name);
             checks.push(c);
         }
     }
     checks
+}
+
+/// Every run's scheduled commands and what its faults cost it, each command
+/// named by its run: a fault on one client machine (its link cut) is that
+/// shard's, not the whole run's.
+fn merged_faults(runs: &[RunFiles]) -> Vec<txbench_core::faults::FaultResult> {
+    let mut faults = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        for f in &r.summary.faults {
+            let mut f = f.clone();
+            f.command = format!("{}: {}", label(i, r), f.command);
+            faults.push(f);
+        }
+    }
+    faults
+}
+
+/// How the merge names run `i`: its shard ("shard 1 of 3"), or for runs
+/// that are no shards its place in the list ("run 2").
+fn label(i: usize, r: &RunFiles) -> String {
+    let (index, count) = shard_of(r);
+    match txbench_core::Shard::new(index, count) {
+        Ok(shard) if !shard.is_whole() => shard.to_string(),
+        _ => format!("run {}", i + 1),
+    }
 }
 
 /// The merged run's settings: the first run's, with the terminals and
@@ -303,13 +333,15 @@ impl Slots {
 /// Add a run's timeline counts; the measured seconds it contributed.
 fn add_timeline(r: &RunFiles, slots: Slots, merged: &mut [Recorder], errors: &mut [u64]) -> f64 {
     let own_end = slots.own_end;
+    // Only the part of a row inside the run's window is measured time.
+    let measured =
+        |row: &TimelineRow| (row.start_s + row.length_s).min(own_end) - row.start_s.min(own_end);
     let mut secs = 0.0;
     for row in &r.timeline.rows {
         let Some(i) = slots.of(row.start_s, row.length_s) else {
             continue;
         };
-        // Only the part inside the run's window is measured time.
-        secs += (row.start_s + row.length_s).min(own_end) - row.start_s.min(own_end);
+        secs += measured(row);
         for (t, c) in row.types.iter().enumerate() {
             let m = &mut merged[i].measured[t];
             m.committed += c.committed;
@@ -320,7 +352,16 @@ fn add_timeline(r: &RunFiles, slots: Slots, merged: &mut [Recorder], errors: &mu
             errors[t] += c.errors;
         }
     }
-    secs
+    // The rows' times are rounded (timeline.csv keeps milliseconds):
+    // scaled so that the run's rows add up to its measured length, a run
+    // that measured the whole common window contributes exactly that length,
+    // and shards' rates add up to the merged run's exactly.
+    let rows_total: f64 = r.timeline.rows.iter().map(measured).sum();
+    if rows_total > 0.0 {
+        secs * own_end / rows_total
+    } else {
+        secs
+    }
 }
 
 /// Add a run's logged histograms: operations, the senders' lateness, and

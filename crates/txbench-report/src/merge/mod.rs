@@ -123,6 +123,7 @@ mod tests {
             wire: None,
             warmup_per_s: Vec::new(),
             parts: Vec::new(),
+            clock: None,
         }
     }
 
@@ -409,5 +410,37 @@ mod tests {
                 .contains("the same shard given more than once"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn refuses_shards_whose_clocks_disagree_by_the_servers() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(&dir.path().join("a"), &samples(), 2, START);
+        // Each shard's own clock said its window began at START.
+        let shard = |i: u32, offset_ms: f64| {
+            let mut r = read_run(&dir.path().join("a")).unwrap();
+            let s = r.summary.settings.as_mut().unwrap();
+            (s.shard_index, s.shards) = (i, 2);
+            r.summary.clock = Some(txbench_core::result::ClockOffset {
+                offset_ms,
+                uncertainty_ms: 0.5,
+            });
+            r
+        };
+        // Shard 1's clock runs 3 s ahead: its window began 3 s early.
+        let e = check_shard_set(&[shard(0, 0.0), shard(1, -3_000.0)])
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string().contains(
+                "shard 0's measurement window started 3.000 s after shard 1's (more than 1 s)"
+            ),
+            "{e}"
+        );
+        assert!(check_shard_set(&[shard(0, 0.0), shard(1, -400.0)]).is_ok());
+        // Without the server's clock, the recorded starts are all there is.
+        let mut unknown = shard(1, -3_000.0);
+        unknown.summary.clock = None;
+        assert!(check_shard_set(&[shard(0, 0.0), unknown]).is_ok());
     }
 }

@@ -138,6 +138,41 @@ pub fn check_shard_set(runs: &[RunFiles]) -> io::Result<()> {
             hi - lo
         )));
     }
+    check_clocks(runs, &settings)
+}
+
+/// By the database server's clock, the shards' windows start within the
+/// slack: each starts at its own clock's time, so machines whose clocks
+/// disagree start apart although their windows' recorded starts agree.
+/// Shards whose clocks were not read (an engine that cannot) are left to
+/// the check of the recorded starts.
+fn check_clocks(runs: &[RunFiles], settings: &[&RunSettings]) -> io::Result<()> {
+    let by_server: Vec<(f64, f64, u32)> = runs
+        .iter()
+        .zip(settings)
+        .filter_map(|(r, s)| {
+            let c = r.summary.clock?;
+            let start = r.summary.window_start_unix_s + c.offset_ms / 1000.0;
+            Some((start, c.uncertainty_ms / 1000.0, s.shard_index))
+        })
+        .collect();
+    let earliest = by_server.iter().min_by(|a, b| a.0.total_cmp(&b.0));
+    let latest = by_server.iter().max_by(|a, b| a.0.total_cmp(&b.0));
+    let (Some(early), Some(late)) = (earliest, latest) else {
+        return Ok(());
+    };
+    // What the readings cannot tell apart is given the benefit of the doubt.
+    let apart = late.0 - early.0 - (late.1 + early.1);
+    if apart > SHARD_WINDOW_SLACK_SECS {
+        return Err(refuse(format!(
+            "by the database server's clock, shard {}'s measurement window started {:.3} s after \
+             shard {}'s (more than {SHARD_WINDOW_SLACK_SECS} s), though their own clocks said \
+             they started together: their machines' clocks disagree; sync them (NTP) and run again",
+            late.2,
+            late.0 - early.0,
+            early.2
+        )));
+    }
     Ok(())
 }
 

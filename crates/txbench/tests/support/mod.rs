@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod merged;
+
 use std::io::BufRead;
 use std::path::Path;
 
@@ -164,6 +166,19 @@ pub fn acid_statuses(report: &serde_json::Value) -> Vec<(String, String)> {
 pub fn alone() -> std::sync::MutexGuard<'static, ()> {
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A run's clock against its server's (`summary["clock"]`), where both
+/// are this machine's: the offset is within what the reading can tell (a
+/// millisecond more for the server's rounding).
+pub fn assert_one_clock(summary: &serde_json::Value) {
+    let clock = &summary["clock"];
+    let offset = clock["offset_ms"].as_f64().expect("a clock offset");
+    let within = clock["uncertainty_ms"].as_f64().unwrap();
+    assert!(
+        offset.abs() <= within + 1.0,
+        "offset {offset} ms ± {within}"
+    );
 }
 
 /// The directory of the only run (or sweep) written under `results`.
