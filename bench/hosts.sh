@@ -8,7 +8,8 @@
 # 3 x TERMINALS terminals, then 3 shards (c0, c1, c2) of TERMINALS each for
 # one --start-at, merged. Prints tpmC, p50/p99 per type and each process's
 # CPU. IMAGE=localhost/txbench runs the clients from the image with podman
-# (--network ns:...), else this checkout's release build. Needs root.
+# (--network ns:...), else this checkout's build (PROFILE, default release).
+# Needs root.
 #
 #   WAREHOUSES=6 TERMINALS=4 DURATION=30s PAIRS=2 bench/hosts.sh
 set -euo pipefail
@@ -23,8 +24,9 @@ IMAGE=${IMAGE:-}
 PORT=54441
 VERSION=$(ls /etc/postgresql | sort -n | tail -1)
 export HOSTS_PREFIX=txbb
-cargo build --release --quiet -p txbench -p txbench-test-support
-bin=$PWD/target/release/txbench
+PROFILE=${PROFILE:-release}
+cargo build --profile "$PROFILE" --quiet -p txbench -p txbench-test-support
+bin=$PWD/target/$PROFILE/txbench
 work=$(mktemp -d)
 chmod 777 "$work" # the image runs as uid 10001
 cleanup() {
@@ -44,7 +46,7 @@ scripts/hosts.sh exec db pg_ctlcluster --skip-systemctl-redirect "$VERSION" txbe
 scripts/hosts.sh exec db psql -qh 127.0.0.1 -p "$PORT" -U postgres -c "CREATE DATABASE t"
 scripts/hosts.sh exec db "$bin" tpcc load --db "postgres://postgres@127.0.0.1:$PORT/t" \
     --warehouses "$WAREHOUSES" >/dev/null
-scripts/hosts.sh exec db target/release/delay-proxy 10.213.0.1:5432 "127.0.0.1:$PORT" "$DELAY" "$JITTER" &
+scripts/hosts.sh exec db "target/$PROFILE/delay-proxy" 10.213.0.1:5432 "127.0.0.1:$PORT" "$DELAY" "$JITTER" &
 proxy=$!
 sleep 1
 

@@ -80,6 +80,14 @@ fn part_of(r: &RunFiles) -> PartResult {
     }
 }
 
+/// The runs' own figures, shards in their order (the order given, for runs
+/// that are no shards).
+fn parts_in_order(runs: &[RunFiles]) -> Vec<PartResult> {
+    let mut parts: Vec<PartResult> = runs.iter().map(part_of).collect();
+    parts.sort_by_key(|p| p.shard_index);
+    parts
+}
+
 /// Merge runs made at the same time. Refuses runs of different workloads,
 /// scales or transaction types, and runs whose windows do not overlap.
 pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
@@ -146,7 +154,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         faults: merged_faults(runs),
         wire: merged_wire(runs, &total),
         warmup_per_s: Vec::new(),
-        parts: runs.iter().map(part_of).collect(),
+        parts: parts_in_order(runs),
         // Each run's clock against the server is its own.
         clock: None,
         ..base.clone()
