@@ -234,7 +234,9 @@ trait DynSession: Send {
     ) -> BoxFuture<'a, Result<Vec<Reply>, DbError>>;
     fn server_version(&mut self) -> BoxFuture<'_, Result<String, DbError>>;
     fn isolation_in_effect(&mut self) -> BoxFuture<'_, Result<Option<Isolation>, DbError>>;
-    fn server_clock(&mut self) -> BoxFuture<'_, Result<Option<i64>, DbError>>;
+    fn server_clock(
+        &mut self,
+    ) -> BoxFuture<'_, Result<Option<crate::engine::ServerClock>, DbError>>;
     fn prepare(
         &mut self,
         stmt: &'static Statement,
@@ -298,7 +300,9 @@ impl<S: Session<Loader: Sized, Whole: Sized>> DynSession for S {
     fn isolation_in_effect(&mut self) -> BoxFuture<'_, Result<Option<Isolation>, DbError>> {
         Box::pin(Session::isolation_in_effect(self))
     }
-    fn server_clock(&mut self) -> BoxFuture<'_, Result<Option<i64>, DbError>> {
+    fn server_clock(
+        &mut self,
+    ) -> BoxFuture<'_, Result<Option<crate::engine::ServerClock>, DbError>> {
         Box::pin(Session::server_clock(self))
     }
     fn prepare(
@@ -372,7 +376,7 @@ impl Session for AnySession {
     async fn isolation_in_effect(&mut self) -> Result<Option<Isolation>, DbError> {
         self.0.isolation_in_effect().await
     }
-    async fn server_clock(&mut self) -> Result<Option<i64>, DbError> {
+    async fn server_clock(&mut self) -> Result<Option<crate::engine::ServerClock>, DbError> {
         self.0.server_clock().await
     }
     async fn prepare(&mut self, stmt: &'static Statement) -> Result<Option<usize>, DbError> {

@@ -218,6 +218,37 @@ impl Execution {
 /// serialisable value, its type erased (a server's client encodes it).
 pub type TxnInput<'a> = &'a (dyn erased_serde::Serialize + Sync);
 
+/// The server's clock as one round trip read it: the server read it at some
+/// moment between `sent` and `sent + round_trip` by this machine's clock.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ServerClock {
+    /// The server's time, microseconds since the Unix epoch.
+    pub server_us: i64,
+    /// When the round trip began, by this machine's clock.
+    pub sent: std::time::SystemTime,
+    /// How long it took.
+    pub round_trip: std::time::Duration,
+}
+
+impl ServerClock {
+    /// Time `read`, one round trip that answers the server's time in
+    /// microseconds (`None`: no answer to read).
+    pub async fn read<F>(read: F) -> Result<Option<ServerClock>, DbError>
+    where
+        F: Future<Output = Result<Option<i64>, DbError>>,
+    {
+        let sent = std::time::SystemTime::now();
+        let timer = std::time::Instant::now();
+        let server_us = read.await?;
+        let round_trip = timer.elapsed();
+        Ok(server_us.map(|server_us| ServerClock {
+            server_us,
+            sent,
+            round_trip,
+        }))
+    }
+}
+
 /// One connection to a database, used by one task at a time: transactions.
 /// Schema and bulk loading are a [`Loader`], which a session offers through
 /// [`Session::loader`] when its engine can do them.
@@ -309,11 +340,13 @@ pub trait Session: Send + 'static {
     ) -> impl Future<Output = Result<Option<Isolation>, DbError>> + Send {
         std::future::ready(Ok(None))
     }
-    /// The database server's wall clock now, in microseconds since the Unix
-    /// epoch; `None` where the engine cannot read it (the default) or its
-    /// clock is this machine's (an engine in this process). Shards started
-    /// for one `--start-at` hold their clocks against it.
-    fn server_clock(&mut self) -> impl Future<Output = Result<Option<i64>, DbError>> + Send {
+    /// The database server's wall clock, read in one round trip; `None`
+    /// where the engine cannot read it (the default) or its clock is this
+    /// machine's (an engine in this process). Shards started for one
+    /// `--start-at` hold their clocks against it.
+    fn server_clock(
+        &mut self,
+    ) -> impl Future<Output = Result<Option<ServerClock>, DbError>> + Send {
         std::future::ready(Ok(None))
     }
     /// Prepare a statement without running it, so that one the database

@@ -516,13 +516,17 @@ impl Session for RedisSession {
         Ok(format!("Redis {}", version_in_info(&info)))
     }
 
-    async fn server_clock(&mut self) -> Result<Option<i64>, DbError> {
-        // TIME: seconds and microseconds, as two strings.
-        let (secs, micros): (i64, i64) = redis::cmd("TIME")
-            .query_async(&mut self.conn)
-            .await
-            .map_err(classify)?;
-        Ok(Some(secs * 1_000_000 + micros))
+    async fn server_clock(&mut self) -> Result<Option<txbench_core::engine::ServerClock>, DbError> {
+        let conn = &mut self.conn;
+        txbench_core::engine::ServerClock::read(async {
+            // TIME: seconds and microseconds, as two strings.
+            let (secs, micros): (i64, i64) = redis::cmd("TIME")
+                .query_async(conn)
+                .await
+                .map_err(classify)?;
+            Ok(Some(secs * 1_000_000 + micros))
+        })
+        .await
     }
 
     async fn begin(&mut self, _mode: TxMode) -> Result<(), DbError> {

@@ -146,7 +146,7 @@ impl<S: Session> Session for Gate<S> {
         self.inner.isolation_in_effect().await
     }
 
-    async fn server_clock(&mut self) -> Result<Option<i64>, DbError> {
+    async fn server_clock(&mut self) -> Result<Option<txbench_core::engine::ServerClock>, DbError> {
         self.inner.server_clock().await
     }
 }

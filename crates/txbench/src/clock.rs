@@ -3,7 +3,7 @@
 //! (`--start-at`), and the server's clock is the one they all can read.
 //! Each run records its offset; `merge` compares the shards' (docs/distributed.md).
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use txbench_core::result::ClockOffset;
 use txbench_core::{DbError, Session};
@@ -17,11 +17,10 @@ const READINGS: usize = 5;
 pub async fn offset<S: Session>(session: &mut S) -> Result<Option<ClockOffset>, DbError> {
     let mut best: Option<ClockOffset> = None;
     for _ in 0..READINGS {
-        let (sent, timer) = (SystemTime::now(), Instant::now());
-        let Some(server_us) = session.server_clock().await? else {
+        let Some(read) = session.server_clock().await? else {
             return Ok(None);
         };
-        let reading = reading(sent, timer.elapsed(), server_us);
+        let reading = reading(read.sent, read.round_trip, read.server_us);
         if best.is_none_or(|b| reading.uncertainty_ms < b.uncertainty_ms) {
             best = Some(reading);
         }

@@ -174,7 +174,7 @@ impl<S: Session> Session for Timed<S> {
     async fn isolation_in_effect(&mut self) -> Result<Option<crate::Isolation>, DbError> {
         self.inner.isolation_in_effect().await
     }
-    async fn server_clock(&mut self) -> Result<Option<i64>, DbError> {
+    async fn server_clock(&mut self) -> Result<Option<crate::engine::ServerClock>, DbError> {
         self.inner.server_clock().await
     }
 

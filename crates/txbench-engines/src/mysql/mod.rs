@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row};
-use txbench_core::engine::{CallKind, each_in_turn, pipeline_then_commit};
+use txbench_core::engine::{CallKind, ServerClock, each_in_turn, pipeline_then_commit};
 use txbench_core::schema::Statement;
 use txbench_core::{
     Call, DbError, Engine, ErrorKind, Isolation, Param, Reply, RoundTrips, Rows, Session, TxMode,
@@ -651,11 +651,20 @@ impl Session for MySession {
         Ok(level.as_deref().and_then(Isolation::from_database))
     }
 
-    async fn server_clock(&mut self) -> Result<Option<i64>, DbError> {
-        // SYSDATE(6), not NOW(6): the time of the call, not of the statement's start.
+    async fn server_clock(&mut self) -> Result<Option<ServerClock>, DbError> {
+        // SYSDATE(6), not NOW(6): the time of the call, not of the statement's
+        // start; the implicit transaction's end after, outside the round trip.
         let sql = "SELECT CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED)";
-        let rows = self.query_sql(sql).await?;
-        Ok(rows.row(0).and_then(|r| r.get(0)).and_then(Param::as_i64))
+        self.sent = true;
+        let conn = &mut self.conn;
+        let read = ServerClock::read(async {
+            conn.query_first::<i64, _>(sql)
+                .await
+                .map_err(|e| map_err(e, sql))
+        })
+        .await?;
+        self.end_implicit().await?;
+        Ok(read)
     }
 
     fn interrupter(&self) -> Option<txbench_core::interrupt::Interrupter> {

@@ -30,7 +30,7 @@ use futures_util::{TryStreamExt, pin_mut};
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::{Client, NoTls};
 use tokio_postgres_rustls::MakeRustlsConnect;
-use txbench_core::engine::{CallKind, each_in_turn, pipeline_then_commit};
+use txbench_core::engine::{CallKind, ServerClock, each_in_turn, pipeline_then_commit};
 use txbench_core::schema::{ForeignKey, Index, Quote, Schema, Statement, Table, partition_name};
 use txbench_core::value::RowBatch;
 use txbench_core::{
@@ -566,12 +566,23 @@ impl Session for PgSession {
             .and_then(Isolation::from_database))
     }
 
-    async fn server_clock(&mut self) -> Result<Option<i64>, DbError> {
-        // clock_timestamp(), not now(): the time of the statement, not of
-        // its transaction's start.
+    async fn server_clock(&mut self) -> Result<Option<ServerClock>, DbError> {
+        self.settle().await?;
+        // clock_timestamp(), not now(): the time of the statement, not of its
+        // transaction's start; a simple query: one round trip, no prepare.
         let sql = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::int8";
-        let rows = self.query_sql(sql).await?;
-        Ok(rows.row(0).and_then(|r| r.get(0)).and_then(Param::as_i64))
+        let client = &self.client;
+        ServerClock::read(async {
+            let messages = client
+                .simple_query(sql)
+                .await
+                .map_err(|e| map_err(&e, sql))?;
+            Ok(messages.iter().find_map(|m| match m {
+                tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0)?.parse().ok(),
+                _ => None,
+            }))
+        })
+        .await
     }
 
     fn take_wire(&mut self) -> Option<txbench_wire::Wire> {
