@@ -11,7 +11,7 @@ use std::process::{Child, Command, Output};
 use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
-use support::merged::summary;
+use support::merged::{merge, summary};
 use yaml_rust2::{Yaml, YamlLoader};
 
 fn txbench(dir: &Path) -> Command {
@@ -68,15 +68,6 @@ fn result_dirs(dir: &Path, part: &str) -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs
-}
-
-fn merge(dir: &Path, runs: &[PathBuf], out: &str) -> Output {
-    txbench(dir)
-        .arg("merge")
-        .args(runs)
-        .args(["-o", out])
-        .output()
-        .unwrap()
 }
 
 #[test]

@@ -18,7 +18,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
-use support::merged::{assert_exact, summary};
+use support::merged::{assert_exact, merge, summary};
 use support::{server_url, text};
 use txbench_test_support::delay_proxy::{DelayProxy, Link};
 use txbench_test_support::pg_cluster::PgCluster;
@@ -216,16 +216,6 @@ impl Site {
             _hosts: hosts,
         })
     }
-}
-
-fn merge(dir: &Path, runs: &[PathBuf], out: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_txbench"))
-        .current_dir(dir)
-        .arg("merge")
-        .args(runs)
-        .args(["-o", out])
-        .output()
-        .unwrap()
 }
 
 #[test]

@@ -229,30 +229,40 @@ fn round_trips_per_transaction<'a>(
 
 /// Every run's checks, each named by its run.
 fn merged_checks(runs: &[RunFiles]) -> Vec<txbench_core::check::Check> {
-    let mut checks = Vec::new();
-    for (i, r) in runs.iter().enumerate() {
-        for c in &r.summary.checks {
-            let mut c = c.clone();
-            c.name = format!("{}: {}", label(i, r), c.name);
-            checks.push(c);
-        }
-    }
-    checks
+    named_by_run(
+        runs,
+        |r| &r.checks,
+        |c, run| c.name = format!("{run}: {}", c.name),
+    )
 }
 
 /// Every run's scheduled commands and what its faults cost it, each command
 /// named by its run: a fault on one client machine (its link cut) is that
 /// shard's, not the whole run's.
 fn merged_faults(runs: &[RunFiles]) -> Vec<txbench_core::faults::FaultResult> {
-    let mut faults = Vec::new();
+    named_by_run(
+        runs,
+        |r| &r.faults,
+        |f, run| f.command = format!("{run}: {}", f.command),
+    )
+}
+
+/// Every run's `items`, each given its run's [`label`] by `name`.
+fn named_by_run<T: Clone>(
+    runs: &[RunFiles],
+    items: impl Fn(&RunResult) -> &[T],
+    name: impl Fn(&mut T, &str),
+) -> Vec<T> {
+    let mut out = Vec::new();
     for (i, r) in runs.iter().enumerate() {
-        for f in &r.summary.faults {
-            let mut f = f.clone();
-            f.command = format!("{}: {}", label(i, r), f.command);
-            faults.push(f);
+        let run = label(i, r);
+        for item in items(&r.summary) {
+            let mut item = item.clone();
+            name(&mut item, &run);
+            out.push(item);
         }
     }
-    faults
+    out
 }
 
 /// How the merge names run `i`: its shard ("shard 1 of 3"), or for runs

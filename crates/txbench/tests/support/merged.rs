@@ -7,6 +7,17 @@ use hdrhistogram::Histogram;
 use serde_json::Value;
 use txbench_report::hlog::IntervalLog;
 
+/// `txbench merge RUNS -o OUT`, run in `dir`.
+pub fn merge(dir: &Path, runs: &[PathBuf], out: &str) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_txbench"))
+        .current_dir(dir)
+        .arg("merge")
+        .args(runs)
+        .args(["-o", out])
+        .output()
+        .unwrap()
+}
+
 /// The `summary.json` of the results directory `dir`.
 pub fn summary(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
