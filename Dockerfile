@@ -25,8 +25,10 @@ FROM base AS runtime
 COPY txbench /usr/local/bin/txbench
 
 FROM rust:1-bookworm AS build
-# protoc: the etcd engine compiles etcd's protocol.
-RUN apt-get update -q && apt-get install -y -q --no-install-recommends protobuf-compiler \
+# protoc: the etcd engine compiles etcd's protocol, which imports protobuf's
+# own types (google/protobuf/*.proto: libprotobuf-dev, only recommended by
+# protobuf-compiler, so not installed without it).
+RUN apt-get update -q && apt-get install -y -q --no-install-recommends protobuf-compiler libprotobuf-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .

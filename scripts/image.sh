@@ -4,12 +4,15 @@
 #
 #   scripts/image.sh [auto|full|prebuilt|base] [TAG]  (default: auto txbench:latest)
 #
-#   full      the Dockerfile's two stages: Rust's image compiles txbench
+#   full      the Dockerfile's two stages: Rust's image compiles txbench;
+#             where it cannot be pulled, an equivalent is made from the
+#             Debian base and this machine's Rust toolchain (rustup's)
 #   prebuilt  the `runtime` stage around a txbench built here with the `dist`
 #             profile (and the etcd engine: needs protoc), for a machine that
 #             cannot pull Rust's image; the binary needs a glibc no newer
 #             than Debian bookworm's (2.36), so build it on bookworm or older
 #   auto      full where Rust's image is here or can be pulled, else prebuilt
+#   rust      only that equivalent of Rust's image, for a build by hand
 #   base      only the Debian base below, for a build by hand
 #
 # The Debian base (debian:bookworm-slim) is pulled, or, where no registry
@@ -26,8 +29,8 @@ tag=${2:-txbench:latest}
 base=debian:bookworm-slim
 rust=rust:1-bookworm
 case $mode in
-auto | full | prebuilt | base) ;;
-*) echo "image.sh: mode '$mode' is not auto, full, prebuilt or base" >&2 && exit 2 ;;
+auto | full | prebuilt | base | rust) ;;
+*) echo "image.sh: mode '$mode' is not auto, full, prebuilt, base or rust" >&2 && exit 2 ;;
 esac
 
 die() { echo "image.sh: $*" >&2 && exit 1; }
@@ -93,15 +96,52 @@ import_base() {
     esac
 }
 
+# Rust's image made locally: the Debian base with what Rust's image adds for
+# building (a C toolchain, certificates, pkg-config) and this machine's
+# toolchain (rustc, cargo, the standard library) under /usr/local, as
+# Rust's image has it, and the certificate authorities this machine adds
+# (/usr/local/share/ca-certificates: a proxy that inspects TLS, as here,
+# signs crates.io's certificate with one of its own). Only for a machine whose
+# toolchain runs on bookworm's glibc (rustup's do: they need 2.17).
+make_rust() {
+    command -v rustc >/dev/null \
+        || die "$rust cannot be pulled and there is no Rust toolchain here to make it from: use prebuilt"
+    local sysroot context=$work/rust
+    sysroot=$(rustc --print sysroot)
+    echo "image.sh: $rust cannot be pulled: making it from the base and this machine's $(rustc --version)" >&2
+    mkdir -p "$context/bin"
+    # The toolchain's own binaries: those on PATH may be rustup's proxies.
+    cp "$sysroot"/bin/{rustc,rustdoc,cargo} "$context/bin/"
+    cp -a "$sysroot/lib" "$context/lib"
+    mkdir "$context/ca"
+    cp /usr/local/share/ca-certificates/*.crt "$context/ca/" 2>/dev/null || true
+    cat >"$context/Dockerfile" <<EOF
+FROM $base
+RUN apt-get update -q && apt-get install -y -q --no-install-recommends \\
+        gcc libc6-dev ca-certificates pkg-config \\
+    && rm -rf /var/lib/apt/lists/*
+COPY ca /usr/local/share/ca-certificates
+RUN update-ca-certificates >/dev/null
+COPY bin /usr/local/bin
+COPY lib /usr/local/lib
+ENV CARGO_HOME=/usr/local/cargo PATH=/usr/local/cargo/bin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+EOF
+    build -t "$rust" -f "$context/Dockerfile" "$context"
+}
+
 have "$base" || pull "$base" || import_base
 [ "$mode" != base ] || exit 0
+if [ "$mode" = rust ]; then
+    have "$rust" || pull "$rust" || make_rust
+    exit 0
+fi
 
 # Rust's image, asked for once: full needs it, auto takes it where it is.
 if [ "$mode" != prebuilt ]; then
     if have "$rust" || pull "$rust"; then
         mode=full
     elif [ "$mode" = full ]; then
-        die "$rust cannot be pulled: use prebuilt"
+        make_rust
     else
         mode=prebuilt
     fi
