@@ -52,14 +52,31 @@ fn a_copy_taken_mid_run_loses_exactly_the_work_acknowledged_after_it() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let url = support::sqlite_loaded(dir);
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"))
+    // A long run, stopped (Ctrl-C) once it has gone on two seconds after
+    // the copy: a fixed length let a loaded machine's copy outlast the run.
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"))
         .current_dir(dir)
-        .args(["tpcc", "run", "--db", &url, "-d", "4s", "--warmup", "0s"])
+        .args(["tpcc", "run", "--db", &url, "-d", "60s", "--warmup", "0s"])
         .args(["-t", "4", "-q", "--ack-log"])
         .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_secs(2));
+    let seconds_run = || {
+        std::fs::read_dir(dir.join("results"))
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| std::fs::read_to_string(e.unwrap().path().join("timeline.csv")).ok())
+            .map_or(0, |t| t.lines().count().saturating_sub(1))
+    };
+    let until_seconds = |n: usize| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(50);
+        while seconds_run() < n {
+            assert!(std::time::Instant::now() < deadline, "the run stalled");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    until_seconds(2);
     // A consistent copy of the database as it is now: what the run
     // acknowledges from here on is missing from it.
     let copy = dir.join("copy.db");
@@ -70,7 +87,14 @@ fn a_copy_taken_mid_run_loses_exactly_the_work_acknowledged_after_it() {
         .unwrap();
     let ended = now_us();
     drop(db);
-    assert!(child.wait().unwrap().success());
+    until_seconds(seconds_run() + 2);
+    let stopped = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
 
     let results = support::only_run(&dir.join("results"));
     let (code, out, found) = verify(dir, &url, &results);
