@@ -247,6 +247,7 @@ mod tests {
             seconds: Vec::new(),
             segments: Vec::new(),
             answers: Default::default(),
+            window_offset: Duration::ZERO,
         }
     }
 

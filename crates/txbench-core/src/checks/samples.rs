@@ -460,6 +460,7 @@ mod tests {
             seconds: Vec::new(),
             segments,
             answers: Default::default(),
+            window_offset: Duration::ZERO,
         }
     }
 

@@ -6,7 +6,8 @@
 //! ended in a rollback the workload expects) with one atomic `fetch_max` on a
 //! shared clock of the latest answer; only a gap longer than [`GAP_MIN`] takes
 //! a lock, to be kept. Warm-up, window and grace alike: a fault may come at any
-//! time.
+//! time. Each gap keeps since when work waited through it, so that a database
+//! that was silent is told from one idle between answers at a low rate.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,6 +27,18 @@ pub struct Gap {
     pub from: Duration,
     /// The first answer after it.
     pub to: Duration,
+    /// Since when work waited in it: the later of its start and the sending
+    /// of the transaction whose answer ended it (a silence at a low rate
+    /// waits only that transaction's latency); its start when a transaction
+    /// failed in it.
+    pub waited_from: Duration,
+}
+
+impl Gap {
+    /// How long work waited in it with nothing answered.
+    pub fn waited(&self) -> Duration {
+        self.to.saturating_sub(self.waited_from)
+    }
 }
 
 impl Gap {
@@ -66,6 +79,8 @@ pub struct Availability {
     /// The latest answer, in ns since `origin` plus one (0: none yet).
     last: AtomicU64,
     first: AtomicU64,
+    /// The latest failure, encoded as `last`.
+    last_failure: AtomicU64,
     kept: Mutex<Answers>,
 }
 
@@ -76,6 +91,7 @@ impl Availability {
             origin,
             last: AtomicU64::new(0),
             first: AtomicU64::new(0),
+            last_failure: AtomicU64::new(0),
             kept: Mutex::new(Answers::default()),
         }
     }
@@ -84,8 +100,8 @@ impl Availability {
         at.saturating_duration_since(self.origin).as_nanos() as u64 + 1
     }
 
-    /// The database answered at `at`.
-    pub fn answered(&self, at: Instant) {
+    /// The database answered at `at` a transaction sent at `sent`.
+    pub fn answered(&self, at: Instant, sent: Instant) {
         let now = self.offset(at);
         let before = self.last.fetch_max(now, Ordering::Relaxed);
         if before == 0 {
@@ -95,14 +111,27 @@ impl Availability {
             return;
         }
         if now > before && now - before >= GAP_MIN.as_nanos() as u64 {
+            let waited_from = if self.last_failure.load(Ordering::Relaxed) > before {
+                before
+            } else {
+                self.offset(sent).clamp(before, now)
+            };
             let mut kept = self.lock();
             if kept.gaps.len() < KEPT {
                 kept.gaps.push(Gap {
                     from: Duration::from_nanos(before - 1),
                     to: Duration::from_nanos(now - 1),
+                    waited_from: Duration::from_nanos(waited_from - 1),
                 });
             }
         }
+    }
+
+    /// A transaction failed at `at` (after its retries): work was due then,
+    /// whether or not anything answered.
+    pub fn failed(&self, at: Instant) {
+        self.last_failure
+            .fetch_max(self.offset(at), Ordering::Relaxed);
     }
 
     /// A session re-established its lost connection at `at`.
@@ -146,18 +175,21 @@ mod tests {
     fn silences_longer_than_the_minimum_are_kept_with_their_ends() {
         let origin = Instant::now();
         let a = Availability::new(origin);
+        // Each answer to a transaction sent 1 ms before: a silence in which
+        // work waited 1 ms.
         for ms in [5, 10, 20, 400, 410, 411] {
-            a.answered(origin + ms * MS);
+            a.answered(origin + ms * MS, origin + (ms - 1) * MS);
         }
         // An answer noted late (another worker's, older) is no gap.
-        a.answered(origin + 300 * MS);
+        a.answered(origin + 300 * MS, origin + 299 * MS);
         a.reconnected(origin + 390 * MS);
         let seen = a.answers();
         assert_eq!(
             seen.gaps,
             vec![Gap {
                 from: 20 * MS,
-                to: 400 * MS
+                to: 400 * MS,
+                waited_from: 399 * MS,
             }]
         );
         assert_eq!(seen.span, Some((5 * MS, 411 * MS)));
@@ -172,5 +204,24 @@ mod tests {
             None,
             "began after"
         );
+    }
+
+    #[test]
+    fn a_silence_keeps_since_when_work_waited_in_it() {
+        let origin = Instant::now();
+        let a = Availability::new(origin);
+        a.answered(origin + 10 * MS, origin + 9 * MS);
+        // Sent at 5 ms, answered at 300 ms: it waited through the silence.
+        a.answered(origin + 300 * MS, origin + 5 * MS);
+        // A terminal's next transaction, sent 1 ms after the last answer,
+        // answered at 600 ms: it waited 299 ms of the silence.
+        a.answered(origin + 600 * MS, origin + 301 * MS);
+        // A failure at 700 ms: work was due through the silence.
+        a.failed(origin + 700 * MS);
+        a.answered(origin + 900 * MS, origin + 890 * MS);
+        // Idle from 900 to 1,200 ms: the next transaction was sent at 1,190 ms.
+        a.answered(origin + 1_200 * MS, origin + 1_190 * MS);
+        let waited: Vec<Duration> = a.answers().gaps.iter().map(Gap::waited).collect();
+        assert_eq!(waited, [290 * MS, 299 * MS, 300 * MS, 10 * MS]);
     }
 }

@@ -237,6 +237,9 @@ pub struct Recording {
     /// When the database answered, warm-up and grace included: the silences
     /// and the sessions re-established.
     pub answers: Answers,
+    /// Where the window begins from the run's start, the origin of
+    /// `answers`' offsets (the warm-up, shorter for a late shard).
+    pub window_offset: Duration,
 }
 
 /// What a sender (the open-loop dispatchers, the closed-loop scheduler)
@@ -453,6 +456,7 @@ impl Drained {
             seconds: self.clock.seconds.into_vec(),
             segments: self.clock.segments.into_vec(),
             answers: self.answers,
+            window_offset: window.start.saturating_duration_since(started),
         }
     }
 }

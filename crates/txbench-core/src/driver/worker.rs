@@ -238,7 +238,9 @@ async fn worker_loop<S: Session, W: Workload>(
             break;
         }
         if attempted.result.is_ok() {
-            ctx.availability.answered(finished);
+            ctx.availability.answered(finished, started);
+        } else {
+            ctx.availability.failed(finished);
         }
         if !record(&mut session, &ctx, &job, (started, finished), &attempted) {
             // Cut while it ran: the driver counted it unfinished.

@@ -185,6 +185,7 @@ fn down_to_the_end(began_by: Duration, seconds: &[RunSecond], answers: &Answers)
     (last <= began_by && end.saturating_sub(last) >= GAP_MIN).then_some(Gap {
         from: last,
         to: end,
+        waited_from: last,
     })
 }
 
@@ -250,16 +251,19 @@ mod tests {
                 Gap {
                     from: 1_000 * MS,
                     to: 1_100 * MS,
+                    waited_from: 1_000 * MS,
                 },
                 Gap {
                     from: 5_005 * MS,
                     to: 7_300 * MS,
+                    waited_from: 5_005 * MS,
                 },
                 // A longer silence that began well after the command ended
                 // (a node rejoining) is not the fault's.
                 Gap {
                     from: 7_400 * MS,
                     to: 9_950 * MS,
+                    waited_from: 7_400 * MS,
                 },
             ],
             reconnections: vec![7_200 * MS, 7_250 * MS, 9_500 * MS],
