@@ -54,27 +54,13 @@ fn a_copy_taken_mid_run_loses_exactly_the_work_acknowledged_after_it() {
     let url = support::sqlite_loaded(dir);
     // A long run, stopped (Ctrl-C) once it has gone on two seconds after
     // the copy: a fixed length let a loaded machine's copy outlast the run.
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"))
-        .current_dir(dir)
-        .args(["tpcc", "run", "--db", &url, "-d", "60s", "--warmup", "0s"])
-        .args(["-t", "4", "-q", "--ack-log"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let seconds_run = || {
-        std::fs::read_dir(dir.join("results"))
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(|e| std::fs::read_to_string(e.unwrap().path().join("timeline.csv")).ok())
-            .map_or(0, |t| t.lines().count().saturating_sub(1))
-    };
+    let run = ["tpcc", "run", "--db", &url, "-d", "60s", "--warmup", "0s"];
+    let child = support::spawn(dir, &[&run[..], &["-t", "4", "-q", "--ack-log"]].concat());
+    let seconds_run = || support::timeline_rows(&dir.join("results"));
     let until_seconds = |n: usize| {
-        let deadline = std::time::Instant::now() + Duration::from_secs(50);
-        while seconds_run() < n {
-            assert!(std::time::Instant::now() < deadline, "the run stalled");
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        support::wait_until("the run's seconds", Duration::from_secs(50), || {
+            seconds_run() >= n
+        })
     };
     until_seconds(2);
     // A consistent copy of the database as it is now: what the run
@@ -88,11 +74,7 @@ fn a_copy_taken_mid_run_loses_exactly_the_work_acknowledged_after_it() {
     let ended = now_us();
     drop(db);
     until_seconds(seconds_run() + 2);
-    let stopped = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(stopped.success());
+    support::signal(&child, "INT");
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", text(&out));
 

@@ -17,9 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, SystemTime};
 
-use serde_json::Value;
 use support::merged::{assert_exact, merge, summary};
-use support::{server_url, text};
+use support::{check, server_url, text};
 use txbench_test_support::delay_proxy::{DelayProxy, Link};
 use txbench_test_support::pg_cluster::PgCluster;
 
@@ -165,14 +164,6 @@ impl ShardSet<'_> {
 
 fn finished(child: Child) -> Output {
     child.wait_with_output().unwrap()
-}
-
-fn check<'a>(summary: &'a Value, name: &str) -> &'a Value {
-    let checks = summary["checks"].as_array().unwrap();
-    checks
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no check {name}"))
 }
 
 /// The database host, ready: hosts `db`, `c0`, `c1`, `c2`, a cluster of

@@ -8,38 +8,33 @@ use support::{load, only_result, stderr};
 /// Start a long run in `dir`, wait until its timeline has `rows` rows, send `signal`.
 fn run_and_signal(dir: &Path, signal: &str, rows: usize) -> std::process::Output {
     load(dir, "sqlite:t.db");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("txbench"))
-        .current_dir(dir)
-        .args(["tpcc", "run", "--db", "sqlite:t.db", "--duration", "60s"])
-        .args(["--warmup", "0s", "-q", "--results", "res"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let timeline = std::fs::read_dir(dir.join("res"))
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(|e| std::fs::read_to_string(e.unwrap().path().join("timeline.csv")).ok());
-        if timeline.is_some_and(|t| t.lines().count() > rows) {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "no timeline rows");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let status = std::process::Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let child = support::spawn(
+        dir,
+        &[
+            "tpcc",
+            "run",
+            "--db",
+            "sqlite:t.db",
+            "--duration",
+            "60s",
+            "--warmup",
+            "0s",
+            "-q",
+            "--results",
+            "res",
+        ],
+    );
+    support::wait_until("timeline rows", std::time::Duration::from_secs(30), || {
+        support::timeline_rows(&dir.join("res")) >= rows
+    });
+    support::signal(&child, signal);
     child.wait_with_output().unwrap()
 }
 
 #[test]
 fn an_interrupted_run_writes_a_complete_summary_of_what_it_measured() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run_and_signal(dir.path(), "-INT", 2);
+    let out = run_and_signal(dir.path(), "INT", 2);
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("stopping (Ctrl-C)"),
@@ -77,7 +72,7 @@ fn an_interrupted_run_writes_a_complete_summary_of_what_it_measured() {
 #[test]
 fn a_killed_run_keeps_its_intervals_up_to_the_last_second() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run_and_signal(dir.path(), "-KILL", 2);
+    let out = run_and_signal(dir.path(), "KILL", 2);
     assert!(!out.status.success());
     let run = std::fs::read_dir(dir.path().join("res"))
         .unwrap()

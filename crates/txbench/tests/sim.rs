@@ -7,7 +7,7 @@
 
 mod support;
 
-use support::{alone, check_status, errors_by_kind, longest_ms, only_result, txbench};
+use support::{alone, check, check_status, errors_by_kind, longest_ms, only_result, txbench};
 
 /// Run `args` with results in a temporary directory; its summary.json.
 fn summary(args: &[&str]) -> serde_json::Value {
@@ -43,6 +43,25 @@ fn tatp_args<'a>(db: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 /// The summary of a short closed-loop TATP run on `db`.
 fn tatp_on(db: &str, extra: &[&str]) -> serde_json::Value {
     summary(&tatp_args(db, extra))
+}
+
+/// The summary of an open-loop TATP run on `db`: `rate` for `duration`,
+/// `extra` appended.
+fn tatp_open_loop(db: &str, rate: &str, duration: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "tatp",
+        "run",
+        "--db",
+        db,
+        "--subscribers",
+        "1000",
+        "--rate",
+        rate,
+        "--duration",
+        duration,
+    ];
+    args.extend_from_slice(extra);
+    summary(&args)
 }
 
 /// Mean latency (ms) of all types together, over 12 s of Poisson arrivals at
@@ -194,12 +213,7 @@ fn an_outage_in_a_closed_loop_is_in_the_latency_not_in_a_flood_of_errors() {
 /// The outages check of `summary`: its status and the lengths (ms) of the
 /// silences it named ("at 8.912 s for 1003 ms, ...").
 fn named_silences(summary: &serde_json::Value) -> (String, Vec<f64>) {
-    let check = summary["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "outages")
-        .expect("an outages check");
+    let check = check(summary, "outages");
     let detail = check["detail"].as_str().unwrap();
     let lengths = detail
         .split(" for ")
@@ -218,20 +232,12 @@ fn stalls_of_a_second_are_named_and_a_busy_healthy_server_has_none() {
     // A server that stalls 1 s every 10 s: two stalls in 21 s. Nothing
     // completes in them; whole seconds did not show them where a stall
     // straddled two (its p99, near 931 ms, was the only trace).
-    let s = summary(&[
-        "tatp",
-        "run",
-        "--db",
+    let s = tatp_open_loop(
         "sim:?service=fixed:2ms&workers=4&stall=1s/10s",
-        "--subscribers",
-        "1000",
-        "--rate",
         "500/s",
-        "--duration",
         "21s",
-        "--warmup",
-        "1s",
-    ]);
+        &["--warmup", "1s"],
+    );
     let (status, lengths) = named_silences(&s);
     assert_ne!(status, "PASS", "{}", s["checks"]);
     // Each named from when work waited in it: no longer than the stall and
@@ -245,20 +251,12 @@ fn stalls_of_a_second_are_named_and_a_busy_healthy_server_has_none() {
     );
     // M/M/1 at utilisation 0.8: the longest silence in which work waits is
     // a few service times of 1 ms, far from 100 ms.
-    let s = summary(&[
-        "tatp",
-        "run",
-        "--db",
+    let s = tatp_open_loop(
         "sim:?service=exp:1ms&workers=1",
-        "--subscribers",
-        "1000",
-        "--rate",
         "800/s",
-        "--duration",
         "12s",
-        "--warmup",
-        "1s",
-    ]);
+        &["--warmup", "1s"],
+    );
     let (status, lengths) = named_silences(&s);
     assert_eq!(
         (status.as_str(), lengths.len()),
@@ -325,22 +323,12 @@ fn a_healthy_closed_loop_run_has_intervals_for_every_busy_type() {
 fn an_offered_rate_the_server_cannot_take_fails_the_run() {
     let _alone = alone();
     // 300/s offered to a server that answers 100/s.
-    let s = summary(&[
-        "tatp",
-        "run",
-        "--db",
+    let s = tatp_open_loop(
         "sim:?service=fixed:10ms",
-        "--subscribers",
-        "1000",
-        "--rate",
         "300/s",
-        "--duration",
         "4s",
-        "--warmup",
-        "0s",
-        "--grace",
-        "200ms",
-    ]);
+        &["--warmup", "0s", "--grace", "200ms"],
+    );
     for name in ["achieved rate", "client queue"] {
         assert_eq!(check_status(&s, name), "FAIL", "{name}: {}", s["checks"]);
     }
@@ -352,22 +340,12 @@ fn transactions_given_up_that_could_move_the_tail_fail_the_run() {
     // 200/s for 4 s; the server stalls from 3 s for 2 s, past the window's
     // end, and the run gives up 0.2 s after it: some 200 transactions count
     // at lower bounds of 0.2 s and more, above the exact p99 of the rest.
-    let s = summary(&[
-        "tatp",
-        "run",
-        "--db",
+    let s = tatp_open_loop(
         "sim:?service=fixed:1ms&stall=2s/3s",
-        "--subscribers",
-        "1000",
-        "--rate",
         "200/s",
-        "--duration",
         "4s",
-        "--warmup",
-        "0s",
-        "--grace",
-        "200ms",
-    ]);
+        &["--warmup", "0s", "--grace", "200ms"],
+    );
     assert_eq!(check_status(&s, "unfinished"), "FAIL", "{}", s["checks"]);
 }
 

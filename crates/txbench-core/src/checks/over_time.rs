@@ -50,10 +50,11 @@ pub(super) fn outages(rec: &Recording) -> Check {
         .collect();
     let longest = found.iter().map(Stall::length).fold(0.0, f64::max);
     let total: f64 = found.iter().map(Stall::length).sum();
-    let named: Vec<String> = found
+    let named = found
         .iter()
         .map(|s| format!("{:.3} s for {:.0} ms", s.from, s.length() * 1e3))
-        .collect();
+        .collect::<Vec<_>>()
+        .join(", ");
     let statistic = format!(
         "{} silence(s) while work was due, {:.3} s in all, the longest {:.0} ms (WARN from \
          {:.0} ms, FAIL from {fail_from:.1} s: 100 ms and 1 s, and {OUTAGE_MEDIANS} median \
@@ -63,23 +64,23 @@ pub(super) fn outages(rec: &Recording) -> Check {
         longest * 1e3,
         named_from * 1e3,
     );
+    // TICK_JITTER: a stall found from whole seconds measures a little under
+    // its length when a tick comes early.
     let (status, detail) = if longest >= TICK_JITTER * fail_from {
         (
             Status::Fail,
             format!(
-                "nothing was answered while work was due, at {} of the window: the database (or \
+                "nothing was answered while work was due, at {named} of the window: the database (or \
                  the network to it) stopped answering or failed everything; the run's averages \
-                 hide it",
-                named.join(", ")
+                 hide it"
             ),
         )
     } else if !found.is_empty() {
         (
             Status::Warn,
             format!(
-                "the database answered nothing while work waited, at {} of the window: stalls \
-                 (a checkpoint, a lock, a pause) that the run's averages hide",
-                named.join(", ")
+                "the database answered nothing while work waited, at {named} of the window: \
+                 stalls (a checkpoint, a lock, a pause) that the run's averages hide"
             ),
         )
     } else {

@@ -35,13 +35,6 @@ pub struct Gap {
 }
 
 impl Gap {
-    /// How long work waited in it with nothing answered.
-    pub fn waited(&self) -> Duration {
-        self.to.saturating_sub(self.waited_from)
-    }
-}
-
-impl Gap {
     /// How long nothing was answered.
     pub fn length(&self) -> Duration {
         self.to - self.from
@@ -221,7 +214,12 @@ mod tests {
         a.answered(origin + 900 * MS, origin + 890 * MS);
         // Idle from 900 to 1,200 ms: the next transaction was sent at 1,190 ms.
         a.answered(origin + 1_200 * MS, origin + 1_190 * MS);
-        let waited: Vec<Duration> = a.answers().gaps.iter().map(Gap::waited).collect();
+        let waited: Vec<Duration> = a
+            .answers()
+            .gaps
+            .iter()
+            .map(|g| g.to - g.waited_from)
+            .collect();
         assert_eq!(waited, [290 * MS, 299 * MS, 300 * MS, 10 * MS]);
     }
 }

@@ -236,17 +236,29 @@ pub fn serve_tatp(dir: &Path, extra: &[&str]) -> (std::process::Child, String) {
     serve(dir, &args)
 }
 
-/// The status of the check `name` in a summary.
-pub fn check_status(summary: &serde_json::Value, name: &str) -> String {
+/// The check `name` in a summary.
+pub fn check<'a>(summary: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     summary["checks"]
         .as_array()
         .unwrap()
         .iter()
         .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no check {name} in {}", summary["checks"]))["status"]
-        .as_str()
-        .unwrap()
-        .to_string()
+        .unwrap_or_else(|| panic!("no check {name} in {}", summary["checks"]))
+}
+
+/// The status of the check `name` in a summary.
+pub fn check_status(summary: &serde_json::Value, name: &str) -> String {
+    check(summary, name)["status"].as_str().unwrap().to_string()
+}
+
+/// The rows (seconds) the timeline of the one run under `results` has so
+/// far: 0 before the run has written one.
+pub fn timeline_rows(results: &Path) -> usize {
+    std::fs::read_dir(results)
+        .ok()
+        .and_then(|mut d| d.next())
+        .and_then(|e| std::fs::read_to_string(e.ok()?.path().join("timeline.csv")).ok())
+        .map_or(0, |t| t.lines().count().saturating_sub(1))
 }
 
 /// A summary's failed transactions by error kind, all types together.
