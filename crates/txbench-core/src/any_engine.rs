@@ -411,6 +411,7 @@ trait DynEngine: Send + Sync {
     fn nodes(&self) -> usize;
     fn create_database(&self) -> BoxFuture<'_, Result<Option<String>, DbError>>;
     fn ephemeral(&self) -> bool;
+    fn key_value_only(&self) -> bool;
 }
 
 /// A session of engine `E`, erased.
@@ -459,6 +460,9 @@ impl<E: Engine<Session: Session<Loader: Sized, Whole: Sized>>> DynEngine for E {
     }
     fn ephemeral(&self) -> bool {
         Engine::ephemeral(self)
+    }
+    fn key_value_only(&self) -> bool {
+        Engine::key_value_only(self)
     }
 }
 
@@ -516,5 +520,8 @@ impl Engine for AnyEngine {
     }
     fn ephemeral(&self) -> bool {
         self.0.ephemeral()
+    }
+    fn key_value_only(&self) -> bool {
+        self.0.key_value_only()
     }
 }

@@ -596,6 +596,12 @@ pub trait Engine: Send + Sync + 'static {
         false
     }
 
+    /// Whether it holds key-value tables only (Redis, etcd): a workload whose
+    /// schema has no key-value form cannot run on it.
+    fn key_value_only(&self) -> bool {
+        false
+    }
+
     /// Open a new session on node `node` (0-based, below [`Engine::nodes`]), for
     /// runs that keep each terminal's work on one node.
     fn connect_node(

@@ -581,6 +581,14 @@ pub struct SweepStep {
     pub worst_latency_ms: f64,
     /// Whether the step met the objective with at least 90% of the load completed.
     pub passed: bool,
+    /// A failed step's limit: `client` (only the client's own checks failed,
+    /// the database met the objective: the client could not offer the load),
+    /// or `database`; absent for a passed step (and in older sweeps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
+    /// Why the step failed, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_because: Option<String>,
     /// The step's verdict line.
     pub verdict: String,
     /// The step's `summary.json`, relative to the sweep's directory when written by
@@ -660,6 +668,19 @@ pub struct VariantSweep {
     pub types_latency_ms_at_capacity: Option<f64>,
 }
 
+/// Runs of one plan made one after another (`--repeat N`; `set.json`,
+/// schema version 1): the spread between them is the run-to-run noise that
+/// `compare` judges a change against.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSet {
+    /// Version of this schema.
+    pub schema_version: u32,
+    /// The runs asked for (more than `runs` holds when the set was stopped).
+    pub repeat: u32,
+    /// Each run's directory, relative to the set's, in the order they ran.
+    pub runs: Vec<String>,
+}
+
 /// A capacity sweep's own summary (`sweep.json`, schema version 1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepResult {
@@ -677,4 +698,8 @@ pub struct SweepResult {
     pub steps: Vec<SweepStep>,
     /// The highest passing rate, if any step passed.
     pub capacity_rate: Option<f64>,
+    /// The limit the sweep found: `database`, `client`, or absent when
+    /// no step failed (none found within the rates swept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
 }

@@ -61,16 +61,57 @@ pub enum OpenError {
     /// Another txbench uses the embedded database file.
     #[error(transparent)]
     Lock(#[from] crate::file_lock::LockError),
-    /// The database could not be opened.
-    #[error(transparent)]
-    Db(#[from] DbError),
+    /// The database could not be opened: the engine's message, with what
+    /// to do where its code says (credentials refused, no such database).
+    #[error("{}", opening_failed(.0))]
+    Db(DbError),
+}
+
+impl From<DbError> for OpenError {
+    fn from(e: DbError) -> Self {
+        OpenError::Db(e)
+    }
+}
+
+/// The codes of credentials the server refused.
+const REFUSED_CREDENTIALS: [&str; 4] = [
+    "MySQL 1045",
+    "MySQL 1044",
+    "SQLSTATE 28P01",
+    "SQLSTATE 28000",
+];
+/// The codes of a database that does not exist.
+const NO_SUCH_DATABASE: [&str; 2] = ["MySQL 1049", "SQLSTATE 3D000"];
+
+/// Why opening failed, with what to do where the database's code says.
+fn opening_failed(e: &DbError) -> String {
+    explained(e).unwrap_or_else(|| e.to_string())
+}
+
+/// An error whose code says the `--db` URL is wrong (credentials refused,
+/// no such database), in words that say what to do; `None` for the rest.
+pub fn explained(e: &DbError) -> Option<String> {
+    let code = e.code.as_deref()?;
+    let what = if REFUSED_CREDENTIALS.contains(&code) {
+        "the server refused the user or password the --db URL gives"
+    } else if NO_SUCH_DATABASE.contains(&code) {
+        "no such database: `load` creates it (txbench WORKLOAD load --db URL)"
+    } else {
+        return None;
+    };
+    Some(format!("{}: {what}", e.message))
 }
 
 impl OpenError {
     /// Whether the command asked for something that cannot be (a bad URL, an
     /// option the engine refuses): exit 2 rather than 1.
     pub fn is_usage(&self) -> bool {
-        matches!(self, OpenError::Url(_) | OpenError::Refused { .. })
+        match self {
+            OpenError::Url(_) | OpenError::Refused { .. } => true,
+            // The URL names credentials or a database that are not so.
+            OpenError::Db(e) => explained(e).is_some(),
+            OpenError::Lock(_) => false,
+        }
     }
 }
 

@@ -154,6 +154,10 @@ impl Write {
 }
 
 impl Engine for RedisEngine {
+    fn key_value_only(&self) -> bool {
+        true
+    }
+
     type Session = RedisSession;
     const BLOCKING: bool = false;
 

@@ -113,6 +113,10 @@ impl RedisClusterEngine {
 }
 
 impl Engine for RedisClusterEngine {
+    fn key_value_only(&self) -> bool {
+        true
+    }
+
     type Session = RedisClusterSession;
     const BLOCKING: bool = false;
 

@@ -16,7 +16,7 @@ use std::path::Path;
 pub use crate::intervals::{
     HEADLINE_PREFIX, HLOG_FILE, Interval, IntervalWriter, OFFERED_COLUMN, TIMELINE_FILE,
 };
-use txbench_core::result::RunResult;
+use txbench_core::result::{RunResult, RunSet};
 
 /// The summary's file name.
 pub const SUMMARY_FILE: &str = "summary.json";
@@ -24,6 +24,8 @@ pub const SUMMARY_FILE: &str = "summary.json";
 pub const CONFIG_FILE: &str = "config.toml";
 /// A sweep's own summary file name.
 pub const SWEEP_FILE: &str = "sweep.json";
+/// A set of runs' own file: the runs it holds ([`RunSet`]).
+pub const SET_FILE: &str = "set.json";
 /// The summary of sweeps of a workload's variants side by side.
 pub const VARIANTS_FILE: &str = "variants.json";
 /// The HTML report's file name.
@@ -82,6 +84,28 @@ pub fn read_summary(dir: &Path) -> io::Result<RunResult> {
     let path = dir.join(SUMMARY_FILE);
     crate::json::read(&path)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// The runs of a directory: a set's in their order, with its `set.json`
+/// ([`RunSet`]), or the one run's.
+pub fn read_runs(dir: &Path) -> io::Result<(Vec<RunResult>, Option<RunSet>)> {
+    let path = dir.join(SET_FILE);
+    if !path.exists() {
+        return Ok((vec![read_summary(dir)?], None));
+    }
+    let named = |e: String| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {e}", path.display()),
+        )
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| named(e.to_string()))?;
+    let set: RunSet = serde_json::from_str(&text).map_err(|e| named(e.to_string()))?;
+    if set.runs.is_empty() {
+        return Err(named("the set holds no run".into()));
+    }
+    let runs = set.runs.iter().map(|r| read_summary(&dir.join(r)));
+    Ok((runs.collect::<io::Result<_>>()?, Some(set)))
 }
 
 /// Remove a results directory a run left empty (it failed or was refused

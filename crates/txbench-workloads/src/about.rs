@@ -18,6 +18,12 @@ pub struct About {
     pub scale: Scale,
     /// What the run's flags mean for this workload, for their help.
     pub run_flags: RunFlags,
+    /// The flags every command of the workload needs, as its examples show
+    /// them (" --file orders.toml" for a workload file); empty for most.
+    pub required_example: &'static str,
+    /// The foreign keys `--foreign-keys` adds ("TPC-C's of clause 1.3");
+    /// `None`: the workload has none, and the flag is hidden and refused.
+    pub foreign_keys: Option<&'static str>,
 }
 
 /// What the flags every workload's run shares mean for one workload: the

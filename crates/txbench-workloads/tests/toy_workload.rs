@@ -44,6 +44,8 @@ static ABOUT: About = About {
         home: None,
         seed_draws: "the keys read",
     },
+    required_example: "",
+    foreign_keys: None,
 };
 
 static KV: Table = Table {

@@ -104,8 +104,13 @@ impl fmt::Display for Failure {
 }
 
 impl From<DbError> for Failure {
+    /// A database's error; one that says the `--db` URL is wrong
+    /// (credentials refused, no such database) is bad input, said so.
     fn from(e: DbError) -> Self {
-        Failure::error(e)
+        match txbench_engines::explained(&e) {
+            Some(why) => Failure::usage(why),
+            None => Failure::error(e),
+        }
     }
 }
 

@@ -19,6 +19,7 @@ mod merge;
 mod metrics;
 mod plan;
 mod progress;
+mod repeat;
 mod report;
 mod runner;
 mod selftest;

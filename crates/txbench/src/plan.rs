@@ -70,6 +70,8 @@ pub struct RunPlan<W: Benchmark> {
     pub start_at: Option<StartAt>,
     /// Commands to run at set times of the run (faults, recoveries).
     pub faults: Vec<PlannedCommand>,
+    /// Runs of this plan to make one after another, as one set.
+    pub repeat: u32,
     /// Where and how the run reports.
     pub output: Output,
 }
@@ -120,6 +122,25 @@ pub const DEFAULT_DURATION: Duration = Duration::from_secs(60);
 
 /// Where and how the run reports; the acknowledged-work log needs the
 /// results directory it is written in.
+/// `--repeat` keeps its runs as a set in turn on one machine: not without a
+/// results directory, nor across shards started together.
+fn refuse_repeat_without_a_set(a: &RunArgs) -> Result<(), Failure> {
+    if a.repeat == 1 {
+        return Ok(());
+    }
+    let conflict = if a.no_results {
+        "--no-results (a set is kept in a results directory, for compare)"
+    } else if a.shards > 1 || a.start_at.is_some() {
+        "--shards or --start-at (a set's runs are made one after another, in one process)"
+    } else {
+        return Ok(());
+    };
+    Err(Failure::usage(format!(
+        "--repeat {} cannot go with {conflict}",
+        a.repeat
+    )))
+}
+
 fn output_of(a: &RunArgs) -> Result<Output, Failure> {
     if a.ack_log && a.no_results {
         return Err(Failure::usage(
@@ -156,6 +177,7 @@ impl<W: Benchmark> RunPlan<W> {
     /// The plan `run`'s flags ask for, with the workload's scale and options.
     pub fn new(a: &RunArgs, scale: Option<i64>, options: W::RunOptions) -> Result<Self, Failure> {
         let duration = duration_of(a)?;
+        refuse_repeat_without_a_set(a)?;
         Ok(RunPlan {
             db: a.db.db.clone(),
             scale,
@@ -186,6 +208,7 @@ impl<W: Benchmark> RunPlan<W> {
                 (&a.recover_at, &a.recover_cmd),
                 (a.warmup + duration, a.command_limit),
             )?,
+            repeat: a.repeat,
             output: output_of(a)?,
         })
     }
@@ -216,6 +239,17 @@ impl<W: Benchmark> RunPlan<W> {
         step.duration = duration;
         step.output.progress_label = Some(label);
         step
+    }
+
+    /// Run `number` (from 1) of a set of `count`: this plan with a seed of
+    /// its own made from the plan's (for the reason [`RunPlan::step`] gives),
+    /// its progress line labelled with its place in the set.
+    pub fn repetition(&self, number: u32, count: u32) -> Self {
+        let mut run = self.clone();
+        run.seed = Rand::derive(self.seed, u64::from(number)).uniform(0, i64::MAX) as u64;
+        run.repeat = 1;
+        run.output.progress_label = Some(format!("run {number} of {count}"));
+        run
     }
 
     /// The settings and the driver's options for `workload` opened on an

@@ -29,6 +29,9 @@ pub fn main(a: &ReportArgs) -> Result<(), Failure> {
             dir.display()
         )));
     }
+    if dir.join(results::SET_FILE).exists() {
+        return report_set(dir, a.quiet);
+    }
     let path = if dir.join(VARIANTS_FILE).exists() {
         let (compared, sweeps) = read_variants(dir)?;
         if !a.quiet {
@@ -52,6 +55,20 @@ pub fn main(a: &ReportArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A set of runs (`--repeat`): its spread, and each run's report.
+fn report_set(dir: &Path, quiet: bool) -> Result<(), Failure> {
+    let (runs, set) = results::read_runs(dir).map_err(Failure::reading)?;
+    if !quiet {
+        crate::compare::print_spread(&runs);
+    }
+    let names = set.map(|s| s.runs).unwrap_or_default();
+    for (name, result) in names.iter().zip(&runs) {
+        let page = write_run_report(&dir.join(name), result)?;
+        outln!("report: {}", page.display());
+    }
+    Ok(())
+}
+
 /// The steps of a sweep and its capacity, a line each.
 fn print_sweep(sweep: &SweepResult, steps: &[RunResult]) {
     for (step, r) in sweep.steps.iter().zip(steps) {
@@ -60,7 +77,11 @@ fn print_sweep(sweep: &SweepResult, steps: &[RunResult]) {
             terminal::grouped(step.offered_rate, 0),
             terminal::grouped(step.achieved_rate, 0),
             step.worst_latency_ms,
-            if step.passed { "PASS" } else { "FAIL" },
+            match (step.passed, step.limit.as_deref()) {
+                (true, _) => "PASS",
+                (false, Some("client")) => "FAIL (the client's limit)",
+                (false, _) => "FAIL",
+            },
             r.verdict
         );
     }
@@ -71,6 +92,9 @@ fn print_sweep(sweep: &SweepResult, steps: &[RunResult]) {
             sweep.objective
         ),
         None => outln!("capacity: no step met {}", sweep.objective),
+    }
+    if let Some(kind) = &sweep.limit {
+        outln!("the limit found is the {kind}'s");
     }
 }
 

@@ -135,13 +135,28 @@ where
     )))
 }
 
-/// Run once, print the summary and where the results are.
+/// Run as the plan says: once, or `--repeat` times as a set.
 pub async fn run_on<E: Engine, W: Benchmark>(
     engine: Arc<E>,
     plan: &RunPlan<W>,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
+    if plan.repeat > 1 {
+        crate::repeat::run_set(engine, plan, stop).await
+    } else {
+        run_once(engine, plan, stop).await
+    }
+}
+
+/// Run once, print the summary and where the results are.
+async fn run_once<E: Engine, W: Benchmark>(
+    engine: Arc<E>,
+    plan: &RunPlan<W>,
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
     let started_at = now_rfc3339();
+    // A base directory this run makes, and leaves empty, goes with it.
+    let new_base = (plan.output.results.as_deref()).filter(|under| !under.exists());
     let dir =
         match &plan.output.results {
             None => None,
@@ -165,6 +180,9 @@ pub async fn run_on<E: Engine, W: Benchmark>(
         .inspect_err(|_| {
             if let Some(dir) = &dir {
                 results::remove_if_empty(dir);
+            }
+            if let Some(base) = new_base {
+                results::remove_if_empty(base);
             }
         })?;
     let result = &measured.result;

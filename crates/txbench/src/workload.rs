@@ -75,6 +75,7 @@ async fn verb<W: Benchmark>(
     if let Some(definition) = definition {
         W::define(definition).map_err(|e| Failure::Usage(e.into()))?;
     }
+    refuse_flags(&verb, &all)?;
     let task = match verb {
         Some(Verb::Load(a)) => Task::Load(a),
         Some(Verb::Run(a)) => Task::Run(RunPlan::of(&a)?),
@@ -97,7 +98,93 @@ async fn verb<W: Benchmark>(
         ),
         Task::Run(plan) | Task::AllInOne(plan, _) => (plan.db.clone(), plan.engine_options()),
     };
-    with_engine(&urls, &options, OnEngine { task, stop }).await?
+    let new_files = new_sqlite_files(&urls);
+    let done = with_engine(&urls, &options, OnEngine { task, stop }).await?;
+    done.map_err(|f| not_loaded::<W>(f, &urls, &new_files))
+}
+
+/// The SQLite files the URLs name that do not exist yet: opening creates
+/// them, and a command that finds nothing loaded removes them again.
+fn new_sqlite_files(urls: &[String]) -> Vec<std::path::PathBuf> {
+    urls.iter()
+        .filter_map(|u| match txbench_engines::Target::parse(u) {
+            Ok(txbench_engines::Target::Sqlite(c)) => c.path.filter(|p| !p.exists()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A "nothing loaded" failure with the load command for the user's own
+/// `--db` (its password hidden), ready to paste; the SQLite files the
+/// command created for nothing are removed.
+fn not_loaded<W: Benchmark>(
+    failure: Failure,
+    urls: &[String],
+    new_files: &[std::path::PathBuf],
+) -> Failure {
+    let not_loaded = match &failure {
+        Failure::Usage(e) | Failure::Failed(e) => matches!(
+            e.downcast_ref::<WorkloadError>(),
+            Some(WorkloadError::NotLoaded(_))
+        ),
+        _ => false,
+    };
+    if !not_loaded {
+        return failure;
+    }
+    for file in new_files {
+        for suffix in ["", "-wal", "-shm", "-journal", ".txbench-lock"] {
+            let mut path = file.clone().into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    let db = DbArgs { db: urls.to_vec() };
+    let dbs: Vec<String> = urls
+        .iter()
+        .map(|u| format!("--db {}", txbench_engines::redact(u)))
+        .collect();
+    let message = anyhow::anyhow!(
+        "{db} holds no {} data: load it first with `txbench {} load {}`",
+        W::ABOUT.title,
+        W::ABOUT.name,
+        dbs.join(" ")
+    );
+    match failure {
+        Failure::Usage(_) => Failure::Usage(message),
+        _ => Failure::Failed(message),
+    }
+}
+
+/// Flags a workload does not take as they were given: `--foreign-keys`
+/// where it has none, and YCSB's habit of `--threads` for its clients.
+fn refuse_flags<W: Benchmark>(
+    verb: &Option<Verb<W>>,
+    all: &AllInOneArgs<W>,
+) -> Result<(), Failure> {
+    let load = match &verb {
+        Some(Verb::Load(a)) => Some(&a.load),
+        None => Some(&all.load),
+        _ => None,
+    };
+    // YCSB's -threads is its client count; here --threads is the load's.
+    if W::ABOUT.name == "ycsb"
+        && verb.is_none()
+        && let (Some(threads), None) = (all.load.threads, all.run.run.terminals)
+    {
+        return Err(Failure::usage(format!(
+            "--threads {threads} sets the load's threads; YCSB's -threads (its client count) \
+             is --terminals here: give --terminals {threads} (and --threads for the load if \
+             you meant it too)"
+        )));
+    }
+    if load.is_some_and(|l| l.foreign_keys) && W::ABOUT.foreign_keys.is_none() {
+        return Err(Failure::usage(format!(
+            "--foreign-keys: {} has no foreign keys to add",
+            W::ABOUT.title
+        )));
+    }
+    Ok(())
 }
 
 /// A workload's verb with its flags validated.
@@ -146,6 +233,18 @@ impl<W: Benchmark> WithEngine for OnEngine<W> {
                 "{} runs whole transactions only: {verb} the database through its own URL \
                  (`txbench serve` loads it when it starts)",
                 e.describe()
+            )));
+        }
+        // A sharded store runs scripts instead (TATP on Redis Cluster).
+        let statements = e.execution() == Execution::Statements;
+        if e.key_value_only() && statements && !W::schema().key_value {
+            return Err(Failure::usage(format!(
+                "{} holds key-value tables only, and {} has no key-value form: run it on an \
+                 SQL engine (sqlite:, postgres://, mysql://); on {} run Retwis, YCSB or a \
+                 workload file in the key-value form",
+                e.describe(),
+                W::ABOUT.title,
+                e.name()
             )));
         }
         if e.ephemeral()

@@ -139,6 +139,8 @@ fn bad_flags_and_values_exit_2_naming_them() {
     }
 }
 
+/// Nothing loaded: the load command for the user's own URL, ready to paste,
+/// and no empty SQLite file left behind by the command that found nothing.
 #[test]
 fn run_and_check_on_an_empty_database_say_to_load_first() {
     let dir = tempfile::tempdir().unwrap();
@@ -149,11 +151,78 @@ fn run_and_check_on_an_empty_database_say_to_load_first() {
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{verb}");
         assert!(
-            stderr(&out).contains("load it first"),
+            stderr(&out).contains("load it first with `txbench tpcc load --db sqlite:empty.db`"),
             "{verb}: {}",
             stderr(&out)
         );
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{verb} left {left:?}");
     }
+}
+
+/// A `--db` whose server refuses it says what is wrong and exits 2: a
+/// database that does not exist (which `load` creates), credentials refused.
+#[test]
+fn a_missing_database_or_refused_password_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases = Vec::new();
+    if let Some(pg) = support::server_url("TXBENCH_TEST_POSTGRES_URL") {
+        let (base, _) = pg.rsplit_once('/').unwrap();
+        cases.push((format!("{base}/txbench_no_such_db"), "`load` creates it"));
+    }
+    if let Some(my) = support::server_url("TXBENCH_TEST_MYSQL_URL") {
+        let wrong = my.replacen("root@", "root:wrong-password@", 1);
+        cases.push((wrong, "refused the user or password"));
+    }
+    for (url, said) in cases {
+        let out = txbench(dir.path())
+            .args(["tatp", "run", "--db", &url, "--duration", "1s"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{url}: {}", stderr(&out));
+        assert!(stderr(&out).contains(said), "{url}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("wrong-password"), "{}", stderr(&out));
+    }
+}
+
+/// Flags a workload does not take are refused, naming why: foreign keys
+/// where it has none, and YCSB's `-threads` habit.
+#[test]
+fn flags_a_workload_does_not_take_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &str); 2] = [
+        (
+            &["retwis", "load", "--foreign-keys"],
+            "Retwis has no foreign keys",
+        ),
+        (
+            &["ycsb", "--threads", "8", "-d", "1s"],
+            "is --terminals here",
+        ),
+    ];
+    for (args, said) in cases {
+        let out = txbench(dir.path()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(said), "{args:?}: {}", stderr(&out));
+    }
+    let help = txbench(dir.path())
+        .args(["retwis", "load", "--help"])
+        .output()
+        .unwrap();
+    assert!(
+        !stdout(&help).contains("--foreign-keys"),
+        "{}",
+        stdout(&help)
+    );
+    let help = txbench(dir.path())
+        .args(["tatp", "load", "--help"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&help).contains("TATP's: ACCESS_INFO"),
+        "{}",
+        stdout(&help)
+    );
 }
 
 #[test]

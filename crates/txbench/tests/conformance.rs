@@ -145,11 +145,13 @@ fn conforms(w: &Workload, url: &str) {
 
 /// An engine that cannot hold `w` refuses its load by name, twice (nothing
 /// half loaded is left for the second try to trip on).
+/// A workload the engine cannot hold: its load and its run are refused as
+/// bad input (exit 2), saying `because`, twice alike (nothing half-made).
 fn refused(w: &Workload, url: &str, because: &str) {
     let dir = tempfile::tempdir().unwrap();
-    for _ in 0..2 {
-        let out = verb(w, dir.path(), "load", &["--db", url]);
-        assert_eq!(out.status.code(), Some(1), "{} on {url}", w.name);
+    for v in ["load", "load", "run"] {
+        let out = verb(w, dir.path(), v, &["--db", url]);
+        assert_eq!(out.status.code(), Some(2), "{} {v} on {url}", w.name);
         assert!(text(&out).contains(because), "{}: {}", w.name, text(&out));
     }
 }

@@ -204,12 +204,13 @@ fn the_report_renders_in_headless_chromium() {
     }
 }
 
-/// `compare` judges a change only where both runs' intervals say so: four
-/// times the terminals on a simulated server whose 10 ms service leaves the
-/// client idle, four times the throughput (disjoint intervals even on a
-/// loaded machine: twice the terminals at 2 ms once came out "not
-/// significant", +59%, beside a build), a rare type's p99.9 is refused as
-/// insufficient, and the differing setting is named.
+/// `compare` of two single runs sets their intervals side by side but never
+/// calls a change better or worse: one run each cannot tell it from the
+/// noise between runs, and it says so. Four times the terminals on a
+/// simulated server whose 10 ms service leaves the client idle, four times
+/// the throughput (disjoint intervals even on a loaded machine); a rare
+/// type's p99.9 is refused as insufficient, and the differing setting is
+/// named.
 #[test]
 fn compare_judges_by_intervals_and_names_differing_settings() {
     let dir = tempfile::tempdir().unwrap();
@@ -235,12 +236,78 @@ fn compare_judges_by_intervals_and_names_differing_settings() {
             .unwrap_or_else(|| panic!("no {name} in {text}"))
             .to_string()
     };
-    assert!(line("throughput txn/s").ends_with("better"), "{text}");
+    assert!(
+        line("throughput txn/s").ends_with("intervals apart"),
+        "{text}"
+    );
+    assert!(
+        text.contains("one run each, so a change cannot be told from run-to-run noise")
+            && !text.contains("better")
+            && !text.contains("worse"),
+        "{text}"
+    );
     // Insert-Call-Forwarding is 2% of the mix: under 100 transactions, no p99.9.
     assert!(
         line("Insert-Call-Forwarding p99.9 ms").ends_with("insufficient samples"),
         "{text}"
     );
-    assert_eq!(cmp["rows"][0]["judgement"][1], "better", "{cmp}");
+    assert_eq!(cmp["rows"][0]["judgement"][1], "intervals apart", "{cmp}");
     assert!(cmp["rows"][0]["intervals"][0].is_array(), "{cmp}");
+}
+
+/// `--repeat` sets: four runs of a simulated server with 1 ms of service,
+/// four with 1.1 ms. `compare` of the sets finds the 10% change against
+/// the noise between runs (the server bounds the throughput, so a loaded
+/// machine cannot hide it) with its interval, and shows each set's noise; a
+/// single run against a set is judged by the set's spread.
+#[test]
+fn compare_of_sets_finds_a_ten_percent_slower_server() {
+    let dir = tempfile::tempdir().unwrap();
+    for service in ["1ms", "1.1ms"] {
+        let db = format!("sim:?service=fixed:{service}&workers=1");
+        let out = txbench(dir.path())
+            .args(["tatp", "run", "--db", &db, "--subscribers", "1000"])
+            .args(["--terminals", "4", "--duration", "2s", "--warmup", "0s"])
+            .args(["--repeat", "4", "-q", "--no-report", "--results", "res"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(
+            text.contains("a set of 4 runs") && text.contains("the set's 4 runs"),
+            "{text}"
+        );
+    }
+    let sets = results_dirs(&dir.path().join("res"));
+    assert_eq!(sets.len(), 2, "{sets:?}");
+    let set: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sets[0].join("set.json")).unwrap()).unwrap();
+    assert_eq!(set["runs"].as_array().unwrap().len(), 4, "{set}");
+
+    let (text, cmp) = compare(dir.path(), &sets);
+    let throughput = &cmp["rows"][0];
+    assert_eq!(throughput["name"], "throughput txn/s", "{cmp}");
+    assert_eq!(throughput["judgement"][1], "worse", "{text}");
+    let [low, high] = [0, 1].map(|i| throughput["change_interval_pct"][1][i].as_f64().unwrap());
+    let change = throughput["change_pct"][1].as_f64().unwrap();
+    assert!(low <= change && change <= high && high < 0.0, "{text}");
+    assert!(
+        (-12.0..-6.0).contains(&change),
+        "1.1 ms against 1 ms of service: {change}%"
+    );
+    assert!(text.contains("run-to-run noise of A (4 runs)"), "{text}");
+    assert_eq!(cmp["sizes"], serde_json::json!([4, 4]));
+
+    // One run of the slower server against the faster set: judged by the
+    // set's spread, an interval around its change (whether it reaches past
+    // zero depends on how noisy each run was: four runs leave few degrees
+    // of freedom).
+    let single = sets[1].join("run-01");
+    let (text, cmp) = compare(dir.path(), &[sets[0].clone(), single]);
+    let throughput = &cmp["rows"][0];
+    let [low, high] = [0, 1].map(|i| throughput["change_interval_pct"][1][i].as_f64().unwrap());
+    let change = throughput["change_pct"][1].as_f64().unwrap();
+    assert!(low <= change && change <= high, "{text}");
+    assert_ne!(throughput["judgement"][1], "better", "{text}");
+    assert!(!text.contains("one run each"), "{text}");
 }

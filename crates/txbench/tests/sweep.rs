@@ -49,6 +49,10 @@ fn sweep_writes_every_step_and_reports_capacity() {
     let text = stdout(&out);
     assert!(text.contains("capacity: 300 txn/s"), "{text}");
     assert!(
+        text.contains("no limit found up to the top of --rates"),
+        "{text}"
+    );
+    assert!(
         text.contains("  PASS  SOUND") || text.contains("  PASS  CARE"),
         "{text}"
     );
@@ -136,8 +140,19 @@ fn a_sweep_step_that_is_not_sound_never_passes() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("FAIL  NOT SOUND (errors"), "{text}");
-    assert!(text.contains("no step met p99<=5000ms"), "{text}");
+    assert!(
+        text.contains("capacity: no step passed; the limit found is the database's (at 100/s, ")
+            && text.contains("; NOT SOUND (errors"),
+        "{text}"
+    );
+    assert!(
+        stderr(&out).contains("no step of the sweep met p99<=5000ms"),
+        "{}",
+        stderr(&out)
+    );
     let json = only_result(&dir.path().join("res"), "sweep.json");
     assert_eq!(json["steps"][0]["passed"], false, "{json}");
     assert!(json["capacity_rate"].is_null(), "{json}");
+    assert_eq!(json["limit"], "database", "{json}");
+    assert_eq!(json["steps"][0]["limit"], "database", "{json}");
 }

@@ -125,6 +125,27 @@ fn core_workloads_run_on_one_load(dir: &Path, db: &str) {
         let errors = errors_by_kind(&summary);
         assert!(errors.is_empty(), "YCSB {letter}: errors {errors:?}");
         assert_eq!(summary["metrics"][0]["unit"], "ops/s");
+        // YCSB's own lines, as its client prints them, per operation.
+        let printed = text(&out);
+        assert!(
+            printed.contains("[OVERALL], Throughput(ops/sec), "),
+            "{printed}"
+        );
+        for t in types {
+            let op = t.to_uppercase();
+            for field in [
+                "Operations",
+                "AverageLatency(us)",
+                "99thPercentileLatency(us)",
+            ] {
+                assert!(printed.contains(&format!("[{op}], {field}, ")), "{printed}");
+            }
+            assert!(
+                printed.contains(&format!("[{op}], Return=OK, ")),
+                "{printed}"
+            );
+        }
+        assert!(printed.contains("\noperation "), "{printed}");
     }
     // Another distribution than the workload's own is taken and recorded.
     let out = txbench_output(

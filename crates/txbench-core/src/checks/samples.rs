@@ -340,6 +340,11 @@ fn halves_agree(a: (f64, f64), b: (f64, f64), from: String) -> Check {
     }
 }
 
+/// Independent samples each half needs before their medians are compared:
+/// with fewer, the intervals are so wide that any drift "agrees" (18 samples
+/// once passed a drift of +198%).
+const MIN_HALF_SAMPLES: usize = 50;
+
 /// The halves' medians from the latency sample, by order statistics.
 fn sample_stationarity(samples: &[Sample], measured: Duration, lag: usize) -> Check {
     let half = measured.as_micros() as u64 / 2;
@@ -351,12 +356,19 @@ fn sample_stationarity(samples: &[Sample], measured: Duration, lag: usize) -> Ch
         quantile_ci::interval_dependent(&v, 0.5, lag)
     };
     let name = "stationarity".to_string();
-    let (Some(a), Some(b)) = (median_ci(&first), median_ci(&second)) else {
+    let independent = |part: &[Sample]| part.len() / lag.max(1);
+    let too_few = independent(&first).min(independent(&second)) < MIN_HALF_SAMPLES;
+    let (Some(a), Some(b), false) = (median_ci(&first), median_ci(&second), too_few) else {
         return Check {
             name,
-            statistic: format!("{} samples", samples.len()),
+            statistic: format!(
+                "{} and {} samples in the halves, lag {lag} ({MIN_HALF_SAMPLES} independent \
+                 ones in each at least)",
+                first.len(),
+                second.len()
+            ),
             status: Status::Warn,
-            detail: "too few samples to compare the halves".into(),
+            detail: "too few samples to compare the halves: run longer".into(),
         };
     };
     halves_agree(a, b, format!("{} samples, lag {lag}", samples.len()))
@@ -429,6 +441,32 @@ mod tests {
     use crate::driver::CpuUsage;
     use crate::recorder::Recorder;
     use std::time::SystemTime;
+
+    #[test]
+    fn stationarity_from_too_few_samples_says_so_instead_of_passing() {
+        // 18 samples over 10 s, the second half three times slower (+200%):
+        // their order-statistic intervals overlap, but they prove nothing.
+        let sample = |i: u64| Sample {
+            intended_us: i * 550_000,
+            latency_us: if i < 9 { 1_000 + i } else { 3_000 + i },
+            txn_type: 0,
+        };
+        let few: Vec<Sample> = (0..18).map(sample).collect();
+        let check = sample_stationarity(&few, Duration::from_secs(10), 1);
+        assert_eq!(check.status, Status::Warn, "{check:?}");
+        assert!(check.detail.contains("too few samples"), "{check:?}");
+        // With enough samples the same drift is material.
+        let many: Vec<Sample> = (0..200)
+            .map(|i| Sample {
+                intended_us: i * 50_000,
+                latency_us: if i < 100 { 1_000 + i } else { 3_000 + i },
+                txn_type: 0,
+            })
+            .collect();
+        let check = sample_stationarity(&many, Duration::from_secs(10), 1);
+        assert_eq!(check.status, Status::Warn, "{check:?}");
+        assert!(check.detail.contains("the median moved"), "{check:?}");
+    }
 
     /// Two types, 20 s of 300 transactions each a second: type 0 takes
     /// 1.000..1.299 ms, type 1 2.000..2.299 ms.

@@ -144,6 +144,10 @@ fn tls_options(files: &TlsFiles) -> Result<TlsOptions, DbError> {
 }
 
 impl Engine for EtcdEngine {
+    fn key_value_only(&self) -> bool {
+        true
+    }
+
     type Session = EtcdSession;
     const BLOCKING: bool = false;
 

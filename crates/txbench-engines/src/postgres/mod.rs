@@ -81,7 +81,7 @@ impl Shared {
                             e.message
                         );
                     }
-                    last = Some(DbError::new(e.kind, format!("{name}: {}", e.message)));
+                    last = Some(named(e, name));
                 }
             }
         }
@@ -125,6 +125,14 @@ impl Shared {
         };
         let cancel = cancel::Canceller::new(client.cancel_token(), None, self.tls.clone());
         Ok((client, None, cancel))
+    }
+}
+
+/// An error of connecting to host `name`, named by it, its code kept.
+fn named(e: DbError, name: &str) -> DbError {
+    DbError {
+        message: format!("{name}: {}", e.message),
+        ..e
     }
 }
 
@@ -205,7 +213,7 @@ impl Engine for PgEngine {
             .shared
             .connect_to(config)
             .await
-            .map_err(|e| DbError::new(e.kind, format!("{name}: {}", e.message)))?;
+            .map_err(|e| named(e, name))?;
         Ok(self.session(connected))
     }
 

@@ -53,6 +53,8 @@ pub static ABOUT: About = About {
         home: None,
         seed_draws: "the transactions' types and parameters",
     },
+    required_example: " --file orders.toml",
+    foreign_keys: None,
 };
 
 /// `--file`: the workload file every verb of `txbench custom` takes.

@@ -58,6 +58,8 @@ pub fn about_of(spec: &Spec) -> &'static About {
             home: None,
             seed_draws: "the transactions' parameters",
         },
+        required_example: " --file orders.toml",
+        foreign_keys: None,
     })
 }
 

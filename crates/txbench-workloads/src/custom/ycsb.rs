@@ -67,6 +67,8 @@ pub static ABOUT: About = About {
         home: None,
         seed_draws: "the operations and their keys and values",
     },
+    required_example: "",
+    foreign_keys: None,
 };
 
 /// One of YCSB's core workloads.

@@ -67,6 +67,8 @@ pub static ABOUT: About = About {
         home: None,
         seed_draws: "the inputs (keys, by the Zipf distribution, and the values written)",
     },
+    required_example: "",
+    foreign_keys: None,
 };
 
 /// The Retwis workload over a key space.

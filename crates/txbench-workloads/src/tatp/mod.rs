@@ -80,6 +80,10 @@ pub static ABOUT: About = About {
         home: None,
         seed_draws: "the inputs (subscribers, by NURand, and the values written)",
     },
+    required_example: "",
+    foreign_keys: Some(
+        "TATP's: ACCESS_INFO and SPECIAL_FACILITY reference SUBSCRIBER, CALL_FORWARDING references SPECIAL_FACILITY",
+    ),
 };
 
 /// The TATP workload over a population of subscribers.

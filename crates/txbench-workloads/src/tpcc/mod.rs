@@ -84,6 +84,8 @@ pub static ABOUT: About = About {
         home: Some("the node of its home warehouse ((warehouse - 1) mod nodes)"),
         seed_draws: "the inputs, and the run's constant C-Run for customer last names",
     },
+    required_example: "",
+    foreign_keys: Some("TPC-C's of clause 1.3"),
 };
 
 /// The TPC-C workload at a given scale, with the run's NURand constants.

@@ -53,6 +53,17 @@ pub fn tailor_run_flags(cmd: Command, about: &About) -> Command {
     })
 }
 
+/// `--foreign-keys` in the workload's words, or hidden where it has none
+/// (a workload without foreign keys refuses the flag).
+pub fn tailor_load_flags(cmd: Command, about: &About) -> Command {
+    cmd.mut_arg("foreign_keys", |a| match about.foreign_keys {
+        Some(which) => a.help(format!(
+            "Add the foreign keys after the data ({which}; not on SQLite)"
+        )),
+        None => a.hide(true),
+    })
+}
+
 /// The verbs and forms that have examples.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
@@ -147,10 +158,33 @@ pub fn examples(about: &About, form: Form) -> String {
             "the highest rate that meets the objective",
         )],
     };
+    // The flags every command of the workload needs follow its verb.
+    let lines: Vec<(String, &str)> = lines
+        .into_iter()
+        .map(|(command, what)| (with_required(&command, about), what))
+        .collect();
     let width = lines.iter().map(|(c, _)| c.len()).max().unwrap_or(0);
     let mut out = String::from("Examples:\n");
     for (command, what) in lines {
         out += &format!("  {command:<width$}  # {what}\n");
+    }
+    out
+}
+
+/// `command` with the workload's required flags after its verb (or its
+/// name, where no verb follows).
+fn with_required(command: &str, about: &About) -> String {
+    let words: Vec<&str> = command.split(' ').collect();
+    let verbs = ["load", "run", "check", "verify", "acid", "clean"];
+    let at = match words.iter().position(|w| *w == about.name) {
+        Some(i) if words.get(i + 1).is_some_and(|w| verbs.contains(w)) => i + 2,
+        Some(i) => i + 1,
+        None => return command.to_string(),
+    };
+    let (head, tail) = words.split_at(at);
+    let mut out = head.join(" ") + about.required_example;
+    if !tail.is_empty() {
+        out = out + " " + &tail.join(" ");
     }
     out
 }
@@ -205,5 +239,57 @@ mod tests {
         assert!(load.contains("--subscribers 100000"), "{load}");
         assert!(!load.contains("warehouse"), "{load}");
         assert!(examples(tatp, Form::Sweep).contains("txbench sweep tatp"));
+    }
+
+    /// Every example of every workload's every form parses as it is printed
+    /// (a workload file's examples once lacked `--file`).
+    #[test]
+    fn every_example_parses_as_printed() {
+        struct AboutOf;
+        impl txbench_workloads::registry::Visitor for AboutOf {
+            type Output = (&'static About, bool);
+            fn visit<W: txbench_workloads::Benchmark>(self) -> Self::Output {
+                let extra = W::check().is_some() && W::verify().is_some() && W::acid().is_some();
+                (W::ABOUT, extra)
+            }
+        }
+        for name in txbench_workloads::registry::NAMES {
+            let (about, all_verbs) = txbench_workloads::registry::visit(name, AboutOf).unwrap();
+            let mut forms = vec![
+                Form::AllInOne,
+                Form::Load,
+                Form::Run,
+                Form::Clean,
+                Form::Sweep,
+            ];
+            if all_verbs {
+                forms.extend([Form::Check, Form::Verify, Form::Acid]);
+            }
+            for form in forms {
+                let text = examples(about, form);
+                for line in text.lines().skip(1) {
+                    let command = line.trim().split("  # ").next().unwrap().trim();
+                    let words = shell_words(command);
+                    if let Err(e) = crate::cli::Cli::try_parse_args(&words) {
+                        panic!("{name} {form:?}: `{command}` does not parse: {e}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A command line's words, single quotes grouping.
+    fn shell_words(command: &str) -> Vec<String> {
+        let mut words = vec![String::new()];
+        let mut quoted = false;
+        for c in command.chars() {
+            match c {
+                '\'' => quoted = !quoted,
+                ' ' if !quoted => words.push(String::new()),
+                c => words.last_mut().unwrap().push(c),
+            }
+        }
+        words.retain(|w| !w.is_empty());
+        words
     }
 }

@@ -148,6 +148,10 @@ pub struct CompareArgs {
     /// Also write the comparison as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Between sets: a change beyond the run-to-run noise but smaller than
+    /// this (in %) is "within threshold", too small to call better or worse.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_threshold, value_name = "PCT")]
+    pub threshold: f64,
 }
 
 /// Flags of `selftest`.
@@ -246,9 +250,18 @@ pub struct SweepArgs {
     /// Measurement time of each step.
     #[arg(long, default_value = "30s", value_parser = parse_positive_duration, allow_hyphen_values = true)]
     pub step_duration: Duration,
-    /// The latency objective, e.g. 'p99<=10ms' (every transaction type must meet it).
+    /// The latency objective, e.g. 'p99<=10ms' (every transaction type must
+    /// meet it). Without one, a step passes when the database took the
+    /// offered load with a sound measurement: the sweep draws latency against
+    /// rate and finds the highest rate taken, not a capacity under an
+    /// objective.
     #[arg(long, value_parser = parse_slo)]
-    pub slo: Slo,
+    pub slo: Option<Slo>,
+    /// Go on past a step where only the client fell behind (it sent late
+    /// while the database met the objective), instead of stopping there:
+    /// the steps above show what the database does while the client is late.
+    #[arg(long)]
+    pub keep_going: bool,
     /// Steps of refinement between the last passing and the first failing rate.
     #[arg(long, default_value_t = 2)]
     pub refine: u32,
@@ -260,7 +273,9 @@ pub struct DbArgs {
     /// Database URL: sqlite::memory: (in this process only), sqlite:path.db,
     /// postgres://user:pw@host:port[,host2...]/db[?sslmode=...] (PostgreSQL,
     /// CockroachDB, YugabyteDB), mysql://user:pw@host:port/db (MySQL, MariaDB,
-    /// TiDB), redis://host:port[/db] (TATP and Retwis as key-value),
+    /// TiDB), redis://host:port[/db] (key-value workloads: Retwis, YCSB, and
+    /// workload files in the key-value form; etcd://host:port the same when
+    /// built with the etcd feature),
     /// txbench://host:port (a `txbench serve`), null: (no database: the
     /// client's own cost), sim:... (a simulated server of known latency, see
     /// selftest). Give it once per node of a cluster to spread the sessions
@@ -520,6 +535,12 @@ pub struct RunArgs {
     /// Do not write a results directory.
     #[arg(long)]
     pub no_results: bool,
+    /// Make this many runs of the same plan, one after another, each with a
+    /// seed of its own, and keep them as one set (a directory holding each
+    /// run's results and set.json): `compare` of two sets judges a change
+    /// against the noise between runs, which one run cannot show.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
     /// Do not write report.html at the end of the run (`txbench report DIR`
     /// writes it later).
     #[arg(long)]
@@ -585,7 +606,7 @@ pub struct LoadExtras {
     /// Replace the workload's data already in the database.
     #[arg(long)]
     pub drop: bool,
-    /// Add the foreign keys after the data (TPC-C's of clause 1.3; not on SQLite).
+    /// Add the workload's foreign keys after the data (TPC-C's and TATP's; not on SQLite).
     #[arg(long)]
     pub foreign_keys: bool,
 }
@@ -623,6 +644,16 @@ fn parse_slo(s: &str) -> Result<Slo, String> {
         percentile,
         limit_ms: limit.as_secs_f64() * 1000.0,
     })
+}
+
+/// `compare --threshold`: a percentage, 0 or more.
+fn parse_threshold(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').parse::<f64>() {
+        Ok(v) if (0.0..=1000.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "invalid threshold '{s}': a percentage from 0 to 1000, such as 1 or 2.5%"
+        )),
+    }
 }
 
 fn parse_start_at(s: &str) -> Result<SystemTime, String> {

@@ -12,7 +12,7 @@ use txbench_workloads::registry::{self, EachVisitor};
 use txbench_workloads::{About, Benchmark};
 
 use super::flags::Flags;
-use super::help::{self, Form as HelpForm, examples, tailor_run_flags};
+use super::help::{self, Form as HelpForm, examples, tailor_load_flags, tailor_run_flags};
 use super::{DbArgs, IsolationArg, LoadExtras, ProgressArg, RunArgs, SweepArgs};
 
 /// `txbench NAME [VERB]`: a verb, or without one load (if needed), run and
@@ -314,7 +314,7 @@ impl<W: Benchmark> Subcommand for Verb<W> {
         let run = tailor_run_flags(RunCmd::<W>::augment_args(Command::new("run")), about);
         let mut cmd = cmd
             .subcommand(verb(
-                LoadArgs::<W>::augment_args(Command::new("load")),
+                tailor_load_flags(LoadArgs::<W>::augment_args(Command::new("load")), about),
                 about.load_summary.into(),
                 HelpForm::Load,
             ))
@@ -370,7 +370,8 @@ impl Form for Verbs {
         about.summary.to_string()
     }
     fn tailor(cmd: Command, about: &About) -> Command {
-        tailor_run_flags(cmd, about).after_help(examples(about, help::Form::AllInOne))
+        tailor_load_flags(tailor_run_flags(cmd, about), about)
+            .after_help(examples(about, help::Form::AllInOne))
     }
 }
 

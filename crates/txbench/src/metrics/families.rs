@@ -245,7 +245,9 @@ mod tests {
         };
         new_order.errors[1] = 4;
         // Six at or under 2.5 ms, eight at or under 5 ms and above.
-        new_order.buckets = [0, 0, 0, 0, 6, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8];
+        new_order.buckets = [
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+        ];
         Snapshot {
             labels: Some(RunLabels {
                 workload: "tpcc".into(),

@@ -1,11 +1,13 @@
 //! `txbench sweep WORKLOAD`: capacity search after the VoltDB TATP method. Each step
 //! is an ordinary open-loop run (its full results written under the sweep's
 //! directory); a step passes when at least 90% of the offered load completed,
-//! the latency objective held for every transaction type, and its own
+//! the latency objective (if any) held for every transaction type, and its own
 //! measurement is not NOT SOUND (a step whose figures cannot be trusted proves
-//! nothing). The sweep stops after the first failing step, refines between the
-//! last pass and the first fail, and reports the highest passing rate; when no
-//! step passes it exits 3.
+//! nothing). A step that failed only because the client fell behind is the
+//! client's limit, never the database's ([`limit`]). The sweep stops after the
+//! first failing step (past the client's limit too with `--keep-going`),
+//! refines between the last pass and the first fail, and reports the highest
+//! passing rate and which limit it found; when no step passes it exits 3.
 
 use std::sync::Arc;
 
@@ -28,9 +30,13 @@ use crate::runner::{compact_stamp, measure, now_rfc3339};
 use crate::workload::{Work, for_workload};
 use txbench_report::results::SWEEP_FILE;
 
-/// The slowest type's latency at the objective's percentile (ms).
-fn worst(result: &RunResult, slo: &Slo) -> f64 {
-    result.slowest_at(slo.percentile, &[] as &[&str])
+mod limit;
+
+use limit::Outcome;
+
+/// The percentile a sweep reads: the objective's, or p99 without one.
+fn percentile(slo: Option<&Slo>) -> f64 {
+    slo.map_or(99.0, |s| s.percentile)
 }
 
 /// A step's verdict in a table cell: SOUND, CARE or NOT SOUND with the checks
@@ -69,6 +75,12 @@ impl Visitor for Sweep {
                         "sweep does not take --{flag}: each step's is set by {instead}"
                     )));
                 }
+            }
+            if self.chosen.given("repeat") {
+                return Err(Failure::usage(
+                    "sweep does not take --repeat: compare sets made with `run --repeat` at the \
+                     rates that matter",
+                ));
             }
             let a = self
                 .chosen
@@ -194,7 +206,7 @@ async fn sweep_variants<E: Engine, W: Benchmark>(
     let mut compared = VariantSweeps {
         schema_version: 1,
         option: variants[0].option.to_string(),
-        objective: objective(&s.slo),
+        objective: objective(s.slo.as_ref()),
         types: W::VARIANT_TYPES.iter().map(|t| t.to_string()).collect(),
         variants: Vec::new(),
         refused: Vec::new(),
@@ -330,14 +342,17 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
     /// The steps, the capacity line and `sweep.json` (with a results
     /// directory); the summary and each step's result.
     async fn run(mut self) -> Result<(SweepResult, Vec<RunResult>), Failure> {
-        let slo = &self.sweep.slo;
+        let slo = self.sweep.slo.as_ref();
         outln!(
-            "sweep of {} on {}: objective {}",
+            "sweep of {} on {}: {}",
             W::ABOUT.title,
             self.engine.describe(),
-            objective(slo)
+            match slo {
+                Some(_) => format!("objective {}", objective(slo)),
+                None => "no latency objective (--slo): each step must take the offered load".into(),
+            }
         );
-        let worst_header = format!("worst p{} ms", slo.percentile);
+        let worst_header = format!("worst p{} ms", percentile(slo));
         outln!(
             "{:>10} {:>10} {:>8} {worst_header:>14}  step  verdict",
             "offered/s",
@@ -359,8 +374,9 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
         }
     }
 
-    /// Step the rate up until a step fails, then refine between the last
-    /// pass and the first fail.
+    /// Step the rate up until a step fails (past the client's limit only
+    /// with `--keep-going`), then refine between the last pass and the first
+    /// fail when they are neighbours.
     async fn search(&mut self) -> Result<(), Failure> {
         let s = self.sweep;
         let (from, to) = s.rates;
@@ -368,21 +384,31 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
         let mut first_fail: Option<f64> = None;
         let mut rate = from;
         while rate <= to * (1.0 + 1e-9) {
-            if self.step(rate).await? {
-                last_pass = Some(rate);
-            } else {
-                first_fail = Some(rate);
-                break;
+            match self.step(rate).await? {
+                Outcome::Passed => last_pass = Some(rate),
+                Outcome::Client(_) if s.keep_going => {}
+                Outcome::Client(_) => break,
+                Outcome::Database(_) => {
+                    first_fail = Some(rate);
+                    break;
+                }
             }
             rate += s.step;
         }
-        if let (Some(mut lo), Some(mut hi)) = (last_pass, first_fail) {
+        // Between a pass and a database's fail with a client's limit in
+        // between, halving would measure the client again.
+        let neighbours = |lo: f64, hi: f64| (hi - lo) <= s.step * (1.0 + 1e-9);
+        if let (Some(mut lo), Some(mut hi)) = (last_pass, first_fail)
+            && neighbours(lo, hi)
+        {
             for _ in 0..s.refine {
                 let mid = (lo + hi) / 2.0;
-                if self.step(mid).await? {
-                    lo = mid;
-                } else {
-                    hi = mid;
+                match self.step(mid).await? {
+                    Outcome::Passed => lo = mid,
+                    Outcome::Database(_) => hi = mid,
+                    // The client, not the database, between the two: no
+                    // refinement can find the database's limit here.
+                    Outcome::Client(_) => break,
                 }
             }
         }
@@ -390,9 +416,9 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
     }
 
     /// One step at `rate`, printed and saved as it ends (a sweep that fails
-    /// later keeps it); whether it passed.
-    async fn step(&mut self, rate: f64) -> Result<bool, Failure> {
-        let slo = &self.sweep.slo;
+    /// later keeps it); how it ended.
+    async fn step(&mut self, rate: f64) -> Result<Outcome, Failure> {
+        let slo = self.sweep.slo.as_ref();
         let label = format!(
             "step {} at {}/s",
             self.steps.len() + 1,
@@ -414,18 +440,19 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
         )
         .await?;
         let result = &measured.result;
-        let achieved = result.open_loop.as_ref().map_or(0.0, |o| o.achieved_rate);
-        let ratio = achieved / rate;
-        let worst_ms = worst(result, slo);
-        let sound = checks::worst(&result.checks) != Status::Fail;
-        let passed = ratio >= 0.9 && worst_ms <= slo.limit_ms && !result.interrupted && sound;
+        let step = limit::Step::of(result, rate, percentile(slo));
+        let outcome = step.outcome(slo);
         outln!(
             "{:>10} {:>10} {:>8.3} {:>14.2}  {}  {}",
             terminal::grouped(rate, 0),
-            terminal::grouped(achieved, 0),
-            ratio,
-            worst_ms,
-            if passed { "PASS" } else { "FAIL" },
+            terminal::grouped(rate * step.taken, 0),
+            step.taken,
+            step.worst_ms,
+            match outcome {
+                Outcome::Passed => "PASS",
+                Outcome::Client(_) => "FAIL (the client's limit)",
+                Outcome::Database(_) => "FAIL",
+            },
             verdict_cell(result)
         );
         if let Some(step_dir) = &step_dir {
@@ -436,9 +463,11 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
         }
         self.steps.push(SweepStep {
             offered_rate: rate,
-            achieved_rate: achieved,
-            worst_latency_ms: worst_ms,
-            passed,
+            achieved_rate: rate * step.taken,
+            worst_latency_ms: step.worst_ms,
+            passed: outcome == Outcome::Passed,
+            limit: outcome.limit().map(str::to_string),
+            failed_because: outcome.why().map(str::to_string),
             verdict: result.verdict.clone(),
             results: step_dir
                 .as_deref()
@@ -452,34 +481,28 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
         if interrupted {
             return Err(Failure::Interrupted("sweep interrupted".into()));
         }
-        Ok(passed)
+        Ok(outcome)
     }
 
     /// The capacity line and `sweep.json`; the sweep's summary.
     fn finish(&mut self) -> Result<SweepResult, Failure> {
-        let slo = &self.sweep.slo;
+        let slo = self.sweep.slo.as_ref();
         let objective = objective(slo);
-        let passing = self.steps.iter().filter(|st| st.passed);
-        let capacity = passing.clone().map(|st| st.offered_rate).reduce(f64::max);
-        match capacity {
-            Some(c) => outln!(
-                "capacity: {} txn/s offered met {objective} (the highest of {} passing steps; \
-                 only steps whose measurement was sound or usable with care can pass)",
-                terminal::grouped(c, 0),
-                passing.count()
-            ),
-            None => outln!(
-                "capacity: no step met {objective} with a measurement to trust; start lower, or \
-                 see each step's verdict"
-            ),
-        }
+        let capacity = (self.steps.iter())
+            .filter(|st| st.passed)
+            .map(|st| st.offered_rate)
+            .reduce(f64::max);
+        let limit = found_limit(&self.steps);
+        outln!("{}", capacity_line(capacity, slo, limit.as_ref()));
+        let limit = limit.map(|(kind, _)| kind.to_string());
         let summary = SweepResult {
             schema_version: 1,
             objective,
-            objective_percentile: slo.percentile,
-            objective_limit_ms: slo.limit_ms,
+            objective_percentile: percentile(slo),
+            objective_limit_ms: slo.map_or(0.0, |s| s.limit_ms),
             steps: std::mem::take(&mut self.steps),
             capacity_rate: capacity,
+            limit,
         };
         if let Some(dir) = self.dir {
             json::write_value(&dir.join(SWEEP_FILE), &summary).map_err(Failure::error)?;
@@ -493,7 +516,57 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
     }
 }
 
-/// The objective as the sweep names it ("p99<=10ms").
-fn objective(slo: &Slo) -> String {
-    format!("p{}<={}ms", slo.percentile, slo.limit_ms)
+/// The limit a sweep found: the database's where a step failed on it,
+/// else the client's, with the first step that showed it.
+fn found_limit(steps: &[SweepStep]) -> Option<(&'static str, &SweepStep)> {
+    let first = |kind: &str| steps.iter().find(|st| st.limit.as_deref() == Some(kind));
+    first("database")
+        .map(|st| ("database", st))
+        .or_else(|| first("client").map(|st| ("client", st)))
+}
+
+/// The sweep's last line: the capacity (or highest rate taken) and which
+/// limit stopped it.
+fn capacity_line(
+    capacity: Option<f64>,
+    slo: Option<&Slo>,
+    limit: Option<&(&str, &SweepStep)>,
+) -> String {
+    let met = match slo {
+        Some(_) => format!("met {}", objective(slo)),
+        None => "was taken (no latency objective)".into(),
+    };
+    let head = match (capacity, slo) {
+        (Some(c), Some(_)) => format!("capacity: {} txn/s offered {met}", terminal::grouped(c, 0)),
+        (Some(c), None) => format!(
+            "highest rate taken: {} txn/s offered {met}",
+            terminal::grouped(c, 0)
+        ),
+        (None, _) => "capacity: no step passed".to_string(),
+    };
+    let at = |st: &SweepStep| {
+        format!(
+            "at {}/s, {}",
+            terminal::grouped(st.offered_rate, 0),
+            st.failed_because.as_deref().unwrap_or("it failed")
+        )
+    };
+    match limit {
+        Some(("database", st)) => format!("{head}; the limit found is the database's ({})", at(st)),
+        Some((_, st)) => format!(
+            "{head}; the limit found is the client's, not the database's ({}): add \
+             --driver-threads or client machines (txbench merge adds their runs), or \
+             --keep-going to step on where the database still meets it",
+            at(st)
+        ),
+        None => format!("{head}; no limit found up to the top of --rates: sweep higher"),
+    }
+}
+
+/// The objective as the sweep names it ("p99<=10ms", or that there is none).
+fn objective(slo: Option<&Slo>) -> String {
+    match slo {
+        Some(s) => format!("p{}<={}ms", s.percentile, s.limit_ms),
+        None => "no latency objective".into(),
+    }
 }

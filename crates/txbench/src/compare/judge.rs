@@ -1,0 +1,346 @@
+//! What a change against the baseline amounts to, figure by figure: for
+//! sets of runs, against the run-to-run noise ([`super::noise`]); for two
+//! single runs, only against each run's own intervals, which cannot tell a
+//! change from the noise between runs.
+
+use serde::Serialize;
+
+use super::figures::{Better, Evidence, Figure, Value};
+use super::noise::{self, Difference, Spread};
+
+/// What a change against the baseline amounts to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judgement {
+    /// Sets: the difference's interval leaves out zero, the right way.
+    Better,
+    /// Sets: it leaves out zero, the wrong way.
+    Worse,
+    /// Sets: the difference is within the run-to-run noise.
+    NotSignificant,
+    /// Sets: beyond the noise, but smaller than the threshold that matters.
+    WithinThreshold,
+    /// Single runs: their 95% intervals do not overlap (run-to-run noise unknown).
+    Apart,
+    /// Single runs: their intervals overlap.
+    Overlap,
+    /// A run marked the figure insufficient.
+    Insufficient,
+    /// Single runs without intervals: the change is shown, not judged.
+    NoInterval,
+    /// A run lacks the figure.
+    Missing,
+}
+
+impl Judgement {
+    /// How the judgement reads, in the table and the JSON.
+    pub fn label(self) -> &'static str {
+        match self {
+            Judgement::Better => "better",
+            Judgement::Worse => "worse",
+            Judgement::NotSignificant => "no significant change",
+            Judgement::WithinThreshold => "within threshold",
+            Judgement::Apart => "intervals apart",
+            Judgement::Overlap => "intervals overlap",
+            Judgement::Insufficient => "insufficient samples",
+            Judgement::NoInterval => "no interval",
+            Judgement::Missing => "-",
+        }
+    }
+}
+
+impl Serialize for Judgement {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.label())
+    }
+}
+
+/// One compared figure, per side (a run or a set of runs).
+#[derive(Debug, Serialize)]
+pub struct Row {
+    pub name: String,
+    pub better: Better,
+    /// Per side: the run's value, or the mean of the set's runs.
+    pub values: Vec<Option<f64>>,
+    /// Per side: a single run's 95% interval, where it has one.
+    pub intervals: Vec<Option<[f64; 2]>>,
+    /// Per side: each run's value.
+    pub runs: Vec<Vec<Option<f64>>>,
+    /// Per side: the standard deviation between its runs, % of their mean (sets only).
+    pub spread_pct: Vec<Option<f64>>,
+    /// Change against the first side, in %, per side (`None` for the first).
+    pub change_pct: Vec<Option<f64>>,
+    /// Sets: the interval of the change, in % of the first side's mean.
+    pub change_interval_pct: Vec<Option<[f64; 2]>>,
+    /// The judgement of each change (`None` for the first).
+    pub judgement: Vec<Option<Judgement>>,
+}
+
+/// Whether a side's values can be judged against the noise: all present,
+/// none insufficient.
+fn usable(values: &[Value]) -> Result<Vec<f64>, Judgement> {
+    if values.iter().any(|v| v.1 == Evidence::Insufficient) {
+        return Err(Judgement::Insufficient);
+    }
+    values
+        .iter()
+        .map(|v| v.0.ok_or(Judgement::Missing))
+        .collect()
+}
+
+/// Two single runs, by their own intervals.
+fn by_intervals(base: Value, run: Value) -> Judgement {
+    match (base.1, run.1) {
+        (Evidence::Interval(al, ah), Evidence::Interval(bl, bh)) => {
+            if al <= bh && bl <= ah {
+                Judgement::Overlap
+            } else {
+                Judgement::Apart
+            }
+        }
+        _ => Judgement::NoInterval,
+    }
+}
+
+/// A side against the baseline, before its `alpha` is known: judged already
+/// (single runs, missing or insufficient figures), or the two spreads to test.
+enum Pending {
+    Judged(Judgement),
+    Test(Spread, Spread),
+}
+
+fn pending(base: &[Value], side: &[Value]) -> Pending {
+    let (a, b) = match (usable(base), usable(side)) {
+        (Err(j), _) | (_, Err(j)) => return Pending::Judged(j),
+        (Ok(a), Ok(b)) => (a, b),
+    };
+    if a.len() == 1 && b.len() == 1 {
+        return Pending::Judged(by_intervals(base[0], side[0]));
+    }
+    match (Spread::of(&a), Spread::of(&b)) {
+        (Some(a), Some(b)) => Pending::Test(
+            a.at_least(within_run_variance(base)),
+            b.at_least(within_run_variance(side)),
+        ),
+        _ => Pending::Judged(Judgement::Missing),
+    }
+}
+
+/// The variance each run's own 95% interval gives its figure, on average
+/// over the runs that have one (0 without).
+fn within_run_variance(values: &[Value]) -> f64 {
+    let z = txbench_core::stats::Z95;
+    let variances: Vec<f64> = values
+        .iter()
+        .filter_map(|v| match v.1 {
+            Evidence::Interval(l, h) => Some(((h - l) / (2.0 * z)).powi(2)),
+            _ => None,
+        })
+        .collect();
+    if variances.is_empty() {
+        return 0.0;
+    }
+    variances.iter().sum::<f64>() / variances.len() as f64
+}
+
+/// The judgement of a tested difference whose change is `change_pct`.
+fn tested(
+    better: Better,
+    d: &Difference,
+    change_pct: Option<f64>,
+    threshold_pct: f64,
+) -> Judgement {
+    if !d.significant() {
+        Judgement::NotSignificant
+    } else if change_pct.is_some_and(|c| c.abs() < threshold_pct) {
+        Judgement::WithinThreshold
+    } else if (d.delta > 0.0) == (better == Better::Higher) {
+        Judgement::Better
+    } else {
+        Judgement::Worse
+    }
+}
+
+/// The rows of `figures` whose runs belong to sides of `sizes` runs each, in
+/// order; each side judged against the first, the confidence shared among
+/// the figures tested for that side, changes under `threshold_pct` (in %)
+/// too small to call.
+pub fn rows(figures: &[Figure], sizes: &[usize], threshold_pct: f64) -> Vec<Row> {
+    let split = |f: &Figure| -> Vec<Vec<Value>> {
+        let mut at = 0;
+        sizes
+            .iter()
+            .map(|n| {
+                at += n;
+                f.runs[at - n..at].to_vec()
+            })
+            .collect()
+    };
+    let sides: Vec<Vec<Vec<Value>>> = figures.iter().map(split).collect();
+    let pendings: Vec<Vec<Pending>> = sides
+        .iter()
+        .map(|s| s[1..].iter().map(|side| pending(&s[0], side)).collect())
+        .collect();
+    // Per side, how many figures are tested against the noise.
+    let tests: Vec<usize> = (0..sizes.len() - 1)
+        .map(|i| {
+            pendings
+                .iter()
+                .filter(|p| matches!(p[i], Pending::Test(..)))
+                .count()
+        })
+        .collect();
+    figures
+        .iter()
+        .zip(sides)
+        .zip(pendings)
+        .map(|((f, s), p)| row(f, &s, &p, (&tests, threshold_pct)))
+        .collect()
+}
+
+fn row(
+    f: &Figure,
+    sides: &[Vec<Value>],
+    pendings: &[Pending],
+    (tests, threshold_pct): (&[usize], f64),
+) -> Row {
+    // A side's value is its runs' mean, shown even where it cannot be judged.
+    let values: Vec<Option<f64>> = sides
+        .iter()
+        .map(|s| {
+            let v: Option<Vec<f64>> = s.iter().map(|v| v.0).collect();
+            Spread::of(&v?).map(|s| s.mean)
+        })
+        .collect();
+    let base = values[0];
+    let mut change_pct = vec![None];
+    let mut change_interval_pct = vec![None];
+    let mut judgement = vec![None];
+    for (i, p) in pendings.iter().enumerate() {
+        let pct = |v: f64| match base {
+            Some(b) if b != 0.0 => Some(v / b.abs() * 100.0),
+            _ => None,
+        };
+        let change = base.zip(values[i + 1]).and_then(|(b, v)| pct(v - b));
+        change_pct.push(change);
+        let (j, interval) = match p {
+            Pending::Judged(j) => (*j, None),
+            Pending::Test(a, b) => match noise::difference(a, b, noise::alpha_each(tests[i])) {
+                Some(d) => (
+                    tested(f.better, &d, change, threshold_pct),
+                    pct(d.low).zip(pct(d.high)),
+                ),
+                None => (Judgement::Missing, None),
+            },
+        };
+        judgement.push(Some(j));
+        change_interval_pct.push(interval.map(|(l, h)| [l, h]));
+    }
+    Row {
+        name: f.name.clone(),
+        better: f.better,
+        values,
+        intervals: sides
+            .iter()
+            .map(|s| match s.as_slice() {
+                [(_, Evidence::Interval(l, h))] => Some([*l, *h]),
+                _ => None,
+            })
+            .collect(),
+        runs: sides
+            .iter()
+            .map(|s| s.iter().map(|v| v.0).collect())
+            .collect(),
+        spread_pct: sides
+            .iter()
+            .map(|s| {
+                let v = usable(s).ok()?;
+                Spread::of(&v)?.cv_pct()
+            })
+            .collect(),
+        change_pct,
+        change_interval_pct,
+        judgement,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn figure(better: Better, runs: Vec<Value>) -> Figure {
+        Figure {
+            name: "f".into(),
+            better,
+            runs,
+        }
+    }
+
+    fn plain(v: f64) -> Value {
+        (Some(v), Evidence::None)
+    }
+
+    #[test]
+    fn single_runs_are_judged_by_their_intervals_only() {
+        let a = (Some(1.0), Evidence::Interval(0.9, 1.1));
+        let overlapping = (Some(1.05), Evidence::Interval(1.0, 1.1));
+        let apart = (Some(2.0), Evidence::Interval(1.8, 2.2));
+        let f = figure(Better::Lower, vec![a, overlapping, apart]);
+        let r = &rows(&[f], &[1, 1, 1], 1.0)[0];
+        assert_eq!(
+            r.judgement,
+            vec![None, Some(Judgement::Overlap), Some(Judgement::Apart)]
+        );
+        assert_eq!(r.change_interval_pct, vec![None, None, None]);
+    }
+
+    #[test]
+    fn an_insufficient_percentile_is_not_compared() {
+        let a = (Some(1.0), Evidence::Interval(0.9, 1.1));
+        let b = (Some(9.0), Evidence::Insufficient);
+        let r = &rows(&[figure(Better::Lower, vec![a, b])], &[1, 1], 1.0)[0];
+        assert_eq!(r.judgement[1], Some(Judgement::Insufficient));
+        let r = &rows(&[figure(Better::Lower, vec![a, plain(9.0)])], &[1, 1], 1.0)[0];
+        assert_eq!(r.judgement[1], Some(Judgement::NoInterval));
+    }
+
+    #[test]
+    fn sets_are_judged_against_their_spread_in_the_right_direction() {
+        let base = [100.0, 101.0, 99.0, 100.5, 99.5].map(plain);
+        let lower = [90.0, 91.0, 89.0, 90.5, 89.5].map(plain);
+        let same = [100.2, 99.1, 101.3, 100.0, 99.4].map(plain);
+        let runs = [base, lower, same].concat();
+        let throughput = figure(Better::Higher, runs.clone());
+        let latency = figure(Better::Lower, runs);
+        let r = rows(&[throughput, latency], &[5, 5, 5], 1.0);
+        assert_eq!(r[0].judgement[1], Some(Judgement::Worse));
+        assert_eq!(r[1].judgement[1], Some(Judgement::Better));
+        assert_eq!(r[0].judgement[2], Some(Judgement::NotSignificant));
+        let [low, high] = r[0].change_interval_pct[1].unwrap();
+        assert!(
+            low < -10.0 + 1e-9 || high > -10.0,
+            "{low}..{high} holds -10%"
+        );
+        assert!(high < 0.0, "{low}..{high}");
+        assert!(
+            (r[0].spread_pct[0].unwrap() - 0.79).abs() < 0.01,
+            "{:?}",
+            r[0].spread_pct
+        );
+    }
+
+    #[test]
+    fn runs_that_agree_closer_than_they_measure_are_not_a_change() {
+        // p50 read from one histogram bucket in every run: no spread between
+        // runs, 0.1% apart, each run's own interval 0.4% wide.
+        let at = |v: f64| (Some(v), Evidence::Interval(v - 0.008, v + 0.008));
+        let runs = [[3.997; 5].map(at), [3.993; 5].map(at)].concat();
+        let r = &rows(&[figure(Better::Lower, runs.clone())], &[5, 5], 0.0)[0];
+        assert_eq!(r.judgement[1], Some(Judgement::NotSignificant), "{r:?}");
+        // Plain values without intervals: 0.1% beyond the noise, under 1%.
+        let plain_runs: Vec<Value> = runs.iter().map(|v| plain(v.0.unwrap())).collect();
+        let r = &rows(&[figure(Better::Lower, plain_runs.clone())], &[5, 5], 1.0)[0];
+        assert_eq!(r.judgement[1], Some(Judgement::WithinThreshold), "{r:?}");
+        let r = &rows(&[figure(Better::Lower, plain_runs)], &[5, 5], 0.0)[0];
+        assert_eq!(r.judgement[1], Some(Judgement::Better), "{r:?}");
+    }
+}

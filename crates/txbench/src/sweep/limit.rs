@@ -1,0 +1,168 @@
+//! What stopped a sweep's step: the database, or the client. A step whose
+//! only failing checks are the client's own (it sent late, and so the rate
+//! it achieved or the queue in it fell behind) while the database met the
+//! objective measured the client's limit, not the database's: it is never
+//! taken for the database's capacity.
+
+use txbench_core::checks::{self, Status};
+use txbench_core::result::RunResult;
+
+use crate::cli::Slo;
+
+/// The checks that fail when the client, not the database, falls behind:
+/// the rate achieved and the client queue count only beside a late client.
+const CLIENT_CHECKS: [&str; 3] = ["client lateness", "achieved rate", "client queue"];
+
+/// The share of the offered load a passing step completes at least.
+pub const TAKEN: f64 = 0.9;
+
+/// How a step ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The objective held, the load was taken, the measurement is not NOT SOUND.
+    Passed,
+    /// The client could not offer the load; the database met the objective.
+    Client(String),
+    /// The database did not meet the objective (or its measurement failed).
+    Database(String),
+}
+
+impl Outcome {
+    /// The step's limit as `sweep.json` records it.
+    pub fn limit(&self) -> Option<&'static str> {
+        match self {
+            Outcome::Passed => None,
+            Outcome::Client(_) => Some("client"),
+            Outcome::Database(_) => Some("database"),
+        }
+    }
+
+    /// Why the step failed, where it did.
+    pub fn why(&self) -> Option<&str> {
+        match self {
+            Outcome::Passed => None,
+            Outcome::Client(why) | Outcome::Database(why) => Some(why),
+        }
+    }
+}
+
+/// The slowest type's execution time (without the client's queueing and
+/// lateness) at `percentile` (ms).
+fn slowest_service(result: &RunResult, percentile: f64) -> f64 {
+    (result.transactions.iter())
+        .filter(|t| t.service_ms.samples > 0)
+        .map(|t| t.service_ms.at(percentile))
+        .fold(0.0, f64::max)
+}
+
+/// What a step measured, as far as its outcome goes.
+#[derive(Debug, Clone)]
+pub struct Step<'a> {
+    /// The checks that failed, by name.
+    pub failing: Vec<&'a str>,
+    /// The share of the offered rate achieved.
+    pub taken: f64,
+    /// The slowest type's latency at the objective's percentile (ms).
+    pub worst_ms: f64,
+    /// The slowest type's execution time there (ms).
+    pub worst_service_ms: f64,
+}
+
+impl<'a> Step<'a> {
+    /// The step `result` measured at `offered` per second, read at `percentile`.
+    pub fn of(result: &'a RunResult, offered: f64, percentile: f64) -> Self {
+        let achieved = result.open_loop.as_ref().map_or(0.0, |o| o.achieved_rate);
+        Step {
+            failing: checks::named(&result.checks, Status::Fail),
+            taken: achieved / offered,
+            worst_ms: result.slowest_at(percentile, &[] as &[&str]),
+            worst_service_ms: slowest_service(result, percentile),
+        }
+    }
+
+    /// How the step ended against `slo` (none: it need only take the load).
+    pub fn outcome(&self, slo: Option<&Slo>) -> Outcome {
+        let latency_held = slo.is_none_or(|s| self.worst_ms <= s.limit_ms);
+        if self.failing.is_empty() && latency_held && self.taken >= TAKEN {
+            return Outcome::Passed;
+        }
+        let late = self.failing.contains(&"client lateness");
+        let client_only = late && self.failing.iter().all(|n| CLIENT_CHECKS.contains(n));
+        // A late client's latency holds its own delay: the database's part is
+        // the execution time.
+        let database_held = slo.is_none_or(|s| self.worst_service_ms <= s.limit_ms);
+        if client_only && (latency_held || database_held) {
+            return Outcome::Client(format!(
+                "the client sent late ({} failed) while the database met the objective",
+                self.failing.join(", ")
+            ));
+        }
+        let mut why = Vec::new();
+        if let Some(s) = slo.filter(|_| !latency_held) {
+            why.push(format!(
+                "p{} of the slowest type {:.2} ms, over {} ms",
+                s.percentile, self.worst_ms, s.limit_ms
+            ));
+        }
+        if self.taken < TAKEN {
+            why.push(format!(
+                "{:.0}% of the offered load taken",
+                self.taken * 100.0
+            ));
+        }
+        if !self.failing.is_empty() {
+            why.push(format!("NOT SOUND ({})", self.failing.join(", ")));
+        }
+        Outcome::Database(why.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step<'a>(worst_ms: f64, worst_service_ms: f64, taken: f64, failing: &[&'a str]) -> Step<'a> {
+        Step {
+            failing: failing.to_vec(),
+            taken,
+            worst_ms,
+            worst_service_ms,
+        }
+    }
+
+    const SLO: Slo = Slo {
+        percentile: 99.0,
+        limit_ms: 20.0,
+    };
+
+    #[test]
+    fn a_late_client_beside_a_database_within_its_objective_is_the_clients_limit() {
+        // The step: p99 7.56 ms against 20 ms, only lateness failed.
+        let s = step(7.56, 5.0, 1.0, &["client lateness"]);
+        assert!(matches!(s.outcome(Some(&SLO)), Outcome::Client(_)));
+        // Late enough to break the objective, but the database's own time held.
+        let s = step(40.0, 5.0, 0.75, &["client lateness", "achieved rate"]);
+        assert!(matches!(s.outcome(Some(&SLO)), Outcome::Client(_)));
+    }
+
+    #[test]
+    fn the_database_is_the_limit_when_its_own_time_or_checks_fail() {
+        let s = step(40.0, 35.0, 1.0, &["client lateness"]);
+        assert!(matches!(s.outcome(Some(&SLO)), Outcome::Database(_)));
+        let s = step(5.0, 5.0, 1.0, &["client queue"]);
+        let Outcome::Database(why) = s.outcome(Some(&SLO)) else {
+            panic!("a queue growing behind an on-time client is the database's");
+        };
+        assert_eq!(why, "NOT SOUND (client queue)");
+        let Outcome::Database(why) = step(5.0, 5.0, 0.5, &[]).outcome(None) else {
+            panic!("half the load taken");
+        };
+        assert!(why.contains("50% of the offered load"), "{why}");
+        assert_eq!(
+            step(5.0, 5.0, 1.0, &[]).outcome(Some(&SLO)),
+            Outcome::Passed
+        );
+        // Without an objective, latency does not fail a step.
+        assert_eq!(step(500.0, 500.0, 1.0, &[]).outcome(None), Outcome::Passed);
+    }
+}
