@@ -131,7 +131,22 @@ fn heading(b: &mut String, r: &RunResult, title: &str) {
     if !r.verdict.is_empty() {
         let s = status_name(worst_status(r));
         let _ = writeln!(b, "<p class=\"verdict v-{s}\">{}</p>", escape(&r.verdict));
-    }
+    } // The files beside the page (docs/results.md), for the numbers behind it.
+    let files = [
+        crate::results::SUMMARY_FILE,
+        crate::results::TIMELINE_FILE,
+        crate::results::HLOG_FILE,
+        crate::results::CONFIG_FILE,
+    ];
+    let links: Vec<String> = files
+        .iter()
+        .map(|f| format!("<a href=\"{f}\">{f}</a>"))
+        .collect();
+    let _ = writeln!(
+        b,
+        "<p class=\"muted\">beside this page: {}</p>",
+        links.join(" &middot; ")
+    );
 }
 
 /// The headline figures.
@@ -156,14 +171,16 @@ fn headline(b: &mut String, r: &RunResult) {
     let _ = writeln!(b, "</table>");
 }
 
-/// Per type: counts, shares, latency percentiles, rollbacks, success, retries, errors, unfinished.
+/// Per type: what became of its transactions (counts, shares, rollbacks,
+/// success, retries, errors, unfinished), then its latency percentiles: two
+/// tables narrow enough for a laptop's screen, the outcomes first.
 fn transactions(b: &mut String, r: &RunResult) {
     let _ = writeln!(
         b,
         "<h2>Transactions</h2><table><tr><th>type</th><th>completed</th><th>share</th><th>spec share</th>\
-         <th>mean ms</th><th>p25</th><th>p50</th><th>p75</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th>\
          <th>rollbacks</th><th>success (expected)</th><th>retries</th><th>errors</th><th>unfinished</th></tr>"
     );
+    let all = r.transactions.len() > 1;
     for t in &r.transactions {
         let success = match (t.success_rate(), t.expected_success) {
             (Some(seen), Some(expected)) => {
@@ -174,12 +191,11 @@ fn transactions(b: &mut String, r: &RunResult) {
         };
         let _ = writeln!(
             b,
-            "<tr><td>{}</td><td>{}</td><td>{:.2}%</td><td>{:.2}%</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{:.2}%</td><td>{:.2}%</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&t.name),
             grouped(t.completed() as f64, 0),
             t.share * 100.0,
             t.spec_share * 100.0,
-            percentile_cells(&t.latency_ms, true, t.censored_from_ms),
             grouped(t.expected_rollbacks as f64, 0),
             success,
             grouped(t.retries as f64, 0),
@@ -187,31 +203,39 @@ fn transactions(b: &mut String, r: &RunResult) {
             grouped(t.given_up() as f64, 0)
         );
     }
-    if let Some(total) = r
-        .total_latency_ms
-        .as_ref()
-        .filter(|_| r.transactions.len() > 1)
-    {
+    if all {
+        let sum = |f: fn(&txbench_core::result::TypeResult) -> u64| {
+            grouped(r.transactions.iter().map(f).sum::<u64>() as f64, 0)
+        };
         let _ = writeln!(
             b,
-            "<tr><td>all</td><td>{}</td><td>100%</td><td></td>{}<td></td><td></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            grouped(
-                r.transactions.iter().map(|t| t.completed()).sum::<u64>() as f64,
-                0
-            ),
-            percentile_cells(total, true, r.total_censored_from_ms),
-            grouped(
-                r.transactions.iter().map(|t| t.retries).sum::<u64>() as f64,
-                0
-            ),
-            grouped(
-                r.transactions.iter().map(|t| t.failed()).sum::<u64>() as f64,
-                0
-            ),
-            grouped(
-                r.transactions.iter().map(|t| t.given_up()).sum::<u64>() as f64,
-                0
-            )
+            "<tr><td>all</td><td>{}</td><td>100%</td><td></td><td>{}</td><td></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            sum(|t| t.completed()),
+            sum(|t| t.expected_rollbacks),
+            sum(|t| t.retries),
+            sum(|t| t.failed()),
+            sum(|t| t.given_up())
+        );
+    }
+    let _ = writeln!(b, "</table>");
+    let _ = writeln!(
+        b,
+        "<h2>Latency</h2><table><tr><th>type</th><th>mean ms</th><th>p25</th><th>p50</th><th>p75</th>\
+         <th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th></tr>"
+    );
+    for t in &r.transactions {
+        let _ = writeln!(
+            b,
+            "<tr><td>{}</td>{}</tr>",
+            escape(&t.name),
+            percentile_cells(&t.latency_ms, true, t.censored_from_ms)
+        );
+    }
+    if let Some(total) = r.total_latency_ms.as_ref().filter(|_| all) {
+        let _ = writeln!(
+            b,
+            "<tr><td>all</td>{}</tr>",
+            percentile_cells(total, true, r.total_censored_from_ms)
         );
     }
     let _ = writeln!(b, "</table>");
@@ -650,6 +674,15 @@ fn measurement_checks(b: &mut String, r: &RunResult) {
 /// The run's settings and the client machine.
 fn configuration(b: &mut String, r: &RunResult) {
     let _ = writeln!(b, "<h2>Configuration</h2><table>");
+    let _ = writeln!(
+        b,
+        "<tr><td>to repeat it</td><td><code>txbench {} run --config {}</code> (the flags as \
+         <a href=\"{}\">{}</a> beside this page has them, passwords left out)</td></tr>",
+        escape(&r.workload),
+        crate::results::CONFIG_FILE,
+        crate::results::CONFIG_FILE,
+        crate::results::CONFIG_FILE
+    );
     let settings = r.settings.iter().flat_map(|s| s.rows());
     for (k, v) in settings.chain(r.parameters.clone()) {
         let _ = writeln!(b, "<tr><td>{}</td><td>{}</td></tr>", escape(&k), escape(&v));

@@ -858,15 +858,18 @@ fn operations(out: &mut String, r: &RunResult) {
 #[cfg(test)]
 mod tests {
 
+    use super::*;
+
     #[test]
     fn an_efficiency_over_100_percent_says_why_it_is_not_one() {
         let short = super::over_efficient(10.0);
         assert!(short.contains("the 10 s window is too short"), "{short}");
         let long = super::over_efficient(3600.0);
-        assert!(long.contains("did not keep the specification's pace"), "{long}");
+        assert!(
+            long.contains("did not keep the specification's pace"),
+            "{long}"
+        );
     }
-
-    use super::*;
 
     #[test]
     fn groups_thousands() {

@@ -182,6 +182,13 @@ fn the_report_renders_in_headless_chromium() {
         "class=\"legend\"",
         "<th>p25</th>",
         "New-Order",
+        // Outcomes and latency in two tables a laptop's screen holds, the
+        // files behind the page linked, the command that repeats the run.
+        "<h2>Latency</h2>",
+        "<th>rollbacks</th>",
+        "href=\"summary.json\"",
+        "href=\"timeline.csv\"",
+        "run --config config.toml",
     ] {
         assert!(dom_text.contains(text), "missing '{text}'");
     }

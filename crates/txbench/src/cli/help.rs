@@ -195,7 +195,8 @@ pub const TOP: &str = "Examples:
   txbench tatp --db postgres://postgres@localhost/tatp --duration 2m
   txbench sweep tatp --db sqlite:tatp.db --rates 1000..20000 --step 1000 --slo 'p99<=5ms'
   txbench report results/RUN                     # the summary again, and report.html
-  txbench compare results/A results/B            # better, worse or not significant
+  txbench tatp run --repeat 5 --results before   # a set of five runs: the noise between runs
+  txbench compare before/SET after/SET           # better, worse or no significant change
 ";
 
 /// Examples of `report`.
@@ -206,8 +207,9 @@ pub const REPORT: &str = "Examples:
 
 /// Examples of `compare`.
 pub const COMPARE: &str = "Examples:
-  txbench compare results/before results/after
+  txbench compare results/before-set results/after-set   # sets (run --repeat 5): judged against their noise
   txbench compare results/A results/B results/C --json cmp.json
+  txbench compare results/A results/B --threshold 2      # changes under 2% are too small to call
 ";
 
 /// Examples of `merge`.

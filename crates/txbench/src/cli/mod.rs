@@ -107,7 +107,8 @@ pub enum Command {
     #[command(after_help = help::SERVE)]
     Serve(ServeArgs),
     /// Find capacity: run open-loop steps of rising rate until a latency objective
-    /// fails, refine, and report the highest rate that met it.
+    /// fails, refine, and report the highest rate that met it and whose limit
+    /// stopped it (the database's, or the client's).
     Sweep(SweepCommand),
     /// Calibrate on this machine: run the simulated engine (sim:) where theory
     /// gives the truth, print measured against theory and whether each verdict
@@ -118,8 +119,9 @@ pub enum Command {
     /// Re-render a results directory: print its summary and write its report.html.
     #[command(after_help = help::REPORT)]
     Report(ReportArgs),
-    /// Compare runs side by side: throughput, percentiles, errors, and changes in %
-    /// against the first.
+    /// Compare runs, or sets of runs (`run --repeat N`), side by side: throughput,
+    /// percentiles, errors, and changes in % against the first, judged against
+    /// the noise between runs where sets measured it.
     #[command(after_help = help::COMPARE)]
     Compare(CompareArgs),
     /// Merge runs made in parallel (one per client machine) into one result:
