@@ -108,9 +108,9 @@ impl OpenError {
     pub fn is_usage(&self) -> bool {
         match self {
             OpenError::Url(_) | OpenError::Refused { .. } => true,
-            // The URL names credentials or a database that are not so.
-            OpenError::Db(e) => explained(e).is_some(),
-            OpenError::Lock(_) => false,
+            // A server's refusal (credentials, no such database) is the
+            // server's answer: a failure, explained (see [`explained`]).
+            OpenError::Db(_) | OpenError::Lock(_) => false,
         }
     }
 }

@@ -104,11 +104,11 @@ impl fmt::Display for Failure {
 }
 
 impl From<DbError> for Failure {
-    /// A database's error; one that says the `--db` URL is wrong
-    /// (credentials refused, no such database) is bad input, said so.
+    /// A database's error; one whose code says what to do (credentials
+    /// refused, no such database) is said in those words.
     fn from(e: DbError) -> Self {
         match txbench_engines::explained(&e) {
-            Some(why) => Failure::usage(why),
+            Some(why) => Failure::failed(why),
             None => Failure::error(e),
         }
     }

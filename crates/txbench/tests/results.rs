@@ -263,10 +263,12 @@ fn compare_judges_by_intervals_and_names_differing_settings() {
 }
 
 /// `--repeat` sets: four runs of a simulated server with 1 ms of service,
-/// four with 1.1 ms. `compare` of the sets finds the 10% change against
-/// the noise between runs (the server bounds the throughput, so a loaded
-/// machine cannot hide it) with its interval, and shows each set's noise; a
-/// single run against a set is judged by the set's spread.
+/// four with 1.1 ms. `compare` of the sets finds the 10% change in the
+/// median latency against the noise between runs, with its interval, and
+/// shows each set's noise; a single run against a set is judged by the
+/// set's spread. (The median is the server's service time whatever the
+/// machine does; the throughput is not: under CI's load one slow run made
+/// its difference "not significant", -6.8% [-16.7, +3.1].)
 #[test]
 fn compare_of_sets_finds_a_ten_percent_slower_server() {
     let dir = tempfile::tempdir().unwrap();
@@ -292,16 +294,21 @@ fn compare_of_sets_finds_a_ten_percent_slower_server() {
     assert_eq!(set["runs"].as_array().unwrap().len(), 4, "{set}");
 
     let (text, cmp) = compare(dir.path(), &sets);
-    let throughput = &cmp["rows"][0];
-    assert_eq!(throughput["name"], "throughput txn/s", "{cmp}");
-    assert_eq!(throughput["judgement"][1], "worse", "{text}");
-    let [low, high] = [0, 1].map(|i| throughput["change_interval_pct"][1][i].as_f64().unwrap());
-    let change = throughput["change_pct"][1].as_f64().unwrap();
-    assert!(low <= change && change <= high && high < 0.0, "{text}");
+    let row = |name: &str| {
+        let rows = cmp["rows"].as_array().unwrap();
+        rows.iter().find(|r| r["name"] == name).unwrap().clone()
+    };
+    let median = row("Get-Subscriber-Data p50 ms");
+    assert_eq!(median["judgement"][1], "worse", "{text}");
+    let [low, high] = [0, 1].map(|i| median["change_interval_pct"][1][i].as_f64().unwrap());
+    let change = median["change_pct"][1].as_f64().unwrap();
+    assert!(0.0 < low && low <= change && change <= high, "{text}");
     assert!(
-        (-12.0..-6.0).contains(&change),
+        (8.0..12.0).contains(&change),
         "1.1 ms against 1 ms of service: {change}%"
     );
+    let throughput = row("throughput txn/s");
+    assert_ne!(throughput["judgement"][1], "better", "{text}");
     assert!(text.contains("run-to-run noise of A (4 runs)"), "{text}");
     assert_eq!(cmp["sizes"], serde_json::json!([4, 4]));
 
@@ -315,6 +322,5 @@ fn compare_of_sets_finds_a_ten_percent_slower_server() {
     let [low, high] = [0, 1].map(|i| throughput["change_interval_pct"][1][i].as_f64().unwrap());
     let change = throughput["change_pct"][1].as_f64().unwrap();
     assert!(low <= change && change <= high, "{text}");
-    assert_ne!(throughput["judgement"][1], "better", "{text}");
     assert!(!text.contains("one run each"), "{text}");
 }
