@@ -22,6 +22,9 @@ impl TimelineFigures {
             let points: Vec<(f64, f64)> = timeline
                 .rows
                 .iter()
+                // A sliver of a second (the window's first milliseconds)
+                // gives a rate of noise, drawn as if it were a second's.
+                .filter(|r| r.length_s >= 0.25)
                 .filter_map(|r| Some((r.start_s + r.length_s, value(r)?)))
                 .collect();
             (!points.is_empty()).then(|| Series {
@@ -52,7 +55,8 @@ mod tests {
             &path,
             "start_s,length_s,a_committed,a_rollbacks,a_errors,a_retries,offered_per_s,headline:tpmC\n\
              0.000,1.000,10,0,0,0,12.5,600.0\n\
-             1.000,0.500,11,0,0,0,,660.0\n",
+             1.000,0.500,11,0,0,0,,660.0\n\
+             1.500,0.010,1,0,0,0,,6000.0\n",
         )
         .unwrap();
         let f = TimelineFigures::of(&read_timeline(&path, &["a"]).unwrap());
@@ -61,6 +65,7 @@ mod tests {
         assert_eq!(offered.points, [(1.0, 12.5)]);
         let headline = f.headline.unwrap();
         assert_eq!(headline.name, "tpmC");
+        // The last row is a sliver of 10 ms: left out, not drawn as a second.
         assert_eq!(headline.points, [(1.0, 600.0), (1.5, 660.0)]);
     }
 

@@ -105,6 +105,27 @@ pub fn tick(v: f64) -> String {
     }
 }
 
+/// `points` (in time order) cut where a gap is more than one and a half
+/// times the series' usual step: the stretches a line may join.
+fn unbroken(points: &[(f64, f64)]) -> Vec<&[(f64, f64)]> {
+    let mut gaps: Vec<f64> = points.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    if gaps.is_empty() {
+        return vec![points];
+    }
+    gaps.sort_by(f64::total_cmp);
+    let usual = gaps[gaps.len() / 2];
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..points.len() {
+        if points[i].0 - points[i - 1].0 > 1.5 * usual {
+            out.push(&points[start..i]);
+            start = i;
+        }
+    }
+    out.push(&points[start..]);
+    out
+}
+
 /// One coloured line per series (the legend is the page's, [`legend`]).
 macro_rules! lines {
     ($chart:expr, $series:expr) => {
@@ -448,8 +469,20 @@ where
         chart.draw_series([band(b, (y0, y1))])?;
     }
     for (i, s) in series.iter().enumerate() {
-        let points = s.points.iter().copied().filter(|p| y0 <= 0.0 || p.1 > 0.0);
-        chart.draw_series(LineSeries::new(points, color(i).stroke_width(2)))?;
+        let points: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .copied()
+            .filter(|p| y0 <= 0.0 || p.1 > 0.0)
+            .collect();
+        // A line through the seconds that have no point (a pause of 0/s has
+        // no p99) would draw a latency nobody measured: it breaks there.
+        for segment in unbroken(&points) {
+            chart.draw_series(LineSeries::new(
+                segment.iter().copied(),
+                color(i).stroke_width(2),
+            ))?;
+        }
     }
     for m in timing.marks.iter().filter(|m| (x0..=x1).contains(&m.x)) {
         let line = [(m.x, y0), (m.x, y1)];
@@ -513,6 +546,14 @@ pub fn sweep(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_breaks_where_seconds_have_no_point() {
+        let points = [(1.0, 5.0), (2.0, 6.0), (3.0, 5.5), (7.0, 9.0), (8.0, 9.5)];
+        let parts = unbroken(&points);
+        assert_eq!(parts, [&points[..3], &points[3..]]);
+        assert_eq!(unbroken(&points[..1]), [&points[..1]]);
+    }
     use txbench_core::recorder::new_histogram;
 
     #[test]

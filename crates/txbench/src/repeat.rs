@@ -15,11 +15,24 @@ use txbench_workloads::Benchmark;
 
 use crate::failure::Failure;
 use crate::plan::RunPlan;
-use crate::runner::{Measured, compact_stamp, measure, now_rfc3339, save};
+use crate::runner::{Measured, compact_stamp, measure, now_rfc3339, run_on, save};
+
+/// Run as the plan says: once, or `--repeat` times as a set.
+pub async fn run<E: Engine, W: Benchmark>(
+    engine: Arc<E>,
+    plan: &RunPlan<W>,
+    stop: watch::Receiver<bool>,
+) -> Result<(), Failure> {
+    if plan.repeat > 1 {
+        run_set(engine, plan, stop).await
+    } else {
+        run_on(engine, plan, stop).await
+    }
+}
 
 /// Make the plan's runs in turn under a set directory; print a line per run
 /// and the set's spread. A stopped set keeps the runs it finished.
-pub async fn run_set<E: Engine, W: Benchmark>(
+async fn run_set<E: Engine, W: Benchmark>(
     engine: Arc<E>,
     plan: &RunPlan<W>,
     stop: watch::Receiver<bool>,

@@ -135,21 +135,8 @@ where
     )))
 }
 
-/// Run as the plan says: once, or `--repeat` times as a set.
-pub async fn run_on<E: Engine, W: Benchmark>(
-    engine: Arc<E>,
-    plan: &RunPlan<W>,
-    stop: watch::Receiver<bool>,
-) -> Result<(), Failure> {
-    if plan.repeat > 1 {
-        crate::repeat::run_set(engine, plan, stop).await
-    } else {
-        run_once(engine, plan, stop).await
-    }
-}
-
 /// Run once, print the summary and where the results are.
-async fn run_once<E: Engine, W: Benchmark>(
+pub async fn run_on<E: Engine, W: Benchmark>(
     engine: Arc<E>,
     plan: &RunPlan<W>,
     stop: watch::Receiver<bool>,

@@ -18,7 +18,8 @@ use crate::cli::{AllInOneArgs, Chosen, DbArgs, LoadArgs, LoadExtras, Verb, Verbs
 use crate::failure::Failure;
 use crate::load::{ensure_loaded, load_on};
 use crate::plan::RunPlan;
-use crate::runner::{on_session_until, report_conditions, run_on, unless_stopped};
+use crate::repeat;
+use crate::runner::{on_session_until, report_conditions, unless_stopped};
 
 /// A command's work, whichever workload it is for.
 pub type Work = Pin<Box<dyn Future<Output = Result<(), Failure>>>>;
@@ -269,7 +270,7 @@ impl<W: Benchmark> WithEngine for OnEngine<W> {
                 let (load, options) = (LoadExtras::default(), W::LoadOptions::default());
                 load_then_run::<_, W>(e, &plan, (&load, &options, 1), stop).await
             }
-            Task::Run(plan) => run_on::<_, W>(e, &plan, stop).await,
+            Task::Run(plan) => repeat::run::<_, W>(e, &plan, stop).await,
             Task::Check(_, limit) => check_on::<W>(e, (&stop, limit)).await,
             Task::Verify(a) => crate::verify::verify_on::<W>(e, &a).await,
             Task::Acid(a) => crate::acid::acid_on::<W>(e, &a, stop).await,
@@ -346,5 +347,5 @@ async fn load_then_run<E: Engine, W: Benchmark>(
 ) -> Result<(), Failure> {
     let progress = plan.output.progress;
     ensure_loaded::<E, W>(&engine, plan.scale, load, options, seed, progress, &stop).await?;
-    run_on::<_, W>(engine, plan, stop).await
+    repeat::run::<_, W>(engine, plan, stop).await
 }
