@@ -323,4 +323,36 @@ fn compare_of_sets_finds_a_ten_percent_slower_server() {
     let change = throughput["change_pct"][1].as_f64().unwrap();
     assert!(low <= change && change <= high, "{text}");
     assert!(!text.contains("one run each"), "{text}");
+
+    // Two single runs, judged against the noise of a set of the same plan
+    // on this machine (--noise): the median's 10% is found.
+    let singles = [sets[0].join("run-02"), sets[1].join("run-02")];
+    let out = txbench(dir.path())
+        .arg("compare")
+        .args(&singles)
+        .arg("--noise")
+        .arg(&sets[0])
+        .args(["--json", "noise.json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("(--noise)"), "{text}");
+    let cmp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("noise.json")).unwrap())
+            .unwrap();
+    let rows = cmp["rows"].as_array().unwrap();
+    let median = rows
+        .iter()
+        .find(|r| r["name"] == "Get-Subscriber-Data p50 ms")
+        .unwrap();
+    assert_eq!(median["judgement"][1], "worse", "{text}");
+    // A --noise that names no set is refused as bad input.
+    let out = txbench(dir.path())
+        .arg("compare")
+        .args(&singles)
+        .args(["--noise", "no-such-set"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }

@@ -154,6 +154,11 @@ pub struct CompareArgs {
     /// this (in %) is "within threshold", too small to call better or worse.
     #[arg(long, default_value_t = 1.0, value_parser = parse_threshold, value_name = "PCT")]
     pub threshold: f64,
+    /// A set (`run --repeat`) of the same plan on this machine: two single
+    /// runs are judged against the noise between its runs, which one run
+    /// each cannot show.
+    #[arg(long, value_name = "SET")]
+    pub noise: Option<PathBuf>,
 }
 
 /// Flags of `selftest`.

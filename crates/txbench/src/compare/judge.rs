@@ -106,15 +106,20 @@ fn by_intervals(base: Value, run: Value) -> Judgement {
 enum Pending {
     Judged(Judgement),
     Test(Spread, Spread),
+    /// Two single runs, and the spread a set of the same plan measured.
+    Singles(f64, f64, Spread),
 }
 
-fn pending(base: &[Value], side: &[Value]) -> Pending {
+fn pending(base: &[Value], side: &[Value], noise: Option<&Spread>) -> Pending {
     let (a, b) = match (usable(base), usable(side)) {
         (Err(j), _) | (_, Err(j)) => return Pending::Judged(j),
         (Ok(a), Ok(b)) => (a, b),
     };
-    if a.len() == 1 && b.len() == 1 {
-        return Pending::Judged(by_intervals(base[0], side[0]));
+    if let ([a], [b]) = (a.as_slice(), b.as_slice()) {
+        return match noise.filter(|n| n.n > 1) {
+            Some(noise) => Pending::Singles(*a, *b, *noise),
+            None => Pending::Judged(by_intervals(base[0], side[0])),
+        };
     }
     match (Spread::of(&a), Spread::of(&b)) {
         (Some(a), Some(b)) => Pending::Test(
@@ -160,11 +165,26 @@ fn tested(
     }
 }
 
+/// The run-to-run noise of each figure, by name, as a set measured it.
+pub type Noise = std::collections::HashMap<String, Spread>;
+
+/// The noise `figures` of a set's runs give.
+pub fn noise_of(figures: &[Figure]) -> Noise {
+    (figures.iter())
+        .filter_map(|f| {
+            let values = usable(&f.runs).ok()?;
+            let spread = Spread::of(&values)?.at_least(within_run_variance(&f.runs));
+            Some((f.name.clone(), spread))
+        })
+        .collect()
+}
+
 /// The rows of `figures` whose runs belong to sides of `sizes` runs each, in
 /// order; each side judged against the first, the confidence shared among
 /// the figures tested for that side, changes under `threshold_pct` (in %)
-/// too small to call.
-pub fn rows(figures: &[Figure], sizes: &[usize], threshold_pct: f64) -> Vec<Row> {
+/// too small to call; two single runs judged by `noise` where it has the
+/// figure.
+pub fn rows(figures: &[Figure], sizes: &[usize], threshold_pct: f64, noise: &Noise) -> Vec<Row> {
     let split = |f: &Figure| -> Vec<Vec<Value>> {
         let mut at = 0;
         sizes
@@ -176,16 +196,21 @@ pub fn rows(figures: &[Figure], sizes: &[usize], threshold_pct: f64) -> Vec<Row>
             .collect()
     };
     let sides: Vec<Vec<Vec<Value>>> = figures.iter().map(split).collect();
-    let pendings: Vec<Vec<Pending>> = sides
-        .iter()
-        .map(|s| s[1..].iter().map(|side| pending(&s[0], side)).collect())
+    let pendings: Vec<Vec<Pending>> = (sides.iter().zip(figures))
+        .map(|(s, f)| {
+            let known = noise.get(&f.name);
+            s[1..]
+                .iter()
+                .map(|side| pending(&s[0], side, known))
+                .collect()
+        })
         .collect();
     // Per side, how many figures are tested against the noise.
     let tests: Vec<usize> = (0..sizes.len() - 1)
         .map(|i| {
             pendings
                 .iter()
-                .filter(|p| matches!(p[i], Pending::Test(..)))
+                .filter(|p| matches!(p[i], Pending::Test(..) | Pending::Singles(..)))
                 .count()
         })
         .collect();
@@ -224,13 +249,21 @@ fn row(
         change_pct.push(change);
         let (j, interval) = match p {
             Pending::Judged(j) => (*j, None),
-            Pending::Test(a, b) => match noise::difference(a, b, noise::alpha_each(tests[i])) {
-                Some(d) => (
-                    tested(f.better, &d, change, threshold_pct),
-                    pct(d.low).zip(pct(d.high)),
-                ),
-                None => (Judgement::Missing, None),
-            },
+            Pending::Test(..) | Pending::Singles(..) => {
+                let alpha = noise::alpha_each(tests[i]);
+                let d = match p {
+                    Pending::Test(a, b) => noise::difference(a, b, alpha),
+                    Pending::Singles(a, b, known) => noise::singles(*a, *b, known, alpha),
+                    Pending::Judged(_) => None,
+                };
+                match d {
+                    Some(d) => (
+                        tested(f.better, &d, change, threshold_pct),
+                        pct(d.low).zip(pct(d.high)),
+                    ),
+                    None => (Judgement::Missing, None),
+                }
+            }
         };
         judgement.push(Some(j));
         change_interval_pct.push(interval.map(|(l, h)| [l, h]));
@@ -285,7 +318,7 @@ mod tests {
         let overlapping = (Some(1.05), Evidence::Interval(1.0, 1.1));
         let apart = (Some(2.0), Evidence::Interval(1.8, 2.2));
         let f = figure(Better::Lower, vec![a, overlapping, apart]);
-        let r = &rows(&[f], &[1, 1, 1], 1.0)[0];
+        let r = &rows(&[f], &[1, 1, 1], 1.0, &Noise::new())[0];
         assert_eq!(
             r.judgement,
             vec![None, Some(Judgement::Overlap), Some(Judgement::Apart)]
@@ -297,9 +330,19 @@ mod tests {
     fn an_insufficient_percentile_is_not_compared() {
         let a = (Some(1.0), Evidence::Interval(0.9, 1.1));
         let b = (Some(9.0), Evidence::Insufficient);
-        let r = &rows(&[figure(Better::Lower, vec![a, b])], &[1, 1], 1.0)[0];
+        let r = &rows(
+            &[figure(Better::Lower, vec![a, b])],
+            &[1, 1],
+            1.0,
+            &Noise::new(),
+        )[0];
         assert_eq!(r.judgement[1], Some(Judgement::Insufficient));
-        let r = &rows(&[figure(Better::Lower, vec![a, plain(9.0)])], &[1, 1], 1.0)[0];
+        let r = &rows(
+            &[figure(Better::Lower, vec![a, plain(9.0)])],
+            &[1, 1],
+            1.0,
+            &Noise::new(),
+        )[0];
         assert_eq!(r.judgement[1], Some(Judgement::NoInterval));
     }
 
@@ -311,7 +354,7 @@ mod tests {
         let runs = [base, lower, same].concat();
         let throughput = figure(Better::Higher, runs.clone());
         let latency = figure(Better::Lower, runs);
-        let r = rows(&[throughput, latency], &[5, 5, 5], 1.0);
+        let r = rows(&[throughput, latency], &[5, 5, 5], 1.0, &Noise::new());
         assert_eq!(r[0].judgement[1], Some(Judgement::Worse));
         assert_eq!(r[1].judgement[1], Some(Judgement::Better));
         assert_eq!(r[0].judgement[2], Some(Judgement::NotSignificant));
@@ -334,13 +377,28 @@ mod tests {
         // runs, 0.1% apart, each run's own interval 0.4% wide.
         let at = |v: f64| (Some(v), Evidence::Interval(v - 0.008, v + 0.008));
         let runs = [[3.997; 5].map(at), [3.993; 5].map(at)].concat();
-        let r = &rows(&[figure(Better::Lower, runs.clone())], &[5, 5], 0.0)[0];
+        let r = &rows(
+            &[figure(Better::Lower, runs.clone())],
+            &[5, 5],
+            0.0,
+            &Noise::new(),
+        )[0];
         assert_eq!(r.judgement[1], Some(Judgement::NotSignificant), "{r:?}");
         // Plain values without intervals: 0.1% beyond the noise, under 1%.
         let plain_runs: Vec<Value> = runs.iter().map(|v| plain(v.0.unwrap())).collect();
-        let r = &rows(&[figure(Better::Lower, plain_runs.clone())], &[5, 5], 1.0)[0];
+        let r = &rows(
+            &[figure(Better::Lower, plain_runs.clone())],
+            &[5, 5],
+            1.0,
+            &Noise::new(),
+        )[0];
         assert_eq!(r.judgement[1], Some(Judgement::WithinThreshold), "{r:?}");
-        let r = &rows(&[figure(Better::Lower, plain_runs)], &[5, 5], 0.0)[0];
+        let r = &rows(
+            &[figure(Better::Lower, plain_runs)],
+            &[5, 5],
+            0.0,
+            &Noise::new(),
+        )[0];
         assert_eq!(r.judgement[1], Some(Judgement::Better), "{r:?}");
     }
 }

@@ -157,10 +157,17 @@ pub fn main(a: &CompareArgs) -> Result<(), Failure> {
     }
     let all: Vec<&RunResult> = sides.iter().flat_map(|s| &s.runs).collect();
     let sizes: Vec<usize> = sides.iter().map(|s| s.runs.len()).collect();
-    let rows = judge::rows(&figures::figures(&all), &sizes, a.threshold);
+    let noise = match &a.noise {
+        Some(dir) => Some(noise_set(dir, first)?),
+        None => None,
+    };
+    let known = noise.as_ref().map_or_else(judge::Noise::new, |s| {
+        judge::noise_of(&figures::figures(&s.runs.iter().collect::<Vec<_>>()))
+    });
+    let rows = judge::rows(&figures::figures(&all), &sizes, a.threshold, &known);
     let firsts: Vec<&RunResult> = sides.iter().map(Side::first).collect();
     let differ = settings_differ(&firsts);
-    print(&sides, &rows, &differ, a.threshold);
+    print(&sides, &rows, &differ, (a.threshold, noise.as_ref()));
     if let Some(path) = &a.json {
         let comparison = Comparison {
             runs: a.dirs.iter().map(|d| d.display().to_string()).collect(),
@@ -171,6 +178,26 @@ pub fn main(a: &CompareArgs) -> Result<(), Failure> {
         json::write_value(path, &comparison).map_err(Failure::error)?;
     }
     Ok(())
+}
+
+/// The set `--noise` names: a set of runs of the workload compared.
+fn noise_set(dir: &Path, first: &RunResult) -> Result<Side, Failure> {
+    let side = Side::read(dir)?;
+    if !side.set || side.runs.len() < 2 {
+        return Err(Failure::usage(format!(
+            "--noise {}: not a set of runs (make one with run --repeat 5)",
+            dir.display()
+        )));
+    }
+    if side.first().workload != first.workload {
+        return Err(Failure::usage(format!(
+            "--noise {}: a '{}' set cannot give the noise of '{}' runs",
+            dir.display(),
+            side.first().workload,
+            first.workload
+        )));
+    }
+    Ok(side)
 }
 
 /// A set's spread, figure by figure: the mean of its runs, their standard
@@ -239,7 +266,12 @@ fn side_line(i: usize, s: &Side) -> String {
 }
 
 /// The comparison on the terminal.
-fn print(sides: &[Side], rows: &[Row], differ: &[String], threshold: f64) {
+fn print(
+    sides: &[Side],
+    rows: &[Row],
+    differ: &[String],
+    (threshold, noise): (f64, Option<&Side>),
+) {
     for (i, s) in sides.iter().enumerate() {
         outln!("{}", side_line(i, s));
     }
@@ -274,19 +306,27 @@ fn print(sides: &[Side], rows: &[Row], differ: &[String], threshold: f64) {
         }
         outln!("{}", line.trim_end());
     }
-    for line in footer(sides, rows, threshold) {
+    for line in footer(sides, rows, threshold, noise) {
         outln!("{line}");
     }
 }
 
 /// What the judgements mean, and the run-to-run noise where a set measured it.
-fn footer(sides: &[Side], rows: &[Row], threshold: f64) -> Vec<String> {
+fn footer(sides: &[Side], rows: &[Row], threshold: f64, noise: Option<&Side>) -> Vec<String> {
     let mut lines = Vec::new();
     let singles: Vec<char> = (1..sides.len())
         .filter(|&i| !sides[0].set && !sides[i].set)
         .map(letter)
         .collect();
-    if !singles.is_empty() {
+    if let (false, Some(set)) = (singles.is_empty(), noise) {
+        lines.push(format!(
+            "single runs judged against the noise between the {} runs of {} (--noise): \
+             better or worse when the change's interval leaves out zero and the change is \
+             {threshold}% or more",
+            set.runs.len(),
+            set.name
+        ));
+    } else if !singles.is_empty() {
         let pairs: Vec<String> = singles.iter().map(|l| format!("{l} vs A")).collect();
         lines.push(format!(
             "{}: one run each, so a change cannot be told from run-to-run noise: \

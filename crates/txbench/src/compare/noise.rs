@@ -111,6 +111,28 @@ pub fn difference(a: &Spread, b: &Spread, alpha: f64) -> Option<Difference> {
     })
 }
 
+/// The interval of `b - a`, two single runs, at confidence `1 - alpha`,
+/// from the spread `noise` a set of the same plan measured between its
+/// runs: each single run varies as one run of that set does. `None` when
+/// the set has fewer than two runs.
+pub fn singles(a: f64, b: f64, noise: &Spread, alpha: f64) -> Option<Difference> {
+    if noise.n < 2 {
+        return None;
+    }
+    let delta = b - a;
+    let se = (2.0 * noise.variance).sqrt();
+    let half = if se > 0.0 {
+        t_quantile(1.0 - alpha / 2.0, (noise.n - 1) as f64) * se
+    } else {
+        0.0
+    };
+    Some(Difference {
+        delta,
+        low: delta - half,
+        high: delta + half,
+    })
+}
+
 /// The `p` point of Student's t distribution with `df` degrees of freedom.
 fn t_quantile(p: f64, df: f64) -> f64 {
     StudentsT::new(0.0, 1.0, df)
@@ -183,6 +205,22 @@ mod tests {
         assert!((d.high - d.low - 2.0 * half).abs() < 1e-3, "{d:?}");
         assert!(!d.significant(), "105 is within 100 +- {half}");
         assert!(difference(&five, &one(107.0), 0.05).unwrap().significant());
+    }
+
+    #[test]
+    fn two_single_runs_take_the_noise_of_a_set() {
+        // Noise sd 2 over 5 runs: b - a = 10 +- t(0.975; 4) * 2 * sqrt(2).
+        let noise = Spread {
+            n: 5,
+            mean: 100.0,
+            variance: 4.0,
+        };
+        let d = singles(100.0, 110.0, &noise, 0.05).unwrap();
+        let half = 2.7764 * 2.0 * 2f64.sqrt();
+        assert!((d.high - 10.0 - half).abs() < 1e-3, "{d:?}");
+        assert!(d.significant());
+        assert!(!singles(100.0, 105.0, &noise, 0.05).unwrap().significant());
+        assert_eq!(singles(1.0, 2.0, &Spread { n: 1, ..noise }, 0.05), None);
     }
 
     #[test]
