@@ -156,3 +156,48 @@ fn a_sweep_step_that_is_not_sound_never_passes() {
     assert_eq!(json["limit"], "database", "{json}");
     assert_eq!(json["steps"][0]["limit"], "database", "{json}");
 }
+
+/// Without `--slo` a step need only take the offered load: a simulated
+/// server of 16 workers at 50 ms takes 320/s at most, so a sweep to 400/s
+/// reports the highest rate taken and finds the database's limit at the
+/// step it could not take (its 50 ms transactions leave a busy test machine
+/// room to be late, as in the test above).
+#[test]
+fn a_sweep_without_an_objective_finds_the_highest_rate_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench(dir.path())
+        .args([
+            "sweep",
+            "tpcc",
+            "--db",
+            "sim:?service=fixed:50ms&workers=16",
+        ])
+        .args(["--rates", "100..400", "--step", "100", "--arrival", "fixed"])
+        .args([
+            "--step-duration",
+            "4s",
+            "--warmup",
+            "1s",
+            "--connections",
+            "64",
+        ])
+        .args(["--results", "res", "--no-report"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("no latency objective (--slo): each step must take the offered load"),
+        "{text}"
+    );
+    let json = only_result(&dir.path().join("res"), "sweep.json");
+    assert_eq!(json["objective"], "no latency objective", "{json}");
+    assert_eq!(json["steps"][0]["passed"], true, "{text}");
+    assert!(text.contains("highest rate taken: "), "{text}");
+    // 400/s is more than 16 workers of 50 ms take: where the sweep got there,
+    // the database is the limit it names.
+    let steps = json["steps"].as_array().unwrap();
+    if let Some(last) = steps.iter().find(|s| s["offered_rate"] == 400.0) {
+        assert_eq!(last["limit"], "database", "{json}");
+        assert!(text.contains("the limit found is the database's"), "{text}");
+    }
+}
