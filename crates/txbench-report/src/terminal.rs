@@ -289,11 +289,15 @@ fn header(out: &mut String, r: &RunResult) {
     let _ = writeln!(out);
 }
 
+/// The client lateness check, where it did not pass.
+fn late_client(r: &RunResult) -> Option<&txbench_core::check::Check> {
+    (r.checks.iter()).find(|c| c.name == "client lateness" && c.status != Status::Pass)
+}
+
 /// When the client sent late, that it did: its delay is inside every
 /// latency counted from the intended start.
 pub fn client_late(r: &RunResult) -> Option<String> {
-    let check =
-        (r.checks.iter()).find(|c| c.name == "client lateness" && c.status != Status::Pass)?;
+    let check = late_client(r)?;
     Some(format!(
         "the client sent late (client lateness {}): part of the latency is the client's own \
          delay, not the database's; {}",
@@ -322,11 +326,7 @@ pub fn shared_sessions(r: &RunResult) -> Option<String> {
     // A late client's delay counts from the intended start too: the wait is
     // then the client's lateness, which its own check names, not sessions
     // shared.
-    let late = r
-        .checks
-        .iter()
-        .any(|c| c.name == "client lateness" && c.status != Status::Pass);
-    if late {
+    if late_client(r).is_some() {
         return None;
     }
     let measured = r.transactions.iter().filter(|t| t.latency_ms.samples > 0);

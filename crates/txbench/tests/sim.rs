@@ -20,22 +20,15 @@ fn summary(args: &[&str]) -> serde_json::Value {
     only_result(&dir.path().join("results"), "summary.json")
 }
 
+/// A TATP run of 1,000 subscribers on `db`: the head of its arguments.
+fn tatp_run(db: &str) -> Vec<&str> {
+    vec!["tatp", "run", "--db", db, "--subscribers", "1000"]
+}
+
 /// A short closed-loop TATP run on `db`: its arguments, `extra` appended.
 fn tatp_args<'a>(db: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "tatp",
-        "run",
-        "--db",
-        db,
-        "--subscribers",
-        "1000",
-        "--terminals",
-        "4",
-        "--duration",
-        "3s",
-        "--warmup",
-        "0s",
-    ];
+    let mut args = tatp_run(db);
+    args.extend(["--terminals", "4", "--duration", "3s", "--warmup", "0s"]);
     args.extend_from_slice(extra);
     args
 }
@@ -48,18 +41,8 @@ fn tatp_on(db: &str, extra: &[&str]) -> serde_json::Value {
 /// The summary of an open-loop TATP run on `db`: `rate` for `duration`,
 /// `extra` appended.
 fn tatp_open_loop(db: &str, rate: &str, duration: &str, extra: &[&str]) -> serde_json::Value {
-    let mut args = vec![
-        "tatp",
-        "run",
-        "--db",
-        db,
-        "--subscribers",
-        "1000",
-        "--rate",
-        rate,
-        "--duration",
-        duration,
-    ];
+    let mut args = tatp_run(db);
+    args.extend(["--rate", rate, "--duration", duration]);
     args.extend_from_slice(extra);
     summary(&args)
 }

@@ -85,106 +85,96 @@ pub enum Form {
     Sweep,
 }
 
+impl Form {
+    /// The verb's name (the all-in-one form and sweep have none of their own).
+    fn name(self) -> &'static str {
+        match self {
+            Form::AllInOne | Form::Sweep => "",
+            Form::Load => "load",
+            Form::Run => "run",
+            Form::Check => "check",
+            Form::Verify => "verify",
+            Form::Acid => "acid",
+            Form::Clean => "clean",
+        }
+    }
+}
+
 /// Examples of `form` for `about`'s workload, for after the flags.
 pub fn examples(about: &About, form: Form) -> String {
     let (name, unit, n) = (about.name, about.scale.unit, about.scale.default);
+    // The command of the form, with the flags every command of the
+    // workload needs after its verb.
+    let required = about.required_example;
+    let cmd = match form {
+        Form::AllInOne => format!("txbench {name}{required}"),
+        Form::Sweep => format!("txbench sweep {name}{required}"),
+        verb => format!("txbench {name} {}{required}", verb.name()),
+    };
     let file = format!("sqlite:{name}.db");
     let pg = format!("postgres://postgres@localhost/{name}");
     let lines: Vec<(String, &str)> = match form {
         Form::AllInOne => vec![
+            (cmd.clone(), "load into in-memory SQLite, run 60 s, report"),
             (
-                format!("txbench {name}"),
-                "load into in-memory SQLite, run 60 s, report",
-            ),
-            (
-                format!("txbench {name} --db {file} --duration 30s"),
+                format!("{cmd} --db {file} --duration 30s"),
                 "the same on a file (loaded once, kept)",
             ),
             (
-                format!("txbench {name} --db {pg} --terminals 32 --progress 5s"),
+                format!("{cmd} --db {pg} --terminals 32 --progress 5s"),
                 "PostgreSQL, a progress line every 5 s",
             ),
         ],
         Form::Load => vec![
             (
-                format!("txbench {name} load --db {file} --{unit} {n}"),
+                format!("{cmd} --db {file} --{unit} {n}"),
                 "create the schema and load it",
             ),
             (
-                format!("txbench {name} load --db {pg} --threads 8 --drop"),
+                format!("{cmd} --db {pg} --threads 8 --drop"),
                 "replace what is loaded (the database is created if missing)",
             ),
         ],
         Form::Run => vec![
             (
-                format!("txbench {name} run --db {file} --duration 2m --warmup 10s"),
+                format!("{cmd} --db {file} --duration 2m --warmup 10s"),
                 "closed loop, back to back",
             ),
             (
-                format!("txbench {name} run --db {pg} --rate 2000/s --metrics-listen 9187"),
+                format!("{cmd} --db {pg} --rate 2000/s --metrics-listen 9187"),
                 "open loop, OpenMetrics at 127.0.0.1:9187/metrics",
             ),
             (
-                format!(
-                    "txbench {name} run --db {pg} --rate '1000/s for 1m, ramp 1000..4000/s over 2m'"
-                ),
+                format!("{cmd} --db {pg} --rate '1000/s for 1m, ramp 1000..4000/s over 2m'"),
                 "a rate schedule: a hold, then a ramp (3 minutes in all)",
             ),
             (
-                format!("txbench {name} run --db {pg} --strict --no-report"),
+                format!("{cmd} --db {pg} --strict --no-report"),
                 "exit 3 when the verdict is NOT SOUND",
             ),
         ],
         Form::Check => vec![(
-            format!("txbench {name} check --db {file}"),
+            format!("{cmd} --db {file}"),
             "exit 0 when every condition holds",
         )],
         Form::Verify => vec![(
-            format!("txbench {name} verify --db {pg} results/RUN"),
+            format!("{cmd} --db {pg} results/RUN"),
             "after a run with --ack-log and a crash",
         )],
         Form::Acid => vec![(
-            format!("txbench {name} acid --db {pg} --isolation serializable"),
+            format!("{cmd} --db {pg} --isolation serializable"),
             "atomicity, consistency, isolation",
         )],
-        Form::Clean => vec![(
-            format!("txbench {name} clean --db {file}"),
-            "drop every table",
-        )],
+        Form::Clean => vec![(format!("{cmd} --db {file}"), "drop every table")],
         Form::Sweep => vec![(
-            format!(
-                "txbench sweep {name} --db {pg} --rates 500..8000 --step 500 --slo 'p99<=10ms'"
-            ),
+            format!("{cmd} --db {pg} --rates 500..8000 --step 500 --slo 'p99<=10ms'"),
             "the highest rate that meets the objective",
         )],
     };
-    // The flags every command of the workload needs follow its verb.
-    let lines: Vec<(String, &str)> = lines
-        .into_iter()
-        .map(|(command, what)| (with_required(&command, about), what))
-        .collect();
     let width = lines.iter().map(|(c, _)| c.len()).max().unwrap_or(0);
     let mut out = String::from("Examples:\n");
     for (command, what) in lines {
         out += &format!("  {command:<width$}  # {what}\n");
-    }
-    out
-}
-
-/// `command` with the workload's required flags after its verb (or its
-/// name, where no verb follows).
-fn with_required(command: &str, about: &About) -> String {
-    let words: Vec<&str> = command.split(' ').collect();
-    let verbs = ["load", "run", "check", "verify", "acid", "clean"];
-    let at = match words.iter().position(|w| *w == about.name) {
-        Some(i) if words.get(i + 1).is_some_and(|w| verbs.contains(w)) => i + 2,
-        Some(i) => i + 1,
-        None => return command.to_string(),
-    };
-    let (head, tail) = words.split_at(at);
-    let mut out = head.join(" ") + about.required_example;
-    if !tail.is_empty() {
-        out = out + " " + &tail.join(" ");
     }
     out
 }

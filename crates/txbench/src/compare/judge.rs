@@ -147,6 +147,28 @@ fn within_run_variance(values: &[Value]) -> f64 {
     variances.iter().sum::<f64>() / variances.len() as f64
 }
 
+impl Pending {
+    /// Its judgement and, where tested, the difference with its interval;
+    /// `alpha` the figure's share of the comparison's confidence.
+    fn judge(
+        &self,
+        better: Better,
+        alpha: f64,
+        change_pct: Option<f64>,
+        threshold_pct: f64,
+    ) -> (Judgement, Option<Difference>) {
+        let d = match self {
+            Pending::Judged(j) => return (*j, None),
+            Pending::Test(a, b) => noise::difference(a, b, alpha),
+            Pending::Singles(a, b, known) => noise::singles(*a, *b, known, alpha),
+        };
+        match d {
+            Some(d) => (tested(better, &d, change_pct, threshold_pct), Some(d)),
+            None => (Judgement::Missing, None),
+        }
+    }
+}
+
 /// The judgement of a tested difference whose change is `change_pct`.
 fn tested(
     better: Better,
@@ -229,44 +251,29 @@ fn row(
     (tests, threshold_pct): (&[usize], f64),
 ) -> Row {
     // A side's value is its runs' mean, shown even where it cannot be judged.
-    let values: Vec<Option<f64>> = sides
+    let spreads: Vec<Option<Spread>> = sides
         .iter()
         .map(|s| {
             let v: Option<Vec<f64>> = s.iter().map(|v| v.0).collect();
-            Spread::of(&v?).map(|s| s.mean)
+            Spread::of(&v?)
         })
         .collect();
+    let values: Vec<Option<f64>> = spreads.iter().map(|s| s.map(|s| s.mean)).collect();
     let base = values[0];
+    let pct = |v: f64| match base {
+        Some(b) if b != 0.0 => Some(v / b.abs() * 100.0),
+        _ => None,
+    };
     let mut change_pct = vec![None];
     let mut change_interval_pct = vec![None];
     let mut judgement = vec![None];
     for (i, p) in pendings.iter().enumerate() {
-        let pct = |v: f64| match base {
-            Some(b) if b != 0.0 => Some(v / b.abs() * 100.0),
-            _ => None,
-        };
         let change = base.zip(values[i + 1]).and_then(|(b, v)| pct(v - b));
+        let alpha = noise::alpha_each(tests[i]);
+        let (j, d) = p.judge(f.better, alpha, change, threshold_pct);
         change_pct.push(change);
-        let (j, interval) = match p {
-            Pending::Judged(j) => (*j, None),
-            Pending::Test(..) | Pending::Singles(..) => {
-                let alpha = noise::alpha_each(tests[i]);
-                let d = match p {
-                    Pending::Test(a, b) => noise::difference(a, b, alpha),
-                    Pending::Singles(a, b, known) => noise::singles(*a, *b, known, alpha),
-                    Pending::Judged(_) => None,
-                };
-                match d {
-                    Some(d) => (
-                        tested(f.better, &d, change, threshold_pct),
-                        pct(d.low).zip(pct(d.high)),
-                    ),
-                    None => (Judgement::Missing, None),
-                }
-            }
-        };
         judgement.push(Some(j));
-        change_interval_pct.push(interval.map(|(l, h)| [l, h]));
+        change_interval_pct.push(d.and_then(|d| Some([pct(d.low)?, pct(d.high)?])));
     }
     Row {
         name: f.name.clone(),
@@ -283,12 +290,9 @@ fn row(
             .iter()
             .map(|s| s.iter().map(|v| v.0).collect())
             .collect(),
-        spread_pct: sides
-            .iter()
-            .map(|s| {
-                let v = usable(s).ok()?;
-                Spread::of(&v)?.cv_pct()
-            })
+        // A run short of samples has no spread worth showing.
+        spread_pct: (sides.iter().zip(&spreads))
+            .map(|(s, spread)| spread.filter(|_| usable(s).is_ok())?.cv_pct())
             .collect(),
         change_pct,
         change_interval_pct,

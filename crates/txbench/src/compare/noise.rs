@@ -76,6 +76,22 @@ pub struct Difference {
 }
 
 impl Difference {
+    /// `delta` with the t interval its standard error `se` and `df` degrees
+    /// of freedom give at confidence `1 - alpha`; runs that agree exactly
+    /// (no error) leave the difference as it is.
+    fn around(delta: f64, se: f64, df: f64, alpha: f64) -> Difference {
+        let half = if se > 0.0 && df.is_finite() {
+            t_quantile(1.0 - alpha / 2.0, df) * se
+        } else {
+            0.0
+        };
+        Difference {
+            delta,
+            low: delta - half,
+            high: delta + half,
+        }
+    }
+
     /// Whether the interval leaves out zero: the sets differ beyond their noise.
     pub fn significant(&self) -> bool {
         self.low > 0.0 || self.high < 0.0
@@ -97,18 +113,7 @@ pub fn difference(a: &Spread, b: &Spread, alpha: f64) -> Option<Difference> {
             (va + vb, df)
         }
     };
-    let se = se2.sqrt();
-    // Runs that agree exactly: the difference is what it is.
-    let half = if se > 0.0 && df.is_finite() {
-        t_quantile(1.0 - alpha / 2.0, df) * se
-    } else {
-        0.0
-    };
-    Some(Difference {
-        delta,
-        low: delta - half,
-        high: delta + half,
-    })
+    Some(Difference::around(delta, se2.sqrt(), df, alpha))
 }
 
 /// The interval of `b - a`, two single runs, at confidence `1 - alpha`,
@@ -119,18 +124,8 @@ pub fn singles(a: f64, b: f64, noise: &Spread, alpha: f64) -> Option<Difference>
     if noise.n < 2 {
         return None;
     }
-    let delta = b - a;
     let se = (2.0 * noise.variance).sqrt();
-    let half = if se > 0.0 {
-        t_quantile(1.0 - alpha / 2.0, (noise.n - 1) as f64) * se
-    } else {
-        0.0
-    };
-    Some(Difference {
-        delta,
-        low: delta - half,
-        high: delta + half,
-    })
+    Some(Difference::around(b - a, se, (noise.n - 1) as f64, alpha))
 }
 
 /// The `p` point of Student's t distribution with `df` degrees of freedom.

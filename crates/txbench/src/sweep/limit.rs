@@ -60,8 +60,10 @@ fn slowest_service(result: &RunResult, percentile: f64) -> f64 {
 pub struct Step<'a> {
     /// The checks that failed, by name.
     pub failing: Vec<&'a str>,
-    /// The share of the offered rate achieved.
-    pub taken: f64,
+    /// The rate offered, per second.
+    pub offered: f64,
+    /// The rate achieved, per second.
+    pub achieved: f64,
     /// The slowest type's latency at the objective's percentile (ms).
     pub worst_ms: f64,
     /// The slowest type's execution time there (ms).
@@ -74,16 +76,22 @@ impl<'a> Step<'a> {
         let achieved = result.open_loop.as_ref().map_or(0.0, |o| o.achieved_rate);
         Step {
             failing: checks::named(&result.checks, Status::Fail),
-            taken: achieved / offered,
+            offered,
+            achieved,
             worst_ms: result.slowest_at(percentile, &[] as &[&str]),
             worst_service_ms: slowest_service(result, percentile),
         }
     }
 
+    /// The share of the offered rate achieved.
+    pub fn taken(&self) -> f64 {
+        self.achieved / self.offered
+    }
+
     /// How the step ended against `slo` (none: it need only take the load).
     pub fn outcome(&self, slo: Option<&Slo>) -> Outcome {
         let latency_held = slo.is_none_or(|s| self.worst_ms <= s.limit_ms);
-        if self.failing.is_empty() && latency_held && self.taken >= TAKEN {
+        if self.failing.is_empty() && latency_held && self.taken() >= TAKEN {
             return Outcome::Passed;
         }
         let late = self.failing.contains(&"client lateness");
@@ -104,10 +112,10 @@ impl<'a> Step<'a> {
                 s.percentile, self.worst_ms, s.limit_ms
             ));
         }
-        if self.taken < TAKEN {
+        if self.taken() < TAKEN {
             why.push(format!(
                 "{:.0}% of the offered load taken",
-                self.taken * 100.0
+                self.taken() * 100.0
             ));
         }
         if !self.failing.is_empty() {
@@ -124,7 +132,8 @@ mod tests {
     fn step<'a>(worst_ms: f64, worst_service_ms: f64, taken: f64, failing: &[&'a str]) -> Step<'a> {
         Step {
             failing: failing.to_vec(),
-            taken,
+            offered: 1000.0,
+            achieved: taken * 1000.0,
             worst_ms,
             worst_service_ms,
         }

@@ -445,8 +445,8 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
         outln!(
             "{:>10} {:>10} {:>8.3} {:>14.2}  {}  {}",
             terminal::grouped(rate, 0),
-            terminal::grouped(rate * step.taken, 0),
-            step.taken,
+            terminal::grouped(step.achieved, 0),
+            step.taken(),
             step.worst_ms,
             match outcome {
                 Outcome::Passed => "PASS",
@@ -463,7 +463,7 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
         }
         self.steps.push(SweepStep {
             offered_rate: rate,
-            achieved_rate: rate * step.taken,
+            achieved_rate: step.achieved,
             worst_latency_ms: step.worst_ms,
             passed: outcome == Outcome::Passed,
             limit: outcome.limit().map(str::to_string),
