@@ -110,7 +110,10 @@ impl Script {
 }
 
 /// A primary and a standby from `scripts/pg-replica.sh`, under a name and
-/// on ports of the test's own, removed when it goes.
+/// on ports of the test's own, removed when it goes. The tests' servers
+/// listen below 32768, outside the kernel's ephemeral range, where a
+/// client's outgoing connection can hold the port first (54402 once was,
+/// and the standby could not bind).
 struct Replica {
     script: Script,
 }
@@ -128,6 +131,10 @@ impl Replica {
         let mut args = vec!["up"];
         args.extend_from_slice(mode);
         let out = script.run(&args);
+        if !out.status.success() {
+            // Half made: nothing of it stays behind the failure.
+            script.run(&["down"]);
+        }
         assert!(out.status.success(), "pg-replica.sh up: {}", text(&out));
         Replica { script }
     }
@@ -207,7 +214,7 @@ fn a_failover_to_a_synchronous_standby_continues_the_run_and_loses_nothing() {
         return;
     }
     let _alone = support::alone();
-    let replica = Replica::up("txbench_sync_test", 54401, &[]);
+    let replica = Replica::up("txbench_sync_test", 25401, &[]);
     let url = replica.url();
     assert!(url.contains("target_session_attrs=read-write"), "{url}");
     let dir = tempfile::tempdir().unwrap();
@@ -242,14 +249,14 @@ fn an_asynchronous_standby_that_fell_behind_loses_exactly_what_it_missed() {
         return;
     }
     let _alone = support::alone();
-    let replica = Replica::up("txbench_async_test", 54411, &["--async"]);
+    let replica = Replica::up("txbench_async_test", 25411, &["--async"]);
     let url = replica.url();
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     // 3 s in, the standby is pointed at a port where nothing listens: it
     // stops receiving, and the primary (asynchronous) goes on committing. 5 s
     // in, the primary dies and the standby is promoted without what it missed.
-    let standby = 54412.to_string();
+    let standby = 25412.to_string();
     let cut = format!(
         "psql -X -q -h 127.0.0.1 -p {standby} -U postgres -d postgres \
          -c \"ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=1'\" \
@@ -425,7 +432,7 @@ fn acid_with_a_crash_passes_its_durability_test() {
         return;
     }
     let _alone = support::alone();
-    let cluster = PgCluster::start("txbench_acid_crash", 54411);
+    let cluster = PgCluster::start("txbench_acid_crash", 25451);
     let dir = tempfile::tempdir().unwrap();
     let kill = cluster.ctl_command("stop -m immediate");
     let start = cluster.ctl_command("start");
@@ -528,7 +535,7 @@ fn a_server_on_an_sqlite_file_killed_mid_run_keeps_every_transaction_whole() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let db = support::sqlite_loaded(dir);
-    let port = 54421;
+    let port = 25421;
     let serve = OwnServe::new(dir, &db, port);
     serve.start_and_wait(port);
     let url = format!("txbench://127.0.0.1:{port}");

@@ -27,7 +27,7 @@ const PREFIX: &str = "txbh";
 /// The database host's address, which the first host named gets.
 const DB_HOST: &str = "10.213.0.1";
 /// The cluster's port, on the database host's loopback.
-const CLUSTER_PORT: u16 = 54431;
+const CLUSTER_PORT: u16 = 25431;
 const SHARDS: u32 = 3;
 
 /// Hosts made by scripts/hosts.sh, removed when the value goes.
