@@ -102,8 +102,12 @@ pub struct RunSettings {
     /// The workload's own run options, by name (Retwis's `zipf`).
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub options: serde_json::Map<String, serde_json::Value>,
-    /// The measurement interval (seconds).
+    /// The measurement interval (seconds); with `transactions`, the most it
+    /// could last.
     pub duration_secs: f64,
+    /// The transaction count that ends the window, if one was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transactions: Option<u64>,
     /// The warm-up before it (seconds).
     pub warmup_secs: f64,
     /// Closed-loop terminals (open loop: the streams the arrivals draw from).
@@ -157,6 +161,10 @@ impl RunSettings {
             ("wait".into(), self.wait_name()),
             ("seed".into(), self.seed.to_string()),
             ("duration_secs".into(), self.duration_secs.to_string()),
+            (
+                "transactions".into(),
+                self.transactions.map_or("none".into(), |n| n.to_string()),
+            ),
             ("warmup_secs".into(), self.warmup_secs.to_string()),
             ("load".into(), self.load_text()),
             ("max_retries".into(), self.max_retries.to_string()),
@@ -223,6 +231,7 @@ mod tests {
             },
             options: serde_json::Map::new(),
             duration_secs: 60.0,
+            transactions: None,
             warmup_secs: 5.0,
             terminals: 40,
             connections: 40,

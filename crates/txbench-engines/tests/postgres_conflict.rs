@@ -120,6 +120,7 @@ async fn forced_serialization_failure_is_retried_and_counted() {
     let workload = Arc::new(workload);
     let opts = RunOptions {
         duration: Duration::from_millis(500),
+        transactions: None,
         warmup: Duration::ZERO,
         terminals: 1,
         connections: 1,

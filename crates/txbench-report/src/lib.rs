@@ -4,6 +4,8 @@
 #![warn(missing_docs)]
 
 pub mod figures;
+#[cfg(test)]
+mod fixtures;
 pub mod hlog;
 pub mod html;
 pub mod intervals;

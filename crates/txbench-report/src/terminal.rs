@@ -374,6 +374,10 @@ fn headline_settings(r: &RunResult) -> Vec<String> {
         format!("wait {}", s.wait_name()),
         format!("seed {}", s.seed),
     ];
+    if let Some(n) = s.transactions {
+        // The window was the time these took, not a set length.
+        out.push(format!("until {} transactions", grouped(n as f64, 0)));
+    }
     if s.round_trips != txbench_core::RoundTrips::Pipelined {
         // Said where it is not the default: the numbers are not comparable.
         out.push(format!("round trips {}", s.round_trips.name()));
@@ -868,6 +872,52 @@ mod tests {
         assert!(
             long.contains("did not keep the specification's pace"),
             "{long}"
+        );
+    }
+
+    /// A run of 10 terminals on `connections` sessions whose transactions
+    /// took 10 ms each, `queue_ms` of it waiting for a session.
+    fn queued_run(connections: usize, queue_ms: f64) -> RunResult {
+        let mut r = crate::fixtures::summary(1, 0.0);
+        r.settings.as_mut().expect("settings").connections = connections;
+        for t in &mut r.transactions {
+            t.latency_ms.samples = 1000;
+            t.latency_ms.mean = 10.0;
+            t.phases_ms.queue = queue_ms;
+        }
+        r
+    }
+
+    #[test]
+    fn the_shared_session_line_names_queueing_where_it_is_the_latency() {
+        let line = shared_sessions(&queued_run(1, 8.0)).expect("a line");
+        assert!(
+            line.starts_with("10 terminals share 1 connection"),
+            "{line}"
+        );
+        assert!(line.contains("80% of their latency was queueing"), "{line}");
+    }
+
+    #[test]
+    fn no_shared_session_line_without_sharing_or_material_queueing() {
+        assert_eq!(shared_sessions(&queued_run(10, 8.0)), None, "no sharing");
+        assert_eq!(shared_sessions(&queued_run(1, 0.5)), None, "5% queueing");
+    }
+
+    #[test]
+    fn a_late_client_is_named_instead_of_shared_sessions() {
+        let mut r = queued_run(1, 8.0);
+        r.checks.push(txbench_core::check::Check {
+            name: "client lateness".into(),
+            statistic: "p99 40 ms late".into(),
+            status: Status::Warn,
+            detail: "the client sent late".into(),
+        });
+        assert_eq!(shared_sessions(&r), None);
+        let line = client_late(&r).expect("lateness named");
+        assert!(
+            line.starts_with("the client sent late (client lateness WARN)"),
+            "{line}"
         );
     }
 

@@ -265,6 +265,7 @@ async fn a_workload_written_against_the_trait_loads_opens_and_runs() {
     // The driver runs it; every committed transaction incremented one key.
     let opts = RunOptions {
         duration: Duration::from_secs(1),
+        transactions: None,
         warmup: Duration::ZERO,
         terminals: 2,
         connections: 1,

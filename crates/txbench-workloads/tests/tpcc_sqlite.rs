@@ -605,6 +605,7 @@ fn check_passes_after_a_run() {
     let tpcc = Arc::new(pollster::block_on(Tpcc::open(&mut s, None, 5)).unwrap());
     let opts = RunOptions {
         duration: std::time::Duration::from_secs(2),
+        transactions: None,
         warmup: std::time::Duration::from_millis(200),
         terminals: 10,
         connections: 2,

@@ -155,6 +155,10 @@ pub fn repeat_file(workload: &str, db: &[String], settings: &RunSettings) -> Str
         }
     }
     put("duration", seconds(s.duration_secs));
+    if let Some(n) = s.transactions {
+        // TOML integers are signed.
+        put("transactions", (n.min(i64::MAX as u64) as i64).into());
+    }
     put("warmup", seconds(s.warmup_secs));
     put("terminals", (s.terminals as i64).into());
     put("connections", (s.connections as i64).into());
@@ -233,6 +237,7 @@ mod tests {
                 .into_iter()
                 .collect(),
             duration_secs: 90.0,
+            transactions: None,
             warmup_secs: 0.5,
             terminals: 12,
             connections: 3,

@@ -31,8 +31,10 @@ pub struct RunPlan<W: Benchmark> {
     pub scale: Option<i64>,
     /// The workload's own run options.
     pub options: W::RunOptions,
-    /// The measurement interval.
+    /// The measurement interval; with `transactions`, the most it may last.
     pub duration: Duration,
+    /// End the window after this many transactions; `None`: it lasts `duration`.
+    pub transactions: Option<u64>,
     /// The warm-up before it.
     pub warmup: Duration,
     /// Terminals asked for; `None`: the workload's default.
@@ -97,7 +99,8 @@ pub struct Output {
 }
 
 /// The measurement's length: `--duration`, else a rate schedule's length,
-/// else 60 s; both given and different is refused.
+/// else 60 s, or with `--transactions` [`COUNT_LIMIT`]; both given and
+/// different is refused.
 fn duration_of(a: &RunArgs) -> Result<Duration, Failure> {
     let scheduled = a
         .rate
@@ -113,12 +116,31 @@ fn duration_of(a: &RunArgs) -> Result<Duration, Failure> {
         ))),
         (Some(d), _) => Ok(d),
         (None, Some(s)) => Ok(s),
+        (None, None) if a.transactions.is_some() => Ok(COUNT_LIMIT),
         (None, None) => Ok(DEFAULT_DURATION),
     }
 }
 
 /// The measurement's length when neither `--duration` nor a schedule gives one.
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(60);
+
+/// The most a `--transactions` run's window lasts when no `--duration`
+/// bounds it: a day, long enough for any count a client can send, and a
+/// bound on a run whose database stopped answering.
+pub const COUNT_LIMIT: Duration = Duration::from_secs(24 * 3600);
+
+/// A run that ends at its transaction count ends when its own transactions
+/// are done: shards started together would not share one window.
+fn refuse_count_across_shards(a: &RunArgs) -> Result<(), Failure> {
+    match a.transactions {
+        Some(n) if a.shards > 1 || a.start_at.is_some() => Err(Failure::usage(format!(
+            "--transactions {n} cannot go with --shards or --start-at: each shard would end \
+             its window when its own transactions are done, and the shards' windows would \
+             differ; give them --duration"
+        ))),
+        _ => Ok(()),
+    }
+}
 
 /// Where and how the run reports; the acknowledged-work log needs the
 /// results directory it is written in.
@@ -178,11 +200,13 @@ impl<W: Benchmark> RunPlan<W> {
     pub fn new(a: &RunArgs, scale: Option<i64>, options: W::RunOptions) -> Result<Self, Failure> {
         let duration = duration_of(a)?;
         refuse_repeat_without_a_set(a)?;
+        refuse_count_across_shards(a)?;
         Ok(RunPlan {
             db: a.db.db.clone(),
             scale,
             options,
             duration,
+            transactions: a.transactions,
             warmup: a.warmup,
             terminals: a.terminals.map(|t| t as usize),
             connections: a.connections.map(|c| c as usize),
@@ -265,6 +289,7 @@ impl<W: Benchmark> RunPlan<W> {
             },
             options: options_map(&self.options),
             duration_secs: self.duration.as_secs_f64(),
+            transactions: self.transactions,
             warmup_secs: self.warmup.as_secs_f64(),
             terminals,
             connections,
@@ -287,6 +312,7 @@ impl<W: Benchmark> RunPlan<W> {
         };
         let driver = driver::RunOptions {
             duration: self.duration,
+            transactions: self.transactions,
             warmup: self.warmup,
             terminals,
             connections,

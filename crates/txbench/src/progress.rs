@@ -78,6 +78,9 @@ pub struct RunProgress {
     period: Duration,
     label: String,
     planned: Duration,
+    /// The transaction count that ends the window, if one was asked: the
+    /// line then counts toward it instead of the time left.
+    count: Option<u64>,
     types: &'static [TxnTypeInfo],
     headline: Headline,
     /// The seconds since the line was last shown, added up: their numbers,
@@ -103,12 +106,20 @@ impl RunProgress {
             period: period.unwrap_or(Duration::MAX),
             label: label.map_or_else(String::new, |l| format!("{l}  ")),
             planned,
+            count: None,
             types,
             headline,
             pending: Recorder::new(types.len()),
             pending_length: Duration::ZERO,
             pending_measured: Duration::ZERO,
         }
+    }
+
+    /// Count toward `count` transactions (`--transactions`) rather than the
+    /// planned time.
+    pub fn counting(mut self, count: Option<u64>) -> Self {
+        self.count = count;
+        self
     }
 
     /// Take one second's figures; show the line once a period has gathered.
@@ -157,18 +168,26 @@ impl RunProgress {
             }
         };
         let errors: u64 = t.total.failed();
-        format!(
-            "{}{:>4.0}s/{:.0}s {:<8} {figures}  errors {errors}  ({:.0}s left)",
-            self.label,
-            t.elapsed.as_secs_f64(),
-            self.planned.as_secs_f64(),
-            match t.phase {
-                Phase::WarmUp => "warm-up",
-                Phase::Measure => "measure",
-                Phase::Finishing => "finish",
-            },
-            self.planned.saturating_sub(t.elapsed).as_secs_f64(),
-        )
+        let phase = match t.phase {
+            Phase::WarmUp => "warm-up",
+            Phase::Measure => "measure",
+            Phase::Finishing => "finish",
+        };
+        let elapsed = t.elapsed.as_secs_f64();
+        match self.count {
+            Some(n) => format!(
+                "{}{elapsed:>4.0}s {phase:<8} {figures}  errors {errors}  ({} of {} transactions)",
+                self.label,
+                grouped((t.total.completed() + errors) as f64, 0),
+                grouped(n as f64, 0),
+            ),
+            None => format!(
+                "{}{elapsed:>4.0}s/{:.0}s {phase:<8} {figures}  errors {errors}  ({:.0}s left)",
+                self.label,
+                self.planned.as_secs_f64(),
+                self.planned.saturating_sub(t.elapsed).as_secs_f64(),
+            ),
+        }
     }
 
     /// Remove the line.

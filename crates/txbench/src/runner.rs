@@ -484,6 +484,7 @@ fn run_progress<W: Benchmark>(
         plan.output.progress_label.as_deref(),
         headline,
     )
+    .counting(opts.transactions)
 }
 
 /// The labels of this run's metrics: the results directory's name names the

@@ -32,6 +32,68 @@ fn every_ycsb_core_workload_runs_on_one_load() {
     core_workloads_run_on_one_load(dir.path(), &db);
 }
 
+/// `--operations N` (YCSB's operationcount) ends the run once N operations
+/// have ended: YCSB's lines count exactly N, the warm-up's are not among
+/// them, the summary and config.toml keep the count, and the measurement
+/// check says the window ended there. Across shards it is refused.
+#[test]
+fn ycsb_operations_end_the_run_at_their_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("ycsb.db").display());
+    let load = ["ycsb", "load", "--db", &db, "--records", "1000"];
+    let out = txbench_output(dir.path(), &load);
+    assert!(out.status.success(), "{}", text(&out));
+    let run = [
+        "ycsb",
+        "run",
+        "--db",
+        &db,
+        "--operations",
+        "1500",
+        "-t",
+        "4",
+        "--warmup",
+        "1s",
+    ];
+    let out = txbench_output(dir.path(), &run);
+    let printed = text(&out);
+    assert!(out.status.success(), "{printed}");
+    let operations = |op: &str| -> u64 {
+        let head = format!("[{op}], Operations, ");
+        let line = printed.lines().find(|l| l.starts_with(&head));
+        line.unwrap_or_else(|| panic!("no {head} in {printed}"))[head.len()..]
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(operations("READ") + operations("UPDATE"), 1500, "{printed}");
+    let results = dir.path().join("results");
+    let config = std::fs::read_to_string(support::only_run(&results).join("config.toml")).unwrap();
+    assert!(config.contains("transactions = 1500"), "{config}");
+    let summary = take_summary(dir.path());
+    assert_eq!(summary["settings"]["transactions"], 1500);
+    assert_eq!(type_sum(&summary, &["committed"]), 1500);
+    let measured = support::check(&summary, "measurement");
+    assert_eq!(measured["status"], "PASS", "{measured}");
+    assert!(
+        (measured["detail"].as_str().unwrap()).contains("ended when its 1500 transactions"),
+        "{measured}"
+    );
+    let shards = [
+        "ycsb",
+        "run",
+        "--db",
+        &db,
+        "--operations",
+        "10",
+        "--shards",
+        "2",
+    ];
+    let out = txbench_output(dir.path(), &shards);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--transactions 10 cannot go with --shards"));
+}
+
 /// Redis runs YCSB through the key-value form of its statements: records as
 /// hashes, scans over the keys' sorted set; clean leaves nothing behind.
 #[test]

@@ -238,6 +238,7 @@ mod tests {
             window_start: SystemTime::now(),
             measured: Duration::from_secs(secs),
             interrupted: false,
+            count: None,
             wall: Duration::from_secs(secs),
             tail: Duration::ZERO,
             cpu: CpuUsage::default(),

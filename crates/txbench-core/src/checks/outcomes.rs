@@ -10,26 +10,36 @@ use crate::txn::TxnTypeInfo;
 
 /// Whether anything was measured: a run with no transaction completed in its
 /// window (stopped during the warm-up, or a database down throughout) has no
-/// figures to trust.
+/// figures to trust. A run asked to end at a transaction count that its
+/// duration ended first measured fewer than asked.
 pub(super) fn measured(rec: &Recording) -> Check {
     let completed = rec.total.completed();
     let secs = rec.measured.as_secs_f64();
+    let short_of_count = rec.count.filter(|(_, reached)| !reached);
     let status = if completed == 0 {
         Status::Fail
-    } else if rec.interrupted {
+    } else if rec.interrupted || short_of_count.is_some() {
         Status::Warn
     } else {
         Status::Pass
+    };
+    let detail = match (status, rec.count) {
+        (Status::Fail, _) => "nothing was measured: no transaction completed in the window".into(),
+        (Status::Warn, _) if rec.interrupted => {
+            "the run was interrupted: the window is shorter than asked".into()
+        }
+        (Status::Warn, Some((n, _))) => format!(
+            "--duration ended the window before --transactions {n}: {} of them ended",
+            completed + rec.total.failed()
+        ),
+        (_, Some((n, _))) => format!("the window ended when its {n} transactions had ended"),
+        _ => "the whole window was measured".into(),
     };
     Check {
         name: "measurement".into(),
         statistic: format!("{completed} transactions completed in {secs:.1} s measured"),
         status,
-        detail: match status {
-            Status::Fail => "nothing was measured: no transaction completed in the window".into(),
-            Status::Warn => "the run was interrupted: the window is shorter than asked".into(),
-            Status::Pass => "the whole window was measured".into(),
-        },
+        detail,
     }
 }
 

@@ -489,6 +489,7 @@ mod tests {
             window_start: SystemTime::now(),
             measured: Duration::from_secs(20),
             interrupted: false,
+            count: None,
             wall: Duration::from_secs(20),
             tail: Duration::ZERO,
             cpu: CpuUsage::default(),

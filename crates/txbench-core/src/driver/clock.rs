@@ -7,6 +7,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::watch;
 
+use super::Ended;
+use super::budget::Budget;
 use super::seconds::Seconds;
 use super::segments::Segments;
 use super::stripe::{Collector, InFlight, SharedStripe};
@@ -16,6 +18,29 @@ use crate::recorder::Recorder;
 
 /// After the window, how often the run looks whether what was due in it is done.
 const FINISH_POLL: Duration = Duration::from_millis(5);
+/// Once a transaction count is spent, how often the run looks whether the
+/// last of them ended: the window ends there, and its length is the run's
+/// time (YCSB's RunTime), so the look is finer than after a window.
+const COUNT_POLL: Duration = Duration::from_millis(1);
+
+/// What sends the run's transactions, as the clock watches it: the task,
+/// the queues to the sessions, and the transaction count's budget.
+pub(super) struct Feed<'a, I, T> {
+    pub(super) sender: &'a tokio::task::JoinHandle<T>,
+    pub(super) queues: &'a [async_channel::Receiver<Job<I>>],
+    pub(super) budget: &'a Budget,
+}
+
+impl<I, T> Feed<'_, I, T> {
+    /// Nothing is left to send or waiting for a session.
+    fn is_over(&self) -> bool {
+        self.sender.is_finished() && self.queues.iter().all(|q| q.is_empty())
+    }
+
+    fn queued(&self) -> u64 {
+        self.queues.iter().map(|q| q.len() as u64).sum()
+    }
+}
 
 /// The run's clock: ticks once a second, collecting the stripes into the
 /// interval and the totals.
@@ -55,15 +80,15 @@ impl Clock {
     }
 
     /// Tick until the window is over and what was due in it is done, or the
-    /// grace after it ran out; true when `stop` ended the run first.
+    /// grace after it ran out, or the transaction count was reached and all
+    /// of them ended; or until `stop` ended the run first.
     pub(super) async fn wait_for_window<I, T>(
         &mut self,
-        sender: &tokio::task::JoinHandle<T>,
-        queues: &[async_channel::Receiver<Job<I>>],
+        feed: &Feed<'_, I, T>,
         grace: Duration,
         mut stop: watch::Receiver<bool>,
         on_tick: &mut impl FnMut(Tick<'_>),
-    ) -> bool {
+    ) -> Ended {
         let mut ticker = tokio::time::interval(Duration::from_secs(1));
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         ticker.tick().await;
@@ -71,27 +96,27 @@ impl Clock {
         let give_up = self.window.end + grace;
         loop {
             let now = Instant::now();
+            let (past_end, counted) = (now >= self.window.end, feed.budget.is_spent());
             // The window is waited out even when the senders have no more
             // to send (a rate schedule ending in a pause, or too low a rate
             // for another arrival): the run lasts the seconds it reports,
             // and the commands scheduled in them run.
-            let done = now >= self.window.end
-                && sender.is_finished()
-                && queues.iter().all(|q| q.is_empty())
-                && self.collector.idle();
+            let done = (past_end || counted) && feed.is_over() && self.collector.idle();
             if done || now >= give_up {
-                return false;
+                return if counted && !past_end {
+                    Ended::Counted
+                } else {
+                    Ended::Window
+                };
             }
-            let past_end = now >= self.window.end;
+            let poll = if counted { COUNT_POLL } else { FINISH_POLL };
             tokio::select! {
                 biased;
-                _ = stop.wait_for(|s| *s) => return true,
-                _ = ticker.tick() => {
-                    let queued = queues.iter().map(|q| q.len() as u64).sum();
-                    self.tick(queued, on_tick).await;
-                }
-                _ = tokio::time::sleep_until(self.window.end.into()), if !past_end => {}
-                _ = tokio::time::sleep(FINISH_POLL), if past_end => {}
+                _ = stop.wait_for(|s| *s) => return Ended::Stopped,
+                _ = ticker.tick() => self.tick(feed.queued(), on_tick).await,
+                _ = tokio::time::sleep_until(self.window.end.into()), if !past_end && !counted => {}
+                () = feed.budget.wait_spent(), if !counted => {}
+                _ = tokio::time::sleep(poll), if past_end || counted => {}
             }
         }
     }

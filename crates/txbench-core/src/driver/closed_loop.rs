@@ -17,12 +17,14 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, watch};
 use tokio::time::sleep_until;
 
 use super::SenderReport;
+use super::budget::Budget;
 use super::stripe::{InFlight, SharedStripe, lock};
 use super::worker::{Done, Job, Route, Window};
 use crate::recorder;
@@ -124,8 +126,8 @@ struct Slot<T: Terminal> {
     think: Duration,
 }
 
-/// Drive `terminals` until the window ends (no transaction starts after it) or
-/// `cut` turns true; in-flight transactions are left to the pool. How late each
+/// Drive `terminals` until the window ends (no transaction starts after it),
+/// its transaction count is spent, or `cut` turns true; in-flight transactions are left to the pool. How late each
 /// send of the window was is recorded in `stripe`'s recorder.
 #[allow(clippy::too_many_arguments)]
 pub async fn run_terminals<T: Terminal>(
@@ -134,13 +136,14 @@ pub async fn run_terminals<T: Terminal>(
     wait: WaitMode,
     types: &[TxnTypeInfo],
     seed: u64,
-    window: Window,
+    (window, budget): (Window, Arc<Budget>),
     mut cut: watch::Receiver<bool>,
     stripe: SharedStripe,
 ) -> (SchedulerStats, SenderReport) {
     let n = terminals.len();
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(u32, Instant)>();
-    let mut s = Scheduler::new(terminals, route, wait, window, stripe, done_tx, types.len());
+    let ends = (window, budget);
+    let mut s = Scheduler::new(terminals, route, wait, ends, stripe, done_tx, types.len());
     s.place_first_sends(types, seed, &cut);
     loop {
         if *cut.borrow() {
@@ -180,6 +183,8 @@ struct Scheduler<T: Terminal> {
     route: Route<T::Input>,
     wait: WaitMode,
     window: Window,
+    /// The transactions the window may still send.
+    budget: Arc<Budget>,
     stripe: SharedStripe,
     done: mpsc::UnboundedSender<(u32, Instant)>,
 }
@@ -192,7 +197,7 @@ impl<T: Terminal> Scheduler<T> {
         terminals: Vec<T>,
         route: Route<T::Input>,
         wait: WaitMode,
-        window: Window,
+        (window, budget): (Window, Arc<Budget>),
         stripe: SharedStripe,
         done: mpsc::UnboundedSender<(u32, Instant)>,
         types: usize,
@@ -213,6 +218,7 @@ impl<T: Terminal> Scheduler<T> {
             route,
             wait,
             window,
+            budget,
             stripe,
             done,
         }
@@ -261,6 +267,11 @@ impl<T: Terminal> Scheduler<T> {
             if at >= self.window.end {
                 // The terminal's work is done: nothing starts after the window.
                 continue;
+            }
+            if self.window.contains(at) && !self.budget.take() {
+                // The count is spent: no terminal sends again.
+                self.due.clear();
+                break;
             }
             self.send(i, plan, at, now)?;
         }
@@ -324,7 +335,7 @@ impl<T: Terminal> Scheduler<T> {
         let slot = &mut self.slots[i as usize];
         let plan = slot.terminal.next();
         let at = finished.max(Instant::now()) + slot.think + keying(&plan, self.wait);
-        if at < self.window.end {
+        if at < self.window.end && !self.budget.is_spent() {
             slot.next = Some(plan);
             self.due.push(Reverse((at, i)));
         }

@@ -8,6 +8,7 @@
 
 mod arrival_times;
 mod availability;
+mod budget;
 mod clock;
 mod closed_loop;
 mod open_loop;
@@ -39,6 +40,7 @@ pub use seconds::Second;
 pub use worker::RetryPolicy;
 
 use availability::Availability;
+use budget::Budget;
 use clock::{Clock, GivenUp};
 use pool::Pool;
 use senders::{Senders, spawn_senders};
@@ -57,8 +59,13 @@ use crate::workload::Workload;
 /// How to drive a run.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    /// Length of the measurement interval.
+    /// Length of the measurement interval; with `transactions`, the most it
+    /// may last.
     pub duration: Duration,
+    /// End the window once this many transactions due in it have ended
+    /// (YCSB's operation count), before `duration` if they take less;
+    /// `None`: the window lasts `duration`.
+    pub transactions: Option<u64>,
     /// Warm-up before measurement starts; its transactions are not measured.
     pub warmup: Duration,
     /// Closed-loop terminals.
@@ -216,6 +223,9 @@ pub struct Recording {
     pub measured: Duration,
     /// Whether the run was stopped before its planned end.
     pub interrupted: bool,
+    /// The transaction count asked (`RunOptions::transactions`), and whether
+    /// the window ended there (false: its duration ended it first).
+    pub count: Option<(u64, bool)>,
     /// Wall time of the whole run, warm-up and grace included.
     pub wall: Duration,
     /// How long after the window's end the run waited for what was due in it.
@@ -290,21 +300,33 @@ pub async fn run<E: Engine, W: Workload>(
         Watchdog::start(Arc::clone(&running.pool.stoppable), give_up, stop.clone())
     });
     let scheduled = schedule::start(&opts.schedule, started);
-    let interrupted = running
-        .clock
-        .wait_for_window(
-            &running.sender,
-            &running.queues,
-            opts.grace,
-            stop,
-            &mut on_tick,
-        )
+    let feed = clock::Feed {
+        sender: &running.sender,
+        queues: &running.queues,
+        budget: &running.budget,
+    };
+    let ended = (running.clock)
+        .wait_for_window(&feed, opts.grace, stop, &mut on_tick)
         .await;
     if let Some(s) = scheduled {
         s.abort();
     }
+    let count = opts.transactions.map(|n| (n, ended == Ended::Counted));
     let drained = running.drain(&mut on_tick).await?;
-    Ok(drained.recording(engine.blocking(), interrupted, started, cpu_start))
+    let mut recording = drained.recording(engine.blocking(), ended, started, cpu_start);
+    recording.count = count;
+    Ok(recording)
+}
+
+/// Why a run's window ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// Its duration was over and what was due in it done (or the grace out).
+    Window,
+    /// Its transaction count was reached and every one of them ended.
+    Counted,
+    /// `stop` (Ctrl-C, SIGTERM) ended it first.
+    Stopped,
 }
 
 /// A run under way: its sessions' workers, what sends them transactions, the
@@ -316,6 +338,7 @@ struct Running<I> {
     cut: watch::Sender<bool>,
     clock: Clock,
     availability: Arc<Availability>,
+    budget: Arc<Budget>,
 }
 
 impl<I: Send + 'static> Running<I> {
@@ -332,12 +355,14 @@ impl<I: Send + 'static> Running<I> {
         let window = Window {
             start: started + opts.warmup,
             end: started + opts.warmup + opts.duration,
+            by_due: opts.transactions.is_some(),
         };
         let types = workload.transaction_types().len();
         let (senders, queues): (Vec<_>, Vec<_>) = (0..opts.nodes::<E>(engine))
             .map(|_| opts.job_queue::<W::Input>())
             .unzip();
         let availability = Arc::new(Availability::new(started));
+        let budget = Arc::new(Budget::new(opts.transactions));
         let pool = Pool::spawn(
             &**engine,
             sessions,
@@ -348,8 +373,9 @@ impl<I: Send + 'static> Running<I> {
             &availability,
         );
         let (cut, cut_rx) = watch::channel(false);
+        let route = Route { senders };
         let (sender, sender_stripes) =
-            spawn_senders(workload, opts, Route { senders }, window, started, cut_rx);
+            spawn_senders(workload, opts, route, (window, &budget), started, cut_rx);
         let stripes = pool
             .stripes
             .iter()
@@ -364,6 +390,7 @@ impl<I: Send + 'static> Running<I> {
             cut,
             clock,
             availability,
+            budget,
         }
     }
 
@@ -425,15 +452,14 @@ impl Drained {
     fn recording(
         self,
         blocking: bool,
-        interrupted: bool,
+        ended: Ended,
         started: Instant,
         cpu_start: Duration,
     ) -> Recording {
         let (window, cut_at) = (self.clock.window, self.cut_at);
-        let measured_end = if interrupted {
-            cut_at.min(window.end)
-        } else {
-            window.end
+        let measured_end = match ended {
+            Ended::Window => window.end,
+            Ended::Counted | Ended::Stopped => cut_at.min(window.end),
         };
         let (dispatch, scheduler) = match self.senders {
             Senders::Open(d) => (Some(d), None),
@@ -443,7 +469,8 @@ impl Drained {
             window_start: self.clock.window_start,
             total: self.clock.total,
             measured: measured_end.saturating_duration_since(window.start),
-            interrupted,
+            interrupted: ended == Ended::Stopped,
+            count: None,
             wall: cut_at - started,
             tail: cut_at.saturating_duration_since(window.end),
             cpu: CpuUsage {

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::arrival_times::ArrivalTimes;
+use super::budget::Budget;
 use super::rate::RateSchedule;
 use super::stripe::{InFlight, SharedStripe, lock};
 use super::worker::{Job, Route, Window};
@@ -151,6 +152,8 @@ pub struct Dispatcher<T: Terminal> {
     pub start: Instant,
     /// The measurement window.
     pub window: Window,
+    /// The transactions the window may still send (all dispatchers share it).
+    pub(super) budget: std::sync::Arc<Budget>,
     /// Where lateness and shed arrivals are recorded.
     pub stripe: SharedStripe,
     /// Transaction types of the workload.
@@ -214,13 +217,16 @@ impl<T: Terminal> Schedule<T> {
     }
 
     /// The next arrival, its input drawn before the wait so that it goes out
-    /// the moment it is due; `None` once arrivals fall past the window.
+    /// the moment it is due; `None` once arrivals fall past the window or
+    /// the transaction count is spent.
     fn next(&mut self) -> Option<Due<T::Input>> {
         if self.d.terminals.is_empty() {
             return None;
         }
         let intended = self.advance()?;
-        if intended >= self.d.window.end {
+        if intended >= self.d.window.end
+            || (self.d.window.contains(intended) && !self.d.budget.take())
+        {
             return None;
         }
         let terminal = self.rng.uniform(0, self.d.terminals.len() as i64 - 1) as usize;

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use tokio::sync::watch;
 
+use super::budget::Budget;
 use super::closed_loop::{self, SchedulerStats, WaitMode};
 use super::open_loop::{self, DispatchStats, OpenLoop};
 use super::stripe::{SharedStripe, Stripe};
@@ -32,7 +33,7 @@ pub(super) fn spawn_senders<W: Workload>(
     workload: &Arc<W>,
     opts: &RunOptions,
     route: Route<W::Input>,
-    window: Window,
+    (window, budget): (Window, &Arc<Budget>),
     started: Instant,
     cut: watch::Receiver<bool>,
 ) -> (
@@ -49,6 +50,7 @@ pub(super) fn spawn_senders<W: Workload>(
         route,
         seed: opts.seed,
         window,
+        budget: Arc::clone(budget),
         started,
         stripes: stripes.clone(),
         cut,
@@ -67,12 +69,14 @@ pub(super) fn spawn_senders<W: Workload>(
 }
 
 /// What the sending task needs: the terminals' source, where jobs go, and
-/// when the run started, ends and is cut.
+/// when the run started, ends (its window, or its transaction count) and is
+/// cut.
 struct Sending<W: Workload> {
     workload: Arc<W>,
     route: Route<W::Input>,
     seed: u64,
     window: Window,
+    budget: Arc<Budget>,
     started: Instant,
     stripes: Vec<SharedStripe>,
     cut: watch::Receiver<bool>,
@@ -104,7 +108,7 @@ impl<W: Workload> Sending<W> {
             wait,
             self.workload.transaction_types(),
             self.seed,
-            self.window,
+            (self.window, self.budget),
             self.cut,
             stripe,
         )
@@ -130,6 +134,7 @@ impl<W: Workload> Sending<W> {
                     seed: self.seed,
                     start: self.started,
                     window: self.window,
+                    budget: Arc::clone(&self.budget),
                     stripe,
                     types,
                 };

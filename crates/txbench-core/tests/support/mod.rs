@@ -173,6 +173,7 @@ impl Workload for Service {
 pub fn options(duration: Duration, grace: Duration, rate: Option<f64>) -> RunOptions {
     RunOptions {
         duration,
+        transactions: None,
         warmup: Duration::ZERO,
         terminals: 1,
         connections: 1,

@@ -51,6 +51,7 @@ pub async fn run_briefly<E: Engine>(
 ) -> driver::Recording {
     let opts = RunOptions {
         duration: Duration::from_secs(1),
+        transactions: None,
         warmup: Duration::ZERO,
         terminals: 4,
         connections,

@@ -149,6 +149,10 @@ pub fn examples(about: &About, form: Form) -> String {
                 "a rate schedule: a hold, then a ramp (3 minutes in all)",
             ),
             (
+                format!("{cmd} --db {file} --transactions 100000 --terminals 8"),
+                "end once 100,000 have ended (YCSB's operationcount)",
+            ),
+            (
                 format!("{cmd} --db {pg} --strict --no-report"),
                 "exit 3 when the verdict is NOT SOUND",
             ),

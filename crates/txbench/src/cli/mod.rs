@@ -447,6 +447,13 @@ pub struct RunArgs {
     /// Warm-up before measurement (not measured).
     #[arg(long, default_value = "5s", value_parser = parse_duration, allow_hyphen_values = true)]
     pub warmup: Duration,
+    /// End the measurement once this many transactions due in it have ended
+    /// (all terminals together; YCSB's operationcount, sysbench's --events;
+    /// `--operations` is the same flag): the window is the time they took,
+    /// and --duration, if given, is the most it may last [default: no count,
+    /// the window lasts --duration].
+    #[arg(long, alias = "operations", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub transactions: Option<u64>,
     /// Terminals (default: 10 per warehouse, as the specification has).
     #[arg(long, short = 't', value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub terminals: Option<u32>,
