@@ -250,7 +250,8 @@ fn compare_judges_by_intervals_and_names_differing_settings() {
     assert!(
         text.contains("one run each, so a change cannot be told from run-to-run noise")
             && !text.contains("better")
-            && !text.contains("worse"),
+            && !text.contains("worse")
+            && !text.contains("noise of this plan on this machine"),
         "{text}"
     );
     // Insert-Call-Forwarding is 2% of the mix: under 100 transactions, no p99.9.
@@ -325,8 +326,17 @@ fn compare_of_sets_finds_a_ten_percent_slower_server() {
     assert!(!text.contains("one run each"), "{text}");
 
     // Two single runs, judged against the noise of a set of the same plan
-    // on this machine (--noise): the median's 10% is found.
+    // on this machine (--noise): the median's 10% is found. Unasked, the
+    // noise of the set that holds the first is shown, and how to use it.
     let singles = [sets[0].join("run-02"), sets[1].join("run-02")];
+    let (text, _) = compare(dir.path(), &singles);
+    assert!(text.contains("one run each"), "{text}");
+    let known = format!(
+        "run-to-run noise of this plan on this machine, from the set {} (4 runs): throughput",
+        sets[0].display()
+    );
+    assert!(text.contains(&known), "{text}");
+    assert!(text.contains(&format!("`--noise {}` judges", sets[0].display())));
     let out = txbench(dir.path())
         .arg("compare")
         .args(&singles)

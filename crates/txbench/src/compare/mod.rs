@@ -9,6 +9,7 @@
 //! never as better or worse. Percentiles a run marked insufficient (no
 //! interval from its samples) are not compared at all.
 
+mod beside;
 mod figures;
 mod judge;
 mod noise;
@@ -167,7 +168,16 @@ pub fn main(a: &CompareArgs) -> Result<(), Failure> {
     let rows = judge::rows(&figures::figures(&all), &sizes, a.threshold, &known);
     let firsts: Vec<&RunResult> = sides.iter().map(Side::first).collect();
     let differ = settings_differ(&firsts);
+    // Single runs unjudged: the noise of their plan, where a set of it lies beside them.
+    let beside = match (&noise, sides.iter().any(|s| s.set)) {
+        (None, false) => beside::set_of_the_plan(&a.dirs, first),
+        _ => None,
+    };
+    let known_noise = beside.as_ref().and_then(|b| b.noise_line(a.threshold));
     print(&sides, &rows, &differ, (a.threshold, noise.as_ref()));
+    if let Some(line) = known_noise {
+        outln!("{line}");
+    }
     if let Some(path) = &a.json {
         let comparison = Comparison {
             runs: a.dirs.iter().map(|d| d.display().to_string()).collect(),
@@ -344,7 +354,8 @@ fn footer(sides: &[Side], rows: &[Row], threshold: f64, noise: Option<&Side>) ->
         ));
     }
     for (i, s) in sides.iter().enumerate().filter(|(_, s)| s.set) {
-        if let Some(noise) = noise_line(i, s, rows) {
+        let of = format!("{} ({} runs)", letter(i), s.runs.len());
+        if let Some(noise) = noise_line(&of, i, rows) {
             lines.push(noise);
         }
     }
@@ -352,20 +363,16 @@ fn footer(sides: &[Side], rows: &[Row], threshold: f64, noise: Option<&Side>) ->
     lines
 }
 
-/// A set's run-to-run noise: the spread of its throughput and its largest
-/// p99 spread, as the runs measured them.
-fn noise_line(i: usize, s: &Side, rows: &[Row]) -> Option<String> {
+/// The run-to-run noise of side `i` (named `of`): the spread of its
+/// throughput and its largest p99 spread, as its runs measured them.
+fn noise_line(of: &str, i: usize, rows: &[Row]) -> Option<String> {
     let throughput = rows.first()?.spread_pct[i]?;
     let p99 = rows
         .iter()
         .filter(|r| r.name.ends_with(" p99 ms"))
         .filter_map(|r| r.spread_pct[i].map(|p| (p, &r.name)))
         .max_by(|a, b| a.0.total_cmp(&b.0));
-    let mut line = format!(
-        "run-to-run noise of {} ({} runs): throughput {throughput:.1}%",
-        letter(i),
-        s.runs.len()
-    );
+    let mut line = format!("run-to-run noise of {of}: throughput {throughput:.1}%");
     if let Some((p, name)) = p99 {
         line += &format!(", up to {p:.1}% ({})", name.trim_end_matches(" ms"));
     }
