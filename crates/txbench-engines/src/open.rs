@@ -83,6 +83,13 @@ const REFUSED_CREDENTIALS: [&str; 4] = [
 /// The codes of a database that does not exist.
 const NO_SUCH_DATABASE: [&str; 2] = ["MySQL 1049", "SQLSTATE 3D000"];
 
+/// Whether the server said the database asked for does not exist.
+pub fn is_no_such_database(e: &DbError) -> bool {
+    e.code
+        .as_deref()
+        .is_some_and(|c| NO_SUCH_DATABASE.contains(&c))
+}
+
 /// Why opening failed, with what to do where the database's code says.
 fn opening_failed(e: &DbError) -> String {
     explained(e).unwrap_or_else(|| e.to_string())
@@ -95,7 +102,7 @@ pub fn explained(e: &DbError) -> Option<String> {
     let what = if REFUSED_CREDENTIALS.contains(&code) {
         "the server refused the user or password the --db URL gives"
     } else if NO_SUCH_DATABASE.contains(&code) {
-        "no such database: `load` creates it (txbench WORKLOAD load --db URL)"
+        "no such database: `load` creates it"
     } else {
         return None;
     };
@@ -103,6 +110,11 @@ pub fn explained(e: &DbError) -> Option<String> {
 }
 
 impl OpenError {
+    /// Whether the server said the `--db` URL's database does not exist.
+    pub fn is_no_such_database(&self) -> bool {
+        matches!(self, OpenError::Db(e) if is_no_such_database(e))
+    }
+
     /// Whether the command asked for something that cannot be (a bad URL, an
     /// option the engine refuses): exit 2 rather than 1.
     pub fn is_usage(&self) -> bool {

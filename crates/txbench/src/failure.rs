@@ -108,9 +108,45 @@ impl From<DbError> for Failure {
     /// refused, no such database) is said in those words.
     fn from(e: DbError) -> Self {
         match txbench_engines::explained(&e) {
-            Some(why) => Failure::failed(why),
+            Some(why) => Failure::error(Explained { why, error: e }),
             None => Failure::error(e),
         }
+    }
+}
+
+/// A database's error said in the words that tell what to do, the error
+/// kept beneath for whoever adds to them (the load command for a database
+/// that does not exist).
+#[derive(Debug)]
+pub struct Explained {
+    /// The words (the server's message first).
+    pub why: String,
+    /// The database's error.
+    pub error: DbError,
+}
+
+impl fmt::Display for Explained {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
+// No source: the words hold the server's message already.
+impl std::error::Error for Explained {}
+
+impl Failure {
+    /// Whether the server said the `--db` URL's database does not exist,
+    /// anywhere in the failure's causes.
+    pub fn is_no_such_database(&self) -> bool {
+        let (Failure::Usage(e) | Failure::Failed(e)) = self else {
+            return false;
+        };
+        e.chain().any(|c| {
+            c.downcast_ref::<Explained>()
+                .is_some_and(|x| txbench_engines::is_no_such_database(&x.error))
+                || c.downcast_ref::<OpenError>()
+                    .is_some_and(OpenError::is_no_such_database)
+        })
     }
 }
 

@@ -100,8 +100,28 @@ async fn verb<W: Benchmark>(
         Task::Run(plan) | Task::AllInOne(plan, _) => (plan.db.clone(), plan.engine_options()),
     };
     let new_files = new_sqlite_files(&urls);
-    let done = with_engine(&urls, &options, OnEngine { task, stop }).await?;
-    done.map_err(|f| not_loaded::<W>(f, &urls, &new_files))
+    let done = with_engine(&urls, &options, OnEngine { task, stop }).await;
+    let done = done.map_err(Failure::from).and_then(|d| d);
+    done.map_err(|f| no_such_database::<W>(f, &urls))
+        .map_err(|f| not_loaded::<W>(f, &urls, &new_files))
+}
+
+/// A database the server does not have, with the load command that creates
+/// it for the user's own `--db` (its password hidden), ready to paste.
+fn no_such_database<W: Benchmark>(failure: Failure, urls: &[String]) -> Failure {
+    if !failure.is_no_such_database() {
+        return failure;
+    }
+    Failure::failed(format!("{failure}: `{}`", load_command::<W>(urls)))
+}
+
+/// `txbench NAME load --db URL ...` for `urls`, their passwords hidden.
+fn load_command<W: Benchmark>(urls: &[String]) -> String {
+    let dbs: Vec<String> = urls
+        .iter()
+        .map(|u| format!("--db {}", txbench_engines::redact(u)))
+        .collect();
+    format!("txbench {} load {}", W::ABOUT.name, dbs.join(" "))
 }
 
 /// The SQLite files the URLs name that do not exist yet: opening creates
@@ -141,15 +161,10 @@ fn not_loaded<W: Benchmark>(
         }
     }
     let db = DbArgs { db: urls.to_vec() };
-    let dbs: Vec<String> = urls
-        .iter()
-        .map(|u| format!("--db {}", txbench_engines::redact(u)))
-        .collect();
     let message = anyhow::anyhow!(
-        "{db} holds no {} data: load it first with `txbench {} load {}`",
+        "{db} holds no {} data: load it first with `{}`",
         W::ABOUT.title,
-        W::ABOUT.name,
-        dbs.join(" ")
+        load_command::<W>(urls)
     );
     match failure {
         Failure::Usage(_) => Failure::Usage(message),

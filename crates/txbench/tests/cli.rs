@@ -169,11 +169,22 @@ fn a_missing_database_or_refused_password_is_named_as_such() {
     let mut cases = Vec::new();
     if let Some(pg) = support::server_url("TXBENCH_TEST_POSTGRES_URL") {
         let (base, _) = pg.rsplit_once('/').unwrap();
-        cases.push((format!("{base}/txbench_no_such_db"), "`load` creates it"));
+        let url = format!("{base}/txbench_no_such_db");
+        // The load command to paste, for the user's own URL.
+        cases.push((
+            url.clone(),
+            format!("`load` creates it: `txbench tatp load --db {url}`"),
+        ));
     }
     if let Some(my) = support::server_url("TXBENCH_TEST_MYSQL_URL") {
         let wrong = my.replacen("root@", "root:wrong-password@", 1);
-        cases.push((wrong, "refused the user or password"));
+        cases.push((wrong, "refused the user or password".into()));
+        let (base, _) = my.rsplit_once('/').unwrap();
+        let url = format!("{base}/txbench_no_such_db");
+        cases.push((
+            url.clone(),
+            format!("`load` creates it: `txbench tatp load --db {url}`"),
+        ));
     }
     for (url, said) in cases {
         let out = txbench(dir.path())
@@ -181,7 +192,7 @@ fn a_missing_database_or_refused_password_is_named_as_such() {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{url}: {}", stderr(&out));
-        assert!(stderr(&out).contains(said), "{url}: {}", stderr(&out));
+        assert!(stderr(&out).contains(&said), "{url}: {}", stderr(&out));
         assert!(!stderr(&out).contains("wrong-password"), "{}", stderr(&out));
     }
 }
