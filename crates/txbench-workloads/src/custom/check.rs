@@ -85,6 +85,11 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
         }
     }
     unique(&at, raw.tables.iter().map(|t| &t.name), "table")?;
+    let scale_from = h
+        .scale_from
+        .as_ref()
+        .map(|t| scale_table(&at, t, &tables))
+        .transpose()?;
     unique(&at, raw.transactions.iter().map(|t| &t.name), "transaction")?;
     let spec = Spec {
         file: file.to_string(),
@@ -95,6 +100,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
         terminals_per_scale: h.terminals_per_scale,
         think_secs,
         tables,
+        scale_from,
         transactions,
         invariants: raw
             .invariants
@@ -109,6 +115,35 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
         ))),
         None => Ok(spec),
     }
+}
+
+/// `scale_from`'s table: one of the file's, of one row per unit of the
+/// scale, so that its row count is the scale.
+fn scale_table(
+    at: &Locator<'_>,
+    name: &toml::Spanned<String>,
+    tables: &[Table],
+) -> Result<String, FileError> {
+    let table = tables.iter().find(|t| t.name == *name.get_ref());
+    match table {
+        Some(t) if t.rows_per_scale == 1.0 => Ok(t.name.clone()),
+        Some(t) => Err(at.error(
+            name.span(),
+            format!(
+                "workload.scale_from '{}': its rows_per_scale is {}, so its row count is not the scale (it needs 1)",
+                t.name, t.rows_per_scale
+            ),
+        )),
+        None => Err(at.error(
+            name.span(),
+            format!("workload.scale_from '{}': no such table", name.get_ref()),
+        )),
+    }
+}
+
+/// Whether a column may hold NULL.
+fn nullable(c: &FieldDef) -> bool {
+    c.nullable.as_ref().is_some_and(|n| *n.get_ref())
 }
 
 /// Two of a kind with one name is a mistake at the second.
@@ -141,11 +176,12 @@ impl Checker<'_> {
                 .error(t.name.span(), format!("a table's name: {problem}")));
         }
         let rows_per_scale = *t.rows_per_scale.get_ref();
-        if !(rows_per_scale > 0.0 && rows_per_scale <= bounds::MAX_LOAD_ROWS) {
+        // 0: loaded empty, a table the transactions fill (a history).
+        if !(0.0..=bounds::MAX_LOAD_ROWS).contains(&rows_per_scale) {
             return Err(self.at.error(
                 t.rows_per_scale.span(),
                 format!(
-                    "table '{name}': rows_per_scale {rows_per_scale} must be above 0 and at most {:.0e}, the rows a load may write",
+                    "table '{name}': rows_per_scale {rows_per_scale} must be 0 or more and at most {:.0e}, the rows a load may write",
                     bounds::MAX_LOAD_ROWS
                 ),
             ));
@@ -260,6 +296,7 @@ impl Checker<'_> {
             .map(|name| Column {
                 name,
                 ty,
+                nullable: nullable(c),
                 generator: generator.clone(),
             })
             .collect())
@@ -311,6 +348,11 @@ impl Checker<'_> {
                 "'{column}' is not a sequence column, so its keys are not known"
             )));
         }
+        if c.per.as_ref().is_some_and(|p| *p.get_ref() != 1) {
+            return Err(bad(format!(
+                "'{column}' repeats each value (per), so its values are not keys"
+            )));
+        }
         Ok(KeyRange {
             table: table.to_string(),
             column: column.to_string(),
@@ -339,10 +381,12 @@ impl Checker<'_> {
                 p.ty.as_ref()
                     .map(|t| t.span())
                     .or(p.repeat.as_ref().map(|r| r.span()))
+                    .or(p.nullable.as_ref().map(|n| n.span()))
             {
-                return Err(self
-                    .at
-                    .error(extra, format!("{what}: a parameter has no type or repeat")));
+                return Err(self.at.error(
+                    extra,
+                    format!("{what}: a parameter has no type, repeat or nullable"),
+                ));
             }
             params.push((p.name.get_ref().clone(), self.generator(&what, p, raw)?));
             defined.push((p.name.get_ref().clone(), None));
@@ -465,6 +509,7 @@ impl GenCheck<'_> {
         Ok(match self.kind {
             "sequence" => Generator::Sequence {
                 start: g.min.unwrap_or(1),
+                per: self.per()?,
             },
             "uniform" => {
                 let (min, max) = self.range()?;
@@ -492,10 +537,13 @@ impl GenCheck<'_> {
             }
             "key" => Generator::Key(self.keys()?),
             "next-key" => Generator::NextKey(self.keys()?),
+            "now" => Generator::Now,
+            "null" if nullable(g) => Generator::Null,
+            "null" => return Err(self.error("gen = \"null\" needs nullable = true".into())),
             other => {
                 return Err(self.error(format!(
                     "unknown generator '{other}' (sequence, uniform, zipfian, latest, nurand, \
-                     string, number, constant, key, next-key)"
+                     string, number, constant, key, next-key, now, null)"
                 )));
             }
         })
@@ -513,6 +561,22 @@ impl GenCheck<'_> {
         self.error(format!("gen = \"{}\" needs {key}", self.kind))
     }
 
+    /// A sequence's rows per value: 1, or what `per` says (1 or more).
+    fn per(&self) -> Result<i64, FileError> {
+        match &self.g.per {
+            None => Ok(1),
+            Some(p) if *p.get_ref() >= 1 => Ok(*p.get_ref()),
+            Some(p) => Err(self.checker.at.error(
+                p.span(),
+                format!(
+                    "{}: per = {}: a value stands in 1 row or more",
+                    self.what,
+                    p.get_ref()
+                ),
+            )),
+        }
+    }
+
     /// Its min and max, in order.
     fn range(&self) -> Result<(i64, i64), FileError> {
         match (self.g.min, self.g.max) {
@@ -522,11 +586,20 @@ impl GenCheck<'_> {
         }
     }
 
-    /// The keys its `of` names.
+    /// The keys its `of` names; but for `next-key` (an insert's), of a
+    /// table the load fills.
     fn keys(&self) -> Result<KeyRange, FileError> {
         let of = self.g.of.as_ref();
         let of = of.ok_or_else(|| self.missing("of = \"table.column\""))?;
-        self.checker.key_range(of, self.raw)
+        let keys = self.checker.key_range(of, self.raw)?;
+        if keys.per_scale == 0.0 && self.kind != "next-key" {
+            return Err(self.error(format!(
+                "of = \"{}\": table '{}' is loaded empty (rows_per_scale 0): it has no keys to draw",
+                of.get_ref(),
+                keys.table
+            )));
+        }
+        Ok(keys)
     }
 
     /// Its theta (`default` when the file gives none), between 0 and 1.
@@ -970,6 +1043,60 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
         }
     }
 
+    /// Tables loaded empty, grouping sequences and the table the scale of
+    /// another tool's data comes from: what no load can draw from, and a
+    /// table whose row count is not the scale, are refused by name.
+    #[test]
+    fn empty_tables_grouping_sequences_and_scale_tables_are_checked() {
+        let customer = "name = \"customer\"\nrows_per_scale = 1";
+        let c_id = "{ name = \"c_id\", type = \"bigint\", gen = \"sequence\" }";
+        for (from, to, says) in [
+            (
+                customer,
+                "name = \"customer\"\nrows_per_scale = 0",
+                "of = \"customer.c_id\": table 'customer' is loaded empty (rows_per_scale 0): it has no keys to draw",
+            ),
+            (
+                c_id,
+                "{ name = \"c_id\", type = \"bigint\", gen = \"sequence\", per = 0 }",
+                "column 'c_id': per = 0: a value stands in 1 row or more",
+            ),
+            (
+                c_id,
+                "{ name = \"c_id\", type = \"bigint\", gen = \"sequence\", per = 2 }",
+                "'c_id' repeats each value (per), so its values are not keys",
+            ),
+            (
+                "default_scale = 100",
+                "default_scale = 100\nscale_from = \"payment\"",
+                "workload.scale_from 'payment': its rows_per_scale is 10, so its row count is not the scale (it needs 1)",
+            ),
+            (
+                "default_scale = 100",
+                "default_scale = 100\nscale_from = \"nowhere\"",
+                "workload.scale_from 'nowhere': no such table",
+            ),
+        ] {
+            assert_refused_with_line(from, to, says);
+        }
+        // A history loaded empty, without a key, and a grouping column.
+        let history = "[[table]]\nname = \"history\"\nrows_per_scale = 0\nprimary_key = []\ncolumns = [\n  { name = \"h_c_id\", type = \"bigint\", gen = \"sequence\", per = 10 },\n  { name = \"h_at\", type = \"timestamp\", gen = \"now\" },\n]\n\n[[transaction]]";
+        let text = documented_example().replacen("[[transaction]]", history, 1);
+        let text = text.replacen(
+            "default_scale = 100",
+            "default_scale = 100\nscale_from = \"customer\"",
+            1,
+        );
+        let spec = parse("orders.toml", &text).unwrap();
+        let table = spec.tables.iter().find(|t| t.name == "history").unwrap();
+        assert_eq!((table.rows_per_scale, table.primary_key.len()), (0.0, 0));
+        assert_eq!(
+            table.columns[0].generator,
+            Generator::Sequence { start: 1, per: 10 }
+        );
+        assert_eq!(spec.scale_from.as_deref(), Some("customer"));
+    }
+
     /// What MariaDB's load would change silently (and PostgreSQL refuse
     /// mid-load) is refused with the file, naming the column and the type.
     #[test]
@@ -1020,7 +1147,7 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
             (
                 "rows_per_scale = 1 ",
                 "rows_per_scale = 1e15 ",
-                "rows_per_scale 1000000000000000 must be above 0 and at most 1e10",
+                "rows_per_scale 1000000000000000 must be 0 or more and at most 1e10",
             ),
             (
                 "gen = \"uniform\", min = 1, max = 50 },\n]",

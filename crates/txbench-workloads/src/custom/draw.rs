@@ -111,8 +111,8 @@ fn loaded(keys: &KeyRange, scale: i64) -> i64 {
 /// A generator ready to draw at one scale.
 #[derive(Debug, Clone)]
 pub enum Draw {
-    /// `start + row`.
-    Sequence(i64),
+    /// `start + row / per`.
+    Sequence(i64, i64),
     /// Uniform in `[min, max]`.
     Uniform(i64, i64),
     /// Zipfian ranks over the keys from `start`, scrambled or not.
@@ -154,6 +154,10 @@ pub enum Draw {
     Key(i64, i64),
     /// The next key past every one loaded or inserted.
     NextKey(Arc<Inserts>),
+    /// The time of the draw.
+    Now,
+    /// NULL.
+    Null,
 }
 
 /// Why a generator cannot draw.
@@ -177,7 +181,7 @@ impl Draw {
         rng: &mut Rand,
     ) -> Result<Draw, DrawError> {
         Ok(match generator {
-            Generator::Sequence { start } => Draw::Sequence(*start),
+            Generator::Sequence { start, per } => Draw::Sequence(*start, *per),
             Generator::Uniform { min, max } => Draw::Uniform(*min, *max),
             Generator::Zipfian {
                 keys,
@@ -204,13 +208,15 @@ impl Draw {
             Generator::Constant(v) => Draw::Constant(constant(v)?),
             Generator::Key(keys) => Draw::Key(keys.start, loaded(keys, scale)),
             Generator::NextKey(keys) => Draw::NextKey(next.of(keys, scale)),
+            Generator::Now => Draw::Now,
+            Generator::Null => Draw::Null,
         })
     }
 
     /// A value: `row` is the row being loaded (a sequence's offset).
     pub fn value(&self, rng: &mut Rand, row: i64) -> Value {
         Value::Int(match self {
-            Draw::Sequence(start) => start + row,
+            Draw::Sequence(start, per) => start + row / per,
             Draw::Uniform(min, max) => rng.uniform(*min, *max),
             Draw::Zipfian {
                 start,
@@ -238,10 +244,18 @@ impl Draw {
                 rng.uniform(if *digits == 1 { 0 } else { low }, low * 10 - 1)
             }
             Draw::Constant(v) => return v.clone(),
+            Draw::Now => return Value::Timestamp(now_micros()),
+            Draw::Null => return Value::Null,
             Draw::Key(start, n) => rng.uniform(*start, start + n - 1),
             Draw::NextKey(inserts) => inserts.take_next(),
         })
     }
+}
+
+/// Microseconds since the Unix epoch, now.
+fn now_micros() -> i64 {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    since.map_or(0, |d| d.as_micros() as i64)
 }
 
 /// Rank `rank` (1-based) of `n` moved to a place fixed by a hash (FNV-1a of
@@ -342,10 +356,13 @@ mod tests {
         let next = NextKeys::default();
         let mut rng = Rand::new(2);
         let draw = |g: Generator| Draw::new(&g, 5, &next, &mut Rand::new(3)).unwrap();
-        assert_eq!(
-            int(draw(Generator::Sequence { start: 7 }).value(&mut rng, 3)),
-            10
-        );
+        let sequence = |per| draw(Generator::Sequence { start: 7, per });
+        assert_eq!(int(sequence(1).value(&mut rng, 3)), 10);
+        // Rows 0 to 2 of a sequence of 3 rows a value have its first.
+        let grouped: Vec<i64> = (0..7)
+            .map(|r| int(sequence(3).value(&mut rng, r)))
+            .collect();
+        assert_eq!(grouped, [7, 7, 7, 8, 8, 8, 9]);
         let n = draw(Generator::Number { digits: 4 });
         assert!((0..100).all(|_| (1000..10_000).contains(&int(n.value(&mut rng, 0)))));
         let Value::Text(t) = draw(Generator::Text { min: 3, max: 5 }).value(&mut rng, 0) else {

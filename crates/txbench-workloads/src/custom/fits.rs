@@ -20,6 +20,10 @@ pub enum Drawn {
     Text(usize),
     /// A number with a fraction.
     Float(f64),
+    /// A point in time.
+    Time,
+    /// NULL (in a nullable column, which the check of the file made sure of).
+    Null,
 }
 
 /// What the values drawn would lose in a column of type `ty`, or `None`
@@ -30,6 +34,11 @@ pub fn misfit(ty: ColumnType, drawn: &Drawn) -> Option<String> {
         Drawn::KeysFrom(start) => ints_misfit(ty, start, start),
         Drawn::Text(chars) => text_misfit(ty, chars),
         Drawn::Float(f) => float_misfit(ty, f),
+        Drawn::Null => None,
+        Drawn::Time if ty == ColumnType::Timestamp => None,
+        Drawn::Time => Some(format!(
+            "a time in a column of type {ty:?}: it needs timestamp"
+        )),
     }
 }
 

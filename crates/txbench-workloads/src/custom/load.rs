@@ -82,10 +82,14 @@ pub fn make(spec: &Spec, about: &'static About) -> Made {
         foreign_keys: &[],
         key_value: spec.key_value(),
     });
+    // Data another tool loaded is found by the table its scale comes from.
+    let data = (spec.scale_from.as_ref())
+        .and_then(|name| spec.tables.iter().position(|t| t.name == *name))
+        .unwrap_or(0);
     let meta = keep(MetaTable {
         about,
         table: &all[all.len() - 1],
-        data: &all[0],
+        data: &all[data],
         // Key-value operations too, so that Redis keeps the same record.
         insert: keep(
             Statement::new(
@@ -107,7 +111,10 @@ pub fn make(spec: &Spec, about: &'static About) -> Made {
             )
             .key_value(KvOp::Scan { table: meta_name }),
         ),
-        count: None,
+        count: spec.scale_from.as_ref().map(|table| {
+            let sql = format!("SELECT count(*) FROM {table}");
+            keep(Statement::new("count the scale", keep_text(sql)))
+        }),
     });
     Made {
         about,
@@ -123,7 +130,10 @@ pub fn schema_table(t: &Table) -> schema::Table {
         columns: keep_all(
             t.columns
                 .iter()
-                .map(|c| schema::Column::new(keep_text(c.name.clone()), c.ty))
+                .map(|c| schema::Column {
+                    nullable: c.nullable,
+                    ..schema::Column::new(keep_text(c.name.clone()), c.ty)
+                })
                 .collect(),
         ),
         primary_key: keep_all(t.primary_key.iter().map(|k| keep_text(k.clone())).collect()),

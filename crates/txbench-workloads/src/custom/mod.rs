@@ -43,7 +43,10 @@ fn keep_all<T>(items: Vec<T>) -> &'static [T] {
 }
 
 /// The rows (or keys) of a table with `per_scale` of them per unit, at
-/// `scale`: one at least.
+/// `scale`: one at least, but none for a table loaded empty (0 per unit).
 pub fn rows_at(per_scale: f64, scale: i64) -> i64 {
+    if per_scale == 0.0 {
+        return 0;
+    }
     (per_scale * scale as f64).round().max(1.0) as i64
 }

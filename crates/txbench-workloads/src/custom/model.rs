@@ -44,6 +44,11 @@ pub struct Header {
     /// when terminals keep their waits (`--wait spec`).
     #[serde(default)]
     pub think_time: Option<Spanned<String>>,
+    /// The table whose row count is the scale of data another tool loaded
+    /// (pgbench's branches: `pgbench -i` keeps no txbench record); it has
+    /// one row per unit of the scale.
+    #[serde(default)]
+    pub scale_from: Option<Spanned<String>>,
 }
 
 fn one() -> i64 {
@@ -85,6 +90,10 @@ pub struct FieldDef {
     /// field0..field9).
     #[serde(default)]
     pub repeat: Option<Spanned<u32>>,
+    /// A column that may hold NULL (a statement may leave it out; `null`
+    /// loads it so); columns are NOT NULL otherwise.
+    #[serde(default)]
+    pub nullable: Option<Spanned<bool>>,
     /// `sequence`, `uniform`, `zipfian`, `latest`, `nurand`, `string`,
     /// `number`, `constant`, `key` (a key of a table), `next-key` (a key past
     /// every one loaded or inserted).
@@ -93,6 +102,10 @@ pub struct FieldDef {
     /// Smallest value (uniform, nurand; sequence's first).
     #[serde(default)]
     pub min: Option<i64>,
+    /// A sequence's rows per value: each value stands in this many rows in
+    /// turn (pgbench's accounts' branch: 100,000 accounts a branch).
+    #[serde(default)]
+    pub per: Option<Spanned<i64>>,
     /// Largest value.
     #[serde(default)]
     pub max: Option<i64>,

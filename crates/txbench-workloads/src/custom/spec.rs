@@ -11,10 +11,14 @@ use super::rows_at;
 /// How a column's or a parameter's values are drawn.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Generator {
-    /// 1, 2, 3, ... (or from `start`): a key column.
+    /// 1, 2, 3, ... (or from `start`): a key column; with `per` above 1,
+    /// each value `per` rows in turn (1, 1, 2, 2, ...), a column grouping
+    /// the rows (pgbench's accounts' branch), no key.
     Sequence {
         /// The first value.
         start: i64,
+        /// Rows per value (1: a key).
+        per: i64,
     },
     /// Uniform in `[min, max]`.
     Uniform {
@@ -62,6 +66,10 @@ pub enum Generator {
     },
     /// The same value always.
     Constant(toml::Value),
+    /// The time it is drawn: a timestamp column's.
+    Now,
+    /// NULL: a nullable column's.
+    Null,
     /// A key of a table, uniform over those loaded.
     Key(KeyRange),
     /// A key past every one loaded or inserted so far (an insert's).
@@ -80,7 +88,9 @@ impl Generator {
                 Drawn::Ints(if *digits == 1 { 0 } else { low }, low * 10 - 1)
             }
             Generator::Text { max, .. } => Drawn::Text(*max as usize),
-            Generator::Sequence { start } => Drawn::KeysFrom(*start),
+            Generator::Sequence { start, .. } => Drawn::KeysFrom(*start),
+            Generator::Now => Drawn::Time,
+            Generator::Null => Drawn::Null,
             Generator::Zipfian { keys, .. }
             | Generator::Latest { keys, .. }
             | Generator::Key(keys)
@@ -127,6 +137,8 @@ pub struct Column {
     pub name: String,
     /// Its type.
     pub ty: ColumnType,
+    /// Whether it may hold NULL.
+    pub nullable: bool,
     /// How its values are drawn at load.
     pub generator: Generator,
 }
@@ -211,6 +223,9 @@ pub struct Spec {
     pub think_secs: f64,
     /// Its tables.
     pub tables: Vec<Table>,
+    /// The table (of one row per unit of the scale) whose row count is the
+    /// scale of data another tool loaded, when the file names one.
+    pub scale_from: Option<String>,
     /// Its transaction types.
     pub transactions: Vec<Transaction>,
     /// Its invariants: (what, query).
@@ -261,7 +276,9 @@ impl Spec {
         self.tables.iter().find_map(|table| {
             table.columns.iter().find_map(|c| {
                 let (start, count) = match &c.generator {
-                    Generator::Sequence { start } => (*start, rows_at(table.rows_per_scale, scale)),
+                    Generator::Sequence { start, .. } => {
+                        (*start, rows_at(table.rows_per_scale, scale))
+                    }
                     Generator::Zipfian { keys, .. }
                     | Generator::Latest { keys, .. }
                     | Generator::Key(keys)

@@ -49,6 +49,7 @@ pub fn shaped(mut spec: Spec, shape: Shape) -> Spec {
             .chain((0..shape.fields).map(|i| Column {
                 name: field(i),
                 ty: ColumnType::Varchar(shape.length as u16),
+                nullable: false,
                 generator: text(shape),
             }))
             .collect();
