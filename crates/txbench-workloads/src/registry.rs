@@ -49,6 +49,7 @@ workloads! {
     crate::tatp::Tatp,
     crate::retwis::Retwis,
     crate::custom::ycsb::Ycsb,
+    crate::custom::pgbench::Pgbench,
     crate::custom::command::Custom,
 }
 
@@ -77,7 +78,10 @@ mod tests {
             assert_eq!(visit(name, Name), Some(*name));
         }
         assert_eq!(visit("ycsb-a", Name), None);
-        assert_eq!(NAMES, ["tpcc", "tatp", "retwis", "ycsb", "custom"]);
+        assert_eq!(
+            NAMES,
+            ["tpcc", "tatp", "retwis", "ycsb", "pgbench", "custom"]
+        );
     }
 
     #[test]
@@ -86,7 +90,14 @@ mod tests {
         each(&mut units);
         assert_eq!(
             units.0,
-            ["warehouses", "subscribers", "keys", "records", "scale"]
+            [
+                "warehouses",
+                "subscribers",
+                "keys",
+                "records",
+                "scale",
+                "scale"
+            ]
         );
     }
 }

@@ -17,6 +17,7 @@ pub mod kv_form;
 pub mod load;
 mod model;
 pub mod opened;
+pub mod pgbench;
 pub mod run;
 mod spec;
 pub mod ycsb;

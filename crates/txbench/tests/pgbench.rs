@@ -1,6 +1,6 @@
-//! pgbench's three built-in scripts as workload files
-//! (`txbench-workloads/src/custom/pgbench/`): each loads, runs 2 s with no
-//! error and keeps its invariants on SQLite, PostgreSQL and MariaDB; and on
+//! `txbench pgbench`: pgbench's three built-in scripts (workload files in
+//! `txbench-workloads/src/custom/pgbench/`) each load, run 2 s with no
+//! error and keep TPC-B's balances on SQLite, PostgreSQL and MariaDB; and on
 //! PostgreSQL txbench runs on the data `pgbench -i` made, and pgbench on the
 //! data txbench loaded, so that a user can A/B the two on the same data.
 
@@ -11,17 +11,22 @@ use support::{MyDatabase, PgDatabase, errors_by_kind, text, txbench_output, type
 
 const SCRIPTS: [&str; 3] = ["tpcb-like", "simple-update", "select-only"];
 
-fn file(script: &str) -> String {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../txbench-workloads/src/custom/pgbench");
-    dir.join(format!("{script}.toml")).display().to_string()
-}
-
 /// Run `script` for 2 s on `db` (loaded): no error, something committed, at
 /// the scale `branches`.
 fn runs_cleanly(dir: &Path, db: &str, script: &str, branches: i64) {
-    let f = file(script);
     let run = [
-        "custom", "run", "--file", &f, "--db", db, "-d", "2s", "--warmup", "0s", "-t", "2",
+        "pgbench",
+        "run",
+        "--builtin",
+        script,
+        "--db",
+        db,
+        "-d",
+        "2s",
+        "--warmup",
+        "0s",
+        "-t",
+        "2",
     ];
     let out = txbench_output(dir, &run);
     assert!(out.status.success(), "{script} on {db}: {}", text(&out));
@@ -36,29 +41,26 @@ fn runs_cleanly(dir: &Path, db: &str, script: &str, branches: i64) {
     assert_eq!(summary["settings"]["scale"]["value"], branches, "{script}");
 }
 
-/// `script`'s invariants hold: `check` exits 0.
-fn invariants_hold(dir: &Path, db: &str, script: &str) {
-    let f = file(script);
-    let out = txbench_output(dir, &["custom", "check", "--file", &f, "--db", db]);
+/// TPC-B's balances hold: `check` exits 0.
+fn invariants_hold(dir: &Path, db: &str) {
+    let out = txbench_output(dir, &["pgbench", "check", "--db", db]);
     assert!(out.status.success(), "check on {db}: {}", text(&out));
 }
 
 /// Run each script on `db`, at the scale `branches`, in turn, each followed
-/// by its own invariants (simple-update moves the accounts' money alone, so
-/// only theirs hold after it, as in pgbench).
-fn every_script_runs_and_keeps_its_invariants(dir: &Path, db: &str, branches: i64) {
+/// by the check of TPC-B's balances.
+fn every_script_runs_and_keeps_the_balances(dir: &Path, db: &str, branches: i64) {
     for script in SCRIPTS {
         runs_cleanly(dir, db, script, branches);
-        invariants_hold(dir, db, script);
+        invariants_hold(dir, db);
     }
 }
 
 /// Load scale 1 into `db`, then run each script on that one load.
 fn every_script_runs_on_one_load(dir: &Path, db: &str) {
-    let f = file("tpcb-like");
-    let out = txbench_output(dir, &["custom", "load", "--file", &f, "--db", db, "--drop"]);
+    let out = txbench_output(dir, &["pgbench", "load", "--db", db, "--drop"]);
     assert!(out.status.success(), "{}", text(&out));
-    every_script_runs_and_keeps_its_invariants(dir, db, 1);
+    every_script_runs_and_keeps_the_balances(dir, db, 1);
 }
 
 #[test]
@@ -139,16 +141,15 @@ async fn txbench_and_pgbench_run_on_each_others_data() {
     // branches and runs every script; the invariants hold after.
     let made_by_pgbench = PgDatabase::create(&base, "by_pgbench").await;
     pgbench_ok(&["-i", "-q", "-s", "2", &made_by_pgbench.url]);
-    every_script_runs_and_keeps_its_invariants(dir.path(), &made_by_pgbench.url, 2);
+    every_script_runs_and_keeps_the_balances(dir.path(), &made_by_pgbench.url, 2);
     made_by_pgbench.drop_now().await;
     // Data txbench loaded: pgbench's own TPC-B runs on it, and the
     // invariants hold after.
     let loaded_by_txbench = PgDatabase::create(&base, "by_txbench").await;
     let url = loaded_by_txbench.url.clone();
-    let f = file("tpcb-like");
-    let out = txbench_output(dir.path(), &["custom", "load", "--file", &f, "--db", &url]);
+    let out = txbench_output(dir.path(), &["pgbench", "load", "--db", &url]);
     assert!(out.status.success(), "{}", text(&out));
     pgbench_ok(&["-n", "-c", "2", "-T", "2", &url]);
-    invariants_hold(dir.path(), &url, "tpcb-like");
+    invariants_hold(dir.path(), &url);
     loaded_by_txbench.drop_now().await;
 }
