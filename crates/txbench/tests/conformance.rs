@@ -64,7 +64,8 @@ fn verb(w: &Workload, dir: &std::path::Path, verb: &str, rest: &[&str]) -> std::
 /// A small scale of each workload: quick to load on any engine.
 fn small(workload: &str) -> &'static str {
     match workload {
-        "tpcc" => "1",
+        // pgbench's scale factor: 100,000 accounts each.
+        "tpcc" | "pgbench" => "1",
         "custom" => "20",
         _ => "2000",
     }

@@ -233,10 +233,13 @@ impl Checker<'_> {
     ) -> Result<(), FileError> {
         let mut keys = BTreeSet::new();
         for key in t.primary_key.get_ref() {
+            let column = columns.iter().find(|c| &c.name == key);
             let problem = if !keys.insert(key) {
                 " twice"
-            } else if !columns.iter().any(|c| &c.name == key) {
+            } else if column.is_none() {
                 ", which is not a column"
+            } else if column.is_some_and(|c| c.nullable) {
+                ", which is nullable: a key's columns hold no NULL"
             } else {
                 continue;
             };
@@ -1075,6 +1078,16 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
                 "default_scale = 100",
                 "default_scale = 100\nscale_from = \"nowhere\"",
                 "workload.scale_from 'nowhere': no such table",
+            ),
+            (
+                c_id,
+                "{ name = \"c_id\", type = \"bigint\", nullable = true, gen = \"sequence\" }",
+                "primary_key names 'c_id', which is nullable: a key's columns hold no NULL",
+            ),
+            (
+                c_id,
+                "{ name = \"c_id\", type = \"bigint\", gen = \"null\" }",
+                "column 'c_id': gen = \"null\" needs nullable = true",
             ),
         ] {
             assert_refused_with_line(from, to, says);
