@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# pgbench's own TPC-B against txbench's, on one database pgbench -i made:
+# `pgbench -M prepared`, `txbench pgbench run --round-trips statement` (one
+# prepared statement a round trip, as pgbench sends them) and txbench's
+# default (pipelined), alternated round by round with the same clients and
+# length. Per run: the throughput and the latency each tool reports (pgbench:
+# its average; txbench: its mean and p99), and the client's CPU per
+# transaction (user + system of the process, by /usr/bin/time, over the whole
+# process: connecting and warm-up included for both).
+#
+#   ROUNDS=3 DURATION=15 CLIENTS=4 SCALE=1 bench/pgbench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-15}
+CLIENTS=${CLIENTS:-4}
+SCALE=${SCALE:-1}
+PG=${PG:-postgres://postgres@127.0.0.1:5432}
+PGBENCH=${PGBENCH:-$(ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | tail -1)}
+cargo build --release --quiet
+bin=$PWD/target/release/txbench
+db="$PG/txbench_peers"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS txbench_peers WITH (FORCE)" -c "CREATE DATABASE txbench_peers"
+"$PGBENCH" -i -q -s "$SCALE" "$db" >/dev/null 2>&1
+echo "== $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(git rev-parse --short HEAD)"
+echo "== pgbench tpcb-like on PostgreSQL, scale $SCALE, $CLIENTS clients, ${DURATION} s, $ROUNDS rounds"
+cpu() { awk '{ printf "%.2f", $1 + $2 }' "$1"; }
+for round in $(seq "$ROUNDS"); do
+    /usr/bin/time -f "%U %S" -o "$work/cpu" \
+        "$PGBENCH" -n -M prepared -c "$CLIENTS" -j 1 -T "$DURATION" "$db" >"$work/out" 2>&1
+    tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$work/out")
+    avg=$(sed -n 's/^latency average = \([0-9.]*\) ms/\1/p' "$work/out")
+    n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$work/out")
+    per=$(awk -v c="$(cpu "$work/cpu")" -v n="$n" 'BEGIN { printf "%.0f", c * 1e6 / n }')
+    echo "round $round pgbench -M prepared: $tps tps, latency average $avg ms, client CPU $per us a transaction ($n)"
+    for mode in statement pipelined; do
+        /usr/bin/time -f "%U %S" -o "$work/cpu" \
+            "$bin" pgbench run --db "$db" -t "$CLIENTS" -d "${DURATION}s" --warmup 0s \
+            --round-trips "$mode" -q --no-report --results "$work/$mode-$round" >/dev/null 2>&1
+        python3 - "$work/$mode-$round" "$round" "$mode" "$(cpu "$work/cpu")" <<'PY'
+import glob, json, sys
+[path] = glob.glob(sys.argv[1] + "/*/summary.json")
+s = json.load(open(path))
+t = s["transactions"][0]
+tps = s["metrics"][0]["value"]
+n = t["committed"] + t["expected_rollbacks"]
+per = float(sys.argv[4]) * 1e6 / n
+print("round %s txbench --round-trips %s: %.0f tps, latency mean %.3f ms p99 %.3f ms, client CPU %.0f us a transaction (%d)"
+      % (sys.argv[2], sys.argv[3], tps, t["latency_ms"]["mean"], t["latency_ms"]["p99"], per, n))
+PY
+    done
+done
+"$bin" pgbench check --db "$db" | cut -c1-6 | sort | uniq -c
+psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS txbench_peers WITH (FORCE)"
