@@ -74,7 +74,7 @@ pub(crate) fn summary(warehouses: i64, start: f64) -> RunResult {
 }
 
 /// The settings of [`summary`]'s run: 10 terminals on 10 connections.
-pub(crate) fn settings(warehouses: i64) -> RunSettings {
+fn settings(warehouses: i64) -> RunSettings {
     RunSettings {
         scale: Scale {
             unit: "warehouses".into(),

@@ -157,7 +157,7 @@ pub fn repeat_file(workload: &str, db: &[String], settings: &RunSettings) -> Str
     put("duration", seconds(s.duration_secs));
     if let Some(n) = s.transactions {
         // TOML integers are signed.
-        put("transactions", (n.min(i64::MAX as u64) as i64).into());
+        put("transactions", i64::try_from(n).unwrap_or(i64::MAX).into());
     }
     put("warmup", seconds(s.warmup_secs));
     put("terminals", (s.terminals as i64).into());

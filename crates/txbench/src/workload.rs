@@ -102,8 +102,7 @@ async fn verb<W: Benchmark>(
     let new_files = new_sqlite_files(&urls);
     let done = with_engine(&urls, &options, OnEngine { task, stop }).await;
     let done = done.map_err(Failure::from).and_then(|d| d);
-    done.map_err(|f| no_such_database::<W>(f, &urls))
-        .map_err(|f| not_loaded::<W>(f, &urls, &new_files))
+    done.map_err(|f| not_loaded::<W>(no_such_database::<W>(f, &urls), &urls, &new_files))
 }
 
 /// A database the server does not have, with the load command that creates

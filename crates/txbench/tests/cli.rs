@@ -512,7 +512,11 @@ fn help_has_examples_and_speaks_each_workloads_words() {
 #[test]
 fn sweep_refuses_the_run_flags_it_sets_itself() {
     let dir = tempfile::tempdir().unwrap();
-    for (flag, value) in [("--duration", "3s"), ("--rate", "100/s")] {
+    for (flag, value) in [
+        ("--duration", "3s"),
+        ("--transactions", "1000"),
+        ("--rate", "100/s"),
+    ] {
         let out = txbench(dir.path())
             .args(["sweep", "tatp", "--rates", "100..200", "--step", "100"])
             .args(["--slo", "p99<=5ms", flag, value])

@@ -15,25 +15,27 @@ use crate::txn::TxnTypeInfo;
 pub(super) fn measured(rec: &Recording) -> Check {
     let completed = rec.total.completed();
     let secs = rec.measured.as_secs_f64();
-    let short_of_count = rec.count.filter(|(_, reached)| !reached);
-    let status = if completed == 0 {
-        Status::Fail
-    } else if rec.interrupted || short_of_count.is_some() {
-        Status::Warn
-    } else {
-        Status::Pass
-    };
-    let detail = match (status, rec.count) {
-        (Status::Fail, _) => "nothing was measured: no transaction completed in the window".into(),
-        (Status::Warn, _) if rec.interrupted => {
-            "the run was interrupted: the window is shorter than asked".into()
-        }
-        (Status::Warn, Some((n, _))) => format!(
-            "--duration ended the window before --transactions {n}: {} of them ended",
-            completed + rec.total.failed()
+    let (status, detail) = match rec.count {
+        _ if completed == 0 => (
+            Status::Fail,
+            "nothing was measured: no transaction completed in the window".into(),
         ),
-        (_, Some((n, _))) => format!("the window ended when its {n} transactions had ended"),
-        _ => "the whole window was measured".into(),
+        _ if rec.interrupted => (
+            Status::Warn,
+            "the run was interrupted: the window is shorter than asked".into(),
+        ),
+        Some((n, false)) => (
+            Status::Warn,
+            format!(
+                "--duration ended the window before --transactions {n}: {} of them ended",
+                completed + rec.total.failed()
+            ),
+        ),
+        Some((n, true)) => (
+            Status::Pass,
+            format!("the window ended when its {n} transactions had ended"),
+        ),
+        None => (Status::Pass, "the whole window was measured".into()),
     };
     Check {
         name: "measurement".into(),

@@ -10,9 +10,8 @@ use tokio::sync::Notify;
 
 /// The transactions the window may still send; without a count, no limit.
 pub(super) struct Budget {
-    /// Places left; unused where `limited` is false.
-    left: AtomicU64,
-    limited: bool,
+    /// Places left; `None`: no count.
+    left: Option<AtomicU64>,
     /// Woken when the last place is taken, so the clock need not poll.
     spent: Notify,
 }
@@ -21,8 +20,7 @@ impl Budget {
     /// A budget of `count` transactions, or none (`None`).
     pub(super) fn new(count: Option<u64>) -> Self {
         Budget {
-            left: AtomicU64::new(count.unwrap_or(0)),
-            limited: count.is_some(),
+            left: count.map(AtomicU64::new),
             spent: Notify::new(),
         }
     }
@@ -30,13 +28,10 @@ impl Budget {
     /// Take a place for one transaction due in the window: false when none
     /// is left (the sender stops).
     pub(super) fn take(&self) -> bool {
-        if !self.limited {
+        let Some(left) = &self.left else {
             return true;
-        }
-        match self
-            .left
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
-        {
+        };
+        match left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)) {
             Ok(1) => {
                 // One permit is kept even when the clock is not waiting yet.
                 self.spent.notify_one();
@@ -49,15 +44,14 @@ impl Budget {
 
     /// Whether a count was given and every place is taken.
     pub(super) fn is_spent(&self) -> bool {
-        self.limited && self.left.load(Ordering::Acquire) == 0
+        (self.left.as_ref()).is_some_and(|left| left.load(Ordering::Acquire) == 0)
     }
 
     /// Wait until every place is taken; never, without a count.
     pub(super) async fn wait_spent(&self) {
-        if self.limited {
-            self.spent.notified().await;
-        } else {
-            std::future::pending::<()>().await;
+        match self.left {
+            Some(_) => self.spent.notified().await,
+            None => std::future::pending().await,
         }
     }
 }

@@ -127,8 +127,9 @@ struct Slot<T: Terminal> {
 }
 
 /// Drive `terminals` until the window ends (no transaction starts after it),
-/// its transaction count is spent, or `cut` turns true; in-flight transactions are left to the pool. How late each
-/// send of the window was is recorded in `stripe`'s recorder.
+/// its transaction count is spent, or `cut` turns true; in-flight
+/// transactions are left to the pool. How late each send of the window was
+/// is recorded in `stripe`'s recorder.
 #[allow(clippy::too_many_arguments)]
 pub async fn run_terminals<T: Terminal>(
     terminals: Vec<T>,

@@ -311,11 +311,9 @@ pub async fn run<E: Engine, W: Workload>(
     if let Some(s) = scheduled {
         s.abort();
     }
-    let count = opts.transactions.map(|n| (n, ended == Ended::Counted));
     let drained = running.drain(&mut on_tick).await?;
-    let mut recording = drained.recording(engine.blocking(), ended, started, cpu_start);
-    recording.count = count;
-    Ok(recording)
+    let ends = (ended, opts.transactions);
+    Ok(drained.recording(engine.blocking(), ends, started, cpu_start))
 }
 
 /// Why a run's window ended.
@@ -448,11 +446,12 @@ struct Drained {
 
 impl Drained {
     /// The run's recording: measured until the window's end, or until the cut
-    /// of an interrupted run.
+    /// of a run interrupted or ended at its transaction count (`count`, if
+    /// one was asked).
     fn recording(
         self,
         blocking: bool,
-        ended: Ended,
+        (ended, count): (Ended, Option<u64>),
         started: Instant,
         cpu_start: Duration,
     ) -> Recording {
@@ -470,7 +469,7 @@ impl Drained {
             total: self.clock.total,
             measured: measured_end.saturating_duration_since(window.start),
             interrupted: ended == Ended::Stopped,
-            count: None,
+            count: count.map(|n| (n, ended == Ended::Counted)),
             wall: cut_at - started,
             tail: cut_at.saturating_duration_since(window.end),
             cpu: CpuUsage {

@@ -188,18 +188,24 @@ pub fn parameters<K>(workload: &FileWorkload<K>) -> FileParameters {
     }
 }
 
-/// A file's headline figures: committed transactions a second (in `unit`),
-/// and the share of transactions that ended in an expected rollback.
+/// Committed transactions a second, in `unit`: a file's first headline.
+pub fn throughput(types: &[TypeResult], measured_secs: f64, unit: &str) -> Metric {
+    let committed: u64 = types.iter().map(|t| t.committed).sum();
+    Metric {
+        name: "throughput".into(),
+        value: rate(committed, measured_secs),
+        unit: unit.into(),
+    }
+}
+
+/// A file's headline figures: its [`throughput`], and the share of
+/// transactions that ended in an expected rollback.
 pub fn metrics(types: &[TypeResult], measured_secs: f64, unit: &str) -> Vec<Metric> {
     let committed: u64 = types.iter().map(|t| t.committed).sum();
     let rollbacks: u64 = types.iter().map(|t| t.expected_rollbacks).sum();
     let ended = committed + rollbacks;
     vec![
-        Metric {
-            name: "throughput".into(),
-            value: rate(committed, measured_secs),
-            unit: unit.into(),
-        },
+        throughput(types, measured_secs, unit),
         Metric {
             name: "expected rollbacks".into(),
             value: if ended > 0 {

@@ -247,10 +247,8 @@ impl Spec {
     /// defaults to, and every sequence's keys (past `i64::MAX`, or past its
     /// column).
     pub fn beyond_bounds(&self, scale: i64) -> Option<String> {
-        let rows: f64 = self
-            .tables
-            .iter()
-            .map(|t| (t.rows_per_scale * scale as f64).round().max(1.0))
+        let rows: f64 = (self.tables.iter())
+            .map(|t| rows_at(t.rows_per_scale, scale) as f64)
             .sum();
         if rows > bounds::MAX_LOAD_ROWS {
             return Some(format!(

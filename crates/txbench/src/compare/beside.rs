@@ -22,6 +22,7 @@ pub(super) struct Beside {
 /// settings are `first`'s but for the seed and what derives from it.
 pub(super) fn set_of_the_plan(dirs: &[PathBuf], first: &RunResult) -> Option<Beside> {
     let mut parents: Vec<&Path> = dirs.iter().filter_map(|d| d.parent()).collect();
+    parents.sort_unstable();
     parents.dedup();
     let mut beside: Vec<PathBuf> = parents
         .iter()

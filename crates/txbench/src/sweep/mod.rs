@@ -68,6 +68,7 @@ impl Visitor for Sweep {
             // A sweep sets each step's length and rate itself.
             for (flag, instead) in [
                 ("duration", "--step-duration"),
+                ("transactions", "--step-duration"),
                 ("rate", "--rates and --step"),
             ] {
                 if self.chosen.given(flag) {
