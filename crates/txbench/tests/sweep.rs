@@ -32,8 +32,8 @@ fn sweep_writes_every_step_and_reports_capacity() {
         // Fixed arrivals: 1 s of Poisson arrivals at 100/s falls under 90% of
         // the offered count one step in six, and this test is about the sweep.
         // Steps of 4 s: in 2 s (200 latencies) one stall of the busy test
-        // machine correlated every lag the independence check can test, and
-        // the step was NOT SOUND (seen once in CI).
+        // machine correlated every lag the independence check can test (the
+        // step was NOT SOUND then, seen once in CI; that is now a warning).
         .args([
             "--arrival",
             "fixed",

@@ -235,7 +235,10 @@ fn sample_independence(samples: &[Sample], open_loop: bool) -> (Check, usize) {
             (check, lag)
         }
         // No independent lag: the intervals would claim more than the data
-        // hold, so there are none.
+        // hold, so there are none. That is a warning, not an unsound run: the
+        // figures themselves stand (one stall of a busy client machine
+        // correlates every lag a run of seconds can test, in 400 latencies),
+        // and a system that drifts is the stationarity check's to fail.
         None => {
             let check = Check {
                 name,
@@ -243,13 +246,11 @@ fn sample_independence(samples: &[Sample], open_loop: bool) -> (Check, usize) {
                     "lag-1 Spearman rho = {r:.3}; dependent at every lag up to {}",
                     series.len() / spearman::MIN_THINNED
                 ),
-                status: if open_loop {
-                    Status::Fail
-                } else {
-                    Status::Warn
-                },
+                status: Status::Warn,
                 detail: if open_loop {
-                    "latencies stay correlated: run longer (or the system is not stationary)".into()
+                    "latencies stay correlated at every lag this run can test: no percentile \
+                     intervals (run longer)"
+                        .into()
                 } else {
                     "closed-loop latencies depend on each other by construction (terminals queue \
                      behind each other); no percentile intervals"
@@ -466,6 +467,39 @@ mod tests {
         let check = sample_stationarity(&many, Duration::from_secs(10), 1);
         assert_eq!(check.status, Status::Warn, "{check:?}");
         assert!(check.detail.contains("the median moved"), "{check:?}");
+    }
+
+    #[test]
+    fn a_stall_in_a_short_open_loop_run_costs_the_intervals_not_the_verdict() {
+        // 4 s at 100/s of 50 ms answers with 100 us of jitter, and a stall of
+        // 0.6 s in the middle: 60 consecutive latencies up to 250 ms late.
+        let mut rng = crate::rng::Rand::new(7);
+        let stalled: Vec<Sample> = (0..400u64)
+            .map(|i| {
+                let stall = if (170..230).contains(&i) {
+                    (230 - i) * 4_000
+                } else {
+                    0
+                };
+                Sample {
+                    intended_us: i * 10_000,
+                    latency_us: 50_000 + (rng.unit() * 100.0) as u64 + stall,
+                    txn_type: 0,
+                }
+            })
+            .collect();
+        let (check, lag) = sample_independence(&stalled, true);
+        assert_eq!(check.status, Status::Warn, "{check:?}");
+        assert!(
+            check.statistic.contains("dependent at every lag up to 4"),
+            "{check:?}"
+        );
+        assert!(
+            check.detail.contains("no percentile intervals"),
+            "{check:?}"
+        );
+        // The lag is the whole sample: no latency counts as independent.
+        assert_eq!(lag, stalled.len());
     }
 
     /// Two types, 20 s of 300 transactions each a second: type 0 takes
