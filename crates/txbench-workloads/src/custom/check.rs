@@ -9,7 +9,7 @@ use txbench_core::schema::ColumnType;
 
 use super::bounds;
 use super::errors::{FileError, Locator};
-use super::fits;
+use super::fits::{self, Drawn};
 use super::kv_form;
 use super::model::{FieldDef, StatementDef, TransactionDef, WorkloadFile};
 use super::spec::{Column, Expect, Generator, KeyRange, Spec, Statement, Table, Transaction};
@@ -85,6 +85,11 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
         }
     }
     unique(&at, raw.tables.iter().map(|t| &t.name), "table")?;
+    let indexes = raw
+        .tables
+        .iter()
+        .flat_map(|t| t.indexes.iter().map(|i| &i.name));
+    unique(&at, indexes, "index")?;
     let scale_from = h
         .scale_from
         .as_ref()
@@ -188,12 +193,52 @@ impl Checker<'_> {
         }
         let columns = self.table_columns(name, t, raw)?;
         self.primary_key(name, t, &columns)?;
+        let indexes = (t.indexes.iter())
+            .map(|i| self.index(name, i, &columns))
+            .collect::<Result<_, _>>()?;
         Ok(Table {
             name: name.clone(),
             rows_per_scale: *t.rows_per_scale.get_ref(),
             primary_key: t.primary_key.get_ref().clone(),
             columns,
+            indexes,
         })
+    }
+
+    /// A secondary index: a name, and columns of the table, each once.
+    fn index(
+        &self,
+        table: &str,
+        i: &super::model::IndexDef,
+        columns: &[Column],
+    ) -> Result<(String, Vec<String>), FileError> {
+        let name = i.name.get_ref();
+        if let Some(problem) = name_problem(name) {
+            let message = format!("table '{table}': an index's name: {problem}");
+            return Err(self.at.error(i.name.span(), message));
+        }
+        let indexed = i.columns.get_ref();
+        let mut seen = BTreeSet::new();
+        let problem = if indexed.is_empty() {
+            Some("no columns".to_string())
+        } else {
+            indexed.iter().find_map(|c| {
+                if !seen.insert(c) {
+                    Some(format!("'{c}' twice"))
+                } else if !columns.iter().any(|col| &col.name == c) {
+                    Some(format!("'{c}', which is not a column"))
+                } else {
+                    None
+                }
+            })
+        };
+        match problem {
+            Some(p) => Err(self.at.error(
+                i.columns.span(),
+                format!("table '{table}' index '{name}': columns names {p}"),
+            )),
+            None => Ok((name.clone(), indexed.clone())),
+        }
     }
 
     /// A table's columns, each name once, no more than [`MAX_COLUMNS`].
@@ -391,7 +436,12 @@ impl Checker<'_> {
                     format!("{what}: a parameter has no type, repeat or nullable"),
                 ));
             }
-            params.push((p.name.get_ref().clone(), self.generator(&what, p, raw)?));
+            let generator = if p.kind.get_ref() == "add" {
+                self.add(&what, p, &params)?
+            } else {
+                self.generator(&what, p, raw)?
+            };
+            params.push((p.name.get_ref().clone(), generator));
             defined.push((p.name.get_ref().clone(), None));
         }
         if let Some(p) = &t.expected_success
@@ -423,10 +473,38 @@ impl Checker<'_> {
             name: name.clone(),
             share: t.weight.get_ref() / 100.0,
             read_only: t.read_only,
+            autocommit: t.autocommit,
             expected_success: t.expected_success.as_ref().map(|p| *p.get_ref()),
             params,
             statements,
         })
+    }
+
+    /// An `add`: `to` an earlier parameter that draws integers, plus an
+    /// integer `value`.
+    fn add(
+        &self,
+        what: &str,
+        p: &FieldDef,
+        earlier: &[(String, Generator)],
+    ) -> Result<Generator, FileError> {
+        let bad = |message: String| self.at.error(p.kind.span(), format!("{what}: {message}"));
+        let to =
+            p.to.as_ref()
+                .ok_or_else(|| bad("gen = \"add\" needs to".into()))?;
+        let value = (p.value.as_ref().and_then(toml::Value::as_integer))
+            .ok_or_else(|| bad("gen = \"add\" needs an integer value".into()))?;
+        let index = earlier.iter().position(|(n, _)| n == to.get_ref());
+        match index {
+            Some(i) if matches!(earlier[i].1.drawn(), Drawn::Text(_) | Drawn::Time) => {
+                Err(bad(format!("to = \"{}\" draws no integer", to.get_ref())))
+            }
+            Some(to) => Ok(Generator::Add { to, value }),
+            None => Err(bad(format!(
+                "to = \"{}\" is not a parameter listed before it",
+                to.get_ref()
+            ))),
+        }
     }
 
     /// A statement, each `:name` it uses defined before it.
@@ -538,6 +616,28 @@ impl GenCheck<'_> {
             "constant" => {
                 Generator::Constant(g.value.clone().ok_or_else(|| self.missing("value"))?)
             }
+            "gaussian" => Generator::Gaussian {
+                keys: self.keys()?,
+                iterations: self.iterations()?,
+            },
+            "special" => Generator::Special {
+                keys: self.keys()?,
+                iterations: self.iterations()?,
+                percent: self.percent("percent", g.percent, 1.0, false)?,
+                resolution: self.percent("resolution", g.resolution, 75.0, true)?,
+            },
+            "pareto" => Generator::Pareto {
+                keys: self.keys()?,
+                h: self.pareto_h()?,
+            },
+            "pattern" => self.pattern()?,
+            "add" => {
+                return Err(self.error(
+                    "gen = \"add\" adds to an earlier parameter: it draws a transaction's \
+                     parameter, not a column"
+                        .into(),
+                ));
+            }
             "key" => Generator::Key(self.keys()?),
             "next-key" => Generator::NextKey(self.keys()?),
             "now" => Generator::Now,
@@ -545,8 +645,9 @@ impl GenCheck<'_> {
             "null" => return Err(self.error("gen = \"null\" needs nullable = true".into())),
             other => {
                 return Err(self.error(format!(
-                    "unknown generator '{other}' (sequence, uniform, zipfian, latest, nurand, \
-                     string, number, constant, key, next-key, now, null)"
+                    "unknown generator '{other}' (sequence, uniform, zipfian, latest, gaussian, \
+                     special, pareto, nurand, string, pattern, number, constant, key, next-key, \
+                     add, now, null)"
                 )));
             }
         })
@@ -626,6 +727,65 @@ impl GenCheck<'_> {
             return Err(self.error(format!("nurand's a, min and max must be from 0 to {most}")));
         }
         Ok(Generator::NuRand { a, min, max })
+    }
+
+    /// How many uniform draws a gaussian or special value averages: 1 to
+    /// 1,000 (sysbench's 12 when the file gives none).
+    fn iterations(&self) -> Result<u32, FileError> {
+        match self.g.iterations.unwrap_or(12) {
+            n @ 1..=1_000 => Ok(n),
+            n => Err(self.error(format!("iterations {n} is not from 1 to 1000"))),
+        }
+    }
+
+    /// A percentage setting: above 0 (or from 0 where `zero` may be) and
+    /// below 100 (or up to it where it may not be 0).
+    fn percent(
+        &self,
+        key: &str,
+        given: Option<f64>,
+        default: f64,
+        zero: bool,
+    ) -> Result<f64, FileError> {
+        let p = given.unwrap_or(default);
+        let fits = if zero {
+            (0.0..100.0).contains(&p)
+        } else {
+            p > 0.0 && p <= 100.0
+        };
+        if fits {
+            Ok(p)
+        } else {
+            let range = if zero {
+                "from 0 to below 100"
+            } else {
+                "above 0 and at most 100"
+            };
+            Err(self.error(format!("{key} {p} is not {range}")))
+        }
+    }
+
+    /// Pareto's h, between 0 and 1 (sysbench's 0.2 when the file gives none).
+    fn pareto_h(&self) -> Result<f64, FileError> {
+        let h = self.g.h.unwrap_or(0.2);
+        if h > 0.0 && h < 1.0 {
+            Ok(h)
+        } else {
+            Err(self.error(format!("h {h} is not between 0 and 1")))
+        }
+    }
+
+    /// A template of `#` digits, `@` letters and characters as written.
+    fn pattern(&self) -> Result<Generator, FileError> {
+        let template = (self.g.pattern.clone()).ok_or_else(|| self.missing("pattern"))?;
+        let chars = template.chars().count();
+        if chars == 0 || chars > bounds::MAX_TEXT_LENGTH as usize {
+            return Err(self.error(format!(
+                "a pattern of {chars} characters: it needs 1 to {}",
+                bounds::MAX_TEXT_LENGTH
+            )));
+        }
+        Ok(Generator::Pattern(template))
     }
 
     /// Strings of a length, or of lengths between two.
@@ -848,8 +1008,8 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
             ),
             (
                 "gen = \"uniform\", min = 0",
-                "gen = \"gaussian\", min = 0",
-                "unknown generator 'gaussian'",
+                "gen = \"normal\", min = 0",
+                "unknown generator 'normal'",
             ),
             (
                 "WHERE c_id = :c AND",
@@ -967,7 +1127,7 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
             ),
             ("c_balance - :amount", "c_balance - :d"),
             ("weight = 40", "weight = 30"),
-            ("gen = \"uniform\", min = 0", "gen = \"gaussian\", min = 0"),
+            ("gen = \"uniform\", min = 0", "gen = \"normal\", min = 0"),
             ("name = \"payment\"", "name = \"order\""),
         ] {
             messages.push(documented_mistake(from, to).to_string());
@@ -1108,6 +1268,101 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
             Generator::Sequence { start: 1, per: 10 }
         );
         assert_eq!(spec.scale_from.as_deref(), Some("customer"));
+    }
+
+    #[test]
+    fn skewed_keys_patterns_sums_indexes_and_autocommit_are_checked() {
+        let c = "{ name = \"c\", gen = \"zipfian\", of = \"customer.c_id\", theta = 0.9 }";
+        let amount = "{ name = \"amount\", gen = \"uniform\", min = 1, max = 50 }";
+        let balance = "{ name = \"c_balance\", type = \"decimal(12,2)\", gen = \"uniform\", min = 0, max = 1000 }";
+        let key = "primary_key = [\"c_id\"]";
+        for (from, to, says) in [
+            (
+                c,
+                "{ name = \"c\", gen = \"pareto\", of = \"customer.c_id\", h = 1.5 }",
+                "parameter 'c': h 1.5 is not between 0 and 1",
+            ),
+            (
+                c,
+                "{ name = \"c\", gen = \"special\", of = \"customer.c_id\", percent = 0 }",
+                "percent 0 is not above 0 and at most 100",
+            ),
+            (
+                c,
+                "{ name = \"c\", gen = \"special\", of = \"customer.c_id\", resolution = 100 }",
+                "resolution 100 is not from 0 to below 100",
+            ),
+            (
+                c,
+                "{ name = \"c\", gen = \"gaussian\", of = \"customer.c_id\", iterations = 0 }",
+                "iterations 0 is not from 1 to 1000",
+            ),
+            (
+                c,
+                "{ name = \"c\", gen = \"gaussian\" }",
+                "gen = \"gaussian\" needs of = \"table.column\"",
+            ),
+            (
+                amount,
+                "{ name = \"amount\", gen = \"pattern\" }",
+                "gen = \"pattern\" needs pattern",
+            ),
+            (
+                amount,
+                "{ name = \"amount\", gen = \"add\", to = \"nothing\", value = 1 }",
+                "parameter 'amount': to = \"nothing\" is not a parameter listed before it",
+            ),
+            (
+                amount,
+                "{ name = \"amount\", gen = \"add\", to = \"c\" }",
+                "gen = \"add\" needs an integer value",
+            ),
+            (
+                balance,
+                "{ name = \"c_balance\", type = \"decimal(12,2)\", gen = \"add\", to = \"c_id\", value = 1 }",
+                "column 'c_balance': gen = \"add\" adds to an earlier parameter",
+            ),
+            (
+                key,
+                "primary_key = [\"c_id\"]\nindexes = [{ name = \"c_idx\", columns = [\"nope\"] }]",
+                "table 'customer' index 'c_idx': columns names 'nope', which is not a column",
+            ),
+            (
+                key,
+                "primary_key = [\"c_id\"]\nindexes = [{ name = \"order\", columns = [\"c_name\"] }]",
+                "table 'customer': an index's name: 'order' is a reserved word",
+            ),
+        ] {
+            assert_refused_with_line(from, to, says);
+        }
+        let text = documented_example()
+            .replacen(c, "{ name = \"c\", gen = \"special\", of = \"customer.c_id\" }", 1)
+            .replacen(amount, "{ name = \"amount\", gen = \"add\", to = \"c\", value = 99 }", 1)
+            .replacen(key, "primary_key = [\"c_id\"]\nindexes = [{ name = \"c_by_name\", columns = [\"c_name\"] }]", 1)
+            .replacen("read_only = true", "read_only = true\nautocommit = true", 1);
+        let spec = parse("orders.toml", &text).unwrap_or_else(|e| panic!("{e}"));
+        let pay = &spec.transactions[0];
+        assert!(matches!(
+            &pay.params[0].1,
+            Generator::Special { iterations: 12, percent, resolution, .. } if *percent == 1.0 && *resolution == 75.0
+        ));
+        assert_eq!(pay.params[2].1, Generator::Add { to: 0, value: 99 });
+        assert_eq!(
+            spec.tables[0].indexes,
+            [("c_by_name".to_string(), vec!["c_name".to_string()])]
+        );
+        assert!(!pay.autocommit && spec.transactions[1].autocommit);
+        // A second index of one name, in another table, is refused there.
+        let twice = text.replacen(
+            "primary_key = [\"p_id\"]",
+            "primary_key = [\"p_id\"]\nindexes = [{ name = \"c_by_name\", columns = [\"p_c_id\"] }]",
+            1,
+        );
+        let e = parse("orders.toml", &twice).unwrap_err();
+        assert!(
+            e.to_string().contains("a second index named 'c_by_name'"),
+            "{e}"
+        );
     }
 
     /// What MariaDB's load would change silently (and PostgreSQL refuse

@@ -12,6 +12,7 @@ use txbench_core::keys::KeyChooser;
 use txbench_core::rng::Rand;
 use txbench_core::value::Value;
 
+use super::run::Drawn;
 use super::spec::{Generator, KeyRange};
 
 /// The inserts into each `table.column` that inserts draw from, shared by
@@ -133,6 +134,24 @@ pub enum Draw {
         /// The inserts, whose newest done key is rank 1.
         inserts: Arc<Inserts>,
     },
+    /// sysbench's gaussian, special and pareto over `[start, start + n)`.
+    Bunched {
+        /// The first key.
+        start: i64,
+        /// The keys.
+        n: i64,
+        /// How they bunch.
+        shape: Bunching,
+    },
+    /// `#` a digit, `@` a letter, the rest as written.
+    Pattern(String),
+    /// An earlier parameter plus a constant (drawn by [`Draw::param`]).
+    Add {
+        /// The earlier parameter's index.
+        to: usize,
+        /// What is added.
+        value: i64,
+    },
     /// NURand(A, min, max) with the run's constant C.
     NuRand {
         /// A.
@@ -158,6 +177,55 @@ pub enum Draw {
     Now,
     /// NULL.
     Null,
+}
+
+/// How sysbench's skewed distributions bunch their keys.
+#[derive(Debug, Clone, Copy)]
+pub enum Bunching {
+    /// The mean of this many uniform draws.
+    Gaussian(u32),
+    /// A gaussian's iterations, then sysbench's `rand_res_mult` (the range
+    /// widened for the hot draws) and the hot keys' share of the range.
+    Special {
+        /// Uniform draws averaged.
+        iterations: u32,
+        /// `100 / (100 - resolution)`.
+        widening: f64,
+        /// `percent / 100`.
+        hot: f64,
+    },
+    /// `u ^ power`, `power = ln h / ln (1 - h)`.
+    Pareto(f64),
+}
+
+impl Bunching {
+    /// An offset into `n` keys, as sysbench 1.0's `sb_rand_gaussian`,
+    /// `sb_rand_special` and `sb_rand_pareto` draw it (their arithmetic, in
+    /// doubles, then truncated).
+    fn offset(self, rng: &mut Rand, n: i64) -> i64 {
+        let mean = |rng: &mut Rand, iterations: u32| {
+            (0..iterations).map(|_| rng.unit()).sum::<f64>() / f64::from(iterations)
+        };
+        let offset = match self {
+            Bunching::Gaussian(iterations) => mean(rng, iterations) * n as f64,
+            Bunching::Pareto(power) => n as f64 * rng.unit().powf(power),
+            Bunching::Special {
+                iterations,
+                widening,
+                hot,
+            } => {
+                // sysbench's t is the range's width, b - a.
+                let t = (n - 1) as f64;
+                let u = rng.unit();
+                if u * t * widening < t {
+                    mean(rng, iterations) * t
+                } else {
+                    u * (t * hot + 1.0) + t / 2.0 - t * hot / 2.0
+                }
+            }
+        };
+        (offset as i64).clamp(0, n - 1)
+    }
 }
 
 /// Why a generator cannot draw.
@@ -203,6 +271,31 @@ impl Draw {
                 max: *max,
                 c: rng.uniform(0, *a),
             },
+            Generator::Gaussian { keys, iterations } => {
+                bunched(keys, scale, Bunching::Gaussian(*iterations))
+            }
+            Generator::Special {
+                keys,
+                iterations,
+                percent,
+                resolution,
+            } => bunched(
+                keys,
+                scale,
+                Bunching::Special {
+                    iterations: *iterations,
+                    widening: 100.0 / (100.0 - resolution),
+                    hot: percent / 100.0,
+                },
+            ),
+            Generator::Pareto { keys, h } => {
+                bunched(keys, scale, Bunching::Pareto(h.ln() / (1.0 - h).ln()))
+            }
+            Generator::Pattern(template) => Draw::Pattern(template.clone()),
+            Generator::Add { to, value } => Draw::Add {
+                to: *to,
+                value: *value,
+            },
             Generator::Text { min, max } => Draw::Text(*min, *max),
             Generator::Number { digits } => Draw::Number(*digits),
             Generator::Constant(v) => Draw::Constant(constant(v)?),
@@ -237,6 +330,11 @@ impl Draw {
                 ranks,
                 inserts,
             } => (inserts.newest_done() - (ranks.key(rng) as i64 - 1)).max(*start),
+            Draw::Bunched { start, n, shape } => start + shape.offset(rng, *n),
+            Draw::Pattern(template) => return Value::Text(pattern(rng, template)),
+            // Only parameters add, drawn by `param`; a column never does
+            // (refused with the file).
+            Draw::Add { .. } => return Value::Null,
             Draw::NuRand { a, min, max, c } => rng.nurand(*a, *min, *max, *c),
             Draw::Text(min, max) => return Value::Text(rng.astring(*min as usize, *max as usize)),
             Draw::Number(digits) => {
@@ -249,6 +347,42 @@ impl Draw {
             Draw::Key(start, n) => rng.uniform(*start, start + n - 1),
             Draw::NextKey(inserts) => inserts.take_next(),
         })
+    }
+}
+
+impl Draw {
+    /// A transaction's parameter, the ones before it already drawn: an
+    /// `add` adds to one of them, every other generator draws as for a row.
+    pub fn param(&self, rng: &mut Rand, earlier: &[Drawn]) -> Drawn {
+        match self {
+            Draw::Add { to, value } => match earlier.get(*to) {
+                Some(Drawn::Int(v)) => Drawn::Int(v.saturating_add(*value)),
+                _ => Drawn::Null,
+            },
+            _ => self.value(rng, 0).into(),
+        }
+    }
+}
+
+/// `sysbench.rand.string`'s template filled: `#` a digit, `@` a lowercase
+/// letter.
+fn pattern(rng: &mut Rand, template: &str) -> String {
+    template
+        .chars()
+        .map(|c| match c {
+            '#' => char::from(b'0' + rng.uniform(0, 9) as u8),
+            '@' => char::from(b'a' + rng.uniform(0, 25) as u8),
+            other => other,
+        })
+        .collect()
+}
+
+/// A skewed draw over the keys `keys` has at `scale`.
+fn bunched(keys: &KeyRange, scale: i64, shape: Bunching) -> Draw {
+    Draw::Bunched {
+        start: keys.start,
+        n: loaded(keys, scale).max(1),
+        shape,
     }
 }
 
@@ -349,6 +483,70 @@ mod tests {
             .filter(|_| int(l.value(&mut rng, 0)) == 1001)
             .count();
         assert!(at_top > 100, "{at_top}");
+    }
+
+    /// The share of `draws` of `g` over 10,000 keys from 1 that `within` holds.
+    fn share_of(g: Generator, draws: usize, within: std::ops::RangeInclusive<i64>) -> f64 {
+        let mut rng = Rand::new(5);
+        let d = Draw::new(&g, 1000, &NextKeys::default(), &mut rng).unwrap();
+        let hits = (0..draws)
+            .map(|_| int(d.value(&mut rng, 0)))
+            .inspect(|k| assert!((1..=10_000).contains(k), "{k}"))
+            .filter(|k| within.contains(k))
+            .count();
+        hits as f64 / draws as f64
+    }
+
+    #[test]
+    fn sysbench_s_distributions_bunch_as_sysbench_s_do() {
+        let keys = keys(1);
+        // Gaussian of 12 draws: a standard deviation of n / 12 about the
+        // middle, so 68% within 833 keys of it.
+        let gaussian = Generator::Gaussian {
+            keys: keys.clone(),
+            iterations: 12,
+        };
+        let near = share_of(gaussian, 20_000, 5000 - 833..=5000 + 833);
+        assert!((0.66..0.71).contains(&near), "{near}");
+        // Special: 75% of the draws on the 1% of the keys at the middle
+        // (sysbench's [t/2 - t/200, t/2 + t/200] of t = b - a), the rest gaussian.
+        let special = Generator::Special {
+            keys: keys.clone(),
+            iterations: 12,
+            percent: 1.0,
+            resolution: 75.0,
+        };
+        let hot = share_of(special, 20_000, 4950..=5051);
+        assert!((0.75..0.78).contains(&hot), "{hot}");
+        // Pareto with h 0.2: 80% of the draws on the first 20% of the keys.
+        let pareto = Generator::Pareto { keys, h: 0.2 };
+        let first = share_of(pareto, 20_000, 1..=2000);
+        assert!((0.78..0.82).contains(&first), "{first}");
+    }
+
+    #[test]
+    fn patterns_fill_their_template_and_sums_add_to_an_earlier_parameter() {
+        let mut rng = Rand::new(6);
+        let d = Draw::new(
+            &Generator::Pattern("##-@@ x".into()),
+            1,
+            &NextKeys::default(),
+            &mut rng,
+        )
+        .unwrap();
+        let Value::Text(t) = d.value(&mut rng, 0) else {
+            panic!("not text")
+        };
+        let b = t.as_bytes();
+        assert!(b[0].is_ascii_digit() && b[1].is_ascii_digit(), "{t}");
+        assert!(
+            b[3].is_ascii_lowercase() && b[4].is_ascii_lowercase(),
+            "{t}"
+        );
+        assert_eq!((&t[2..3], &t[5..]), ("-", " x"), "{t}");
+        let add = Draw::Add { to: 1, value: 99 };
+        let earlier = [Drawn::Text("a".into()), Drawn::Int(7)];
+        assert_eq!(add.param(&mut rng, &earlier), Drawn::Int(106));
     }
 
     #[test]

@@ -76,9 +76,19 @@ pub fn make(spec: &Spec, about: &'static About) -> Made {
         primary_key: keep(["m_key"]),
     };
     let all = keep_all(tables.into_iter().chain([meta_table]).collect());
+    let indexes = (spec.tables.iter())
+        .flat_map(|t| {
+            t.indexes.iter().map(|(name, columns)| schema::Index {
+                name: keep_text(name.clone()),
+                table: keep_text(t.name.clone()),
+                columns: keep_all(columns.iter().map(|c| keep_text(c.clone())).collect()),
+                unique: false,
+            })
+        })
+        .collect();
     let schema = keep(Schema {
         tables: all,
-        indexes: &[],
+        indexes: keep_all(indexes),
         foreign_keys: &[],
         key_value: spec.key_value(),
     });

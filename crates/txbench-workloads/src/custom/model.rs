@@ -71,6 +71,19 @@ pub struct TableDef {
     pub primary_key: Spanned<Vec<String>>,
     /// Its columns, in load order.
     pub columns: Vec<FieldDef>,
+    /// Its secondary indexes, made once it is loaded (sysbench's `k_1`).
+    #[serde(default)]
+    pub indexes: Vec<IndexDef>,
+}
+
+/// A secondary index of a table: `{ name = "k_1", columns = ["k"] }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexDef {
+    /// Its name, one of the file's.
+    pub name: Spanned<String>,
+    /// The columns it indexes, in order.
+    pub columns: Spanned<Vec<String>>,
 }
 
 /// A column of a table, or a drawn parameter of a transaction: its name and
@@ -94,9 +107,10 @@ pub struct FieldDef {
     /// loads it so); columns are NOT NULL otherwise.
     #[serde(default)]
     pub nullable: Option<Spanned<bool>>,
-    /// `sequence`, `uniform`, `zipfian`, `latest`, `nurand`, `string`,
-    /// `number`, `constant`, `key` (a key of a table), `next-key` (a key past
-    /// every one loaded or inserted).
+    /// `sequence`, `uniform`, `zipfian`, `latest`, `gaussian`, `special`,
+    /// `pareto`, `nurand`, `string`, `pattern`, `number`, `constant`, `key`
+    /// (a key of a table), `next-key` (a key past every one loaded or
+    /// inserted), `add` (an earlier parameter plus a constant), `now`, `null`.
     #[serde(rename = "gen")]
     pub kind: Spanned<String>,
     /// Smallest value (uniform, nurand; sequence's first).
@@ -128,9 +142,31 @@ pub struct FieldDef {
     /// A string's longest length.
     #[serde(default)]
     pub max_length: Option<u32>,
-    /// A constant's value.
+    /// A constant's value; what `add` adds.
     #[serde(default)]
     pub value: Option<toml::Value>,
+    /// A `pattern`'s template: each `#` a random digit, each `@` a random
+    /// lowercase letter, the rest as written (sysbench's `c` and `pad`).
+    #[serde(default)]
+    pub pattern: Option<String>,
+    /// The earlier parameter `add` adds to.
+    #[serde(default)]
+    pub to: Option<Spanned<String>>,
+    /// Uniform draws a `gaussian` or `special` value averages (sysbench's
+    /// `--rand-spec-iter`, 12).
+    #[serde(default)]
+    pub iterations: Option<u32>,
+    /// The share of the keys, in percent, that `special` makes hot
+    /// (sysbench's `--rand-spec-pct`, 1).
+    #[serde(default)]
+    pub percent: Option<f64>,
+    /// The share of `special`'s draws, in percent, that go to the hot keys
+    /// (sysbench's `--rand-spec-res`, 75).
+    #[serde(default)]
+    pub resolution: Option<f64>,
+    /// `pareto`'s h (sysbench's `--rand-pareto-h`, 0.2).
+    #[serde(default)]
+    pub h: Option<f64>,
     /// The `table.column` whose keys `key`, `zipfian`, `latest` and
     /// `next-key` draw from (a sequence column).
     #[serde(default)]
@@ -148,6 +184,11 @@ pub struct TransactionDef {
     /// Whether it only reads.
     #[serde(default)]
     pub read_only: bool,
+    /// Whether each statement commits on its own, with no BEGIN or COMMIT
+    /// sent (pgbench's select-only, sysbench's single-statement scripts
+    /// and `--skip-trx`).
+    #[serde(default)]
+    pub autocommit: bool,
     /// The share of its transactions that should commit rather than end in
     /// an expected rollback (a `one-or-none` that found none); when given,
     /// the run's outcomes check holds the type to it.

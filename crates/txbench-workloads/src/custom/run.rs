@@ -120,6 +120,8 @@ struct Kind {
     /// Values its statements read for later ones.
     reads: usize,
     read_only: bool,
+    /// Whether each statement commits on its own (no BEGIN or COMMIT).
+    autocommit: bool,
     /// Its parameters that are keys of inserts, by index, and their column's
     /// inserts, told when each is over.
     inserts: Vec<(usize, Arc<Inserts>)>,
@@ -342,6 +344,7 @@ fn kind_of(
         waves,
         reads: read.len(),
         read_only: t.read_only,
+        autocommit: t.autocommit,
         inserts,
         ack_fields: keep_text(ack_names.join(" ")),
         ack_params,
@@ -416,10 +419,12 @@ impl Terminal for FileTerminal {
             .iter()
             .position(|c| u < *c)
             .unwrap_or(self.cumulative.len() - 1);
-        let params = self.draws[txn_type]
-            .iter()
-            .map(|d| d.value(&mut self.rng, 0).into())
-            .collect();
+        let draws = &self.draws[txn_type];
+        let mut params = Vec::with_capacity(draws.len());
+        for d in draws {
+            let value = d.param(&mut self.rng, &params);
+            params.push(value);
+        }
         let think = if self.think > 0.0 {
             Duration::from_secs_f64(
                 self.rng
@@ -536,7 +541,14 @@ async fn run_kind<S: Session>(
     } else {
         TxMode::ReadWrite
     };
-    session.begin(mode).await?;
+    if kind.autocommit {
+        // Each statement may commit as soon as it is sent.
+        if !kind.ack_params.is_empty() {
+            written.committing(acked());
+        }
+    } else {
+        session.begin(mode).await?;
+    }
     for wave in &kind.waves {
         let wave = &kind.steps[wave.clone()];
         let replies = {
@@ -571,6 +583,10 @@ async fn run_kind<S: Session>(
         };
         for (step, reply) in wave.iter().zip(replies) {
             if !kept(step, &reply, &mut read)? {
+                if kind.autocommit {
+                    // What was sent committed; the rest is not sent.
+                    return Ok(Outcome::ExpectedRollback);
+                }
                 if !kind.ack_params.is_empty() {
                     written.writing(acked());
                 }
@@ -578,6 +594,9 @@ async fn run_kind<S: Session>(
                 return Ok(Outcome::ExpectedRollback);
             }
         }
+    }
+    if kind.autocommit {
+        return Ok(Outcome::Committed);
     }
     if !kind.ack_params.is_empty() {
         written.committing(acked());

@@ -43,6 +43,36 @@ pub enum Generator {
         /// The skew.
         theta: f64,
     },
+    /// Keys of a range bunched at its middle: the mean of `iterations`
+    /// uniform draws (sysbench's gaussian).
+    Gaussian {
+        /// The keys drawn from.
+        keys: KeyRange,
+        /// Uniform draws averaged.
+        iterations: u32,
+    },
+    /// sysbench's special: `resolution` percent of the draws go to the
+    /// `percent` percent of the keys at the middle of the range, the rest
+    /// are gaussian.
+    Special {
+        /// The keys drawn from.
+        keys: KeyRange,
+        /// Uniform draws a gaussian one averages.
+        iterations: u32,
+        /// The hot keys' share of the range, in percent.
+        percent: f64,
+        /// The draws' share that goes to them, in percent.
+        resolution: f64,
+    },
+    /// Pareto over a range, its first keys the hottest (sysbench's pareto:
+    /// the first key plus the range's size times `u ^ (ln h / ln (1 - h))`,
+    /// `u` uniform in [0, 1)).
+    Pareto {
+        /// The keys drawn from.
+        keys: KeyRange,
+        /// The h of sysbench's `--rand-pareto-h` (0.2).
+        h: f64,
+    },
     /// TPC-C's NURand(A, min, max).
     NuRand {
         /// A.
@@ -58,6 +88,17 @@ pub enum Generator {
         min: u32,
         /// Longest.
         max: u32,
+    },
+    /// A template's characters: each `#` a random digit, each `@` a random
+    /// lowercase letter, the rest as written.
+    Pattern(String),
+    /// An earlier parameter of the transaction (by its index) plus `value`:
+    /// the end of sysbench's ranges. A parameter's only.
+    Add {
+        /// The parameter added to.
+        to: usize,
+        /// What is added.
+        value: i64,
     },
     /// A random number of exactly `digits` digits.
     Number {
@@ -88,11 +129,17 @@ impl Generator {
                 Drawn::Ints(if *digits == 1 { 0 } else { low }, low * 10 - 1)
             }
             Generator::Text { max, .. } => Drawn::Text(*max as usize),
+            Generator::Pattern(template) => Drawn::Text(template.chars().count()),
+            // Never a column's: only parameters add.
+            Generator::Add { .. } => Drawn::Ints(i64::MIN, i64::MAX),
             Generator::Sequence { start, .. } => Drawn::KeysFrom(*start),
             Generator::Now => Drawn::Time,
             Generator::Null => Drawn::Null,
             Generator::Zipfian { keys, .. }
             | Generator::Latest { keys, .. }
+            | Generator::Gaussian { keys, .. }
+            | Generator::Special { keys, .. }
+            | Generator::Pareto { keys, .. }
             | Generator::Key(keys)
             | Generator::NextKey(keys) => Drawn::KeysFrom(keys.start),
             Generator::Constant(v) => match v {
@@ -154,6 +201,8 @@ pub struct Table {
     pub primary_key: Vec<String>,
     /// Its columns, `repeat`ed ones expanded.
     pub columns: Vec<Column>,
+    /// Its secondary indexes: (name, columns).
+    pub indexes: Vec<(String, Vec<String>)>,
 }
 
 /// A checked statement: its SQL with `?` placeholders, and what fills each.
@@ -196,6 +245,8 @@ pub struct Transaction {
     pub share: f64,
     /// Whether it only reads.
     pub read_only: bool,
+    /// Whether each statement commits on its own (no BEGIN or COMMIT).
+    pub autocommit: bool,
     /// The share that should commit, when the file says.
     pub expected_success: Option<f64>,
     /// Its drawn parameters.
@@ -279,6 +330,9 @@ impl Spec {
                     }
                     Generator::Zipfian { keys, .. }
                     | Generator::Latest { keys, .. }
+                    | Generator::Gaussian { keys, .. }
+                    | Generator::Special { keys, .. }
+                    | Generator::Pareto { keys, .. }
                     | Generator::Key(keys)
                     | Generator::NextKey(keys) => (keys.start, rows_at(keys.per_scale, scale)),
                     _ => return None,
