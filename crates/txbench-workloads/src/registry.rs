@@ -50,6 +50,7 @@ workloads! {
     crate::retwis::Retwis,
     crate::custom::ycsb::Ycsb,
     crate::custom::pgbench::Pgbench,
+    crate::custom::sysbench::Sysbench,
     crate::custom::command::Custom,
 }
 
@@ -80,7 +81,9 @@ mod tests {
         assert_eq!(visit("ycsb-a", Name), None);
         assert_eq!(
             NAMES,
-            ["tpcc", "tatp", "retwis", "ycsb", "pgbench", "custom"]
+            [
+                "tpcc", "tatp", "retwis", "ycsb", "pgbench", "sysbench", "custom"
+            ]
         );
     }
 
@@ -96,6 +99,7 @@ mod tests {
                 "keys",
                 "records",
                 "scale",
+                "table-size",
                 "scale"
             ]
         );

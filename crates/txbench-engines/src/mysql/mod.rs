@@ -181,6 +181,7 @@ impl MyEngine {
             statements: HashMap::new(),
             in_transaction: false,
             sent: false,
+            autocommit: false,
             configured: false,
             round_trips: self.round_trips,
             on_galera: false,
@@ -231,6 +232,11 @@ pub struct MySession {
     /// Outside `begin`..`commit` (metadata, what is loaded) each call ends it
     /// with [`MySession::end_implicit`].
     sent: bool,
+    /// The connection runs with autocommit on, for a workload's statements
+    /// outside any transaction (an autocommit transaction: sysbench's point
+    /// select, pgbench's select-only), so that each commits on its own with
+    /// no COMMIT after it; `begin` turns it off again.
+    autocommit: bool,
     /// [`MySession::configure`] succeeded on this connection. A connection
     /// that is not configured has autocommit on: a transaction on it would
     /// commit statement by statement, so none starts until it is.
@@ -290,6 +296,7 @@ impl MySession {
             .map_err(|e| map_err(e, "wsrep_on"))?;
         self.on_galera = wsrep.is_some_and(|(_, on)| on.eq_ignore_ascii_case("ON"));
         self.run("SET time_zone = '+00:00', autocommit = 0").await?;
+        self.autocommit = false;
         // SET TRANSACTION is a statement of its own: neither MariaDB nor
         // MySQL takes it as one more assignment of a SET list.
         if let Some(i) = self.shared.isolation {
@@ -462,11 +469,25 @@ impl MySession {
     /// opened (the session runs with autocommit off), so that no idle session
     /// holds locks or an old snapshot.
     async fn end_implicit(&mut self) -> Result<(), DbError> {
-        if self.in_transaction {
+        if self.in_transaction || self.autocommit {
             return Ok(());
         }
         self.sent = false;
         self.run("COMMIT").await
+    }
+
+    /// Outside any transaction, turn autocommit on (once, until the next
+    /// `begin`): a workload's statements there commit each on its own, as
+    /// sysbench's and pgbench's single statements do, with no COMMIT sent.
+    async fn autocommit_outside_transactions(&mut self) -> Result<(), DbError> {
+        if self.in_transaction || self.autocommit || !self.configured {
+            return Ok(());
+        }
+        // Turning autocommit on commits what a statement before left open.
+        self.run("SET autocommit = 1").await?;
+        self.sent = false;
+        self.autocommit = true;
+        Ok(())
     }
 
     async fn prepared(
@@ -514,6 +535,10 @@ impl Session for MySession {
         // Read-write and read-only transactions start with their first statement
         // (autocommit is off; InnoDB treats a transaction as read-only until it
         // writes). A consistency check needs its snapshot taken now.
+        if self.autocommit {
+            self.run("SET autocommit = 0").await?;
+            self.autocommit = false;
+        }
         if mode == TxMode::Snapshot {
             self.causal_reads().await?;
             self.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
@@ -552,6 +577,7 @@ impl Session for MySession {
     }
 
     async fn query(&mut self, stmt: &'static Statement, ps: &[Param<'_>]) -> Result<Rows, DbError> {
+        self.autocommit_outside_transactions().await?;
         if self.on_galera {
             return match self.text_call(Call::query(stmt, ps)).await? {
                 Reply::Rows(rows) => Ok(rows),
@@ -575,6 +601,7 @@ impl Session for MySession {
         stmt: &'static Statement,
         ps: &[Param<'_>],
     ) -> Result<u64, DbError> {
+        self.autocommit_outside_transactions().await?;
         if self.on_galera {
             return Ok(self.text_call(Call::execute(stmt, ps)).await?.affected());
         }
@@ -599,6 +626,7 @@ impl Session for MySession {
         if calls.len() <= 1 || self.round_trips == RoundTrips::Statement {
             return each_in_turn(self, calls).await;
         }
+        self.autocommit_outside_transactions().await?;
         let replies = self.multi_statement(calls, false).await?;
         self.end_implicit().await?;
         Ok(replies)

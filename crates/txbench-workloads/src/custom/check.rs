@@ -474,6 +474,7 @@ impl Checker<'_> {
             share: t.weight.get_ref() / 100.0,
             read_only: t.read_only,
             autocommit: t.autocommit,
+            retry_duplicates: t.retry_duplicates,
             expected_success: t.expected_success.as_ref().map(|p| *p.get_ref()),
             params,
             statements,

@@ -20,6 +20,7 @@ pub mod opened;
 pub mod pgbench;
 pub mod run;
 mod spec;
+pub mod sysbench;
 pub mod ycsb;
 
 pub use check::parse;

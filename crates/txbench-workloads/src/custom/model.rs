@@ -189,6 +189,11 @@ pub struct TransactionDef {
     /// and `--skip-trx`).
     #[serde(default)]
     pub autocommit: bool,
+    /// Whether a duplicate key is a conflict to retry rather than an error
+    /// (sysbench's drivers retry one: two delete-and-inserts of one id at
+    /// once insert it twice under PostgreSQL's read committed).
+    #[serde(default)]
+    pub retry_duplicates: bool,
     /// The share of its transactions that should commit rather than end in
     /// an expected rollback (a `one-or-none` that found none); when given,
     /// the run's outcomes check holds the type to it.

@@ -122,6 +122,8 @@ struct Kind {
     read_only: bool,
     /// Whether each statement commits on its own (no BEGIN or COMMIT).
     autocommit: bool,
+    /// Whether a duplicate key is a conflict to retry.
+    retry_duplicates: bool,
     /// Its parameters that are keys of inserts, by index, and their column's
     /// inserts, told when each is over.
     inserts: Vec<(usize, Arc<Inserts>)>,
@@ -345,6 +347,7 @@ fn kind_of(
         reads: read.len(),
         read_only: t.read_only,
         autocommit: t.autocommit,
+        retry_duplicates: t.retry_duplicates,
         inserts,
         ack_fields: keep_text(ack_names.join(" ")),
         ack_params,
@@ -510,7 +513,18 @@ impl<K: 'static> Workload for FileWorkload<K> {
                 format!("no transaction type {}", input.txn_type),
             )
         })?;
-        let outcome = run_kind(session, kind, input, written).await;
+        let outcome = match run_kind(session, kind, input, written).await {
+            Err(e) if kind.retry_duplicates && e.kind == ErrorKind::Constraint => {
+                Err(DbError::new(
+                    ErrorKind::Conflict,
+                    format!(
+                        "a duplicate key, retried as the workload says: {}",
+                        e.message
+                    ),
+                ))
+            }
+            other => other,
+        };
         for (i, inserts) in &kind.inserts {
             if let Some(Drawn::Int(key)) = input.params.get(*i) {
                 inserts.done(*key);

@@ -247,6 +247,8 @@ pub struct Transaction {
     pub read_only: bool,
     /// Whether each statement commits on its own (no BEGIN or COMMIT).
     pub autocommit: bool,
+    /// Whether a duplicate key is a conflict to retry.
+    pub retry_duplicates: bool,
     /// The share that should commit, when the file says.
     pub expected_success: Option<f64>,
     /// Its drawn parameters.

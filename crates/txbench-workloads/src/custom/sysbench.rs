@@ -1,0 +1,486 @@
+//! sysbench's OLTP scripts as workload files made in the binary
+//! ([`script`]), and `txbench sysbench`, the command that runs them: the
+//! tables `sbtest1..N` loaded once (the load recorded in
+//! `txbench_sysbench_meta`; data `sysbench prepare` made is found by
+//! `sbtest1`'s rows), any of the eight scripts run on them with sysbench's
+//! options as flags.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, OnceLock};
+
+use serde::{Deserialize, Serialize};
+use txbench_core::result::{Metric, TypeResult};
+use txbench_core::schema::Schema;
+use txbench_core::{Engine, Session};
+
+use super::opened::{self, Defined};
+use super::run::FileWorkload;
+use crate::about::{About, RunFlags, Scale};
+use crate::benchmark::{Benchmark, MetricBasis};
+use crate::bulk::{LoadPlan, LoadSummary};
+use crate::capability::Check;
+use crate::error::WorkloadError;
+use crate::meta_table::MetaTable;
+use crate::opening::Found;
+use crate::options::{BadValue, Choice, Flag, Options, by_name};
+
+pub mod script;
+pub use script::{Counts, MOST_TABLES, RandType, Script};
+
+/// The command's names and scale: sysbench's `--table-size`.
+pub static ABOUT: About = About {
+    name: "sysbench",
+    title: "sysbench",
+    summary: "sysbench's OLTP scripts (oltp_read_write, oltp_read_only, oltp_write_only, \
+              oltp_point_select, oltp_update_index, oltp_update_non_index, oltp_insert, \
+              oltp_delete) on sysbench's tables, statement for statement, also on data \
+              `sysbench prepare` made; without a verb, load (if needed), run and report \
+              (embedded SQLite by default)",
+    load_summary: "Load sysbench's tables as `sysbench prepare` does: sbtest1..N of \
+                   --table-size rows (id, k, c, pad), each with its index on k",
+    run_summary: "Run one of sysbench's OLTP scripts on its tables and report",
+    scale: Scale {
+        unit: "table-size",
+        one: "table-size",
+        short: None,
+        default: 10_000,
+        max: 2_000_000_000,
+    },
+    run_flags: RunFlags {
+        terminals: "1 (sysbench's --threads default)",
+        wait_spec: None,
+        home: None,
+        seed_draws: "the tables, rows and values of each statement",
+    },
+    required_example: "",
+    foreign_keys: None,
+};
+
+/// `txbench sysbench run`'s own flags: the script and sysbench's options.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SysbenchRunOptions {
+    /// The script (sysbench's test name).
+    pub script: Script,
+    /// Its statement counts and switches.
+    #[serde(flatten)]
+    pub counts: Counts,
+}
+
+/// A count of statements or rows given on the command line.
+fn count(value: &str) -> Result<u32, BadValue> {
+    value
+        .parse()
+        .map_err(|_| BadValue(format!("'{value}' is not a whole number")))
+}
+
+/// sysbench's `on`/`off` (and `true`/`false`).
+fn switch(value: &str) -> Result<bool, BadValue> {
+    match value {
+        "on" | "true" => Ok(true),
+        "off" | "false" => Ok(false),
+        other => Err(BadValue(format!("'{other}' is not on or off"))),
+    }
+}
+
+/// A flag setting one of the counts, by sysbench's option name.
+macro_rules! count_flag {
+    ($long:literal, $field:ident, $default:literal, $help:literal) => {
+        Flag {
+            long: $long,
+            help: $help,
+            value_name: "N",
+            default: Some($default),
+            choices: &[],
+            set: |o: &mut SysbenchRunOptions, v| {
+                o.counts.$field = count(v)?;
+                Ok(())
+            },
+        }
+    };
+}
+
+const ON_OFF: &[Choice] = &[
+    Choice {
+        name: "on",
+        help: "Yes",
+    },
+    Choice {
+        name: "off",
+        help: "No",
+    },
+];
+
+impl Options for SysbenchRunOptions {
+    const FLAGS: &'static [Flag<Self>] = &[
+        Flag {
+            long: "script",
+            help: "The OLTP script, as sysbench's test name",
+            value_name: "SCRIPT",
+            default: Some("oltp_read_write"),
+            choices: &[
+                Choice {
+                    name: "oltp_read_write",
+                    help: "Point selects, ranges, updates, a delete and an insert, in a \
+                           transaction",
+                },
+                Choice {
+                    name: "oltp_read_only",
+                    help: "Point selects and ranges, in a transaction",
+                },
+                Choice {
+                    name: "oltp_write_only",
+                    help: "Index and non-index updates, a delete and an insert, in a \
+                           transaction",
+                },
+                Choice {
+                    name: "oltp_point_select",
+                    help: "One point select, in autocommit",
+                },
+                Choice {
+                    name: "oltp_update_index",
+                    help: "Index updates (k = k + 1), in autocommit",
+                },
+                Choice {
+                    name: "oltp_update_non_index",
+                    help: "Non-index updates (c), in autocommit",
+                },
+                Choice {
+                    name: "oltp_insert",
+                    help: "One insert of a new row, in autocommit",
+                },
+                Choice {
+                    name: "oltp_delete",
+                    help: "One delete, in autocommit",
+                },
+            ],
+            set: |o, v| {
+                o.script = by_name(v)?;
+                Ok(())
+            },
+        },
+        count_flag!("range-size", range_size, "100", "Rows a range query spans"),
+        count_flag!(
+            "point-selects",
+            point_selects,
+            "10",
+            "Point selects a transaction"
+        ),
+        count_flag!(
+            "simple-ranges",
+            simple_ranges,
+            "1",
+            "Simple range selects a transaction"
+        ),
+        count_flag!(
+            "sum-ranges",
+            sum_ranges,
+            "1",
+            "SUM() range selects a transaction"
+        ),
+        count_flag!(
+            "order-ranges",
+            order_ranges,
+            "1",
+            "ORDER BY range selects a transaction"
+        ),
+        count_flag!(
+            "distinct-ranges",
+            distinct_ranges,
+            "1",
+            "DISTINCT range selects a transaction"
+        ),
+        count_flag!(
+            "index-updates",
+            index_updates,
+            "1",
+            "Index updates a transaction"
+        ),
+        count_flag!(
+            "non-index-updates",
+            non_index_updates,
+            "1",
+            "Non-index updates a transaction"
+        ),
+        count_flag!(
+            "delete-inserts",
+            delete_inserts,
+            "1",
+            "Delete-and-insert pairs a transaction"
+        ),
+        Flag {
+            long: "range-selects",
+            help: "Whether the range selects run",
+            value_name: "on|off",
+            default: Some("on"),
+            choices: ON_OFF,
+            set: |o, v| {
+                o.counts.range_selects = switch(v)?;
+                Ok(())
+            },
+        },
+        Flag {
+            long: "skip-trx",
+            help: "Every statement in autocommit, no BEGIN or COMMIT",
+            value_name: "on|off",
+            default: Some("off"),
+            choices: ON_OFF,
+            set: |o, v| {
+                o.counts.skip_trx = switch(v)?;
+                Ok(())
+            },
+        },
+        Flag {
+            long: "rand-type",
+            help: "How rows are chosen (sysbench 1.0's default is special: pass it for the \
+                   same requests as sysbench 1.0 without --rand-type)",
+            value_name: "TYPE",
+            default: Some("uniform"),
+            choices: &[
+                Choice {
+                    name: "uniform",
+                    help: "Every row alike (sysbench 1.1's default)",
+                },
+                Choice {
+                    name: "special",
+                    help: "75% of the requests on 1% of the rows, the rest gaussian \
+                           (sysbench 1.0's default)",
+                },
+                Choice {
+                    name: "gaussian",
+                    help: "The mean of 12 uniform draws",
+                },
+                Choice {
+                    name: "pareto",
+                    help: "80% of the requests on the first 20% of the rows",
+                },
+                Choice {
+                    name: "zipfian",
+                    help: "Zipfian of exponent 0.8, the first rows the hottest (sysbench 1.1)",
+                },
+            ],
+            set: |o, v| {
+                o.counts.rand_type = by_name(v)?;
+                Ok(())
+            },
+        },
+    ];
+}
+
+/// The tables' count, the flag shared by every verb (it shapes what a
+/// load creates; a run takes the loaded count unless asked).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SysbenchTables {
+    /// Tables; `None`: the loaded count, or 1.
+    pub tables: Option<u32>,
+}
+
+impl Options for SysbenchTables {
+    const FLAGS: &'static [Flag<Self>] = &[Flag {
+        long: "tables",
+        help: "Tables (sbtest1..N) [default: the loaded count, or 1]",
+        value_name: "N",
+        default: None,
+        choices: &[],
+        set: |o, v| {
+            o.tables = Some(count(v)?);
+            Ok(())
+        },
+    }];
+}
+
+/// The count asked on the command line, set once before any verb.
+static ASKED: OnceLock<SysbenchTables> = OnceLock::new();
+
+/// The tables a load makes, and a database without a record holds.
+fn asked_tables() -> u32 {
+    ASKED.get().and_then(|a| a.tables).unwrap_or(1)
+}
+
+const TABLES: &str = "tables";
+
+/// The tables and metadata table of a load, the same for every script.
+fn tables() -> &'static Defined {
+    static DEFINED: OnceLock<Defined> = OnceLock::new();
+    DEFINED.get_or_init(|| {
+        let n = asked_tables();
+        let spec = script::spec(Script::OltpReadWrite, &Counts::default(), n);
+        let mut defined = Defined::new(spec, &ABOUT);
+        defined.entries = vec![(TABLES, n.to_string())];
+        defined
+    })
+}
+
+/// The tables the database holds: the load's record, else the count asked
+/// (data `sysbench prepare` made keeps none), checked against the asked.
+fn loaded_tables(found: &Found) -> Result<u32, WorkloadError> {
+    let Some(held) = found.int(TABLES)? else {
+        return Ok(asked_tables());
+    };
+    match ASKED.get().and_then(|a| a.tables) {
+        Some(asked) if i64::from(asked) != held => Err(WorkloadError::BadOption(format!(
+            "--tables {asked}: the database holds {held} tables (load again with --tables \
+             {asked} --drop, or leave it out)"
+        ))),
+        _ => Ok(held as u32),
+    }
+}
+
+/// An OLTP script, as `txbench sysbench` runs it.
+pub type Sysbench = FileWorkload<SysbenchScript>;
+
+/// The marker of [`Sysbench`].
+#[derive(Debug)]
+pub enum SysbenchScript {}
+
+impl Benchmark for Sysbench {
+    const ABOUT: &'static About = &ABOUT;
+    type Definition = SysbenchTables;
+    type LoadOptions = crate::options::NoOptions;
+    type RunOptions = SysbenchRunOptions;
+
+    fn define(asked: &SysbenchTables) -> Result<(), WorkloadError> {
+        if let Some(n) = asked.tables
+            && !(1..=MOST_TABLES).contains(&n)
+        {
+            return Err(WorkloadError::BadOption(format!(
+                "--tables {n}: must be 1 to {MOST_TABLES}"
+            )));
+        }
+        match ASKED.get() {
+            Some(first) if first != asked => Err(WorkloadError::BadOption(
+                "--tables: this process already runs another count".into(),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                let _ = ASKED.set(asked.clone());
+                Ok(())
+            }
+        }
+    }
+
+    fn schema() -> &'static Schema {
+        tables().made.schema
+    }
+
+    fn meta() -> &'static MetaTable {
+        tables().made.meta
+    }
+
+    async fn load<E: Engine>(
+        engine: Arc<E>,
+        plan: &LoadPlan,
+        _options: &crate::options::NoOptions,
+        rows_done: Arc<AtomicU64>,
+    ) -> Result<LoadSummary, WorkloadError> {
+        tables().load(engine, plan, rows_done).await
+    }
+
+    fn expected_rows(table_size: i64) -> u64 {
+        super::load::rows(&tables().spec, table_size)
+    }
+
+    async fn open<S: Session>(
+        session: &mut S,
+        asked: Option<i64>,
+        _seed: u64,
+        options: &SysbenchRunOptions,
+    ) -> Result<Self, WorkloadError> {
+        let name = txbench_core::settings::name_of(&options.script);
+        if let Some(served) = crate::opening::served_value(session, "script")
+            && served != name
+        {
+            return Err(WorkloadError::BadOption(format!(
+                "--script {name}: the txbench server serves sysbench's {served}"
+            )));
+        }
+        let (script, counts) = (options.script, options.counts.clone());
+        tables()
+            .open(session, asked, |found| {
+                Ok(script::spec(script, &counts, loaded_tables(found)?))
+            })
+            .await
+    }
+
+    fn check() -> Option<Check> {
+        Some(Check {
+            summary: "Check that each table's ids run from 1 to its row count, as prepare made \
+                      them and read_write keeps them",
+            run: |session, _loaded| Box::pin(tables().check(session)),
+        })
+    }
+
+    fn title(&self) -> String {
+        self.spec().title.clone()
+    }
+
+    fn scale(&self) -> i64 {
+        FileWorkload::scale(self)
+    }
+
+    type Parameters = opened::FileParameters;
+
+    fn parameters(&self) -> opened::FileParameters {
+        opened::parameters(self)
+    }
+
+    fn served_parameters(&self) -> Vec<(String, String)> {
+        let script = self
+            .spec()
+            .title
+            .trim_start_matches("sysbench ")
+            .to_string();
+        vec![
+            ("workload".to_string(), ABOUT.name.to_string()),
+            (ABOUT.scale.unit.to_string(), self.scale().to_string()),
+            ("script".to_string(), script),
+            (TABLES.to_string(), self.spec().tables.len().to_string()),
+        ]
+    }
+
+    /// Transactions a second, as sysbench's "transactions: N (per sec.)".
+    fn metrics(types: &[TypeResult], measured_secs: f64, _basis: MetricBasis) -> Vec<Metric> {
+        vec![opened::throughput(types, measured_secs, "tps")]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_choice_the_help_shows_is_taken_and_recorded_by_its_name() {
+        for flag in SysbenchRunOptions::FLAGS {
+            for choice in flag.choices {
+                let mut options = SysbenchRunOptions::default();
+                (flag.set)(&mut options, choice.name).unwrap();
+                let recorded = toml::Value::try_from(&options).unwrap();
+                let key = flag.long.replace('-', "_");
+                let value = recorded.get(&key).unwrap_or_else(|| panic!("{key}"));
+                let shown = match value {
+                    toml::Value::Boolean(b) => if *b { "on" } else { "off" }.to_string(),
+                    other => other.as_str().unwrap().to_string(),
+                };
+                assert_eq!(shown, choice.name, "{}", flag.long);
+            }
+        }
+    }
+
+    #[test]
+    fn a_count_flag_sets_its_count_and_refuses_what_is_not_one() {
+        let mut options = SysbenchRunOptions::default();
+        let flag = |long| {
+            SysbenchRunOptions::FLAGS
+                .iter()
+                .find(|f| f.long == long)
+                .unwrap()
+        };
+        (flag("point-selects").set)(&mut options, "3").unwrap();
+        assert_eq!(options.counts.point_selects, 3);
+        let e = (flag("range-size").set)(&mut options, "ten").unwrap_err();
+        assert_eq!(e.0, "'ten' is not a whole number");
+        let e = (flag("skip-trx").set)(&mut options, "maybe").unwrap_err();
+        assert_eq!(e.0, "'maybe' is not on or off");
+    }
+}
