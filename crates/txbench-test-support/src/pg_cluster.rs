@@ -24,6 +24,13 @@ impl PgCluster {
     /// namespace `netns` (a host of scripts/hosts.sh, listening on its
     /// loopback), or on this host.
     pub fn start_in(name: &str, port: u16, netns: Option<&str>) -> PgCluster {
+        Self::start_with(name, port, netns, &[])
+    }
+
+    /// Create cluster `name` with server settings `settings` (`guc=value`,
+    /// as `pg_createcluster -o` takes them: `shared_preload_libraries=...`)
+    /// and start it on `port`, inside `netns` or on this host.
+    pub fn start_with(name: &str, port: u16, netns: Option<&str>, settings: &[&str]) -> PgCluster {
         let version = std::fs::read_dir("/etc/postgresql")
             .expect("Debian's postgresql-common: /etc/postgresql")
             .flatten()
@@ -42,7 +49,10 @@ impl PgCluster {
         // A cluster a killed test left behind goes first.
         cluster.drop_cluster();
         let port = port.to_string();
-        let create = ["pg_createcluster", &cluster.version, name, "-p", &port];
+        let mut create = vec!["pg_createcluster", &cluster.version, name, "-p", &port];
+        for setting in settings {
+            create.extend(["-o", setting]);
+        }
         run(&[&create[..], &["--", "--auth=trust"]].concat());
         cluster.ctl("start");
         let psql = ["psql", "-h", "127.0.0.1", "-p", &port, "-U", "postgres"];
@@ -53,6 +63,16 @@ impl PgCluster {
     /// Its database `t`, as reached on its host.
     pub fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/t", self.port)
+    }
+
+    /// Its server log (where `log_statement` writes), as Debian's
+    /// postgresql-common places it.
+    pub fn log(&self) -> std::path::PathBuf {
+        format!(
+            "/var/log/postgresql/postgresql-{}-{}.log",
+            self.version, self.name
+        )
+        .into()
     }
 
     /// The port it listens on.
