@@ -1,0 +1,240 @@
+//! A generator's settings checked: each kind with the settings it needs,
+//! each mistake named by what the generator fills.
+
+use super::Checker;
+use super::nullable;
+use crate::custom::bounds;
+use crate::custom::errors::FileError;
+use crate::custom::model::{FieldDef, WorkloadFile};
+use crate::custom::spec::{Generator, KeyRange};
+
+/// One generator being checked: its kind and the settings that kind needs.
+pub(super) struct GenCheck<'a> {
+    pub(super) checker: &'a Checker<'a>,
+    pub(super) what: &'a str,
+    pub(super) g: &'a FieldDef,
+    pub(super) raw: &'a WorkloadFile,
+    pub(super) kind: &'a str,
+}
+
+impl GenCheck<'_> {
+    pub(super) fn generator(&self) -> Result<Generator, FileError> {
+        let g = self.g;
+        Ok(match self.kind {
+            "sequence" => Generator::Sequence {
+                start: g.min.unwrap_or(1),
+                per: self.per()?,
+            },
+            "uniform" => {
+                let (min, max) = self.range()?;
+                Generator::Uniform { min, max }
+            }
+            "zipfian" => Generator::Zipfian {
+                keys: self.keys()?,
+                theta: self.theta(0.99)?,
+                scrambled: g.scrambled.unwrap_or(false),
+            },
+            "latest" => Generator::Latest {
+                keys: self.keys()?,
+                theta: self.theta(0.99)?,
+            },
+            "nurand" => self.nurand()?,
+            "string" => self.string()?,
+            "number" => Generator::Number {
+                digits: g
+                    .length
+                    .filter(|d| (1..=18).contains(d))
+                    .ok_or_else(|| self.missing("length from 1 to 18"))?,
+            },
+            "constant" => {
+                Generator::Constant(g.value.clone().ok_or_else(|| self.missing("value"))?)
+            }
+            "gaussian" => Generator::Gaussian {
+                keys: self.keys()?,
+                iterations: self.iterations()?,
+            },
+            "special" => Generator::Special {
+                keys: self.keys()?,
+                iterations: self.iterations()?,
+                percent: self.percent("percent", g.percent, 1.0, false)?,
+                resolution: self.percent("resolution", g.resolution, 75.0, true)?,
+            },
+            "pareto" => Generator::Pareto {
+                keys: self.keys()?,
+                h: self.pareto_h()?,
+            },
+            "pattern" => self.pattern()?,
+            "add" => {
+                return Err(self.error(
+                    "gen = \"add\" adds to an earlier parameter: it draws a transaction's \
+                     parameter, not a column"
+                        .into(),
+                ));
+            }
+            "key" => Generator::Key(self.keys()?),
+            "next-key" => Generator::NextKey(self.keys()?),
+            "now" => Generator::Now,
+            "null" if nullable(g) => Generator::Null,
+            "null" => return Err(self.error("gen = \"null\" needs nullable = true".into())),
+            other => {
+                return Err(self.error(format!(
+                    "unknown generator '{other}' (sequence, uniform, zipfian, latest, gaussian, \
+                     special, pareto, nurand, string, pattern, number, constant, key, next-key, \
+                     add, now, null)"
+                )));
+            }
+        })
+    }
+
+    /// A mistake at the generator's kind, named by what it fills.
+    fn error(&self, message: String) -> FileError {
+        let what = self.what;
+        self.checker
+            .at
+            .error(self.g.kind.span(), format!("{what}: {message}"))
+    }
+
+    fn missing(&self, key: &str) -> FileError {
+        self.error(format!("gen = \"{}\" needs {key}", self.kind))
+    }
+
+    /// A sequence's rows per value: 1, or what `per` says (1 or more).
+    fn per(&self) -> Result<i64, FileError> {
+        match &self.g.per {
+            None => Ok(1),
+            Some(p) if *p.get_ref() >= 1 => Ok(*p.get_ref()),
+            Some(p) => Err(self.checker.at.error(
+                p.span(),
+                format!(
+                    "{}: per = {}: a value stands in 1 row or more",
+                    self.what,
+                    p.get_ref()
+                ),
+            )),
+        }
+    }
+
+    /// Its min and max, in order.
+    fn range(&self) -> Result<(i64, i64), FileError> {
+        match (self.g.min, self.g.max) {
+            (Some(min), Some(max)) if min <= max => Ok((min, max)),
+            (Some(min), Some(max)) => Err(self.error(format!("min {min} is above max {max}"))),
+            _ => Err(self.missing("min and max")),
+        }
+    }
+
+    /// The keys its `of` names; but for `next-key` (an insert's), of a
+    /// table the load fills.
+    fn keys(&self) -> Result<KeyRange, FileError> {
+        let of = self.g.of.as_ref();
+        let of = of.ok_or_else(|| self.missing("of = \"table.column\""))?;
+        let keys = self.checker.key_range(of, self.raw)?;
+        if keys.per_scale == 0.0 && self.kind != "next-key" {
+            return Err(self.error(format!(
+                "of = \"{}\": table '{}' is loaded empty (rows_per_scale 0): it has no keys to draw",
+                of.get_ref(),
+                keys.table
+            )));
+        }
+        Ok(keys)
+    }
+
+    /// Its theta (`default` when the file gives none), between 0 and 1.
+    fn theta(&self, default: f64) -> Result<f64, FileError> {
+        let t = self.g.theta.unwrap_or(default);
+        if t > 0.0 && t < 1.0 {
+            Ok(t)
+        } else {
+            Err(self.error(format!("theta {t} is not between 0 and 1")))
+        }
+    }
+
+    /// NURand's arithmetic, (random(0, A) | random(x, y)) + C, stays far
+    /// from i64's ends within these bounds.
+    fn nurand(&self) -> Result<Generator, FileError> {
+        let (min, max) = self.range()?;
+        let a = self.g.a.ok_or_else(|| self.missing("a"))?;
+        let bound = 0..=i64::from(i32::MAX);
+        if ![a, min, max].iter().all(|v| bound.contains(v)) {
+            let most = i32::MAX;
+            return Err(self.error(format!("nurand's a, min and max must be from 0 to {most}")));
+        }
+        Ok(Generator::NuRand { a, min, max })
+    }
+
+    /// How many uniform draws a gaussian or special value averages: 1 to
+    /// 1,000 (sysbench's 12 when the file gives none).
+    fn iterations(&self) -> Result<u32, FileError> {
+        match self.g.iterations.unwrap_or(12) {
+            n @ 1..=1_000 => Ok(n),
+            n => Err(self.error(format!("iterations {n} is not from 1 to 1000"))),
+        }
+    }
+
+    /// A percentage setting: above 0 (or from 0 where `zero` may be) and
+    /// below 100 (or up to it where it may not be 0).
+    fn percent(
+        &self,
+        key: &str,
+        given: Option<f64>,
+        default: f64,
+        zero: bool,
+    ) -> Result<f64, FileError> {
+        let p = given.unwrap_or(default);
+        let fits = if zero {
+            (0.0..100.0).contains(&p)
+        } else {
+            p > 0.0 && p <= 100.0
+        };
+        if fits {
+            Ok(p)
+        } else {
+            let range = if zero {
+                "from 0 to below 100"
+            } else {
+                "above 0 and at most 100"
+            };
+            Err(self.error(format!("{key} {p} is not {range}")))
+        }
+    }
+
+    /// Pareto's h, between 0 and 1 (sysbench's 0.2 when the file gives none).
+    fn pareto_h(&self) -> Result<f64, FileError> {
+        let h = self.g.h.unwrap_or(0.2);
+        if h > 0.0 && h < 1.0 {
+            Ok(h)
+        } else {
+            Err(self.error(format!("h {h} is not between 0 and 1")))
+        }
+    }
+
+    /// A template of `#` digits, `@` letters and characters as written.
+    fn pattern(&self) -> Result<Generator, FileError> {
+        let template = (self.g.pattern.clone()).ok_or_else(|| self.missing("pattern"))?;
+        let chars = template.chars().count();
+        if chars == 0 || chars > bounds::MAX_TEXT_LENGTH as usize {
+            return Err(self.error(format!(
+                "a pattern of {chars} characters: it needs 1 to {}",
+                bounds::MAX_TEXT_LENGTH
+            )));
+        }
+        Ok(Generator::Pattern(template))
+    }
+
+    /// Strings of a length, or of lengths between two.
+    fn string(&self) -> Result<Generator, FileError> {
+        let g = self.g;
+        let (min, max) = match (g.length, g.min_length, g.max_length) {
+            (Some(n), None, None) => (n, n),
+            (None, Some(min), Some(max)) if min <= max => (min, max),
+            _ => return Err(self.missing("length, or min_length and max_length")),
+        };
+        if max > bounds::MAX_TEXT_LENGTH {
+            return Err(self.error(format!(
+                "strings of {max} characters, longer than {}, the longest varchar",
+                bounds::MAX_TEXT_LENGTH
+            )));
+        }
+        Ok(Generator::Text { min, max })
+    }
+}
