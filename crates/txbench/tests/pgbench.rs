@@ -153,3 +153,52 @@ async fn txbench_and_pgbench_run_on_each_others_data() {
     invariants_hold(dir.path(), &url);
     loaded_by_txbench.drop_now().await;
 }
+
+/// On the wire (kernel timestamps), a tpcb-like transaction is one round
+/// trip pipelined, BEGIN to COMMIT sent together as pgbench's
+/// `\startpipeline` sends them (none of its statements can roll it back),
+/// and seven one statement a round trip, as `pgbench -M prepared` sends it.
+#[tokio::test(flavor = "multi_thread")]
+async fn tpcb_like_is_one_round_trip_pipelined_and_seven_statement_by_statement() {
+    let Some(base) = support::server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    let db = PgDatabase::create(&base, "pgbench_wire").await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench_output(dir.path(), &["pgbench", "load", "--db", &db.url]);
+    assert!(out.status.success(), "{}", text(&out));
+    for (mode, round_trips) in [("pipelined", 1.0), ("statement", 7.0)] {
+        let results = format!("results-{mode}");
+        let run = [
+            "pgbench",
+            "run",
+            "--db",
+            &db.url,
+            "--timestamps",
+            "kernel",
+            "--round-trips",
+            mode,
+            "-t",
+            "2",
+            "-d",
+            "2s",
+            "--warmup",
+            "0s",
+            "-q",
+            "--results",
+            &results,
+        ];
+        let out = txbench_output(dir.path(), &run);
+        assert!(out.status.success(), "{mode}: {}", text(&out));
+        let summary = support::only_result(&dir.path().join(&results), "summary.json");
+        let each = summary["wire"]["round_trips_per_transaction"]
+            .as_f64()
+            .unwrap();
+        assert!(
+            (each - round_trips).abs() < 0.05,
+            "{mode}: {each} round trips a transaction: {}",
+            summary["wire"]
+        );
+    }
+    db.drop_now().await;
+}

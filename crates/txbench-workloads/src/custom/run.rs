@@ -124,6 +124,11 @@ struct Kind {
     autocommit: bool,
     /// Whether a duplicate key is a conflict to retry.
     retry_duplicates: bool,
+    /// Whether the COMMIT goes out with the last round trip's statements:
+    /// in a transaction whose last round trip holds no `one-or-none` (that
+    /// one's none must roll back, so the COMMIT waits for its answer), as
+    /// pgbench's `\startpipeline` sends BEGIN to END together.
+    commit_with_last: bool,
     /// Its parameters that are keys of inserts, by index, and their column's
     /// inserts, told when each is over.
     inserts: Vec<(usize, Arc<Inserts>)>,
@@ -333,6 +338,10 @@ fn kind_of(
         });
     }
     waves.push(wave_start..steps.len());
+    let commit_with_last = !t.autocommit
+        && steps[wave_start..]
+            .iter()
+            .all(|s| s.expect != Expect::OneOrNone);
     let ack_params: Vec<usize> = if t.read_only {
         Vec::new()
     } else {
@@ -348,6 +357,7 @@ fn kind_of(
         read_only: t.read_only,
         autocommit: t.autocommit,
         retry_duplicates: t.retry_duplicates,
+        commit_with_last,
         inserts,
         ack_fields: keep_text(ack_names.join(" ")),
         ack_params,
@@ -563,8 +573,13 @@ async fn run_kind<S: Session>(
     } else {
         session.begin(mode).await?;
     }
-    for wave in &kind.waves {
+    let last = kind.waves.len() - 1;
+    for (w, wave) in kind.waves.iter().enumerate() {
         let wave = &kind.steps[wave.clone()];
+        let with_commit = w == last && kind.commit_with_last;
+        if with_commit && !kind.ack_params.is_empty() {
+            written.committing(acked());
+        }
         let replies = {
             // Every placeholder of the round trip in one buffer, each
             // statement's a slice of it.
@@ -593,7 +608,11 @@ async fn run_kind<S: Session>(
                     }
                 })
                 .collect();
-            session.pipeline(&calls).await?
+            if with_commit {
+                session.pipeline_and_commit(&calls).await?
+            } else {
+                session.pipeline(&calls).await?
+            }
         };
         for (step, reply) in wave.iter().zip(replies) {
             if !kept(step, &reply, &mut read)? {
@@ -609,7 +628,7 @@ async fn run_kind<S: Session>(
             }
         }
     }
-    if kind.autocommit {
+    if kind.autocommit || kind.commit_with_last {
         return Ok(Outcome::Committed);
     }
     if !kind.ack_params.is_empty() {
