@@ -580,40 +580,7 @@ async fn run_kind<S: Session>(
         if with_commit && !kind.ack_params.is_empty() {
             written.committing(acked());
         }
-        let replies = {
-            // Every placeholder of the round trip in one buffer, each
-            // statement's a slice of it.
-            let value = |slot: &Slot| match *slot {
-                Slot::Drawn(i) => input.params[i].param(),
-                Slot::Read(i) => read[i].param(),
-            };
-            let params: Vec<Param<'_>> =
-                wave.iter().flat_map(|s| s.args.iter().map(value)).collect();
-            let mut rest = &params[..];
-            let calls: Vec<Call<'_>> = wave
-                .iter()
-                .map(|s| {
-                    let (own, after) = rest.split_at(s.args.len());
-                    rest = after;
-                    let statement = match s.pick.map(|i| &input.params[i]) {
-                        Some(Drawn::Int(i)) => {
-                            s.statements[i.rem_euclid(s.statements.len() as i64) as usize]
-                        }
-                        _ => s.statements[0],
-                    };
-                    if s.query {
-                        Call::query(statement, own)
-                    } else {
-                        Call::execute(statement, own)
-                    }
-                })
-                .collect();
-            if with_commit {
-                session.pipeline_and_commit(&calls).await?
-            } else {
-                session.pipeline(&calls).await?
-            }
-        };
+        let replies = send_wave(session, wave, input, &read, with_commit).await?;
         for (step, reply) in wave.iter().zip(replies) {
             if !kept(step, &reply, &mut read)? {
                 if kind.autocommit {
@@ -636,6 +603,47 @@ async fn run_kind<S: Session>(
     }
     session.commit().await?;
     Ok(Outcome::Committed)
+}
+
+/// One round trip of `wave`'s statements, with the COMMIT after them when
+/// `with_commit`: every placeholder in one buffer, each statement's a slice
+/// of it, and each statement the variant its pick draws.
+async fn send_wave<S: Session>(
+    session: &mut S,
+    wave: &[Step],
+    input: &FileInput,
+    read: &[Drawn],
+    with_commit: bool,
+) -> Result<Vec<Reply>, DbError> {
+    let value = |slot: &Slot| match *slot {
+        Slot::Drawn(i) => input.params[i].param(),
+        Slot::Read(i) => read[i].param(),
+    };
+    let params: Vec<Param<'_>> = wave.iter().flat_map(|s| s.args.iter().map(value)).collect();
+    let mut rest = &params[..];
+    let calls: Vec<Call<'_>> = wave
+        .iter()
+        .map(|s| {
+            let (own, after) = rest.split_at(s.args.len());
+            rest = after;
+            let statement = match s.pick.map(|i| &input.params[i]) {
+                Some(Drawn::Int(i)) => {
+                    s.statements[i.rem_euclid(s.statements.len() as i64) as usize]
+                }
+                _ => s.statements[0],
+            };
+            if s.query {
+                Call::query(statement, own)
+            } else {
+                Call::execute(statement, own)
+            }
+        })
+        .collect();
+    if with_commit {
+        session.pipeline_and_commit(&calls).await
+    } else {
+        session.pipeline(&calls).await
+    }
 }
 
 /// Check a reply against what its statement expects and keep the values it
