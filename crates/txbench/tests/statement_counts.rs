@@ -123,50 +123,26 @@ fn log_end(log: &Path) -> u64 {
     std::fs::metadata(log).map_or(0, |m| m.len())
 }
 
+/// `psql` on the test's cluster's database `t`, running `sql`, rows
+/// unaligned and tab-separated; what it printed.
+fn psql(port: &str, sql: &str) -> String {
+    let connect = ["-h", "127.0.0.1", "-p", port, "-U", "postgres", "-d", "t"];
+    let out = run(&[&["psql"][..], &connect, &["-At", "-F", "\t", "-c", sql]].concat());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// The workload's statements pg_stat_statements counted since its reset.
 fn pg_statements(port: &str) -> BTreeMap<String, i64> {
     let sql = "SELECT calls, query FROM pg_stat_statements \
                JOIN pg_database d ON d.oid = dbid WHERE d.datname = 't'";
-    let out = run(&[
-        "psql",
-        "-h",
-        "127.0.0.1",
-        "-p",
-        port,
-        "-U",
-        "postgres",
-        "-d",
-        "t",
-        "-At",
-        "-F",
-        "\t",
-        "-c",
-        sql,
-    ]);
-    tally(
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| {
-                let (calls, query) = l.split_once('\t')?;
-                Some((query.to_string(), calls.parse().ok()?))
-            }),
-    )
+    tally(psql(port, sql).lines().filter_map(|l| {
+        let (calls, query) = l.split_once('\t')?;
+        Some((query.to_string(), calls.parse().ok()?))
+    }))
 }
 
 fn pg_reset(port: &str) {
-    run(&[
-        "psql",
-        "-h",
-        "127.0.0.1",
-        "-p",
-        port,
-        "-U",
-        "postgres",
-        "-d",
-        "t",
-        "-c",
-        "SELECT pg_stat_statements_reset()",
-    ]);
+    psql(port, "SELECT pg_stat_statements_reset()");
 }
 
 /// pgbench beside the server.
@@ -260,19 +236,7 @@ fn pgbench_and_sysbench_scripts_send_the_same_statements_on_postgres() {
     let log = cluster.log();
     let counts = |from: u64| pg_counts(&port, &log, from);
     let url = cluster.url();
-    run(&[
-        "psql",
-        "-h",
-        "127.0.0.1",
-        "-p",
-        &port,
-        "-U",
-        "postgres",
-        "-d",
-        "t",
-        "-c",
-        "CREATE EXTENSION pg_stat_statements",
-    ]);
+    psql(&port, "CREATE EXTENSION pg_stat_statements");
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let load = txbench_output(dir, &["pgbench", "load", "--db", &url]);
