@@ -12,7 +12,6 @@ use txbench_core::keys::KeyChooser;
 use txbench_core::rng::Rand;
 use txbench_core::value::Value;
 
-use super::run::Drawn;
 use super::spec::{Generator, KeyRange};
 
 /// The inserts into each `table.column` that inserts draw from, shared by
@@ -145,7 +144,8 @@ pub enum Draw {
     },
     /// `#` a digit, `@` a letter, the rest as written.
     Pattern(String),
-    /// An earlier parameter plus a constant (drawn by [`Draw::param`]).
+    /// An earlier parameter plus a constant ([`Draw::adds_to`]: the
+    /// terminal adds it, holding the earlier values).
     Add {
         /// The earlier parameter's index.
         to: usize,
@@ -351,15 +351,12 @@ impl Draw {
 }
 
 impl Draw {
-    /// A transaction's parameter, the ones before it already drawn: an
-    /// `add` adds to one of them, every other generator draws as for a row.
-    pub fn param(&self, rng: &mut Rand, earlier: &[Drawn]) -> Drawn {
+    /// An `add`'s earlier parameter (its index) and what it adds; `None`
+    /// for every other generator, which draws by [`Draw::value`].
+    pub fn adds_to(&self) -> Option<(usize, i64)> {
         match self {
-            Draw::Add { to, value } => match earlier.get(*to) {
-                Some(Drawn::Int(v)) => Drawn::Int(v.saturating_add(*value)),
-                _ => Drawn::Null,
-            },
-            _ => self.value(rng, 0).into(),
+            Draw::Add { to, value } => Some((*to, *value)),
+            _ => None,
         }
     }
 }
@@ -544,9 +541,8 @@ mod tests {
             "{t}"
         );
         assert_eq!((&t[2..3], &t[5..]), ("-", " x"), "{t}");
-        let add = Draw::Add { to: 1, value: 99 };
-        let earlier = [Drawn::Text("a".into()), Drawn::Int(7)];
-        assert_eq!(add.param(&mut rng, &earlier), Drawn::Int(106));
+        assert_eq!(Draw::Add { to: 1, value: 99 }.adds_to(), Some((1, 99)));
+        assert_eq!(d.adds_to(), None);
     }
 
     #[test]

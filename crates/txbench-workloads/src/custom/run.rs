@@ -435,7 +435,13 @@ impl Terminal for FileTerminal {
         let draws = &self.draws[txn_type];
         let mut params = Vec::with_capacity(draws.len());
         for d in draws {
-            let value = d.param(&mut self.rng, &params);
+            let value = match d.adds_to() {
+                Some((to, add)) => match params.get(to) {
+                    Some(Drawn::Int(v)) => Drawn::Int(v.saturating_add(add)),
+                    _ => Drawn::Null,
+                },
+                None => d.value(&mut self.rng, 0).into(),
+            };
             params.push(value);
         }
         let think = if self.think > 0.0 {

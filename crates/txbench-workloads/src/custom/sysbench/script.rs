@@ -499,3 +499,46 @@ mod tests {
         assert_eq!(statements[9].pick, statements[0].pick);
     }
 }
+
+#[cfg(test)]
+mod drawn {
+    use super::*;
+    use crate::custom::run::{Drawn, FileWorkload};
+    use txbench_core::{Terminal, Workload};
+
+    /// A range's end is its start plus `--range-size` - 1, drawn by the
+    /// terminal from the start it drew first.
+    #[test]
+    fn every_range_ends_range_size_rows_after_its_start() {
+        let counts = Counts {
+            range_size: 50,
+            ..Counts::default()
+        };
+        let spec = spec(Script::OltpReadOnly, &counts, 1);
+        let names: Vec<String> = spec.transactions[0]
+            .params
+            .iter()
+            .map(|(n, _)| n.clone())
+            .collect();
+        let workload = FileWorkload::new(spec, 1000);
+        let mut terminal = workload.terminal(0, 7);
+        for _ in 0..100 {
+            let params = terminal.next().input.params;
+            for kind in [
+                "simple_range1",
+                "sum_range1",
+                "order_range1",
+                "distinct_range1",
+            ] {
+                let at = |n: &str| names.iter().position(|x| x == n).unwrap();
+                let (Drawn::Int(a), Drawn::Int(b)) =
+                    (&params[at(kind)], &params[at(&format!("{kind}_end"))])
+                else {
+                    panic!("{kind}: {params:?}");
+                };
+                assert!((1..=1000).contains(a), "{kind} starts at {a}");
+                assert_eq!(*b, a + 49, "{kind}");
+            }
+        }
+    }
+}
