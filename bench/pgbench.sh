@@ -44,17 +44,7 @@ for round in $(seq "$ROUNDS"); do
         /usr/bin/time -f "%U %S" -o "$work/cpu" \
             "$bin" pgbench run --db "$db" -t "$CLIENTS" -d "${DURATION}s" --warmup 0s \
             --round-trips "$mode" -q --no-report --results "$work/$mode-$round" >/dev/null 2>&1
-        python3 - "$work/$mode-$round" "$round" "$mode" "$(cpu "$work/cpu")" <<'PY'
-import glob, json, sys
-[path] = glob.glob(sys.argv[1] + "/*/summary.json")
-s = json.load(open(path))
-t = s["transactions"][0]
-tps = s["metrics"][0]["value"]
-n = t["committed"] + t["expected_rollbacks"]
-per = float(sys.argv[4]) * 1e6 / n
-print("round %s txbench --round-trips %s: %.0f tps, latency mean %.3f ms p99 %.3f ms, client CPU %.0f us a transaction (%d)"
-      % (sys.argv[2], sys.argv[3], tps, t["latency_ms"]["mean"], t["latency_ms"]["p99"], per, n))
-PY
+        bench/txbench_line.py "$work/$mode-$round" "round $round txbench --round-trips $mode" "$(cpu "$work/cpu")"
     done
 done
 # pgbench's tpcb-like in one pipeline: BEGIN to END sent together.
@@ -97,17 +87,8 @@ tx_run() {
     /usr/bin/time -f "%U %S" -o "$work/cpu" \
         "$bin" pgbench run --db "$db" -t "$CLIENTS" -d "${DURATION}s" --warmup 0s -q --no-report \
         --results "$work/tx" "$@" >/dev/null 2>&1
-    python3 - "$work/tx" "$label" "$(cpu "$work/cpu")" <<'PY'
-import glob, json, shutil, sys
-[path] = glob.glob(sys.argv[1] + "/*/summary.json")
-s = json.load(open(path))
-t = s["transactions"][0]
-l = t["latency_ms"]
-n = t["committed"] + t["expected_rollbacks"]
-print("%s: %.0f tps, latency mean %.3f ms p50 %.3f ms p99 %.3f ms, client CPU %.0f us a transaction (%d)"
-      % (sys.argv[2], s["metrics"][0]["value"], l["mean"], l["p50"], l["p99"], float(sys.argv[3]) * 1e6 / n, n))
-shutil.rmtree(sys.argv[1])
-PY
+    bench/txbench_line.py "$work/tx" "$label" "$(cpu "$work/cpu")"
+    rm -rf "$work/tx"
 }
 echo "== pipelined: pgbench \\startpipeline against txbench's default, $ROUNDS rounds"
 for round in $(seq "$ROUNDS"); do

@@ -77,18 +77,8 @@ PY
                 "$bin" sysbench run --db "$url" --script "$script" --tables "$TABLES" -t "$THREADS" \
                 -d "${DURATION}s" --warmup 0s --round-trips "$mode" -q --no-report \
                 --results "$work/$script-$mode-$round" >/dev/null 2>&1
-            python3 - "$work/$script-$mode-$round" "$round" "$mode" "$(cpu "$work/cpu")" <<'PY'
-import glob, json, sys
-[path] = glob.glob(sys.argv[1] + "/*/summary.json")
-s = json.load(open(path))
-t = s["transactions"][0]
-tps = s["metrics"][0]["value"]
-n = t["committed"] + t["expected_rollbacks"]
-per = float(sys.argv[4]) * 1e6 / n
-l = t["latency_ms"]
-print("round %s txbench --round-trips %s: %.0f tps, latency mean %.3f ms p50 %.3f ms p99 %.3f ms, client CPU %.0f us a transaction (%d, %d retries)"
-      % (sys.argv[2], sys.argv[3], tps, l["mean"], l["p50"], l["p99"], per, n, t.get("retries", 0)))
-PY
+            bench/txbench_line.py "$work/$script-$mode-$round" \
+                "round $round txbench --round-trips $mode" "$(cpu "$work/cpu")"
         done
     done
 done

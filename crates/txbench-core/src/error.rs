@@ -85,6 +85,18 @@ impl DbError {
         }
     }
 
+    /// Whether it is a duplicate key (a unique or primary key refused a
+    /// value it holds), by the database's own code: PostgreSQL's SQLSTATE
+    /// 23505, MySQL's 1062, SQLite's constraint error on a UNIQUE or
+    /// PRIMARY KEY.
+    pub fn is_duplicate_key(&self) -> bool {
+        match self.code.as_deref() {
+            Some("SQLSTATE 23505" | "MySQL 1062") => true,
+            Some("SQLite ConstraintViolation") => self.message.contains("UNIQUE constraint failed"),
+            _ => false,
+        }
+    }
+
     /// What caused it, in a few words to count by: the database's code, or
     /// txbench's own message (the first 60 characters).
     pub fn into_cause(self) -> String {
@@ -107,3 +119,24 @@ impl fmt::Display for DbError {
 }
 
 impl std::error::Error for DbError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_keys_are_told_by_the_database_s_code() {
+        let constraint = |code: &str, message: &str| {
+            DbError::new(ErrorKind::Constraint, message).with_code(code)
+        };
+        assert!(constraint("SQLSTATE 23505", "duplicate key value").is_duplicate_key());
+        assert!(constraint("MySQL 1062", "Duplicate entry").is_duplicate_key());
+        let sqlite = "insert: UNIQUE constraint failed: t.id";
+        assert!(constraint("SQLite ConstraintViolation", sqlite).is_duplicate_key());
+        // A foreign key or a NULL is no duplicate.
+        assert!(!constraint("SQLSTATE 23503", "foreign key").is_duplicate_key());
+        assert!(!constraint("MySQL 1048", "cannot be null").is_duplicate_key());
+        let null = "insert: NOT NULL constraint failed: t.c";
+        assert!(!constraint("SQLite ConstraintViolation", null).is_duplicate_key());
+    }
+}

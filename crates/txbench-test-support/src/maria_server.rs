@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use crate::pg_cluster::run;
+use crate::command::run;
 
 /// A running server with a database `t`, root over TCP without a password.
 pub struct MariaServer {

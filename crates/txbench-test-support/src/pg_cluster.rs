@@ -3,7 +3,9 @@
 //! server: for tests that crash a server or put one on a host of its own.
 //! Dropped (stopped first) when the value goes.
 
-use std::process::{Command, Output};
+use std::process::Command;
+
+use crate::command::run;
 
 /// A running cluster with a database `t`, trusting local connections.
 pub struct PgCluster {
@@ -112,19 +114,4 @@ impl Drop for PgCluster {
     fn drop(&mut self) {
         self.drop_cluster();
     }
-}
-
-/// Run `args` to its end; fail with what it printed unless it succeeded.
-pub fn run(args: &[&str]) -> Output {
-    let out = Command::new(args[0])
-        .args(&args[1..])
-        .output()
-        .unwrap_or_else(|e| panic!("{args:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }

@@ -14,7 +14,8 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use support::{server_url, text, txbench_output as txbench};
-use txbench_test_support::pg_cluster::{PgCluster, run};
+use txbench_test_support::command::run;
+use txbench_test_support::pg_cluster::PgCluster;
 
 #[test]
 fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 mod support;
 use support::{MyDatabase, PgDatabase, errors_by_kind, text, txbench_output, type_sum};
+use txbench_test_support::command::run;
 
 const SCRIPTS: [&str; 3] = ["tpcb-like", "simple-update", "select-only"];
 
@@ -116,11 +117,7 @@ fn pgbench() -> Option<PathBuf> {
 
 fn pgbench_ok(args: &[&str]) {
     let tool = pgbench().expect("pgbench");
-    let out = std::process::Command::new(&tool)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "pgbench {args:?}: {}", text(&out));
+    run(&[&[tool.to_str().unwrap()][..], args].concat());
 }
 
 #[tokio::test(flavor = "multi_thread")]

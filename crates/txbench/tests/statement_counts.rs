@@ -23,12 +23,12 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 mod support;
 use support::{server_url, text, txbench_output};
+use txbench_test_support::command::run;
 use txbench_test_support::maria_server::MariaServer;
-use txbench_test_support::pg_cluster::{PgCluster, run};
+use txbench_test_support::pg_cluster::PgCluster;
 
 /// txbench's two ways of sending: like for like (one statement a round
 /// trip, as the originals send them), and its default.
@@ -57,7 +57,7 @@ fn counted(text: &str) -> Option<String> {
     }
     let workload = t.contains("pgbench_") || t.contains("sbtest");
     let setup = t.contains("txbench_") || t.contains("count(") || t.contains("max(");
-    (workload && !setup).then(|| t.replace(" = ", "=").replace("= ", "=").replace(" =", "="))
+    (workload && !setup).then(|| t.replace("= ", "=").replace(" =", "="))
 }
 
 /// Statement texts and their counts, summed by their comparable form.
@@ -85,11 +85,6 @@ fn txbench_runs(dir: &Path, args: &[&str], n: &str) {
     ]);
     let out = txbench_output(dir, &all);
     assert!(out.status.success(), "{args:?}: {}", text(&out));
-}
-
-fn tool_runs(tool: &str, args: &[&str]) {
-    let out = Command::new(tool).args(args).output().unwrap();
-    assert!(out.status.success(), "{tool} {args:?}: {}", text(&out));
 }
 
 /// PostgreSQL's statements since the last reset: the workload's from
@@ -214,7 +209,7 @@ fn sysbench_runs(script: &str, driver: &str, port: &str) {
     }
     args.push("run".into());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    tool_runs("sysbench", &args);
+    run(&[&["sysbench"][..], &args].concat());
 }
 
 #[test]
@@ -264,7 +259,7 @@ fn pgbench_and_sysbench_scripts_send_the_same_statements_on_postgres() {
             let args = [
                 "-n", "-M", "prepared", "-c", "1", "-t", N, "-b", builtin, &url,
             ];
-            tool_runs(&pgbench(), &args);
+            run(&[&[pgbench().as_str()][..], &args].concat());
         };
         let args = ["pgbench", "run", "--db", &url, "--builtin", builtin];
         agree(builtin, &pgbench_runs, &args);

@@ -8,6 +8,7 @@ use std::path::Path;
 
 mod support;
 use support::{MyDatabase, PgDatabase, errors_by_kind, text, txbench_output, type_sum};
+use txbench_test_support::command::run;
 
 /// The scripts that keep every table's ids 1 to its row count, then the
 /// two that change the counts (sysbench's oltp_insert and oltp_delete).
@@ -149,19 +150,17 @@ fn connection_flags(url: &str) -> Vec<String> {
 /// sysbench `script` `command` on `url`'s database with two tables of
 /// 1,000 rows; it must succeed.
 fn sysbench_ok(url: &str, script: &str, command: &str, more: &[&str]) {
-    let out = std::process::Command::new("sysbench")
-        .arg(script)
-        .args(connection_flags(url))
-        .args(["--tables=2", "--table-size=1000"])
-        .args(more)
-        .arg(command)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "sysbench {script} {command}: {}",
-        text(&out)
-    );
+    let flags = connection_flags(url);
+    let flags = flags.iter().map(String::as_str);
+    let fixed = ["--tables=2", "--table-size=1000"];
+    let args: Vec<&str> = ["sysbench", script]
+        .into_iter()
+        .chain(flags)
+        .chain(fixed)
+        .chain(more.iter().copied())
+        .chain([command])
+        .collect();
+    run(&args);
 }
 
 /// txbench on data sysbench prepared (its scale found in sbtest1), then

@@ -469,10 +469,14 @@ impl MySession {
     /// opened (the session runs with autocommit off), so that no idle session
     /// holds locks or an old snapshot.
     async fn end_implicit(&mut self) -> Result<(), DbError> {
-        if self.in_transaction || self.autocommit {
+        if self.in_transaction {
             return Ok(());
         }
         self.sent = false;
+        if self.autocommit {
+            // Each statement committed itself.
+            return Ok(());
+        }
         self.run("COMMIT").await
     }
 

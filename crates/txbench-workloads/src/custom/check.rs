@@ -9,7 +9,7 @@ use txbench_core::schema::ColumnType;
 
 use super::bounds;
 use super::errors::{FileError, Locator};
-use super::fits::{self, Drawn};
+use super::fits;
 use super::kv_form;
 use super::model::{FieldDef, StatementDef, TransactionDef, WorkloadFile};
 use super::spec::{Column, Expect, Generator, KeyRange, Spec, Statement, Table, Transaction};
@@ -149,6 +149,24 @@ fn scale_table(
     }
 }
 
+/// The first of `listed` that is named twice or is no column of `columns`,
+/// and which (a primary key's or an index's columns).
+fn listed_columns_problem<'a>(
+    listed: &'a [String],
+    columns: &[Column],
+) -> Option<(&'a String, &'static str)> {
+    let mut seen = BTreeSet::new();
+    listed.iter().find_map(|c| {
+        if !seen.insert(c) {
+            Some((c, " twice"))
+        } else if !columns.iter().any(|col| &col.name == c) {
+            Some((c, ", which is not a column"))
+        } else {
+            None
+        }
+    })
+}
+
 /// Whether a column may hold NULL.
 fn nullable(c: &FieldDef) -> bool {
     c.nullable.as_ref().is_some_and(|n| *n.get_ref())
@@ -221,19 +239,10 @@ impl Checker<'_> {
             return Err(self.at.error(i.name.span(), message));
         }
         let indexed = i.columns.get_ref();
-        let mut seen = BTreeSet::new();
-        let problem = if indexed.is_empty() {
-            Some("no columns".to_string())
-        } else {
-            indexed.iter().find_map(|c| {
-                if !seen.insert(c) {
-                    Some(format!("'{c}' twice"))
-                } else if !columns.iter().any(|col| &col.name == c) {
-                    Some(format!("'{c}', which is not a column"))
-                } else {
-                    None
-                }
-            })
+        let problem = match (indexed.first(), listed_columns_problem(indexed, columns)) {
+            (None, _) => Some("no columns".to_string()),
+            (_, Some((c, problem))) => Some(format!("'{c}'{problem}")),
+            _ => None,
         };
         match problem {
             Some(p) => Err(self.at.error(
@@ -272,29 +281,24 @@ impl Checker<'_> {
         Ok(columns)
     }
 
-    /// The primary key: columns of the table, each named once.
+    /// The primary key: columns of the table, each named once, none nullable.
     fn primary_key(
         &self,
         name: &str,
         t: &super::model::TableDef,
         columns: &[Column],
     ) -> Result<(), FileError> {
-        let mut keys = BTreeSet::new();
-        for key in t.primary_key.get_ref() {
-            let column = columns.iter().find(|c| &c.name == key);
-            let problem = if !keys.insert(key) {
-                " twice"
-            } else if column.is_none() {
-                ", which is not a column"
-            } else if column.is_some_and(|c| c.nullable) {
-                ", which is nullable: a key's columns hold no NULL"
-            } else {
-                continue;
-            };
-            let message = format!("table '{name}': primary_key names '{key}'{problem}");
-            return Err(self.at.error(t.primary_key.span(), message));
+        let keys = t.primary_key.get_ref();
+        let nullable = (keys.iter())
+            .find(|k| columns.iter().any(|c| &c.name == *k && c.nullable))
+            .map(|k| (k, ", which is nullable: a key's columns hold no NULL"));
+        match listed_columns_problem(keys, columns).or(nullable) {
+            Some((key, problem)) => Err(self.at.error(
+                t.primary_key.span(),
+                format!("table '{name}': primary_key names '{key}'{problem}"),
+            )),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// A column, or the columns a `repeat` makes of it.
@@ -314,7 +318,7 @@ impl Checker<'_> {
                 format!("{what}: unknown type '{}' ({TYPES})", ty.get_ref()),
             )
         })?;
-        let generator = self.generator(&what, c, raw)?;
+        let generator = self.generator(&what, c, raw, None)?;
         if let Some(misfit) = fits::misfit(ty, &generator.drawn()) {
             return Err(self.at.error(c.kind.span(), format!("{what}: {misfit}")));
         }
@@ -353,12 +357,14 @@ impl Checker<'_> {
             .collect())
     }
 
-    /// A generator, each setting it needs present.
+    /// A generator, each setting it needs present; `earlier` is the
+    /// transaction's parameters before it (`None` for a column).
     fn generator(
         &self,
         what: &str,
         g: &FieldDef,
         raw: &WorkloadFile,
+        earlier: Option<&[(String, Generator)]>,
     ) -> Result<Generator, FileError> {
         let gen_check = GenCheck {
             checker: self,
@@ -366,6 +372,7 @@ impl Checker<'_> {
             g,
             raw,
             kind: g.kind.get_ref().as_str(),
+            earlier,
         };
         gen_check.generator()
     }
@@ -439,11 +446,7 @@ impl Checker<'_> {
                     format!("{what}: a parameter has no type, repeat or nullable"),
                 ));
             }
-            let generator = if p.kind.get_ref() == "add" {
-                self.add(&what, p, &params)?
-            } else {
-                self.generator(&what, p, raw)?
-            };
+            let generator = self.generator(&what, p, raw, Some(&params))?;
             params.push((p.name.get_ref().clone(), generator));
             defined.push((p.name.get_ref().clone(), None));
         }
@@ -482,33 +485,6 @@ impl Checker<'_> {
             params,
             statements,
         })
-    }
-
-    /// An `add`: `to` an earlier parameter that draws integers, plus an
-    /// integer `value`.
-    fn add(
-        &self,
-        what: &str,
-        p: &FieldDef,
-        earlier: &[(String, Generator)],
-    ) -> Result<Generator, FileError> {
-        let bad = |message: String| self.at.error(p.kind.span(), format!("{what}: {message}"));
-        let to =
-            p.to.as_ref()
-                .ok_or_else(|| bad("gen = \"add\" needs to".into()))?;
-        let value = (p.value.as_ref().and_then(toml::Value::as_integer))
-            .ok_or_else(|| bad("gen = \"add\" needs an integer value".into()))?;
-        let index = earlier.iter().position(|(n, _)| n == to.get_ref());
-        match index {
-            Some(i) if matches!(earlier[i].1.drawn(), Drawn::Text(_) | Drawn::Time) => {
-                Err(bad(format!("to = \"{}\" draws no integer", to.get_ref())))
-            }
-            Some(to) => Ok(Generator::Add { to, value }),
-            None => Err(bad(format!(
-                "to = \"{}\" is not a parameter listed before it",
-                to.get_ref()
-            ))),
-        }
     }
 
     /// A statement, each `:name` it uses defined before it.

@@ -214,10 +214,11 @@ impl Bunching {
                 widening,
                 hot,
             } => {
-                // sysbench's t is the range's width, b - a.
+                // sysbench's t is the range's width, b - a; u of the
+                // widened range falls in t for the gaussian part.
                 let t = (n - 1) as f64;
                 let u = rng.unit();
-                if u * t * widening < t {
+                if u * widening < 1.0 {
                     mean(rng, iterations) * t
                 } else {
                     u * (t * hot + 1.0) + t / 2.0 - t * hot / 2.0
@@ -332,7 +333,7 @@ impl Draw {
             } => (inserts.newest_done() - (ranks.key(rng) as i64 - 1)).max(*start),
             Draw::Bunched { start, n, shape } => start + shape.offset(rng, *n),
             Draw::Pattern(template) => return Value::Text(pattern(rng, template)),
-            // Only parameters add, drawn by `param`; a column never does
+            // The terminal adds ([`Draw::adds_to`]); a column never does
             // (refused with the file).
             Draw::Add { .. } => return Value::Null,
             Draw::NuRand { a, min, max, c } => rng.nurand(*a, *min, *max, *c),
@@ -348,9 +349,7 @@ impl Draw {
             Draw::NextKey(inserts) => inserts.take_next(),
         })
     }
-}
 
-impl Draw {
     /// An `add`'s earlier parameter (its index) and what it adds; `None`
     /// for every other generator, which draws by [`Draw::value`].
     pub fn adds_to(&self) -> Option<(usize, i64)> {

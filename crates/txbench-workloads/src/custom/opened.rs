@@ -166,6 +166,54 @@ fn largest_key<K>(workload: &FileWorkload<K>, keys: &KeyRange) -> &'static State
     })
 }
 
+/// A count given to a definition flag (`--field-count`, `--tables`) that
+/// must be from 1 to `most`.
+pub fn within(flag: &str, asked: Option<u32>, most: u32) -> Result<(), WorkloadError> {
+    match asked {
+        Some(n) if n == 0 || n > most => Err(WorkloadError::BadOption(format!(
+            "--{flag} {n}: must be 1 to {most}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Keep `asked`, the definition flags of the process's first verb, in
+/// `cell` (the tables a command makes are made once per process); another
+/// definition later is refused, naming its `flags`.
+pub fn keep_asked<T: Clone + PartialEq>(
+    cell: &std::sync::OnceLock<T>,
+    asked: &T,
+    flags: &str,
+) -> Result<(), WorkloadError> {
+    match cell.get() {
+        Some(first) if first != asked => Err(WorkloadError::BadOption(format!(
+            "{flags}: this process already runs another definition"
+        ))),
+        Some(_) => Ok(()),
+        None => {
+            let _ = cell.set(asked.clone());
+            Ok(())
+        }
+    }
+}
+
+/// A definition flag asked (`asked`) against what the load made (`held`):
+/// another value is refused, saying what the database `holds`.
+pub fn as_loaded(
+    flag: &str,
+    asked: Option<u32>,
+    held: u32,
+    holds: &str,
+) -> Result<(), WorkloadError> {
+    match asked {
+        Some(a) if a != held => Err(WorkloadError::BadOption(format!(
+            "--{flag} {a}: the database holds {holds} (load again with --{flag} {a} --drop, or \
+             leave it out)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// What every file's run records of the file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FileParameters {

@@ -530,15 +530,12 @@ impl<K: 'static> Workload for FileWorkload<K> {
             )
         })?;
         let outcome = match run_kind(session, kind, input, written).await {
-            Err(e) if kind.retry_duplicates && e.kind == ErrorKind::Constraint => {
-                Err(DbError::new(
-                    ErrorKind::Conflict,
-                    format!(
-                        "a duplicate key, retried as the workload says: {}",
-                        e.message
-                    ),
-                ))
-            }
+            // A conflict to retry, as the file says; its code stays the
+            // database's, by which retries count their causes.
+            Err(e) if kind.retry_duplicates && e.is_duplicate_key() => Err(DbError {
+                kind: ErrorKind::Conflict,
+                ..e
+            }),
             other => other,
         };
         for (i, inserts) in &kind.inserts {

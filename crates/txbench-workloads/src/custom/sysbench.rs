@@ -318,13 +318,10 @@ fn loaded_tables(found: &Found) -> Result<u32, WorkloadError> {
     let Some(held) = found.int(TABLES)? else {
         return Ok(asked_tables());
     };
-    match ASKED.get().and_then(|a| a.tables) {
-        Some(asked) if i64::from(asked) != held => Err(WorkloadError::BadOption(format!(
-            "--tables {asked}: the database holds {held} tables (load again with --tables \
-             {asked} --drop, or leave it out)"
-        ))),
-        _ => Ok(held as u32),
-    }
+    let held = held as u32;
+    let asked = ASKED.get().and_then(|a| a.tables);
+    opened::as_loaded("tables", asked, held, &format!("{held} tables"))?;
+    Ok(held)
 }
 
 /// An OLTP script, as `txbench sysbench` runs it.
@@ -341,23 +338,8 @@ impl Benchmark for Sysbench {
     type RunOptions = SysbenchRunOptions;
 
     fn define(asked: &SysbenchTables) -> Result<(), WorkloadError> {
-        if let Some(n) = asked.tables
-            && !(1..=MOST_TABLES).contains(&n)
-        {
-            return Err(WorkloadError::BadOption(format!(
-                "--tables {n}: must be 1 to {MOST_TABLES}"
-            )));
-        }
-        match ASKED.get() {
-            Some(first) if first != asked => Err(WorkloadError::BadOption(
-                "--tables: this process already runs another count".into(),
-            )),
-            Some(_) => Ok(()),
-            None => {
-                let _ = ASKED.set(asked.clone());
-                Ok(())
-            }
-        }
+        opened::within("tables", asked.tables, MOST_TABLES)?;
+        opened::keep_asked(&ASKED, asked, "--tables")
     }
 
     fn schema() -> &'static Schema {

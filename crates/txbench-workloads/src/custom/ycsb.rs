@@ -293,18 +293,18 @@ fn loaded_shape(found: &Found) -> Result<Shape, WorkloadError> {
             .map_or(default.length, |n| n as u32),
     };
     let asked = asked();
-    let differs = |flag: &str, asked: Option<u32>, held: u32, what: &str| match asked {
-        Some(a) if a != held => Err(WorkloadError::BadOption(format!(
-            "--{flag} {a}: the database holds records of {held} {what} (load again with --{flag} {a} --drop, or leave it out)"
-        ))),
-        _ => Ok(()),
-    };
-    differs("field-count", asked.field_count, held.fields, "fields")?;
-    differs(
+    let (fields, length) = (held.fields, held.length);
+    opened::as_loaded(
+        "field-count",
+        asked.field_count,
+        fields,
+        &format!("records of {fields} fields"),
+    )?;
+    opened::as_loaded(
         "field-length",
         asked.field_length,
-        held.length,
-        "characters a field",
+        length,
+        &format!("records of {length} characters a field"),
     )?;
     Ok(held)
 }
@@ -369,24 +369,9 @@ impl Benchmark for Ycsb {
     type RunOptions = YcsbRunOptions;
 
     fn define(shape: &YcsbShapeArgs) -> Result<(), WorkloadError> {
-        let out_of = |flag: &str, n: Option<u32>, most: u32| match n {
-            Some(n) if n == 0 || n > most => Err(WorkloadError::BadOption(format!(
-                "--{flag} {n}: must be 1 to {most}"
-            ))),
-            _ => Ok(()),
-        };
-        out_of("field-count", shape.field_count, MOST_FIELDS)?;
-        out_of("field-length", shape.field_length, LONGEST_FIELD)?;
-        match ASKED.get() {
-            Some(first) if first != shape => Err(WorkloadError::BadOption(
-                "--field-count/--field-length: this process already runs another shape".into(),
-            )),
-            Some(_) => Ok(()),
-            None => {
-                let _ = ASKED.set(shape.clone());
-                Ok(())
-            }
-        }
+        opened::within("field-count", shape.field_count, MOST_FIELDS)?;
+        opened::within("field-length", shape.field_length, LONGEST_FIELD)?;
+        opened::keep_asked(&ASKED, shape, "--field-count/--field-length")
     }
 
     fn schema() -> &'static Schema {

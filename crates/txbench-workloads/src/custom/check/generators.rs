@@ -5,6 +5,7 @@ use super::Checker;
 use super::nullable;
 use crate::custom::bounds;
 use crate::custom::errors::FileError;
+use crate::custom::fits::Drawn;
 use crate::custom::model::{FieldDef, WorkloadFile};
 use crate::custom::spec::{Generator, KeyRange};
 
@@ -15,6 +16,8 @@ pub(super) struct GenCheck<'a> {
     pub(super) g: &'a FieldDef,
     pub(super) raw: &'a WorkloadFile,
     pub(super) kind: &'a str,
+    /// The transaction's parameters before it; `None` for a column.
+    pub(super) earlier: Option<&'a [(String, Generator)]>,
 }
 
 impl GenCheck<'_> {
@@ -64,13 +67,7 @@ impl GenCheck<'_> {
                 h: self.pareto_h()?,
             },
             "pattern" => self.pattern()?,
-            "add" => {
-                return Err(self.error(
-                    "gen = \"add\" adds to an earlier parameter: it draws a transaction's \
-                     parameter, not a column"
-                        .into(),
-                ));
-            }
+            "add" => self.add()?,
             "key" => Generator::Key(self.keys()?),
             "next-key" => Generator::NextKey(self.keys()?),
             "now" => Generator::Now,
@@ -236,5 +233,30 @@ impl GenCheck<'_> {
             )));
         }
         Ok(Generator::Text { min, max })
+    }
+
+    /// An `add`: `to` an earlier parameter that draws integers, plus an
+    /// integer `value`; a parameter's only.
+    fn add(&self) -> Result<Generator, FileError> {
+        let Some(earlier) = self.earlier else {
+            return Err(self.error(
+                "gen = \"add\" adds to an earlier parameter: it draws a transaction's \
+                 parameter, not a column"
+                    .into(),
+            ));
+        };
+        let to = (self.g.to.as_ref()).ok_or_else(|| self.missing("to"))?;
+        let value = (self.g.value.as_ref().and_then(toml::Value::as_integer))
+            .ok_or_else(|| self.missing("an integer value"))?;
+        let to_name = to.get_ref();
+        match earlier.iter().position(|(n, _)| n == to_name) {
+            Some(i) if matches!(earlier[i].1.drawn(), Drawn::Text(_) | Drawn::Time) => {
+                Err(self.error(format!("to = \"{to_name}\" draws no integer")))
+            }
+            Some(to) => Ok(Generator::Add { to, value }),
+            None => Err(self.error(format!(
+                "to = \"{to_name}\" is not a parameter listed before it"
+            ))),
+        }
     }
 }

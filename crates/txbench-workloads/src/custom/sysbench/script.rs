@@ -125,7 +125,7 @@ pub fn spec(script: Script, counts: &Counts, tables: u32) -> Spec {
 /// The workload file of `script`, and the group of each statement.
 fn file(script: Script, counts: &Counts, tables: u32) -> (String, Vec<usize>) {
     let mut out = String::new();
-    header(&mut out, script, tables);
+    header(&mut out, script);
     for t in 1..=tables {
         table(&mut out, t);
     }
@@ -165,14 +165,13 @@ fn file(script: Script, counts: &Counts, tables: u32) -> (String, Vec<usize>) {
     (out, txn.groups_of)
 }
 
-fn header(out: &mut String, script: Script, tables: u32) {
+fn header(out: &mut String, script: Script) {
     let name = txbench_core::settings::name_of(&script);
     let _ = write!(
         out,
         "[workload]\nname = \"sysbench\"\ntitle = \"sysbench {name}\"\n\
          scale = \"table-size\"\ndefault_scale = 10000\n\
-         terminals_per_scale = 0.000000001\nscale_from = \"sbtest1\"\n\
-         # {tables} tables\n"
+         terminals_per_scale = 0.000000001\nscale_from = \"sbtest1\"\n"
     );
 }
 
