@@ -28,7 +28,7 @@ static BUMP_B: txbench_core::schema::Statement = txbench_core::schema::Statement
 );
 
 /// Forwards one client's bytes to the server as they are, except that the
-/// first simple-query BEGIN after `armed` is set goes out as `BEGIX`.
+/// first BEGIN after `armed` is set goes out as `BEGIX`.
 async fn forward_client(
     mut from: impl AsyncReadExt + Unpin,
     mut to: impl AsyncWriteExt + Unpin,
@@ -56,8 +56,18 @@ async fn forward_client(
         if from.read_exact(&mut body).await.is_err() {
             return;
         }
-        if head[0] == b'Q' && body.starts_with(b"BEGIN") && armed.swap(false, Ordering::SeqCst) {
-            body[4] = b'X';
+        // A BEGIN goes as a simple query, or (in a round trip with one
+        // Sync) parsed as the unnamed statement: its name, "", comes first.
+        let begin = match head[0] {
+            b'Q' => Some(0),
+            b'P' => Some(1),
+            _ => None,
+        };
+        if let Some(at) = begin
+            && body[at..].starts_with(b"BEGIN")
+            && armed.swap(false, Ordering::SeqCst)
+        {
+            body[at + 4] = b'X';
         }
         if to.write_all(&head).await.is_err() || to.write_all(&body).await.is_err() {
             return;

@@ -90,20 +90,28 @@ pub fn connect_error(e: &tokio_postgres::Error) -> DbError {
     }
 }
 
+/// The kind of a server error of SQLSTATE `code`: serialization failures
+/// and deadlocks are conflicts the driver retries; class 23 broken
+/// constraints; classes 08 and 57P (connection failures, administrator
+/// shutdown) lost connections.
+pub fn kind_of_code(code: &str) -> ErrorKind {
+    if code == SqlState::T_R_SERIALIZATION_FAILURE.code()
+        || code == SqlState::T_R_DEADLOCK_DETECTED.code()
+    {
+        ErrorKind::Conflict
+    } else if code.starts_with("23") {
+        ErrorKind::Constraint
+    } else if code.starts_with("08") || code.starts_with("57P") {
+        ErrorKind::Connection
+    } else {
+        ErrorKind::Other
+    }
+}
+
 /// Classify an error for the driver.
 pub fn map_err(e: &tokio_postgres::Error, context: &str) -> DbError {
     let kind = match e.code() {
-        Some(c)
-            if *c == SqlState::T_R_SERIALIZATION_FAILURE
-                || *c == SqlState::T_R_DEADLOCK_DETECTED =>
-        {
-            ErrorKind::Conflict
-        }
-        Some(c) if c.code().starts_with("23") => ErrorKind::Constraint,
-        Some(c) if c.code().starts_with("08") || c.code().starts_with("57P") => {
-            ErrorKind::Connection
-        }
-        Some(_) => ErrorKind::Other,
+        Some(c) => kind_of_code(c.code()),
         None if e.is_closed() => ErrorKind::Connection,
         None => {
             let io = e.source().is_some_and(|s| s.is::<std::io::Error>());

@@ -1,5 +1,7 @@
 //! PostgreSQL-wire databases (PostgreSQL, CockroachDB, YugabyteDB) over
-//! tokio-postgres.
+//! tokio-postgres, a transaction's statements sent by the session itself
+//! with one Sync a round trip where it makes the socket (`gate`, `gated`,
+//! `round_trip`).
 //!
 //! Dialect decisions, all here and in `dialect`:
 //! * placeholders `?` become `$1, $2, ...`; `FOR UPDATE` is appended where asked;
@@ -14,6 +16,9 @@
 
 mod cancel;
 mod dialect;
+mod gate;
+mod gated;
+mod round_trip;
 mod row_size;
 mod tls;
 mod types;
@@ -46,6 +51,8 @@ pub use url::{PgTarget, SslMode};
 struct Shared {
     target: PgTarget,
     tls: Option<MakeRustlsConnect>,
+    /// The same TLS settings, for the sockets connected here ([`gated`]).
+    tls_config: Option<Arc<rustls::ClientConfig>>,
     isolation: Option<Isolation>,
     next_host: AtomicUsize,
     warned: Mutex<HashSet<String>>,
@@ -53,10 +60,14 @@ struct Shared {
     timestamps: Timestamps,
 }
 
-/// A session's connection: its client, and its stamps where kept.
-/// A connection, its kernel timestamps where kept, and how its statements
-/// are cancelled.
-type Connected = (Client, Option<wire::Stamped>, cancel::Canceller);
+/// A connection, its kernel timestamps where kept, how its statements are
+/// cancelled, and the gate of its socket where the session shares it.
+type Connected = (
+    Client,
+    Option<wire::Stamped>,
+    cancel::Canceller,
+    Option<gate::Gate>,
+);
 
 impl Shared {
     /// Connect to the next host in turn, skipping (with a warning) hosts that fail.
@@ -107,7 +118,13 @@ impl Shared {
                 _ => None,
             };
             let cancel = cancel::Canceller::new(client.cancel_token(), raw_to, self.tls.clone());
-            return Ok((client, Some(stamped), cancel));
+            return Ok((client, Some(stamped), cancel, None));
+        }
+        let gated = gated::connect(&config, self.target.ssl, self.tls_config.as_ref()).await?;
+        if let Some(g) = gated {
+            let token = g.client.cancel_token();
+            let cancel = cancel::Canceller::new(token, Some(g.address), self.tls.clone());
+            return Ok((g.client, None, cancel, Some(g.gate)));
         }
         let connect_err = |e: tokio_postgres::Error| dialect::connect_error(&e);
         let client = match &self.tls {
@@ -124,7 +141,7 @@ impl Shared {
             }
         };
         let cancel = cancel::Canceller::new(client.cancel_token(), None, self.tls.clone());
-        Ok((client, None, cancel))
+        Ok((client, None, cancel, None))
     }
 }
 
@@ -146,10 +163,12 @@ impl PgEngine {
     /// An engine for a target; `isolation` `None` keeps the database's default.
     pub fn new(target: PgTarget, isolation: Option<Isolation>) -> Self {
         let tls = tls::connector(target.ssl);
+        let tls_config = tls::client_config(target.ssl);
         PgEngine {
             shared: Arc::new(Shared {
                 target,
                 tls,
+                tls_config,
                 isolation,
                 next_host: AtomicUsize::new(0),
                 warned: Mutex::new(HashSet::new()),
@@ -236,7 +255,7 @@ impl Engine for PgEngine {
         // CREATE DATABASE runs from the server's maintenance database.
         let mut maintenance = config.clone();
         maintenance.dbname("postgres");
-        let (client, _, _) = self.shared.connect_to(&maintenance).await?;
+        let (client, ..) = self.shared.connect_to(&maintenance).await?;
         let quoted = format!("\"{}\"", name.replace('"', "\"\""));
         match client
             .batch_execute(&format!("CREATE DATABASE {quoted}"))
@@ -256,9 +275,10 @@ impl Engine for PgEngine {
 }
 
 impl PgEngine {
-    fn session(&self, (client, wire, cancel): Connected) -> PgSession {
+    fn session(&self, (client, wire, cancel, gate): Connected) -> PgSession {
         PgSession {
             client,
+            gate,
             wire,
             cancel: Arc::new(std::sync::Mutex::new(Arc::new(cancel))),
             shared: Arc::clone(&self.shared),
@@ -274,6 +294,11 @@ impl PgEngine {
 /// One PostgreSQL connection with its prepared statements.
 pub struct PgSession {
     client: Client,
+    /// The connection's socket, shared with `client`'s connection task, for
+    /// round trips with one Sync ([`round_trip`]); `None` where tokio-postgres
+    /// made the socket (a Unix socket, kernel timestamps), and every request
+    /// goes through `client`.
+    gate: Option<gate::Gate>,
     /// The kernel's stamps of the connection's bytes, where kept.
     wire: Option<wire::Stamped>,
     /// How the connection's statement in progress is cancelled, shared with
@@ -281,7 +306,7 @@ pub struct PgSession {
     cancel: Arc<std::sync::Mutex<Arc<cancel::Canceller>>>,
     shared: Arc<Shared>,
     /// Prepared statements by the address of their (static) definition.
-    statements: HashMap<usize, tokio_postgres::Statement>,
+    statements: HashMap<usize, round_trip::Prepared>,
     in_transaction: bool,
     /// A BEGIN not sent yet: it goes out with the transaction's first statements,
     /// written before them on the connection, so it costs no round trip of its own.
@@ -298,21 +323,36 @@ pub struct PgSession {
 }
 
 impl PgSession {
+    /// A statement prepared on the connection: by tokio-postgres, which
+    /// learns its types, and again under a name of the session's own where
+    /// the session shares the socket.
     async fn prepared(
         &mut self,
         stmt: &'static Statement,
-    ) -> Result<tokio_postgres::Statement, DbError> {
+    ) -> Result<round_trip::Prepared, DbError> {
         let key = stmt as *const Statement as usize;
-        if let Some(st) = self.statements.get(&key) {
-            return Ok(st.clone());
+        if let Some(prepared) = self.statements.get(&key) {
+            return Ok(prepared.clone());
         }
-        let st = self
+        let sql = translate(stmt.sql, stmt.for_update);
+        let statement = self
             .client
-            .prepare(&translate(stmt.sql, stmt.for_update))
+            .prepare(&sql)
             .await
             .map_err(|e| map_err(&e, stmt.name))?;
-        self.statements.insert(key, st.clone());
-        Ok(st)
+        let name: Arc<str> = format!("txbench_{}", self.statements.len()).into();
+        self.quiet().await?;
+        if let Some(gate) = &self.gate {
+            round_trip::parse(gate, &name, &sql, statement.params())
+                .await
+                .map_err(|e| DbError {
+                    message: format!("preparing {}: {}", stmt.name, e.message),
+                    ..e
+                })?;
+        }
+        let prepared = round_trip::Prepared { name, statement };
+        self.statements.insert(key, prepared.clone());
+        Ok(prepared)
     }
 
     /// Send a prepared statement and collect its answer.
@@ -363,12 +403,17 @@ impl PgSession {
             statements.push(self.prepared(c.stmt).await?);
         }
         let begin = self.begin_to_send().await?;
+        if self.gate.is_some() {
+            let pairs: Vec<_> = statements.iter().zip(calls).collect();
+            let end = commit.then_some("COMMIT");
+            return self.on_own_socket(begin, &pairs, end).await;
+        }
         let client = &self.client;
         let all = try_join_all(
             calls
                 .iter()
                 .zip(&statements)
-                .map(|(c, st)| Self::call(client, st, c)),
+                .map(|(c, st)| Self::call(client, &st.statement, c)),
         );
         if !commit {
             return after_begin(client, begin, all).await;
@@ -415,6 +460,64 @@ impl PgSession {
         Ok(())
     }
 
+    /// One round trip with one Sync on the shared socket ([`round_trip`]);
+    /// whether a transaction is open after it, the server says.
+    async fn on_own_socket(
+        &mut self,
+        begin: Option<&str>,
+        calls: &[(&round_trip::Prepared, &Call<'_>)],
+        end: Option<&str>,
+    ) -> Result<Vec<Reply>, DbError> {
+        self.quiet().await?;
+        let gate = self.gate.as_ref().expect("a session sharing its socket");
+        let request = round_trip::Request { begin, calls, end };
+        let answer = round_trip::send(gate, &request).await?;
+        self.in_transaction = answer.in_transaction;
+        answer.replies
+    }
+
+    /// Make sure nothing of tokio-postgres's is unanswered before a turn on
+    /// the shared socket ([`gate`]): after it wrote, an empty query of its
+    /// own, answered after all it sent before.
+    async fn quiet(&mut self) -> Result<(), DbError> {
+        let Some(gate) = &self.gate else {
+            return Ok(());
+        };
+        if !gate.is_quiet() {
+            simple(&self.client, "").await?;
+            gate.quiet_now();
+        }
+        Ok(())
+    }
+
+    /// A transaction's BEGIN, COMMIT or ROLLBACK on its own: on the shared
+    /// socket where there is one.
+    async fn control(&mut self, begin: Option<&str>, end: Option<&str>) -> Result<(), DbError> {
+        if self.gate.is_some() {
+            return self.on_own_socket(begin, &[], end).await.map(drop);
+        }
+        simple(&self.client, begin.or(end).unwrap_or_default()).await
+    }
+
+    /// One call in its own round trip, after a pending BEGIN.
+    async fn one_call(&mut self, call: &Call<'_>) -> Result<Reply, DbError> {
+        let st = self.prepared(call.stmt).await?;
+        let begin = self.begin_to_send().await?;
+        if self.gate.is_some() {
+            let replies = self.on_own_socket(begin, &[(&st, call)], None).await?;
+            return replies
+                .into_iter()
+                .next()
+                .ok_or_else(|| DbError::new(ErrorKind::Other, "no answer to a statement"));
+        }
+        after_begin(
+            &self.client,
+            begin,
+            Self::call(&self.client, &st.statement, call),
+        )
+        .await
+    }
+
     async fn batch(&mut self, sql: &str) -> Result<(), DbError> {
         self.settle().await?;
         simple(&self.client, sql).await
@@ -444,7 +547,9 @@ async fn after_begin<T>(
 
 impl Session for PgSession {
     async fn prepare(&mut self, stmt: &'static Statement) -> Result<Option<usize>, DbError> {
-        self.prepared(stmt).await.map(|st| Some(st.columns().len()))
+        self.prepared(stmt)
+            .await
+            .map(|st| Some(st.statement.columns().len()))
     }
 
     type Loader = Self;
@@ -459,9 +564,13 @@ impl Session for PgSession {
         let sql = begin_sql(mode, self.shared.isolation);
         if self.round_trips == RoundTrips::Statement {
             // As lib/pq and go-tpc do: BEGIN answered before the first statement.
-            simple(&self.client, sql).await?;
+            self.control(Some(sql), None).await?;
         } else {
-            self.guard().await?;
+            if self.gate.is_none() {
+                // A round trip with one Sync skips all after a failed BEGIN;
+                // tokio-postgres's requests, a Sync each, need the guard.
+                self.guard().await?;
+            }
             self.pending_begin = Some(sql);
         }
         self.in_transaction = true;
@@ -475,7 +584,7 @@ impl Session for PgSession {
             // Nothing was sent: an empty transaction.
             return Ok(());
         }
-        simple(&self.client, "COMMIT").await
+        self.control(None, Some("COMMIT")).await
     }
 
     async fn rollback(&mut self) -> Result<(), DbError> {
@@ -486,7 +595,7 @@ impl Session for PgSession {
         if self.pending_begin.take().is_some() {
             return Ok(());
         }
-        simple(&self.client, "ROLLBACK").await
+        self.control(None, Some("ROLLBACK")).await
     }
 
     async fn query(
@@ -494,10 +603,7 @@ impl Session for PgSession {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> Result<Rows, DbError> {
-        let st = self.prepared(stmt).await?;
-        let begin = self.begin_to_send().await?;
-        let call = Call::query(stmt, params);
-        match after_begin(&self.client, begin, Self::call(&self.client, &st, &call)).await? {
+        match self.one_call(&Call::query(stmt, params)).await? {
             Reply::Rows(rows) => Ok(rows),
             Reply::Affected(_) => unreachable!("a query answers with rows"),
         }
@@ -508,14 +614,10 @@ impl Session for PgSession {
         stmt: &'static Statement,
         params: &[Param<'_>],
     ) -> Result<u64, DbError> {
-        let st = self.prepared(stmt).await?;
-        let begin = self.begin_to_send().await?;
-        let call = Call::execute(stmt, params);
-        Ok(
-            after_begin(&self.client, begin, Self::call(&self.client, &st, &call))
-                .await?
-                .affected(),
-        )
+        Ok(self
+            .one_call(&Call::execute(stmt, params))
+            .await?
+            .affected())
     }
 
     async fn pipeline(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
@@ -605,7 +707,7 @@ impl Session for PgSession {
 
     async fn reconnect(&mut self) -> Result<(), DbError> {
         let cancel;
-        (self.client, self.wire, cancel) = self.shared.connect().await?;
+        (self.client, self.wire, cancel, self.gate) = self.shared.connect().await?;
         *self.cancel.lock().expect("canceller lock") = Arc::new(cancel);
         self.statements.clear();
         self.in_transaction = false;

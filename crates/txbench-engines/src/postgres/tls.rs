@@ -61,6 +61,11 @@ impl ServerCertVerifier for NoVerification {
 
 /// The TLS connector for a mode; `None` for `disable`.
 pub fn connector(mode: SslMode) -> Option<MakeRustlsConnect> {
+    client_config(mode).map(|config| MakeRustlsConnect::new(Arc::unwrap_or_clone(config)))
+}
+
+/// rustls's configuration for a mode; `None` for `disable`.
+pub fn client_config(mode: SslMode) -> Option<Arc<ClientConfig>> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
         .with_safe_default_protocol_versions()
@@ -76,5 +81,5 @@ pub fn connector(mode: SslMode) -> Option<MakeRustlsConnect> {
             builder.with_root_certificates(roots).with_no_client_auth()
         }
     };
-    Some(MakeRustlsConnect::new(config))
+    Some(Arc::new(config))
 }

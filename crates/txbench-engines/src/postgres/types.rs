@@ -8,7 +8,7 @@ use bytes::BytesMut;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
 use tokio_postgres::Row;
-use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 use txbench_core::schema::ColumnType;
 use txbench_core::{DbError, ErrorKind, Param};
 
@@ -73,54 +73,56 @@ impl ToSql for PgParam<'_> {
 
 /// Column `i` of a row, its text read in place.
 pub fn value(row: &Row, i: usize) -> Result<Param<'_>, DbError> {
-    let ty = row.columns()[i].type_().clone();
-    let bad = |e: tokio_postgres::Error| {
-        DbError::new(ErrorKind::Other, format!("reading a {ty} column: {e}"))
-    };
-    Ok(match ty {
-        Type::INT2 => row
-            .try_get::<_, Option<i16>>(i)
-            .map_err(bad)?
-            .map_or(Param::Null, |v| Param::Int(v.into())),
-        Type::INT4 => row
-            .try_get::<_, Option<i32>>(i)
-            .map_err(bad)?
-            .map_or(Param::Null, |v| Param::Int(v.into())),
-        Type::INT8 => row
-            .try_get::<_, Option<i64>>(i)
-            .map_err(bad)?
-            .map_or(Param::Null, Param::Int),
-        Type::NUMERIC => row
-            .try_get::<_, Option<Decimal>>(i)
-            .map_err(bad)?
-            .map_or(Param::Null, |d| {
-                Param::Float(d.to_f64().unwrap_or(f64::NAN))
-            }),
-        Type::FLOAT8 => row
-            .try_get::<_, Option<f64>>(i)
-            .map_err(bad)?
-            .map_or(Param::Null, Param::Float),
-        Type::FLOAT4 => row
-            .try_get::<_, Option<f32>>(i)
-            .map_err(bad)?
-            .map_or(Param::Null, |v| Param::Float(v.into())),
-        Type::BOOL => row
-            .try_get::<_, Option<bool>>(i)
-            .map_err(bad)?
-            .map_or(Param::Null, |v| Param::Int(v.into())),
-        Type::TIMESTAMP | Type::TIMESTAMPTZ => row
-            .try_get::<_, Option<SystemTime>>(i)
-            .map_err(bad)?
-            .map_or(Param::Null, |t| {
+    let ty = row.columns()[i].type_();
+    let raw = row
+        .try_get::<_, RawColumn>(i)
+        .map_err(|e| DbError::new(ErrorKind::Other, format!("reading a {ty} column: {e}")))?;
+    decode(ty, raw.0)
+}
+
+/// A column's bytes as the server sent them (binary format), `None` for NULL.
+struct RawColumn<'a>(Option<&'a [u8]>);
+
+impl<'a> FromSql<'a> for RawColumn<'a> {
+    fn from_sql(_ty: &Type, raw: &'a [u8]) -> Result<Self, BoxError> {
+        Ok(RawColumn(Some(raw)))
+    }
+
+    fn from_sql_null(_ty: &Type) -> Result<Self, BoxError> {
+        Ok(RawColumn(None))
+    }
+
+    fn accepts(_ty: &Type) -> bool {
+        true
+    }
+}
+
+/// A column of type `ty` from its binary bytes (`None` for NULL), text read
+/// in place.
+pub fn decode<'a>(ty: &Type, raw: Option<&'a [u8]>) -> Result<Param<'a>, DbError> {
+    fn read<'a, T: FromSql<'a>>(ty: &Type, raw: Option<&'a [u8]>) -> Result<Option<T>, DbError> {
+        Option::<T>::from_sql_nullable(ty, raw)
+            .map_err(|e| DbError::new(ErrorKind::Other, format!("reading a {ty} column: {e}")))
+    }
+    Ok(match *ty {
+        Type::INT2 => read::<i16>(ty, raw)?.map_or(Param::Null, |v| Param::Int(v.into())),
+        Type::INT4 => read::<i32>(ty, raw)?.map_or(Param::Null, |v| Param::Int(v.into())),
+        Type::INT8 => read::<i64>(ty, raw)?.map_or(Param::Null, Param::Int),
+        Type::NUMERIC => read::<Decimal>(ty, raw)?.map_or(Param::Null, |d| {
+            Param::Float(d.to_f64().unwrap_or(f64::NAN))
+        }),
+        Type::FLOAT8 => read::<f64>(ty, raw)?.map_or(Param::Null, Param::Float),
+        Type::FLOAT4 => read::<f32>(ty, raw)?.map_or(Param::Null, |v| Param::Float(v.into())),
+        Type::BOOL => read::<bool>(ty, raw)?.map_or(Param::Null, |v| Param::Int(v.into())),
+        Type::TIMESTAMP | Type::TIMESTAMPTZ => {
+            read::<SystemTime>(ty, raw)?.map_or(Param::Null, |t| {
                 Param::Timestamp(match t.duration_since(UNIX_EPOCH) {
                     Ok(d) => d.as_micros() as i64,
                     Err(e) => -(e.duration().as_micros() as i64),
                 })
-            }),
-        _ => row
-            .try_get::<_, Option<&str>>(i)
-            .map_err(bad)?
-            .map_or(Param::Null, Param::Text),
+            })
+        }
+        _ => read::<&str>(ty, raw)?.map_or(Param::Null, Param::Text),
     })
 }
 

@@ -1,0 +1,317 @@
+//! One round trip with one Sync: a BEGIN, prepared statements and a COMMIT
+//! (or ROLLBACK) written together, each as Bind and Execute (BEGIN and COMMIT
+//! parsed as the unnamed statement), and a single Sync after them, so PostgreSQL
+//! answers them in one write. Sent on the socket's turn ([`super::gate`]).
+//!
+//! A statement that fails makes the server skip the rest up to the Sync
+//! (the COMMIT too), and the transaction it began stays open and aborted
+//! until the session rolls it back: nothing of a failed round trip commits.
+
+use bytes::BytesMut;
+use fallible_iterator::FallibleIterator;
+use postgres_protocol::IsNull;
+use postgres_protocol::message::backend::{ErrorResponseBody, Message};
+use postgres_protocol::message::frontend;
+use tokio_postgres::types::{ToSql, Type};
+use txbench_core::{Call, CallKind, DbError, ErrorKind, Reply, Rows};
+
+use super::dialect::kind_of_code;
+use super::gate::Gate;
+use super::types::{PgParam, decode};
+
+/// A statement prepared under a name of the session's own (tokio-postgres
+/// keeps its statements' names to itself), with the types tokio-postgres
+/// learnt for it.
+#[derive(Clone)]
+pub(super) struct Prepared {
+    /// Its name on the server.
+    pub name: std::sync::Arc<str>,
+    /// tokio-postgres's statement of the same text: its parameter and
+    /// column types.
+    pub statement: tokio_postgres::Statement,
+}
+
+/// What a round trip sends: an optional BEGIN, the calls with their prepared
+/// statements, an optional end (COMMIT or ROLLBACK).
+pub(super) struct Request<'a> {
+    pub begin: Option<&'a str>,
+    pub calls: &'a [(&'a Prepared, &'a Call<'a>)],
+    pub end: Option<&'a str>,
+}
+
+/// The answer: each call's reply, or the first error; and whether a
+/// transaction is still open after it (ReadyForQuery's status).
+pub(super) struct Answer {
+    pub replies: Result<Vec<Reply>, DbError>,
+    pub in_transaction: bool,
+}
+
+/// Send `request` on `gate` and read its answer whole.
+pub(super) async fn send(gate: &Gate, request: &Request<'_>) -> Result<Answer, DbError> {
+    exchange(gate, &encode(request)?, request).await
+}
+
+/// Prepare `sql` as `name`, its parameters of `types`, in a round trip.
+pub(super) async fn parse(
+    gate: &Gate,
+    name: &str,
+    sql: &str,
+    types: &[Type],
+) -> Result<(), DbError> {
+    let mut buf = BytesMut::new();
+    frontend::parse(name, sql, types.iter().map(Type::oid), &mut buf).map_err(bad_request)?;
+    frontend::sync(&mut buf);
+    let none = Request {
+        begin: None,
+        calls: &[],
+        end: None,
+    };
+    exchange(gate, &buf, &none).await?.replies.map(drop)
+}
+
+/// Write `buf`, the messages of `request`, and read the answer whole.
+async fn exchange(gate: &Gate, buf: &[u8], request: &Request<'_>) -> Result<Answer, DbError> {
+    let mut turn = gate.turn().map_err(lost)?;
+    turn.write_all(buf).await.map_err(lost)?;
+    let mut reader = Reader::new(request);
+    let mut input = BytesMut::with_capacity(8192);
+    loop {
+        while let Some(message) = Message::parse(&mut input).map_err(lost)? {
+            if let Some(answer) = reader.take(message)? {
+                turn.finish();
+                return Ok(answer);
+            }
+        }
+        if turn.read_buf(&mut input).await.map_err(lost)? == 0 {
+            return Err(lost(std::io::ErrorKind::UnexpectedEof.into()));
+        }
+    }
+}
+
+/// The request's messages: Parse, Bind and Execute of BEGIN; Bind and
+/// Execute of each call (binary parameters and results); those of COMMIT;
+/// one Sync.
+fn encode(request: &Request<'_>) -> Result<BytesMut, DbError> {
+    let mut buf = BytesMut::with_capacity(256);
+    let control = |sql: &str, buf: &mut BytesMut| -> Result<(), DbError> {
+        frontend::parse("", sql, [], buf).map_err(bad_request)?;
+        bind(buf, "", &[], &[])?;
+        frontend::execute("", 0, buf).map_err(bad_request)
+    };
+    if let Some(sql) = request.begin {
+        control(sql, &mut buf)?;
+    }
+    for (prepared, call) in request.calls {
+        bind(
+            &mut buf,
+            &prepared.name,
+            prepared.statement.params(),
+            call.params,
+        )?;
+        frontend::execute("", 0, &mut buf).map_err(bad_request)?;
+    }
+    if let Some(sql) = request.end {
+        control(sql, &mut buf)?;
+    }
+    frontend::sync(&mut buf);
+    Ok(buf)
+}
+
+/// Bind of the unnamed portal to `statement`, `params` as `types` say.
+fn bind(
+    buf: &mut BytesMut,
+    statement: &str,
+    types: &[Type],
+    params: &[txbench_core::Param<'_>],
+) -> Result<(), DbError> {
+    if types.len() != params.len() {
+        return Err(DbError::new(
+            ErrorKind::Other,
+            format!(
+                "statement {statement} takes {} parameters, given {}",
+                types.len(),
+                params.len()
+            ),
+        ));
+    }
+    let mut failed = None;
+    let result = frontend::bind(
+        "",
+        statement,
+        [1],
+        params.iter().zip(types),
+        |(param, ty), out| match PgParam(*param).to_sql_checked(ty, out) {
+            Ok(tokio_postgres::types::IsNull::Yes) => Ok(IsNull::Yes),
+            Ok(tokio_postgres::types::IsNull::No) => Ok(IsNull::No),
+            Err(e) => {
+                failed = Some(format!("binding {param:?} as {ty}: {e}"));
+                Ok(IsNull::Yes)
+            }
+        },
+        [1],
+        buf,
+    );
+    if let Some(why) = failed {
+        return Err(DbError::new(ErrorKind::Other, why));
+    }
+    result.map_err(|_| DbError::new(ErrorKind::Other, "a parameter is too long to bind"))
+}
+
+fn bad_request(e: std::io::Error) -> DbError {
+    DbError::new(ErrorKind::Other, format!("encoding a request: {e}"))
+}
+
+fn lost(e: std::io::Error) -> DbError {
+    DbError::new(ErrorKind::Connection, format!("connection lost: {e}"))
+}
+
+/// Reads the answer's messages in order, item by item (BEGIN, calls, COMMIT).
+struct Reader<'a> {
+    request: &'a Request<'a>,
+    /// Items whose answers have ended (CommandComplete).
+    done: usize,
+    replies: Vec<Reply>,
+    rows: Option<Rows>,
+    error: Option<DbError>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(request: &'a Request<'a>) -> Self {
+        Reader {
+            request,
+            done: 0,
+            replies: Vec::with_capacity(request.calls.len()),
+            rows: None,
+            error: None,
+        }
+    }
+
+    /// The call whose answer comes now, if the item now is a call.
+    fn call(&self) -> Option<&'a (&'a Prepared, &'a Call<'a>)> {
+        let first = usize::from(self.request.begin.is_some());
+        self.done
+            .checked_sub(first)
+            .and_then(|i| self.request.calls.get(i))
+    }
+
+    /// Take one message; the answer once ReadyForQuery has come.
+    fn take(&mut self, message: Message) -> Result<Option<Answer>, DbError> {
+        match message {
+            Message::ParseComplete | Message::BindComplete => {}
+            Message::NoticeResponse(_)
+            | Message::ParameterStatus(_)
+            | Message::NotificationResponse(_) => {}
+            Message::DataRow(row) => {
+                let Some((prepared, _)) = self.call() else {
+                    return Err(unexpected("a row"));
+                };
+                let columns = prepared.statement.columns();
+                let rows = self.rows.get_or_insert_with(|| Rows::new(columns.len()));
+                let buffer = row.buffer();
+                let mut ranges = row.ranges();
+                for column in columns {
+                    let range = ranges
+                        .next()
+                        .map_err(lost)?
+                        .ok_or_else(|| unexpected("a short row"))?;
+                    rows.push(decode(column.type_(), range.map(|r| &buffer[r]))?);
+                }
+            }
+            Message::CommandComplete(body) => {
+                let affected = body
+                    .tag()
+                    .map_err(lost)?
+                    .rsplit(' ')
+                    .next()
+                    .and_then(|n| n.parse().ok());
+                self.complete(affected.unwrap_or(0));
+            }
+            Message::EmptyQueryResponse => self.complete(0),
+            Message::ErrorResponse(body) => {
+                let context = match self.call() {
+                    Some((_, call)) => call.stmt.name,
+                    None if self.done == 0 && self.request.begin.is_some() => "BEGIN",
+                    None => self.request.end.unwrap_or("the round trip"),
+                };
+                self.error.get_or_insert(server_error(&body, context)?);
+            }
+            Message::ReadyForQuery(body) => {
+                let in_transaction = body.status() != b'I';
+                let replies = match self.error.take() {
+                    Some(e) => Err(e),
+                    None if self.replies.len() == self.request.calls.len() => {
+                        Ok(std::mem::take(&mut self.replies))
+                    }
+                    None => Err(unexpected("an answer short of its statements")),
+                };
+                return Ok(Some(Answer {
+                    replies,
+                    in_transaction,
+                }));
+            }
+            other => {
+                let what = format!("a message out of turn ({})", message_name(&other));
+                return Err(unexpected(&what));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The item now has ended, `affected` rows changed.
+    fn complete(&mut self, affected: u64) {
+        if let Some((prepared, call)) = self.call() {
+            self.replies.push(match call.kind {
+                CallKind::Query => Reply::Rows(
+                    self.rows
+                        .take()
+                        .unwrap_or_else(|| Rows::new(prepared.statement.columns().len())),
+                ),
+                CallKind::Execute => Reply::Affected(affected),
+            });
+        }
+        self.done += 1;
+    }
+}
+
+fn unexpected(what: &str) -> DbError {
+    DbError::new(
+        ErrorKind::Connection,
+        format!("PostgreSQL sent {what}: the connection is out of step"),
+    )
+}
+
+/// The server's error, classified by its SQLSTATE as tokio-postgres's are.
+fn server_error(body: &ErrorResponseBody, context: &str) -> Result<DbError, DbError> {
+    let (mut severity, mut code, mut message) = (String::new(), String::new(), String::new());
+    let mut fields = body.fields();
+    while let Some(field) = fields.next().map_err(lost)? {
+        let value = || String::from_utf8_lossy(field.value_bytes()).into_owned();
+        match field.type_() {
+            b'V' => severity = value(),
+            b'S' if severity.is_empty() => severity = value(),
+            b'C' => code = value(),
+            b'M' => message = value(),
+            _ => {}
+        }
+    }
+    let context: String = context.chars().take(80).collect();
+    Ok(DbError::new(
+        kind_of_code(&code),
+        format!("{context}: {severity} ({code}): {message}"),
+    )
+    .with_code(format!("SQLSTATE {code}")))
+}
+
+/// A message's name, for an error that names what came out of turn.
+fn message_name(message: &Message) -> &'static str {
+    match message {
+        Message::RowDescription(_) => "RowDescription",
+        Message::NoData => "NoData",
+        Message::ParameterDescription(_) => "ParameterDescription",
+        Message::PortalSuspended => "PortalSuspended",
+        Message::CloseComplete => "CloseComplete",
+        Message::CopyInResponse(_) => "CopyInResponse",
+        Message::CopyOutResponse(_) => "CopyOutResponse",
+        _ => "another",
+    }
+}
