@@ -156,6 +156,21 @@ impl Drop for Turn<'_> {
     }
 }
 
+impl Shared {
+    /// What tokio-postgres's side gets while it may not use the socket: an
+    /// error once the connection is out of step, a wait during a turn.
+    fn wait_for_turn<T>(&mut self, cx: &Context<'_>) -> Option<Poll<io::Result<T>>> {
+        if self.broken {
+            return Some(Poll::Ready(Err(out_of_step())));
+        }
+        if self.held {
+            self.parked = Some(cx.waker().clone());
+            return Some(Poll::Pending);
+        }
+        None
+    }
+}
+
 impl AsyncRead for Gate {
     fn poll_read(
         self: Pin<&mut Self>,
@@ -163,12 +178,8 @@ impl AsyncRead for Gate {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let mut shared = self.lock();
-        if shared.broken {
-            return Poll::Ready(Err(out_of_step()));
-        }
-        if shared.held {
-            shared.parked = Some(cx.waker().clone());
-            return Poll::Pending;
+        if let Some(wait) = shared.wait_for_turn(cx) {
+            return wait;
         }
         Pin::new(&mut shared.socket).poll_read(cx, buf)
     }
@@ -181,12 +192,8 @@ impl AsyncWrite for Gate {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let mut shared = self.lock();
-        if shared.broken {
-            return Poll::Ready(Err(out_of_step()));
-        }
-        if shared.held {
-            shared.parked = Some(cx.waker().clone());
-            return Poll::Pending;
+        if let Some(wait) = shared.wait_for_turn(cx) {
+            return wait;
         }
         shared.written = true;
         Pin::new(&mut shared.socket).poll_write(cx, buf)

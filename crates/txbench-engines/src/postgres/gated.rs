@@ -39,17 +39,7 @@ pub(super) async fn connect(
     else {
         return Ok(None);
     };
-    let lost =
-        |e: std::io::Error| DbError::new(ErrorKind::Connection, format!("{host}:{port}: {e}"));
-    let timeout = config
-        .get_connect_timeout()
-        .copied()
-        .unwrap_or(Duration::from_secs(30));
-    let tcp = tokio::time::timeout(timeout, TcpStream::connect((host.as_str(), port)))
-        .await
-        .map_err(|_| lost(std::io::ErrorKind::TimedOut.into()))?
-        .map_err(lost)?;
-    tcp.set_nodelay(true).map_err(lost)?;
+    let tcp = connect_tcp(config, host, port).await?;
     let socket = match tls {
         Some(tls) if ssl != SslMode::Disable => negotiate(tcp, host, ssl, tls).await?,
         _ => Either::Left(tcp),
@@ -74,6 +64,27 @@ pub(super) async fn connect(
         gate,
         address: (host.clone(), port),
     }))
+}
+
+/// A TCP connection to `host:port` within `config`'s connect timeout (30 s
+/// where it sets none), Nagle's algorithm off.
+pub(super) async fn connect_tcp(
+    config: &Config,
+    host: &str,
+    port: u16,
+) -> Result<TcpStream, DbError> {
+    let lost =
+        |e: std::io::Error| DbError::new(ErrorKind::Connection, format!("{host}:{port}: {e}"));
+    let timeout = config
+        .get_connect_timeout()
+        .copied()
+        .unwrap_or(Duration::from_secs(30));
+    let tcp = tokio::time::timeout(timeout, TcpStream::connect((host, port)))
+        .await
+        .map_err(|_| lost(std::io::ErrorKind::TimedOut.into()))?
+        .map_err(lost)?;
+    tcp.set_nodelay(true).map_err(lost)?;
+    Ok(tcp)
 }
 
 /// PostgreSQL's SSLRequest, then the TLS handshake if the server agrees; a

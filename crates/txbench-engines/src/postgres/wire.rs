@@ -6,9 +6,7 @@
 //! client's own time between an answer and its next statement is left out.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use tokio::net::TcpStream;
 use tokio_postgres::config::Host;
 use tokio_postgres::{Client, Config};
 use txbench_core::{DbError, ErrorKind};
@@ -48,17 +46,7 @@ where
             "kernel timestamps need a TCP host and port",
         ));
     };
-    let lost =
-        |e: std::io::Error| DbError::new(ErrorKind::Connection, format!("{host}:{port}: {e}"));
-    let timeout = config
-        .get_connect_timeout()
-        .copied()
-        .unwrap_or(Duration::from_secs(30));
-    let stream = tokio::time::timeout(timeout, TcpStream::connect((host.as_str(), *port)))
-        .await
-        .map_err(|_| lost(std::io::ErrorKind::TimedOut.into()))?
-        .map_err(lost)?;
-    stream.set_nodelay(true).map_err(lost)?;
+    let stream = super::gated::connect_tcp(config, host, *port).await?;
     let stamped = StampedStream::new(stream).map_err(|e| {
         DbError::new(
             ErrorKind::Other,
