@@ -5,6 +5,13 @@
 //!
 //! A proxy between the session and PostgreSQL turns the next BEGIN it
 //! forwards into a syntax error, which makes the failure deterministic.
+//!
+//! Likewise a statement that fails in the middle of a round trip with one
+//! Sync (the session writing a transaction's statements itself, sharing
+//! the socket with tokio-postgres): nothing of the statements before it
+//! commits, the COMMIT after it is skipped, and the session goes on, over
+//! TLS and without.
+//!
 //! Needs TXBENCH_TEST_POSTGRES_URL; skips with a notice otherwise.
 
 use std::sync::Arc;
@@ -13,19 +20,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_postgres::NoTls;
-use txbench_core::schema::{Column, ColumnType, Table};
-use txbench_core::{Call, Engine, Loader, Param, Session, TxMode};
+use txbench_core::schema::{Column, ColumnType, Statement, Table};
+use txbench_core::{Call, Engine, ErrorKind, Loader, Param, Reply, Session, TxMode};
 use txbench_engines::postgres::{PgEngine, PgTarget};
 use txbench_test_support::service;
 
-static BUMP_A: txbench_core::schema::Statement = txbench_core::schema::Statement::new(
-    "bump_a",
-    "UPDATE txbench_begin SET v = v + 1 WHERE k = 1",
-);
-static BUMP_B: txbench_core::schema::Statement = txbench_core::schema::Statement::new(
-    "bump_b",
-    "UPDATE txbench_begin SET v = v + 1 WHERE k = 2",
-);
+static BUMP_A: Statement =
+    Statement::new("bump_a", "UPDATE txbench_begin SET v = v + 1 WHERE k = 1");
+static BUMP_B: Statement =
+    Statement::new("bump_b", "UPDATE txbench_begin SET v = v + 1 WHERE k = 2");
 
 /// Forwards one client's bytes to the server as they are, except that the
 /// first BEGIN after `armed` is set goes out as `BEGIX`.
@@ -112,12 +115,33 @@ async fn proxied(url: &str, armed: Arc<AtomicBool>) -> String {
     )
 }
 
-async fn values(admin: &tokio_postgres::Client) -> (i64, i64) {
+/// A client of the test server's, with `table` made afresh: keys 1 and 2,
+/// values 0.
+async fn two_rows(url: &str, table: &str) -> tokio_postgres::Client {
+    let (admin, conn) = tokio_postgres::connect(url, NoTls).await.unwrap();
+    tokio::spawn(conn);
+    admin
+        .batch_execute(&format!(
+            "DROP TABLE IF EXISTS {table}; \
+             CREATE TABLE {table} (k int PRIMARY KEY, v bigint NOT NULL); \
+             INSERT INTO {table} VALUES (1, 0), (2, 0)"
+        ))
+        .await
+        .unwrap();
+    admin
+}
+
+/// The values of keys 1 and 2 in `table`.
+async fn values_of(admin: &tokio_postgres::Client, table: &str) -> (i64, i64) {
     let rows = admin
-        .query("SELECT v FROM txbench_begin ORDER BY k", &[])
+        .query(&format!("SELECT v FROM {table} ORDER BY k"), &[])
         .await
         .unwrap();
     (rows[0].get(0), rows[1].get(0))
+}
+
+async fn values(admin: &tokio_postgres::Client) -> (i64, i64) {
+    values_of(admin, "txbench_begin").await
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -125,16 +149,7 @@ async fn statements_behind_a_failed_begin_commit_nothing() {
     let Some(url) = service::from_env("TXBENCH_TEST_POSTGRES_URL") else {
         return;
     };
-    let (admin, conn) = tokio_postgres::connect(&url, NoTls).await.unwrap();
-    tokio::spawn(conn);
-    admin
-        .batch_execute(
-            "DROP TABLE IF EXISTS txbench_begin; \
-             CREATE TABLE txbench_begin (k int PRIMARY KEY, v bigint NOT NULL); \
-             INSERT INTO txbench_begin VALUES (1, 0), (2, 0)",
-        )
-        .await
-        .unwrap();
+    let admin = two_rows(&url, "txbench_begin").await;
     let armed = Arc::new(AtomicBool::new(false));
     let engine = PgEngine::new(
         PgTarget::parse(&proxied(&url, Arc::clone(&armed)).await).unwrap(),
@@ -195,6 +210,86 @@ async fn statements_behind_a_failed_begin_commit_nothing() {
     loader.drop_table(table.name).await.unwrap();
     admin
         .batch_execute("DROP TABLE txbench_begin")
+        .await
+        .unwrap();
+}
+
+static BUMP: Statement = Statement::new(
+    "bump",
+    "UPDATE txbench_round_trip SET v = v + ? WHERE k = ?",
+);
+static READ: Statement = Statement::new("read", "SELECT v FROM txbench_round_trip WHERE k = ?");
+/// Fails for k = 0: 1 / 0.
+static DIVIDE: Statement = Statement::new(
+    "divide",
+    "UPDATE txbench_round_trip SET v = v + 1 / ? WHERE k = 1",
+);
+
+fn with_ssl(url: &str, mode: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}sslmode={mode}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_statement_in_a_round_trip_commits_nothing_and_the_session_goes_on() {
+    let Some(url) = service::from_env("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    let admin = two_rows(&url, "txbench_round_trip").await;
+    let values = |admin| values_of(admin, "txbench_round_trip");
+    // prefer takes TLS where the server offers it; disable is plain TCP.
+    for mode in ["prefer", "disable"] {
+        let engine = PgEngine::new(PgTarget::parse(&with_ssl(&url, mode)).unwrap(), None);
+        let mut s = engine.connect().await.unwrap();
+        let before = values(&admin).await;
+        let one = [Param::Int(1), Param::Int(1)];
+        let two = [Param::Int(1), Param::Int(2)];
+        let zero = [Param::Int(0)];
+        let k1 = [Param::Int(1)];
+
+        // The first statement runs, the second fails: neither the first
+        // nor the third (nor the COMMIT) leaves anything.
+        s.begin(TxMode::ReadWrite).await.unwrap();
+        let failing = [
+            Call::execute(&BUMP, &one),
+            Call::execute(&DIVIDE, &zero),
+            Call::execute(&BUMP, &two),
+        ];
+        let err = s.pipeline_and_commit(&failing).await.expect_err(mode);
+        assert_eq!(err.code.as_deref(), Some("SQLSTATE 22012"), "{mode}: {err}");
+        assert_eq!(err.kind, ErrorKind::Other, "{mode}");
+        s.rollback().await.unwrap();
+        assert_eq!(values(&admin).await, before, "{mode}: nothing committed");
+
+        // A statement of tokio-postgres's own (a check's query), then a
+        // whole transaction: its reply read back in the same round trip.
+        s.query_sql("SELECT count(*) FROM txbench_round_trip")
+            .await
+            .unwrap();
+        s.begin(TxMode::ReadWrite).await.unwrap();
+        let whole = [
+            Call::execute(&BUMP, &one),
+            Call::query(&READ, &k1),
+            Call::execute(&BUMP, &two),
+        ];
+        let replies = s.pipeline_and_commit(&whole).await.unwrap();
+        assert!(matches!(replies[0], Reply::Affected(1)), "{mode}");
+        let Reply::Rows(rows) = &replies[1] else {
+            panic!("{mode}: a query answers with rows");
+        };
+        let read = rows.row(0).and_then(|r| r.get(0)).and_then(Param::as_i64);
+        assert_eq!(read, Some(before.0 + 1), "{mode}: the read sees the bump");
+        assert_eq!(
+            values(&admin).await,
+            (before.0 + 1, before.1 + 1),
+            "{mode}: the whole transaction committed"
+        );
+
+        // A conflict-free autocommit statement, outside any transaction.
+        assert_eq!(s.execute(&BUMP, &one).await.unwrap(), 1, "{mode}");
+    }
+    admin
+        .batch_execute("DROP TABLE txbench_round_trip")
         .await
         .unwrap();
 }

@@ -94,7 +94,7 @@ pub fn connect_error(e: &tokio_postgres::Error) -> DbError {
 /// and deadlocks are conflicts the driver retries; class 23 broken
 /// constraints; classes 08 and 57P (connection failures, administrator
 /// shutdown) lost connections.
-pub fn kind_of_code(code: &str) -> ErrorKind {
+fn kind_of_code(code: &str) -> ErrorKind {
     if code == SqlState::T_R_SERIALIZATION_FAILURE.code()
         || code == SqlState::T_R_DEADLOCK_DETECTED.code()
     {
@@ -108,26 +108,32 @@ pub fn kind_of_code(code: &str) -> ErrorKind {
     }
 }
 
+/// The server's error of `code`, said while running `context` (its first
+/// 80 characters), classified for the driver.
+pub fn server_error(context: &str, severity: &str, code: &str, message: &str) -> DbError {
+    let context: String = context.chars().take(80).collect();
+    DbError::new(
+        kind_of_code(code),
+        format!("{context}: {severity} ({code}): {message}"),
+    )
+    .with_code(format!("SQLSTATE {code}"))
+}
+
 /// Classify an error for the driver.
 pub fn map_err(e: &tokio_postgres::Error, context: &str) -> DbError {
-    let kind = match e.code() {
-        Some(c) => kind_of_code(c.code()),
-        None if e.is_closed() => ErrorKind::Connection,
-        None => {
-            let io = e.source().is_some_and(|s| s.is::<std::io::Error>());
-            if io {
-                ErrorKind::Connection
-            } else {
-                ErrorKind::Other
-            }
-        }
+    if let Some(db) = e.as_db_error() {
+        return server_error(context, db.severity(), db.code().code(), db.message());
+    }
+    // Not the server's: the connection's (closed, or its socket's), or
+    // tokio-postgres's own.
+    let io = e.source().is_some_and(|s| s.is::<std::io::Error>());
+    let kind = if e.is_closed() || io {
+        ErrorKind::Connection
+    } else {
+        ErrorKind::Other
     };
     let context: String = context.chars().take(80).collect();
-    let error = DbError::new(kind, format!("{context}: {}", describe(e)));
-    match e.code() {
-        Some(c) => error.with_code(format!("SQLSTATE {}", c.code())),
-        None => error,
-    }
+    DbError::new(kind, format!("{context}: {}", describe(e)))
 }
 
 #[cfg(test)]

@@ -127,16 +127,11 @@ impl Turn<'_> {
 
     /// Read what has arrived onto the end of `buf`; 0 at the end of the stream.
     pub(super) async fn read_buf(&mut self, buf: &mut BytesMut) -> io::Result<usize> {
-        let mut chunk = [0u8; 8192];
-        let n = std::future::poll_fn(|cx| {
-            let mut read = ReadBuf::new(&mut chunk);
-            Pin::new(&mut self.gate.lock().socket)
-                .poll_read(cx, &mut read)
-                .map_ok(|()| read.filled().len())
+        buf.reserve(4096);
+        std::future::poll_fn(|cx| {
+            tokio_util::io::poll_read_buf(Pin::new(&mut self.gate.lock().socket), cx, buf)
         })
-        .await?;
-        buf.extend_from_slice(&chunk[..n]);
-        Ok(n)
+        .await
     }
 
     /// The answer was read whole: the connection task may read again.

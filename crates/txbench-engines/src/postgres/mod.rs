@@ -279,6 +279,7 @@ impl PgEngine {
         PgSession {
             client,
             gate,
+            buffers: round_trip::Buffers::default(),
             wire,
             cancel: Arc::new(std::sync::Mutex::new(Arc::new(cancel))),
             shared: Arc::clone(&self.shared),
@@ -299,6 +300,8 @@ pub struct PgSession {
     /// made the socket (a Unix socket, kernel timestamps), and every request
     /// goes through `client`.
     gate: Option<gate::Gate>,
+    /// The round trips' buffers, kept between them.
+    buffers: round_trip::Buffers,
     /// The kernel's stamps of the connection's bytes, where kept.
     wire: Option<wire::Stamped>,
     /// How the connection's statement in progress is cancelled, shared with
@@ -343,7 +346,7 @@ impl PgSession {
         let name: Arc<str> = format!("txbench_{}", self.statements.len()).into();
         self.quiet().await?;
         if let Some(gate) = &self.gate {
-            round_trip::parse(gate, &name, &sql, statement.params())
+            round_trip::parse(gate, &mut self.buffers, &name, &sql, statement.params())
                 .await
                 .map_err(|e| DbError {
                     message: format!("preparing {}: {}", stmt.name, e.message),
@@ -471,7 +474,7 @@ impl PgSession {
         self.quiet().await?;
         let gate = self.gate.as_ref().expect("a session sharing its socket");
         let request = round_trip::Request { begin, calls, end };
-        let answer = round_trip::send(gate, &request).await?;
+        let answer = round_trip::send(gate, &mut self.buffers, &request).await?;
         self.in_transaction = answer.in_transaction;
         answer.replies
     }

@@ -15,7 +15,7 @@ use postgres_protocol::message::frontend;
 use tokio_postgres::types::{ToSql, Type};
 use txbench_core::{Call, CallKind, DbError, ErrorKind, Reply, Rows};
 
-use super::dialect::kind_of_code;
+use super::dialect;
 use super::gate::Gate;
 use super::types::{PgParam, decode};
 
@@ -46,43 +46,68 @@ pub(super) struct Answer {
     pub in_transaction: bool,
 }
 
+/// A session's buffers for its round trips, kept from one to the next: a
+/// round trip allocates none of its own.
+#[derive(Default)]
+pub(super) struct Buffers {
+    /// The request's messages.
+    out: BytesMut,
+    /// The answer's bytes as they arrive.
+    input: BytesMut,
+}
+
 /// Send `request` on `gate` and read its answer whole.
-pub(super) async fn send(gate: &Gate, request: &Request<'_>) -> Result<Answer, DbError> {
-    exchange(gate, &encode(request)?, request).await
+pub(super) async fn send(
+    gate: &Gate,
+    buffers: &mut Buffers,
+    request: &Request<'_>,
+) -> Result<Answer, DbError> {
+    buffers.out.clear();
+    encode(request, &mut buffers.out)?;
+    exchange(gate, buffers, request).await
 }
 
 /// Prepare `sql` as `name`, its parameters of `types`, in a round trip.
 pub(super) async fn parse(
     gate: &Gate,
+    buffers: &mut Buffers,
     name: &str,
     sql: &str,
     types: &[Type],
 ) -> Result<(), DbError> {
-    let mut buf = BytesMut::new();
-    frontend::parse(name, sql, types.iter().map(Type::oid), &mut buf).map_err(bad_request)?;
-    frontend::sync(&mut buf);
+    buffers.out.clear();
+    let out = &mut buffers.out;
+    frontend::parse(name, sql, types.iter().map(Type::oid), out).map_err(bad_request)?;
+    frontend::sync(out);
     let none = Request {
         begin: None,
         calls: &[],
         end: None,
     };
-    exchange(gate, &buf, &none).await?.replies.map(drop)
+    exchange(gate, buffers, &none).await?.replies.map(drop)
 }
 
-/// Write `buf`, the messages of `request`, and read the answer whole.
-async fn exchange(gate: &Gate, buf: &[u8], request: &Request<'_>) -> Result<Answer, DbError> {
+/// Write the messages of `request` (in `buffers.out`) and read the answer
+/// whole.
+async fn exchange(
+    gate: &Gate,
+    buffers: &mut Buffers,
+    request: &Request<'_>,
+) -> Result<Answer, DbError> {
     let mut turn = gate.turn().map_err(lost)?;
-    turn.write_all(buf).await.map_err(lost)?;
+    turn.write_all(&buffers.out).await.map_err(lost)?;
     let mut reader = Reader::new(request);
-    let mut input = BytesMut::with_capacity(8192);
+    let input = &mut buffers.input;
+    // A whole answer ends at its ReadyForQuery: nothing is left over.
+    input.clear();
     loop {
-        while let Some(message) = Message::parse(&mut input).map_err(lost)? {
+        while let Some(message) = Message::parse(input).map_err(lost)? {
             if let Some(answer) = reader.take(message)? {
                 turn.finish();
                 return Ok(answer);
             }
         }
-        if turn.read_buf(&mut input).await.map_err(lost)? == 0 {
+        if turn.read_buf(input).await.map_err(lost)? == 0 {
             return Err(lost(std::io::ErrorKind::UnexpectedEof.into()));
         }
     }
@@ -91,30 +116,25 @@ async fn exchange(gate: &Gate, buf: &[u8], request: &Request<'_>) -> Result<Answ
 /// The request's messages: Parse, Bind and Execute of BEGIN; Bind and
 /// Execute of each call (binary parameters and results); those of COMMIT;
 /// one Sync.
-fn encode(request: &Request<'_>) -> Result<BytesMut, DbError> {
-    let mut buf = BytesMut::with_capacity(256);
+fn encode(request: &Request<'_>, buf: &mut BytesMut) -> Result<(), DbError> {
     let control = |sql: &str, buf: &mut BytesMut| -> Result<(), DbError> {
         frontend::parse("", sql, [], buf).map_err(bad_request)?;
         bind(buf, "", &[], &[])?;
         frontend::execute("", 0, buf).map_err(bad_request)
     };
     if let Some(sql) = request.begin {
-        control(sql, &mut buf)?;
+        control(sql, buf)?;
     }
     for (prepared, call) in request.calls {
-        bind(
-            &mut buf,
-            &prepared.name,
-            prepared.statement.params(),
-            call.params,
-        )?;
-        frontend::execute("", 0, &mut buf).map_err(bad_request)?;
+        let types = prepared.statement.params();
+        bind(buf, &prepared.name, types, call.params)?;
+        frontend::execute("", 0, buf).map_err(bad_request)?;
     }
     if let Some(sql) = request.end {
-        control(sql, &mut buf)?;
+        control(sql, buf)?;
     }
-    frontend::sync(&mut buf);
-    Ok(buf)
+    frontend::sync(buf);
+    Ok(())
 }
 
 /// Bind of the unnamed portal to `statement`, `params` as `types` say.
@@ -280,7 +300,7 @@ fn unexpected(what: &str) -> DbError {
     )
 }
 
-/// The server's error, classified by its SQLSTATE as tokio-postgres's are.
+/// The server's error, as tokio-postgres's are described and classified.
 fn server_error(body: &ErrorResponseBody, context: &str) -> Result<DbError, DbError> {
     let (mut severity, mut code, mut message) = (String::new(), String::new(), String::new());
     let mut fields = body.fields();
@@ -294,12 +314,7 @@ fn server_error(body: &ErrorResponseBody, context: &str) -> Result<DbError, DbEr
             _ => {}
         }
     }
-    let context: String = context.chars().take(80).collect();
-    Ok(DbError::new(
-        kind_of_code(&code),
-        format!("{context}: {severity} ({code}): {message}"),
-    )
-    .with_code(format!("SQLSTATE {code}")))
+    Ok(dialect::server_error(context, &severity, &code, &message))
 }
 
 /// A message's name, for an error that names what came out of turn.
