@@ -3,8 +3,10 @@
 //! it, a connection's error), the statements written behind it must not run
 //! in autocommit and commit on their own: that is half a transaction.
 //!
-//! A proxy between the session and PostgreSQL turns the next BEGIN it
-//! forwards into a syntax error, which makes the failure deterministic.
+//! A proxy between the session and PostgreSQL makes the next BEGIN it
+//! forwards fail, which makes the failure deterministic: a BEGIN sent as a
+//! query becomes a syntax error, one bound from the session's prepared
+//! BEGIN names a statement that does not exist.
 //!
 //! Likewise a statement that fails in the middle of a round trip with one
 //! Sync (the session writing a transaction's statements itself, sharing
@@ -30,8 +32,9 @@ static BUMP_A: Statement =
 static BUMP_B: Statement =
     Statement::new("bump_b", "UPDATE txbench_begin SET v = v + 1 WHERE k = 2");
 
-/// Forwards one client's bytes to the server as they are, except that the
-/// first BEGIN after `armed` is set goes out as `BEGIX`.
+/// Forwards one client's bytes to the server as they are, except the first
+/// BEGIN after `armed` is set: as a query it goes out as `BEGIX`, and a Bind
+/// of a statement prepared as BEGIN goes out naming the statement `BEGIX`.
 async fn forward_client(
     mut from: impl AsyncReadExt + Unpin,
     mut to: impl AsyncWriteExt + Unpin,
@@ -49,6 +52,8 @@ async fn forward_client(
     if to.write_all(&len).await.is_err() || to.write_all(&body).await.is_err() {
         return;
     }
+    // The names of the statements this client prepared as a BEGIN.
+    let mut begins: Vec<Vec<u8>> = Vec::new();
     loop {
         let mut head = [0u8; 5];
         if from.read_exact(&mut head).await.is_err() {
@@ -59,23 +64,41 @@ async fn forward_client(
         if from.read_exact(&mut body).await.is_err() {
             return;
         }
-        // A BEGIN goes as a simple query, or (in a round trip with one
-        // Sync) parsed as the unnamed statement: its name, "", comes first.
-        let begin = match head[0] {
-            b'Q' => Some(0),
-            b'P' => Some(1),
-            _ => None,
-        };
-        if let Some(at) = begin
-            && body[at..].starts_with(b"BEGIN")
-            && armed.swap(false, Ordering::SeqCst)
-        {
-            body[at + 4] = b'X';
+        match head[0] {
+            b'Q' if body.starts_with(b"BEGIN") && armed.swap(false, Ordering::SeqCst) => {
+                body[4] = b'X';
+            }
+            // Parse: the statement's name, then its text.
+            b'P' => {
+                let [name, text] = cstrings(&body);
+                if text.starts_with(b"BEGIN") {
+                    begins.push(name.to_vec());
+                }
+            }
+            // Bind: the portal's name, then the statement's.
+            b'B' => {
+                let [portal, statement] = cstrings(&body);
+                if begins.iter().any(|b| b == statement) && armed.swap(false, Ordering::SeqCst) {
+                    let rest = body[portal.len() + statement.len() + 2..].to_vec();
+                    body = [portal, &b"\0BEGIX\0"[..], &rest[..]].concat();
+                    head[1..].copy_from_slice(&(body.len() as u32 + 4).to_be_bytes());
+                }
+            }
+            _ => {}
         }
         if to.write_all(&head).await.is_err() || to.write_all(&body).await.is_err() {
             return;
         }
     }
+}
+
+/// The first two NUL-terminated strings of a message's body.
+fn cstrings(body: &[u8]) -> [&[u8]; 2] {
+    let mut parts = body.splitn(3, |b| *b == 0);
+    [
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+    ]
 }
 
 /// A proxy to `server` on a port of its own; returns the port.

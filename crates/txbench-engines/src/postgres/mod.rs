@@ -284,6 +284,7 @@ impl PgEngine {
             cancel: Arc::new(std::sync::Mutex::new(Arc::new(cancel))),
             shared: Arc::clone(&self.shared),
             statements: HashMap::new(),
+            controls: HashMap::new(),
             in_transaction: false,
             pending_begin: None,
             guarded: false,
@@ -310,6 +311,9 @@ pub struct PgSession {
     shared: Arc<Shared>,
     /// Prepared statements by the address of their (static) definition.
     statements: HashMap<usize, round_trip::Prepared>,
+    /// BEGIN, COMMIT and ROLLBACK by their text, prepared on the shared
+    /// socket the first time each is sent.
+    controls: HashMap<&'static str, round_trip::Control>,
     in_transaction: bool,
     /// A BEGIN not sent yet: it goes out with the transaction's first statements,
     /// written before them on the connection, so it costs no round trip of its own.
@@ -467,16 +471,47 @@ impl PgSession {
     /// whether a transaction is open after it, the server says.
     async fn on_own_socket(
         &mut self,
-        begin: Option<&str>,
+        begin: Option<&'static str>,
         calls: &[(&round_trip::Prepared, &Call<'_>)],
-        end: Option<&str>,
+        end: Option<&'static str>,
     ) -> Result<Vec<Reply>, DbError> {
         self.quiet().await?;
+        let begin = self.control_statement(begin).await?;
+        let end = self.control_statement(end).await?;
         let gate = self.gate.as_ref().expect("a session sharing its socket");
-        let request = round_trip::Request { begin, calls, end };
+        let request = round_trip::Request {
+            begin: begin.as_ref(),
+            calls,
+            end: end.as_ref(),
+        };
         let answer = round_trip::send(gate, &mut self.buffers, &request).await?;
         self.in_transaction = answer.in_transaction;
         answer.replies
+    }
+
+    /// `sql` (a BEGIN, COMMIT or ROLLBACK) as a statement prepared on the
+    /// shared socket, in a round trip of its own the first time.
+    async fn control_statement(
+        &mut self,
+        sql: Option<&'static str>,
+    ) -> Result<Option<round_trip::Control>, DbError> {
+        let Some(sql) = sql else {
+            return Ok(None);
+        };
+        if let Some(control) = self.controls.get(sql) {
+            return Ok(Some(control.clone()));
+        }
+        let name: Arc<str> = format!("txbench_control_{}", self.controls.len()).into();
+        let gate = self.gate.as_ref().expect("a session sharing its socket");
+        round_trip::parse(gate, &mut self.buffers, &name, sql, &[])
+            .await
+            .map_err(|e| DbError {
+                message: format!("preparing {sql}: {}", e.message),
+                ..e
+            })?;
+        let control = round_trip::Control { sql, name };
+        self.controls.insert(sql, control.clone());
+        Ok(Some(control))
     }
 
     /// Make sure nothing of tokio-postgres's is unanswered before a turn on
@@ -495,7 +530,11 @@ impl PgSession {
 
     /// A transaction's BEGIN, COMMIT or ROLLBACK on its own: on the shared
     /// socket where there is one.
-    async fn control(&mut self, begin: Option<&str>, end: Option<&str>) -> Result<(), DbError> {
+    async fn control(
+        &mut self,
+        begin: Option<&'static str>,
+        end: Option<&'static str>,
+    ) -> Result<(), DbError> {
         if self.gate.is_some() {
             return self.on_own_socket(begin, &[], end).await.map(drop);
         }
@@ -713,6 +752,7 @@ impl Session for PgSession {
         (self.client, self.wire, cancel, self.gate) = self.shared.connect().await?;
         *self.cancel.lock().expect("canceller lock") = Arc::new(cancel);
         self.statements.clear();
+        self.controls.clear();
         self.in_transaction = false;
         self.pending_begin = None;
         self.guarded = false;

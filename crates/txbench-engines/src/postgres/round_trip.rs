@@ -1,7 +1,9 @@
 //! One round trip with one Sync: a BEGIN, prepared statements and a COMMIT
-//! (or ROLLBACK) written together, each as Bind and Execute (BEGIN and COMMIT
-//! parsed as the unnamed statement), and a single Sync after them, so PostgreSQL
-//! answers them in one write. Sent on the socket's turn ([`super::gate`]).
+//! (or ROLLBACK) written together, each as Bind and Execute of a statement
+//! the session prepared (BEGIN and COMMIT too, as pgbench's `-M prepared`
+//! does: the server parses none of them again), and a single Sync after them,
+//! so PostgreSQL answers them in one write. Sent on the socket's turn
+//! ([`super::gate`]).
 //!
 //! A statement that fails makes the server skip the rest up to the Sync
 //! (the COMMIT too), and the transaction it began stays open and aborted
@@ -31,12 +33,22 @@ pub(super) struct Prepared {
     pub statement: tokio_postgres::Statement,
 }
 
+/// A transaction's BEGIN, COMMIT or ROLLBACK prepared under a name of the
+/// session's own.
+#[derive(Clone)]
+pub(super) struct Control {
+    /// Its text, which names it in an error.
+    pub sql: &'static str,
+    /// Its name on the server.
+    pub name: std::sync::Arc<str>,
+}
+
 /// What a round trip sends: an optional BEGIN, the calls with their prepared
 /// statements, an optional end (COMMIT or ROLLBACK).
 pub(super) struct Request<'a> {
-    pub begin: Option<&'a str>,
+    pub begin: Option<&'a Control>,
     pub calls: &'a [(&'a Prepared, &'a Call<'a>)],
-    pub end: Option<&'a str>,
+    pub end: Option<&'a Control>,
 }
 
 /// The answer: each call's reply, or the first error; and whether a
@@ -113,25 +125,23 @@ async fn exchange(
     }
 }
 
-/// The request's messages: Parse, Bind and Execute of BEGIN; Bind and
-/// Execute of each call (binary parameters and results); those of COMMIT;
-/// one Sync.
+/// The request's messages: Bind and Execute of BEGIN, of each call (binary
+/// parameters and results) and of COMMIT; one Sync.
 fn encode(request: &Request<'_>, buf: &mut BytesMut) -> Result<(), DbError> {
-    let control = |sql: &str, buf: &mut BytesMut| -> Result<(), DbError> {
-        frontend::parse("", sql, [], buf).map_err(bad_request)?;
-        bind(buf, "", &[], &[])?;
+    let control = |control: &Control, buf: &mut BytesMut| -> Result<(), DbError> {
+        bind(buf, &control.name, &[], &[])?;
         frontend::execute("", 0, buf).map_err(bad_request)
     };
-    if let Some(sql) = request.begin {
-        control(sql, buf)?;
+    if let Some(begin) = request.begin {
+        control(begin, buf)?;
     }
     for (prepared, call) in request.calls {
         let types = prepared.statement.params();
         bind(buf, &prepared.name, types, call.params)?;
         frontend::execute("", 0, buf).map_err(bad_request)?;
     }
-    if let Some(sql) = request.end {
-        control(sql, buf)?;
+    if let Some(end) = request.end {
+        control(end, buf)?;
     }
     frontend::sync(buf);
     Ok(())
@@ -251,7 +261,7 @@ impl<'a> Reader<'a> {
                 let context = match self.call() {
                     Some((_, call)) => call.stmt.name,
                     None if self.done == 0 && self.request.begin.is_some() => "BEGIN",
-                    None => self.request.end.unwrap_or("the round trip"),
+                    None => self.request.end.map_or("the round trip", |end| end.sql),
                 };
                 self.error.get_or_insert(server_error(&body, context)?);
             }
