@@ -1072,6 +1072,26 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
                 "column 'c_balance': gen = \"add\" adds to an earlier parameter",
             ),
             (
+                amount,
+                "{ name = \"amount\", gen = \"key\", of = \"customer.c_id\", other_than = \"nothing\" }",
+                "parameter 'amount': other_than = \"nothing\" is not a parameter listed before it",
+            ),
+            (
+                amount,
+                "{ name = \"amount\", gen = \"key\", of = \"payment.p_id\", other_than = \"c\" }",
+                "other_than = \"c\" draws no key of payment.p_id, which this one draws",
+            ),
+            (
+                amount,
+                "{ name = \"amount\", gen = \"zipfian\", of = \"customer.c_id\", other_than = \"c\" }",
+                "other_than is a setting of gen = \"key\", not of gen = \"zipfian\"",
+            ),
+            (
+                balance,
+                "{ name = \"c_balance\", type = \"decimal(12,2)\", gen = \"key\", of = \"customer.c_id\", other_than = \"c_id\" }",
+                "column 'c_balance': other_than leaves out an earlier parameter's key",
+            ),
+            (
                 key,
                 "primary_key = [\"c_id\"]\nindexes = [{ name = \"c_idx\", columns = [\"nope\"] }]",
                 "table 'customer' index 'c_idx': columns names 'nope', which is not a column",
@@ -1087,6 +1107,7 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
         let text = documented_example()
             .replacen(c, "{ name = \"c\", gen = \"special\", of = \"customer.c_id\" }", 1)
             .replacen(amount, "{ name = \"amount\", gen = \"add\", to = \"c\", value = 99 }", 1)
+            .replacen("{ name = \"p\", gen = \"next-key\", of = \"payment.p_id\" }", "{ name = \"p\", gen = \"key\", of = \"customer.c_id\", other_than = \"c\" }", 1)
             .replacen(key, "primary_key = [\"c_id\"]\nindexes = [{ name = \"c_by_name\", columns = [\"c_name\"] }]", 1)
             .replacen("read_only = true", "read_only = true\nautocommit = true", 1);
         let spec = parse("orders.toml", &text).unwrap_or_else(|e| panic!("{e}"));
@@ -1096,6 +1117,9 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
             Generator::Special { iterations: 12, percent, resolution, .. } if *percent == 1.0 && *resolution == 75.0
         ));
         assert_eq!(pay.params[2].1, Generator::Add { to: 0, value: 99 });
+        assert!(
+            matches!(&pay.params[1].1, Generator::OtherKey { other_than: 0, keys } if keys.column == "c_id")
+        );
         assert_eq!(
             spec.tables[0].indexes,
             [("c_by_name".to_string(), vec!["c_name".to_string()])]

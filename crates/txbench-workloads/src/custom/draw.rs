@@ -171,6 +171,16 @@ pub enum Draw {
     Constant(Value),
     /// Uniform over the keys loaded: `[start, start + n)`.
     Key(i64, i64),
+    /// Uniform over the keys loaded but an earlier parameter's
+    /// ([`Draw::other_than`]: the terminal gives that key).
+    OtherKey {
+        /// The first key.
+        start: i64,
+        /// The keys.
+        n: i64,
+        /// The earlier parameter's index.
+        other_than: usize,
+    },
     /// The next key past every one loaded or inserted.
     NextKey(Arc<Inserts>),
     /// The time of the draw.
@@ -301,6 +311,11 @@ impl Draw {
             Generator::Number { digits } => Draw::Number(*digits),
             Generator::Constant(v) => Draw::Constant(constant(v)?),
             Generator::Key(keys) => Draw::Key(keys.start, loaded(keys, scale)),
+            Generator::OtherKey { keys, other_than } => Draw::OtherKey {
+                start: keys.start,
+                n: loaded(keys, scale),
+                other_than: *other_than,
+            },
             Generator::NextKey(keys) => Draw::NextKey(next.of(keys, scale)),
             Generator::Now => Draw::Now,
             Generator::Null => Draw::Null,
@@ -346,8 +361,28 @@ impl Draw {
             Draw::Now => return Value::Timestamp(now_micros()),
             Draw::Null => return Value::Null,
             Draw::Key(start, n) => rng.uniform(*start, start + n - 1),
+            // The terminal draws it ([`Draw::other_than`]); a column never
+            // does (refused with the file).
+            Draw::OtherKey { .. } => return Value::Null,
             Draw::NextKey(inserts) => inserts.take_next(),
         })
+    }
+
+    /// An `other_than` draw's earlier parameter and keys; `None` for
+    /// every other generator.
+    pub fn other_than(&self) -> Option<OtherKeys> {
+        match *self {
+            Draw::OtherKey {
+                start,
+                n,
+                other_than,
+            } => Some(OtherKeys {
+                earlier: other_than,
+                start,
+                n,
+            }),
+            _ => None,
+        }
     }
 
     /// An `add`'s earlier parameter (its index) and what it adds; `None`
@@ -356,6 +391,31 @@ impl Draw {
         match self {
             Draw::Add { to, value } => Some((*to, *value)),
             _ => None,
+        }
+    }
+}
+
+/// The keys `[start, start + n)` but an earlier parameter's.
+#[derive(Debug, Clone, Copy)]
+pub struct OtherKeys {
+    /// The earlier parameter's index.
+    pub earlier: usize,
+    start: i64,
+    n: i64,
+}
+
+impl OtherKeys {
+    /// A key other than `excluded`, uniform over the rest: one of the
+    /// `n - 1` others, shifted past it. A key outside the range leaves all
+    /// `n` to draw, and a range of one key has no other: that key.
+    pub fn draw(&self, rng: &mut Rand, excluded: Option<i64>) -> i64 {
+        let last = self.start + self.n - 1;
+        match excluded.filter(|k| (self.start..=last).contains(k) && self.n > 1) {
+            Some(k) => {
+                let key = rng.uniform(self.start, last - 1);
+                if key >= k { key + 1 } else { key }
+            }
+            None => rng.uniform(self.start, last),
         }
     }
 }
@@ -428,6 +488,37 @@ mod tests {
             Value::Int(i) => i,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn another_key_is_never_the_one_left_out_and_the_rest_are_drawn_evenly() {
+        let next = NextKeys::default();
+        let mut rng = Rand::new(7);
+        let other = Generator::OtherKey {
+            keys: keys(5),
+            other_than: 0,
+        };
+        // 10 keys at scale 1: 5 to 14.
+        let d = Draw::new(&other, 1, &next, &mut rng).unwrap();
+        let keys = d.other_than().expect("an other_than draw");
+        assert_eq!(keys.earlier, 0);
+        let mut seen = std::collections::BTreeMap::new();
+        for i in 0..30_000 {
+            let excluded = 5 + i % 10;
+            let k = keys.draw(&mut rng, Some(excluded));
+            assert!(
+                (5..15).contains(&k) && k != excluded,
+                "{k} drawn leaving out {excluded}"
+            );
+            if excluded == 6 {
+                *seen.entry(k).or_insert(0u32) += 1;
+            }
+        }
+        // Leaving out 6, each of the other nine keys about 3,000 / 9 times.
+        assert_eq!(seen.len(), 9, "{seen:?}");
+        assert!(seen.values().all(|n| (250..420).contains(n)), "{seen:?}");
+        // A key from elsewhere leaves every key to draw.
+        assert!((0..100).all(|_| (5..15).contains(&keys.draw(&mut rng, Some(99)))));
     }
 
     #[test]

@@ -152,6 +152,9 @@ pub struct FieldDef {
     /// The earlier parameter `add` adds to.
     #[serde(default)]
     pub to: Option<Spanned<String>>,
+    /// The earlier parameter whose key a `key` draw leaves out.
+    #[serde(default)]
+    pub other_than: Option<Spanned<String>>,
     /// Uniform draws a `gaussian` or `special` value averages (sysbench's
     /// `--rand-spec-iter`, 12).
     #[serde(default)]

@@ -435,13 +435,7 @@ impl Terminal for FileTerminal {
         let draws = &self.draws[txn_type];
         let mut params = Vec::with_capacity(draws.len());
         for d in draws {
-            let value = match d.adds_to() {
-                Some((to, add)) => match params.get(to) {
-                    Some(Drawn::Int(v)) => Drawn::Int(v.saturating_add(add)),
-                    _ => Drawn::Null,
-                },
-                None => d.value(&mut self.rng, 0).into(),
-            };
+            let value = draw_param(d, &mut self.rng, &params);
             params.push(value);
         }
         let think = if self.think > 0.0 {
@@ -460,6 +454,23 @@ impl Terminal for FileTerminal {
             think,
         }
     }
+}
+
+/// A transaction's parameter drawn by `d`, after the `earlier` ones: an
+/// `add` sums an earlier value, an `other_than` key leaves one out (the
+/// terminal holds them; a [`Draw`] draws alone).
+fn draw_param(d: &Draw, rng: &mut Rand, earlier: &[Drawn]) -> Drawn {
+    let earlier_int = |i: usize| match earlier.get(i) {
+        Some(Drawn::Int(v)) => Some(*v),
+        _ => None,
+    };
+    if let Some((to, add)) = d.adds_to() {
+        return earlier_int(to).map_or(Drawn::Null, |v| Drawn::Int(v.saturating_add(add)));
+    }
+    if let Some(keys) = d.other_than() {
+        return Drawn::Int(keys.draw(rng, earlier_int(keys.earlier)));
+    }
+    d.value(rng, 0).into()
 }
 
 impl<K: 'static> Workload for FileWorkload<K> {

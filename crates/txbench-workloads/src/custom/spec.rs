@@ -113,11 +113,35 @@ pub enum Generator {
     Null,
     /// A key of a table, uniform over those loaded.
     Key(KeyRange),
+    /// A key of a table other than an earlier parameter's (by its index),
+    /// uniform over the rest: the second customer of a transfer. A
+    /// parameter's only.
+    OtherKey {
+        /// The keys drawn from, the earlier parameter's too.
+        keys: KeyRange,
+        /// The earlier parameter's index.
+        other_than: usize,
+    },
     /// A key past every one loaded or inserted so far (an insert's).
     NextKey(KeyRange),
 }
 
 impl Generator {
+    /// The loaded keys it draws from, if it draws keys of a table (not
+    /// `next-key`, which draws past them).
+    pub fn loaded_keys(&self) -> Option<&KeyRange> {
+        match self {
+            Generator::Zipfian { keys, .. }
+            | Generator::Latest { keys, .. }
+            | Generator::Gaussian { keys, .. }
+            | Generator::Special { keys, .. }
+            | Generator::Pareto { keys, .. }
+            | Generator::Key(keys)
+            | Generator::OtherKey { keys, .. } => Some(keys),
+            _ => None,
+        }
+    }
+
     /// The values it draws, as far as the file fixes them.
     pub fn drawn(&self) -> Drawn {
         match self {
@@ -141,6 +165,7 @@ impl Generator {
             | Generator::Special { keys, .. }
             | Generator::Pareto { keys, .. }
             | Generator::Key(keys)
+            | Generator::OtherKey { keys, .. }
             | Generator::NextKey(keys) => Drawn::KeysFrom(keys.start),
             Generator::Constant(v) => match v {
                 toml::Value::Integer(i) => Drawn::Ints(*i, *i),
@@ -336,6 +361,7 @@ impl Spec {
                     | Generator::Special { keys, .. }
                     | Generator::Pareto { keys, .. }
                     | Generator::Key(keys)
+                    | Generator::OtherKey { keys, .. }
                     | Generator::NextKey(keys) => (keys.start, rows_at(keys.per_scale, scale)),
                     _ => return None,
                 };

@@ -23,6 +23,13 @@ pub(super) struct GenCheck<'a> {
 impl GenCheck<'_> {
     pub(super) fn generator(&self) -> Result<Generator, FileError> {
         let g = self.g;
+        if g.other_than.is_some() && self.kind != "key" {
+            // Left out silently, a skewed draw would still draw the key.
+            return Err(self.error(format!(
+                "other_than is a setting of gen = \"key\", not of gen = \"{}\"",
+                self.kind
+            )));
+        }
         Ok(match self.kind {
             "sequence" => Generator::Sequence {
                 start: g.min.unwrap_or(1),
@@ -68,6 +75,7 @@ impl GenCheck<'_> {
             },
             "pattern" => self.pattern()?,
             "add" => self.add()?,
+            "key" if self.g.other_than.is_some() => self.other_key()?,
             "key" => Generator::Key(self.keys()?),
             "next-key" => Generator::NextKey(self.keys()?),
             "now" => Generator::Now,
@@ -233,6 +241,32 @@ impl GenCheck<'_> {
             )));
         }
         Ok(Generator::Text { min, max })
+    }
+
+    /// A `key` `other_than` an earlier parameter that draws keys of the
+    /// same column; a parameter's only.
+    fn other_key(&self) -> Result<Generator, FileError> {
+        let Some(earlier) = self.earlier else {
+            return Err(self.error(
+                "other_than leaves out an earlier parameter's key: it draws a transaction's \
+                 parameter, not a column"
+                    .into(),
+            ));
+        };
+        let keys = self.keys()?;
+        let name = (self.g.other_than.as_ref()).map_or("", |n| n.get_ref().as_str());
+        let Some(other_than) = earlier.iter().position(|(n, _)| n == name) else {
+            return Err(self.error(format!(
+                "other_than = \"{name}\" is not a parameter listed before it"
+            )));
+        };
+        match earlier[other_than].1.loaded_keys() {
+            Some(k) if *k == keys => Ok(Generator::OtherKey { keys, other_than }),
+            _ => Err(self.error(format!(
+                "other_than = \"{name}\" draws no key of {}.{}, which this one draws",
+                keys.table, keys.column
+            ))),
+        }
     }
 
     /// An `add`: `to` an earlier parameter that draws integers, plus an
