@@ -114,54 +114,23 @@ async fn total(engine: &Arc<SqliteEngine>, sql: &str) -> f64 {
     rows.row(0).unwrap().get(0).unwrap().as_f64().unwrap()
 }
 
-/// Transfers between two customers of three: the second is drawn
-/// `other_than` the first, so no transfer is a customer's to itself, and
-/// every ordered pair of two of them comes up.
-const TRANSFERS: &str = r#"
-[workload]
-name = "transfers"
-scale = "banks"
-
-[[table]]
-name = "customer"
-rows_per_scale = 3
-primary_key = ["c_id"]
-columns = [{ name = "c_id", type = "bigint", gen = "sequence" }]
-
-[[table]]
-name = "transfer"
-rows_per_scale = 0
-primary_key = ["t_id"]
-columns = [
-  { name = "t_id", type = "bigint", gen = "sequence" },
-  { name = "t_from", type = "bigint", gen = "key", of = "customer.c_id" },
-  { name = "t_to", type = "bigint", gen = "key", of = "customer.c_id" },
-]
-
-[[transaction]]
-name = "Transfer"
-weight = 100
-params = [
-  { name = "from", gen = "key", of = "customer.c_id" },
-  { name = "to", gen = "key", of = "customer.c_id", other_than = "from" },
-  { name = "t", gen = "next-key", of = "transfer.t_id" },
-]
-statements = [
-  { sql = "INSERT INTO transfer (t_id, t_from, t_to) VALUES (:t, :from, :to)", expect = "one" },
-]
-
-[[invariant]]
-name = "no transfer to oneself"
-sql = "SELECT t_id FROM transfer WHERE t_from = t_to"
-"#;
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_key_drawn_other_than_an_earlier_one_never_equals_it() {
+async fn a_key_drawn_other_than_an_earlier_one_never_equals_it_and_padded_names_are_found() {
     let dir = tempfile::tempdir().unwrap();
-    let (rec, engine, _) = load_and_run(dir.path(), TRANSFERS, 1).await;
-    let transfers = &rec.total.measured[0];
-    assert!(transfers.committed > 50, "{transfers:?}");
-    assert_eq!(transfers.failed(), 0, "{:?}", rec.total.error_samples);
+    let (rec, engine, _) = load_and_run(dir.path(), support::TRANSFERS, 1).await;
+    let (transfers, lookups) = (&rec.total.measured[0], &rec.total.measured[1]);
+    assert!(
+        transfers.committed > 20 && lookups.committed > 20,
+        "{transfers:?} {lookups:?}"
+    );
+    assert_eq!(
+        transfers.failed() + lookups.failed(),
+        0,
+        "{:?}",
+        rec.total.error_samples
+    );
+    let name = total(&engine, "SELECT length(h_name) FROM holder WHERE h_id = 3").await;
+    assert_eq!(name, 64.0);
     let pairs = total(
         &engine,
         "SELECT count(*) FROM (SELECT DISTINCT t_from, t_to FROM transfer) AS p",

@@ -43,6 +43,7 @@ async fn every_file<E: Engine>(engine: &Arc<E>) {
         // Latest reads of keys that concurrent inserts are still writing.
         ycsb::file('d').unwrap().into(),
         ycsb::file('e').unwrap().into(),
+        support::TRANSFERS.into(),
     ] {
         loads_and_runs(engine, &text).await;
     }

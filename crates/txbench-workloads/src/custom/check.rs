@@ -1138,6 +1138,67 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
         );
     }
 
+    /// `width` writes a sequence's or a key's integer as zero-padded text:
+    /// BenchBase's SmallBank names its customers so. Where it does not fit,
+    /// or on another generator, it is refused with the file, and a scale
+    /// whose keys outgrow the column is refused before a load.
+    #[test]
+    fn padded_keys_are_text_of_their_width_where_they_fit() {
+        let name = "{ name = \"c_name\", type = \"varchar(16)\", gen = \"string\", min_length = 8, max_length = 16 }";
+        let c = "{ name = \"c\", gen = \"zipfian\", of = \"customer.c_id\", theta = 0.9 }";
+        let text = documented_example()
+            .replacen(
+                name,
+                "{ name = \"c_name\", type = \"varchar(6)\", gen = \"sequence\", width = 6 }",
+                1,
+            )
+            .replacen(
+                c,
+                "{ name = \"c\", gen = \"key\", of = \"customer.c_id\", width = 6 }",
+                1,
+            );
+        let spec = parse("orders.toml", &text).unwrap_or_else(|e| panic!("{e}"));
+        let padded = |g: &Generator| matches!(g, Generator::Padded { width: 6, .. });
+        assert!(padded(&spec.tables[0].columns[1].generator));
+        assert!(padded(&spec.transactions[0].params[0].1));
+        // One customer a unit of the scale: the millionth has 7 digits.
+        assert_eq!(spec.beyond_bounds(999_999), None);
+        let grown = spec.beyond_bounds(1_000_000).unwrap_or_default();
+        assert!(
+            grown.contains("column 'c_name': numbers of up to 7 characters do not fit varchar(6)"),
+            "{grown}"
+        );
+        for (from, to, says) in [
+            (
+                name,
+                "{ name = \"c_name\", type = \"varchar(4)\", gen = \"sequence\", width = 6 }",
+                "column 'c_name': text of up to 6 characters does not fit varchar(4)",
+            ),
+            (
+                name,
+                "{ name = \"c_name\", type = \"bigint\", gen = \"sequence\", width = 6 }",
+                "column 'c_name': text in a column of a number or time type",
+            ),
+            (
+                name,
+                "{ name = \"c_name\", type = \"varchar(16)\", gen = \"uniform\", min = 1, max = 9, width = 6 }",
+                "width is a setting of gen = \"sequence\" and gen = \"key\", not of gen = \"uniform\"",
+            ),
+            (
+                name,
+                "{ name = \"c_name\", type = \"varchar(16)\", gen = \"sequence\", width = 0 }",
+                "width 0: digits from 1 to",
+            ),
+            (
+                "{ name = \"p\", gen = \"next-key\", of = \"payment.p_id\" }",
+                "{ name = \"p\", gen = \"key\", of = \"customer.c_id\", other_than = \"c\", width = 6 }",
+                "other_than draws an integer key: it takes no width",
+            ),
+        ] {
+            assert_refused_with_line(from, to, says);
+        }
+    }
+
     /// What MariaDB's load would change silently (and PostgreSQL refuse
     /// mid-load) is refused with the file, naming the column and the type.
     #[test]

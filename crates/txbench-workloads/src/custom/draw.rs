@@ -183,6 +183,8 @@ pub enum Draw {
     },
     /// The next key past every one loaded or inserted.
     NextKey(Arc<Inserts>),
+    /// An integer as text of so many digits at least, zeros first.
+    Padded(Box<Draw>, u32),
     /// The time of the draw.
     Now,
     /// NULL.
@@ -319,6 +321,9 @@ impl Draw {
             Generator::NextKey(keys) => Draw::NextKey(next.of(keys, scale)),
             Generator::Now => Draw::Now,
             Generator::Null => Draw::Null,
+            Generator::Padded { inner, width } => {
+                Draw::Padded(Box::new(Draw::new(inner, scale, next, rng)?), *width)
+            }
         })
     }
 
@@ -359,6 +364,14 @@ impl Draw {
             }
             Draw::Constant(v) => return v.clone(),
             Draw::Now => return Value::Timestamp(now_micros()),
+            Draw::Padded(inner, width) => {
+                let width = *width as usize;
+                return Value::Text(match inner.value(rng, row) {
+                    Value::Int(i) => format!("{i:0width$}"),
+                    // A sequence or a key: always an integer.
+                    other => return other,
+                });
+            }
             Draw::Null => return Value::Null,
             Draw::Key(start, n) => rng.uniform(*start, start + n - 1),
             // The terminal draws it ([`Draw::other_than`]); a column never
@@ -487,6 +500,36 @@ mod tests {
         match v {
             Value::Int(i) => i,
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_padded_sequence_or_key_is_its_integer_in_zero_padded_digits() {
+        let next = NextKeys::default();
+        let mut rng = Rand::new(3);
+        let padded = |inner: Generator, width| Generator::Padded {
+            inner: Box::new(inner),
+            width,
+        };
+        let sequence = Draw::new(
+            &padded(Generator::Sequence { start: 7, per: 1 }, 4),
+            1,
+            &next,
+            &mut rng,
+        )
+        .unwrap();
+        assert_eq!(sequence.value(&mut rng, 0), Value::Text("0007".into()));
+        assert_eq!(
+            sequence.value(&mut rng, 12_000),
+            Value::Text("12007".into())
+        );
+        let key = Draw::new(&padded(Generator::Key(keys(5)), 3), 1, &next, &mut rng).unwrap();
+        for _ in 0..100 {
+            let Value::Text(t) = key.value(&mut rng, 0) else {
+                panic!("text")
+            };
+            let k: i64 = t.parse().unwrap();
+            assert!(t.len() == 3 && (5..15).contains(&k), "{t}");
         }
     }
 

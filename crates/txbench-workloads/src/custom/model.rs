@@ -152,6 +152,10 @@ pub struct FieldDef {
     /// The earlier parameter `add` adds to.
     #[serde(default)]
     pub to: Option<Spanned<String>>,
+    /// The digits a `sequence`'s or a `key`'s integer is written in, as
+    /// text padded with zeros.
+    #[serde(default)]
+    pub width: Option<u32>,
     /// The earlier parameter whose key a `key` draw leaves out.
     #[serde(default)]
     pub other_than: Option<Spanned<String>>,

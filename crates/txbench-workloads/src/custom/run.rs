@@ -406,7 +406,7 @@ fn kv_op(form: &KvForm, tables: &[&'static schema::Table]) -> KvOp {
 /// Whether `g` draws integers (what the acknowledged-work log keeps).
 fn draws_integers(g: &Generator) -> bool {
     match g {
-        Generator::Text { .. } => false,
+        Generator::Text { .. } | Generator::Padded { .. } => false,
         Generator::Constant(v) => v.is_integer(),
         _ => true,
     }

@@ -17,6 +17,59 @@ pub fn documented_example() -> String {
     doc[start..start + doc[start..].find("```").unwrap()].to_string()
 }
 
+/// Transfers between account holders, three a unit of the scale: the
+/// second is drawn `other_than` the first, so no transfer is a holder's to
+/// itself, and at scale 1 every ordered pair of two comes up. Lookups find
+/// a holder by a name that is its key in 64 digits, loaded and drawn
+/// `width = 64`.
+pub const TRANSFERS: &str = r#"
+[workload]
+name = "transfers"
+scale = "banks"
+
+[[table]]
+name = "holder"
+rows_per_scale = 3
+primary_key = ["h_id"]
+columns = [
+  { name = "h_id", type = "bigint", gen = "sequence" },
+  { name = "h_name", type = "varchar(64)", gen = "sequence", width = 64 },
+]
+
+[[table]]
+name = "transfer"
+rows_per_scale = 0
+primary_key = ["t_id"]
+columns = [
+  { name = "t_id", type = "bigint", gen = "sequence" },
+  { name = "t_from", type = "bigint", gen = "key", of = "holder.h_id" },
+  { name = "t_to", type = "bigint", gen = "key", of = "holder.h_id" },
+]
+
+[[transaction]]
+name = "Transfer"
+weight = 50
+params = [
+  { name = "from", gen = "key", of = "holder.h_id" },
+  { name = "to", gen = "key", of = "holder.h_id", other_than = "from" },
+  { name = "t", gen = "next-key", of = "transfer.t_id" },
+]
+statements = [
+  { sql = "INSERT INTO transfer (t_id, t_from, t_to) VALUES (:t, :from, :to)", expect = "one" },
+]
+
+[[transaction]]
+name = "Lookup"
+weight = 50
+read_only = true
+params = [{ name = "name", gen = "key", of = "holder.h_id", width = 64 }]
+statements = [{ sql = "SELECT h_id FROM holder WHERE h_name = :name", expect = "one" }]
+
+[[invariant]]
+name = "no transfer to oneself"
+sql = "SELECT t_id FROM transfer WHERE t_from = t_to"
+"#;
+
 /// Load `spec` at `scale` (replacing a load already there with `drop`),
 /// checking the rows written.
 pub async fn load<E: Engine>(engine: &Arc<E>, spec: &Spec, scale: i64, drop: bool) {

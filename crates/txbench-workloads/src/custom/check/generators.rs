@@ -22,6 +22,34 @@ pub(super) struct GenCheck<'a> {
 
 impl GenCheck<'_> {
     pub(super) fn generator(&self) -> Result<Generator, FileError> {
+        let drawn = self.unpadded()?;
+        let Some(width) = self.g.width else {
+            return Ok(drawn);
+        };
+        if !matches!(self.kind, "sequence" | "key") {
+            return Err(self.error(format!(
+                "width is a setting of gen = \"sequence\" and gen = \"key\", not of gen = \"{}\"",
+                self.kind
+            )));
+        }
+        if self.g.other_than.is_some() {
+            // The terminal leaves a key out of the integers it draws.
+            return Err(self.error("other_than draws an integer key: it takes no width".into()));
+        }
+        if !(1..=bounds::MAX_TEXT_LENGTH).contains(&width) {
+            return Err(self.error(format!(
+                "width {width}: digits from 1 to {}",
+                bounds::MAX_TEXT_LENGTH
+            )));
+        }
+        Ok(Generator::Padded {
+            inner: Box::new(drawn),
+            width,
+        })
+    }
+
+    /// The generator its kind and settings make, before any `width`.
+    fn unpadded(&self) -> Result<Generator, FileError> {
         let g = self.g;
         if g.other_than.is_some() && self.kind != "key" {
             // Left out silently, a skewed draw would still draw the key.
