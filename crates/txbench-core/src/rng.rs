@@ -57,6 +57,11 @@ impl Rand {
         (((self.uniform(0, a) | self.uniform(x, y)) + c) % (y - x + 1)) + x
     }
 
+    /// A draw of the standard normal distribution (mean 0, deviation 1).
+    pub fn standard_normal(&mut self) -> f64 {
+        self.sample(&rand_distr::StandardNormal)
+    }
+
     /// An exponentially distributed float with the given mean (inverse transform).
     pub fn exponential(&mut self, mean: f64) -> f64 {
         // 1 - unit() lies in (0, 1], so the logarithm is finite.

@@ -131,6 +131,12 @@ async fn a_key_drawn_other_than_an_earlier_one_never_equals_it_and_padded_names_
     );
     let name = total(&engine, "SELECT length(h_name) FROM holder WHERE h_id = 3").await;
     assert_eq!(name, 64.0);
+    let outside = total(
+        &engine,
+        "SELECT count(*) FROM holder WHERE h_balance NOT BETWEEN 10000 AND 50000",
+    )
+    .await;
+    assert_eq!(outside, 0.0, "balances drawn normal over [10000, 50000]");
     let pairs = total(
         &engine,
         "SELECT count(*) FROM (SELECT DISTINCT t_from, t_to FROM transfer) AS p",

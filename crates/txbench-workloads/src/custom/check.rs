@@ -757,8 +757,8 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
             ),
             (
                 "gen = \"uniform\", min = 0",
-                "gen = \"normal\", min = 0",
-                "unknown generator 'normal'",
+                "gen = \"bell\", min = 0",
+                "unknown generator 'bell'",
             ),
             (
                 "WHERE c_id = :c AND",
@@ -876,7 +876,7 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
             ),
             ("c_balance - :amount", "c_balance - :d"),
             ("weight = 40", "weight = 30"),
-            ("gen = \"uniform\", min = 0", "gen = \"normal\", min = 0"),
+            ("gen = \"uniform\", min = 0", "gen = \"bell\", min = 0"),
             ("name = \"payment\"", "name = \"order\""),
         ] {
             messages.push(documented_mistake(from, to).to_string());
@@ -1055,6 +1055,11 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
                 amount,
                 "{ name = \"amount\", gen = \"pattern\" }",
                 "gen = \"pattern\" needs pattern",
+            ),
+            (
+                amount,
+                "{ name = \"amount\", gen = \"normal\", min = 1 }",
+                "parameter 'amount': gen = \"normal\" needs min and max",
             ),
             (
                 amount,

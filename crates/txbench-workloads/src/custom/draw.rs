@@ -115,6 +115,8 @@ pub enum Draw {
     Sequence(i64, i64),
     /// Uniform in `[min, max]`.
     Uniform(i64, i64),
+    /// Normal over `[min, max]` ([`Generator::Normal`]).
+    Normal(i64, i64),
     /// Zipfian ranks over the keys from `start`, scrambled or not.
     Zipfian {
         /// The first key.
@@ -264,6 +266,7 @@ impl Draw {
         Ok(match generator {
             Generator::Sequence { start, per } => Draw::Sequence(*start, *per),
             Generator::Uniform { min, max } => Draw::Uniform(*min, *max),
+            Generator::Normal { min, max } => Draw::Normal(*min, *max),
             Generator::Zipfian {
                 keys,
                 theta,
@@ -332,6 +335,7 @@ impl Draw {
         Value::Int(match self {
             Draw::Sequence(start, per) => start + row / per,
             Draw::Uniform(min, max) => rng.uniform(*min, *max),
+            Draw::Normal(min, max) => normal(rng, *min, *max),
             Draw::Zipfian {
                 start,
                 ranks,
@@ -433,6 +437,19 @@ impl OtherKeys {
     }
 }
 
+/// An integer of `[min, max]`: `min + round((z + 2) / 4 * size)` for a
+/// standard normal `z`, over the range's `size` integers, redrawn outside
+/// them (BenchBase's Gaussian; 95% of the draws land at the first try).
+fn normal(rng: &mut Rand, min: i64, max: i64) -> i64 {
+    let size = (max - min) as f64 + 1.0;
+    loop {
+        let offset = ((rng.standard_normal() + 2.0) / 4.0 * size).round();
+        if (0.0..size).contains(&offset) {
+            return min + offset as i64;
+        }
+    }
+}
+
 /// `sysbench.rand.string`'s template filled: `#` a digit, `@` a lowercase
 /// letter.
 fn pattern(rng: &mut Rand, template: &str) -> String {
@@ -501,6 +518,29 @@ mod tests {
             Value::Int(i) => i,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn normal_values_stay_in_their_range_bunched_at_its_middle() {
+        let next = NextKeys::default();
+        let mut rng = Rand::new(11);
+        let normal = Generator::Normal {
+            min: 10_000,
+            max: 50_000,
+        };
+        let d = Draw::new(&normal, 1, &next, &mut rng).unwrap();
+        let draws: Vec<i64> = (0..20_000).map(|_| int(d.value(&mut rng, 0))).collect();
+        assert!(draws.iter().all(|v| (10_000..=50_000).contains(v)));
+        let mean = draws.iter().sum::<i64>() as f64 / draws.len() as f64;
+        assert!((29_700.0..30_300.0).contains(&mean), "{mean}");
+        // Within one deviation (a quarter of the range) of the middle: of a
+        // normal cut at two deviations, 0.683 / 0.954 = 71.5%.
+        let near = draws
+            .iter()
+            .filter(|v| (20_000..=40_000).contains(*v))
+            .count();
+        let share = near as f64 / draws.len() as f64;
+        assert!((0.70..0.73).contains(&share), "{share}");
     }
 
     #[test]

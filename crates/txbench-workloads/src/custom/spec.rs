@@ -73,6 +73,15 @@ pub enum Generator {
         /// The h of sysbench's `--rand-pareto-h` (0.2).
         h: f64,
     },
+    /// A normal distribution over `[min, max]`: mean at the middle, a
+    /// deviation of a quarter of the range, redrawn outside it (BenchBase's
+    /// Gaussian, SmallBank's balances).
+    Normal {
+        /// Smallest.
+        min: i64,
+        /// Largest.
+        max: i64,
+    },
     /// TPC-C's NURand(A, min, max).
     NuRand {
         /// A.
@@ -154,9 +163,9 @@ impl Generator {
     /// The values it draws, as far as the file fixes them.
     pub fn drawn(&self) -> Drawn {
         match self {
-            Generator::Uniform { min, max } | Generator::NuRand { min, max, .. } => {
-                Drawn::Ints(*min, *max)
-            }
+            Generator::Uniform { min, max }
+            | Generator::Normal { min, max }
+            | Generator::NuRand { min, max, .. } => Drawn::Ints(*min, *max),
             Generator::Number { digits } => {
                 let low = 10i64.pow(digits - 1);
                 Drawn::Ints(if *digits == 1 { 0 } else { low }, low * 10 - 1)

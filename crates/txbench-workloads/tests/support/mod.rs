@@ -21,7 +21,7 @@ pub fn documented_example() -> String {
 /// second is drawn `other_than` the first, so no transfer is a holder's to
 /// itself, and at scale 1 every ordered pair of two comes up. Lookups find
 /// a holder by a name that is its key in 64 digits, loaded and drawn
-/// `width = 64`.
+/// `width = 64`. Balances are loaded `normal` over [10000, 50000].
 pub const TRANSFERS: &str = r#"
 [workload]
 name = "transfers"
@@ -34,6 +34,7 @@ primary_key = ["h_id"]
 columns = [
   { name = "h_id", type = "bigint", gen = "sequence" },
   { name = "h_name", type = "varchar(64)", gen = "sequence", width = 64 },
+  { name = "h_balance", type = "bigint", gen = "normal", min = 10000, max = 50000 },
 ]
 
 [[table]]

@@ -76,6 +76,10 @@ impl GenCheck<'_> {
                 keys: self.keys()?,
                 theta: self.theta(0.99)?,
             },
+            "normal" => {
+                let (min, max) = self.range()?;
+                Generator::Normal { min, max }
+            }
             "nurand" => self.nurand()?,
             "string" => self.string()?,
             "number" => Generator::Number {
@@ -111,9 +115,9 @@ impl GenCheck<'_> {
             "null" => return Err(self.error("gen = \"null\" needs nullable = true".into())),
             other => {
                 return Err(self.error(format!(
-                    "unknown generator '{other}' (sequence, uniform, zipfian, latest, gaussian, \
-                     special, pareto, nurand, string, pattern, number, constant, key, next-key, \
-                     add, now, null)"
+                    "unknown generator '{other}' (sequence, uniform, normal, zipfian, latest, \
+                     gaussian, special, pareto, nurand, string, pattern, number, constant, key, \
+                     next-key, add, now, null)"
                 )));
             }
         })
