@@ -167,3 +167,48 @@ async fn every_ycsb_core_workload_runs_without_an_error() {
         }
     }
 }
+
+/// BenchBase's SmallBank as a workload file.
+const SMALLBANK: &str = include_str!("../src/custom/benchbase/smallbank.toml");
+
+/// SmallBank's whole mix runs with no error and keeps its invariants, and
+/// the types that only move money (Amalgamate, SendPayment) leave the
+/// bank's total to the cent: the drawn pairs, the names, the balances read
+/// into later statements all reach the statements that use them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn smallbank_runs_keeps_its_invariants_and_moves_money_without_making_any() {
+    let dir = tempfile::tempdir().unwrap();
+    let (rec, engine, spec) = load_and_run(dir.path(), SMALLBANK, 1000).await;
+    for (t, stats) in spec.transactions.iter().zip(&rec.total.measured) {
+        assert!(stats.completed() > 20, "{}: {stats:?}", t.name);
+        assert_eq!(
+            stats.failed(),
+            0,
+            "{}: {:?}",
+            t.name,
+            rec.total.error_samples
+        );
+    }
+    let mut s = engine.connect().await.unwrap();
+    custom::invariants::check(&mut s, &spec).await.unwrap();
+
+    let mut moving = spec.clone();
+    moving
+        .transactions
+        .retain(|t| t.name == "Amalgamate" || t.name == "SendPayment");
+    for t in &mut moving.transactions {
+        t.share = 0.5;
+    }
+    let engine = self::engine(dir.path(), "moving.db");
+    support::load(&engine, &moving, 1000, false).await;
+    const MONEY: &str = "SELECT (SELECT sum(bal) FROM savings) + (SELECT sum(bal) FROM checking)";
+    let before = total(&engine, MONEY).await;
+    let rec = support::run_briefly(&engine, &moving, 1000, 1).await;
+    let moved: u64 = rec.total.measured.iter().map(|t| t.committed).sum();
+    assert!(moved > 100, "{:?}", rec.total.measured);
+    let after = total(&engine, MONEY).await;
+    assert!(
+        (after - before).abs() < 1e-6,
+        "{before} before, {after} after"
+    );
+}
