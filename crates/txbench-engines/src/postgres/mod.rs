@@ -162,8 +162,8 @@ pub struct PgEngine {
 impl PgEngine {
     /// An engine for a target; `isolation` `None` keeps the database's default.
     pub fn new(target: PgTarget, isolation: Option<Isolation>) -> Self {
-        let tls = tls::connector(target.ssl);
         let tls_config = tls::client_config(target.ssl);
+        let tls = tls_config.as_deref().map(tls::connector);
         PgEngine {
             shared: Arc::new(Shared {
                 target,
@@ -350,12 +350,8 @@ impl PgSession {
         let name: Arc<str> = format!("txbench_{}", self.statements.len()).into();
         self.quiet().await?;
         if let Some(gate) = &self.gate {
-            round_trip::parse(gate, &mut self.buffers, &name, &sql, statement.params())
-                .await
-                .map_err(|e| DbError {
-                    message: format!("preparing {}: {}", stmt.name, e.message),
-                    ..e
-                })?;
+            let types = statement.params();
+            round_trip::parse(gate, &mut self.buffers, &name, &sql, types, stmt.name).await?;
         }
         let prepared = round_trip::Prepared { name, statement };
         self.statements.insert(key, prepared.clone());
@@ -405,22 +401,20 @@ impl PgSession {
         calls: &[Call<'_>],
         commit: bool,
     ) -> Result<Vec<Reply>, DbError> {
-        let mut statements = Vec::with_capacity(calls.len());
+        let mut prepared = Vec::with_capacity(calls.len());
         for c in calls {
-            statements.push(self.prepared(c.stmt).await?);
+            prepared.push((self.prepared(c.stmt).await?, c));
         }
         let begin = self.begin_to_send().await?;
         if self.gate.is_some() {
-            let pairs: Vec<_> = statements.iter().zip(calls).collect();
             let end = commit.then_some("COMMIT");
-            return self.on_own_socket(begin, &pairs, end).await;
+            return self.on_own_socket(begin, &prepared, end).await;
         }
         let client = &self.client;
         let all = try_join_all(
-            calls
+            prepared
                 .iter()
-                .zip(&statements)
-                .map(|(c, st)| Self::call(client, &st.statement, c)),
+                .map(|(st, c)| Self::call(client, &st.statement, c)),
         );
         if !commit {
             return after_begin(client, begin, all).await;
@@ -472,7 +466,7 @@ impl PgSession {
     async fn on_own_socket(
         &mut self,
         begin: Option<&'static str>,
-        calls: &[(&round_trip::Prepared, &Call<'_>)],
+        calls: &[(round_trip::Prepared, &Call<'_>)],
         end: Option<&'static str>,
     ) -> Result<Vec<Reply>, DbError> {
         self.quiet().await?;
@@ -503,12 +497,7 @@ impl PgSession {
         }
         let name: Arc<str> = format!("txbench_control_{}", self.controls.len()).into();
         let gate = self.gate.as_ref().expect("a session sharing its socket");
-        round_trip::parse(gate, &mut self.buffers, &name, sql, &[])
-            .await
-            .map_err(|e| DbError {
-                message: format!("preparing {sql}: {}", e.message),
-                ..e
-            })?;
+        round_trip::parse(gate, &mut self.buffers, &name, sql, &[], sql).await?;
         let control = round_trip::Control { sql, name };
         self.controls.insert(sql, control.clone());
         Ok(Some(control))
@@ -546,7 +535,7 @@ impl PgSession {
         let st = self.prepared(call.stmt).await?;
         let begin = self.begin_to_send().await?;
         if self.gate.is_some() {
-            let replies = self.on_own_socket(begin, &[(&st, call)], None).await?;
+            let replies = self.on_own_socket(begin, &[(st, call)], None).await?;
             return replies
                 .into_iter()
                 .next()

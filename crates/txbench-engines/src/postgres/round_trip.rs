@@ -47,7 +47,7 @@ pub(super) struct Control {
 /// statements, an optional end (COMMIT or ROLLBACK).
 pub(super) struct Request<'a> {
     pub begin: Option<&'a Control>,
-    pub calls: &'a [(&'a Prepared, &'a Call<'a>)],
+    pub calls: &'a [(Prepared, &'a Call<'a>)],
     pub end: Option<&'a Control>,
 }
 
@@ -79,13 +79,15 @@ pub(super) async fn send(
     exchange(gate, buffers, request).await
 }
 
-/// Prepare `sql` as `name`, its parameters of `types`, in a round trip.
+/// Prepare `sql` as `name`, its parameters of `types`, in a round trip; an
+/// error says it was preparing `what`.
 pub(super) async fn parse(
     gate: &Gate,
     buffers: &mut Buffers,
     name: &str,
     sql: &str,
     types: &[Type],
+    what: &str,
 ) -> Result<(), DbError> {
     buffers.out.clear();
     let out = &mut buffers.out;
@@ -96,7 +98,13 @@ pub(super) async fn parse(
         calls: &[],
         end: None,
     };
-    exchange(gate, buffers, &none).await?.replies.map(drop)
+    let answer = exchange(gate, buffers, &none).await;
+    answer
+        .and_then(|a| a.replies.map(drop))
+        .map_err(|e| DbError {
+            message: format!("preparing {what}: {}", e.message),
+            ..e
+        })
 }
 
 /// Write the messages of `request` (in `buffers.out`) and read the answer
@@ -217,7 +225,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The call whose answer comes now, if the item now is a call.
-    fn call(&self) -> Option<&'a (&'a Prepared, &'a Call<'a>)> {
+    fn call(&self) -> Option<&'a (Prepared, &'a Call<'a>)> {
         let first = usize::from(self.request.begin.is_some());
         self.done
             .checked_sub(first)

@@ -59,9 +59,9 @@ impl ServerCertVerifier for NoVerification {
     }
 }
 
-/// The TLS connector for a mode; `None` for `disable`.
-pub fn connector(mode: SslMode) -> Option<MakeRustlsConnect> {
-    client_config(mode).map(|config| MakeRustlsConnect::new(Arc::unwrap_or_clone(config)))
+/// tokio-postgres's TLS connector of `config`.
+pub fn connector(config: &ClientConfig) -> MakeRustlsConnect {
+    MakeRustlsConnect::new(config.clone())
 }
 
 /// rustls's configuration for a mode; `None` for `disable`.

@@ -175,14 +175,7 @@ pub enum Draw {
     Key(i64, i64),
     /// Uniform over the keys loaded but an earlier parameter's
     /// ([`Draw::other_than`]: the terminal gives that key).
-    OtherKey {
-        /// The first key.
-        start: i64,
-        /// The keys.
-        n: i64,
-        /// The earlier parameter's index.
-        other_than: usize,
-    },
+    OtherKey(OtherKeys),
     /// The next key past every one loaded or inserted.
     NextKey(Arc<Inserts>),
     /// An integer as text of so many digits at least, zeros first.
@@ -316,11 +309,11 @@ impl Draw {
             Generator::Number { digits } => Draw::Number(*digits),
             Generator::Constant(v) => Draw::Constant(constant(v)?),
             Generator::Key(keys) => Draw::Key(keys.start, loaded(keys, scale)),
-            Generator::OtherKey { keys, other_than } => Draw::OtherKey {
+            Generator::OtherKey { keys, other_than } => Draw::OtherKey(OtherKeys {
+                earlier: *other_than,
                 start: keys.start,
                 n: loaded(keys, scale),
-                other_than: *other_than,
-            },
+            }),
             Generator::NextKey(keys) => Draw::NextKey(next.of(keys, scale)),
             Generator::Now => Draw::Now,
             Generator::Null => Draw::Null,
@@ -380,24 +373,16 @@ impl Draw {
             Draw::Key(start, n) => rng.uniform(*start, start + n - 1),
             // The terminal draws it ([`Draw::other_than`]); a column never
             // does (refused with the file).
-            Draw::OtherKey { .. } => return Value::Null,
+            Draw::OtherKey(_) => return Value::Null,
             Draw::NextKey(inserts) => inserts.take_next(),
         })
     }
 
     /// An `other_than` draw's earlier parameter and keys; `None` for
     /// every other generator.
-    pub fn other_than(&self) -> Option<OtherKeys> {
-        match *self {
-            Draw::OtherKey {
-                start,
-                n,
-                other_than,
-            } => Some(OtherKeys {
-                earlier: other_than,
-                start,
-                n,
-            }),
+    pub fn other_than(&self) -> Option<&OtherKeys> {
+        match self {
+            Draw::OtherKey(keys) => Some(keys),
             _ => None,
         }
     }

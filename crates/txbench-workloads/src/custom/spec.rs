@@ -145,9 +145,8 @@ pub enum Generator {
 }
 
 impl Generator {
-    /// The loaded keys it draws from, if it draws keys of a table (not
-    /// `next-key`, which draws past them).
-    pub fn loaded_keys(&self) -> Option<&KeyRange> {
+    /// The keys of a table it draws from or past (`of`), if it draws keys.
+    pub fn keys_of(&self) -> Option<&KeyRange> {
         match self {
             Generator::Zipfian { keys, .. }
             | Generator::Latest { keys, .. }
@@ -155,13 +154,26 @@ impl Generator {
             | Generator::Special { keys, .. }
             | Generator::Pareto { keys, .. }
             | Generator::Key(keys)
-            | Generator::OtherKey { keys, .. } => Some(keys),
+            | Generator::OtherKey { keys, .. }
+            | Generator::NextKey(keys) => Some(keys),
             _ => None,
+        }
+    }
+
+    /// The loaded keys it draws from, if it draws keys of a table (not
+    /// `next-key`, which draws past them).
+    pub fn loaded_keys(&self) -> Option<&KeyRange> {
+        match self {
+            Generator::NextKey(_) => None,
+            other => other.keys_of(),
         }
     }
 
     /// The values it draws, as far as the file fixes them.
     pub fn drawn(&self) -> Drawn {
+        if let Some(keys) = self.keys_of() {
+            return Drawn::KeysFrom(keys.start);
+        }
         match self {
             Generator::Uniform { min, max }
             | Generator::Normal { min, max }
@@ -178,20 +190,14 @@ impl Generator {
             Generator::Now => Drawn::Time,
             Generator::Null => Drawn::Null,
             Generator::Padded { width, .. } => Drawn::Text(*width as usize),
-            Generator::Zipfian { keys, .. }
-            | Generator::Latest { keys, .. }
-            | Generator::Gaussian { keys, .. }
-            | Generator::Special { keys, .. }
-            | Generator::Pareto { keys, .. }
-            | Generator::Key(keys)
-            | Generator::OtherKey { keys, .. }
-            | Generator::NextKey(keys) => Drawn::KeysFrom(keys.start),
             Generator::Constant(v) => match v {
                 toml::Value::Integer(i) => Drawn::Ints(*i, *i),
                 toml::Value::Boolean(b) => Drawn::Ints(i64::from(*b), i64::from(*b)),
                 toml::Value::Float(f) => Drawn::Float(*f),
                 other => Drawn::Text(other.as_str().map_or(usize::MAX, |s| s.chars().count())),
             },
+            // Every other generator draws a table's keys, answered above.
+            _ => unreachable!("keys_of knows every generator of keys"),
         }
     }
 }
@@ -387,11 +393,8 @@ impl Spec {
 fn key_span(g: &Generator, rows_per_scale: f64, scale: i64) -> Option<(i64, i64)> {
     match g {
         Generator::Sequence { start, .. } => Some((*start, rows_at(rows_per_scale, scale))),
-        Generator::NextKey(keys) => Some((keys.start, rows_at(keys.per_scale, scale))),
         Generator::Padded { inner, .. } => key_span(inner, rows_per_scale, scale),
-        other => other
-            .loaded_keys()
-            .map(|keys| (keys.start, rows_at(keys.per_scale, scale))),
+        other => (other.keys_of()).map(|keys| (keys.start, rows_at(keys.per_scale, scale))),
     }
 }
 
