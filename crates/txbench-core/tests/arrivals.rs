@@ -36,8 +36,8 @@ async fn dispatch(rate: f64, seconds: u64, pacing: Pacing) -> (DispatchStats, Ve
         ..defaults
     };
     let (rec, starts) = support::run_timing_starts(AsyncIdle, &TYPES, &opts).await;
-    let completed = rec.seconds.iter().map(|s| s.completed).sum();
-    (rec.dispatch.expect("an open-loop run"), starts, completed)
+    let ended = support::ended(&rec);
+    (rec.dispatch.expect("an open-loop run"), starts, ended)
 }
 
 #[tokio::test]
@@ -47,7 +47,7 @@ async fn every_due_arrival_is_sent_and_none_ahead_of_time() {
         (200.0, 2, Pacing::Spin),
         (10_000.0, 2, Pacing::Auto),
     ] {
-        let (d, starts, completed) = dispatch(rate, seconds, pacing).await;
+        let (d, starts, ended) = dispatch(rate, seconds, pacing).await;
         // A dispatcher's own CPU is known when it had a thread of its own.
         assert_eq!(d.cpu.is_some(), rate == 200.0 && pacing == Pacing::Sleep);
         // Fixed gaps: arrivals 1..=n are due at k / rate inside the window
@@ -63,7 +63,7 @@ async fn every_due_arrival_is_sent_and_none_ahead_of_time() {
             "{pacing:?} {rate}/s: an unbounded queue sheds nothing"
         );
         assert_eq!(
-            completed, d.scheduled,
+            ended, d.scheduled,
             "{pacing:?} {rate}/s: every arrival due in the window completes in it or the grace"
         );
         support::assert_never_ahead(&RateSchedule::constant(rate), &starts);

@@ -101,7 +101,7 @@ impl Clock {
             // to send (a rate schedule ending in a pause, or too low a rate
             // for another arrival): the run lasts the seconds it reports,
             // and the commands scheduled in them run.
-            let done = (past_end || counted) && feed.is_over() && self.collector.idle();
+            let done = (past_end || counted) && feed.is_over() && self.collector.all_finished();
             if done || now >= give_up {
                 return if counted && !past_end {
                     Ended::Counted

@@ -99,13 +99,6 @@ impl Stripe {
         self.sent[txn_type] += 1;
     }
 
-    /// Whether the run waits for none of the stripe's workers: none is
-    /// executing anything, or the run was cut (what they execute is then the
-    /// driver's to count).
-    pub fn idle(&self) -> bool {
-        self.cut || self.in_flight.iter().all(Option::is_none)
-    }
-
     /// Whether the worker of `slot` is executing a transaction (after the
     /// cut: was, when the run was cut, and has not gone on since).
     pub fn executing(&self, slot: usize) -> bool {
@@ -159,9 +152,13 @@ impl Collector {
         }
     }
 
-    /// Whether no worker is executing anything.
-    pub fn idle(&self) -> bool {
-        self.stripes.iter().all(|s| lock(s).idle())
+    /// Whether every transaction sent to the pool has finished. Counted, not
+    /// read off the workers' slots: a worker that took a job from the queue
+    /// yields before it notes the job in its slot, and in that instant the
+    /// job is in neither the queue nor a slot (a run's last arrival, so
+    /// missed, was counted unfinished though it would have ended at once).
+    pub fn all_finished(&self) -> bool {
+        self.outstanding().iter().all(|&n| n == 0)
     }
 
     /// Cut every stripe (nothing more is recorded) and return the transactions
@@ -237,11 +234,29 @@ mod tests {
             s.finish(1),
             "finished before the cut: recorded by the worker"
         );
-        assert!(!s.idle());
         let taken: Vec<InFlight> = s.cut().collect();
         assert_eq!(taken, vec![job], "the executing one is the driver's");
         assert!(!s.finish(0), "the worker must not record it too");
         assert!(!s.start(0, job), "nothing starts after the cut");
-        assert!(s.idle());
+    }
+
+    #[test]
+    fn a_job_taken_from_the_queue_and_not_yet_started_is_waited_for() {
+        let now = Instant::now();
+        let job = InFlight {
+            txn_type: 0,
+            intended: now,
+        };
+        let sender = Stripe::shared(1, 0, 10, 1);
+        let workers = Stripe::shared(1, 1, 10, 2);
+        let collector = Collector::new(vec![sender.clone(), workers.clone()], 1);
+        assert!(collector.all_finished(), "nothing sent yet");
+        lock(&sender).note_sent(0);
+        // The worker has the job but has not noted it in its slot.
+        assert!(!collector.all_finished());
+        assert!(lock(&workers).start(0, job));
+        assert!(!collector.all_finished());
+        assert!(lock(&workers).finish(0));
+        assert!(collector.all_finished());
     }
 }

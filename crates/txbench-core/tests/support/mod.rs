@@ -249,6 +249,15 @@ pub async fn run_timing_starts<E: Engine>(
     (rec, secs)
 }
 
+/// The transactions due in the window that ended with a latency: in the
+/// window, or in the grace after it. The window's seconds (and `completed`)
+/// count only the first: a loaded machine ends its last arrivals late, and
+/// those count as unfinished with their latency known. One given up at the
+/// cut has no latency, only a lower bound of it.
+pub fn ended(rec: &Recording) -> u64 {
+    rec.total.measured.iter().map(|t| t.latency.len()).sum()
+}
+
 /// Whether any transaction started before it was due: with fixed gaps and no
 /// warm-up the k-th arrival is due when the schedule has k arrivals due, and
 /// the k-th start (in order) can be no earlier, however loaded the machine.
