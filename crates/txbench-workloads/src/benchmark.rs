@@ -56,6 +56,13 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
         Ok(())
     }
 
+    /// The definition [`define`](Self::define) took, for a run's
+    /// `config.toml` to repeat (`--file`, `--workload`); the default for a
+    /// workload the binary holds.
+    fn definition() -> Self::Definition {
+        Self::Definition::default()
+    }
+
     /// Whether the workload is defined by a file, and how it takes one
     /// (`txbench serve --workload-file`); `None` by default.
     fn file_defined() -> Option<FileDefined> {

@@ -66,4 +66,6 @@ pub struct FileDefined {
     /// Take the file at the path as the definition; a bad one is an error
     /// naming what is wrong.
     pub define: fn(&Path) -> Result<(), WorkloadError>,
+    /// Take the file shipped under this name (`serve --workload smallbank`).
+    pub define_shipped: fn(&str) -> Result<(), WorkloadError>,
 }

@@ -134,10 +134,16 @@ pub fn expand(args: Vec<OsString>, config: &Path) -> Result<Vec<OsString>> {
 }
 
 /// The `config.toml` that repeats a run of `workload` on `db` with
-/// `settings`: its flags as TOML, the defaults it resolved (scale, terminals,
+/// `settings`, the workload defined by `definition` (a workload file's
+/// `--file` or `--workload`; empty for the others): its flags as TOML, the defaults it resolved (scale, terminals,
 /// connections, seed) made explicit, any secret removed from the URLs. The
 /// agreed start time is left out: a repeat starts when it is run.
-pub fn repeat_file(workload: &str, db: &[String], settings: &RunSettings) -> String {
+pub fn repeat_file(
+    workload: &str,
+    db: &[String],
+    definition: &serde_json::Map<String, serde_json::Value>,
+    settings: &RunSettings,
+) -> String {
     let s = settings;
     let mut t = toml::Table::new();
     let mut put = |k: &str, v: toml::Value| {
@@ -149,7 +155,7 @@ pub fn repeat_file(workload: &str, db: &[String], settings: &RunSettings) -> Str
         Err(many) => put("db", toml::Value::Array(many)),
     }
     put(&s.scale.unit, s.scale.value.into());
-    for (name, value) in &s.options {
+    for (name, value) in definition.iter().chain(&s.options) {
         if let Ok(value) = toml::Value::try_from(value) {
             put(&name.replace('_', "-"), value);
         }
@@ -286,7 +292,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("config.toml");
         let db = ["sqlite:retwis.db".to_string()];
-        std::fs::write(&file, repeat_file("retwis", &db, &settings())).unwrap();
+        std::fs::write(
+            &file,
+            repeat_file("retwis", &db, &Default::default(), &settings()),
+        )
+        .unwrap();
         let plan = plan_from(&file);
         let s = settings();
         assert_eq!(plan.db, db);
@@ -323,7 +333,11 @@ mod tests {
             pacing: Pacing::Auto,
             queue_limit: None,
         };
-        std::fs::write(&file, repeat_file("retwis", &["sqlite:r.db".into()], &s)).unwrap();
+        std::fs::write(
+            &file,
+            repeat_file("retwis", &["sqlite:r.db".into()], &Default::default(), &s),
+        )
+        .unwrap();
         let plan = plan_from(&file);
         assert_eq!(plan.duration.as_secs_f64(), 4.5);
         let Load::Open { rate, schedule, .. } = plan.load() else {
@@ -339,7 +353,7 @@ mod tests {
     #[test]
     fn the_written_config_keeps_no_secret() {
         let db = ["postgres://bench:hunter2@db:5432/test".to_string()];
-        let text = repeat_file("retwis", &db, &settings());
+        let text = repeat_file("retwis", &db, &Default::default(), &settings());
         assert!(!text.contains("hunter2"), "{text}");
         assert!(text.contains("Secrets in the URL were replaced"), "{text}");
     }

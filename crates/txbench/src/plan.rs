@@ -403,7 +403,7 @@ impl<W: Benchmark> RunPlan<W> {
 
 /// A workload's options as named values; a workload without options (a unit
 /// struct) has none.
-fn options_map<O: serde::Serialize>(options: &O) -> serde_json::Map<String, serde_json::Value> {
+pub fn options_map<O: serde::Serialize>(options: &O) -> serde_json::Map<String, serde_json::Value> {
     match serde_json::to_value(options) {
         Ok(serde_json::Value::Object(map)) => map,
         _ => serde_json::Map::new(),

@@ -429,7 +429,8 @@ fn start_results<W: Benchmark>(
 ) -> Result<results::IntervalWriter, Failure> {
     let io = |e: std::io::Error| Failure::failed_because(e, format!("writing {}", dir.display()));
     std::fs::create_dir_all(dir).map_err(io)?;
-    let config = crate::config::repeat_file(W::ABOUT.name, &plan.db, settings);
+    let definition = crate::plan::options_map(&W::definition());
+    let config = crate::config::repeat_file(W::ABOUT.name, &plan.db, &definition, settings);
     std::fs::write(dir.join(results::CONFIG_FILE), config).map_err(io)?;
     let types = workload.transaction_types();
     results::IntervalWriter::with_figures(

@@ -21,8 +21,12 @@ use crate::workload::{Work, for_workload};
 
 /// Run `txbench serve`.
 pub async fn main(a: ServeArgs, stop: watch::Receiver<bool>) -> Result<(), Failure> {
-    // A workload file is the custom workload's definition.
-    let name = a.workload.clone().unwrap_or_else(|| "custom".to_string());
+    // A workload file, or one shipped (`--workload smallbank`), is the
+    // custom workload's definition.
+    let name = match &a.workload {
+        Some(w) if !shipped(w) => w.clone(),
+        _ => "custom".to_string(),
+    };
     for_workload(&name, Serve { args: a, stop }).await
 }
 
@@ -148,11 +152,23 @@ async fn serve_on<E: Engine, W: Benchmark>(
     Ok(())
 }
 
+/// Whether `--workload` names a workload file shipped in txbench
+/// (BenchBase's), which `custom` serves.
+fn shipped(name: &str) -> bool {
+    txbench_workloads::custom::benchbase::file(name).is_some()
+}
+
 /// Take the served workload's definition: a workload file's from
-/// `--workload-file`, the others' built in.
+/// `--workload-file` or a shipped one's name, the others' built in.
 fn define<W: Benchmark>(a: &ServeArgs) -> Result<(), Failure> {
+    let usage = |e: txbench_workloads::WorkloadError| Failure::Usage(e.into());
+    if let (Some(name), Some(file)) = (&a.workload, W::file_defined())
+        && shipped(name)
+    {
+        return (file.define_shipped)(name).map_err(usage);
+    }
     match (&a.workload_file, W::file_defined()) {
-        (Some(path), Some(file)) => (file.define)(path).map_err(|e| Failure::Usage(e.into())),
+        (Some(path), Some(file)) => (file.define)(path).map_err(usage),
         (Some(path), None) => Err(Failure::usage(format!(
             "--workload-file {}: the {} takes no workload file",
             path.display(),

@@ -179,6 +179,73 @@ fn a_workload_file_is_served_to_clients_of_the_same_file() {
     assert!(check.contains("PASS") && !check.contains("FAIL"), "{check}");
 }
 
+/// `serve --workload smallbank` serves the shipped file: a client naming it
+/// by the same name runs it through the server, and one of another shipped
+/// file is refused by name.
+#[test]
+fn a_shipped_workload_file_is_served_by_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, url) = serve(
+        dir.path(),
+        &[
+            "--db",
+            "sqlite:bank.db",
+            "--workload",
+            "smallbank",
+            "--scale",
+            "1000",
+        ],
+    );
+    let run = |name: &str| {
+        txbench(dir.path())
+            .args(["custom", "run", "--workload", name, "--db", &url])
+            .args([
+                "-d",
+                "2s",
+                "--warmup",
+                "0s",
+                "-t",
+                "4",
+                "-q",
+                "--results",
+                "res",
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = run("smallbank");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = only_result(&dir.path().join("res"), "summary.json");
+    assert_eq!(json["engine"], "txbench");
+    assert_eq!(json["workload_title"], "SmallBank");
+    for t in json["transactions"].as_array().unwrap() {
+        assert!(t["committed"].as_u64().unwrap() > 0, "{t}");
+        assert!(t["errors"].as_object().unwrap().is_empty(), "{t}");
+    }
+    let out = run("sibench");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--workload sibench: the txbench server serves another"),
+        "{err}"
+    );
+    terminate(server.id());
+    assert!(server.wait().unwrap().success());
+    let check = ok(txbench(dir.path()).args([
+        "custom",
+        "check",
+        "--workload",
+        "smallbank",
+        "--db",
+        "sqlite:bank.db",
+    ]));
+    assert!(check.contains("PASS") && !check.contains("FAIL"), "{check}");
+}
+
 #[test]
 fn a_client_of_another_workload_is_refused_in_the_handshake() {
     let dir = tempfile::tempdir().unwrap();

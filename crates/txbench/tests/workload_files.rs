@@ -445,6 +445,85 @@ fn a_workload_file_loads_runs_checks_and_cleans_from_the_command_line() {
     );
 }
 
+/// Every workload file shipped in the binary (`--workload NAME`) loads, runs
+/// without an error, keeps its invariants and cleans up on SQLite, and the
+/// run's config.toml names it, so that `--config` alone repeats the run on
+/// the same file.
+#[test]
+fn every_shipped_workload_file_loads_runs_checks_repeats_and_cleans() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, title, scale) in [
+        ("smallbank", "SmallBank", "1000"),
+        ("sibench", "SIBench", "20"),
+        ("noop", "NoOp", "1"),
+    ] {
+        let db = format!("sqlite:{}", dir.path().join(format!("{name}.db")).display());
+        let custom = |verb: &str, more: &[&str]| {
+            let mut all = vec!["custom", verb, "--workload", name, "--db", &db];
+            all.extend_from_slice(more);
+            txbench_output(dir.path(), &all)
+        };
+        let out = custom("load", &["--scale", scale]);
+        assert!(out.status.success(), "{name}: {}", text(&out));
+        assert!(
+            text(&out).contains(&format!("of {title}")),
+            "{}",
+            text(&out)
+        );
+        let out = custom("run", &["-d", "1s", "--warmup", "0s", "--seed", "3"]);
+        assert!(out.status.success(), "{name}: {}", text(&out));
+        let results = dir.path().join("results");
+        let config =
+            std::fs::read_to_string(support::only_run(&results).join("config.toml")).unwrap();
+        let summary = take_summary(dir.path());
+        assert_eq!(summary["workload"], "custom");
+        assert_eq!(summary["workload_title"], title);
+        assert_eq!(summary["parameters"]["file_workload"], name);
+        assert!(type_sum(&summary, &["committed"]) > 10, "{name}");
+        assert!(errors_by_kind(&summary).is_empty(), "{name}: {summary}");
+        assert!(
+            config.contains(&format!("workload = \"{name}\"")),
+            "{config}"
+        );
+        let repeat = dir.path().join("repeat.toml");
+        std::fs::write(&repeat, &config).unwrap();
+        let again = txbench_output(
+            dir.path(),
+            &[
+                "custom",
+                "run",
+                "--config",
+                repeat.to_str().unwrap(),
+                "-d",
+                "1s",
+            ],
+        );
+        assert!(again.status.success(), "{name}: {}", text(&again));
+        let repeated = take_summary(dir.path());
+        assert_eq!(
+            repeated["parameters"]["file_sha256"], summary["parameters"]["file_sha256"],
+            "{name}: the repeat runs the same file"
+        );
+        let out = custom("check", &[]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out));
+        let out = custom("clean", &[]);
+        assert!(out.status.success(), "{name}: {}", text(&out));
+    }
+    let both = txbench_output(
+        dir.path(),
+        &["custom", "run", "--file", "x.toml", "--workload", "noop"],
+    );
+    assert_eq!(both.status.code(), Some(2), "{}", text(&both));
+    assert!(
+        text(&both).contains("--file x.toml and --workload noop: one workload file, not two"),
+        "{}",
+        text(&both)
+    );
+    let unknown = txbench_output(dir.path(), &["custom", "run", "--workload", "tpcc"]);
+    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
+    assert!(text(&unknown).contains("'tpcc'"), "{}", text(&unknown));
+}
+
 /// A file whose tables changed since its load (the issue's `rows_per_scale`
 /// 1 to 5, which ran on with data errors and exit 0) is refused by `run`;
 /// one whose statements changed runs (the next test's misspelt statement is
@@ -600,6 +679,7 @@ fn a_missing_or_mistaken_workload_file_exits_2_naming_it() {
     let bad = bad.display().to_string();
     let cases: [(&[&str], &str); 5] = [
         (&["custom", "run"], "needs the workload file: --file FILE"),
+        // (--workload NAME, the other half of that line, is tested above.)
         (
             &["custom", "load", "--file", "nope.toml"],
             "--file nope.toml: cannot read it",

@@ -1,6 +1,7 @@
 //! `txbench custom --file FILE`: a workload file as a workload of the
 //! command line, with every verb, flag, result and report the built-in
-//! workloads have.
+//! workloads have; `--workload NAME` takes a file shipped in the binary
+//! (BenchBase's, [`benchbase`]).
 //!
 //! The file is the workload's definition, which the built-in workloads
 //! compile in: the command reads and checks it once, before any verb, and
@@ -18,26 +19,26 @@ use txbench_core::schema::Schema;
 use txbench_core::text_file;
 use txbench_core::{Engine, Session};
 
-use super::bounds;
 use super::check::parse;
 use super::opened::{self, Defined};
 use super::run::FileWorkload;
 use super::spec::Spec;
+use super::{benchbase, bounds};
 use crate::about::{About, RunFlags, Scale};
 use crate::benchmark::{Benchmark, MetricBasis};
 use crate::bulk::{LoadPlan, LoadSummary};
 use crate::capability::{Check, FileDefined};
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
-use crate::options::{Flag, NoOptions, Options};
+use crate::options::{BadValue, Flag, NoOptions, Options};
 
 /// The command's names and scale.
 pub static ABOUT: About = About {
     name: "custom",
     title: "custom workload",
     summary: "A workload of your own, written as a file (docs/workload-file.md): its tables, \
-              transactions and invariants; without a verb, load (if needed), run and report \
-              (embedded SQLite by default)",
+              transactions and invariants, or one shipped (--workload: BenchBase's); without a \
+              verb, load (if needed), run and report (embedded SQLite by default)",
     load_summary: "Create the file's tables and load them (--scale times each table's rows_per_scale)",
     run_summary: "Run the file's transaction mix against its loaded tables and report",
     scale: Scale {
@@ -57,27 +58,95 @@ pub static ABOUT: About = About {
     foreign_keys: None,
 };
 
-/// `--file`: the workload file every verb of `txbench custom` takes.
+/// `--file` or `--workload`: the workload file every verb of `txbench
+/// custom` takes, one of one's own or one shipped in the binary.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadFileArg {
     /// The workload file. Optional here: the verbs' flags are parsed for
     /// the all-in-one form too, where a verb's own flags are absent;
-    /// `define` asks for it.
+    /// `define` asks for it or `workload`.
     pub file: Option<PathBuf>,
+    /// A shipped workload file, by its name ([`benchbase::CHOICES`]).
+    #[serde(default)]
+    pub workload: Option<String>,
+}
+
+impl WorkloadFileArg {
+    /// What names the file on the command line: `--file orders.toml`,
+    /// `--workload smallbank`.
+    fn named(&self) -> String {
+        match (&self.file, &self.workload) {
+            (Some(path), _) => format!("--file {}", path.display()),
+            (None, Some(name)) => format!("--workload {name}"),
+            (None, None) => "no workload file".to_string(),
+        }
+    }
+
+    /// The name the file is checked under, and its text.
+    fn read(&self) -> Result<(String, String), WorkloadError> {
+        match (&self.file, &self.workload) {
+            (Some(path), None) => {
+                let text = text_file::read_bounded(path, bounds::MAX_FILE_BYTES).map_err(|e| {
+                    WorkloadError::BadOption(format!("--file {}: {e}", path.display()))
+                })?;
+                Ok((path.display().to_string(), text))
+            }
+            (None, Some(name)) => {
+                let (checked_as, text) = benchbase::file(name)
+                    .ok_or_else(|| WorkloadError::BadOption(unknown_workload(name)))?;
+                Ok((checked_as, text.to_string()))
+            }
+            (Some(path), Some(name)) => Err(WorkloadError::BadOption(format!(
+                "--file {} and --workload {name}: one workload file, not two",
+                path.display()
+            ))),
+            (None, None) => Err(WorkloadError::BadOption(
+                "txbench custom needs the workload file: --file FILE (docs/workload-file.md) \
+                 or a shipped one, --workload NAME"
+                    .to_string(),
+            )),
+        }
+    }
+}
+
+/// The words of a `--workload` that names no shipped file.
+fn unknown_workload(name: &str) -> String {
+    let known: Vec<&str> = benchbase::CHOICES.iter().map(|c| c.name).collect();
+    format!(
+        "--workload {name}: no shipped workload file of that name (known: {})",
+        known.join(", ")
+    )
 }
 
 impl Options for WorkloadFileArg {
-    const FLAGS: &'static [Flag<Self>] = &[Flag {
-        long: "file",
-        help: "The workload file (TOML, docs/workload-file.md); every verb needs it",
-        value_name: "FILE",
-        default: None,
-        choices: &[],
-        set: |o, v| {
-            o.file = Some(PathBuf::from(v));
-            Ok(())
+    const FLAGS: &'static [Flag<Self>] = &[
+        Flag {
+            long: "file",
+            help: "The workload file (TOML, docs/workload-file.md); every verb needs it or \
+                   --workload",
+            value_name: "FILE",
+            default: None,
+            choices: &[],
+            set: |o, v| {
+                o.file = Some(PathBuf::from(v));
+                Ok(())
+            },
         },
-    }];
+        Flag {
+            long: "workload",
+            help: "A workload file shipped in txbench, instead of --file",
+            value_name: "NAME",
+            default: None,
+            choices: benchbase::CHOICES,
+            set: |o, v| {
+                if benchbase::file(v).is_none() {
+                    return Err(BadValue(unknown_workload(v)));
+                }
+                o.workload = Some(v.to_string());
+                Ok(())
+            },
+        },
+    ];
 }
 
 /// What a workload file's run records: the file's, and the digest of its
@@ -91,8 +160,9 @@ pub struct CustomParameters {
     pub file_sha256: Option<String>,
 }
 
-/// The file this process runs, once defined, and the digest of its text.
-static DEFINED: OnceLock<(PathBuf, Defined, String)> = OnceLock::new();
+/// The file this process runs, once defined: the flags that named it, the
+/// file, and the digest of its text.
+static DEFINED: OnceLock<(WorkloadFileArg, Defined, String)> = OnceLock::new();
 
 /// The digest of the file's text: what a client and a server compare to
 /// know they run one file, and what `merge` compares in results.
@@ -131,34 +201,31 @@ impl Benchmark for Custom {
     const DEFAULT_SCALE_HELP: Option<&'static str> = Some("the file's default_scale");
 
     fn define(definition: &WorkloadFileArg) -> Result<(), WorkloadError> {
-        let Some(path) = &definition.file else {
-            return Err(WorkloadError::BadOption(
-                "txbench custom needs the workload file: --file FILE (docs/workload-file.md)"
-                    .to_string(),
-            ));
-        };
+        let (checked_as, text) = definition.read()?;
         if let Some((first, ..)) = DEFINED.get() {
-            return if first == path {
+            return if first == definition {
                 Ok(())
             } else {
                 Err(WorkloadError::BadOption(format!(
-                    "--file {}: this process already runs {}",
-                    path.display(),
-                    first.display()
+                    "{}: this process already runs {}",
+                    definition.named(),
+                    first.named()
                 )))
             };
         }
-        let text = text_file::read_bounded(path, bounds::MAX_FILE_BYTES)
-            .map_err(|e| WorkloadError::BadOption(format!("--file {}: {e}", path.display())))?;
-        let spec = parse(&path.display().to_string(), &text)
-            .map_err(|e| WorkloadError::BadOption(e.to_string()))?;
+        let spec =
+            parse(&checked_as, &text).map_err(|e| WorkloadError::BadOption(e.to_string()))?;
         // A race between two definitions keeps the first; both are this file.
         let digest = format!("{:x}", Sha256::digest(text.as_bytes()));
         let shape = shape_digest(&spec);
         let mut defined = Defined::new(spec, &ABOUT);
         defined.entries = vec![(SHAPE_DIGEST, shape)];
-        let _ = DEFINED.set((path.clone(), defined, digest));
+        let _ = DEFINED.set((definition.clone(), defined, digest));
         Ok(())
+    }
+
+    fn definition() -> WorkloadFileArg {
+        DEFINED.get().map(|(d, ..)| d.clone()).unwrap_or_default()
     }
 
     fn file_defined() -> Option<FileDefined> {
@@ -166,6 +233,13 @@ impl Benchmark for Custom {
             define: |path| {
                 Custom::define(&WorkloadFileArg {
                     file: Some(path.to_path_buf()),
+                    workload: None,
+                })
+            },
+            define_shipped: |name| {
+                Custom::define(&WorkloadFileArg {
+                    file: None,
+                    workload: Some(name.to_string()),
                 })
             },
         })
@@ -209,21 +283,20 @@ impl Benchmark for Custom {
     ) -> Result<Self, WorkloadError> {
         // A server runs the statements of the file it serves: the client's
         // must be the same file, or its draws would not fit them.
-        let (path, defined, digest) = DEFINED.get().expect("defined before any verb");
+        let (arg, defined, digest) = DEFINED.get().expect("defined before any verb");
+        let named = arg.named();
         if let Some(theirs) = crate::opening::served_value(session, FILE_DIGEST)
             && theirs != digest.as_str()
         {
             return Err(WorkloadError::BadOption(format!(
-                "--file {}: the txbench server serves another workload file (its text differs)",
-                path.display()
+                "{named}: the txbench server serves another workload file (its text differs)"
             )));
         }
         defined
             .open(session, asked, |found| {
                 match found.text(SHAPE_DIGEST) {
                     Some(recorded) if recorded != shape_digest(&defined.spec) => Err(WorkloadError::BadOption(format!(
-                        "--file {}: its tables, columns or generators changed since the load: load it again with --drop",
-                        path.display()
+                        "{named}: its tables, columns or generators changed since the load: load it again with --drop"
                     ))),
                     _ => Ok(defined.spec.as_ref().clone()),
                 }

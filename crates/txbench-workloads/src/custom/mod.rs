@@ -4,6 +4,7 @@
 //! naming the file, the line and the key of every mistake; YCSB's core
 //! workloads A to F are such files, shipped in the binary ([`ycsb`]).
 
+pub mod benchbase;
 pub mod bounds;
 mod check;
 pub mod command;

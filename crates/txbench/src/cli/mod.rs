@@ -209,8 +209,9 @@ pub struct SweepCommand {
 pub struct ServeArgs {
     #[command(flatten)]
     pub db: DbArgs,
-    /// The workload to serve, by its command's name (tpcc, tatp, ...).
-    #[arg(long, value_parser = workload::parse_workload, required_unless_present = "workload_file")]
+    /// The workload to serve, by its command's name (tpcc, tatp, ...) or a
+    /// shipped workload file's (smallbank, sibench, noop).
+    #[arg(long, value_parser = workload::parse_served, required_unless_present = "workload_file")]
     pub workload: Option<String>,
     /// A workload file to serve (docs/workload-file.md): the custom workload
     /// it defines; clients run `txbench custom run --file` with the same file.

@@ -543,7 +543,20 @@ impl Args for ServedScales {
     }
 }
 
-/// `serve --workload`: a workload of the registry.
+/// `serve --workload`: a workload's name, or a shipped workload file's.
+pub fn parse_served(s: &str) -> Result<String, String> {
+    if txbench_workloads::custom::benchbase::file(s).is_some() {
+        return Ok(s.to_string());
+    }
+    parse_workload(s).map_err(|e| {
+        let shipped: Vec<&str> = (txbench_workloads::custom::benchbase::CHOICES.iter())
+            .map(|c| c.name)
+            .collect();
+        format!("{e}; shipped workload files: {}", shipped.join(", "))
+    })
+}
+
+/// A workload of the registry, by its name.
 pub fn parse_workload(s: &str) -> Result<String, String> {
     if registry::NAMES.contains(&s) {
         Ok(s.to_string())

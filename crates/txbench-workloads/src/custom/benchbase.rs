@@ -1,0 +1,62 @@
+//! BenchBase's workloads (github.com/cmu-db/benchbase) as workload files,
+//! shipped in the binary: `txbench custom --workload NAME` runs one as
+//! `--file` runs a file of one's own. Each file's header names its source
+//! and every way it differs from BenchBase.
+
+use crate::options::Choice;
+
+/// The shipped workloads, by the name `--workload` takes, with what each
+/// stresses (the help of the flag).
+pub const CHOICES: &[Choice] = &[
+    Choice {
+        name: "smallbank",
+        help: "BenchBase's SmallBank: six short banking transactions on three tables of a \
+               row per customer, hot rows and conflicts",
+    },
+    Choice {
+        name: "sibench",
+        help: "BenchBase's SIBench: a scan for the smallest value beside updates of one \
+               value, on a few records (snapshot isolation)",
+    },
+    Choice {
+        name: "noop",
+        help: "BenchBase's NoOp: one statement that does nothing, no tables (a round trip \
+               and a commit alone)",
+    },
+];
+
+/// The files, in the order of [`CHOICES`].
+const FILES: &[&str] = &[
+    include_str!("benchbase/smallbank.toml"),
+    include_str!("benchbase/sibench.toml"),
+    include_str!("benchbase/noop.toml"),
+];
+
+/// The text of the shipped workload `name`, and the name its file is
+/// checked under (`benchbase/NAME.toml`, what a mistake would name).
+pub fn file(name: &str) -> Option<(String, &'static str)> {
+    let i = CHOICES.iter().position(|c| c.name == name)?;
+    Some((format!("benchbase/{name}.toml"), FILES[i]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::custom::parse;
+
+    #[test]
+    fn every_shipped_file_checks_under_its_own_name() {
+        assert_eq!(CHOICES.len(), FILES.len());
+        for choice in CHOICES {
+            let (path, text) = file(choice.name).unwrap();
+            let spec = parse(&path, text).unwrap_or_else(|e| panic!("{path}: {e}"));
+            assert_eq!(spec.name, choice.name, "{path}");
+            assert!(
+                text.starts_with(&format!("# {}, as BenchBase", spec.title)),
+                "{path}: its header names its source"
+            );
+            assert!(text.contains("Where this file differs"), "{path}");
+        }
+        assert!(file("tpcc").is_none());
+    }
+}
