@@ -190,7 +190,11 @@ async fn smallbank_runs_keeps_its_invariants_and_moves_money_without_making_any(
         );
     }
     let mut s = engine.connect().await.unwrap();
-    custom::invariants::check(&mut s, &spec).await.unwrap();
+    let found = custom::invariants::check(&mut s, &spec).await.unwrap();
+    assert_eq!(found.len(), spec.invariants.len());
+    for clause in &found {
+        assert_eq!(clause.violations, 0, "{}", clause.clause);
+    }
 
     let mut moving = spec.clone();
     moving

@@ -1,6 +1,7 @@
 //! A workload file on PostgreSQL and MariaDB: the documented example (whose
-//! optimistic debit loses some races, each an expected rollback) and YCSB A
-//! and E load and run without an error. Each server's test makes a database
+//! optimistic debit loses some races, each an expected rollback), YCSB A, D
+//! and E and BenchBase's shipped files load and run without an error and
+//! keep their invariants. Each server's test makes a database
 //! of its own and drops it. Needs TXBENCH_TEST_POSTGRES_URL and
 //! TXBENCH_TEST_MYSQL_URL; skips with a notice otherwise.
 
@@ -23,7 +24,7 @@ fn with_database(url: &str, name: &str) -> String {
 }
 
 /// Load `text` at scale 100 and run it a second on 4 terminals and 2
-/// sessions: every type commits, and nothing fails.
+/// sessions: every type commits, nothing fails, and every invariant holds.
 async fn loads_and_runs<E: Engine>(engine: &Arc<E>, text: &str) {
     let spec = custom::parse("workload.toml", text).unwrap();
     // YCSB's files share their table: each load replaces the last one's.
@@ -33,6 +34,14 @@ async fn loads_and_runs<E: Engine>(engine: &Arc<E>, text: &str) {
         let what = format!("{} {}", spec.name, t.name);
         assert!(stats.committed > 10, "{what}: {stats:?}");
         assert_eq!(stats.failed(), 0, "{what}: {:?}", rec.total.error_samples);
+    }
+    let mut session = engine.connect().await.unwrap();
+    let found = custom::invariants::check(&mut session, &spec)
+        .await
+        .unwrap();
+    assert_eq!(found.len(), spec.invariants.len());
+    for clause in found {
+        assert_eq!(clause.violations, 0, "{}: {}", spec.name, clause.clause);
     }
 }
 
@@ -44,7 +53,12 @@ async fn every_file<E: Engine>(engine: &Arc<E>) {
         ycsb::file('d').unwrap().into(),
         ycsb::file('e').unwrap().into(),
         support::TRANSFERS.into(),
-    ] {
+    ]
+    .into_iter()
+    .chain(custom::benchbase::CHOICES.iter().map(|c| {
+        let (_, text) = custom::benchbase::file(c.name).unwrap();
+        text.to_string()
+    })) {
         loads_and_runs(engine, &text).await;
     }
 }
