@@ -138,7 +138,7 @@ fn records() -> KeyRange {
         table: "usertable".into(),
         column: "ycsb_key".into(),
         start: 0,
-        per_scale: 1.0,
+        rows: txbench_workloads::custom::Rows::PerScale(1.0),
     }
 }
 

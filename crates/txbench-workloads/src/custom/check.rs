@@ -12,7 +12,7 @@ use super::errors::{FileError, Locator};
 use super::fits;
 use super::kv_form;
 use super::model::{FieldDef, StatementDef, TransactionDef, WorkloadFile};
-use super::spec::{Column, Expect, Generator, KeyRange, Spec, Statement, Table, Transaction};
+use super::spec::{Column, Expect, Generator, KeyRange, Rows, Spec, Statement, Table, Transaction};
 
 mod generators;
 use generators::GenCheck;
@@ -134,12 +134,16 @@ fn scale_table(
 ) -> Result<String, FileError> {
     let table = tables.iter().find(|t| t.name == *name.get_ref());
     match table {
-        Some(t) if t.rows_per_scale == 1.0 => Ok(t.name.clone()),
+        Some(t) if t.rows == Rows::PerScale(1.0) => Ok(t.name.clone()),
         Some(t) => Err(at.error(
             name.span(),
             format!(
-                "workload.scale_from '{}': its rows_per_scale is {}, so its row count is not the scale (it needs 1)",
-                t.name, t.rows_per_scale
+                "workload.scale_from '{}': its {}, so its row count is not the scale (it needs rows_per_scale 1)",
+                t.name,
+                match t.rows {
+                    Rows::PerScale(n) => format!("rows_per_scale is {n}"),
+                    Rows::Fixed(n) => format!("rows are {n} at any scale"),
+                }
             ),
         )),
         None => Err(at.error(
@@ -201,17 +205,7 @@ impl Checker<'_> {
                 .at
                 .error(t.name.span(), format!("a table's name: {problem}")));
         }
-        let rows_per_scale = *t.rows_per_scale.get_ref();
-        // 0: loaded empty, a table the transactions fill (a history).
-        if !(0.0..=bounds::MAX_LOAD_ROWS).contains(&rows_per_scale) {
-            return Err(self.at.error(
-                t.rows_per_scale.span(),
-                format!(
-                    "table '{name}': rows_per_scale {rows_per_scale} must be 0 or more and at most {:.0e}, the rows a load may write",
-                    bounds::MAX_LOAD_ROWS
-                ),
-            ));
-        }
+        let rows = self.rows(name, t)?;
         let columns = self.table_columns(name, t, raw)?;
         self.primary_key(name, t, &columns)?;
         let indexes = (t.indexes.iter())
@@ -219,11 +213,54 @@ impl Checker<'_> {
             .collect::<Result<_, _>>()?;
         Ok(Table {
             name: name.clone(),
-            rows_per_scale: *t.rows_per_scale.get_ref(),
+            rows,
             primary_key: t.primary_key.get_ref().clone(),
             columns,
             indexes,
         })
+    }
+
+    /// A table's rows: `rows_per_scale` (0 or more; 0 is a table loaded
+    /// empty, which the transactions fill, a history) or `rows`, one of them,
+    /// within the rows a load may write.
+    fn rows(&self, name: &str, t: &super::model::TableDef) -> Result<Rows, FileError> {
+        let most = bounds::MAX_LOAD_ROWS;
+        match (&t.rows_per_scale, &t.rows) {
+            (Some(per_scale), None) => {
+                let n = *per_scale.get_ref();
+                if !(0.0..=most).contains(&n) {
+                    return Err(self.at.error(
+                        per_scale.span(),
+                        format!(
+                            "table '{name}': rows_per_scale {n} must be 0 or more and at most {most:.0e}, the rows a load may write"
+                        ),
+                    ));
+                }
+                Ok(Rows::PerScale(n))
+            }
+            (None, Some(rows)) => {
+                let n = *rows.get_ref();
+                if !(0.0..=most).contains(&(n as f64)) {
+                    return Err(self.at.error(
+                        rows.span(),
+                        format!(
+                            "table '{name}': rows {n} must be 0 or more and at most {most:.0e}, the rows a load may write"
+                        ),
+                    ));
+                }
+                Ok(Rows::Fixed(n))
+            }
+            (Some(_), Some(rows)) => Err(self.at.error(
+                rows.span(),
+                format!("table '{name}': rows and rows_per_scale: give one of them"),
+            )),
+            (None, None) => Err(self.at.error(
+                t.name.span(),
+                format!(
+                    "table '{name}': how many rows? rows_per_scale = N (a unit of the scale) or rows = N (at any scale)"
+                ),
+            )),
+        }
     }
 
     /// A secondary index: a name, and columns of the table, each once.
@@ -415,7 +452,7 @@ impl Checker<'_> {
             table: table.to_string(),
             column: column.to_string(),
             start: c.min.unwrap_or(1),
-            per_scale: *t.rows_per_scale.get_ref(),
+            rows: self.rows(table, t)?,
         })
     }
 
@@ -722,7 +759,7 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
                     table: "customer".into(),
                     column: "c_id".into(),
                     start: 1,
-                    per_scale: 1.0
+                    rows: Rows::PerScale(1.0)
                 },
                 theta: 0.9,
                 scrambled: false
@@ -966,7 +1003,7 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
             (
                 customer,
                 "name = \"customer\"\nrows_per_scale = 0",
-                "of = \"customer.c_id\": table 'customer' is loaded empty (rows_per_scale 0): it has no keys to draw",
+                "of = \"customer.c_id\": table 'customer' is loaded empty: it has no keys to draw",
             ),
             (
                 c_id,
@@ -981,7 +1018,7 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
             (
                 "default_scale = 100",
                 "default_scale = 100\nscale_from = \"payment\"",
-                "workload.scale_from 'payment': its rows_per_scale is 10, so its row count is not the scale (it needs 1)",
+                "workload.scale_from 'payment': its rows_per_scale is 10, so its row count is not the scale (it needs rows_per_scale 1)",
             ),
             (
                 "default_scale = 100",
@@ -1011,12 +1048,49 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
         );
         let spec = parse("orders.toml", &text).unwrap();
         let table = spec.tables.iter().find(|t| t.name == "history").unwrap();
-        assert_eq!((table.rows_per_scale, table.primary_key.len()), (0.0, 0));
+        assert_eq!(
+            (table.rows, table.primary_key.len()),
+            (Rows::PerScale(0.0), 0)
+        );
         assert_eq!(
             table.columns[0].generator,
             Generator::Sequence { start: 1, per: 10 }
         );
         assert_eq!(spec.scale_from.as_deref(), Some("customer"));
+    }
+
+    /// `rows = N`: a table of N rows at any scale, whose keys a parameter
+    /// draws from N of them; one of `rows` and `rows_per_scale`, no more.
+    #[test]
+    fn a_table_of_fixed_rows_has_them_at_every_scale() {
+        let customer = "name = \"customer\"\nrows_per_scale = 1";
+        let text = documented_example().replacen(customer, "name = \"customer\"\nrows = 286", 1);
+        let spec = parse("orders.toml", &text).unwrap();
+        let table = spec.tables.iter().find(|t| t.name == "customer").unwrap();
+        assert_eq!(table.rows, Rows::Fixed(286));
+        assert_eq!((table.rows.at(1), table.rows.at(1_000_000)), (286, 286));
+        let pay = &spec.transactions[0];
+        let drawn = pay.params.iter().find_map(|(_, g)| g.keys_of()).unwrap();
+        assert_eq!(
+            (drawn.table.as_str(), drawn.rows),
+            ("customer", Rows::Fixed(286))
+        );
+        for (to, says) in [
+            (
+                "name = \"customer\"\nrows_per_scale = 1\nrows = 5",
+                "table 'customer': rows and rows_per_scale: give one of them",
+            ),
+            (
+                "name = \"customer\"",
+                "table 'customer': how many rows? rows_per_scale = N (a unit of the scale) or rows = N (at any scale)",
+            ),
+            (
+                "name = \"customer\"\nrows = -1",
+                "table 'customer': rows -1 must be 0 or more",
+            ),
+        ] {
+            assert_refused_with_line(customer, to, says);
+        }
     }
 
     #[test]

@@ -105,7 +105,7 @@ impl Inserts {
 
 /// The keys `keys` has at `scale`.
 fn loaded(keys: &KeyRange, scale: i64) -> i64 {
-    super::rows_at(keys.per_scale, scale)
+    keys.rows.at(scale)
 }
 
 /// A generator ready to draw at one scale.
@@ -494,7 +494,7 @@ mod tests {
             table: "t".into(),
             column: "k".into(),
             start,
-            per_scale: 10.0,
+            rows: crate::custom::Rows::PerScale(10.0),
         }
     }
 

@@ -8,8 +8,8 @@ use txbench_core::rng::Rand;
 use txbench_core::workload::{Terminal, Workload};
 
 use super::load::{schema_table, table_rows};
+use super::parse;
 use super::run::FileWorkload;
-use super::{parse, rows_at};
 
 /// Rows drawn from each end of a table: enough to reach every generator's
 /// first and last keys without loading a large table.
@@ -166,7 +166,7 @@ prop_compose! {
 /// transactions, at `scale`.
 fn load_and_draw(spec: &super::Spec, scale: i64) {
     for table in &spec.tables {
-        let rows = rows_at(table.rows_per_scale, scale);
+        let rows = table.rows.at(scale);
         let made = schema_table(table);
         let head = 0..rows.min(ROWS_AT_EACH_END);
         let tail = (rows - ROWS_AT_EACH_END).max(head.end)..rows;

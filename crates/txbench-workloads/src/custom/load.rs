@@ -15,7 +15,7 @@ use txbench_core::value::RowBatch;
 
 use super::draw::{Draw, NextKeys};
 use super::spec::{Spec, Table};
-use super::{keep, keep_all, keep_text, rows_at};
+use super::{keep, keep_all, keep_text};
 use crate::about::{About, RunFlags, Scale};
 use crate::bulk::{self, LoadPlan, LoadSummary, Population};
 use crate::error::WorkloadError;
@@ -154,7 +154,7 @@ pub fn schema_table(t: &Table) -> schema::Table {
 pub fn rows(spec: &Spec, scale: i64) -> u64 {
     spec.tables
         .iter()
-        .map(|t| rows_at(t.rows_per_scale, scale) as u64)
+        .map(|t| t.rows.at(scale) as u64)
         .fold(0, u64::saturating_add)
 }
 
@@ -219,7 +219,7 @@ pub async fn load<E: Engine>(
         .iter()
         .enumerate()
         .flat_map(|(t, table)| {
-            (0..rows_at(table.rows_per_scale, scale))
+            (0..table.rows.at(scale))
                 .step_by(CHUNK as usize)
                 .map(move |first| (t, first))
         })
@@ -229,7 +229,7 @@ pub async fn load<E: Engine>(
         units,
         generate: move |index: usize, (t, first): (usize, i64)| {
             let table = &spec.tables[t];
-            let end = (first + CHUNK).min(rows_at(table.rows_per_scale, scale));
+            let end = (first + CHUNK).min(table.rows.at(scale));
             let rng = Rand::derive(seed, index as u64);
             vec![table_rows(table, &tables[t], first..end, scale, rng)]
         },

@@ -26,7 +26,9 @@ pub mod ycsb;
 
 pub use check::parse;
 pub use errors::FileError;
-pub use spec::{Column, Expect, Generator, KeyRange, KvForm, Spec, Statement, Table, Transaction};
+pub use spec::{
+    Column, Expect, Generator, KeyRange, KvForm, Rows, Spec, Statement, Table, Transaction,
+};
 
 /// `value` kept for the life of the process: the driver, the engines and the
 /// results take a workload's descriptions as `&'static`, which a built-in

@@ -65,8 +65,12 @@ fn one_f64() -> f64 {
 pub struct TableDef {
     /// Its name.
     pub name: Spanned<String>,
-    /// Rows loaded per unit of the scale.
-    pub rows_per_scale: Spanned<f64>,
+    /// Rows loaded per unit of the scale; or `rows`.
+    #[serde(default)]
+    pub rows_per_scale: Option<Spanned<f64>>,
+    /// Rows loaded at any scale; or `rows_per_scale`.
+    #[serde(default)]
+    pub rows: Option<Spanned<i64>>,
     /// Its primary key's columns.
     pub primary_key: Spanned<Vec<String>>,
     /// Its columns, in load order.

@@ -202,8 +202,34 @@ impl Generator {
     }
 }
 
-/// The keys of a table's sequence column: from `start`, `per_scale` of them
-/// per unit of the scale (their end is known once the scale is).
+/// How many rows a table is loaded with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Rows {
+    /// So many per unit of the scale (0: loaded empty, the transactions
+    /// fill it).
+    PerScale(f64),
+    /// So many at any scale (`rows = N`): a table of the workload's
+    /// definition, such as Voter's area codes.
+    Fixed(i64),
+}
+
+impl Rows {
+    /// The rows at `scale`.
+    pub fn at(self, scale: i64) -> i64 {
+        match self {
+            Rows::PerScale(per_scale) => rows_at(per_scale, scale),
+            Rows::Fixed(rows) => rows,
+        }
+    }
+
+    /// Whether the table is loaded empty at every scale.
+    pub fn none(self) -> bool {
+        matches!(self, Rows::PerScale(0.0) | Rows::Fixed(0))
+    }
+}
+
+/// The keys of a table's sequence column: from `start`, as many as the
+/// table's rows (their end is known once the scale is).
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyRange {
     /// The table.
@@ -212,8 +238,8 @@ pub struct KeyRange {
     pub column: String,
     /// Its first key.
     pub start: i64,
-    /// Keys per unit of the scale.
-    pub per_scale: f64,
+    /// How many keys there are: the table's rows.
+    pub rows: Rows,
 }
 
 /// What a statement must return or change.
@@ -245,8 +271,8 @@ pub struct Column {
 pub struct Table {
     /// Its name.
     pub name: String,
-    /// Rows per unit of the scale.
-    pub rows_per_scale: f64,
+    /// How many rows it is loaded with.
+    pub rows: Rows,
     /// Its primary key.
     pub primary_key: Vec<String>,
     /// Its columns, `repeat`ed ones expanded.
@@ -350,9 +376,7 @@ impl Spec {
     /// defaults to, and every sequence's keys (past `i64::MAX`, or past its
     /// column).
     pub fn beyond_bounds(&self, scale: i64) -> Option<String> {
-        let rows: f64 = (self.tables.iter())
-            .map(|t| rows_at(t.rows_per_scale, scale) as f64)
-            .sum();
+        let rows: f64 = (self.tables.iter()).map(|t| t.rows.at(scale) as f64).sum();
         if rows > bounds::MAX_LOAD_ROWS {
             return Some(format!(
                 "the tables would hold {rows:.3e} rows, more than the {:.0e} a load may write",
@@ -376,7 +400,7 @@ impl Spec {
     fn keys_misfit(&self, scale: i64) -> Option<String> {
         self.tables.iter().find_map(|table| {
             table.columns.iter().find_map(|c| {
-                let (start, count) = key_span(&c.generator, table.rows_per_scale, scale)?;
+                let (start, count) = key_span(&c.generator, table.rows, scale)?;
                 let misfit = fits::keys_misfit(c.ty, start, count)?;
                 Some(format!(
                     "table '{}' column '{}': {misfit}",
@@ -388,13 +412,13 @@ impl Spec {
 }
 
 /// The first key and the number of keys `g` draws at `scale` (a sequence
-/// in a table of `rows_per_scale`), if it draws keys; a padded one's are
-/// its digits, whose count a text column must hold.
-fn key_span(g: &Generator, rows_per_scale: f64, scale: i64) -> Option<(i64, i64)> {
+/// in a table of `rows`), if it draws keys; a padded one's are its
+/// digits, whose count a text column must hold.
+fn key_span(g: &Generator, rows: Rows, scale: i64) -> Option<(i64, i64)> {
     match g {
-        Generator::Sequence { start, .. } => Some((*start, rows_at(rows_per_scale, scale))),
-        Generator::Padded { inner, .. } => key_span(inner, rows_per_scale, scale),
-        other => (other.keys_of()).map(|keys| (keys.start, rows_at(keys.per_scale, scale))),
+        Generator::Sequence { start, .. } => Some((*start, rows.at(scale))),
+        Generator::Padded { inner, .. } => key_span(inner, rows, scale),
+        other => (other.keys_of()).map(|keys| (keys.start, keys.rows.at(scale))),
     }
 }
 

@@ -166,9 +166,9 @@ impl GenCheck<'_> {
         let of = self.g.of.as_ref();
         let of = of.ok_or_else(|| self.missing("of = \"table.column\""))?;
         let keys = self.checker.key_range(of, self.raw)?;
-        if keys.per_scale == 0.0 && self.kind != "next-key" {
+        if keys.rows.none() && self.kind != "next-key" {
             return Err(self.error(format!(
-                "of = \"{}\": table '{}' is loaded empty (rows_per_scale 0): it has no keys to draw",
+                "of = \"{}\": table '{}' is loaded empty: it has no keys to draw",
                 of.get_ref(),
                 keys.table
             )));
