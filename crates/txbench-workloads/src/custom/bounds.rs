@@ -23,3 +23,7 @@ pub const MAX_TERMINALS: f64 = 10_000_000.0;
 /// The longest string a generator draws: the longest `varchar` a file may
 /// declare (MariaDB's row holds 16,383 characters of utf8mb4).
 pub const MAX_TEXT_LENGTH: u32 = 16_383;
+
+/// The values of a `list` generator: a workload's own list (Voter's 286 area
+/// codes), not a table's data.
+pub const MAX_LIST_VALUES: usize = 100_000;

@@ -1059,6 +1059,57 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
         assert_eq!(spec.scale_from.as_deref(), Some("customer"));
     }
 
+    /// `list` and `add`'s `times` and `plus`: what each takes, and the
+    /// mistakes refused on their line.
+    #[test]
+    fn lists_and_sums_of_parameters_are_checked() {
+        let amount = "{ name = \"amount\", gen = \"uniform\", min = 1, max = 50 }";
+        let phone = "{ name = \"amount\", gen = \"add\", to = \"c\", times = 3, plus = \"c\" }";
+        let spec = parse(
+            "orders.toml",
+            &documented_example().replacen(amount, phone, 1),
+        )
+        .unwrap();
+        assert_eq!(
+            spec.transactions[0].params[2].1,
+            Generator::Add(crate::custom::Sum {
+                to: 0,
+                times: 3,
+                value: 0,
+                plus: Some(0)
+            })
+        );
+        let listed = "{ name = \"amount\", gen = \"list\", values = [5, 10, 20] }";
+        let spec = parse(
+            "orders.toml",
+            &documented_example().replacen(amount, listed, 1),
+        )
+        .unwrap();
+        let values = [5, 10, 20].map(toml::Value::Integer).to_vec();
+        assert_eq!(spec.transactions[0].params[2].1, Generator::List(values));
+        for (to, says) in [
+            (
+                "{ name = \"amount\", gen = \"list\", values = [] }",
+                "values: 0 of them; a list has 1 to 100000",
+            ),
+            (
+                "{ name = \"amount\", gen = \"list\", values = [1, \"a\"] }",
+                "values: all integers or all strings",
+            ),
+            ("{ name = \"amount\", gen = \"list\" }", "values = [...]"),
+            (
+                "{ name = \"amount\", gen = \"add\", to = \"c\", times = 2, plus = \"nope\" }",
+                "plus = \"nope\" is not a parameter listed before it",
+            ),
+            (
+                "{ name = \"amount\", gen = \"add\", to = \"c\" }",
+                "an integer value or plus",
+            ),
+        ] {
+            assert_refused_with_line(amount, to, says);
+        }
+    }
+
     /// `rows = N`: a table of N rows at any scale, whose keys a parameter
     /// draws from N of them; one of `rows` and `rows_per_scale`, no more.
     #[test]
@@ -1195,7 +1246,15 @@ sql = "SELECT c_id FROM customer WHERE c_balance < 0"
             &pay.params[0].1,
             Generator::Special { iterations: 12, percent, resolution, .. } if *percent == 1.0 && *resolution == 75.0
         ));
-        assert_eq!(pay.params[2].1, Generator::Add { to: 0, value: 99 });
+        assert_eq!(
+            pay.params[2].1,
+            Generator::Add(crate::custom::Sum {
+                to: 0,
+                times: 1,
+                value: 99,
+                plus: None
+            })
+        );
         assert!(
             matches!(&pay.params[1].1, Generator::OtherKey { other_than: 0, keys } if keys.column == "c_id")
         );

@@ -12,7 +12,7 @@ use txbench_core::keys::KeyChooser;
 use txbench_core::rng::Rand;
 use txbench_core::value::Value;
 
-use super::spec::{Generator, KeyRange};
+use super::spec::{Generator, KeyRange, Sum};
 
 /// The inserts into each `table.column` that inserts draw from, shared by
 /// every terminal of a run.
@@ -146,14 +146,11 @@ pub enum Draw {
     },
     /// `#` a digit, `@` a letter, the rest as written.
     Pattern(String),
-    /// An earlier parameter plus a constant ([`Draw::adds_to`]: the
-    /// terminal adds it, holding the earlier values).
-    Add {
-        /// The earlier parameter's index.
-        to: usize,
-        /// What is added.
-        value: i64,
-    },
+    /// Earlier parameters summed ([`Draw::adds_to`]: the terminal adds
+    /// them, holding the earlier values).
+    Add(Sum),
+    /// The values: a column's rows in turn, a parameter's uniform.
+    List(Vec<Value>),
     /// NURand(A, min, max) with the run's constant C.
     NuRand {
         /// A.
@@ -301,10 +298,10 @@ impl Draw {
                 bunched(keys, scale, Bunching::Pareto(h.ln() / (1.0 - h).ln()))
             }
             Generator::Pattern(template) => Draw::Pattern(template.clone()),
-            Generator::Add { to, value } => Draw::Add {
-                to: *to,
-                value: *value,
-            },
+            Generator::Add(sum) => Draw::Add(*sum),
+            Generator::List(values) => {
+                Draw::List(values.iter().map(constant).collect::<Result<_, _>>()?)
+            }
             Generator::Text { min, max } => Draw::Text(*min, *max),
             Generator::Number { digits } => Draw::Number(*digits),
             Generator::Constant(v) => Draw::Constant(constant(v)?),
@@ -352,7 +349,8 @@ impl Draw {
             Draw::Pattern(template) => return Value::Text(pattern(rng, template)),
             // The terminal adds ([`Draw::adds_to`]); a column never does
             // (refused with the file).
-            Draw::Add { .. } => return Value::Null,
+            Draw::Add(_) => return Value::Null,
+            Draw::List(values) => return values[row as usize % values.len()].clone(),
             Draw::NuRand { a, min, max, c } => rng.nurand(*a, *min, *max, *c),
             Draw::Text(min, max) => return Value::Text(rng.astring(*min as usize, *max as usize)),
             Draw::Number(digits) => {
@@ -387,12 +385,21 @@ impl Draw {
         }
     }
 
-    /// An `add`'s earlier parameter (its index) and what it adds; `None`
-    /// for every other generator, which draws by [`Draw::value`].
-    pub fn adds_to(&self) -> Option<(usize, i64)> {
+    /// An `add`'s sum of earlier parameters; `None` for every other
+    /// generator, which draws by [`Draw::value`].
+    pub fn adds_to(&self) -> Option<&Sum> {
         match self {
-            Draw::Add { to, value } => Some((*to, *value)),
+            Draw::Add(sum) => Some(sum),
             _ => None,
+        }
+    }
+
+    /// A parameter's value: a list's drawn uniform (a column's rows take
+    /// them in turn, [`Draw::value`]).
+    pub fn parameter(&self, rng: &mut Rand) -> Value {
+        match self {
+            Draw::List(values) => values[rng.uniform(0, values.len() as i64 - 1) as usize].clone(),
+            other => other.value(rng, 0),
         }
     }
 }
@@ -699,7 +706,13 @@ mod tests {
             "{t}"
         );
         assert_eq!((&t[2..3], &t[5..]), ("-", " x"), "{t}");
-        assert_eq!(Draw::Add { to: 1, value: 99 }.adds_to(), Some((1, 99)));
+        let sum = Sum {
+            to: 1,
+            times: 1,
+            value: 99,
+            plus: None,
+        };
+        assert_eq!(Draw::Add(sum).adds_to(), Some(&sum));
         assert_eq!(d.adds_to(), None);
     }
 
@@ -725,5 +738,67 @@ mod tests {
         assert!((0..100).all(|_| (1..=50).contains(&int(key.value(&mut rng, 0)))));
         let constant = draw(Generator::Constant(toml::Value::String("x".into())));
         assert_eq!(constant.value(&mut rng, 0), Value::Text("x".into()));
+    }
+
+    #[test]
+    fn a_list_gives_a_column_its_values_in_turn_and_a_parameter_one_uniform() {
+        let values = ["AK", "AL", "AZ"].map(|v| toml::Value::String(v.into()));
+        let next = NextKeys::default();
+        let d = Draw::new(
+            &Generator::List(values.to_vec()),
+            1,
+            &next,
+            &mut Rand::new(1),
+        )
+        .unwrap();
+        let mut rng = Rand::new(3);
+        let rows: Vec<Value> = (0..5).map(|row| d.value(&mut rng, row)).collect();
+        let text = |s: &str| Value::Text(s.into());
+        assert_eq!(
+            rows,
+            [text("AK"), text("AL"), text("AZ"), text("AK"), text("AL")]
+        );
+        let mut counts = BTreeMap::new();
+        for _ in 0..30_000 {
+            let Value::Text(t) = d.parameter(&mut rng) else {
+                panic!("a list of strings draws strings")
+            };
+            *counts.entry(t).or_insert(0u32) += 1;
+        }
+        assert_eq!(counts.len(), 3, "{counts:?}");
+        // 10,000 each expected; 5 standard deviations are about 410.
+        assert!(
+            counts.values().all(|n| n.abs_diff(10_000) < 410),
+            "{counts:?}"
+        );
+    }
+
+    #[test]
+    fn a_sum_multiplies_adds_and_saturates() {
+        let phone = Sum {
+            to: 0,
+            times: 10_000_000,
+            value: 0,
+            plus: Some(1),
+        };
+        let earlier = [Some(907), Some(5_551_234), None];
+        let of = |i: usize| earlier[i];
+        assert_eq!(phone.of(of), Some(9_075_551_234));
+        assert_eq!(
+            Sum {
+                plus: Some(2),
+                ..phone
+            }
+            .of(of),
+            None,
+            "a NULL earlier"
+        );
+        let huge = Sum {
+            to: 0,
+            times: i64::MAX,
+            value: 1,
+            plus: None,
+        };
+        assert_eq!(huge.of(of), Some(i64::MAX));
     }
 }

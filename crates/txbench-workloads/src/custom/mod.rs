@@ -27,7 +27,7 @@ pub mod ycsb;
 pub use check::parse;
 pub use errors::FileError;
 pub use spec::{
-    Column, Expect, Generator, KeyRange, KvForm, Rows, Spec, Statement, Table, Transaction,
+    Column, Expect, Generator, KeyRange, KvForm, Rows, Spec, Statement, Sum, Table, Transaction,
 };
 
 /// `value` kept for the life of the process: the driver, the engines and the

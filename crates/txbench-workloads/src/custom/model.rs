@@ -156,6 +156,15 @@ pub struct FieldDef {
     /// The earlier parameter `add` adds to.
     #[serde(default)]
     pub to: Option<Spanned<String>>,
+    /// What `add` multiplies `to` by.
+    #[serde(default)]
+    pub times: Option<i64>,
+    /// A second earlier parameter `add` adds.
+    #[serde(default)]
+    pub plus: Option<Spanned<String>>,
+    /// A `list`'s values.
+    #[serde(default)]
+    pub values: Option<Vec<toml::Value>>,
     /// The digits a `sequence`'s or a `key`'s integer is written in, as
     /// text padded with zeros.
     #[serde(default)]

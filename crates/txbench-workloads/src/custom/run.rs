@@ -408,6 +408,7 @@ fn draws_integers(g: &Generator) -> bool {
     match g {
         Generator::Text { .. } | Generator::Padded { .. } => false,
         Generator::Constant(v) => v.is_integer(),
+        Generator::List(values) => values.iter().all(toml::Value::is_integer),
         _ => true,
     }
 }
@@ -464,13 +465,13 @@ fn draw_param(d: &Draw, rng: &mut Rand, earlier: &[Drawn]) -> Drawn {
         Some(Drawn::Int(v)) => Some(*v),
         _ => None,
     };
-    if let Some((to, add)) = d.adds_to() {
-        return earlier_int(to).map_or(Drawn::Null, |v| Drawn::Int(v.saturating_add(add)));
+    if let Some(sum) = d.adds_to() {
+        return sum.of(earlier_int).map_or(Drawn::Null, Drawn::Int);
     }
     if let Some(keys) = d.other_than() {
         return Drawn::Int(keys.draw(rng, earlier_int(keys.earlier)));
     }
-    d.value(rng, 0).into()
+    d.parameter(rng).into()
 }
 
 impl<K: 'static> Workload for FileWorkload<K> {

@@ -101,14 +101,12 @@ pub enum Generator {
     /// A template's characters: each `#` a random digit, each `@` a random
     /// lowercase letter, the rest as written.
     Pattern(String),
-    /// An earlier parameter of the transaction (by its index) plus `value`:
-    /// the end of sysbench's ranges. A parameter's only.
-    Add {
-        /// The parameter added to.
-        to: usize,
-        /// What is added.
-        value: i64,
-    },
+    /// Earlier parameters of the transaction summed ([`Sum`]): the end of
+    /// sysbench's ranges, Voter's phone number. A parameter's only.
+    Add(Sum),
+    /// One of the listed values (all integers, or all strings): a column's
+    /// rows take them in turn, a parameter draws one uniform.
+    List(Vec<toml::Value>),
     /// A random number of exactly `digits` digits.
     Number {
         /// Its digits.
@@ -185,7 +183,20 @@ impl Generator {
             Generator::Text { max, .. } => Drawn::Text(*max as usize),
             Generator::Pattern(template) => Drawn::Text(template.chars().count()),
             // Never a column's: only parameters add.
-            Generator::Add { .. } => Drawn::Ints(i64::MIN, i64::MAX),
+            Generator::Add(_) => Drawn::Ints(i64::MIN, i64::MAX),
+            Generator::List(values) => match values.iter().map(toml::Value::as_integer).collect() {
+                Some(ints) => {
+                    let ints: Vec<i64> = ints;
+                    let (min, max) = (ints.iter().min(), ints.iter().max());
+                    Drawn::Ints(*min.unwrap_or(&0), *max.unwrap_or(&0))
+                }
+                None => Drawn::Text(
+                    (values.iter())
+                        .map(|v| v.as_str().map_or(0, |s| s.chars().count()))
+                        .max()
+                        .unwrap_or(0),
+                ),
+            },
             Generator::Sequence { start, .. } => Drawn::KeysFrom(*start),
             Generator::Now => Drawn::Time,
             Generator::Null => Drawn::Null,
@@ -199,6 +210,34 @@ impl Generator {
             // Every other generator draws a table's keys, answered above.
             _ => unreachable!("keys_of knows every generator of keys"),
         }
+    }
+}
+
+/// An `add`: the earlier parameter `to` times `times`, plus `value`, plus
+/// the earlier parameter `plus` if one is named (`area * 10000000 +
+/// local`); the parameters by their index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sum {
+    /// The parameter multiplied.
+    pub to: usize,
+    /// What it is multiplied by (1 unless told).
+    pub times: i64,
+    /// A constant added.
+    pub value: i64,
+    /// A second parameter added.
+    pub plus: Option<usize>,
+}
+
+impl Sum {
+    /// The sum, of the earlier parameters' integers `earlier` gives; `None`
+    /// when one of them is not an integer. Saturates at the integers' ends.
+    pub fn of(&self, earlier: impl Fn(usize) -> Option<i64>) -> Option<i64> {
+        let scaled = earlier(self.to)?.saturating_mul(self.times);
+        let plus = match self.plus {
+            Some(i) => earlier(i)?,
+            None => 0,
+        };
+        Some(scaled.saturating_add(self.value).saturating_add(plus))
     }
 }
 

@@ -7,7 +7,7 @@ use crate::custom::bounds;
 use crate::custom::errors::FileError;
 use crate::custom::fits::Drawn;
 use crate::custom::model::{FieldDef, WorkloadFile};
-use crate::custom::spec::{Generator, KeyRange};
+use crate::custom::spec::{Generator, KeyRange, Sum};
 
 /// One generator being checked: its kind and the settings that kind needs.
 pub(super) struct GenCheck<'a> {
@@ -107,6 +107,7 @@ impl GenCheck<'_> {
             },
             "pattern" => self.pattern()?,
             "add" => self.add()?,
+            "list" => self.list()?,
             "key" if self.g.other_than.is_some() => self.other_key()?,
             "key" => Generator::Key(self.keys()?),
             "next-key" => Generator::NextKey(self.keys()?),
@@ -116,8 +117,8 @@ impl GenCheck<'_> {
             other => {
                 return Err(self.error(format!(
                     "unknown generator '{other}' (sequence, uniform, normal, zipfian, latest, \
-                     gaussian, special, pareto, nurand, string, pattern, number, constant, key, \
-                     next-key, add, now, null)"
+                     gaussian, special, pareto, nurand, string, pattern, number, constant, list, \
+                     key, next-key, add, now, null)"
                 )));
             }
         })
@@ -301,8 +302,10 @@ impl GenCheck<'_> {
         }
     }
 
-    /// An `add`: `to` an earlier parameter that draws integers, plus an
-    /// integer `value`; a parameter's only.
+    /// An `add`: `to` an earlier parameter that draws integers, times an
+    /// integer `times` (1), plus an integer `value` (0) and the earlier
+    /// parameter `plus` (none), one of `value` and `plus` at least; a
+    /// parameter's only.
     fn add(&self) -> Result<Generator, FileError> {
         let Some(earlier) = self.earlier else {
             return Err(self.error(
@@ -312,17 +315,61 @@ impl GenCheck<'_> {
             ));
         };
         let to = (self.g.to.as_ref()).ok_or_else(|| self.missing("to"))?;
-        let value = (self.g.value.as_ref().and_then(toml::Value::as_integer))
-            .ok_or_else(|| self.missing("an integer value"))?;
-        let to_name = to.get_ref();
-        match earlier.iter().position(|(n, _)| n == to_name) {
+        let value = match &self.g.value {
+            None if self.g.plus.is_some() => 0,
+            None => return Err(self.missing("an integer value or plus")),
+            Some(v) => v
+                .as_integer()
+                .ok_or_else(|| self.missing("an integer value"))?,
+        };
+        let plus = (self.g.plus.as_ref())
+            .map(|p| self.earlier_integer("plus", p.get_ref(), earlier))
+            .transpose()?;
+        Ok(Generator::Add(Sum {
+            to: self.earlier_integer("to", to.get_ref(), earlier)?,
+            times: self.g.times.unwrap_or(1),
+            value,
+            plus,
+        }))
+    }
+
+    /// The index of the earlier parameter `name`, which must draw integers
+    /// (`key` is the setting that names it).
+    fn earlier_integer(
+        &self,
+        key: &str,
+        name: &str,
+        earlier: &[(String, Generator)],
+    ) -> Result<usize, FileError> {
+        match earlier.iter().position(|(n, _)| n == name) {
             Some(i) if matches!(earlier[i].1.drawn(), Drawn::Text(_) | Drawn::Time) => {
-                Err(self.error(format!("to = \"{to_name}\" draws no integer")))
+                Err(self.error(format!("{key} = \"{name}\" draws no integer")))
             }
-            Some(to) => Ok(Generator::Add { to, value }),
+            Some(i) => Ok(i),
             None => Err(self.error(format!(
-                "to = \"{to_name}\" is not a parameter listed before it"
+                "{key} = \"{name}\" is not a parameter listed before it"
             ))),
         }
+    }
+
+    /// A `list`: `values`, one or more (at most [`bounds::MAX_LIST_VALUES`]),
+    /// all integers or all strings.
+    fn list(&self) -> Result<Generator, FileError> {
+        let values = (self.g.values.as_ref()).ok_or_else(|| self.missing("values = [...]"))?;
+        let most = bounds::MAX_LIST_VALUES;
+        if values.is_empty() || values.len() > most {
+            return Err(self.error(format!(
+                "values: {} of them; a list has 1 to {most}",
+                values.len()
+            )));
+        }
+        let ints = values.iter().all(toml::Value::is_integer);
+        let strings = values.iter().all(toml::Value::is_str);
+        if !ints && !strings {
+            return Err(
+                self.error("values: all integers or all strings (a column holds one type)".into())
+            );
+        }
+        Ok(Generator::List(values.clone()))
     }
 }
