@@ -216,3 +216,68 @@ async fn smallbank_runs_keeps_its_invariants_and_moves_money_without_making_any(
         "{before} before, {after} after"
     );
 }
+
+const VOTER: &str = include_str!("../src/custom/benchbase/voter.toml");
+
+/// Voter on SQLite: every valid vote is recorded, with the state of its
+/// caller's area code, every vote for no contestant ends without one, and
+/// the invariants hold. With the limit lowered to 3 votes a number and the
+/// callers drawn from two numbers, no number records more than 3, and the
+/// votes past it end as the rollbacks the workload expects.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn voter_records_each_valid_vote_once_and_keeps_callers_to_their_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (rec, engine, spec) = load_and_run(dir.path(), VOTER, 6).await;
+    let (vote, invalid) = (&rec.total.measured[0], &rec.total.measured[1]);
+    assert!(vote.committed > 100, "{vote:?}");
+    assert_eq!((vote.expected_rollbacks, vote.failed()), (0, 0));
+    assert!(invalid.expected_rollbacks > 0, "{invalid:?}");
+    assert_eq!((invalid.committed, invalid.failed()), (0, 0));
+    // Every committed vote is a row: those of the window and any the
+    // grace finished (counted unfinished).
+    let votes = total(&engine, "SELECT COUNT(*) * 1.0 FROM votes").await as u64;
+    assert!(
+        (vote.committed..=vote.committed + vote.unfinished).contains(&votes),
+        "{votes} rows for {} committed",
+        vote.committed
+    );
+    let mut s = engine.connect().await.unwrap();
+    for clause in custom::invariants::check(&mut s, &spec).await.unwrap() {
+        assert_eq!(clause.violations, 0, "{}", clause.clause);
+    }
+
+    let limited = VOTER
+        .replace("< 1000", "< 3")
+        .replace("HAVING COUNT(*) > 1000", "HAVING COUNT(*) > 3")
+        .replace(
+            "{ name = \"local\", gen = \"uniform\", min = 0, max = 9999999 }",
+            "{ name = \"local\", gen = \"uniform\", min = 0, max = 1 }",
+        );
+    assert_ne!(limited, VOTER);
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = custom::parse("voter.toml", &limited).unwrap();
+    // One area code: two numbers in all.
+    spec.transactions[0].params[1].1 = custom::Generator::List(vec![toml::Value::Integer(907)]);
+    let engine = self::engine(dir.path(), "limited.db");
+    support::load(&engine, &spec, 6, false).await;
+    let rec = support::run_briefly(&engine, &spec, 6, 1).await;
+    let vote = &rec.total.measured[0];
+    assert!(vote.expected_rollbacks > 100, "{vote:?}");
+    assert_eq!(vote.failed(), 0, "{:?}", rec.total.error_samples);
+    let most = total(
+        &engine,
+        "SELECT MAX(n) * 1.0 FROM (SELECT COUNT(*) AS n FROM votes GROUP BY phone_number)",
+    )
+    .await;
+    assert_eq!(most, 3.0);
+    let numbers = total(
+        &engine,
+        "SELECT COUNT(DISTINCT phone_number) * 1.0 FROM votes",
+    )
+    .await;
+    assert_eq!(numbers, 2.0);
+    let mut s = engine.connect().await.unwrap();
+    for clause in custom::invariants::check(&mut s, &spec).await.unwrap() {
+        assert_eq!(clause.violations, 0, "{}", clause.clause);
+    }
+}

@@ -454,6 +454,7 @@ fn every_shipped_workload_file_loads_runs_checks_repeats_and_cleans() {
     let dir = tempfile::tempdir().unwrap();
     for (name, title, scale) in [
         ("smallbank", "SmallBank", "1000"),
+        ("voter", "Voter", "6"),
         ("sibench", "SIBench", "20"),
         ("noop", "NoOp", "1"),
     ] {

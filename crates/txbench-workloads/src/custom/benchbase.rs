@@ -14,6 +14,11 @@ pub const CHOICES: &[Choice] = &[
                row per customer, hot rows and conflicts",
     },
     Choice {
+        name: "voter",
+        help: "BenchBase's Voter: votes by phone, each checked against its contestant and the \
+               caller's vote limit, then recorded (inserts into an indexed table)",
+    },
+    Choice {
         name: "sibench",
         help: "BenchBase's SIBench: a scan for the smallest value beside updates of one \
                value, on a few records (snapshot isolation)",
@@ -28,6 +33,7 @@ pub const CHOICES: &[Choice] = &[
 /// The files, in the order of [`CHOICES`].
 const FILES: &[&str] = &[
     include_str!("benchbase/smallbank.toml"),
+    include_str!("benchbase/voter.toml"),
     include_str!("benchbase/sibench.toml"),
     include_str!("benchbase/noop.toml"),
 ];
