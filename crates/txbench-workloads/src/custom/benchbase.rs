@@ -38,6 +38,12 @@ const FILES: &[&str] = &[
     include_str!("benchbase/noop.toml"),
 ];
 
+/// The shipped workloads' names, as a list for a message ("smallbank, voter, ...").
+pub fn names() -> String {
+    let names: Vec<&str> = CHOICES.iter().map(|c| c.name).collect();
+    names.join(", ")
+}
+
 /// The text of the shipped workload `name`, and the name its file is
 /// checked under (`benchbase/NAME.toml`, what a mistake would name).
 pub fn file(name: &str) -> Option<(String, &'static str)> {

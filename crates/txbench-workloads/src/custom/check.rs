@@ -224,43 +224,40 @@ impl Checker<'_> {
     /// empty, which the transactions fill, a history) or `rows`, one of them,
     /// within the rows a load may write.
     fn rows(&self, name: &str, t: &super::model::TableDef) -> Result<Rows, FileError> {
-        let most = bounds::MAX_LOAD_ROWS;
-        match (&t.rows_per_scale, &t.rows) {
-            (Some(per_scale), None) => {
-                let n = *per_scale.get_ref();
-                if !(0.0..=most).contains(&n) {
-                    return Err(self.at.error(
-                        per_scale.span(),
-                        format!(
-                            "table '{name}': rows_per_scale {n} must be 0 or more and at most {most:.0e}, the rows a load may write"
-                        ),
-                    ));
-                }
-                Ok(Rows::PerScale(n))
+        let (key, n, span, rows) = match (&t.rows_per_scale, &t.rows) {
+            (Some(p), None) => {
+                let n = *p.get_ref();
+                ("rows_per_scale", n, p.span(), Rows::PerScale(n))
             }
-            (None, Some(rows)) => {
-                let n = *rows.get_ref();
-                if !(0.0..=most).contains(&(n as f64)) {
-                    return Err(self.at.error(
-                        rows.span(),
-                        format!(
-                            "table '{name}': rows {n} must be 0 or more and at most {most:.0e}, the rows a load may write"
-                        ),
-                    ));
-                }
-                Ok(Rows::Fixed(n))
+            (None, Some(r)) => {
+                let n = *r.get_ref();
+                ("rows", n as f64, r.span(), Rows::Fixed(n))
             }
-            (Some(_), Some(rows)) => Err(self.at.error(
+            (Some(_), Some(rows)) => return Err(self.at.error(
                 rows.span(),
                 format!("table '{name}': rows and rows_per_scale: give one of them"),
             )),
-            (None, None) => Err(self.at.error(
+            (None, None) => return Err(self.at.error(
                 t.name.span(),
                 format!(
                     "table '{name}': how many rows? rows_per_scale = N (a unit of the scale) or rows = N (at any scale)"
                 ),
             )),
+        };
+        let most = bounds::MAX_LOAD_ROWS;
+        if !(0.0..=most).contains(&n) {
+            let shown = match rows {
+                Rows::Fixed(r) => r.to_string(),
+                Rows::PerScale(p) => p.to_string(),
+            };
+            return Err(self.at.error(
+                span,
+                format!(
+                    "table '{name}': {key} {shown} must be 0 or more and at most {most:.0e}, the rows a load may write"
+                ),
+            ));
         }
+        Ok(rows)
     }
 
     /// A secondary index: a name, and columns of the table, each once.

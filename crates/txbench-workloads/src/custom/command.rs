@@ -111,10 +111,9 @@ impl WorkloadFileArg {
 
 /// The words of a `--workload` that names no shipped file.
 fn unknown_workload(name: &str) -> String {
-    let known: Vec<&str> = benchbase::CHOICES.iter().map(|c| c.name).collect();
     format!(
         "--workload {name}: no shipped workload file of that name (known: {})",
-        known.join(", ")
+        benchbase::names()
     )
 }
 

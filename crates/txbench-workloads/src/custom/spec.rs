@@ -184,19 +184,19 @@ impl Generator {
             Generator::Pattern(template) => Drawn::Text(template.chars().count()),
             // Never a column's: only parameters add.
             Generator::Add(_) => Drawn::Ints(i64::MIN, i64::MAX),
-            Generator::List(values) => match values.iter().map(toml::Value::as_integer).collect() {
-                Some(ints) => {
-                    let ints: Vec<i64> = ints;
-                    let (min, max) = (ints.iter().min(), ints.iter().max());
-                    Drawn::Ints(*min.unwrap_or(&0), *max.unwrap_or(&0))
+            // A list is all integers or all strings (checked with the file).
+            Generator::List(values) => {
+                let ints = values.iter().filter_map(toml::Value::as_integer);
+                match (ints.clone().min(), ints.max()) {
+                    (Some(min), Some(max)) => Drawn::Ints(min, max),
+                    _ => Drawn::Text(
+                        (values.iter().filter_map(toml::Value::as_str))
+                            .map(|s| s.chars().count())
+                            .max()
+                            .unwrap_or(0),
+                    ),
                 }
-                None => Drawn::Text(
-                    (values.iter())
-                        .map(|v| v.as_str().map_or(0, |s| s.chars().count()))
-                        .max()
-                        .unwrap_or(0),
-                ),
-            },
+            }
             Generator::Sequence { start, .. } => Drawn::KeysFrom(*start),
             Generator::Now => Drawn::Time,
             Generator::Null => Drawn::Null,

@@ -549,10 +549,8 @@ pub fn parse_served(s: &str) -> Result<String, String> {
         return Ok(s.to_string());
     }
     parse_workload(s).map_err(|e| {
-        let shipped: Vec<&str> = (txbench_workloads::custom::benchbase::CHOICES.iter())
-            .map(|c| c.name)
-            .collect();
-        format!("{e}; shipped workload files: {}", shipped.join(", "))
+        let shipped = txbench_workloads::custom::benchbase::names();
+        format!("{e}; shipped workload files: {shipped}")
     })
 }
 
