@@ -24,6 +24,11 @@ pub const CHOICES: &[Choice] = &[
                value, on a few records (snapshot isolation)",
     },
     Choice {
+        name: "epinions",
+        help: "BenchBase's Epinions: reviews and trust between users, read through joins \
+               and aggregates, updated one row at a time (skewed, loaded per item and user)",
+    },
+    Choice {
         name: "noop",
         help: "BenchBase's NoOp: one statement that does nothing, no tables (a round trip \
                and a commit alone)",
@@ -35,6 +40,7 @@ const FILES: &[&str] = &[
     include_str!("benchbase/smallbank.toml"),
     include_str!("benchbase/voter.toml"),
     include_str!("benchbase/sibench.toml"),
+    include_str!("benchbase/epinions.toml"),
     include_str!("benchbase/noop.toml"),
 ];
 

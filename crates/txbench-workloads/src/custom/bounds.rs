@@ -27,3 +27,8 @@ pub const MAX_TEXT_LENGTH: u32 = 16_383;
 /// The values of a `list` generator: a workload's own list (Voter's 286 area
 /// codes), not a table's data.
 pub const MAX_LIST_VALUES: usize = 100_000;
+
+/// The most rows a `for_each` table gives one key: a million (BenchBase's
+/// largest, Epinions' reviews of an item, is 500 a unit of the scale), so
+/// that the zipfian sums that estimate the table's rows stay short.
+pub const MAX_ROWS_EACH: i64 = 1_000_000;

@@ -12,10 +12,27 @@ use super::errors::{FileError, Locator};
 use super::fits;
 use super::kv_form;
 use super::model::{FieldDef, StatementDef, TransactionDef, WorkloadFile};
-use super::spec::{Column, Expect, Generator, KeyRange, Rows, Spec, Statement, Table, Transaction};
+use super::spec::{
+    Column, Count, Distinct, Each, Expect, Generator, KeyRange, Rows, Spec, Statement, Table,
+    Transaction,
+};
 
 mod generators;
 use generators::GenCheck;
+
+/// The generators that draw keys of a table, which a `distinct` column may
+/// use.
+const KEY_DRAWS: [&str; 6] = ["key", "zipfian", "latest", "gaussian", "special", "pareto"];
+
+/// A skew's bounds, in words.
+const THETA_RANGE: &str = "theta above 0 and at most 10";
+
+/// Whether `theta` is a skew the Zipf sampler takes and a file may ask
+/// for: above 0 (0 is uniform: gen = "key"), at most 10 (all but the first
+/// key are then rarer than one draw in a thousand).
+fn valid_theta(theta: f64) -> bool {
+    theta > 0.0 && theta <= 10.0
+}
 
 /// How far the weights may be from 100 in all (rounding in the file).
 const WEIGHT_SLACK: f64 = 1e-6;
@@ -140,9 +157,10 @@ fn scale_table(
             format!(
                 "workload.scale_from '{}': its {}, so its row count is not the scale (it needs rows_per_scale 1)",
                 t.name,
-                match t.rows {
+                match &t.rows {
                     Rows::PerScale(n) => format!("rows_per_scale is {n}"),
                     Rows::Fixed(n) => format!("rows are {n} at any scale"),
+                    Rows::ForEach(_) => "rows are drawn for each key of another".to_string(),
                 }
             ),
         )),
@@ -205,8 +223,9 @@ impl Checker<'_> {
                 .at
                 .error(t.name.span(), format!("a table's name: {problem}")));
         }
-        let rows = self.rows(name, t)?;
+        let rows = self.rows(name, t, raw)?;
         let columns = self.table_columns(name, t, raw)?;
+        self.drawn_columns(name, t, &rows, &columns)?;
         self.primary_key(name, t, &columns)?;
         let indexes = (t.indexes.iter())
             .map(|i| self.index(name, i, &columns))
@@ -223,7 +242,19 @@ impl Checker<'_> {
     /// A table's rows: `rows_per_scale` (0 or more; 0 is a table loaded
     /// empty, which the transactions fill, a history) or `rows`, one of them,
     /// within the rows a load may write.
-    fn rows(&self, name: &str, t: &super::model::TableDef) -> Result<Rows, FileError> {
+    fn rows(
+        &self,
+        name: &str,
+        t: &super::model::TableDef,
+        raw: &WorkloadFile,
+    ) -> Result<Rows, FileError> {
+        if let Some(parent) = &t.for_each {
+            return self.rows_each(name, t, parent, raw);
+        }
+        if let Some(count) = &t.rows_each {
+            let message = format!("table '{name}': rows_each needs for_each = \"table.column\"");
+            return Err(self.at.error(count.span(), message));
+        }
         let (key, n, span, rows) = match (&t.rows_per_scale, &t.rows) {
             (Some(p), None) => {
                 let n = *p.get_ref();
@@ -246,9 +277,9 @@ impl Checker<'_> {
         };
         let most = bounds::MAX_LOAD_ROWS;
         if !(0.0..=most).contains(&n) {
-            let shown = match rows {
+            let shown = match &rows {
                 Rows::Fixed(r) => r.to_string(),
-                Rows::PerScale(p) => p.to_string(),
+                _ => n.to_string(),
             };
             return Err(self.at.error(
                 span,
@@ -258,6 +289,105 @@ impl Checker<'_> {
             ));
         }
         Ok(rows)
+    }
+
+    /// A `for_each` table's rows: the keys of a sequence column of a table
+    /// of rows not drawn (so never its own), and `rows_each`, how many
+    /// each is given, instead of `rows` and `rows_per_scale`.
+    fn rows_each(
+        &self,
+        name: &str,
+        t: &super::model::TableDef,
+        parent: &toml::Spanned<String>,
+        raw: &WorkloadFile,
+    ) -> Result<Rows, FileError> {
+        if let Some(span) = (t.rows.as_ref().map(|r| r.span()))
+            .or_else(|| t.rows_per_scale.as_ref().map(|r| r.span()))
+        {
+            let message = format!(
+                "table '{name}': for_each draws its rows: it takes no rows or rows_per_scale"
+            );
+            return Err(self.at.error(span, message));
+        }
+        // Not a table of drawn rows, itself included (refused by name).
+        let parent_keys = self.key_range(parent, raw)?;
+        let Some(count) = &t.rows_each else {
+            let message = format!(
+                "table '{name}': for_each needs rows_each = {{ gen = \"uniform\" or \"zipfian\", min, max }}"
+            );
+            return Err(self.at.error(parent.span(), message));
+        };
+        let count = self.count(name, count)?;
+        Ok(Rows::ForEach(Box::new(Each {
+            parent: parent_keys,
+            count,
+        })))
+    }
+
+    /// `rows_each`: uniform in `[min, max]` or zipfian below `max`, `max`
+    /// fixed or per unit of the scale, within [`bounds::MAX_ROWS_EACH`].
+    fn count(
+        &self,
+        name: &str,
+        c: &toml::Spanned<super::model::CountDef>,
+    ) -> Result<Count, FileError> {
+        let bad = |why: String| {
+            self.at
+                .error(c.span(), format!("table '{name}': rows_each: {why}"))
+        };
+        let def = c.get_ref();
+        let min = def.min.unwrap_or(0);
+        let max = match (def.max, def.max_per_scale) {
+            (Some(max), None) => Rows::Fixed(max),
+            (None, Some(per)) if per > 0.0 && per.is_finite() => Rows::PerScale(per),
+            (None, Some(per)) => return Err(bad(format!("max_per_scale {per} must be above 0"))),
+            _ => return Err(bad("give max or max_per_scale, one of them".into())),
+        };
+        let most = bounds::MAX_ROWS_EACH;
+        if !(0..=most).contains(&min) || matches!(max, Rows::Fixed(m) if !(min..=most).contains(&m))
+        {
+            return Err(bad(format!(
+                "min and max from 0 to {most}, min no more than max"
+            )));
+        }
+        let theta = match def.kind.as_str() {
+            "uniform" if def.theta.is_none() => None,
+            "uniform" => return Err(bad("theta is a setting of a zipfian".into())),
+            "zipfian" => Some(def.theta.unwrap_or(0.99)).filter(|t| valid_theta(*t)),
+            other => return Err(bad(format!("gen = \"{other}\": uniform or zipfian"))),
+        };
+        if def.kind == "zipfian" && theta.is_none() {
+            return Err(bad(format!(
+                "{THETA_RANGE}, not {}",
+                def.theta.unwrap_or(0.99)
+            )));
+        }
+        Ok(Count { min, max, theta })
+    }
+
+    /// The columns only a `for_each` table has, where they belong: `parent`
+    /// columns and `distinct` ones, each of those drawing keys of a table
+    /// (so that a row's values are a set), its `other_than` an earlier
+    /// column.
+    fn drawn_columns(
+        &self,
+        name: &str,
+        t: &super::model::TableDef,
+        rows: &Rows,
+        columns: &[Column],
+    ) -> Result<(), FileError> {
+        let drawn = matches!(rows, Rows::ForEach(_));
+        for (def, column) in t.columns.iter().zip(columns) {
+            let what = format!("table '{name}' column '{}'", column.name);
+            let misplaced = |key: &str| {
+                let message = format!("{what}: {key} belongs to a table of for_each");
+                self.at.error(def.kind.span(), message)
+            };
+            if !drawn && column.distinct.is_some() {
+                return Err(misplaced("distinct"));
+            }
+        }
+        Ok(())
     }
 
     /// A secondary index: a name, and columns of the table, each once.
@@ -296,7 +426,17 @@ impl Checker<'_> {
     ) -> Result<Vec<Column>, FileError> {
         let mut columns: Vec<Column> = Vec::new();
         for c in &t.columns {
-            for column in self.columns(name, c, raw)? {
+            let distinct = self.distinct(name, t, c, &columns)?;
+            let drawn = match distinct {
+                // Its other_than is the column's, not a key draw's.
+                Some(_) => &FieldDef {
+                    other_than: None,
+                    ..c.clone()
+                },
+                None => c,
+            };
+            for mut column in self.columns(name, drawn, raw, t.for_each.as_ref())? {
+                column.distinct = distinct;
                 if columns.iter().any(|seen| seen.name == column.name) {
                     let message =
                         format!("table '{name}': a second column named '{}'", column.name);
@@ -313,6 +453,56 @@ impl Checker<'_> {
             return Err(self.at.error(t.name.span(), message));
         }
         Ok(columns)
+    }
+
+    /// A column's `distinct` (a `for_each` table's): its `other_than`, if
+    /// any, an earlier column of the table; its generator one that draws
+    /// keys of a table (checked by [`Checker::drawn_columns`]'s caller).
+    fn distinct(
+        &self,
+        name: &str,
+        t: &super::model::TableDef,
+        c: &FieldDef,
+        earlier: &[Column],
+    ) -> Result<Option<Distinct>, FileError> {
+        let what = format!("table '{name}' column '{}'", c.name.get_ref());
+        let Some(distinct) = c.distinct.as_ref().filter(|d| *d.get_ref()) else {
+            if let (Some(other), Some(_)) = (&c.other_than, &t.for_each) {
+                let message =
+                    format!("{what}: other_than in a table of for_each needs distinct = true");
+                return Err(self.at.error(other.span(), message));
+            }
+            return Ok(None);
+        };
+        if t.for_each.is_none() {
+            let message = format!("{what}: distinct belongs to a table of for_each");
+            return Err(self.at.error(distinct.span(), message));
+        }
+        if !KEY_DRAWS.contains(&c.kind.get_ref().as_str()) {
+            let message = format!(
+                "{what}: distinct draws keys of a table ({}), not gen = \"{}\"",
+                KEY_DRAWS.join(", "),
+                c.kind.get_ref()
+            );
+            return Err(self.at.error(distinct.span(), message));
+        }
+        if c.width.is_some() {
+            let message =
+                format!("{what}: a distinct column draws integer keys: it takes no width");
+            return Err(self.at.error(distinct.span(), message));
+        }
+        let other_than = match &c.other_than {
+            None => None,
+            Some(other) => {
+                let found = earlier.iter().position(|e| e.name == *other.get_ref());
+                let message = format!(
+                    "{what}: other_than = \"{}\" is not a column before it",
+                    other.get_ref()
+                );
+                Some(found.ok_or_else(|| self.at.error(other.span(), message))?)
+            }
+        };
+        Ok(Some(Distinct { other_than }))
     }
 
     /// The primary key: columns of the table, each named once, none nullable.
@@ -341,6 +531,7 @@ impl Checker<'_> {
         table: &str,
         c: &FieldDef,
         raw: &WorkloadFile,
+        parent: Option<&toml::Spanned<String>>,
     ) -> Result<Vec<Column>, FileError> {
         let what = format!("table '{table}' column '{}'", c.name.get_ref());
         let ty =
@@ -352,7 +543,7 @@ impl Checker<'_> {
                 format!("{what}: unknown type '{}' ({TYPES})", ty.get_ref()),
             )
         })?;
-        let generator = self.generator(&what, c, raw, None)?;
+        let generator = self.generator(&what, c, raw, Err(parent))?;
         if let Some(misfit) = fits::misfit(ty, &generator.drawn()) {
             return Err(self.at.error(c.kind.span(), format!("{what}: {misfit}")));
         }
@@ -387,18 +578,20 @@ impl Checker<'_> {
                 ty,
                 nullable: nullable(c),
                 generator: generator.clone(),
+                distinct: None,
             })
             .collect())
     }
 
-    /// A generator, each setting it needs present; `earlier` is the
-    /// transaction's parameters before it (`None` for a column).
+    /// A generator, each setting it needs present; `of` is the
+    /// transaction's parameters before it, or for a column the keys its
+    /// table is made for (`for_each`), if it is.
     fn generator(
         &self,
         what: &str,
         g: &FieldDef,
         raw: &WorkloadFile,
-        earlier: Option<&[(String, Generator)]>,
+        of: Result<&[(String, Generator)], Option<&toml::Spanned<String>>>,
     ) -> Result<Generator, FileError> {
         let gen_check = GenCheck {
             checker: self,
@@ -406,7 +599,8 @@ impl Checker<'_> {
             g,
             raw,
             kind: g.kind.get_ref().as_str(),
-            earlier,
+            earlier: of.ok(),
+            parent: of.err().flatten(),
         };
         gen_check.generator()
     }
@@ -435,6 +629,11 @@ impl Checker<'_> {
             .iter()
             .find(|c| c.name.get_ref() == column)
             .ok_or_else(|| bad(format!("table '{table}' has no column '{column}'")))?;
+        if t.for_each.is_some() {
+            return Err(bad(format!(
+                "table '{table}' draws its rows (for_each), so its keys are not known"
+            )));
+        }
         if c.kind.get_ref() != "sequence" {
             return Err(bad(format!(
                 "'{column}' is not a sequence column, so its keys are not known"
@@ -449,7 +648,7 @@ impl Checker<'_> {
             table: table.to_string(),
             column: column.to_string(),
             start: c.min.unwrap_or(1),
-            rows: self.rows(table, t)?,
+            rows: self.rows(table, t, raw)?,
         })
     }
 
@@ -480,7 +679,7 @@ impl Checker<'_> {
                     format!("{what}: a parameter has no type, repeat or nullable"),
                 ));
             }
-            let generator = self.generator(&what, p, raw, Some(&params))?;
+            let generator = self.generator(&what, p, raw, Ok(&params))?;
             params.push((p.name.get_ref().clone(), generator));
             defined.push((p.name.get_ref().clone(), None));
         }

@@ -181,6 +181,9 @@ pub enum Draw {
     Now,
     /// NULL.
     Null,
+    /// The key a `for_each` table's row is made for: the loader gives it
+    /// ([`super::load`]).
+    Parent,
 }
 
 /// How sysbench's skewed distributions bunch their keys.
@@ -314,6 +317,7 @@ impl Draw {
             Generator::NextKey(keys) => Draw::NextKey(next.of(keys, scale)),
             Generator::Now => Draw::Now,
             Generator::Null => Draw::Null,
+            Generator::Parent(_) => Draw::Parent,
             Generator::Padded { inner, width } => {
                 Draw::Padded(Box::new(Draw::new(inner, scale, next, rng)?), *width)
             }
@@ -367,7 +371,8 @@ impl Draw {
                     other => return other,
                 });
             }
-            Draw::Null => return Value::Null,
+            // The loader puts the parent's key in its place.
+            Draw::Null | Draw::Parent => return Value::Null,
             Draw::Key(start, n) => rng.uniform(*start, start + n - 1),
             // The terminal draws it ([`Draw::other_than`]); a column never
             // does (refused with the file).

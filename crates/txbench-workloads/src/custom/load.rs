@@ -14,7 +14,9 @@ use txbench_core::schema::{self, ColumnType, KvOp, Schema, Statement};
 use txbench_core::value::RowBatch;
 
 use super::draw::{Draw, NextKeys};
-use super::spec::{Spec, Table};
+use super::drawn_rows::{self, Chunk};
+use super::fits;
+use super::spec::{Generator, Rows, Spec, Table};
 use super::{keep, keep_all, keep_text};
 use crate::about::{About, RunFlags, Scale};
 use crate::bulk::{self, LoadPlan, LoadSummary, Population};
@@ -150,7 +152,8 @@ pub fn schema_table(t: &Table) -> schema::Table {
     }
 }
 
-/// The rows a load of `spec` at `scale` writes.
+/// The rows a load of `spec` at `scale` writes; a `for_each` table's
+/// estimated by the mean of its count ([`rows_loaded`] draws them).
 pub fn rows(spec: &Spec, scale: i64) -> u64 {
     spec.tables
         .iter()
@@ -158,9 +161,20 @@ pub fn rows(spec: &Spec, scale: i64) -> u64 {
         .fold(0, u64::saturating_add)
 }
 
+/// The rows a load of `spec` at `scale` with `seed` writes, a `for_each`
+/// table's counted as the load draws them.
+pub fn rows_loaded(spec: &Spec, scale: i64, seed: u64) -> u64 {
+    (spec.tables.iter().enumerate())
+        .map(|(t, table)| match &table.rows {
+            Rows::ForEach(each) => drawn_rows::counts(table, t, each, scale, seed, CHUNK).total,
+            rows => rows.at(scale),
+        } as u64)
+        .fold(0, u64::saturating_add)
+}
+
 /// A number drawn for a text column as its text (digits in a `varchar`, as
 /// every engine then stores the same); other values as drawn.
-fn as_column_takes(value: Value, ty: ColumnType) -> Value {
+pub(super) fn as_column_takes(value: Value, ty: ColumnType) -> Value {
     match (value, ty) {
         (Value::Int(i), ColumnType::Char(_) | ColumnType::Varchar(_)) => Value::Text(i.to_string()),
         (Value::Float(f), ColumnType::Char(_) | ColumnType::Varchar(_)) => {
@@ -197,6 +211,68 @@ pub fn table_rows(
     batch
 }
 
+/// A chunk of a table's rows to make: of keys of the parent for a
+/// `for_each` table, else of rows.
+#[derive(Debug, Clone, Copy)]
+struct Unit {
+    /// The table's place in the file.
+    table: usize,
+    /// The chunk's place in the table.
+    chunk: usize,
+    /// Its first row (or, for a `for_each` table, its first parent key's
+    /// offset).
+    first: i64,
+    /// The table's row its first row is.
+    first_row: i64,
+}
+
+/// Every table's chunks at `scale` and `seed`; a `for_each` table's counts
+/// drawn to number its rows, and its sequences checked against them.
+fn units(spec: &Spec, scale: i64, seed: u64) -> Result<Vec<Unit>, WorkloadError> {
+    let mut units = Vec::new();
+    for (t, table) in spec.tables.iter().enumerate() {
+        let chunks: Vec<(i64, i64)> = match &table.rows {
+            Rows::ForEach(each) => {
+                let counts = drawn_rows::counts(table, t, each, scale, seed, CHUNK);
+                sequences_fit(table, counts.total, scale)?;
+                let starts = (0..each.parent.rows.at(scale)).step_by(CHUNK as usize);
+                starts.zip(counts.first_rows).collect()
+            }
+            rows => (0..rows.at(scale))
+                .step_by(CHUNK as usize)
+                .map(|f| (f, f))
+                .collect(),
+        };
+        units.extend(
+            chunks
+                .into_iter()
+                .enumerate()
+                .map(|(chunk, (first, first_row))| Unit {
+                    table: t,
+                    chunk,
+                    first,
+                    first_row,
+                }),
+        );
+    }
+    Ok(units)
+}
+
+/// A `for_each` table's sequence columns hold its `rows` drawn rows.
+fn sequences_fit(table: &Table, rows: i64, scale: i64) -> Result<(), WorkloadError> {
+    for c in &table.columns {
+        if let Generator::Sequence { start, .. } = c.generator
+            && let Some(misfit) = fits::keys_misfit(c.ty, start, rows)
+        {
+            return Err(WorkloadError::BadOption(format!(
+                "--scale {scale}: table '{}' column '{}': {misfit}",
+                table.name, c.name
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Load `spec` at `plan.scale` through `made`'s schema.
 pub async fn load<E: Engine>(
     engine: Arc<E>,
@@ -213,25 +289,32 @@ pub async fn load<E: Engine>(
             "--scale {scale}: {beyond}"
         )));
     }
-    // Each table's rows in chunks: (table, first row).
-    let units: Vec<(usize, i64)> = spec
-        .tables
-        .iter()
-        .enumerate()
-        .flat_map(|(t, table)| {
-            (0..table.rows.at(scale))
-                .step_by(CHUNK as usize)
-                .map(move |first| (t, first))
-        })
-        .collect();
+    let units = units(&spec, scale, seed)?;
     let tables = made.schema.tables;
     let population = Population {
         units,
-        generate: move |index: usize, (t, first): (usize, i64)| {
-            let table = &spec.tables[t];
-            let end = (first + CHUNK).min(table.rows.at(scale));
+        generate: move |index: usize, unit: Unit| {
+            let table = &spec.tables[unit.table];
             let rng = Rand::derive(seed, index as u64);
-            vec![table_rows(table, &tables[t], first..end, scale, rng)]
+            let made = &tables[unit.table];
+            let batch = match &table.rows {
+                Rows::ForEach(each) => drawn_rows::rows(
+                    (table, unit.table, each),
+                    made,
+                    Chunk {
+                        index: unit.chunk,
+                        keys: unit.first..(unit.first + CHUNK).min(each.parent.rows.at(scale)),
+                        first_row: unit.first_row,
+                    },
+                    (scale, seed),
+                    rng,
+                ),
+                rows => {
+                    let end = (unit.first + CHUNK).min(rows.at(scale));
+                    table_rows(table, made, unit.first..end, scale, rng)
+                }
+            };
+            vec![batch]
         },
         entries,
         partitioning: None,

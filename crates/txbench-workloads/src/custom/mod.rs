@@ -9,6 +9,7 @@ pub mod bounds;
 mod check;
 pub mod command;
 pub mod draw;
+mod drawn_rows;
 mod errors;
 pub mod fits;
 #[cfg(test)]
@@ -27,7 +28,8 @@ pub mod ycsb;
 pub use check::parse;
 pub use errors::FileError;
 pub use spec::{
-    Column, Expect, Generator, KeyRange, KvForm, Rows, Spec, Statement, Sum, Table, Transaction,
+    Column, Count, Distinct, Each, Expect, Generator, KeyRange, KvForm, Rows, Spec, Statement, Sum,
+    Table, Transaction,
 };
 
 /// `value` kept for the life of the process: the driver, the engines and the

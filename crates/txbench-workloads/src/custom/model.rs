@@ -71,6 +71,14 @@ pub struct TableDef {
     /// Rows loaded at any scale; or `rows_per_scale`.
     #[serde(default)]
     pub rows: Option<Spanned<i64>>,
+    /// The `table.column` (a sequence column) for each of whose keys the
+    /// table is given a drawn number of rows (`rows_each`): Epinions'
+    /// reviews of each item. Instead of `rows` and `rows_per_scale`.
+    #[serde(default)]
+    pub for_each: Option<Spanned<String>>,
+    /// How many rows each key of `for_each` is given.
+    #[serde(default)]
+    pub rows_each: Option<Spanned<CountDef>>,
     /// Its primary key's columns.
     pub primary_key: Spanned<Vec<String>>,
     /// Its columns, in load order.
@@ -78,6 +86,31 @@ pub struct TableDef {
     /// Its secondary indexes, made once it is loaded (sysbench's `k_1`).
     #[serde(default)]
     pub indexes: Vec<IndexDef>,
+}
+
+/// How many rows a table of `for_each` gives each key: `gen` is `uniform`
+/// (in `[min, max]`) or `zipfian` (0 the likeliest, then 1, ..., up to
+/// `max` - 1, as BenchBase's `ZipfianGenerator(max, theta)` draws, raised
+/// to `min` when below it); `max`, or `max_per_scale` for a largest count
+/// that grows with the scale.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountDef {
+    /// `uniform` or `zipfian`.
+    #[serde(rename = "gen")]
+    pub kind: String,
+    /// The fewest rows a key is given (0).
+    #[serde(default)]
+    pub min: Option<i64>,
+    /// The most (uniform), or the end of the zipfian's range.
+    #[serde(default)]
+    pub max: Option<i64>,
+    /// `max` per unit of the scale.
+    #[serde(default)]
+    pub max_per_scale: Option<f64>,
+    /// The zipfian's skew.
+    #[serde(default)]
+    pub theta: Option<f64>,
 }
 
 /// A secondary index of a table: `{ name = "k_1", columns = ["k"] }`.
@@ -169,9 +202,16 @@ pub struct FieldDef {
     /// text padded with zeros.
     #[serde(default)]
     pub width: Option<u32>,
-    /// The earlier parameter whose key a `key` draw leaves out.
+    /// The earlier parameter whose key a `key` draw leaves out; in a
+    /// table of `for_each`, the earlier column whose value a `distinct`
+    /// column's draw leaves out (Twitter's user follows no one twice and
+    /// never themself).
     #[serde(default)]
     pub other_than: Option<Spanned<String>>,
+    /// In a table of `for_each`: no two rows of one key draw the same
+    /// value of this column (Epinions' item is reviewed once by a user).
+    #[serde(default)]
+    pub distinct: Option<Spanned<bool>>,
     /// Uniform draws a `gaussian` or `special` value averages (sysbench's
     /// `--rand-spec-iter`, 12).
     #[serde(default)]

@@ -118,6 +118,9 @@ pub enum Generator {
     Now,
     /// NULL: a nullable column's.
     Null,
+    /// The key a row of a `for_each` table is made for (Epinions' item of
+    /// a review): one of these keys.
+    Parent(KeyRange),
     /// A key of a table, uniform over those loaded.
     Key(KeyRange),
     /// A key of a table other than an earlier parameter's (by its index),
@@ -153,16 +156,17 @@ impl Generator {
             | Generator::Pareto { keys, .. }
             | Generator::Key(keys)
             | Generator::OtherKey { keys, .. }
-            | Generator::NextKey(keys) => Some(keys),
+            | Generator::NextKey(keys)
+            | Generator::Parent(keys) => Some(keys),
             _ => None,
         }
     }
 
     /// The loaded keys it draws from, if it draws keys of a table (not
-    /// `next-key`, which draws past them).
+    /// `next-key`, which draws past them, nor `parent`, which is given).
     pub fn loaded_keys(&self) -> Option<&KeyRange> {
         match self {
-            Generator::NextKey(_) => None,
+            Generator::NextKey(_) | Generator::Parent(_) => None,
             other => other.keys_of(),
         }
     }
@@ -242,7 +246,7 @@ impl Sum {
 }
 
 /// How many rows a table is loaded with.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Rows {
     /// So many per unit of the scale (0: loaded empty, the transactions
     /// fill it).
@@ -250,20 +254,76 @@ pub enum Rows {
     /// So many at any scale (`rows = N`): a table of the workload's
     /// definition, such as Voter's area codes.
     Fixed(i64),
+    /// A drawn number for each key of another table (`for_each`):
+    /// Epinions' reviews of each item.
+    ForEach(Box<Each>),
 }
 
 impl Rows {
-    /// The rows at `scale`.
-    pub fn at(self, scale: i64) -> i64 {
+    /// The rows at `scale`; a `for_each` table's on average (the load
+    /// draws them, [`Each`]).
+    pub fn at(&self, scale: i64) -> i64 {
         match self {
-            Rows::PerScale(per_scale) => rows_at(per_scale, scale),
-            Rows::Fixed(rows) => rows,
+            Rows::PerScale(per_scale) => rows_at(*per_scale, scale),
+            Rows::Fixed(rows) => *rows,
+            Rows::ForEach(each) => {
+                let mean = each.count.mean(scale) * each.parent.rows.at(scale) as f64;
+                mean.round() as i64
+            }
         }
     }
 
     /// Whether the table is loaded empty at every scale.
-    pub fn none(self) -> bool {
+    pub fn none(&self) -> bool {
         matches!(self, Rows::PerScale(0.0) | Rows::Fixed(0))
+    }
+}
+
+/// The rows of a `for_each` table: for each key of `parent`, `count` of
+/// them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Each {
+    /// The keys each given rows.
+    pub parent: KeyRange,
+    /// How many each.
+    pub count: Count,
+}
+
+/// How many rows a key of a `for_each` table is given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Count {
+    /// The fewest.
+    pub min: i64,
+    /// The most (uniform), or the zipfian range's end: `max - 1` at most.
+    pub max: Rows,
+    /// `None`: uniform in `[min, max]`; a skew: a zipfian over `0..max`,
+    /// 0 the likeliest, raised to `min` when below it.
+    pub theta: Option<f64>,
+}
+
+impl Count {
+    /// The zipfian sums that give a mean are taken over at most this many
+    /// counts (the bound of a count's range, [`bounds::MAX_ROWS_EACH`]).
+    fn range_end(&self, scale: i64) -> i64 {
+        self.max.at(scale).clamp(1, bounds::MAX_ROWS_EACH)
+    }
+
+    /// The count's mean at `scale`: what a `for_each` table's rows are
+    /// estimated by before its load draws them.
+    pub fn mean(&self, scale: i64) -> f64 {
+        let end = self.range_end(scale);
+        match self.theta {
+            None => (self.min + end.max(self.min)) as f64 / 2.0,
+            Some(theta) => {
+                let (mut weighted, mut total) = (0.0, 0.0);
+                for rank in 1..=end {
+                    let p = (rank as f64).powf(-theta);
+                    weighted += p * (rank - 1).max(self.min) as f64;
+                    total += p;
+                }
+                weighted / total
+            }
+        }
     }
 }
 
@@ -303,6 +363,16 @@ pub struct Column {
     pub nullable: bool,
     /// How its values are drawn at load.
     pub generator: Generator,
+    /// In a `for_each` table: no two rows of one key draw the same value.
+    pub distinct: Option<Distinct>,
+}
+
+/// A `distinct` column of a `for_each` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Distinct {
+    /// An earlier column of the row whose value it never draws (Twitter's
+    /// follower never follows themself).
+    pub other_than: Option<usize>,
 }
 
 /// A checked table.
@@ -318,6 +388,24 @@ pub struct Table {
     pub columns: Vec<Column>,
     /// Its secondary indexes: (name, columns).
     pub indexes: Vec<(String, Vec<String>)>,
+}
+
+impl Table {
+    /// What its count of rows a key would exceed at `scale` (a `for_each`
+    /// table's), named with the bound.
+    fn count_beyond(&self, scale: i64) -> Option<String> {
+        let Rows::ForEach(each) = &self.rows else {
+            return None;
+        };
+        let most = each.count.max.at(scale);
+        (most > bounds::MAX_ROWS_EACH).then(|| {
+            format!(
+                "table '{}': rows_each up to {most} rows a key, more than {}",
+                self.name,
+                bounds::MAX_ROWS_EACH
+            )
+        })
+    }
 }
 
 /// A checked statement: its SQL with `?` placeholders, and what fills each.
@@ -415,6 +503,9 @@ impl Spec {
     /// defaults to, and every sequence's keys (past `i64::MAX`, or past its
     /// column).
     pub fn beyond_bounds(&self, scale: i64) -> Option<String> {
+        if let Some(beyond) = self.tables.iter().find_map(|t| t.count_beyond(scale)) {
+            return Some(beyond);
+        }
         let rows: f64 = (self.tables.iter()).map(|t| t.rows.at(scale) as f64).sum();
         if rows > bounds::MAX_LOAD_ROWS {
             return Some(format!(
@@ -439,7 +530,7 @@ impl Spec {
     fn keys_misfit(&self, scale: i64) -> Option<String> {
         self.tables.iter().find_map(|table| {
             table.columns.iter().find_map(|c| {
-                let (start, count) = key_span(&c.generator, table.rows, scale)?;
+                let (start, count) = key_span(&c.generator, &table.rows, scale)?;
                 let misfit = fits::keys_misfit(c.ty, start, count)?;
                 Some(format!(
                     "table '{}' column '{}': {misfit}",
@@ -453,8 +544,10 @@ impl Spec {
 /// The first key and the number of keys `g` draws at `scale` (a sequence
 /// in a table of `rows`), if it draws keys; a padded one's are its
 /// digits, whose count a text column must hold.
-fn key_span(g: &Generator, rows: Rows, scale: i64) -> Option<(i64, i64)> {
+fn key_span(g: &Generator, rows: &Rows, scale: i64) -> Option<(i64, i64)> {
     match g {
+        // A drawn table's sequence is checked with its drawn rows, at load.
+        Generator::Sequence { .. } if matches!(rows, Rows::ForEach(_)) => None,
         Generator::Sequence { start, .. } => Some((*start, rows.at(scale))),
         Generator::Padded { inner, .. } => key_span(inner, rows, scale),
         other => (other.keys_of()).map(|keys| (keys.start, keys.rows.at(scale))),

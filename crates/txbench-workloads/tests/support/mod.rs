@@ -92,7 +92,7 @@ pub async fn load<E: Engine>(engine: &Arc<E>, spec: &Spec, scale: i64, drop: boo
     )
     .await
     .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
-    assert_eq!(summary.rows, load::rows(spec, scale));
+    assert_eq!(summary.rows, load::rows_loaded(spec, scale, plan.seed));
 }
 
 /// Run `spec` at `scale` for a second on 4 terminals and `connections`

@@ -18,6 +18,8 @@ pub(super) struct GenCheck<'a> {
     pub(super) kind: &'a str,
     /// The transaction's parameters before it; `None` for a column.
     pub(super) earlier: Option<&'a [(String, Generator)]>,
+    /// A column's table's `for_each`, the keys it is made for.
+    pub(super) parent: Option<&'a toml::Spanned<String>>,
 }
 
 impl GenCheck<'_> {
@@ -112,16 +114,27 @@ impl GenCheck<'_> {
             "key" => Generator::Key(self.keys()?),
             "next-key" => Generator::NextKey(self.keys()?),
             "now" => Generator::Now,
+            "parent" => self.parent()?,
             "null" if nullable(g) => Generator::Null,
             "null" => return Err(self.error("gen = \"null\" needs nullable = true".into())),
             other => {
                 return Err(self.error(format!(
                     "unknown generator '{other}' (sequence, uniform, normal, zipfian, latest, \
                      gaussian, special, pareto, nurand, string, pattern, number, constant, list, \
-                     key, next-key, add, now, null)"
+                     key, next-key, add, now, null, parent)"
                 )));
             }
         })
+    }
+
+    /// The keys a `for_each` table's rows are made for, its column's.
+    fn parent(&self) -> Result<Generator, FileError> {
+        match self.parent {
+            Some(of) => Ok(Generator::Parent(self.checker.key_range(of, self.raw)?)),
+            None => Err(self.error(
+                "gen = \"parent\" is the key a row of a for_each table is made for: a column of such a table's".into(),
+            )),
+        }
     }
 
     /// A mistake at the generator's kind, named by what it fills.
@@ -177,13 +190,14 @@ impl GenCheck<'_> {
         Ok(keys)
     }
 
-    /// Its theta (`default` when the file gives none), between 0 and 1.
+    /// Its theta (`default` when the file gives none), above 0 and at most
+    /// 10 (BenchBase skews Twitter's and Epinions' loads by 1.75 to 1.95).
     fn theta(&self, default: f64) -> Result<f64, FileError> {
         let t = self.g.theta.unwrap_or(default);
-        if t > 0.0 && t < 1.0 {
+        if super::valid_theta(t) {
             Ok(t)
         } else {
-            Err(self.error(format!("theta {t} is not between 0 and 1")))
+            Err(self.error(format!("{}, not {t}", super::THETA_RANGE)))
         }
     }
 

@@ -122,8 +122,8 @@ fn every_mistake_names_the_file_the_line_and_the_key() {
         ),
         (
             "theta = 0.9",
-            "theta = 1.5",
-            "theta 1.5 is not between 0 and 1",
+            "theta = 11.0",
+            "theta above 0 and at most 10, not 11",
         ),
         (
             "expect = \"one-or-none\"",
@@ -356,7 +356,7 @@ fn empty_tables_grouping_sequences_and_scale_tables_are_checked() {
     let spec = parse("orders.toml", &text).unwrap();
     let table = spec.tables.iter().find(|t| t.name == "history").unwrap();
     assert_eq!(
-        (table.rows, table.primary_key.len()),
+        (table.rows.clone(), table.primary_key.len()),
         (Rows::PerScale(0.0), 0)
     );
     assert_eq!(
@@ -430,7 +430,7 @@ fn a_table_of_fixed_rows_has_them_at_every_scale() {
     let pay = &spec.transactions[0];
     let drawn = pay.params.iter().find_map(|(_, g)| g.keys_of()).unwrap();
     assert_eq!(
-        (drawn.table.as_str(), drawn.rows),
+        (drawn.table.as_str(), drawn.rows.clone()),
         ("customer", Rows::Fixed(286))
     );
     for (to, says) in [
@@ -774,4 +774,114 @@ fn the_ycsb_core_workloads_are_files_of_the_format() {
         }
     ));
     assert!(ycsb::file('g').is_none());
+}
+
+/// A file of users and the follows each draws (`for_each`).
+const DRAWN: &str = r#"
+[workload]
+name = "follows"
+scale = "users"
+
+[[table]]
+name = "users"
+rows_per_scale = 1
+primary_key = ["uid"]
+columns = [{ name = "uid", type = "int", gen = "sequence" }]
+
+[[table]]
+name = "follows"
+for_each = "users.uid"
+rows_each = { gen = "zipfian", min = 1, max = 50, theta = 1.75 }
+primary_key = ["f1", "f2"]
+columns = [
+  { name = "f1", type = "int", gen = "parent" },
+  { name = "f2", type = "int", gen = "zipfian", of = "users.uid", theta = 1.75, distinct = true, other_than = "f1" },
+]
+
+[[transaction]]
+name = "T"
+weight = 100
+params = [{ name = "u", gen = "key", of = "users.uid" }]
+statements = [{ sql = "SELECT f2 FROM follows WHERE f1 = :u" }]
+"#;
+
+#[test]
+fn a_table_of_drawn_rows_is_checked_for_what_only_it_may_hold() {
+    let spec = parse("f.toml", DRAWN).unwrap();
+    let Rows::ForEach(each) = &spec.tables[1].rows else {
+        panic!("{:?}", spec.tables[1].rows);
+    };
+    assert_eq!((each.parent.table.as_str(), each.count.min), ("users", 1));
+    assert_eq!(each.count.theta, Some(1.75));
+    let f2 = &spec.tables[1].columns[1];
+    assert_eq!(
+        f2.distinct,
+        Some(crate::custom::Distinct {
+            other_than: Some(0)
+        })
+    );
+    for (from, to, message) in [
+        (
+            "for_each = \"users.uid\"",
+            "for_each = \"users.uid\"\nrows = 5",
+            "for_each draws its rows: it takes no rows or rows_per_scale",
+        ),
+        ("for_each = \"users.uid\"\n", "", "rows_each needs for_each"),
+        (
+            "rows_each = { gen = \"zipfian\", min = 1, max = 50, theta = 1.75 }\n",
+            "",
+            "for_each needs rows_each",
+        ),
+        (
+            "for_each = \"users.uid\"",
+            "for_each = \"follows.f1\"",
+            "table 'follows' draws its rows",
+        ),
+        (
+            "max = 50,",
+            "max = 5000000,",
+            "min and max from 0 to 1000000",
+        ),
+        ("max = 50,", "", "give max or max_per_scale"),
+        (
+            "gen = \"zipfian\", min = 1",
+            "gen = \"pareto\", min = 1",
+            "uniform or zipfian",
+        ),
+        (
+            "other_than = \"f1\"",
+            "other_than = \"f3\"",
+            "other_than = \"f3\" is not a column before it",
+        ),
+        (
+            "distinct = true, ",
+            "",
+            "other_than in a table of for_each needs distinct = true",
+        ),
+        (
+            "theta = 1.75, distinct",
+            "theta = 1.75, width = 8, distinct",
+            "a distinct column draws integer keys",
+        ),
+        (
+            "{ name = \"u\", gen = \"key\", of = \"users.uid\" }",
+            "{ name = \"u\", gen = \"key\", of = \"follows.f1\" }",
+            "table 'follows' draws its rows (for_each), so its keys are not known",
+        ),
+        (
+            "{ name = \"u\", gen = \"key\", of = \"users.uid\" }",
+            "{ name = \"u\", gen = \"parent\" }",
+            "gen = \"parent\" is the key a row of a for_each table is made for",
+        ),
+        (
+            "columns = [{ name = \"uid\", type = \"int\", gen = \"sequence\" }]",
+            "columns = [{ name = \"uid\", type = \"int\", gen = \"sequence\" }, { name = \"k\", type = \"int\", gen = \"key\", of = \"users.uid\", distinct = true }]",
+            "distinct belongs to a table of for_each",
+        ),
+    ] {
+        let changed = DRAWN.replacen(from, to, 1);
+        assert_ne!(changed, DRAWN, "{from}");
+        let e = parse("f.toml", &changed).expect_err(message);
+        assert!(e.to_string().contains(message), "{message}: {e}");
+    }
 }

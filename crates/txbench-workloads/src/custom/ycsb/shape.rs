@@ -51,6 +51,7 @@ pub fn shaped(mut spec: Spec, shape: Shape) -> Spec {
                 ty: ColumnType::Varchar(shape.length as u16),
                 nullable: false,
                 generator: text(shape),
+                distinct: None,
             }))
             .collect();
     }
