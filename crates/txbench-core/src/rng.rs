@@ -5,6 +5,8 @@
 //! not depend on scheduling.
 
 use rand::{RngExt, SeedableRng};
+/// Draws of indexes in proportion to their weights (a histogram's).
+pub use rand_distr::weighted::WeightedIndex;
 use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
 
 const ALPHANUMERIC: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

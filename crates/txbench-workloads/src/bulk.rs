@@ -371,6 +371,10 @@ pub struct Population<U, G> {
     pub entries: Vec<(&'static str, String)>,
     /// Tables split into hash partitions; `None`: every table whole.
     pub partitioning: Option<Partitioning>,
+    /// Statements that fill tables from the rows written (a workload
+    /// file's `from` tables: `INSERT INTO t (...) SELECT ...`), run in
+    /// order once every unit is written, before keys and indexes.
+    pub derived: Vec<&'static txbench_core::schema::Statement>,
 }
 
 /// Load a workload, the same steps for every one: refuse a database that
@@ -438,6 +442,18 @@ where
         Arc::clone(&rows_done),
     )
     .await?;
+    let derived = population.derived;
+    let (session, copied) = on_session(engine.as_ref(), session, move |s| {
+        Box::pin(async move {
+            let mut rows = 0;
+            for statement in derived {
+                rows += s.execute(statement, &[]).await?;
+            }
+            Ok(rows)
+        })
+    })
+    .await?;
+    rows_done.fetch_add(copied, Ordering::Relaxed);
     let session =
         finish_tables::<E>(&engine, session, schema, plan.threads, plan.foreign_keys).await?;
     let (scale, seed, entries) = (plan.scale, plan.seed, population.entries);

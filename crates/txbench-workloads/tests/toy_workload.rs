@@ -185,6 +185,7 @@ impl Benchmark for Kv {
             },
             entries: Vec::new(),
             partitioning: None,
+            derived: Vec::new(),
         };
         bulk::load(engine, &META, &SCHEMA, plan, population, rows_done).await
     }

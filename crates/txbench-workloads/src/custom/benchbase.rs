@@ -24,6 +24,11 @@ pub const CHOICES: &[Choice] = &[
                value, on a few records (snapshot isolation)",
     },
     Choice {
+        name: "twitter",
+        help: "BenchBase's Twitter: timelines read from skewed follows and tweets (IN lists \
+               of the ids a first query read), a few tweets added",
+    },
+    Choice {
         name: "epinions",
         help: "BenchBase's Epinions: reviews and trust between users, read through joins \
                and aggregates, updated one row at a time (skewed, loaded per item and user)",
@@ -40,6 +45,7 @@ const FILES: &[&str] = &[
     include_str!("benchbase/smallbank.toml"),
     include_str!("benchbase/voter.toml"),
     include_str!("benchbase/sibench.toml"),
+    include_str!("benchbase/twitter.toml"),
     include_str!("benchbase/epinions.toml"),
     include_str!("benchbase/noop.toml"),
 ];

@@ -32,3 +32,7 @@ pub const MAX_LIST_VALUES: usize = 100_000;
 /// largest, Epinions' reviews of an item, is 500 a unit of the scale), so
 /// that the zipfian sums that estimate the table's rows stay short.
 pub const MAX_ROWS_EACH: i64 = 1_000_000;
+
+/// The most values a query's `into_list` reads: the placeholders a list
+/// stands for in a later statement (BenchBase's Twitter's are 20).
+pub const MAX_LIST_ROWS: usize = 1_000;

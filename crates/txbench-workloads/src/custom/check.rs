@@ -13,8 +13,8 @@ use super::fits;
 use super::kv_form;
 use super::model::{FieldDef, StatementDef, TransactionDef, WorkloadFile};
 use super::spec::{
-    Column, Count, Distinct, Each, Expect, Generator, KeyRange, Rows, Spec, Statement, Table,
-    Transaction,
+    Column, Count, Distinct, Each, Expect, Generator, KeyRange, ListRead, Rows, Spec, Statement,
+    Table, Transaction,
 };
 
 mod generators;
@@ -161,6 +161,7 @@ fn scale_table(
                     Rows::PerScale(n) => format!("rows_per_scale is {n}"),
                     Rows::Fixed(n) => format!("rows are {n} at any scale"),
                     Rows::ForEach(_) => "rows are drawn for each key of another".to_string(),
+                    Rows::Selected(_) => "rows are a query's".to_string(),
                 }
             ),
         )),
@@ -209,6 +210,14 @@ fn unique<'a>(
     Ok(())
 }
 
+/// What a statement may use: the names defined before it, each by a
+/// parameter (`None`) or by the statement that read it, and which of those
+/// are lists (by their place among them).
+struct Scope<'a> {
+    defined: &'a [(String, Option<usize>)],
+    lists: &'a [(usize, ListRead)],
+}
+
 /// The validator: each step checks one part of the file and names its
 /// mistakes where they are.
 struct Checker<'a> {
@@ -248,6 +257,23 @@ impl Checker<'_> {
         t: &super::model::TableDef,
         raw: &WorkloadFile,
     ) -> Result<Rows, FileError> {
+        if let Some(query) = &t.from {
+            let given = [
+                t.rows.as_ref().map(|r| r.span()),
+                t.rows_per_scale.as_ref().map(|r| r.span()),
+            ];
+            let given = given
+                .into_iter()
+                .flatten()
+                .chain(t.for_each.as_ref().map(|f| f.span()));
+            if let Some(span) = given.into_iter().next() {
+                let message = format!(
+                    "table '{name}': from loads the query's rows: it takes no rows, rows_per_scale or for_each"
+                );
+                return Err(self.at.error(span, message));
+            }
+            return Ok(Rows::Selected(query.get_ref().clone()));
+        }
         if let Some(parent) = &t.for_each {
             return self.rows_each(name, t, parent, raw);
         }
@@ -435,6 +461,7 @@ impl Checker<'_> {
                 },
                 None => c,
             };
+            self.generator_given(name, t, c)?;
             for mut column in self.columns(name, drawn, raw, t.for_each.as_ref())? {
                 column.distinct = distinct;
                 if columns.iter().any(|seen| seen.name == column.name) {
@@ -453,6 +480,25 @@ impl Checker<'_> {
             return Err(self.at.error(t.name.span(), message));
         }
         Ok(columns)
+    }
+
+    /// A column names a generator, but in a `from` table, whose query gives
+    /// its values.
+    fn generator_given(
+        &self,
+        name: &str,
+        t: &super::model::TableDef,
+        c: &FieldDef,
+    ) -> Result<(), FileError> {
+        let what = format!("table '{name}' column '{}'", c.name.get_ref());
+        match (t.from.is_some(), c.kind.get_ref().is_empty()) {
+            (true, false) => Err(self.at.error(
+                c.kind.span(),
+                format!("{what}: the table's from query gives its values: it takes no gen"),
+            )),
+            (false, true) => Err(self.at.error(c.name.span(), format!("{what}: no gen"))),
+            _ => Ok(()),
+        }
     }
 
     /// A column's `distinct` (a `for_each` table's): its `other_than`, if
@@ -629,9 +675,9 @@ impl Checker<'_> {
             .iter()
             .find(|c| c.name.get_ref() == column)
             .ok_or_else(|| bad(format!("table '{table}' has no column '{column}'")))?;
-        if t.for_each.is_some() {
+        if t.for_each.is_some() || t.from.is_some() {
             return Err(bad(format!(
-                "table '{table}' draws its rows (for_each), so its keys are not known"
+                "table '{table}' draws its rows (for_each) or selects them (from), so its keys are not known"
             )));
         }
         if c.kind.get_ref() != "sequence" {
@@ -701,10 +747,20 @@ impl Checker<'_> {
             ));
         }
         let mut statements = Vec::new();
+        // Each list read, with its place in `defined`.
+        let mut lists: Vec<(usize, ListRead)> = Vec::new();
         for (i, s) in t.statements.iter().enumerate() {
-            let checked = self.statement(name, i, s, &defined, t.read_only)?;
+            let scope = Scope {
+                defined: &defined,
+                lists: &lists,
+            };
+            let checked = self.statement(name, i, s, scope, t.read_only)?;
             for column in &checked.into {
                 defined.push((column.clone(), Some(i)));
+            }
+            if let Some(list) = &checked.into_list {
+                lists.push((defined.len(), list.clone()));
+                defined.push((list.name.clone(), Some(i)));
             }
             statements.push(checked);
         }
@@ -726,14 +782,20 @@ impl Checker<'_> {
         txn: &str,
         index: usize,
         s: &StatementDef,
-        defined: &[(String, Option<usize>)],
+        Scope { defined, lists }: Scope<'_>,
         read_only: bool,
     ) -> Result<Statement, FileError> {
         let name = s.name.clone().unwrap_or_else(|| format!("s{}", index + 1));
         let what = format!("transaction '{txn}' statement '{name}'");
-        let (sql, args) = placeholders(s.sql.get_ref());
+        let (sql, names) = placeholders(s.sql.get_ref());
+        // A name given last is the one used: a list read, or a value.
+        let list_of = |a: &str| {
+            let last = defined.iter().rposition(|(n, _)| n == a)?;
+            lists.iter().find(|(at, _)| *at == last).map(|(_, l)| l)
+        };
+        let (sql, args, used) = expand_lists(&sql, &names, list_of);
         let mut after = BTreeSet::new();
-        for a in &args {
+        for a in &names {
             match defined.iter().rev().find(|(n, _)| n == a) {
                 Some((_, Some(statement))) => {
                     after.insert(*statement);
@@ -772,6 +834,9 @@ impl Checker<'_> {
                 format!("{what}: into reads a query's row, and this statement is not a query"),
             ));
         }
+        let into_list = (s.into_list.as_ref())
+            .map(|l| self.list_read(&what, l, query))
+            .transpose()?;
         Ok(Statement {
             name,
             sql,
@@ -779,6 +844,8 @@ impl Checker<'_> {
             query,
             expect,
             into: s.into.iter().map(|c| c.get_ref().clone()).collect(),
+            into_list,
+            lists: used,
             after: after.into_iter().collect(),
             kv: None,
             variants: Vec::new(),
@@ -786,6 +853,93 @@ impl Checker<'_> {
             line: self.at.line(&s.sql.span()),
         })
     }
+}
+
+impl Checker<'_> {
+    /// A query's `into_list`: a name, and 1 to [`bounds::MAX_LIST_ROWS`]
+    /// values.
+    fn list_read(
+        &self,
+        what: &str,
+        l: &toml::Spanned<super::model::ListDef>,
+        query: bool,
+    ) -> Result<ListRead, FileError> {
+        let def = l.get_ref();
+        let bad = |why: String| self.at.error(l.span(), format!("{what}: into_list {why}"));
+        if !query {
+            return Err(bad(
+                "reads a query's rows, and this statement is not a query".into(),
+            ));
+        }
+        if let Some(problem) = name_problem(&def.name) {
+            return Err(bad(format!("name: {problem}")));
+        }
+        let most = bounds::MAX_LIST_ROWS;
+        if !(1..=most).contains(&(def.rows as usize)) {
+            return Err(bad(format!("rows = {}: 1 to {most}", def.rows)));
+        }
+        Ok(ListRead {
+            name: def.name.clone(),
+            rows: def.rows as usize,
+        })
+    }
+}
+
+/// The `?` of each list `:name` that `list_of` knows made as many `?` as
+/// the list holds values, joined by commas: the SQL, the name of each
+/// placeholder's value (a list's `name#0`, `name#1`, ...), and the lists
+/// used.
+fn expand_lists<'a>(
+    sql: &str,
+    names: &[String],
+    list_of: impl Fn(&str) -> Option<&'a ListRead>,
+) -> (String, Vec<String>, Vec<String>) {
+    if names.iter().all(|n| list_of(n).is_none()) {
+        return (sql.to_string(), names.to_vec(), Vec::new());
+    }
+    let mut out = String::with_capacity(sql.len() * 2);
+    let (mut args, mut used) = (Vec::new(), Vec::new());
+    let mut names = names.iter();
+    for (i, piece) in split_at_placeholders(sql).into_iter().enumerate() {
+        if i > 0 {
+            let name = names.next().expect("a name for each placeholder");
+            match list_of(name) {
+                Some(list) => {
+                    let marks = vec!["?"; list.rows].join(", ");
+                    out.push_str(&marks);
+                    args.extend((0..list.rows).map(|k| ListRead::slot(name, k)));
+                    if !used.contains(name) {
+                        used.push(name.clone());
+                    }
+                }
+                None => {
+                    out.push('?');
+                    args.push(name.clone());
+                }
+            }
+        }
+        out.push_str(piece);
+    }
+    (out, args, used)
+}
+
+/// `sql` (with `?` placeholders) cut at each placeholder: the `?` outside
+/// quoted strings, which [`placeholders`] wrote.
+fn split_at_placeholders(sql: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let (mut start, mut quoted) = (0, false);
+    for (i, c) in sql.char_indices() {
+        match c {
+            '\'' => quoted = !quoted,
+            '?' if !quoted => {
+                pieces.push(&sql[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push(&sql[start..]);
+    pieces
 }
 
 /// `:name` parameters replaced by `?`, in order, outside quoted strings and

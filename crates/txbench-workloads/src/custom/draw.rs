@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use txbench_core::keys::KeyChooser;
-use txbench_core::rng::Rand;
+use txbench_core::rng::{Rand, WeightedIndex};
 use txbench_core::value::Value;
 
 use super::spec::{Generator, KeyRange, Sum};
@@ -164,6 +164,8 @@ pub enum Draw {
     },
     /// Letters and digits.
     Text(u32, u32),
+    /// Letters and digits of a length drawn by its weight.
+    WeightedText(Vec<u32>, WeightedIndex<u64>),
     /// Exactly so many digits.
     Number(u32),
     /// Always this.
@@ -306,6 +308,11 @@ impl Draw {
                 Draw::List(values.iter().map(constant).collect::<Result<_, _>>()?)
             }
             Generator::Text { min, max } => Draw::Text(*min, *max),
+            Generator::WeightedText(lengths) => Draw::WeightedText(
+                lengths.iter().map(|(n, _)| *n).collect(),
+                WeightedIndex::new(lengths.iter().map(|(_, w)| *w))
+                    .expect("weights checked with the file"),
+            ),
             Generator::Number { digits } => Draw::Number(*digits),
             Generator::Constant(v) => Draw::Constant(constant(v)?),
             Generator::Key(keys) => Draw::Key(keys.start, loaded(keys, scale)),
@@ -318,6 +325,8 @@ impl Draw {
             Generator::Now => Draw::Now,
             Generator::Null => Draw::Null,
             Generator::Parent(_) => Draw::Parent,
+            // Never drawn: the load's query fills it.
+            Generator::Selected => Draw::Null,
             Generator::Padded { inner, width } => {
                 Draw::Padded(Box::new(Draw::new(inner, scale, next, rng)?), *width)
             }
@@ -357,6 +366,10 @@ impl Draw {
             Draw::List(values) => return values[row as usize % values.len()].clone(),
             Draw::NuRand { a, min, max, c } => rng.nurand(*a, *min, *max, *c),
             Draw::Text(min, max) => return Value::Text(rng.astring(*min as usize, *max as usize)),
+            Draw::WeightedText(lengths, weights) => {
+                let n = lengths[rng.sample(weights)] as usize;
+                return Value::Text(rng.astring(n, n));
+            }
             Draw::Number(digits) => {
                 let low = 10i64.pow(digits - 1);
                 rng.uniform(if *digits == 1 { 0 } else { low }, low * 10 - 1)

@@ -211,6 +211,22 @@ pub fn table_rows(
     batch
 }
 
+/// The statements that load the `from` tables of `spec` (made as `made`),
+/// in the file's order: each an `INSERT` of its query's rows.
+fn derived(made: &[schema::Table], spec: &Spec) -> Vec<&'static Statement> {
+    (spec.tables.iter().zip(made))
+        .filter_map(|(table, made)| {
+            let Rows::Selected(query) = &table.rows else {
+                return None;
+            };
+            let columns: Vec<&str> = made.columns.iter().map(|c| c.name).collect();
+            let sql = format!("INSERT INTO {} ({}) {query}", made.name, columns.join(", "));
+            let name = keep_text(format!("load {}", made.name));
+            Some(keep(Statement::new(name, keep_text(sql))))
+        })
+        .collect()
+}
+
 /// A chunk of a table's rows to make: of keys of the parent for a
 /// `for_each` table, else of rows.
 #[derive(Debug, Clone, Copy)]
@@ -290,6 +306,7 @@ pub async fn load<E: Engine>(
         )));
     }
     let units = units(&spec, scale, seed)?;
+    let derived = derived(&made.schema.tables[..spec.tables.len()], &spec);
     let tables = made.schema.tables;
     let population = Population {
         units,
@@ -318,6 +335,7 @@ pub async fn load<E: Engine>(
         },
         entries,
         partitioning: None,
+        derived,
     };
     bulk::load(engine, made.meta, made.schema, plan, population, rows_done).await
 }

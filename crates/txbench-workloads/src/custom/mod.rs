@@ -28,8 +28,8 @@ pub mod ycsb;
 pub use check::parse;
 pub use errors::FileError;
 pub use spec::{
-    Column, Count, Distinct, Each, Expect, Generator, KeyRange, KvForm, Rows, Spec, Statement, Sum,
-    Table, Transaction,
+    Column, Count, Distinct, Each, Expect, Generator, KeyRange, KvForm, ListRead, Rows, Spec,
+    Statement, Sum, Table, Transaction,
 };
 
 /// `value` kept for the life of the process: the driver, the engines and the

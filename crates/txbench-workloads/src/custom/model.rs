@@ -51,6 +51,11 @@ pub struct Header {
     pub scale_from: Option<Spanned<String>>,
 }
 
+/// A column of a `from` table names no generator: an empty one.
+fn no_generator() -> Spanned<String> {
+    Spanned::new(0..0, String::new())
+}
+
 fn one() -> i64 {
     1
 }
@@ -79,6 +84,11 @@ pub struct TableDef {
     /// How many rows each key of `for_each` is given.
     #[serde(default)]
     pub rows_each: Option<Spanned<CountDef>>,
+    /// A query over the tables before it whose rows the table is loaded
+    /// with, once they are written (Twitter's followers, the follows
+    /// turned round): its columns take no generator.
+    #[serde(default)]
+    pub from: Option<Spanned<String>>,
     /// Its primary key's columns.
     pub primary_key: Spanned<Vec<String>>,
     /// Its columns, in load order.
@@ -148,7 +158,7 @@ pub struct FieldDef {
     /// `pareto`, `nurand`, `string`, `pattern`, `number`, `constant`, `key`
     /// (a key of a table), `next-key` (a key past every one loaded or
     /// inserted), `add` (an earlier parameter plus a constant), `now`, `null`.
-    #[serde(rename = "gen")]
+    #[serde(rename = "gen", default = "no_generator")]
     pub kind: Spanned<String>,
     /// Smallest value (uniform, nurand; sequence's first).
     #[serde(default)]
@@ -179,6 +189,10 @@ pub struct FieldDef {
     /// A string's longest length.
     #[serde(default)]
     pub max_length: Option<u32>,
+    /// A string's lengths with their weights, `[[length, weight], ...]`: a
+    /// histogram of lengths (BenchBase's Twitter's tweets and names).
+    #[serde(default)]
+    pub lengths: Option<Vec<(u32, u64)>>,
     /// A constant's value; what `add` adds.
     #[serde(default)]
     pub value: Option<toml::Value>,
@@ -284,10 +298,25 @@ pub struct StatementDef {
     /// them: parameters of the later statements.
     #[serde(default)]
     pub into: Vec<Spanned<String>>,
+    /// The first column of the rows the query returns, up to `rows` of
+    /// them, as the list `name` of the later statements (BenchBase's
+    /// Twitter reads whom a user follows, then their tweets `IN` them).
+    #[serde(default)]
+    pub into_list: Option<Spanned<ListDef>>,
     /// The same statement as a key-value operation, for key-value stores
     /// (Redis): a workload whose every statement has one runs there.
     #[serde(default)]
     pub kv: Option<Spanned<KvDef>>,
+}
+
+/// A list a query reads: `{ name = "f", rows = 20 }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListDef {
+    /// The list's name, `:name` in the later statements.
+    pub name: String,
+    /// The most values it holds, and the placeholders `:name` stands for.
+    pub rows: u32,
 }
 
 /// A statement's key-value form: `op` is `read`, `update`, `insert` or

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use txbench_core::engine::{Call, Reply};
 use txbench_core::rng::Rand;
 use txbench_core::schema::{self, KvOp};
-use txbench_core::value::Value;
+use txbench_core::value::{Rows, Value};
 use txbench_core::{
     DbError, ErrorKind, Outcome, Param, Planned, Session, Terminal, TxMode, TxnTypeInfo, Workload,
     Written,
@@ -25,7 +25,7 @@ use txbench_core::{
 
 use super::draw::{Draw, Inserts, NextKeys};
 use super::spec::KvForm;
-use super::spec::{Expect, Generator, Spec};
+use super::spec::{Expect, Generator, ListRead, Spec};
 use super::{keep, keep_all, keep_text, load};
 
 /// A value drawn for a parameter, as a transaction's input carries it (to a
@@ -38,6 +38,10 @@ pub enum Drawn {
     Float(f64),
     /// Text.
     Text(String),
+    /// A point in time (`now`), microseconds since the Unix epoch: bound
+    /// as a timestamp, which MariaDB takes for a timestamp column where it
+    /// refuses an integer.
+    Time(i64),
     /// NULL.
     Null,
 }
@@ -45,7 +49,8 @@ pub enum Drawn {
 impl From<Value> for Drawn {
     fn from(v: Value) -> Drawn {
         match v {
-            Value::Int(i) | Value::Timestamp(i) => Drawn::Int(i),
+            Value::Int(i) => Drawn::Int(i),
+            Value::Timestamp(t) => Drawn::Time(t),
             Value::Float(f) => Drawn::Float(f),
             Value::Text(t) => Drawn::Text(t),
             Value::Null => Drawn::Null,
@@ -56,7 +61,8 @@ impl From<Value> for Drawn {
 /// A value read from a row, kept for a later statement.
 fn drawn(p: Param<'_>) -> Drawn {
     match p {
-        Param::Int(i) | Param::Timestamp(i) => Drawn::Int(i),
+        Param::Int(i) => Drawn::Int(i),
+        Param::Timestamp(t) => Drawn::Time(t),
         Param::Float(f) => Drawn::Float(f),
         Param::Text(t) => Drawn::Text(t.to_string()),
         Param::Null => Drawn::Null,
@@ -67,6 +73,7 @@ impl Drawn {
     fn param(&self) -> Param<'_> {
         match self {
             Drawn::Int(i) => Param::Int(*i),
+            Drawn::Time(t) => Param::Timestamp(*t),
             Drawn::Float(f) => Param::Float(*f),
             Drawn::Text(t) => Param::Text(t),
             Drawn::Null => Param::Null,
@@ -108,6 +115,12 @@ struct Step {
     expect: Expect,
     /// The read values its first row's columns fill, in column order.
     into: Vec<usize>,
+    /// The read values its rows' first column fills, and the one its
+    /// number of rows fills ([`super::ListRead`]).
+    into_list: Option<(Range<usize>, usize)>,
+    /// The lengths of the lists it uses, by read value: any of them 0, it
+    /// is not sent and returns no rows.
+    lists: Vec<usize>,
 }
 
 /// A type made for the driver.
@@ -289,7 +302,7 @@ fn kind_of(
         })
         .collect();
     let drawn: Vec<&str> = t.params.iter().map(|(n, _)| n.as_str()).collect();
-    let mut read: Vec<&str> = Vec::new();
+    let mut read: Vec<String> = Vec::new();
     let mut steps = Vec::new();
     let mut waves = Vec::new();
     let mut wave_start = 0;
@@ -299,7 +312,14 @@ fn kind_of(
             Some(r) => Slot::Read(r),
             None => Slot::Drawn(drawn.iter().position(|x| *x == n).expect("checked")),
         };
-        let args = s.args.iter().map(|a| slot(a)).collect();
+        let args: Vec<Slot> = s.args.iter().map(|a| slot(a)).collect();
+        let lists = (s.lists.iter())
+            .map(|l| match slot(&ListRead::length(l)) {
+                Slot::Read(r) => r,
+                Slot::Drawn(_) => unreachable!("a list is read"),
+            })
+            .collect::<Vec<usize>>();
+
         if i > 0 && s.after.iter().any(|&a| a >= wave_start) {
             waves.push(wave_start..i);
             wave_start = i;
@@ -308,10 +328,16 @@ fn kind_of(
             .into
             .iter()
             .map(|n| {
-                read.push(n);
+                read.push(n.clone());
                 read.len() - 1
             })
             .collect();
+        let into_list = s.into_list.as_ref().map(|l| {
+            let first = read.len();
+            read.extend((0..l.rows).map(|k| ListRead::slot(&l.name, k)));
+            read.push(ListRead::length(&l.name));
+            (first..first + l.rows, read.len() - 1)
+        });
         let name = keep_text(format!("{} {}", t.name, s.name));
         let statements = std::iter::once((&s.sql, &s.kv))
             .chain(s.variants.iter().map(|(sql, kv)| (sql, kv)))
@@ -335,6 +361,8 @@ fn kind_of(
             query: s.query,
             expect: s.expect,
             into,
+            into_list,
+            lists,
         });
     }
     waves.push(wave_start..steps.len());
@@ -635,12 +663,17 @@ async fn send_wave<S: Session>(
         Slot::Read(i) => read[i].param(),
     };
     let params: Vec<Param<'_>> = wave.iter().flat_map(|s| s.args.iter().map(value)).collect();
+    // A statement of a list that came back empty is not sent.
+    let sent = |s: &Step| !s.lists.iter().any(|&l| matches!(read[l], Drawn::Int(0)));
     let mut rest = &params[..];
     let calls: Vec<Call<'_>> = wave
         .iter()
-        .map(|s| {
+        .filter_map(|s| {
             let (own, after) = rest.split_at(s.args.len());
             rest = after;
+            sent(s).then_some((s, own))
+        })
+        .map(|(s, own)| {
             let statement = match s.pick.map(|i| &input.params[i]) {
                 Some(Drawn::Int(i)) => {
                     s.statements[i.rem_euclid(s.statements.len() as i64) as usize]
@@ -654,11 +687,22 @@ async fn send_wave<S: Session>(
             }
         })
         .collect();
-    if with_commit {
-        session.pipeline_and_commit(&calls).await
-    } else {
-        session.pipeline(&calls).await
+    let mut replies = match (calls.is_empty(), with_commit) {
+        (false, true) => session.pipeline_and_commit(&calls).await?,
+        (false, false) => session.pipeline(&calls).await?,
+        (true, true) => {
+            session.commit().await?;
+            Vec::new()
+        }
+        (true, false) => Vec::new(),
     }
+    .into_iter();
+    // Each statement not sent returns no rows.
+    let replied = wave.iter().map(|s| match sent(s) {
+        true => replies.next().expect("a reply for each statement sent"),
+        false => Reply::Rows(Rows::default()),
+    });
+    Ok(replied.collect())
 }
 
 /// Check a reply against what its statement expects and keep the values it
@@ -690,5 +734,52 @@ fn kept(step: &Step, reply: &Reply, read: &mut [Drawn]) -> Result<bool, DbError>
             read[slot] = row.get(column).map_or(Drawn::Null, drawn);
         }
     }
+    if let (Some(rows), Some((slots, length))) = (reply.rows(), &step.into_list) {
+        keep_list(rows, slots.clone(), *length, read);
+    }
     Ok(true)
+}
+
+/// The first column of up to `slots.len()` of `rows` into `slots`, the rest
+/// the last one again (BenchBase's padding of an `IN` list), and their
+/// number into `length`.
+fn keep_list(rows: &Rows, slots: Range<usize>, length: usize, read: &mut [Drawn]) {
+    let n = rows.len().min(slots.len());
+    let mut last = Drawn::Null;
+    for (i, slot) in slots.enumerate() {
+        if i < n {
+            last = (rows.row(i).and_then(|r| r.get(0))).map_or(Drawn::Null, drawn);
+        }
+        read[slot] = last.clone();
+    }
+    read[length] = Drawn::Int(n as i64);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows_of(ids: &[i64]) -> Rows {
+        let mut rows = Rows::new(2);
+        for id in ids {
+            rows.push_row([Param::Int(*id), Param::Text("x")]);
+        }
+        rows
+    }
+
+    #[test]
+    fn a_list_keeps_the_first_column_padded_with_its_last_value_and_its_length() {
+        let mut read = vec![Drawn::Null; 6];
+        keep_list(&rows_of(&[7, 9]), 1..5, 5, &mut read);
+        let ints = [7, 9, 9, 9].map(Drawn::Int);
+        assert_eq!((&read[1..5], &read[5]), (&ints[..], &Drawn::Int(2)));
+        // More rows than room: the first ones, and the count kept.
+        keep_list(&rows_of(&[1, 2, 3, 4, 5, 6]), 1..5, 5, &mut read);
+        assert_eq!(
+            (&read[1..5], &read[5]),
+            (&[1, 2, 3, 4].map(Drawn::Int)[..], &Drawn::Int(4))
+        );
+        keep_list(&rows_of(&[]), 1..5, 5, &mut read);
+        assert_eq!(read[5], Drawn::Int(0));
+    }
 }

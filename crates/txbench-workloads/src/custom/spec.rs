@@ -98,6 +98,9 @@ pub enum Generator {
         /// Longest.
         max: u32,
     },
+    /// Random letters and digits of a length drawn in proportion to its
+    /// weight: (length, weight) pairs, a histogram of lengths.
+    WeightedText(Vec<(u32, u64)>),
     /// A template's characters: each `#` a random digit, each `@` a random
     /// lowercase letter, the rest as written.
     Pattern(String),
@@ -121,6 +124,8 @@ pub enum Generator {
     /// The key a row of a `for_each` table is made for (Epinions' item of
     /// a review): one of these keys.
     Parent(KeyRange),
+    /// What a `from` table's query selects into the column.
+    Selected,
     /// A key of a table, uniform over those loaded.
     Key(KeyRange),
     /// A key of a table other than an earlier parameter's (by its index),
@@ -185,6 +190,9 @@ impl Generator {
                 Drawn::Ints(if *digits == 1 { 0 } else { low }, low * 10 - 1)
             }
             Generator::Text { max, .. } => Drawn::Text(*max as usize),
+            Generator::WeightedText(lengths) => {
+                Drawn::Text(lengths.iter().map(|(n, _)| *n as usize).max().unwrap_or(0))
+            }
             Generator::Pattern(template) => Drawn::Text(template.chars().count()),
             // Never a column's: only parameters add.
             Generator::Add(_) => Drawn::Ints(i64::MIN, i64::MAX),
@@ -203,7 +211,8 @@ impl Generator {
             }
             Generator::Sequence { start, .. } => Drawn::KeysFrom(*start),
             Generator::Now => Drawn::Time,
-            Generator::Null => Drawn::Null,
+            // The database holds the query's values to the column's type.
+            Generator::Null | Generator::Selected => Drawn::Null,
             Generator::Padded { width, .. } => Drawn::Text(*width as usize),
             Generator::Constant(v) => match v {
                 toml::Value::Integer(i) => Drawn::Ints(*i, *i),
@@ -257,6 +266,9 @@ pub enum Rows {
     /// A drawn number for each key of another table (`for_each`):
     /// Epinions' reviews of each item.
     ForEach(Box<Each>),
+    /// The rows of a query over the tables loaded before it (`from`),
+    /// inserted once they are written: Twitter's followers.
+    Selected(String),
 }
 
 impl Rows {
@@ -270,6 +282,8 @@ impl Rows {
                 let mean = each.count.mean(scale) * each.parent.rows.at(scale) as f64;
                 mean.round() as i64
             }
+            // The query's, which no file says: none are generated.
+            Rows::Selected(_) => 0,
         }
     }
 
@@ -423,6 +437,12 @@ pub struct Statement {
     pub expect: Expect,
     /// Columns of its first row kept as parameters.
     pub into: Vec<String>,
+    /// The list its rows' first column is kept as, and the most values it
+    /// holds ([`ListRead`]).
+    pub into_list: Option<ListRead>,
+    /// The lists it uses: it is not sent when one came back empty, and
+    /// returns no rows.
+    pub lists: Vec<String>,
     /// The statements before it that it needs (uses a value they read);
     /// statements that need none of each other may be pipelined.
     pub after: Vec<usize>,
@@ -437,6 +457,30 @@ pub struct Statement {
     pub pick: Option<String>,
     /// Its line in the file.
     pub line: usize,
+}
+
+/// A list a query reads for the later statements: the first column of up
+/// to `rows` of its rows. A statement's `:name` of it is `rows`
+/// placeholders, `name#0` to `name#{rows - 1}`, the values after the last
+/// one read each the last one again (as BenchBase fills its `IN` lists).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListRead {
+    /// Its name.
+    pub name: String,
+    /// The most values.
+    pub rows: usize,
+}
+
+impl ListRead {
+    /// The name of its `i`-th placeholder's value.
+    pub fn slot(name: &str, i: usize) -> String {
+        format!("{name}#{i}")
+    }
+
+    /// The name of its length, which says whether it is empty.
+    pub fn length(name: &str) -> String {
+        format!("{name}#len")
+    }
 }
 
 /// A checked transaction type.

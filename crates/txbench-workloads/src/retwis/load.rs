@@ -30,6 +30,7 @@ pub async fn load<E: Engine>(
         generate: move |_, chunk| vec![generate(seed, keys, value_size, chunk)],
         entries: vec![("value_size", value_size.to_string())],
         partitioning: None,
+        derived: Vec::new(),
     };
     // Keys have no foreign keys to add.
     let plan = LoadPlan {

@@ -57,6 +57,7 @@ pub async fn load<E: Engine>(
         generate: move |_, chunk| generate(seed, subscribers, chunk),
         entries,
         partitioning,
+        derived: Vec::new(),
     };
     bulk::load(engine, &META, schema, plan, population, rows_done).await
 }

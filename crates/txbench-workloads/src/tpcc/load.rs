@@ -48,6 +48,7 @@ pub async fn load<E: Engine>(
         generate: move |i, unit| population.generate(i, unit),
         entries: meta::entries(&constants),
         partitioning: None,
+        derived: Vec::new(),
     };
     let mut summary = bulk::load(engine, &META, &SCHEMA, plan, population, rows_done).await?;
     summary.note = format!(

@@ -115,6 +115,9 @@ impl GenCheck<'_> {
             "next-key" => Generator::NextKey(self.keys()?),
             "now" => Generator::Now,
             "parent" => self.parent()?,
+            // A `from` table's column (checked by the table): the query's.
+            "" if self.earlier.is_none() => Generator::Selected,
+            "" => return Err(self.missing_generator()),
             "null" if nullable(g) => Generator::Null,
             "null" => return Err(self.error("gen = \"null\" needs nullable = true".into())),
             other => {
@@ -125,6 +128,12 @@ impl GenCheck<'_> {
                 )));
             }
         })
+    }
+
+    /// A parameter without `gen`, named at its name.
+    fn missing_generator(&self) -> FileError {
+        let message = format!("{}: no gen", self.what);
+        self.checker.at.error(self.g.name.span(), message)
     }
 
     /// The keys a `for_each` table's rows are made for, its column's.
@@ -273,13 +282,17 @@ impl GenCheck<'_> {
         Ok(Generator::Pattern(template))
     }
 
-    /// Strings of a length, or of lengths between two.
+    /// Strings of a length, or of lengths between two, or of lengths with
+    /// weights.
     fn string(&self) -> Result<Generator, FileError> {
         let g = self.g;
+        if let Some(lengths) = &g.lengths {
+            return self.weighted_lengths(lengths);
+        }
         let (min, max) = match (g.length, g.min_length, g.max_length) {
             (Some(n), None, None) => (n, n),
             (None, Some(min), Some(max)) if min <= max => (min, max),
-            _ => return Err(self.missing("length, or min_length and max_length")),
+            _ => return Err(self.missing("length, or min_length and max_length, or lengths")),
         };
         if max > bounds::MAX_TEXT_LENGTH {
             return Err(self.error(format!(
@@ -288,6 +301,41 @@ impl GenCheck<'_> {
             )));
         }
         Ok(Generator::Text { min, max })
+    }
+
+    /// `lengths = [[length, weight], ...]` alone: each length at most the
+    /// longest varchar, at most [`bounds::MAX_LIST_VALUES`] of them, their
+    /// weights not all 0.
+    fn weighted_lengths(&self, lengths: &[(u32, u64)]) -> Result<Generator, FileError> {
+        let g = self.g;
+        if g.length.is_some() || g.min_length.is_some() || g.max_length.is_some() {
+            return Err(self.error(
+                "lengths gives every length: it takes no length, min_length or max_length".into(),
+            ));
+        }
+        let longest = lengths.iter().map(|(n, _)| *n).max().unwrap_or(0);
+        if lengths.is_empty() || lengths.len() > bounds::MAX_LIST_VALUES {
+            return Err(self.error(format!(
+                "lengths lists {} lengths: 1 to {}",
+                lengths.len(),
+                bounds::MAX_LIST_VALUES
+            )));
+        }
+        if longest > bounds::MAX_TEXT_LENGTH {
+            return Err(self.error(format!(
+                "strings of {longest} characters, longer than {}, the longest varchar",
+                bounds::MAX_TEXT_LENGTH
+            )));
+        }
+        let total = lengths
+            .iter()
+            .try_fold(0u64, |sum, (_, w)| sum.checked_add(*w));
+        if total.is_none_or(|t| t == 0) {
+            return Err(
+                self.error("lengths' weights must add up to more than 0 (and fit 64 bits)".into())
+            );
+        }
+        Ok(Generator::WeightedText(lengths.to_vec()))
     }
 
     /// A `key` `other_than` an earlier parameter that draws keys of the

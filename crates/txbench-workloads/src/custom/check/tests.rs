@@ -866,7 +866,7 @@ fn a_table_of_drawn_rows_is_checked_for_what_only_it_may_hold() {
         (
             "{ name = \"u\", gen = \"key\", of = \"users.uid\" }",
             "{ name = \"u\", gen = \"key\", of = \"follows.f1\" }",
-            "table 'follows' draws its rows (for_each), so its keys are not known",
+            "table 'follows' draws its rows (for_each) or selects them (from)",
         ),
         (
             "{ name = \"u\", gen = \"key\", of = \"users.uid\" }",
@@ -882,6 +882,55 @@ fn a_table_of_drawn_rows_is_checked_for_what_only_it_may_hold() {
         let changed = DRAWN.replacen(from, to, 1);
         assert_ne!(changed, DRAWN, "{from}");
         let e = parse("f.toml", &changed).expect_err(message);
+        assert!(e.to_string().contains(message), "{message}: {e}");
+    }
+}
+
+#[test]
+fn lists_selected_tables_and_length_histograms_are_checked_where_written() {
+    let twitter = crate::custom::benchbase::file("twitter").unwrap().1;
+    let spec = parse("t.toml", twitter).unwrap();
+    assert!(matches!(&spec.tables[2].rows, Rows::Selected(q) if q == "SELECT f2, f1 FROM follows"));
+    let names = &spec.transactions[2].statements[1];
+    assert_eq!(names.lists, ["follower"]);
+    assert_eq!(names.args.len(), 20);
+    assert_eq!(names.sql.matches('?').count(), 20);
+    for (from, to, message) in [
+        (
+            "{ name = \"f1\", type = \"int\" },",
+            "{ name = \"f1\", type = \"int\", gen = \"sequence\" },",
+            "the table's from query gives its values: it takes no gen",
+        ),
+        (
+            "from = \"SELECT f2, f1 FROM follows\"",
+            "from = \"SELECT f2, f1 FROM follows\"\nrows = 3",
+            "from loads the query's rows",
+        ),
+        (
+            "{ name = \"id\", type = \"bigint\", gen = \"sequence\" },",
+            "{ name = \"id\", type = \"bigint\" },",
+            "column 'id': no gen",
+        ),
+        ("rows = 20 }", "rows = 0 }", "into_list rows = 0: 1 to 1000"),
+        (
+            "lengths = [\n    [1, 2]",
+            "length = 3, lengths = [\n    [1, 2]",
+            "lengths gives every length",
+        ),
+        (
+            "[140, 15701]",
+            "[20000, 15701]",
+            "strings of 20000 characters",
+        ),
+        (
+            "{ name = \"tweetid\", gen = \"key\", of = \"tweets.id\" }",
+            "{ name = \"tweetid\", gen = \"key\", of = \"followers.f1\" }",
+            "selects them (from), so its keys are not known",
+        ),
+    ] {
+        let changed = twitter.replacen(from, to, 1);
+        assert_ne!(changed, twitter, "{from}");
+        let e = parse("t.toml", &changed).expect_err(message);
         assert!(e.to_string().contains(message), "{message}: {e}");
     }
 }
