@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # BenchBase's shipped workloads (txbench custom --workload NAME): each one's
 # closed-loop throughput and p50/p99 per transaction type at a small scale,
-# on an SQLite file and on the local PostgreSQL, then a capacity sweep of
-# SmallBank on PostgreSQL.
+# on an SQLite file, on the local PostgreSQL and on the local MariaDB, then
+# a capacity sweep of SmallBank on PostgreSQL.
 #
 #   DURATION=20s TERMINALS=4 bench/benchbase.sh
 #   SERVERS=0 bench/benchbase.sh          # SQLite only
@@ -14,13 +14,14 @@ TERMINALS=${TERMINALS:-4}
 SERVERS=${SERVERS:-1}
 SWEEP=${SWEEP:-1}
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
+MY=${MY:-mysql://root@127.0.0.1:3306}
 cargo build --release --quiet
 bin=$PWD/target/release/txbench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # name:scale, small enough to load in seconds.
-WORKLOADS="smallbank:10000 voter:6 sibench:20 noop:1"
+WORKLOADS=${WORKLOADS:-"smallbank:10000 voter:6 sibench:20 twitter:500 epinions:2000 noop:1"}
 
 # The throughput and each type's count, p50 and p99 of a run's summary.json.
 report() {
@@ -69,5 +70,12 @@ if [ "$SERVERS" = 1 ]; then
         fi
     done
     psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS txbench_bb"
+    for w in $WORKLOADS; do
+        name=${w%:*} scale=${w#*:}
+        mysql -h 127.0.0.1 -u root -e "DROP DATABASE IF EXISTS txbench_bb; CREATE DATABASE txbench_bb"
+        "$bin" custom load --workload "$name" --db "$MY/txbench_bb" --scale "$scale" >/dev/null
+        run "mariadb" "$name" "$MY/txbench_bb"
+    done
+    mysql -h 127.0.0.1 -u root -e "DROP DATABASE IF EXISTS txbench_bb"
 fi
 echo "== load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
