@@ -282,6 +282,40 @@ async fn voter_records_each_valid_vote_once_and_keeps_callers_to_their_limit() {
     }
 }
 
+/// More than `least` transactions committed and none failed, each type's
+/// share of them within five binomial standard errors of its weight.
+fn assert_committed_in_its_shares(rec: &driver::Recording, spec: &custom::Spec, least: u64) {
+    let all: u64 = rec.total.measured.iter().map(|t| t.committed).sum();
+    assert!(all > least, "{:?}", rec.total.measured);
+    for (t, stats) in spec.transactions.iter().zip(&rec.total.measured) {
+        assert_eq!(
+            stats.failed(),
+            0,
+            "{}: {:?}",
+            t.name,
+            rec.total.error_samples
+        );
+        let share = stats.committed as f64 / all as f64;
+        let sd = (t.share * (1.0 - t.share) / all as f64).sqrt();
+        assert!(
+            (share - t.share).abs() < 5.0 * sd + 1e-3,
+            "{}: {share:.4} of the commits, weight {}",
+            t.name,
+            t.share
+        );
+    }
+}
+
+/// Every invariant of `spec` holds on `engine`'s database.
+async fn assert_invariants_hold(engine: &Arc<SqliteEngine>, spec: &custom::Spec) {
+    let mut s = engine.connect().await.unwrap();
+    let found = custom::invariants::check(&mut s, spec).await.unwrap();
+    assert_eq!(found.len(), spec.invariants.len());
+    for clause in found {
+        assert_eq!(clause.violations, 0, "{}", clause.clause);
+    }
+}
+
 const EPINIONS: &str = include_str!("../src/custom/benchbase/epinions.toml");
 
 /// Epinions on SQLite: its drawn reviews and trusts load as BenchBase's
@@ -292,27 +326,7 @@ const EPINIONS: &str = include_str!("../src/custom/benchbase/epinions.toml");
 async fn epinions_loads_drawn_rows_and_runs_its_mix_in_benchbase_s_shares() {
     let dir = tempfile::tempdir().unwrap();
     let (rec, engine, spec) = load_and_run(dir.path(), EPINIONS, 400).await;
-    let all: u64 = rec.total.measured.iter().map(|t| t.committed).sum();
-    assert!(all > 1_000, "{:?}", rec.total.measured);
-    for (t, stats) in spec.transactions.iter().zip(&rec.total.measured) {
-        assert_eq!(
-            stats.failed(),
-            0,
-            "{}: {:?}",
-            t.name,
-            rec.total.error_samples
-        );
-        // Each type's share of the commits within five binomial standard
-        // errors of its weight.
-        let share = stats.committed as f64 / all as f64;
-        let sd = (t.share * (1.0 - t.share) / all as f64).sqrt();
-        assert!(
-            (share - t.share).abs() < 5.0 * sd,
-            "{}: {share:.4} of the commits, weight {}",
-            t.name,
-            t.share
-        );
-    }
+    assert_committed_in_its_shares(&rec, &spec, 1_000);
     // 200 items, each reviewed once at least; no more than the 100
     // reviews an item may have at 400 users (0.25 a user).
     let reviewed = total(&engine, "SELECT COUNT(DISTINCT i_id) * 1.0 FROM review").await;
@@ -320,12 +334,7 @@ async fn epinions_loads_drawn_rows_and_runs_its_mix_in_benchbase_s_shares() {
     let most =
         "SELECT MAX(c) * 1.0 FROM (SELECT COUNT(*) AS c FROM review GROUP BY i_id) AS per_item";
     assert!(total(&engine, most).await <= 99.0);
-    let mut s = engine.connect().await.unwrap();
-    let found = custom::invariants::check(&mut s, &spec).await.unwrap();
-    assert_eq!(found.len(), spec.invariants.len());
-    for clause in found {
-        assert_eq!(clause.violations, 0, "{}", clause.clause);
-    }
+    assert_invariants_hold(&engine, &spec).await;
 }
 
 /// A query's rows read as a list, and a later statement `IN` it.
@@ -403,35 +412,12 @@ const TWITTER: &str = include_str!("../src/custom/benchbase/twitter.toml");
 async fn twitter_loads_follows_both_ways_and_runs_its_mix_in_benchbase_s_shares() {
     let dir = tempfile::tempdir().unwrap();
     let (rec, engine, spec) = load_and_run(dir.path(), TWITTER, 500).await;
-    let all: u64 = rec.total.measured.iter().map(|t| t.committed).sum();
-    assert!(all > 2_000, "{:?}", rec.total.measured);
-    for (t, stats) in spec.transactions.iter().zip(&rec.total.measured) {
-        assert_eq!(
-            stats.failed(),
-            0,
-            "{}: {:?}",
-            t.name,
-            rec.total.error_samples
-        );
-        let share = stats.committed as f64 / all as f64;
-        let sd = (t.share * (1.0 - t.share) / all as f64).sqrt();
-        assert!(
-            (share - t.share).abs() < 5.0 * sd + 1e-3,
-            "{}: {share:.4} of the commits, weight {}",
-            t.name,
-            t.share
-        );
-    }
+    assert_committed_in_its_shares(&rec, &spec, 2_000);
     let follows = total(&engine, "SELECT COUNT(*) * 1.0 FROM follows").await;
     let followers = total(&engine, "SELECT COUNT(*) * 1.0 FROM followers").await;
     assert!(
         follows >= 500.0 && follows == followers,
         "{follows} follows, {followers} followers"
     );
-    let mut s = engine.connect().await.unwrap();
-    let found = custom::invariants::check(&mut s, &spec).await.unwrap();
-    assert_eq!(found.len(), spec.invariants.len());
-    for clause in found {
-        assert_eq!(clause.violations, 0, "{}", clause.clause);
-    }
+    assert_invariants_hold(&engine, &spec).await;
 }

@@ -185,7 +185,7 @@ fn distinct_key(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::custom::load::schema_table;
     use crate::custom::parse;
@@ -193,7 +193,7 @@ mod tests {
 
     /// Users who each follow a zipfian number of others, none twice and
     /// never themselves, and a table of rows numbered across the chunks.
-    const FOLLOWS: &str = r#"
+    pub(in crate::custom) const FOLLOWS: &str = r#"
 [workload]
 name = "follows"
 scale = "users"
@@ -218,7 +218,8 @@ columns = [
 [[transaction]]
 name = "T"
 weight = 100
-statements = [{ sql = "SELECT 1" }]
+params = [{ name = "u", gen = "key", of = "users.uid" }]
+statements = [{ sql = "SELECT f2 FROM follows WHERE f1 = :u" }]
 "#;
 
     /// Every row of the table at `scale` and `seed`, chunk by chunk as the

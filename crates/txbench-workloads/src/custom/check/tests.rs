@@ -777,33 +777,7 @@ fn the_ycsb_core_workloads_are_files_of_the_format() {
 }
 
 /// A file of users and the follows each draws (`for_each`).
-const DRAWN: &str = r#"
-[workload]
-name = "follows"
-scale = "users"
-
-[[table]]
-name = "users"
-rows_per_scale = 1
-primary_key = ["uid"]
-columns = [{ name = "uid", type = "int", gen = "sequence" }]
-
-[[table]]
-name = "follows"
-for_each = "users.uid"
-rows_each = { gen = "zipfian", min = 1, max = 50, theta = 1.75 }
-primary_key = ["f1", "f2"]
-columns = [
-  { name = "f1", type = "int", gen = "parent" },
-  { name = "f2", type = "int", gen = "zipfian", of = "users.uid", theta = 1.75, distinct = true, other_than = "f1" },
-]
-
-[[transaction]]
-name = "T"
-weight = 100
-params = [{ name = "u", gen = "key", of = "users.uid" }]
-statements = [{ sql = "SELECT f2 FROM follows WHERE f1 = :u" }]
-"#;
+const DRAWN: &str = crate::custom::drawn_rows::tests::FOLLOWS;
 
 #[test]
 fn a_table_of_drawn_rows_is_checked_for_what_only_it_may_hold() {
@@ -813,11 +787,11 @@ fn a_table_of_drawn_rows_is_checked_for_what_only_it_may_hold() {
     };
     assert_eq!((each.parent.table.as_str(), each.count.min), ("users", 1));
     assert_eq!(each.count.theta, Some(1.75));
-    let f2 = &spec.tables[1].columns[1];
+    let f2 = &spec.tables[1].columns[2];
     assert_eq!(
         f2.distinct,
         Some(crate::custom::Distinct {
-            other_than: Some(0)
+            other_than: Some(1)
         })
     );
     for (from, to, message) in [
@@ -879,11 +853,17 @@ fn a_table_of_drawn_rows_is_checked_for_what_only_it_may_hold() {
             "distinct belongs to a table of for_each",
         ),
     ] {
-        let changed = DRAWN.replacen(from, to, 1);
-        assert_ne!(changed, DRAWN, "{from}");
-        let e = parse("f.toml", &changed).expect_err(message);
-        assert!(e.to_string().contains(message), "{message}: {e}");
+        assert_refused_with(DRAWN, from, to, message);
     }
+}
+
+/// `text` with `from` changed to `to` (once) is refused, the message
+/// saying `message`.
+fn assert_refused_with(text: &str, from: &str, to: &str, message: &str) {
+    let changed = text.replacen(from, to, 1);
+    assert_ne!(changed, text, "{from}");
+    let e = parse("f.toml", &changed).expect_err(message);
+    assert!(e.to_string().contains(message), "{message}: {e}");
 }
 
 #[test]
@@ -928,9 +908,6 @@ fn lists_selected_tables_and_length_histograms_are_checked_where_written() {
             "selects them (from), so its keys are not known",
         ),
     ] {
-        let changed = twitter.replacen(from, to, 1);
-        assert_ne!(changed, twitter, "{from}");
-        let e = parse("t.toml", &changed).expect_err(message);
-        assert!(e.to_string().contains(message), "{message}: {e}");
+        assert_refused_with(twitter, from, to, message);
     }
 }
