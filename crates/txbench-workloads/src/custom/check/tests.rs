@@ -2,6 +2,7 @@
 //! and what each setting makes of a file.
 
 use super::*;
+use crate::custom::spec::Expect;
 use crate::custom::ycsb;
 
 const ORDERS: &str = r#"
