@@ -5,12 +5,16 @@
 mod support;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use support::documented_example;
 use txbench_core::driver;
 use txbench_core::{Engine, Session};
 use txbench_engines::sqlite::{SqliteConfig, SqliteEngine};
 use txbench_workloads::custom::{self, ycsb};
+
+/// How long most tests here run.
+const SECOND: Duration = Duration::from_secs(1);
 
 fn engine(dir: &std::path::Path, name: &str) -> Arc<SqliteEngine> {
     let path = dir.join(name);
@@ -38,7 +42,7 @@ async fn load_and_run_after(
     let engine = engine(dir, &format!("{}.db", spec.title.replace(' ', "-")));
     support::load(&engine, &spec, scale, false).await;
     before(&engine);
-    let recording = support::run_briefly(&engine, &spec, scale, 1).await;
+    let recording = support::run_for(&engine, &spec, scale, (4, 1), SECOND).await;
     (recording, engine, spec)
 }
 
@@ -207,7 +211,7 @@ async fn smallbank_runs_keeps_its_invariants_and_moves_money_without_making_any(
     support::load(&engine, &moving, 1000, false).await;
     const MONEY: &str = "SELECT (SELECT sum(bal) FROM savings) + (SELECT sum(bal) FROM checking)";
     let before = total(&engine, MONEY).await;
-    let rec = support::run_briefly(&engine, &moving, 1000, 1).await;
+    let rec = support::run_for(&engine, &moving, 1000, (4, 1), SECOND).await;
     let moved: u64 = rec.total.measured.iter().map(|t| t.committed).sum();
     assert!(moved > 100, "{:?}", rec.total.measured);
     let after = total(&engine, MONEY).await;
@@ -260,7 +264,7 @@ async fn voter_records_each_valid_vote_once_and_keeps_callers_to_their_limit() {
     spec.transactions[0].params[1].1 = custom::Generator::List(vec![toml::Value::Integer(907)]);
     let engine = self::engine(dir.path(), "limited.db");
     support::load(&engine, &spec, 6, false).await;
-    let rec = support::run_briefly(&engine, &spec, 6, 1).await;
+    let rec = support::run_for(&engine, &spec, 6, (4, 1), SECOND).await;
     let vote = &rec.total.measured[0];
     assert!(vote.expected_rollbacks > 100, "{vote:?}");
     assert_eq!(vote.failed(), 0, "{:?}", rec.total.error_samples);
@@ -285,8 +289,9 @@ async fn voter_records_each_valid_vote_once_and_keeps_callers_to_their_limit() {
 /// More than `least` transactions committed and none failed, each type's
 /// share of them within five binomial standard errors of its weight.
 fn assert_committed_in_its_shares(rec: &driver::Recording, spec: &custom::Spec, least: u64) {
-    let all: u64 = rec.total.measured.iter().map(|t| t.committed).sum();
-    assert!(all > least, "{:?}", rec.total.measured);
+    let committed: Vec<u64> = rec.total.measured.iter().map(|t| t.committed).collect();
+    let all: u64 = committed.iter().sum();
+    assert!(all > least, "committed by type: {committed:?}");
     for (t, stats) in spec.transactions.iter().zip(&rec.total.measured) {
         assert_eq!(
             stats.failed(),
@@ -419,5 +424,34 @@ async fn twitter_loads_follows_both_ways_and_runs_its_mix_in_benchbase_s_shares(
         follows >= 500.0 && follows == followers,
         "{follows} follows, {followers} followers"
     );
+    assert_invariants_hold(&engine, &spec).await;
+}
+
+/// ResourceStresser on SQLite: every type runs in its share of the mix with
+/// no error (CPU1 and CPU2 through txbench's md5() for SQLite), every type
+/// spends at least its repetitions' pauses inside its transaction, and
+/// every employee is still in every table after the updates.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_stresser_runs_its_mix_with_its_pauses_inside_the_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = support::resource_stresser_with_short_pauses();
+    let spec = custom::parse("workload.toml", &text).unwrap();
+    let engine = engine(dir.path(), "ResourceStresser.db");
+    support::load(&engine, &spec, 4, false).await;
+    // Three seconds: SQLite's one connection takes its hashing and pauses
+    // one transaction at a time (about 60 a second here).
+    let rec = support::run_for(&engine, &spec, 4, (4, 1), Duration::from_secs(3)).await;
+    assert_committed_in_its_shares(&rec, &spec, 30);
+    for (t, stats) in spec.transactions.iter().zip(&rec.total.measured) {
+        let paused: Duration = t.statements.iter().filter_map(|s| s.pause_after).sum();
+        let least = paused * t.repeat as u32;
+        // Service time: from the start of its execution to its end.
+        let shortest = Duration::from_micros(stats.service.min());
+        assert!(
+            shortest >= least,
+            "{}: {shortest:?}, pauses {least:?}",
+            t.name
+        );
+    }
     assert_invariants_hold(&engine, &spec).await;
 }

@@ -32,6 +32,7 @@ use txbench_core::{
 
 use crate::target_error::TargetError;
 
+mod functions;
 mod interrupt;
 
 /// The page cache of an in-memory database's connections, in KiB (SQLite's
@@ -244,6 +245,7 @@ fn open(uri: &str, config: &SqliteConfig) -> Result<(Connection, Arc<interrupt::
         true,
     )
     .map_err(|e| map_err(e, "enable_qpsg"))?;
+    functions::define(&conn)?;
     let stop = interrupt::install(
         &mut conn,
         std::time::Duration::from_millis(config.busy_timeout_ms),

@@ -34,6 +34,11 @@ pub const CHOICES: &[Choice] = &[
                and aggregates, updated one row at a time (skewed, loaded per item and user)",
     },
     Choice {
+        name: "resourcestresser",
+        help: "BenchBase's ResourceStresser: one type each for the server's CPU (hashing), \
+               I/O (wide and narrow rows rewritten) and locks (rows held across pauses)",
+    },
+    Choice {
         name: "noop",
         help: "BenchBase's NoOp: one statement that does nothing, no tables (a round trip \
                and a commit alone)",
@@ -47,6 +52,7 @@ const FILES: &[&str] = &[
     include_str!("benchbase/sibench.toml"),
     include_str!("benchbase/twitter.toml"),
     include_str!("benchbase/epinions.toml"),
+    include_str!("benchbase/resourcestresser.toml"),
     include_str!("benchbase/noop.toml"),
 ];
 

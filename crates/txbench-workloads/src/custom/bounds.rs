@@ -36,3 +36,13 @@ pub const MAX_ROWS_EACH: i64 = 1_000_000;
 /// The most values a query's `into_list` reads: the placeholders a list
 /// stands for in a later statement (BenchBase's Twitter's are 20).
 pub const MAX_LIST_ROWS: usize = 1_000;
+
+/// The most times a transaction's statements repeat (`repeat`): the
+/// transaction's steps are made that many times over, once per process
+/// (BenchBase's largest, ResourceStresser's IO2, is 50).
+pub const MAX_REPEAT: usize = 1_000;
+
+/// The longest `pause_after`: a minute (BenchBase's longest, ResourceStresser's
+/// Contention2, is 2 s), so that a mistyped pause cannot hold a run's
+/// transactions past any window.
+pub const MAX_PAUSE: std::time::Duration = std::time::Duration::from_secs(60);

@@ -238,6 +238,20 @@ impl Bunching {
     }
 }
 
+impl Draw {
+    /// The draw of a terminal whose home is `home`: a `uniform`'s values
+    /// moved up by `home` times its `home_step`; any other draw as it is.
+    pub fn at_home(self, generator: &Generator, home: i64) -> Draw {
+        match (self, generator) {
+            (Draw::Uniform(min, max), Generator::Uniform { home_step, .. }) => {
+                let offset = home.saturating_mul(*home_step);
+                Draw::Uniform(min.saturating_add(offset), max.saturating_add(offset))
+            }
+            (draw, _) => draw,
+        }
+    }
+}
+
 /// Why a generator cannot draw.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DrawError {
@@ -260,7 +274,7 @@ impl Draw {
     ) -> Result<Draw, DrawError> {
         Ok(match generator {
             Generator::Sequence { start, per } => Draw::Sequence(*start, *per),
-            Generator::Uniform { min, max } => Draw::Uniform(*min, *max),
+            Generator::Uniform { min, max, .. } => Draw::Uniform(*min, *max),
             Generator::Normal { min, max } => Draw::Normal(*min, *max),
             Generator::Zipfian {
                 keys,

@@ -241,6 +241,12 @@ pub struct FieldDef {
     /// `pareto`'s h (sysbench's `--rand-pareto-h`, 0.2).
     #[serde(default)]
     pub h: Option<f64>,
+    /// A `uniform` parameter's draw moved up by this much times the
+    /// terminal's home (its index modulo the default terminals): each
+    /// terminal keeps to keys of its own, as BenchBase's ResourceStresser
+    /// gives each worker its own range.
+    #[serde(default)]
+    pub home_step: Option<Spanned<i64>>,
     /// The `table.column` whose keys `key`, `zipfian`, `latest` and
     /// `next-key` draw from (a sequence column).
     #[serde(default)]
@@ -273,6 +279,11 @@ pub struct TransactionDef {
     /// the run's outcomes check holds the type to it.
     #[serde(default)]
     pub expected_success: Option<Spanned<f64>>,
+    /// How many times its statements run, one after the other, in the one
+    /// transaction, its parameters drawn afresh each time (BenchBase's
+    /// ResourceStresser updates 50 rows a transaction, one at a time).
+    #[serde(default)]
+    pub repeat: Option<Spanned<i64>>,
     /// Its parameters, drawn before it starts, by name.
     #[serde(default)]
     pub params: Vec<FieldDef>,
@@ -307,6 +318,12 @@ pub struct StatementDef {
     /// (Redis): a workload whose every statement has one runs there.
     #[serde(default)]
     pub kv: Option<Spanned<KvDef>>,
+    /// How long the terminal waits after its reply, inside the
+    /// transaction and holding what it locked, before its next round trip
+    /// (`"1s"`, `"2ms"`): BenchBase's ResourceStresser sleeps between its
+    /// updates.
+    #[serde(default)]
+    pub pause_after: Option<Spanned<String>>,
 }
 
 /// A list a query reads: `{ name = "f", rows = 20 }`.

@@ -16,17 +16,19 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use txbench_core::engine::{Call, Reply};
 use txbench_core::rng::Rand;
-use txbench_core::schema::{self, KvOp};
+use txbench_core::schema;
 use txbench_core::value::{Rows, Value};
 use txbench_core::{
     DbError, ErrorKind, Outcome, Param, Planned, Session, Terminal, TxMode, TxnTypeInfo, Workload,
     Written,
 };
 
-use super::draw::{Draw, Inserts, NextKeys};
-use super::spec::KvForm;
-use super::spec::{Expect, Generator, ListRead, Spec};
+mod steps;
+
+use super::draw::{Draw, NextKeys};
+use super::spec::{Expect, Spec};
 use super::{keep, keep_all, keep_text, load};
+use steps::{Kind, Slot, Step, kind_of};
 
 /// A value drawn for a parameter, as a transaction's input carries it (to a
 /// txbench server too).
@@ -89,66 +91,6 @@ pub struct FileInput {
     pub txn_type: usize,
     /// The drawn parameters.
     pub params: Vec<Drawn>,
-}
-
-/// Where a placeholder's value comes from.
-#[derive(Debug, Clone, Copy)]
-enum Slot {
-    /// The input's drawn parameter of this index.
-    Drawn(usize),
-    /// The value an earlier statement read, of this index.
-    Read(usize),
-}
-
-/// A statement made for the driver, with where its values come from.
-#[derive(Debug)]
-struct Step {
-    /// The statement, then its variants.
-    statements: Vec<&'static schema::Statement>,
-    /// The drawn value that chooses among them, if any.
-    pick: Option<usize>,
-    /// Its line in the file.
-    line: usize,
-    /// Each placeholder's value, in order.
-    args: Vec<Slot>,
-    query: bool,
-    expect: Expect,
-    /// The read values its first row's columns fill, in column order.
-    into: Vec<usize>,
-    /// The read values its rows' first column fills, and the one its
-    /// number of rows fills ([`super::ListRead`]).
-    into_list: Option<(Range<usize>, usize)>,
-    /// The lengths of the lists it uses, by read value: any of them 0, it
-    /// is not sent and returns no rows.
-    lists: Vec<usize>,
-}
-
-/// A type made for the driver.
-#[derive(Debug)]
-struct Kind {
-    steps: Vec<Step>,
-    /// The steps of each round trip, in order: a statement starts a new one
-    /// when it needs a statement of the one before.
-    waves: Vec<Range<usize>>,
-    /// Values its statements read for later ones.
-    reads: usize,
-    read_only: bool,
-    /// Whether each statement commits on its own (no BEGIN or COMMIT).
-    autocommit: bool,
-    /// Whether a duplicate key is a conflict to retry.
-    retry_duplicates: bool,
-    /// Whether the COMMIT goes out with the last round trip's statements:
-    /// in a transaction whose last round trip holds no `one-or-none` (that
-    /// one's none must roll back, so the COMMIT waits for its answer), as
-    /// pgbench's `\startpipeline` sends BEGIN to END together.
-    commit_with_last: bool,
-    /// Its parameters that are keys of inserts, by index, and their column's
-    /// inserts, told when each is over.
-    inserts: Vec<(usize, Arc<Inserts>)>,
-    /// What the acknowledged-work log keeps of it: its integer parameters'
-    /// names (none for a read-only type), and their indexes.
-    ack_fields: &'static str,
-    ack_params: Vec<usize>,
 }
 
 /// A workload file's workload at one scale. `K` says which command runs it
@@ -284,163 +226,6 @@ impl<K> FileWorkload<K> {
     }
 }
 
-/// The steps of a transaction type: its values' slots resolved, its
-/// statements grouped into round trips.
-fn kind_of(
-    t: &super::spec::Transaction,
-    tables: &[&'static schema::Table],
-    next: &NextKeys,
-    scale: i64,
-) -> Kind {
-    let inserts = t
-        .params
-        .iter()
-        .enumerate()
-        .filter_map(|(i, (_, g))| match g {
-            Generator::NextKey(keys) => Some((i, next.of(keys, scale))),
-            _ => None,
-        })
-        .collect();
-    let drawn: Vec<&str> = t.params.iter().map(|(n, _)| n.as_str()).collect();
-    let mut read: Vec<String> = Vec::new();
-    let mut steps = Vec::new();
-    let mut waves = Vec::new();
-    let mut wave_start = 0;
-    for (i, s) in t.statements.iter().enumerate() {
-        // A value read last is the latest one given to its name.
-        let slot = |n: &str| match read.iter().rposition(|x| *x == n) {
-            Some(r) => Slot::Read(r),
-            None => Slot::Drawn(drawn.iter().position(|x| *x == n).expect("checked")),
-        };
-        let args: Vec<Slot> = s.args.iter().map(|a| slot(a)).collect();
-        let lists = (s.lists.iter())
-            .map(|l| match slot(&ListRead::length(l)) {
-                Slot::Read(r) => r,
-                Slot::Drawn(_) => unreachable!("a list is read"),
-            })
-            .collect::<Vec<usize>>();
-
-        if i > 0 && s.after.iter().any(|&a| a >= wave_start) {
-            waves.push(wave_start..i);
-            wave_start = i;
-        }
-        let into = s
-            .into
-            .iter()
-            .map(|n| {
-                read.push(n.clone());
-                read.len() - 1
-            })
-            .collect();
-        let into_list = s.into_list.as_ref().map(|l| {
-            let first = read.len();
-            read.extend((0..l.rows).map(|k| ListRead::slot(&l.name, k)));
-            read.push(ListRead::length(&l.name));
-            (first..first + l.rows, read.len() - 1)
-        });
-        let name = keep_text(format!("{} {}", t.name, s.name));
-        let statements = std::iter::once((&s.sql, &s.kv))
-            .chain(s.variants.iter().map(|(sql, kv)| (sql, kv)))
-            .map(|(sql, kv)| {
-                let statement = schema::Statement::new(name, keep_text(sql.clone()));
-                keep(match kv {
-                    Some(form) => statement.key_value(kv_op(form, tables)),
-                    None => statement,
-                })
-            })
-            .collect();
-        let pick = s
-            .pick
-            .as_ref()
-            .map(|p| drawn.iter().position(|x| x == p).expect("checked"));
-        steps.push(Step {
-            statements,
-            pick,
-            line: s.line,
-            args,
-            query: s.query,
-            expect: s.expect,
-            into,
-            into_list,
-            lists,
-        });
-    }
-    waves.push(wave_start..steps.len());
-    let commit_with_last = !t.autocommit
-        && steps[wave_start..]
-            .iter()
-            .all(|s| s.expect != Expect::OneOrNone);
-    let ack_params: Vec<usize> = if t.read_only {
-        Vec::new()
-    } else {
-        (0..t.params.len())
-            .filter(|&i| draws_integers(&t.params[i].1))
-            .collect()
-    };
-    let ack_names: Vec<&str> = ack_params.iter().map(|&i| t.params[i].0.as_str()).collect();
-    Kind {
-        steps,
-        waves,
-        reads: read.len(),
-        read_only: t.read_only,
-        autocommit: t.autocommit,
-        retry_duplicates: t.retry_duplicates,
-        commit_with_last,
-        inserts,
-        ack_fields: keep_text(ack_names.join(" ")),
-        ack_params,
-    }
-}
-
-/// A checked key-value form as the engines take it.
-fn kv_op(form: &KvForm, tables: &[&'static schema::Table]) -> KvOp {
-    let table = *tables
-        .iter()
-        .find(|t| t.name == form.table())
-        .expect("a checked form names a table of the file");
-    let names = |cs: &[String]| keep_all(cs.iter().map(|c| keep_text(c.clone())).collect());
-    match form {
-        KvForm::Read { key, columns, .. } => KvOp::Read {
-            table,
-            key: *key,
-            columns: names(columns),
-        },
-        KvForm::Write {
-            key, set, insert, ..
-        } => KvOp::Write {
-            table,
-            key: *key,
-            set: keep_all(
-                set.iter()
-                    .map(|(c, i)| (keep_text(c.clone()), *i))
-                    .collect(),
-            ),
-            insert: *insert,
-        },
-        KvForm::Scan {
-            from,
-            count,
-            columns,
-            ..
-        } => KvOp::Range {
-            table,
-            from: *from,
-            count: *count,
-            columns: names(columns),
-        },
-    }
-}
-
-/// Whether `g` draws integers (what the acknowledged-work log keeps).
-fn draws_integers(g: &Generator) -> bool {
-    match g {
-        Generator::Text { .. } | Generator::Padded { .. } => false,
-        Generator::Constant(v) => v.is_integer(),
-        Generator::List(values) => values.iter().all(toml::Value::is_integer),
-        _ => true,
-    }
-}
-
 /// Draws each transaction: its type by the mix, then its parameters.
 pub struct FileTerminal {
     rng: Rand,
@@ -448,6 +233,8 @@ pub struct FileTerminal {
     cumulative: Vec<f64>,
     /// Each type's parameters, ready to draw.
     draws: Vec<Vec<Draw>>,
+    /// How many times each type draws them (its `repeat`).
+    repeats: Vec<usize>,
     think: f64,
 }
 
@@ -462,10 +249,14 @@ impl Terminal for FileTerminal {
             .position(|c| u < *c)
             .unwrap_or(self.cumulative.len() - 1);
         let draws = &self.draws[txn_type];
-        let mut params = Vec::with_capacity(draws.len());
-        for d in draws {
-            let value = draw_param(d, &mut self.rng, &params);
-            params.push(value);
+        let repeat = self.repeats[txn_type];
+        let mut params = Vec::with_capacity(draws.len() * repeat);
+        for _ in 0..repeat {
+            let start = params.len();
+            for d in draws {
+                let value = draw_param(d, &mut self.rng, &params[start..]);
+                params.push(value);
+            }
         }
         let think = if self.think > 0.0 {
             Duration::from_secs_f64(
@@ -523,6 +314,9 @@ impl<K: 'static> Workload for FileWorkload<K> {
         // NURand's constant is the run's: drawn from the seed, not the terminal.
         let mut constants = Rand::derive(seed, u64::MAX);
         let spec = &self.inner.spec;
+        // Its home, for the draws that keep to one (`home_step`): the
+        // terminals the file asks for each have their own.
+        let home = (index % self.default_terminals()) as i64;
         let draws = spec
             .transactions
             .iter()
@@ -532,6 +326,7 @@ impl<K: 'static> Workload for FileWorkload<K> {
                     .map(|(_, g)| {
                         Draw::new(g, self.inner.scale, &self.inner.next, &mut constants)
                             .expect("a generator checked at open")
+                            .at_home(g, home)
                     })
                     .collect()
             })
@@ -549,6 +344,7 @@ impl<K: 'static> Workload for FileWorkload<K> {
             rng,
             cumulative,
             draws,
+            repeats: spec.transactions.iter().map(|t| t.repeat).collect(),
             think: spec.think_secs,
         }
     }
@@ -624,6 +420,7 @@ async fn run_kind<S: Session>(
             written.committing(acked());
         }
         let replies = send_wave(session, wave, input, &read, with_commit).await?;
+        let pause = wave.last().and_then(|s| s.pause_after);
         for (step, reply) in wave.iter().zip(replies) {
             if !kept(step, &reply, &mut read)? {
                 if kind.autocommit {
@@ -636,6 +433,10 @@ async fn run_kind<S: Session>(
                 session.rollback().await?;
                 return Ok(Outcome::ExpectedRollback);
             }
+        }
+        if let Some(pause) = pause {
+            // Inside the transaction, holding what it locked.
+            tokio::time::sleep(pause).await;
         }
     }
     if kind.autocommit || kind.commit_with_last {
@@ -765,6 +566,62 @@ mod tests {
             rows.push_row([Param::Int(*id), Param::Text("x")]);
         }
         rows
+    }
+
+    /// The first transaction of type `name` that terminal `index` of
+    /// ResourceStresser at scale 2 draws.
+    fn resource_stresser_draws(index: usize, name: &str) -> Vec<Drawn> {
+        let (path, text) = crate::custom::benchbase::file("resourcestresser").unwrap();
+        let spec = crate::custom::parse(&path, text).unwrap();
+        let wanted = spec
+            .transactions
+            .iter()
+            .position(|t| t.name == name)
+            .unwrap();
+        let mut terminal = FileWorkload::new(spec, 2).terminal(index, 7);
+        loop {
+            let planned = terminal.next();
+            if planned.txn_type == wanted {
+                return planned.input.params;
+            }
+        }
+    }
+
+    #[test]
+    fn a_repeated_type_draws_its_parameters_afresh_for_each_repetition() {
+        let params = resource_stresser_draws(0, "IO2");
+        assert_eq!(params.len(), 100);
+        let ids: std::collections::BTreeSet<String> = params
+            .iter()
+            .step_by(2)
+            .map(|id| format!("{id:?}"))
+            .collect();
+        assert!(ids.len() > 10, "50 ids drawn, {} distinct", ids.len());
+        // An add sums its own repetition's value: IO1's hi is its lo + 10.
+        let io1 = resource_stresser_draws(0, "IO1");
+        assert_eq!(io1.len(), 10 * 18);
+        for r in io1.chunks(18) {
+            match (&r[0], &r[1]) {
+                (Drawn::Int(lo), Drawn::Int(hi)) => assert_eq!(*hi, lo + 10),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_home_step_keeps_each_terminal_to_its_home_s_keys() {
+        // Scale 2: two terminals by default, homes 0 and 1; terminal 2
+        // shares terminal 0's.
+        for (index, home) in [(0, 0), (1, 1), (2, 0)] {
+            let params = resource_stresser_draws(index, "IO2");
+            for id in params.iter().step_by(2) {
+                let Drawn::Int(id) = id else { panic!("{id:?}") };
+                assert!(
+                    (home * 100..home * 100 + 100).contains(id),
+                    "terminal {index}: {id}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -20,12 +20,15 @@ pub enum Generator {
         /// Rows per value (1: a key).
         per: i64,
     },
-    /// Uniform in `[min, max]`.
+    /// Uniform in `[min, max]`, moved up by `home_step` times the
+    /// terminal's home (a parameter's: 0 for none).
     Uniform {
         /// Smallest.
         min: i64,
         /// Largest.
         max: i64,
+        /// The step between one home's values and the next one's.
+        home_step: i64,
     },
     /// Zipfian over a key range, rank 1 the hottest.
     Zipfian {
@@ -182,7 +185,7 @@ impl Generator {
             return Drawn::KeysFrom(keys.start);
         }
         match self {
-            Generator::Uniform { min, max }
+            Generator::Uniform { min, max, .. }
             | Generator::Normal { min, max }
             | Generator::NuRand { min, max, .. } => Drawn::Ints(*min, *max),
             Generator::Number { digits } => {
@@ -455,6 +458,8 @@ pub struct Statement {
     /// The drawn parameter whose value chooses the form that runs: 0 is
     /// this one, 1 the first variant, ... (modulo their number).
     pub pick: Option<String>,
+    /// How long the terminal waits after its reply, in the transaction.
+    pub pause_after: Option<std::time::Duration>,
     /// Its line in the file.
     pub line: usize,
 }
@@ -498,6 +503,9 @@ pub struct Transaction {
     pub retry_duplicates: bool,
     /// The share that should commit, when the file says.
     pub expected_success: Option<f64>,
+    /// How many times its statements run in one transaction, each time
+    /// with parameters of their own.
+    pub repeat: usize,
     /// Its drawn parameters.
     pub params: Vec<(String, Generator)>,
     /// Its statements.

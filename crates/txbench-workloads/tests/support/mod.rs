@@ -107,19 +107,20 @@ pub async fn load<E: Engine>(engine: &Arc<E>, spec: &Spec, scale: i64, drop: boo
     }
 }
 
-/// Run `spec` at `scale` for a second on 4 terminals and `connections`
-/// sessions, closed loop.
-pub async fn run_briefly<E: Engine>(
+/// Run `spec` at `scale` for `duration` on `(terminals, connections)`,
+/// closed loop.
+pub async fn run_for<E: Engine>(
     engine: &Arc<E>,
     spec: &Spec,
     scale: i64,
-    connections: usize,
+    (terminals, connections): (usize, usize),
+    duration: Duration,
 ) -> driver::Recording {
     let opts = RunOptions {
-        duration: Duration::from_secs(1),
+        duration,
         transactions: None,
         warmup: Duration::ZERO,
-        terminals: 4,
+        terminals,
         connections,
         wait: WaitMode::None,
         seed: 9,
@@ -136,4 +137,17 @@ pub async fn run_briefly<E: Engine>(
     driver::run(engine, &workload, &opts, stop, |_| {})
         .await
         .unwrap()
+}
+
+/// BenchBase's ResourceStresser with its pauses cut from seconds to
+/// milliseconds (`1s` to `1ms`, `2s` to `2ms`), so that a second's run holds
+/// hundreds of its transactions: what it sends is the shipped file's.
+pub fn resource_stresser_with_short_pauses() -> String {
+    let (_, text) = txbench_workloads::custom::benchbase::file("resourcestresser").unwrap();
+    let short = text
+        .replace("pause_after = \"1s\"", "pause_after = \"1ms\"")
+        .replace("pause_after = \"2s\"", "pause_after = \"2ms\"");
+    assert_eq!(short.matches("pause_after = \"1ms\"").count(), 2);
+    assert_eq!(short.matches("pause_after = \"2ms\"").count(), 2);
+    short
 }

@@ -53,6 +53,12 @@ impl GenCheck<'_> {
     /// The generator its kind and settings make, before any `width`.
     fn unpadded(&self) -> Result<Generator, FileError> {
         let g = self.g;
+        if g.home_step.is_some() && self.kind != "uniform" {
+            return Err(self.error(format!(
+                "home_step is a setting of gen = \"uniform\", not of gen = \"{}\"",
+                self.kind
+            )));
+        }
         if g.other_than.is_some() && self.kind != "key" {
             // Left out silently, a skewed draw would still draw the key.
             return Err(self.error(format!(
@@ -67,7 +73,11 @@ impl GenCheck<'_> {
             },
             "uniform" => {
                 let (min, max) = self.range()?;
-                Generator::Uniform { min, max }
+                Generator::Uniform {
+                    min,
+                    max,
+                    home_step: self.home_step()?,
+                }
             }
             "zipfian" => Generator::Zipfian {
                 keys: self.keys()?,
@@ -171,6 +181,21 @@ impl GenCheck<'_> {
                     p.get_ref()
                 ),
             )),
+        }
+    }
+
+    /// A `uniform` parameter's `home_step` (0 when absent): a column is
+    /// loaded by no terminal, so has no home.
+    fn home_step(&self) -> Result<i64, FileError> {
+        let Some(step) = &self.g.home_step else {
+            return Ok(0);
+        };
+        if self.earlier.is_none() {
+            return Err(self.error("home_step is a parameter's: a column has no terminal".into()));
+        }
+        match *step.get_ref() {
+            s if s > 0 && s <= i64::from(i32::MAX) => Ok(s),
+            s => Err(self.error(format!("home_step {s}: from 1 to {}", i32::MAX))),
         }
     }
 

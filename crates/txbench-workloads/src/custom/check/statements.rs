@@ -3,6 +3,9 @@
 //! or a list an earlier query read), what each must return.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
+
+use toml::Spanned;
 
 use super::{Checker, bounds, name_problem};
 use crate::custom::errors::FileError;
@@ -66,6 +69,7 @@ impl Checker<'_> {
                 format!("transaction '{name}': no statements"),
             ));
         }
+        let repeat = self.repeat(name, t.repeat.as_ref())?;
         let mut statements = Vec::new();
         // Each list read, with its place in `defined`.
         let mut lists: Vec<(usize, ListRead)> = Vec::new();
@@ -91,9 +95,56 @@ impl Checker<'_> {
             autocommit: t.autocommit,
             retry_duplicates: t.retry_duplicates,
             expected_success: t.expected_success.as_ref().map(|p| *p.get_ref()),
+            repeat,
             params,
             statements,
         })
+    }
+
+    /// A transaction's `repeat`: 1 when absent, at most
+    /// [`bounds::MAX_REPEAT`].
+    fn repeat(&self, txn: &str, repeat: Option<&Spanned<i64>>) -> Result<usize, FileError> {
+        let Some(r) = repeat else {
+            return Ok(1);
+        };
+        match usize::try_from(*r.get_ref()) {
+            Ok(n) if (1..=bounds::MAX_REPEAT).contains(&n) => Ok(n),
+            _ => Err(self.at.error(
+                r.span(),
+                format!(
+                    "transaction '{txn}': repeat {}: from 1 to {}",
+                    r.get_ref(),
+                    bounds::MAX_REPEAT
+                ),
+            )),
+        }
+    }
+
+    /// A statement's `pause_after`, a duration of at most
+    /// [`bounds::MAX_PAUSE`].
+    fn pause_after(
+        &self,
+        what: &str,
+        pause: Option<&Spanned<String>>,
+    ) -> Result<Option<Duration>, FileError> {
+        let Some(p) = pause else {
+            return Ok(None);
+        };
+        let refused = |why: String| {
+            self.at.error(
+                p.span(),
+                format!("{what}: pause_after '{}': {why}", p.get_ref()),
+            )
+        };
+        let d = humantime::parse_duration(p.get_ref())
+            .map_err(|e| refused(format!("{e} (such as 1s or 2ms)")))?;
+        if d > bounds::MAX_PAUSE {
+            return Err(refused(format!(
+                "at most {}",
+                humantime::format_duration(bounds::MAX_PAUSE)
+            )));
+        }
+        Ok(Some(d))
     }
 
     /// A statement, each `:name` it uses defined before it.
@@ -157,6 +208,7 @@ impl Checker<'_> {
         let into_list = (s.into_list.as_ref())
             .map(|l| self.list_read(&what, l, query))
             .transpose()?;
+        let pause_after = self.pause_after(&what, s.pause_after.as_ref())?;
         Ok(Statement {
             name,
             sql,
@@ -170,6 +222,7 @@ impl Checker<'_> {
             kv: None,
             variants: Vec::new(),
             pick: None,
+            pause_after,
             line: self.at.line(&s.sql.span()),
         })
     }

@@ -912,3 +912,65 @@ fn lists_selected_tables_and_length_histograms_are_checked_where_written() {
         assert_refused_with(twitter, from, to, message);
     }
 }
+
+#[test]
+fn repeats_pauses_and_homes_are_checked_where_written() {
+    let stresser = crate::custom::benchbase::file("resourcestresser")
+        .unwrap()
+        .1;
+    let spec = parse("r.toml", stresser).unwrap();
+    let io2 = &spec.transactions[3];
+    assert_eq!((io2.name.as_str(), io2.repeat), ("IO2", 50));
+    assert!(matches!(
+        io2.params[0].1,
+        Generator::Uniform {
+            min: 0,
+            max: 99,
+            home_step: 100
+        }
+    ));
+    let contention2 = &spec.transactions[5];
+    assert_eq!(
+        contention2.statements[0].pause_after,
+        Some(std::time::Duration::from_secs(2))
+    );
+    for (from, to, message) in [
+        (
+            "repeat = 50",
+            "repeat = 0",
+            "transaction 'IO2': repeat 0: from 1 to 1000",
+        ),
+        (
+            "repeat = 50",
+            "repeat = 1001",
+            "repeat 1001: from 1 to 1000",
+        ),
+        (
+            "pause_after = \"2s\"",
+            "pause_after = \"soon\"",
+            "pause_after 'soon'",
+        ),
+        (
+            "pause_after = \"2s\"",
+            "pause_after = \"2h\"",
+            "pause_after '2h': at most 1m",
+        ),
+        (
+            "min = 0, max = 99, home_step = 100",
+            "min = 0, max = 99, home_step = 0",
+            "home_step 0: from 1",
+        ),
+        (
+            "{ name = \"lo\", gen = \"key\", of = \"locktable.empid\" }",
+            "{ name = \"lo\", gen = \"key\", of = \"locktable.empid\", home_step = 10 }",
+            "home_step is a setting of gen = \"uniform\", not of gen = \"key\"",
+        ),
+        (
+            "{ name = \"flag1\", type = \"int\", gen = \"uniform\", min = -2147483648, max = 2147483647 }",
+            "{ name = \"flag1\", type = \"int\", gen = \"uniform\", min = 0, max = 9, home_step = 10 }",
+            "home_step is a parameter's: a column has no terminal",
+        ),
+    ] {
+        assert_refused_with(stresser, from, to, message);
+    }
+}

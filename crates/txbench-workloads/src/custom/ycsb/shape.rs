@@ -119,8 +119,14 @@ fn insert_all(t: &mut Transaction, i: usize, shape: Shape) {
 /// An update writes one field, chosen uniformly by a drawn `field`.
 fn update_one(t: &mut Transaction, i: usize, shape: Shape) {
     let last = shape.fields as i64 - 1;
-    t.params
-        .push((FIELD.to_string(), Generator::Uniform { min: 0, max: last }));
+    t.params.push((
+        FIELD.to_string(),
+        Generator::Uniform {
+            min: 0,
+            max: last,
+            home_step: 0,
+        },
+    ));
     let s = &mut t.statements[i];
     let Some(KvForm::Write { key, set, .. }) = s.kv.clone() else {
         return;

@@ -1,0 +1,54 @@
+//! SQL functions PostgreSQL and MariaDB have and SQLite lacks, defined on
+//! each connection, so that a workload file's statement means the same on
+//! every engine: `md5(text)`, the hash as 32 lowercase hex digits
+//! (BenchBase's ResourceStresser makes the server hash a password five times
+//! over).
+
+use md5::{Digest, Md5};
+use rusqlite::Connection;
+use rusqlite::functions::FunctionFlags;
+use txbench_core::{DbError, ErrorKind};
+
+/// Define the functions on `conn`.
+pub(super) fn define(conn: &Connection) -> Result<(), DbError> {
+    let flags = FunctionFlags::SQLITE_UTF8
+        | FunctionFlags::SQLITE_DETERMINISTIC
+        | FunctionFlags::SQLITE_INNOCUOUS;
+    conn.create_scalar_function("md5", 1, flags, |ctx| {
+        // NULL in, NULL out, as on the servers.
+        let text: Option<String> = ctx.get(0)?;
+        Ok(text.map(|t| hex(&Md5::digest(t.as_bytes()))))
+    })
+    .map_err(|e| DbError::new(ErrorKind::Other, format!("defining md5(): {e}")))
+}
+
+/// `bytes` as lowercase hex digits.
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn md5_is_the_servers_hex_digest() {
+        let conn = Connection::open_in_memory().unwrap();
+        define(&conn).unwrap();
+        let hash: String = conn
+            .query_row("SELECT md5(concat('pass', 'wd'))", [], |r| r.get(0))
+            .unwrap();
+        // PostgreSQL's and MariaDB's SELECT md5('passwd').
+        assert_eq!(hash, "76a2173be6393254e72ffa4d6df1030a");
+        let null: Option<String> = conn
+            .query_row("SELECT md5(NULL)", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(null, None);
+    }
+}
