@@ -21,14 +21,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # name:scale, small enough to load in seconds.
-WORKLOADS=${WORKLOADS:-"smallbank:10000 voter:6 sibench:20 twitter:500 epinions:2000 noop:1"}
+WORKLOADS=${WORKLOADS:-"smallbank:10000 voter:6 sibench:20 twitter:500 epinions:2000 resourcestresser:2 noop:1"}
 
 # The throughput and each type's count, p50 and p99 of a run's summary.json.
 report() {
     python3 - "$1" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-head = ", ".join(f"{m['value']:,.0f} {m['unit']}" for m in s.get("metrics", [])[:1])
+# Two decimals below 100 (ResourceStresser's few a second), none above.
+head = ", ".join(f"{m['value']:,.{0 if m['value'] >= 100 else 2}f} {m['unit']}"
+                 for m in s.get("metrics", [])[:1])
 print(f"  {head}")
 for t in s["transactions"]:
     lat = t["latency_ms"]

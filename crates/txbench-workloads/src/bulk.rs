@@ -375,6 +375,10 @@ pub struct Population<U, G> {
     /// file's `from` tables: `INSERT INTO t (...) SELECT ...`), run in
     /// order once every unit is written, before keys and indexes.
     pub derived: Vec<&'static txbench_core::schema::Statement>,
+    /// Statements that finish the rows written (a workload file's
+    /// `after_load` UPDATEs), run in order after `derived`; the rows they
+    /// change are no rows loaded.
+    pub finishing: Vec<&'static txbench_core::schema::Statement>,
 }
 
 /// Load a workload, the same steps for every one: refuse a database that
@@ -442,12 +446,15 @@ where
         Arc::clone(&rows_done),
     )
     .await?;
-    let derived = population.derived;
+    let (derived, finishing) = (population.derived, population.finishing);
     let (session, copied) = on_session(engine.as_ref(), session, move |s| {
         Box::pin(async move {
             let mut rows = 0;
             for statement in derived {
                 rows += s.execute(statement, &[]).await?;
+            }
+            for statement in finishing {
+                s.execute(statement, &[]).await?;
             }
             Ok(rows)
         })

@@ -186,6 +186,7 @@ impl Benchmark for Kv {
             entries: Vec::new(),
             partitioning: None,
             derived: Vec::new(),
+            finishing: Vec::new(),
         };
         bulk::load(engine, &META, &SCHEMA, plan, population, rows_done).await
     }

@@ -130,6 +130,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
             .iter()
             .map(|i| (i.name.clone(), i.sql.clone()))
             .collect(),
+        after_load: statements::after_load(&at, &raw.after_load)?,
     };
     match spec.beyond_bounds(spec.default_scale) {
         Some(beyond) => Err(at.whole(format!(

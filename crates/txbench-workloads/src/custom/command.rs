@@ -172,9 +172,15 @@ const FILE_DIGEST: &str = txbench_core::result::FILE_DIGEST_PARAMETER;
 /// refuses a file whose tables changed since.
 const SHAPE_DIGEST: &str = "shape_sha256";
 
-/// The digest of `spec`'s tables ([`SHAPE_DIGEST`]).
+/// The digest of `spec`'s tables and the statements that finish their
+/// rows ([`SHAPE_DIGEST`]): of the tables alone when there are none, as
+/// before the file format had them, so that data loaded then still runs.
 fn shape_digest(spec: &Spec) -> String {
-    format!("{:x}", Sha256::digest(format!("{:?}", spec.tables)))
+    let shape = match spec.after_load.is_empty() {
+        true => format!("{:?}", spec.tables),
+        false => format!("{:?} {:?}", spec.tables, spec.after_load),
+    };
+    format!("{:x}", Sha256::digest(shape))
 }
 
 /// The defined file: every verb defines it before it acts.

@@ -227,6 +227,16 @@ fn derived(made: &[schema::Table], spec: &Spec) -> Vec<&'static Statement> {
         .collect()
 }
 
+/// The statements of `spec`'s `[[after_load]]`, in the file's order.
+fn finishing(spec: &Spec) -> Vec<&'static Statement> {
+    (spec.after_load.iter())
+        .map(|(name, sql)| {
+            let name = keep_text(format!("after_load {name}"));
+            keep(Statement::new(name, keep_text(sql.clone())))
+        })
+        .collect()
+}
+
 /// A chunk of a table's rows to make: of keys of the parent for a
 /// `for_each` table, else of rows.
 #[derive(Debug, Clone, Copy)]
@@ -307,6 +317,7 @@ pub async fn load<E: Engine>(
     }
     let units = units(&spec, scale, seed)?;
     let derived = derived(&made.schema.tables[..spec.tables.len()], &spec);
+    let finishing = finishing(&spec);
     let tables = made.schema.tables;
     let population = Population {
         units,
@@ -336,6 +347,7 @@ pub async fn load<E: Engine>(
         entries,
         partitioning: None,
         derived,
+        finishing,
     };
     bulk::load(engine, made.meta, made.schema, plan, population, rows_done).await
 }

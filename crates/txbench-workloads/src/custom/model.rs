@@ -21,6 +21,10 @@ pub struct WorkloadFile {
     /// Queries that must return no row on a consistent database (`check`).
     #[serde(default, rename = "invariant")]
     pub invariants: Vec<Invariant>,
+    /// Statements that finish the loaded rows, in order, once every table
+    /// is written.
+    #[serde(default, rename = "after_load")]
+    pub after_load: Vec<AfterLoad>,
 }
 
 /// The `[workload]` table.
@@ -366,6 +370,18 @@ pub struct KvDef {
 
 fn any() -> Spanned<String> {
     Spanned::new(0..0, "any".to_string())
+}
+
+/// An `[[after_load]]`: a statement that finishes the loaded rows from
+/// the others (Twitter's email made of its name, Wikipedia's page pointing
+/// at its newest revision).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AfterLoad {
+    /// What it does, in words.
+    pub name: String,
+    /// The statement: no query, no parameters.
+    pub sql: Spanned<String>,
 }
 
 /// A query that must return no row.

@@ -538,6 +538,9 @@ pub struct Spec {
     pub transactions: Vec<Transaction>,
     /// Its invariants: (what, query).
     pub invariants: Vec<(String, String)>,
+    /// The statements that finish the loaded rows, by name, in order
+    /// (`[[after_load]]`).
+    pub after_load: Vec<(String, String)>,
 }
 
 impl Spec {

@@ -31,6 +31,7 @@ pub async fn load<E: Engine>(
         entries: vec![("value_size", value_size.to_string())],
         partitioning: None,
         derived: Vec::new(),
+        finishing: Vec::new(),
     };
     // Keys have no foreign keys to add.
     let plan = LoadPlan {

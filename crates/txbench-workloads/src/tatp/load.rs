@@ -58,6 +58,7 @@ pub async fn load<E: Engine>(
         entries,
         partitioning,
         derived: Vec::new(),
+        finishing: Vec::new(),
     };
     bulk::load(engine, &META, schema, plan, population, rows_done).await
 }

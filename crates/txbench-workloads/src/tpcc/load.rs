@@ -49,6 +49,7 @@ pub async fn load<E: Engine>(
         entries: meta::entries(&constants),
         partitioning: None,
         derived: Vec::new(),
+        finishing: Vec::new(),
     };
     let mut summary = bulk::load(engine, &META, &SCHEMA, plan, population, rows_done).await?;
     summary.note = format!(

@@ -8,8 +8,8 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::{Checker, bounds, name_problem};
-use crate::custom::errors::FileError;
-use crate::custom::model::{StatementDef, TransactionDef, WorkloadFile};
+use crate::custom::errors::{FileError, Locator};
+use crate::custom::model::{AfterLoad, StatementDef, TransactionDef, WorkloadFile};
 use crate::custom::spec::{Expect, ListRead, Statement, Transaction};
 
 /// What a statement may use: the names defined before it, each by a
@@ -254,6 +254,35 @@ impl Checker<'_> {
             rows: def.rows as usize,
         })
     }
+}
+
+/// The `[[after_load]]` statements: each changes rows (a query's rows
+/// would go nowhere) and takes no parameter (nothing is drawn for it).
+pub(super) fn after_load(
+    at: &Locator<'_>,
+    defs: &[AfterLoad],
+) -> Result<Vec<(String, String)>, FileError> {
+    defs.iter()
+        .map(|d| {
+            let sql = d.sql.get_ref();
+            let refused =
+                |why: &str| at.error(d.sql.span(), format!("after_load '{}': {why}", d.name));
+            let query = first_word(sql).is_some_and(|w| {
+                w.eq_ignore_ascii_case("select") || w.eq_ignore_ascii_case("with")
+            });
+            if query {
+                return Err(refused(
+                    "a query changes no row: write the UPDATE or INSERT",
+                ));
+            }
+            if let Some(name) = placeholders(sql).1.first() {
+                return Err(refused(&format!(
+                    "':{name}': an after_load statement takes no parameters"
+                )));
+            }
+            Ok((d.name.clone(), sql.clone()))
+        })
+        .collect()
 }
 
 /// The `?` of each list `:name` that `list_of` knows made as many `?` as

@@ -872,6 +872,13 @@ fn lists_selected_tables_and_length_histograms_are_checked_where_written() {
     let twitter = crate::custom::benchbase::file("twitter").unwrap().1;
     let spec = parse("t.toml", twitter).unwrap();
     assert!(matches!(&spec.tables[2].rows, Rows::Selected(q) if q == "SELECT f2, f1 FROM follows"));
+    assert_eq!(
+        spec.after_load,
+        [(
+            "each user's email is their name at tweeter.com".to_string(),
+            "UPDATE user_profiles SET email = concat(name, '@tweeter.com')".to_string()
+        )]
+    );
     let names = &spec.transactions[2].statements[1];
     assert_eq!(names.lists, ["follower"]);
     assert_eq!(names.args.len(), 20);
@@ -907,6 +914,16 @@ fn lists_selected_tables_and_length_histograms_are_checked_where_written() {
             "{ name = \"tweetid\", gen = \"key\", of = \"tweets.id\" }",
             "{ name = \"tweetid\", gen = \"key\", of = \"followers.f1\" }",
             "selects them (from), so its keys are not known",
+        ),
+        (
+            "sql = \"UPDATE user_profiles SET email = concat(name, '@tweeter.com')\"",
+            "sql = \"SELECT email FROM user_profiles\"",
+            "after_load 'each user's email is their name at tweeter.com': a query changes no row",
+        ),
+        (
+            "SET email = concat(name, '@tweeter.com')\"",
+            "SET email = concat(name, :domain)\"",
+            "':domain': an after_load statement takes no parameters",
         ),
     ] {
         assert_refused_with(twitter, from, to, message);
