@@ -455,3 +455,57 @@ async fn resource_stresser_runs_its_mix_with_its_pauses_inside_the_transaction()
     }
     assert_invariants_hold(&engine, &spec).await;
 }
+
+/// Pages whose title and namespace are functions of their id
+/// (`seeded_by`), as Wikipedia's are, looked up by all three.
+const SEEDED: &str = r#"
+[workload]
+name = "seeded"
+scale = "pages"
+default_scale = 500
+
+[[table]]
+name = "page"
+rows_per_scale = 1
+primary_key = ["page_id"]
+columns = [
+  { name = "page_id", type = "int", gen = "sequence" },
+  { name = "ns", type = "int", gen = "list", values = [0, 1, 2, 3, 4, 6], seeded_by = "page_id" },
+  { name = "title", type = "varchar(40)", gen = "string", lengths = [[3, 1], [12, 5], [40, 2]], seeded_by = "page_id" },
+]
+
+[[transaction]]
+name = "Read"
+weight = 100
+read_only = true
+expected_success = 1
+params = [
+  { name = "page", gen = "zipfian", of = "page.page_id", theta = 1.0001 },
+  { name = "ns", gen = "list", values = [0, 1, 2, 3, 4, 6], seeded_by = "page" },
+  { name = "title", gen = "string", lengths = [[3, 1], [12, 5], [40, 2]], seeded_by = "page" },
+]
+statements = [
+  { name = "page", sql = "SELECT page_id FROM page WHERE page_id = :page AND ns = :ns AND title = :title", expect = "one" },
+]
+"#;
+
+/// A value seeded by a key is the same at the load and in every
+/// terminal's draw: every page is found by its id, namespace and title
+/// (none by an id alone: the titles differ from page to page).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_value_seeded_by_a_key_is_drawn_in_the_run_as_it_was_loaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (rec, engine, _spec) = load_and_run(dir.path(), SEEDED, 500).await;
+    let read = &rec.total.measured[0];
+    assert!(read.committed > 100, "{} committed", read.committed);
+    assert_eq!(
+        (read.failed(), read.expected_rollbacks),
+        (0, 0),
+        "{:?}",
+        rec.total.error_samples
+    );
+    let titles = total(&engine, "SELECT COUNT(DISTINCT title) * 1.0 FROM page").await;
+    assert!(titles > 400.0, "{titles} distinct titles of 500");
+    let spaces = total(&engine, "SELECT COUNT(DISTINCT ns) * 1.0 FROM page").await;
+    assert_eq!(spaces, 6.0);
+}

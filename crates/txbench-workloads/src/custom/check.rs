@@ -455,6 +455,17 @@ impl Checker<'_> {
             self.generator_given(name, t, c)?;
             for mut column in self.columns(name, drawn, raw, t.for_each.as_ref())? {
                 column.distinct = distinct;
+                let what = format!("table '{name}' column '{}'", column.name);
+                let before: Vec<(&str, &Generator)> = (columns.iter())
+                    .map(|e| (e.name.as_str(), &e.generator))
+                    .collect();
+                column.generator = generators::seeded(self, &what, c, column.generator, &before)?;
+                if column.distinct.is_some() && c.seeded_by.is_some() {
+                    return Err(self.at.error(
+                        c.name.span(),
+                        format!("{what}: seeded_by and distinct: a seeded value is drawn once"),
+                    ));
+                }
                 if columns.iter().any(|seen| seen.name == column.name) {
                     let message =
                         format!("table '{name}': a second column named '{}'", column.name);

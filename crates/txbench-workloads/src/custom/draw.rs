@@ -108,6 +108,10 @@ fn loaded(keys: &KeyRange, scale: i64) -> i64 {
     keys.rows.at(scale)
 }
 
+/// The seed of the streams a `seeded_by` value is drawn from, one a key:
+/// fixed, so that a key's value is the same under every load and run seed.
+const SEEDED_STREAMS: u64 = 0x5eed_ed0f_0a11_4e75;
+
 /// A generator ready to draw at one scale.
 #[derive(Debug, Clone)]
 pub enum Draw {
@@ -179,6 +183,9 @@ pub enum Draw {
     NextKey(Arc<Inserts>),
     /// An integer as text of so many digits at least, zeros first.
     Padded(Box<Draw>, u32),
+    /// A value of the earlier column or parameter of this index
+    /// ([`Draw::seeded`]: the loader and the terminal give that value).
+    Seeded(Box<Draw>, usize),
     /// The time of the draw.
     Now,
     /// NULL.
@@ -344,6 +351,9 @@ impl Draw {
             Generator::Padded { inner, width } => {
                 Draw::Padded(Box::new(Draw::new(inner, scale, next, rng)?), *width)
             }
+            Generator::Seeded { inner, by } => {
+                Draw::Seeded(Box::new(Draw::new(inner, scale, next, rng)?), *by)
+            }
         })
     }
 
@@ -404,6 +414,9 @@ impl Draw {
             // The terminal draws it ([`Draw::other_than`]); a column never
             // does (refused with the file).
             Draw::OtherKey(_) => return Value::Null,
+            // The loader and the terminal draw it from the value it is
+            // seeded by ([`Draw::seeded`]).
+            Draw::Seeded(..) => return Value::Null,
             Draw::NextKey(inserts) => inserts.take_next(),
         })
     }
@@ -414,6 +427,26 @@ impl Draw {
         match self {
             Draw::OtherKey(keys) => Some(keys),
             _ => None,
+        }
+    }
+
+    /// A `seeded_by` draw's inner draw and the index of the earlier value
+    /// it is seeded by; `None` for every other generator.
+    pub fn seeded(&self) -> Option<(&Draw, usize)> {
+        match self {
+            Draw::Seeded(inner, by) => Some((inner, *by)),
+            _ => None,
+        }
+    }
+
+    /// The value `inner` draws for the integer `key` (`seeded_by`): from a
+    /// stream seeded by `key` alone, drawn as a parameter is, so that the
+    /// load and every terminal draw one value for one key. NULL for no
+    /// integer.
+    pub fn seeded_value(inner: &Draw, key: Option<i64>) -> Value {
+        match key {
+            Some(k) => inner.parameter(&mut Rand::derive(SEEDED_STREAMS, k as u64)),
+            None => Value::Null,
         }
     }
 

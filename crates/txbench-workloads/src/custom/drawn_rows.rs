@@ -144,7 +144,10 @@ pub fn rows(
                         let left_out = distinct.other_than.and_then(|o| values[o].as_i64());
                         Value::Int(distinct_key(d, c, scale, &mut rng, &mut taken[i], left_out))
                     }
-                    _ => d.value(&mut rng, row),
+                    _ => match d.seeded() {
+                        Some((inner, by)) => Draw::seeded_value(inner, values[by].as_i64()),
+                        None => d.value(&mut rng, row),
+                    },
                 };
                 values.push(super::load::as_column_takes(value, c.ty));
             }

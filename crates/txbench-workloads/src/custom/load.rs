@@ -202,10 +202,13 @@ pub fn table_rows(
         .collect();
     let mut batch = RowBatch::for_table(made, (rows.end - rows.start).max(0) as usize);
     for row in rows {
+        let first = batch.values.len();
         for (d, c) in draws.iter().zip(&table.columns) {
-            batch
-                .values
-                .push(as_column_takes(d.value(&mut rng, row), c.ty));
+            let value = match d.seeded() {
+                Some((inner, by)) => Draw::seeded_value(inner, batch.values[first + by].as_i64()),
+                None => d.value(&mut rng, row),
+            };
+            batch.values.push(as_column_takes(value, c.ty));
         }
     }
     batch

@@ -251,6 +251,11 @@ pub struct FieldDef {
     /// gives each worker its own range.
     #[serde(default)]
     pub home_step: Option<Spanned<i64>>,
+    /// The earlier column (of a table) or parameter (of a transaction),
+    /// an integer, whose value alone this one's is drawn from: the same
+    /// value for the same integer at the load and in the run.
+    #[serde(default)]
+    pub seeded_by: Option<Spanned<String>>,
     /// The `table.column` whose keys `key`, `zipfian`, `latest` and
     /// `next-key` draw from (a sequence column).
     #[serde(default)]

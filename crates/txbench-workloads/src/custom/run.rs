@@ -290,6 +290,9 @@ fn draw_param(d: &Draw, rng: &mut Rand, earlier: &[Drawn]) -> Drawn {
     if let Some(keys) = d.other_than() {
         return Drawn::Int(keys.draw(rng, earlier_int(keys.earlier)));
     }
+    if let Some((inner, by)) = d.seeded() {
+        return Draw::seeded_value(inner, earlier_int(by)).into();
+    }
     d.parameter(rng).into()
 }
 

@@ -151,6 +151,16 @@ pub enum Generator {
         /// Its digits at least.
         width: u32,
     },
+    /// `inner`'s value as a function of an earlier integer (`seeded_by`):
+    /// drawn from a stream seeded by that integer alone, so that a
+    /// transaction draws for a key what the load wrote for it (Wikipedia's
+    /// page title, made from the page's id).
+    Seeded {
+        /// What draws the value.
+        inner: Box<Generator>,
+        /// The earlier column's or parameter's index.
+        by: usize,
+    },
 }
 
 impl Generator {
@@ -217,6 +227,7 @@ impl Generator {
             // The database holds the query's values to the column's type.
             Generator::Null | Generator::Selected => Drawn::Null,
             Generator::Padded { width, .. } => Drawn::Text(*width as usize),
+            Generator::Seeded { inner, .. } => inner.drawn(),
             Generator::Constant(v) => match v {
                 toml::Value::Integer(i) => Drawn::Ints(*i, *i),
                 toml::Value::Boolean(b) => Drawn::Ints(i64::from(*b), i64::from(*b)),

@@ -460,3 +460,55 @@ impl GenCheck<'_> {
         Ok(Generator::List(values.clone()))
     }
 }
+
+/// The generators whose value may be a function of an earlier integer
+/// (`seeded_by`): those that draw values, not keys, rows or times.
+const SEEDABLE: &[&str] = &[
+    "uniform", "normal", "nurand", "number", "string", "pattern", "list", "constant",
+];
+
+/// `generator`, made a function of the earlier integer its `seeded_by`
+/// names among `earlier` (a table's columns before it, or a transaction's
+/// parameters), if it names one.
+pub(super) fn seeded(
+    checker: &Checker<'_>,
+    what: &str,
+    g: &FieldDef,
+    generator: Generator,
+    earlier: &[(&str, &Generator)],
+) -> Result<Generator, FileError> {
+    let Some(by) = &g.seeded_by else {
+        return Ok(generator);
+    };
+    let refused = |why: String| {
+        checker.at.error(
+            by.span(),
+            format!("{what}: seeded_by = \"{}\": {why}", by.get_ref()),
+        )
+    };
+    let kind = g.kind.get_ref().as_str();
+    if !SEEDABLE.contains(&kind) {
+        return Err(refused(format!(
+            "gen = \"{kind}\" draws keys, rows or times; a seeded value is one of {}",
+            SEEDABLE.join(", ")
+        )));
+    }
+    if g.width.is_some() || g.home_step.is_some() || g.repeat.is_some() {
+        return Err(refused(
+            "it takes no width, home_step or repeat (every copy would be one value)".into(),
+        ));
+    }
+    let Some(index) = earlier.iter().position(|(n, _)| n == by.get_ref()) else {
+        return Err(refused("not one listed before it".into()));
+    };
+    if !matches!(
+        earlier[index].1.drawn(),
+        Drawn::Ints(..) | Drawn::KeysFrom(_)
+    ) {
+        return Err(refused("it draws no integer".into()));
+    }
+    Ok(Generator::Seeded {
+        inner: Box::new(generator),
+        by: index,
+    })
+}

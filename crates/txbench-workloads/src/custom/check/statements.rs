@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use toml::Spanned;
 
-use super::{Checker, bounds, name_problem};
+use super::{Checker, bounds, generators, name_problem};
 use crate::custom::errors::{FileError, Locator};
 use crate::custom::model::{AfterLoad, StatementDef, TransactionDef, WorkloadFile};
-use crate::custom::spec::{Expect, ListRead, Statement, Transaction};
+use crate::custom::spec::{Expect, Generator, ListRead, Statement, Transaction};
 
 /// What a statement may use: the names defined before it, each by a
 /// parameter (`None`) or by the statement that read it, and which of those
@@ -49,6 +49,9 @@ impl Checker<'_> {
                 ));
             }
             let generator = self.generator(&what, p, raw, Ok(&params))?;
+            let before: Vec<(&str, &Generator)> =
+                params.iter().map(|(n, g)| (n.as_str(), g)).collect();
+            let generator = generators::seeded(self, &what, p, generator, &before)?;
             params.push((p.name.get_ref().clone(), generator));
             defined.push((p.name.get_ref().clone(), None));
         }

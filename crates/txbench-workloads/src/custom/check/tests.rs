@@ -991,3 +991,66 @@ fn repeats_pauses_and_homes_are_checked_where_written() {
         assert_refused_with(stresser, from, to, message);
     }
 }
+
+/// Pages whose title is a function of their id, and a read of one.
+const SEEDED: &str = r#"
+[workload]
+name = "seeded"
+scale = "pages"
+
+[[table]]
+name = "page"
+rows_per_scale = 10
+primary_key = ["page_id"]
+columns = [
+  { name = "page_id", type = "int", gen = "sequence" },
+  { name = "title", type = "varchar(12)", gen = "string", length = 12, seeded_by = "page_id" },
+]
+
+[[transaction]]
+name = "Read"
+weight = 100
+params = [
+  { name = "page", gen = "key", of = "page.page_id" },
+  { name = "title", gen = "string", length = 12, seeded_by = "page" },
+]
+statements = [{ sql = "SELECT 1 FROM page WHERE page_id = :page AND title = :title" }]
+"#;
+
+#[test]
+fn a_seeded_value_names_an_earlier_integer_and_draws_values_not_keys() {
+    let spec = parse("s.toml", SEEDED).unwrap();
+    let title = &spec.tables[0].columns[1].generator;
+    assert!(
+        matches!(title, Generator::Seeded { by: 0, .. }),
+        "{title:?}"
+    );
+    assert!(matches!(
+        spec.transactions[0].params[1].1,
+        Generator::Seeded { by: 0, .. }
+    ));
+    for (from, to, message) in [
+        (
+            "length = 12, seeded_by = \"page\"",
+            "length = 12, seeded_by = \"later\"",
+            "parameter 'title': seeded_by = \"later\": not one listed before it",
+        ),
+        (
+            "length = 12, seeded_by = \"page_id\"",
+            "length = 12, seeded_by = \"title\"",
+            "column 'title': seeded_by = \"title\": not one listed before it",
+        ),
+        (
+            "of = \"page.page_id\" }",
+            "of = \"page.page_id\", seeded_by = \"x\" }",
+            "gen = \"key\" draws keys, rows or times",
+        ),
+        (
+            "{ name = \"page\", gen = \"key\", of = \"page.page_id\" },",
+            "{ name = \"page\", gen = \"key\", of = \"page.page_id\" },\n  { name = \"t\", gen = \"string\", length = 3 },\n  { name = \"u\", gen = \"uniform\", min = 1, max = 2, seeded_by = \"t\" },",
+            "seeded_by = \"t\": it draws no integer",
+        ),
+    ] {
+        assert_refused_with(SEEDED, from, to, message);
+    }
+}

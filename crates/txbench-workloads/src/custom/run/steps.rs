@@ -285,6 +285,7 @@ pub(super) fn draws_integers(g: &Generator) -> bool {
         Generator::Text { .. } | Generator::Padded { .. } => false,
         Generator::Constant(v) => v.is_integer(),
         Generator::List(values) => values.iter().all(toml::Value::is_integer),
+        Generator::Seeded { inner, .. } => draws_integers(inner),
         _ => true,
     }
 }
