@@ -509,3 +509,82 @@ async fn a_value_seeded_by_a_key_is_drawn_in_the_run_as_it_was_loaded() {
     let spaces = total(&engine, "SELECT COUNT(DISTINCT ns) * 1.0 FROM page").await;
     assert_eq!(spaces, 6.0);
 }
+
+/// Pages of a namespace drawn by a histogram, each with a number of
+/// revisions drawn by another, as Wikipedia's are.
+const HISTOGRAMS: &str = r#"
+[workload]
+name = "histograms"
+scale = "pages"
+default_scale = 1000
+
+[[table]]
+name = "page"
+rows_per_scale = 1
+primary_key = ["page_id"]
+columns = [
+  { name = "page_id", type = "int", gen = "sequence" },
+  { name = "ns", type = "int", gen = "histogram", values = [[0, 6], [1, 3], [14, 1]] },
+]
+
+[[table]]
+name = "revision"
+for_each = "page.page_id"
+rows_each = { gen = "histogram", values = [[1, 3], [2, 1], [5, 1]] }
+primary_key = ["rev_id"]
+columns = [
+  { name = "rev_id", type = "int", gen = "sequence" },
+  { name = "rev_page", type = "int", gen = "parent" },
+]
+
+[[transaction]]
+name = "Count"
+weight = 100
+read_only = true
+params = [{ name = "ns", gen = "histogram", values = [[0, 1], [14, 1], [99, 2]] }]
+statements = [
+  { name = "count", sql = "SELECT page_id FROM page WHERE ns = :ns LIMIT 1", expect = "one-or-none" },
+]
+"#;
+
+/// A histogram draws each value in proportion to its weight: a column's
+/// values, a table's rows for each key, a parameter's values (half of
+/// them 99, a namespace no page has, so that half the reads find none).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_histogram_draws_values_and_rows_in_proportion_to_their_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let (rec, engine, _spec) = load_and_run(dir.path(), HISTOGRAMS, 1000).await;
+    // Within five binomial standard errors of the weight's share.
+    let near = |count: f64, n: f64, share: f64| {
+        (count / n - share).abs() < 5.0 * (share * (1.0 - share) / n).sqrt()
+    };
+    let ns0 = total(&engine, "SELECT COUNT(*) * 1.0 FROM page WHERE ns = 0").await;
+    let ns14 = total(&engine, "SELECT COUNT(*) * 1.0 FROM page WHERE ns = 14").await;
+    let other = total(
+        &engine,
+        "SELECT COUNT(*) * 1.0 FROM page WHERE ns NOT IN (0, 1, 14)",
+    )
+    .await;
+    assert!(
+        near(ns0, 1000.0, 0.6) && near(ns14, 1000.0, 0.1),
+        "{ns0} and {ns14} of 1,000"
+    );
+    assert_eq!(other, 0.0);
+    let per_page = "SELECT COUNT(*) * 1.0 FROM (SELECT rev_page FROM revision GROUP BY rev_page \
+                    HAVING COUNT(*) = 5) AS five";
+    let five = total(&engine, per_page).await;
+    let odd = "SELECT COUNT(*) * 1.0 FROM (SELECT rev_page FROM revision GROUP BY rev_page \
+               HAVING COUNT(*) NOT IN (1, 2, 5)) AS odd";
+    assert!(near(five, 1000.0, 0.2), "{five} pages of 5 revisions");
+    assert_eq!(total(&engine, odd).await, 0.0);
+    let pages = "SELECT COUNT(DISTINCT rev_page) * 1.0 FROM revision";
+    assert_eq!(total(&engine, pages).await, 1000.0);
+    let count = &rec.total.measured[0];
+    let done = (count.committed + count.expected_rollbacks) as f64;
+    assert!(done > 100.0, "{done} done");
+    let missed = count.expected_rollbacks;
+    assert!(
+        near(missed as f64, done, 0.5),
+        "{missed} of {done} found none"
+    );
+}

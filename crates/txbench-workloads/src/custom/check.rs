@@ -330,7 +330,7 @@ impl Checker<'_> {
         let parent_keys = self.key_range(parent, raw)?;
         let Some(count) = &t.rows_each else {
             let message = format!(
-                "table '{name}': for_each needs rows_each = {{ gen = \"uniform\" or \"zipfian\", min, max }}"
+                "table '{name}': for_each needs rows_each = {{ gen = \"uniform\" or \"zipfian\", min, max }} or {{ gen = \"histogram\", values }}"
             );
             return Err(self.at.error(parent.span(), message));
         };
@@ -353,6 +353,9 @@ impl Checker<'_> {
                 .error(c.span(), format!("table '{name}': rows_each: {why}"))
         };
         let def = c.get_ref();
+        if def.kind == "histogram" {
+            return self.count_histogram(def).map_err(&bad);
+        }
         let min = def.min.unwrap_or(0);
         let max = match (def.max, def.max_per_scale) {
             (Some(max), None) => Rows::Fixed(max),
@@ -371,7 +374,11 @@ impl Checker<'_> {
             "uniform" if def.theta.is_none() => None,
             "uniform" => return Err(bad("theta is a setting of a zipfian".into())),
             "zipfian" => Some(def.theta.unwrap_or(0.99)).filter(|t| valid_theta(*t)),
-            other => return Err(bad(format!("gen = \"{other}\": uniform or zipfian"))),
+            other => {
+                return Err(bad(format!(
+                    "gen = \"{other}\": uniform, zipfian or histogram"
+                )));
+            }
         };
         if def.kind == "zipfian" && theta.is_none() {
             return Err(bad(format!(
@@ -379,7 +386,50 @@ impl Checker<'_> {
                 def.theta.unwrap_or(0.99)
             )));
         }
-        Ok(Count { min, max, theta })
+        if def.values.is_some() {
+            return Err(bad("values is a setting of a histogram".into()));
+        }
+        Ok(Count {
+            min,
+            max,
+            theta,
+            histogram: None,
+        })
+    }
+
+    /// A `rows_each` histogram: its counts from 0 to
+    /// [`bounds::MAX_ROWS_EACH`], and no other setting.
+    fn count_histogram(&self, def: &super::model::CountDef) -> Result<Count, String> {
+        if def.min.is_some()
+            || def.max.is_some()
+            || def.max_per_scale.is_some()
+            || def.theta.is_some()
+        {
+            return Err(
+                "a histogram's counts are its values: it takes no min, max, max_per_scale or theta"
+                    .into(),
+            );
+        }
+        let values = def
+            .values
+            .as_ref()
+            .ok_or("a histogram needs values = [[count, weight], ...]")?;
+        let most = bounds::MAX_ROWS_EACH;
+        if values.is_empty() || values.len() > bounds::MAX_LIST_VALUES {
+            return Err(format!("values: 1 to {} counts", bounds::MAX_LIST_VALUES));
+        }
+        let counts = generators::histogram_pairs(values)?;
+        if counts.iter().any(|(n, _)| !(0..=most).contains(n)) {
+            return Err(format!("counts from 0 to {most}"));
+        }
+        let (min, max) = (counts.iter().map(|(n, _)| *n))
+            .fold((i64::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
+        Ok(Count {
+            min,
+            max: Rows::Fixed(max),
+            theta: None,
+            histogram: Some(counts),
+        })
     }
 
     /// The columns only a `for_each` table has, where they belong: `parent`

@@ -183,6 +183,8 @@ pub enum Draw {
     NextKey(Arc<Inserts>),
     /// An integer as text of so many digits at least, zeros first.
     Padded(Box<Draw>, u32),
+    /// One of the integers, by the weights.
+    Histogram(Vec<i64>, WeightedIndex<u64>),
     /// A value of the earlier column or parameter of this index
     /// ([`Draw::seeded`]: the loader and the terminal give that value).
     Seeded(Box<Draw>, usize),
@@ -334,6 +336,11 @@ impl Draw {
                 WeightedIndex::new(lengths.iter().map(|(_, w)| *w))
                     .expect("weights checked with the file"),
             ),
+            Generator::Histogram(values) => Draw::Histogram(
+                values.iter().map(|(v, _)| *v).collect(),
+                WeightedIndex::new(values.iter().map(|(_, w)| *w))
+                    .expect("weights checked with the file"),
+            ),
             Generator::Number { digits } => Draw::Number(*digits),
             Generator::Constant(v) => Draw::Constant(constant(v)?),
             Generator::Key(keys) => Draw::Key(keys.start, loaded(keys, scale)),
@@ -394,6 +401,7 @@ impl Draw {
                 let n = lengths[rng.sample(weights)] as usize;
                 return Value::Text(rng.astring(n, n));
             }
+            Draw::Histogram(values, weights) => values[rng.sample(weights)],
             Draw::Number(digits) => {
                 let low = 10i64.pow(digits - 1);
                 rng.uniform(if *digits == 1 { 0 } else { low }, low * 10 - 1)

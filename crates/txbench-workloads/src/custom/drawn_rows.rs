@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use txbench_core::Value;
 use txbench_core::keys::KeyChooser;
-use txbench_core::rng::Rand;
+use txbench_core::rng::{Rand, WeightedIndex};
 use txbench_core::schema;
 use txbench_core::value::RowBatch;
 
@@ -38,6 +38,8 @@ struct CountDraw {
     min: i64,
     max: i64,
     zipfian: Option<KeyChooser>,
+    /// A histogram's counts and their weights.
+    histogram: Option<(Vec<i64>, WeightedIndex<u64>)>,
     most: i64,
 }
 
@@ -47,19 +49,26 @@ impl CountDraw {
         let zipfian = (count.theta).map(|theta| {
             KeyChooser::new(max.max(1) as u64, theta).expect("a checked skew and range")
         });
+        let histogram = count.histogram.as_ref().map(|counts| {
+            let weights = WeightedIndex::new(counts.iter().map(|(_, w)| *w));
+            let weights = weights.expect("weights checked with the file");
+            (counts.iter().map(|(n, _)| *n).collect(), weights)
+        });
         CountDraw {
             min: count.min,
             max,
             zipfian,
+            histogram,
             most: distinct_room(table, scale),
         }
     }
 
     fn draw(&self, rng: &mut Rand) -> i64 {
-        let n = match &self.zipfian {
+        let n = match (&self.histogram, &self.zipfian) {
+            (Some((counts, weights)), _) => counts[rng.sample(weights)],
             // Rank 1 is count 0, as BenchBase's zipfian over 0..max.
-            Some(ranks) => (ranks.key(rng) as i64 - 1).max(self.min),
-            None => rng.uniform(self.min, self.max),
+            (None, Some(ranks)) => (ranks.key(rng) as i64 - 1).max(self.min),
+            (None, None) => rng.uniform(self.min, self.max),
         };
         n.min(self.most)
     }

@@ -110,9 +110,13 @@ pub struct TableDef {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CountDef {
-    /// `uniform` or `zipfian`.
+    /// `uniform`, `zipfian` or `histogram`.
     #[serde(rename = "gen")]
     pub kind: String,
+    /// A `histogram`'s counts and their weights: `[[count, weight], ...]`
+    /// (Wikipedia's revisions per page).
+    #[serde(default)]
+    pub values: Option<Vec<toml::Value>>,
     /// The fewest rows a key is given (0).
     #[serde(default)]
     pub min: Option<i64>,

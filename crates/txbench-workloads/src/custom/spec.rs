@@ -151,6 +151,9 @@ pub enum Generator {
         /// Its digits at least.
         width: u32,
     },
+    /// An integer drawn in proportion to its weight (`histogram`:
+    /// Wikipedia's namespaces, as BenchBase's histograms give them).
+    Histogram(Vec<(i64, u64)>),
     /// `inner`'s value as a function of an earlier integer (`seeded_by`):
     /// drawn from a stream seeded by that integer alone, so that a
     /// transaction draws for a key what the load wrote for it (Wikipedia's
@@ -228,6 +231,10 @@ impl Generator {
             Generator::Null | Generator::Selected => Drawn::Null,
             Generator::Padded { width, .. } => Drawn::Text(*width as usize),
             Generator::Seeded { inner, .. } => inner.drawn(),
+            Generator::Histogram(values) => {
+                let ints = values.iter().map(|(v, _)| *v);
+                Drawn::Ints(ints.clone().min().unwrap_or(0), ints.max().unwrap_or(0))
+            }
             Generator::Constant(v) => match v {
                 toml::Value::Integer(i) => Drawn::Ints(*i, *i),
                 toml::Value::Boolean(b) => Drawn::Ints(i64::from(*b), i64::from(*b)),
@@ -327,6 +334,9 @@ pub struct Count {
     /// `None`: uniform in `[min, max]`; a skew: a zipfian over `0..max`,
     /// 0 the likeliest, raised to `min` when below it.
     pub theta: Option<f64>,
+    /// Counts drawn in proportion to their weights (then `min` and `max`
+    /// are the smallest and largest of them, and `theta` is `None`).
+    pub histogram: Option<Vec<(i64, u64)>>,
 }
 
 impl Count {
@@ -339,6 +349,14 @@ impl Count {
     /// The count's mean at `scale`: what a `for_each` table's rows are
     /// estimated by before its load draws them.
     pub fn mean(&self, scale: i64) -> f64 {
+        if let Some(counts) = &self.histogram {
+            let total: f64 = counts.iter().map(|(_, w)| *w as f64).sum();
+            return counts
+                .iter()
+                .map(|(n, w)| *n as f64 * *w as f64)
+                .sum::<f64>()
+                / total;
+        }
         let end = self.range_end(scale);
         match self.theta {
             None => (self.min + end.max(self.min)) as f64 / 2.0,

@@ -120,6 +120,7 @@ impl GenCheck<'_> {
             "pattern" => self.pattern()?,
             "add" => self.add()?,
             "list" => self.list()?,
+            "histogram" => self.histogram()?,
             "key" if self.g.other_than.is_some() => self.other_key()?,
             "key" => Generator::Key(self.keys()?),
             "next-key" => Generator::NextKey(self.keys()?),
@@ -133,7 +134,7 @@ impl GenCheck<'_> {
             other => {
                 return Err(self.error(format!(
                     "unknown generator '{other}' (sequence, uniform, normal, zipfian, latest, \
-                     gaussian, special, pareto, nurand, string, pattern, number, constant, list, \
+                     gaussian, special, pareto, nurand, string, pattern, number, constant, list, histogram, \
                      key, next-key, add, now, null, parent)"
                 )));
             }
@@ -459,12 +460,58 @@ impl GenCheck<'_> {
         }
         Ok(Generator::List(values.clone()))
     }
+
+    /// A `histogram`'s `values = [[value, weight], ...]`: integers, 1 to
+    /// [`bounds::MAX_LIST_VALUES`] of them, their weights adding up to
+    /// more than 0.
+    fn histogram(&self) -> Result<Generator, FileError> {
+        let values = (self.g.values.as_ref())
+            .ok_or_else(|| self.missing("values = [[value, weight], ...]"))?;
+        let most = bounds::MAX_LIST_VALUES;
+        if values.is_empty() || values.len() > most {
+            return Err(self.error(format!(
+                "values: {} of them; a histogram has 1 to {most}",
+                values.len()
+            )));
+        }
+        Ok(Generator::Histogram(
+            histogram_pairs(values).map_err(|e| self.error(e))?,
+        ))
+    }
+}
+
+/// A histogram's `[[value, weight], ...]`: two integers each, the weight 0
+/// or more, the weights adding up to more than 0.
+pub(super) fn histogram_pairs(values: &[toml::Value]) -> Result<Vec<(i64, u64)>, String> {
+    let pair = |v: &toml::Value| match v.as_array().map(Vec::as_slice) {
+        Some([toml::Value::Integer(v), toml::Value::Integer(w)]) if *w >= 0 => {
+            Some((*v, *w as u64))
+        }
+        _ => None,
+    };
+    let pairs: Vec<(i64, u64)> = (values.iter().map(pair).collect::<Option<_>>())
+        .ok_or("values: each a [value, weight] of two integers, the weight 0 or more")?;
+    let total = pairs
+        .iter()
+        .try_fold(0u64, |sum, (_, w)| sum.checked_add(*w));
+    if total.is_none_or(|t| t == 0) {
+        return Err("values' weights must add up to more than 0 (and fit 64 bits)".into());
+    }
+    Ok(pairs)
 }
 
 /// The generators whose value may be a function of an earlier integer
 /// (`seeded_by`): those that draw values, not keys, rows or times.
 const SEEDABLE: &[&str] = &[
-    "uniform", "normal", "nurand", "number", "string", "pattern", "list", "constant",
+    "uniform",
+    "normal",
+    "nurand",
+    "number",
+    "string",
+    "pattern",
+    "list",
+    "histogram",
+    "constant",
 ];
 
 /// `generator`, made a function of the earlier integer its `seeded_by`

@@ -821,7 +821,7 @@ fn a_table_of_drawn_rows_is_checked_for_what_only_it_may_hold() {
         (
             "gen = \"zipfian\", min = 1",
             "gen = \"pareto\", min = 1",
-            "uniform or zipfian",
+            "uniform, zipfian or histogram",
         ),
         (
             "other_than = \"f1\"",
@@ -1052,5 +1052,79 @@ fn a_seeded_value_names_an_earlier_integer_and_draws_values_not_keys() {
         ),
     ] {
         assert_refused_with(SEEDED, from, to, message);
+    }
+}
+
+#[test]
+fn histograms_are_pairs_of_integers_whose_weights_add_up() {
+    let text = SEEDED.replace(
+        "{ name = \"title\", type = \"varchar(12)\", gen = \"string\", length = 12, seeded_by = \"page_id\" },",
+        "{ name = \"ns\", type = \"int\", gen = \"histogram\", values = [[0, 6], [1, 3]] },",
+    );
+    let spec = parse("h.toml", &text).unwrap();
+    assert_eq!(
+        spec.tables[0].columns[1].generator,
+        Generator::Histogram(vec![(0, 6), (1, 3)])
+    );
+    for (from, to, message) in [
+        (
+            "values = [[0, 6], [1, 3]]",
+            "values = [[0, 6], [1]]",
+            "each a [value, weight] of two integers",
+        ),
+        (
+            "values = [[0, 6], [1, 3]]",
+            "values = [[0, 0], [1, 0]]",
+            "weights must add up to more than 0",
+        ),
+        (
+            "values = [[0, 6], [1, 3]]",
+            "values = [[0, -1], [1, 3]]",
+            "the weight 0 or more",
+        ),
+        (
+            "values = [[0, 6], [1, 3]]",
+            "values = []",
+            "a histogram has 1 to",
+        ),
+    ] {
+        assert_refused_with(&text, from, to, message);
+    }
+    let drawn = crate::custom::benchbase::file("epinions").unwrap().1;
+    let rows_each = "rows_each = { gen = \"zipfian\", min = 1, max_per_scale = 0.25, theta = 1.8 }";
+    assert!(drawn.contains(rows_each));
+    for (to, message) in [
+        (
+            "rows_each = { gen = \"histogram\", values = [[1, 3], [2, 1]] }",
+            "",
+        ),
+        (
+            "rows_each = { gen = \"histogram\", min = 1, values = [[1, 3]] }",
+            "a histogram's counts are its values: it takes no min",
+        ),
+        (
+            "rows_each = { gen = \"histogram\", values = [[-1, 3]] }",
+            "counts from 0 to 1000000",
+        ),
+        (
+            "rows_each = { gen = \"uniform\", min = 1, max = 3, values = [[1, 3]] }",
+            "values is a setting of a histogram",
+        ),
+    ] {
+        let changed = drawn.replacen(rows_each, to, 1);
+        match (parse("e.toml", &changed), message) {
+            (Ok(spec), "") => {
+                let each = spec.tables.iter().find_map(|t| match &t.rows {
+                    Rows::ForEach(each) => Some(each),
+                    _ => None,
+                });
+                assert_eq!(each.unwrap().count.mean(1), 1.25);
+            }
+            (Ok(_), message) => panic!("accepted, not refused with {message}"),
+            (Err(e), message) => assert!(
+                !message.is_empty() && e.to_string().contains(message),
+                "{message}: {e}"
+            ),
+        }
     }
 }
