@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use txbench_core::keys::KeyChooser;
 use txbench_core::rng::{Rand, WeightedIndex};
+use txbench_core::schema::ColumnType;
 use txbench_core::value::Value;
 
 use super::spec::{Generator, KeyRange, Sum};
@@ -261,6 +262,18 @@ impl Draw {
     }
 }
 
+/// A number drawn for a text column as its text (digits in a `varchar`, as
+/// every engine then stores the same); other values as drawn.
+pub fn as_column_takes(value: Value, ty: ColumnType) -> Value {
+    match (value, ty) {
+        (Value::Int(i), ColumnType::Char(_) | ColumnType::Varchar(_)) => Value::Text(i.to_string()),
+        (Value::Float(f), ColumnType::Char(_) | ColumnType::Varchar(_)) => {
+            Value::Text(f.to_string())
+        }
+        (value, _) => value,
+    }
+}
+
 /// Why a generator cannot draw.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DrawError {
@@ -435,6 +448,16 @@ impl Draw {
         match self {
             Draw::OtherKey(keys) => Some(keys),
             _ => None,
+        }
+    }
+
+    /// A column's value in a row being loaded: `row` is the row's offset
+    /// (a sequence's), `earlier` the row's values before it (a `seeded_by`
+    /// draw's integer is one of them).
+    pub fn column_value(&self, rng: &mut Rand, row: i64, earlier: &[Value]) -> Value {
+        match self.seeded() {
+            Some((inner, by)) => Draw::seeded_value(inner, earlier.get(by).and_then(Value::as_i64)),
+            None => self.value(rng, row),
         }
     }
 

@@ -15,7 +15,7 @@ use txbench_core::rng::{Rand, WeightedIndex};
 use txbench_core::schema;
 use txbench_core::value::RowBatch;
 
-use super::draw::{Draw, NextKeys};
+use super::draw::{Draw, NextKeys, as_column_takes};
 use super::spec::{Count, Each, Generator, Table};
 
 /// Draws per row a `distinct` column makes before it takes the first key
@@ -153,12 +153,9 @@ pub fn rows(
                         let left_out = distinct.other_than.and_then(|o| values[o].as_i64());
                         Value::Int(distinct_key(d, c, scale, &mut rng, &mut taken[i], left_out))
                     }
-                    _ => match d.seeded() {
-                        Some((inner, by)) => Draw::seeded_value(inner, values[by].as_i64()),
-                        None => d.value(&mut rng, row),
-                    },
+                    _ => d.column_value(&mut rng, row, &values),
                 };
-                values.push(super::load::as_column_takes(value, c.ty));
+                values.push(as_column_takes(value, c.ty));
             }
             batch.values.append(&mut values);
             row += 1;

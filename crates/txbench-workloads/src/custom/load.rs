@@ -8,12 +8,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use txbench_core::Engine;
-use txbench_core::Value;
 use txbench_core::rng::Rand;
 use txbench_core::schema::{self, ColumnType, KvOp, Schema, Statement};
 use txbench_core::value::RowBatch;
 
-use super::draw::{Draw, NextKeys};
+use super::draw::{Draw, NextKeys, as_column_takes};
 use super::drawn_rows::{self, Chunk};
 use super::fits;
 use super::spec::{Generator, Rows, Spec, Table};
@@ -172,18 +171,6 @@ pub fn rows_loaded(spec: &Spec, scale: i64, seed: u64) -> u64 {
         .fold(0, u64::saturating_add)
 }
 
-/// A number drawn for a text column as its text (digits in a `varchar`, as
-/// every engine then stores the same); other values as drawn.
-pub(super) fn as_column_takes(value: Value, ty: ColumnType) -> Value {
-    match (value, ty) {
-        (Value::Int(i), ColumnType::Char(_) | ColumnType::Varchar(_)) => Value::Text(i.to_string()),
-        (Value::Float(f), ColumnType::Char(_) | ColumnType::Varchar(_)) => {
-            Value::Text(f.to_string())
-        }
-        (value, _) => value,
-    }
-}
-
 /// The rows `rows` of `table` (made as `made`) at `scale`, drawn from
 /// `rng`. Its generators were checked with the file and the scale
 /// ([`Spec::beyond_bounds`]), so each one is ready to draw.
@@ -204,10 +191,7 @@ pub fn table_rows(
     for row in rows {
         let first = batch.values.len();
         for (d, c) in draws.iter().zip(&table.columns) {
-            let value = match d.seeded() {
-                Some((inner, by)) => Draw::seeded_value(inner, batch.values[first + by].as_i64()),
-                None => d.value(&mut rng, row),
-            };
+            let value = d.column_value(&mut rng, row, &batch.values[first..]);
             batch.values.push(as_column_takes(value, c.ty));
         }
     }
