@@ -16,6 +16,10 @@ pub enum ColumnType {
     Char(u16),
     /// Variable-length text up to a length.
     Varchar(u16),
+    /// Text of any length, kept out of the row where the engine does so
+    /// (PostgreSQL's `text`, MariaDB's `MEDIUMTEXT`): an article, a
+    /// document.
+    Text,
     /// A date and time.
     Timestamp,
 }

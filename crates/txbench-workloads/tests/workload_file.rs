@@ -588,3 +588,19 @@ async fn a_histogram_draws_values_and_rows_in_proportion_to_their_weights() {
         "{missed} of {done} found none"
     );
 }
+
+/// A `text` column holds strings longer than any varchar, loaded and
+/// rewritten whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_text_column_holds_documents_longer_than_a_varchar() {
+    let dir = tempfile::tempdir().unwrap();
+    let (rec, engine, spec) = load_and_run(dir.path(), support::DOCUMENTS, 100).await;
+    assert_committed_in_its_shares(&rec, &spec, 100);
+    let long = total(
+        &engine,
+        "SELECT COUNT(*) * 1.0 FROM doc WHERE length(body) = 50000",
+    )
+    .await;
+    assert!(long > 10.0, "{long} documents of 50,000 characters");
+    assert_invariants_hold(&engine, &spec).await;
+}

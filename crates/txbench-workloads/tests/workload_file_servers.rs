@@ -77,6 +77,7 @@ async fn every_file<E: Engine>(engine: &Arc<E>) {
         ycsb::file('d').unwrap().into(),
         ycsb::file('e').unwrap().into(),
         support::TRANSFERS.into(),
+        support::DOCUMENTS.into(),
     ]
     .into_iter()
     .chain(custom::benchbase::CHOICES.iter().map(|c| {

@@ -135,6 +135,8 @@ pub(super) fn ddl_type(ty: ColumnType) -> String {
         ColumnType::Decimal(p, s) => format!("DECIMAL({p},{s})"),
         ColumnType::Char(n) => format!("CHAR({n})"),
         ColumnType::Varchar(n) => format!("VARCHAR({n})"),
+        // Up to 16 MiB: MariaDB's TEXT stops at 64 KiB.
+        ColumnType::Text => "MEDIUMTEXT".into(),
         ColumnType::Timestamp => "DATETIME(6)".into(),
     }
 }

@@ -63,6 +63,8 @@ fn layout(ty: ColumnType) -> (usize, usize) {
         ColumnType::Int => (4, 4),
         ColumnType::BigInt | ColumnType::Timestamp => (8, 8),
         ColumnType::Char(n) | ColumnType::Varchar(n) => varlena(usize::from(n)),
+        // Of any length: always moved out of line at full width.
+        ColumnType::Text => (1, TOAST_POINTER_BYTES),
         // A numeric's digits in base 10,000, after a 2-byte header.
         ColumnType::Decimal(p, s) => {
             let groups = usize::from(p - s).div_ceil(4) + usize::from(s).div_ceil(4);

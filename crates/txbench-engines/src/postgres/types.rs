@@ -134,6 +134,7 @@ pub fn pg_type(ty: ColumnType) -> Type {
         ColumnType::Decimal(..) => Type::NUMERIC,
         ColumnType::Char(_) => Type::BPCHAR,
         ColumnType::Varchar(_) => Type::VARCHAR,
+        ColumnType::Text => Type::TEXT,
         ColumnType::Timestamp => Type::TIMESTAMP,
     }
 }
@@ -146,6 +147,7 @@ pub fn ddl_type(ty: ColumnType) -> String {
         ColumnType::Decimal(p, s) => format!("numeric({p}, {s})"),
         ColumnType::Char(n) => format!("char({n})"),
         ColumnType::Varchar(n) => format!("varchar({n})"),
+        ColumnType::Text => "text".into(),
         ColumnType::Timestamp => "timestamp".into(),
     }
 }

@@ -549,6 +549,8 @@ fn without_rowid(table: &Table) -> bool {
             ColumnType::Int => 4,
             ColumnType::BigInt | ColumnType::Timestamp | ColumnType::Decimal(..) => 8,
             ColumnType::Char(n) | ColumnType::Varchar(n) => usize::from(n),
+            // Of any length: as wide as a page, for the choice of a rowid.
+            ColumnType::Text => PAGE,
         })
         .sum();
     let integer_key = match table.primary_key {
@@ -566,7 +568,7 @@ fn column_type(ty: ColumnType) -> &'static str {
     match ty {
         ColumnType::Int | ColumnType::BigInt | ColumnType::Timestamp => "INTEGER",
         ColumnType::Decimal(..) => "REAL",
-        ColumnType::Char(_) | ColumnType::Varchar(_) => "TEXT",
+        ColumnType::Char(_) | ColumnType::Varchar(_) | ColumnType::Text => "TEXT",
     }
 }
 

@@ -24,6 +24,12 @@ pub const MAX_TERMINALS: f64 = 10_000_000.0;
 /// declare (MariaDB's row holds 16,383 characters of utf8mb4).
 pub const MAX_TEXT_LENGTH: u32 = 16_383;
 
+/// The longest string a `string` generator draws, for a `text` column: a
+/// mebibyte (BenchBase's Wikipedia's longest article text is under 200 kB;
+/// MariaDB's MEDIUMTEXT holds 16 MiB and its default packet 16 MiB), so a
+/// load's batch of them stays in memory. A `varchar` holds its own length.
+pub const MAX_STRING_LENGTH: u32 = 1 << 20;
+
 /// The values of a `list` generator: a workload's own list (Voter's 286 area
 /// codes), not a table's data.
 pub const MAX_LIST_VALUES: usize = 100_000;

@@ -774,7 +774,7 @@ const MAX_VARCHAR: u16 = 16_383;
 
 /// The types a file may give a column, as its messages state them.
 const TYPES: &str = "int, bigint, decimal(P,S) with P from 1 to 65 and S up to P, \
-                     char(N) with N from 1 to 255, varchar(N) with N from 1 to 16383, timestamp";
+                     char(N) with N from 1 to 255, varchar(N) with N from 1 to 16383, text, timestamp";
 
 /// A column type as the file writes it.
 fn column_type(text: &str) -> Option<ColumnType> {
@@ -790,6 +790,7 @@ fn column_type(text: &str) -> Option<ColumnType> {
         "int" | "integer" => ColumnType::Int,
         "bigint" => ColumnType::BigInt,
         "timestamp" => ColumnType::Timestamp,
+        "text" => ColumnType::Text,
         _ => {
             if let Some([p, s]) = args("decimal").as_deref() {
                 let (p, s) = (u8::try_from(*p).ok()?, u8::try_from(*s).ok()?);

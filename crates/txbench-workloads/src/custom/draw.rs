@@ -266,8 +266,10 @@ impl Draw {
 /// every engine then stores the same); other values as drawn.
 pub fn as_column_takes(value: Value, ty: ColumnType) -> Value {
     match (value, ty) {
-        (Value::Int(i), ColumnType::Char(_) | ColumnType::Varchar(_)) => Value::Text(i.to_string()),
-        (Value::Float(f), ColumnType::Char(_) | ColumnType::Varchar(_)) => {
+        (Value::Int(i), ColumnType::Char(_) | ColumnType::Varchar(_) | ColumnType::Text) => {
+            Value::Text(i.to_string())
+        }
+        (Value::Float(f), ColumnType::Char(_) | ColumnType::Varchar(_) | ColumnType::Text) => {
             Value::Text(f.to_string())
         }
         (value, _) => value,

@@ -81,6 +81,8 @@ fn ints_misfit(ty: ColumnType, min: i64, max: i64) -> Option<String> {
             })
         }
         ColumnType::Timestamp => Some("numbers in a timestamp column".into()),
+        // Digits of any number.
+        ColumnType::Text => None,
         _ => None,
     }
 }
@@ -91,7 +93,7 @@ fn text_misfit(ty: ColumnType, chars: usize) -> Option<String> {
             "text of up to {chars} characters does not fit {}({n})",
             text_type(ty)
         )),
-        ColumnType::Char(_) | ColumnType::Varchar(_) => None,
+        ColumnType::Char(_) | ColumnType::Varchar(_) | ColumnType::Text => None,
         _ => Some(format!(
             "text in a column of a number or time type ({ty:?})"
         )),
@@ -105,7 +107,9 @@ fn float_misfit(ty: ColumnType, f: f64) -> Option<String> {
             let exact = scaled.fract() == 0.0 && scaled.abs() < 10f64.powi(i32::from(p));
             (!exact).then(|| format!("{f} is not exactly a decimal({p},{s})"))
         }
-        ColumnType::Char(_) | ColumnType::Varchar(_) => text_misfit(ty, f.to_string().len()),
+        ColumnType::Char(_) | ColumnType::Varchar(_) | ColumnType::Text => {
+            text_misfit(ty, f.to_string().len())
+        }
         _ => Some(format!("{f} has a fraction: the column is {ty:?}")),
     }
 }

@@ -151,3 +151,45 @@ pub fn resource_stresser_with_short_pauses() -> String {
     assert_eq!(short.matches("pause_after = \"2ms\"").count(), 2);
     short
 }
+
+/// Documents in a `text` column, some of them longer than any varchar
+/// (50,000 characters), read and rewritten whole.
+pub const DOCUMENTS: &str = r#"
+[workload]
+name = "documents"
+scale = "documents"
+default_scale = 100
+
+[[table]]
+name = "doc"
+rows_per_scale = 1
+primary_key = ["id"]
+columns = [
+  { name = "id", type = "int", gen = "sequence" },
+  { name = "body", type = "text", gen = "string", lengths = [[100, 1], [50000, 1]] },
+]
+
+[[transaction]]
+name = "Read"
+weight = 50
+read_only = true
+params = [{ name = "id", gen = "key", of = "doc.id" }]
+statements = [
+  { name = "read", sql = "SELECT body FROM doc WHERE id = :id", expect = "one" },
+]
+
+[[transaction]]
+name = "Rewrite"
+weight = 50
+params = [
+  { name = "id", gen = "key", of = "doc.id" },
+  { name = "body", gen = "string", lengths = [[100, 1], [50000, 1]] },
+]
+statements = [
+  { name = "rewrite", sql = "UPDATE doc SET body = :body WHERE id = :id", expect = "one" },
+]
+
+[[invariant]]
+name = "every document is whole"
+sql = "SELECT id FROM doc WHERE length(body) NOT IN (100, 50000)"
+"#;

@@ -320,17 +320,17 @@ impl GenCheck<'_> {
             (None, Some(min), Some(max)) if min <= max => (min, max),
             _ => return Err(self.missing("length, or min_length and max_length, or lengths")),
         };
-        if max > bounds::MAX_TEXT_LENGTH {
+        if max > bounds::MAX_STRING_LENGTH {
             return Err(self.error(format!(
-                "strings of {max} characters, longer than {}, the longest varchar",
-                bounds::MAX_TEXT_LENGTH
+                "strings of {max} characters, longer than {}, the longest a text column takes",
+                bounds::MAX_STRING_LENGTH
             )));
         }
         Ok(Generator::Text { min, max })
     }
 
     /// `lengths = [[length, weight], ...]` alone: each length at most the
-    /// longest varchar, at most [`bounds::MAX_LIST_VALUES`] of them, their
+    /// longest string ([`bounds::MAX_STRING_LENGTH`]), at most [`bounds::MAX_LIST_VALUES`] of them, their
     /// weights not all 0.
     fn weighted_lengths(&self, lengths: &[(u32, u64)]) -> Result<Generator, FileError> {
         let g = self.g;
@@ -347,10 +347,10 @@ impl GenCheck<'_> {
                 bounds::MAX_LIST_VALUES
             )));
         }
-        if longest > bounds::MAX_TEXT_LENGTH {
+        if longest > bounds::MAX_STRING_LENGTH {
             return Err(self.error(format!(
-                "strings of {longest} characters, longer than {}, the longest varchar",
-                bounds::MAX_TEXT_LENGTH
+                "strings of {longest} characters, longer than {}, the longest a text column takes",
+                bounds::MAX_STRING_LENGTH
             )));
         }
         let total = lengths

@@ -685,7 +685,7 @@ fn bounds_are_named() {
         (
             "{ name = \"amount\", gen = \"uniform\", min = 1, max = 50 }",
             "{ name = \"amount\", gen = \"string\", length = 1000000000 }",
-            "strings of 1000000000 characters, longer than 16383",
+            "strings of 1000000000 characters, longer than 1048576, the longest a text column takes",
         ),
         (
             name_gen,
@@ -908,7 +908,7 @@ fn lists_selected_tables_and_length_histograms_are_checked_where_written() {
         (
             "[140, 15701]",
             "[20000, 15701]",
-            "strings of 20000 characters",
+            "text of up to 20000 characters does not fit char(140)",
         ),
         (
             "{ name = \"tweetid\", gen = \"key\", of = \"tweets.id\" }",
