@@ -9,6 +9,8 @@
 
 use std::collections::HashSet;
 
+use sha2::{Digest, Sha256};
+
 use txbench_core::Value;
 use txbench_core::keys::KeyChooser;
 use txbench_core::rng::{Rand, WeightedIndex};
@@ -88,23 +90,27 @@ fn distinct_room(table: &Table, scale: i64) -> i64 {
         .max(0)
 }
 
-/// The stream a chunk's counts are drawn from: the load's seed, the table
-/// and the chunk, apart from the streams rows are drawn from.
-fn count_stream(seed: u64, table: usize, chunk: usize) -> Rand {
-    let salt = 0xC0_u64 << 56 | table as u64;
-    Rand::derive(seed ^ salt.rotate_left(17), chunk as u64)
+/// The stream a chunk's counts are drawn from: the load's seed, the
+/// table's parent keys and count (so that two tables of one parent and
+/// one `rows_each` give each key the same rows, and their rows pair up, as
+/// Wikipedia's revisions and their texts), and the chunk; apart from the
+/// streams rows are drawn from.
+fn count_stream(seed: u64, each: &Each, chunk: usize) -> Rand {
+    let digest = Sha256::digest(format!("{:?} {:?}", each.parent, each.count));
+    let salt = u64::from_le_bytes(digest[..8].try_into().expect("a digest has 32 bytes"));
+    Rand::derive(seed ^ salt, chunk as u64)
 }
 
 /// The counts of `table` (of `each`) at `scale` and `seed`, in chunks of
 /// `chunk` keys.
-pub fn counts(table: &Table, t: usize, each: &Each, scale: i64, seed: u64, chunk: i64) -> Counts {
+pub fn counts(table: &Table, each: &Each, scale: i64, seed: u64, chunk: i64) -> Counts {
     let draw = CountDraw::new(table, &each.count, scale);
     let parents = each.parent.rows.at(scale);
     let mut first_rows = Vec::with_capacity((parents / chunk + 1) as usize);
     let mut total = 0i64;
     for (c, first) in (0..parents).step_by(chunk as usize).enumerate() {
         first_rows.push(total);
-        let mut rng = count_stream(seed, t, c);
+        let mut rng = count_stream(seed, each, c);
         let keys = (first + chunk).min(parents) - first;
         total += (0..keys).map(|_| draw.draw(&mut rng)).sum::<i64>();
     }
@@ -121,18 +127,18 @@ pub struct Chunk {
     pub first_row: i64,
 }
 
-/// The rows of `chunk` of `table` (of `each`, made as `made`, the table
-/// `t` of its file) at `scale`: each key's count drawn again from its
-/// chunk's count stream, the columns from `rng`.
+/// The rows of `chunk` of `table` (of `each`, made as `made`) at `scale`:
+/// each key's count drawn again from its chunk's count stream, the columns
+/// from `rng`.
 pub fn rows(
-    (table, t, each): (&Table, usize, &Each),
+    (table, each): (&Table, &Each),
     made: &schema::Table,
     chunk: Chunk,
     (scale, seed): (i64, u64),
     mut rng: Rand,
 ) -> RowBatch {
     let count = CountDraw::new(table, &each.count, scale);
-    let mut counts = count_stream(seed, t, chunk.index);
+    let mut counts = count_stream(seed, each, chunk.index);
     let next = NextKeys::default();
     let draws: Vec<Draw> = (table.columns.iter())
         .map(|c| Draw::new(&c.generator, scale, &next, &mut rng).expect("checked"))
@@ -240,7 +246,7 @@ statements = [{ sql = "SELECT f2 FROM follows WHERE f1 = :u" }]
             panic!("a for_each table");
         };
         let made = schema_table(table);
-        let counts = counts(table, 1, each, scale, seed, chunk);
+        let counts = counts(table, each, scale, seed, chunk);
         let parents = each.parent.rows.at(scale);
         let mut rows = Vec::new();
         for (index, first) in (0..parents).step_by(chunk as usize).enumerate() {
@@ -249,7 +255,7 @@ statements = [{ sql = "SELECT f2 FROM follows WHERE f1 = :u" }]
                 keys: first..(first + chunk).min(parents),
                 first_row: counts.first_rows[index],
             };
-            let batch = super::rows((table, 1, each), &made, chunk, (scale, seed), Rand::new(9));
+            let batch = super::rows((table, each), &made, chunk, (scale, seed), Rand::new(9));
             let ints: Vec<i64> = batch.values.iter().map(|v| v.as_i64().unwrap()).collect();
             rows.extend(ints.chunks(3).map(<[i64]>::to_vec));
         }
@@ -310,7 +316,7 @@ statements = [{ sql = "SELECT f2 FROM follows WHERE f1 = :u" }]
         let Rows::ForEach(each) = &spec.tables[1].rows else {
             panic!("a for_each table");
         };
-        counts(&spec.tables[1], 1, each, scale, seed, 1_000)
+        counts(&spec.tables[1], each, scale, seed, 1_000)
     }
 
     #[test]
@@ -322,5 +328,56 @@ statements = [{ sql = "SELECT f2 FROM follows WHERE f1 = :u" }]
         );
         let rows = all_rows(&few, 3, 1, 1_000);
         assert_eq!(rows.len(), 6, "{rows:?}");
+    }
+
+    #[test]
+    fn tables_of_one_parent_and_one_count_give_each_key_the_same_rows() {
+        let pages = |second: &str| {
+            format!(
+                r#"
+[workload]
+name = "pages"
+scale = "pages"
+
+[[table]]
+name = "page"
+rows_per_scale = 1
+primary_key = ["id"]
+columns = [{{ name = "id", type = "int", gen = "sequence" }}]
+
+[[table]]
+name = "revision"
+for_each = "page.id"
+rows_each = {{ gen = "histogram", values = [[1, 3], [2, 1], [5, 1]] }}
+primary_key = ["rev_id"]
+columns = [{{ name = "rev_id", type = "int", gen = "sequence" }}, {{ name = "rev_page", type = "int", gen = "parent" }}]
+
+[[table]]
+name = "text"
+for_each = "page.id"
+rows_each = {second}
+primary_key = ["old_id"]
+columns = [{{ name = "old_id", type = "int", gen = "sequence" }}, {{ name = "body", type = "text", gen = "string", length = 9 }}]
+
+[[transaction]]
+name = "Read"
+weight = 100
+params = [{{ name = "p", gen = "key", of = "page.id" }}]
+statements = [{{ sql = "SELECT 1 FROM page WHERE id = :p" }}]
+"#
+            )
+        };
+        let per_key = |text: &str, t: usize| {
+            let spec = parse("p.toml", text).unwrap();
+            let Rows::ForEach(each) = &spec.tables[t].rows else {
+                panic!("a for_each table");
+            };
+            let c = counts(&spec.tables[t], each, 500, 5, 100);
+            (c.first_rows, c.total)
+        };
+        let same = pages("{ gen = \"histogram\", values = [[1, 3], [2, 1], [5, 1]] }");
+        assert_eq!(per_key(&same, 1), per_key(&same, 2));
+        let other = pages("{ gen = \"histogram\", values = [[1, 3], [2, 1], [6, 1]] }");
+        assert_ne!(per_key(&other, 1), per_key(&other, 2));
     }
 }

@@ -163,9 +163,9 @@ pub fn rows(spec: &Spec, scale: i64) -> u64 {
 /// The rows a load of `spec` at `scale` with `seed` writes, a `for_each`
 /// table's counted as the load draws them.
 pub fn rows_loaded(spec: &Spec, scale: i64, seed: u64) -> u64 {
-    (spec.tables.iter().enumerate())
-        .map(|(t, table)| match &table.rows {
-            Rows::ForEach(each) => drawn_rows::counts(table, t, each, scale, seed, CHUNK).total,
+    (spec.tables.iter())
+        .map(|table| match &table.rows {
+            Rows::ForEach(each) => drawn_rows::counts(table, each, scale, seed, CHUNK).total,
             rows => rows.at(scale),
         } as u64)
         .fold(0, u64::saturating_add)
@@ -246,7 +246,7 @@ fn units(spec: &Spec, scale: i64, seed: u64) -> Result<Vec<Unit>, WorkloadError>
     for (t, table) in spec.tables.iter().enumerate() {
         let chunks: Vec<(i64, i64)> = match &table.rows {
             Rows::ForEach(each) => {
-                let counts = drawn_rows::counts(table, t, each, scale, seed, CHUNK);
+                let counts = drawn_rows::counts(table, each, scale, seed, CHUNK);
                 sequences_fit(table, counts.total, scale)?;
                 let starts = (0..each.parent.rows.at(scale)).step_by(CHUNK as usize);
                 starts.zip(counts.first_rows).collect()
@@ -314,7 +314,7 @@ pub async fn load<E: Engine>(
             let made = &tables[unit.table];
             let batch = match &table.rows {
                 Rows::ForEach(each) => drawn_rows::rows(
-                    (table, unit.table, each),
+                    (table, each),
                     made,
                     Chunk {
                         index: unit.chunk,
