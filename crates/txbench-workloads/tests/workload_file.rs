@@ -13,16 +13,14 @@ use txbench_core::{Engine, Session};
 use txbench_engines::sqlite::{SqliteConfig, SqliteEngine};
 use txbench_workloads::custom::{self, ycsb};
 
-/// How long most tests here run.
-const SECOND: Duration = Duration::from_secs(1);
-
 fn engine(dir: &std::path::Path, name: &str) -> Arc<SqliteEngine> {
     let path = dir.join(name);
     Arc::new(SqliteEngine::new(SqliteConfig::parse(path.to_str().unwrap()).unwrap()).unwrap())
 }
 
-/// Load `text` at `scale` into an SQLite file of its own and run it for a
-/// second with 4 terminals; the recording, the engine and the checked file.
+/// Load `text` at `scale` into an SQLite file of its own and run 3,000 of
+/// its transactions on 4 terminals; the recording, the engine and the
+/// checked file.
 async fn load_and_run(
     dir: &std::path::Path,
     text: &str,
@@ -42,7 +40,7 @@ async fn load_and_run_after(
     let engine = engine(dir, &format!("{}.db", spec.title.replace(' ', "-")));
     support::load(&engine, &spec, scale, false).await;
     before(&engine);
-    let recording = support::run_for(&engine, &spec, scale, (4, 1), SECOND).await;
+    let recording = support::run_until(&engine, &spec, scale, (4, 1), 3_000).await;
     (recording, engine, spec)
 }
 
@@ -211,7 +209,7 @@ async fn smallbank_runs_keeps_its_invariants_and_moves_money_without_making_any(
     support::load(&engine, &moving, 1000, false).await;
     const MONEY: &str = "SELECT (SELECT sum(bal) FROM savings) + (SELECT sum(bal) FROM checking)";
     let before = total(&engine, MONEY).await;
-    let rec = support::run_for(&engine, &moving, 1000, (4, 1), SECOND).await;
+    let rec = support::run_until(&engine, &moving, 1000, (4, 1), 1_000).await;
     let moved: u64 = rec.total.measured.iter().map(|t| t.committed).sum();
     assert!(moved > 100, "{:?}", rec.total.measured);
     let after = total(&engine, MONEY).await;
@@ -264,7 +262,7 @@ async fn voter_records_each_valid_vote_once_and_keeps_callers_to_their_limit() {
     spec.transactions[0].params[1].1 = custom::Generator::List(vec![toml::Value::Integer(907)]);
     let engine = self::engine(dir.path(), "limited.db");
     support::load(&engine, &spec, 6, false).await;
-    let rec = support::run_for(&engine, &spec, 6, (4, 1), SECOND).await;
+    let rec = support::run_until(&engine, &spec, 6, (4, 1), 3_000).await;
     let vote = &rec.total.measured[0];
     assert!(vote.expected_rollbacks > 100, "{vote:?}");
     assert_eq!(vote.failed(), 0, "{:?}", rec.total.error_samples);
@@ -438,10 +436,10 @@ async fn resource_stresser_runs_its_mix_with_its_pauses_inside_the_transaction()
     let spec = custom::parse("workload.toml", &text).unwrap();
     let engine = engine(dir.path(), "ResourceStresser.db");
     support::load(&engine, &spec, 4, false).await;
-    // Three seconds: SQLite's one connection takes its hashing and pauses
-    // one transaction at a time (about 60 a second here).
-    let rec = support::run_for(&engine, &spec, 4, (4, 1), Duration::from_secs(3)).await;
-    assert_committed_in_its_shares(&rec, &spec, 30);
+    // SQLite's one connection takes its hashing and pauses one
+    // transaction at a time (about 60 a second here).
+    let rec = support::run_until(&engine, &spec, 4, (4, 1), 300).await;
+    assert_committed_in_its_shares(&rec, &spec, 250);
     for (t, stats) in spec.transactions.iter().zip(&rec.total.measured) {
         let paused: Duration = t.statements.iter().filter_map(|s| s.pause_after).sum();
         let least = paused * t.repeat as u32;

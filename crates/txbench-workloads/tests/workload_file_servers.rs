@@ -8,7 +8,6 @@
 mod support;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use support::documented_example;
 use txbench_core::{Engine, Session};
@@ -24,26 +23,15 @@ fn with_database(url: &str, name: &str) -> String {
     format!("{base}/{name}")
 }
 
-/// Load `text` at scale 100 and run it for `seconds` on `terminals`
-/// terminals and 2 sessions: every type commits (but one expected never
-/// to, which ends in its rollbacks), nothing fails, and every invariant
-/// holds.
-async fn loads_and_runs<E: Engine>(
-    engine: &Arc<E>,
-    text: &str,
-    (terminals, seconds): (usize, u64),
-) {
+/// Load `text` at scale 100 and run `count` of its transactions on
+/// `terminals` terminals and 2 sessions: every type commits (but one
+/// expected never to, which ends in its rollbacks), nothing fails, and
+/// every invariant holds.
+async fn loads_and_runs<E: Engine>(engine: &Arc<E>, text: &str, (terminals, count): (usize, u64)) {
     let spec = custom::parse("workload.toml", text).unwrap();
     // YCSB's files share their table: each load replaces the last one's.
     support::load(engine, &spec, 100, true).await;
-    let rec = support::run_for(
-        engine,
-        &spec,
-        100,
-        (terminals, 2),
-        Duration::from_secs(seconds),
-    )
-    .await;
+    let rec = support::run_until(engine, &spec, 100, (terminals, 2), count).await;
     for (t, stats) in spec.transactions.iter().zip(&rec.total.measured) {
         let what = format!("{} {}", spec.name, t.name);
         if t.expected_success == Some(0.0) {
@@ -85,16 +73,15 @@ async fn every_file<E: Engine>(engine: &Arc<E>) {
         text.to_string()
     })) {
         match custom::parse("workload.toml", &text).unwrap().name.as_str() {
-            // One terminal for three seconds, its pauses cut to
-            // milliseconds: its Contention types hold their locks for
-            // seconds and deadlock each other by design (PostgreSQL finds
-            // a deadlock after a second), so that a second of 4 terminals
-            // might commit none of them.
+            // One terminal, its pauses cut to milliseconds: its
+            // Contention types hold their locks for seconds and deadlock
+            // each other by design (PostgreSQL finds a deadlock after a
+            // second), so that 4 terminals would spend the run waiting.
             "resourcestresser" => {
                 let short = support::resource_stresser_with_short_pauses();
-                loads_and_runs(engine, &short, (1, 3)).await;
+                loads_and_runs(engine, &short, (1, 300)).await;
             }
-            _ => loads_and_runs(engine, &text, (4, 1)).await,
+            _ => loads_and_runs(engine, &text, (4, 2_000)).await,
         }
     }
 }

@@ -107,18 +107,37 @@ pub async fn load<E: Engine>(engine: &Arc<E>, spec: &Spec, scale: i64, drop: boo
     }
 }
 
-/// Run `spec` at `scale` for `duration` on `(terminals, connections)`,
-/// closed loop.
-pub async fn run_for<E: Engine>(
+/// Run `spec` at `scale` until `count` transactions have ended, on
+/// `(terminals, connections)`, closed loop: a test's counts are then the
+/// same on a loaded machine, which only takes longer (two minutes at most).
+pub async fn run_until<E: Engine>(
+    engine: &Arc<E>,
+    spec: &Spec,
+    scale: i64,
+    sessions: (usize, usize),
+    count: u64,
+) -> driver::Recording {
+    run(
+        engine,
+        spec,
+        scale,
+        sessions,
+        (Duration::from_secs(120), Some(count)),
+    )
+    .await
+}
+
+/// Run `spec` for `duration`, or until `count` transactions have ended.
+async fn run<E: Engine>(
     engine: &Arc<E>,
     spec: &Spec,
     scale: i64,
     (terminals, connections): (usize, usize),
-    duration: Duration,
+    (duration, count): (Duration, Option<u64>),
 ) -> driver::Recording {
     let opts = RunOptions {
         duration,
-        transactions: None,
+        transactions: count,
         warmup: Duration::ZERO,
         terminals,
         connections,
