@@ -22,7 +22,8 @@ pub(super) fn define(conn: &Connection) -> Result<(), DbError> {
     .map_err(|e| DbError::new(ErrorKind::Other, format!("defining md5(): {e}")))
 }
 
-/// `bytes` as lowercase hex digits.
+/// `bytes` as lowercase hex digits (md-5 0.11's digest formats no hex, and
+/// no hex crate is in the tree for these five lines).
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes

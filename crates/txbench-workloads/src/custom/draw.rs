@@ -151,7 +151,7 @@ pub enum Draw {
     },
     /// `#` a digit, `@` a letter, the rest as written.
     Pattern(String),
-    /// Earlier parameters summed ([`Draw::adds_to`]: the terminal adds
+    /// Earlier parameters summed ([`Draw::given`]: the terminal adds
     /// them, holding the earlier values).
     Add(Sum),
     /// The values: a column's rows in turn, a parameter's uniform.
@@ -178,7 +178,7 @@ pub enum Draw {
     /// Uniform over the keys loaded: `[start, start + n)`.
     Key(i64, i64),
     /// Uniform over the keys loaded but an earlier parameter's
-    /// ([`Draw::other_than`]: the terminal gives that key).
+    /// ([`Draw::given`]: the terminal gives that key).
     OtherKey(OtherKeys),
     /// The next key past every one loaded or inserted.
     NextKey(Arc<Inserts>),
@@ -187,7 +187,7 @@ pub enum Draw {
     /// One of the integers, by the weights.
     Histogram(Vec<i64>, WeightedIndex<u64>),
     /// A value of the earlier column or parameter of this index
-    /// ([`Draw::seeded`]: the loader and the terminal give that value).
+    /// ([`Draw::given`]: the loader and the terminal give that value).
     Seeded(Box<Draw>, usize),
     /// The time of the draw.
     Now,
@@ -406,7 +406,7 @@ impl Draw {
             } => (inserts.newest_done() - (ranks.key(rng) as i64 - 1)).max(*start),
             Draw::Bunched { start, n, shape } => start + shape.offset(rng, *n),
             Draw::Pattern(template) => return Value::Text(pattern(rng, template)),
-            // The terminal adds ([`Draw::adds_to`]); a column never does
+            // The terminal adds ([`Draw::given`]); a column never does
             // (refused with the file).
             Draw::Add(_) => return Value::Null,
             Draw::List(values) => return values[row as usize % values.len()].clone(),
@@ -434,11 +434,11 @@ impl Draw {
             // The loader puts the parent's key in its place.
             Draw::Null | Draw::Parent => return Value::Null,
             Draw::Key(start, n) => rng.uniform(*start, start + n - 1),
-            // The terminal draws it ([`Draw::other_than`]); a column never
+            // The terminal draws it ([`Draw::given`]); a column never
             // does (refused with the file).
             Draw::OtherKey(_) => return Value::Null,
             // The loader and the terminal draw it from the value it is
-            // seeded by ([`Draw::seeded`]).
+            // seeded by ([`Draw::given`]).
             Draw::Seeded(..) => return Value::Null,
             Draw::NextKey(inserts) => inserts.take_next(),
         })
@@ -457,26 +457,28 @@ impl Draw {
     /// (a sequence's), `earlier` the row's values before it (a `seeded_by`
     /// draw's integer is one of them).
     pub fn column_value(&self, rng: &mut Rand, row: i64, earlier: &[Value]) -> Value {
-        match self.seeded() {
-            Some((inner, by)) => Draw::seeded_value(inner, earlier.get(by).and_then(Value::as_i64)),
-            None => self.value(rng, row),
-        }
+        let earlier = |i: usize| earlier.get(i).and_then(Value::as_i64);
+        (self.given(rng, earlier)).unwrap_or_else(|| self.value(rng, row))
     }
 
-    /// A `seeded_by` draw's inner draw and the index of the earlier value
-    /// it is seeded by; `None` for every other generator.
-    pub fn seeded(&self) -> Option<(&Draw, usize)> {
-        match self {
-            Draw::Seeded(inner, by) => Some((inner, *by)),
-            _ => None,
-        }
+    /// The value of a draw made of earlier values, of its row or its
+    /// transaction, given them by index as integers: an `add`'s sum, an
+    /// `other_than` key, a `seeded_by` value. `None` for every draw that
+    /// needs none, which [`Draw::value`] and [`Draw::parameter`] draw.
+    pub fn given(&self, rng: &mut Rand, earlier: impl Fn(usize) -> Option<i64>) -> Option<Value> {
+        Some(match self {
+            Draw::Add(sum) => sum.of(earlier).map_or(Value::Null, Value::Int),
+            Draw::OtherKey(keys) => Value::Int(keys.draw(rng, earlier(keys.earlier))),
+            Draw::Seeded(inner, by) => Draw::seeded_value(inner, earlier(*by)),
+            _ => return None,
+        })
     }
 
     /// The value `inner` draws for the integer `key` (`seeded_by`): from a
     /// stream seeded by `key` alone, drawn as a parameter is, so that the
     /// load and every terminal draw one value for one key. NULL for no
     /// integer.
-    pub fn seeded_value(inner: &Draw, key: Option<i64>) -> Value {
+    fn seeded_value(inner: &Draw, key: Option<i64>) -> Value {
         match key {
             Some(k) => inner.parameter(&mut Rand::derive(SEEDED_STREAMS, k as u64)),
             None => Value::Null,

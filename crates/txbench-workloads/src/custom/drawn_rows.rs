@@ -37,40 +37,47 @@ pub struct Counts {
 /// A count ready to draw at one scale, clamped to the keys a `distinct`
 /// column can give one parent.
 struct CountDraw {
-    min: i64,
-    max: i64,
-    zipfian: Option<KeyChooser>,
-    /// A histogram's counts and their weights.
-    histogram: Option<(Vec<i64>, WeightedIndex<u64>)>,
+    shape: CountShape,
     most: i64,
+}
+
+/// How a count is drawn.
+enum CountShape {
+    /// Uniform in `[min, max]`.
+    Uniform(i64, i64),
+    /// A zipfian's rank less 1, raised to the minimum.
+    Zipfian(KeyChooser, i64),
+    /// A histogram's counts, by their weights.
+    Histogram(Vec<i64>, WeightedIndex<u64>),
 }
 
 impl CountDraw {
     fn new(table: &Table, count: &Count, scale: i64) -> CountDraw {
         let max = count.max.at(scale).max(count.min);
-        let zipfian = (count.theta).map(|theta| {
-            KeyChooser::new(max.max(1) as u64, theta).expect("a checked skew and range")
-        });
-        let histogram = count.histogram.as_ref().map(|counts| {
-            let weights = WeightedIndex::new(counts.iter().map(|(_, w)| *w));
-            let weights = weights.expect("weights checked with the file");
-            (counts.iter().map(|(n, _)| *n).collect(), weights)
-        });
+        let shape = match (&count.histogram, count.theta) {
+            (Some(counts), _) => {
+                let weights = WeightedIndex::new(counts.iter().map(|(_, w)| *w));
+                let weights = weights.expect("weights checked with the file");
+                CountShape::Histogram(counts.iter().map(|(n, _)| *n).collect(), weights)
+            }
+            (None, Some(theta)) => CountShape::Zipfian(
+                KeyChooser::new(max.max(1) as u64, theta).expect("a checked skew and range"),
+                count.min,
+            ),
+            (None, None) => CountShape::Uniform(count.min, max),
+        };
         CountDraw {
-            min: count.min,
-            max,
-            zipfian,
-            histogram,
+            shape,
             most: distinct_room(table, scale),
         }
     }
 
     fn draw(&self, rng: &mut Rand) -> i64 {
-        let n = match (&self.histogram, &self.zipfian) {
-            (Some((counts, weights)), _) => counts[rng.sample(weights)],
+        let n = match &self.shape {
+            CountShape::Uniform(min, max) => rng.uniform(*min, *max),
             // Rank 1 is count 0, as BenchBase's zipfian over 0..max.
-            (None, Some(ranks)) => (ranks.key(rng) as i64 - 1).max(self.min),
-            (None, None) => rng.uniform(self.min, self.max),
+            CountShape::Zipfian(ranks, min) => (ranks.key(rng) as i64 - 1).max(*min),
+            CountShape::Histogram(counts, weights) => counts[rng.sample(weights)],
         };
         n.min(self.most)
     }

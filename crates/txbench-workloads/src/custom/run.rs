@@ -276,24 +276,16 @@ impl Terminal for FileTerminal {
     }
 }
 
-/// A transaction's parameter drawn by `d`, after the `earlier` ones: an
-/// `add` sums an earlier value, an `other_than` key leaves one out (the
-/// terminal holds them; a [`Draw`] draws alone).
+/// A transaction's parameter drawn by `d`, after the `earlier` ones (an
+/// `add`, an `other_than` key and a `seeded_by` value are made of them).
 fn draw_param(d: &Draw, rng: &mut Rand, earlier: &[Drawn]) -> Drawn {
     let earlier_int = |i: usize| match earlier.get(i) {
         Some(Drawn::Int(v)) => Some(*v),
         _ => None,
     };
-    if let Some(sum) = d.adds_to() {
-        return sum.of(earlier_int).map_or(Drawn::Null, Drawn::Int);
-    }
-    if let Some(keys) = d.other_than() {
-        return Drawn::Int(keys.draw(rng, earlier_int(keys.earlier)));
-    }
-    if let Some((inner, by)) = d.seeded() {
-        return Draw::seeded_value(inner, earlier_int(by)).into();
-    }
-    d.parameter(rng).into()
+    (d.given(rng, earlier_int))
+        .unwrap_or_else(|| d.parameter(rng))
+        .into()
 }
 
 impl<K: 'static> Workload for FileWorkload<K> {

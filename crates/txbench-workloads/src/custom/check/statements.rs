@@ -183,8 +183,7 @@ impl Checker<'_> {
                 }
             }
         }
-        let query = first_word(&sql)
-            .is_some_and(|w| w.eq_ignore_ascii_case("select") || w.eq_ignore_ascii_case("with"));
+        let query = is_query(&sql);
         if read_only && !query {
             return Err(self.at.error(
                 s.sql.span(),
@@ -270,10 +269,7 @@ pub(super) fn after_load(
             let sql = d.sql.get_ref();
             let refused =
                 |why: &str| at.error(d.sql.span(), format!("after_load '{}': {why}", d.name));
-            let query = first_word(sql).is_some_and(|w| {
-                w.eq_ignore_ascii_case("select") || w.eq_ignore_ascii_case("with")
-            });
-            if query {
+            if is_query(sql) {
                 return Err(refused(
                     "a query changes no row: write the UPDATE or INSERT",
                 ));
@@ -380,6 +376,12 @@ fn placeholders(sql: &str) -> (String, Vec<String>) {
         }
     }
     (out, args)
+}
+
+/// Whether `sql` returns rows: it starts with `SELECT` or `WITH`.
+fn is_query(sql: &str) -> bool {
+    first_word(sql)
+        .is_some_and(|w| w.eq_ignore_ascii_case("select") || w.eq_ignore_ascii_case("with"))
 }
 
 fn first_word(sql: &str) -> Option<&str> {

@@ -101,9 +101,10 @@ pub(super) fn kind_of(
         .iter()
         .map(|s| driver_statements(t, s, tables))
         .collect();
+    let drawn: Vec<&str> = t.params.iter().map(|(n, _)| n.as_str()).collect();
     let mut steps = Steps::default();
     for r in 0..t.repeat {
-        steps.repetition(t, &statements, r * per_repeat);
+        steps.repetition(t, (&statements, &drawn), r * per_repeat);
     }
     let Steps {
         steps,
@@ -143,7 +144,7 @@ pub(super) fn kind_of(
 }
 
 /// A statement of the file as the driver takes it, then its variants.
-pub(super) fn driver_statements(
+fn driver_statements(
     t: &Transaction,
     s: &Statement,
     tables: &[&'static schema::Table],
@@ -163,25 +164,24 @@ pub(super) fn driver_statements(
 
 /// A type's steps as they are made, repetition after repetition.
 #[derive(Default)]
-pub(super) struct Steps {
-    pub(super) steps: Vec<Step>,
-    pub(super) waves: Vec<Range<usize>>,
+struct Steps {
+    steps: Vec<Step>,
+    waves: Vec<Range<usize>>,
     /// The names of the values read, each at its slot.
-    pub(super) read: Vec<String>,
+    read: Vec<String>,
     /// The first step of the round trip being made.
-    pub(super) wave_start: usize,
+    wave_start: usize,
 }
 
 impl Steps {
-    /// The steps of one repetition of `t`'s statements, whose drawn
-    /// parameters start at `drawn_from` in the input.
+    /// The steps of one repetition of `t`'s statements (made for the
+    /// driver), whose `drawn` parameters start at `drawn_from` in the input.
     fn repetition(
         &mut self,
         t: &Transaction,
-        statements: &[Vec<&'static schema::Statement>],
+        (statements, drawn): (&[Vec<&'static schema::Statement>], &[&str]),
         drawn_from: usize,
     ) {
-        let drawn: Vec<&str> = t.params.iter().map(|(n, _)| n.as_str()).collect();
         let first_step = self.steps.len();
         // A repetition reads only what it read itself.
         let read_from = self.read.len();
@@ -241,7 +241,7 @@ impl Steps {
 }
 
 /// A checked key-value form as the engines take it.
-pub(super) fn kv_op(form: &KvForm, tables: &[&'static schema::Table]) -> KvOp {
+fn kv_op(form: &KvForm, tables: &[&'static schema::Table]) -> KvOp {
     let table = *tables
         .iter()
         .find(|t| t.name == form.table())
@@ -280,7 +280,7 @@ pub(super) fn kv_op(form: &KvForm, tables: &[&'static schema::Table]) -> KvOp {
 }
 
 /// Whether `g` draws integers (what the acknowledged-work log keeps).
-pub(super) fn draws_integers(g: &Generator) -> bool {
+fn draws_integers(g: &Generator) -> bool {
     match g {
         Generator::Text { .. } | Generator::Padded { .. } => false,
         Generator::Constant(v) => v.is_integer(),
