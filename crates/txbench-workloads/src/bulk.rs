@@ -376,8 +376,8 @@ pub struct Population<U, G> {
     /// order once every unit is written, before keys and indexes.
     pub derived: Vec<&'static txbench_core::schema::Statement>,
     /// Statements that finish the rows written (a workload file's
-    /// `after_load` UPDATEs), run in order after `derived`; the rows they
-    /// change are no rows loaded.
+    /// `after_load` UPDATEs), run in order once the keys and indexes are
+    /// made; the rows they change are no rows loaded.
     pub finishing: Vec<&'static txbench_core::schema::Statement>,
 }
 
@@ -453,9 +453,6 @@ where
             for statement in derived {
                 rows += s.execute(statement, &[]).await?;
             }
-            for statement in finishing {
-                s.execute(statement, &[]).await?;
-            }
             Ok(rows)
         })
     })
@@ -463,6 +460,18 @@ where
     rows_done.fetch_add(copied, Ordering::Relaxed);
     let session =
         finish_tables::<E>(&engine, session, schema, plan.threads, plan.foreign_keys).await?;
+    // With the keys and indexes made: a statement that finishes a row from
+    // others looks them up by key (Wikipedia's page its newest revision)
+    // rather than scanning a table for each row.
+    let (session, ()) = on_session(engine.as_ref(), session, move |s| {
+        Box::pin(async move {
+            for statement in finishing {
+                s.execute(statement, &[]).await?;
+            }
+            Ok(())
+        })
+    })
+    .await?;
     let (scale, seed, entries) = (plan.scale, plan.seed, population.entries);
     on_session(engine.as_ref(), session, move |s| {
         Box::pin(async move { meta.write(s, scale, seed, &entries).await })

@@ -602,3 +602,63 @@ async fn a_text_column_holds_documents_longer_than_a_varchar() {
     assert!(long > 10.0, "{long} documents of 50,000 characters");
     assert_invariants_hold(&engine, &spec).await;
 }
+
+const WIKIPEDIA: &str = include_str!("../src/custom/benchbase/wikipedia.toml");
+
+/// Wikipedia on SQLite: every procedure runs in its share of the mix with
+/// no error, so every page the run drew was found by the namespace and
+/// title the load drew from its id (its `" [id]"` suffix included); each
+/// edit added one revision, text, recent change and log entry, about a
+/// quarter of them the anonymous user's (`instead`); a watch of an
+/// article watches its talk page too, and no other page's (`when`); the
+/// invariants hold, the edit counts and latest revisions the load finished
+/// (`after_load`) among them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wikipedia_finds_its_pages_by_title_and_edits_them_in_benchbase_s_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let loaded = std::sync::Mutex::new((0.0, 0.0));
+    let (rec, engine, spec) = load_and_run_after(dir.path(), WIKIPEDIA, 40, |engine| {
+        let count = |sql| pollster::block_on(total(engine, sql));
+        *loaded.lock().unwrap() = (
+            count("SELECT COUNT(*) * 1.0 FROM revision"),
+            count("SELECT COUNT(*) * 1.0 FROM text"),
+        );
+    })
+    .await;
+    assert_committed_in_its_shares(&rec, &spec, 2_000);
+    let (revisions, texts) = *loaded.lock().unwrap();
+    assert!(
+        revisions >= 40.0 && revisions == texts,
+        "{revisions} {texts}"
+    );
+    let edits = rec.total.measured[2].committed as f64;
+    let count = |sql| total(&engine, sql);
+    assert_eq!(
+        count("SELECT COUNT(*) * 1.0 FROM revision").await,
+        revisions + edits
+    );
+    assert_eq!(
+        count("SELECT COUNT(*) * 1.0 FROM text").await,
+        texts + edits
+    );
+    assert_eq!(
+        count("SELECT COUNT(*) * 1.0 FROM recentchanges").await,
+        edits
+    );
+    let anonymous = count("SELECT COUNT(*) * 1.0 FROM recentchanges WHERE rc_user = 0").await;
+    let sd = (0.26 * 0.74 / edits).sqrt();
+    assert!(
+        (anonymous / edits - 0.26).abs() < 5.0 * sd,
+        "{anonymous} of {edits} edits anonymous"
+    );
+    let titled = "SELECT COUNT(*) * 1.0 FROM page WHERE page_title LIKE '% [' || page_id || ']'";
+    assert_eq!(count(titled).await, 40.0);
+    let talk = "SELECT COUNT(*) * 1.0 FROM watchlist w, page p WHERE p.page_id = w.wl_page \
+                AND w.wl_namespace = 1 AND p.page_namespace = 0 AND w.wl_title = p.page_title";
+    assert!(count(talk).await > 0.0, "no article's talk page watched");
+    let strays = "SELECT COUNT(*) * 1.0 FROM watchlist w, page p WHERE p.page_id = w.wl_page \
+                  AND (w.wl_title <> p.page_title OR (w.wl_namespace <> p.page_namespace \
+                  AND NOT (w.wl_namespace = 1 AND p.page_namespace = 0)))";
+    assert_eq!(count(strays).await, 0.0);
+    assert_invariants_hold(&engine, &spec).await;
+}

@@ -29,8 +29,7 @@ fn with_database(url: &str, name: &str) -> String {
 /// every invariant holds.
 async fn loads_and_runs<E: Engine>(engine: &Arc<E>, text: &str, (terminals, count): (usize, u64)) {
     let spec = custom::parse("workload.toml", text).unwrap();
-    // YCSB's files share their table: each load replaces the last one's.
-    support::load(engine, &spec, 100, true).await;
+    support::load(engine, &spec, 100, false).await;
     let rec = support::run_until(engine, &spec, 100, (terminals, 2), count).await;
     for (t, stats) in spec.transactions.iter().zip(&rec.total.measured) {
         let what = format!("{} {}", spec.name, t.name);
@@ -55,6 +54,8 @@ async fn loads_and_runs<E: Engine>(engine: &Arc<E>, text: &str, (terminals, coun
     for clause in found {
         assert_eq!(clause.violations, 0, "{}: {}", spec.name, clause.clause);
     }
+    drop(session);
+    support::clean(engine, &spec).await;
 }
 
 async fn every_file<E: Engine>(engine: &Arc<E>) {

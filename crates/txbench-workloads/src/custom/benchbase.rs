@@ -34,6 +34,12 @@ pub const CHOICES: &[Choice] = &[
                and aggregates, updated one row at a time (skewed, loaded per item and user)",
     },
     Choice {
+        name: "wikipedia",
+        help: "BenchBase's Wikipedia: MediaWiki's pages read by namespace and title through \
+               four dependent queries, edits that write a revision, its text and a watchers' \
+               notice (skewed pages, large texts)",
+    },
+    Choice {
         name: "resourcestresser",
         help: "BenchBase's ResourceStresser: one type each for the server's CPU (hashing), \
                I/O (wide and narrow rows rewritten) and locks (rows held across pauses)",
@@ -52,6 +58,7 @@ const FILES: &[&str] = &[
     include_str!("benchbase/sibench.toml"),
     include_str!("benchbase/twitter.toml"),
     include_str!("benchbase/epinions.toml"),
+    include_str!("benchbase/wikipedia.toml"),
     include_str!("benchbase/resourcestresser.toml"),
     include_str!("benchbase/noop.toml"),
 ];

@@ -327,7 +327,7 @@ impl Checker<'_> {
             return Err(self.at.error(span, message));
         }
         // Not a table of drawn rows, itself included (refused by name).
-        let parent_keys = self.key_range(parent, raw)?;
+        let parent_keys = self.key_range(parent, raw, false)?;
         let Some(count) = &t.rows_each else {
             let message = format!(
                 "table '{name}': for_each needs rows_each = {{ gen = \"uniform\" or \"zipfian\", min, max }} or {{ gen = \"histogram\", values }}"
@@ -503,6 +503,13 @@ impl Checker<'_> {
                 None => c,
             };
             self.generator_given(name, t, c)?;
+            if let Some(instead) = &c.instead {
+                let message = format!(
+                    "table '{name}' column '{}': instead is a parameter's (a column's share of values is its generator's)",
+                    c.name.get_ref()
+                );
+                return Err(self.at.error(instead.span(), message));
+            }
             for mut column in self.columns(name, drawn, raw, t.for_each.as_ref())? {
                 column.distinct = distinct;
                 let what = format!("table '{name}' column '{}'", column.name);
@@ -703,11 +710,15 @@ impl Checker<'_> {
         gen_check.generator()
     }
 
-    /// The keys `of = "table.column"` names: a sequence column of a table.
+    /// The keys `of = "table.column"` names: a sequence column of a table;
+    /// of a table whose rows are drawn for each key of another too when
+    /// `inserts_past` (a `next-key`'s, which starts past the largest key
+    /// the run finds, whatever the load drew).
     fn key_range(
         &self,
         of: &toml::Spanned<String>,
         raw: &WorkloadFile,
+        inserts_past: bool,
     ) -> Result<KeyRange, FileError> {
         let bad = |why: String| {
             self.at
@@ -727,7 +738,7 @@ impl Checker<'_> {
             .iter()
             .find(|c| c.name.get_ref() == column)
             .ok_or_else(|| bad(format!("table '{table}' has no column '{column}'")))?;
-        if t.for_each.is_some() || t.from.is_some() {
+        if (t.for_each.is_some() && !inserts_past) || t.from.is_some() {
             return Err(bad(format!(
                 "table '{table}' draws its rows (for_each) or selects them (from), so its keys are not known"
             )));

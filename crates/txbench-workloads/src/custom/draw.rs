@@ -187,8 +187,12 @@ pub enum Draw {
     /// One of the integers, by the weights.
     Histogram(Vec<i64>, WeightedIndex<u64>),
     /// A value of the earlier column or parameter of this index
-    /// ([`Draw::given`]: the loader and the terminal give that value).
-    Seeded(Box<Draw>, usize),
+    /// ([`Draw::given`]: the loader and the terminal give that value),
+    /// then the text around the integer after it, if any.
+    Seeded(Box<Draw>, usize, Option<(String, String)>),
+    /// The inner draw's value, or this one in so many of the draws (a
+    /// share from 0 to 1).
+    Instead(Box<Draw>, Value, f64),
     /// The time of the draw.
     Now,
     /// NULL.
@@ -373,9 +377,20 @@ impl Draw {
             Generator::Padded { inner, width } => {
                 Draw::Padded(Box::new(Draw::new(inner, scale, next, rng)?), *width)
             }
-            Generator::Seeded { inner, by } => {
-                Draw::Seeded(Box::new(Draw::new(inner, scale, next, rng)?), *by)
-            }
+            Generator::Seeded { inner, by, suffix } => Draw::Seeded(
+                Box::new(Draw::new(inner, scale, next, rng)?),
+                *by,
+                suffix.clone(),
+            ),
+            Generator::Instead {
+                inner,
+                value,
+                percent,
+            } => Draw::Instead(
+                Box::new(Draw::new(inner, scale, next, rng)?),
+                constant(value)?,
+                percent / 100.0,
+            ),
         })
     }
 
@@ -440,6 +455,12 @@ impl Draw {
             // The loader and the terminal draw it from the value it is
             // seeded by ([`Draw::given`]).
             Draw::Seeded(..) => return Value::Null,
+            Draw::Instead(inner, value, share) => {
+                return match rng.unit() < *share {
+                    true => value.clone(),
+                    false => inner.value(rng, row),
+                };
+            }
             Draw::NextKey(inserts) => inserts.take_next(),
         })
     }
@@ -469,7 +490,9 @@ impl Draw {
         Some(match self {
             Draw::Add(sum) => sum.of(earlier).map_or(Value::Null, Value::Int),
             Draw::OtherKey(keys) => Value::Int(keys.draw(rng, earlier(keys.earlier))),
-            Draw::Seeded(inner, by) => Draw::seeded_value(inner, earlier(*by)),
+            Draw::Seeded(inner, by, suffix) => {
+                Draw::seeded_value(inner, earlier(*by), suffix.as_ref())
+            }
             _ => return None,
         })
     }
@@ -478,10 +501,18 @@ impl Draw {
     /// stream seeded by `key` alone, drawn as a parameter is, so that the
     /// load and every terminal draw one value for one key. NULL for no
     /// integer.
-    fn seeded_value(inner: &Draw, key: Option<i64>) -> Value {
-        match key {
-            Some(k) => inner.parameter(&mut Rand::derive(SEEDED_STREAMS, k as u64)),
-            None => Value::Null,
+    fn seeded_value(inner: &Draw, key: Option<i64>, suffix: Option<&(String, String)>) -> Value {
+        let Some(k) = key else {
+            return Value::Null;
+        };
+        match (
+            inner.parameter(&mut Rand::derive(SEEDED_STREAMS, k as u64)),
+            suffix,
+        ) {
+            (Value::Text(text), Some((before, after))) => {
+                Value::Text(format!("{text}{before}{k}{after}"))
+            }
+            (value, _) => value,
         }
     }
 
@@ -499,6 +530,10 @@ impl Draw {
     pub fn parameter(&self, rng: &mut Rand) -> Value {
         match self {
             Draw::List(values) => values[rng.uniform(0, values.len() as i64 - 1) as usize].clone(),
+            Draw::Instead(inner, value, share) => match rng.unit() < *share {
+                true => value.clone(),
+                false => inner.parameter(rng),
+            },
             other => other.value(rng, 0),
         }
     }
@@ -838,6 +873,36 @@ mod tests {
         assert!((0..100).all(|_| (1..=50).contains(&int(key.value(&mut rng, 0)))));
         let constant = draw(Generator::Constant(toml::Value::String("x".into())));
         assert_eq!(constant.value(&mut rng, 0), Value::Text("x".into()));
+    }
+
+    #[test]
+    fn instead_gives_its_value_in_its_share_of_the_draws_and_a_suffix_ends_with_the_seed() {
+        let next = NextKeys::default();
+        let mut rng = Rand::new(4);
+        let user = Generator::Instead {
+            inner: Box::new(Generator::Key(keys(1))),
+            value: toml::Value::Integer(0),
+            percent: 26.0,
+        };
+        let d = Draw::new(&user, 5, &next, &mut Rand::new(1)).unwrap();
+        let draws: Vec<i64> = (0..100_000).map(|_| int(d.parameter(&mut rng))).collect();
+        let zeros = draws.iter().filter(|&&v| v == 0).count() as f64 / 1e5;
+        // 26 percent, within five standard errors (0.0014 each).
+        assert!((zeros - 0.26).abs() < 0.007, "{zeros}");
+        assert!(draws.iter().all(|&v| v == 0 || (1..=50).contains(&v)));
+        let title = Generator::Seeded {
+            inner: Box::new(Generator::Text { min: 3, max: 5 }),
+            by: 0,
+            suffix: Some((" [".into(), "]".into())),
+        };
+        let d = Draw::new(&title, 5, &next, &mut Rand::new(1)).unwrap();
+        let mut of = |k: i64| d.given(&mut rng, |_| Some(k)).unwrap();
+        let Value::Text(t) = of(42) else {
+            panic!("not text");
+        };
+        assert!(t.ends_with(" [42]") && (8..=10).contains(&t.len()), "{t}");
+        // The same key, the same title, whatever the stream.
+        assert_eq!(of(42), Value::Text(t));
     }
 
     #[test]

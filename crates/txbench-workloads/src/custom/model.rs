@@ -260,10 +260,30 @@ pub struct FieldDef {
     /// value for the same integer at the load and in the run.
     #[serde(default)]
     pub seeded_by: Option<Spanned<String>>,
+    /// Text appended to a `seeded_by` value, `{}` standing for the
+    /// integer it is seeded by: BenchBase's Wikipedia ends each page's
+    /// title with `" [id]"`, so that no two pages share one.
+    #[serde(default)]
+    pub suffix: Option<Spanned<String>>,
+    /// A parameter's other value, drawn instead of the generator's in
+    /// `percent` percent of the draws: BenchBase's Wikipedia edits a
+    /// page as the anonymous user 0 in 26 percent of its updates.
+    #[serde(default)]
+    pub instead: Option<Spanned<InsteadDef>>,
     /// The `table.column` whose keys `key`, `zipfian`, `latest` and
     /// `next-key` draw from (a sequence column).
     #[serde(default)]
     pub of: Option<Spanned<String>>,
+}
+
+/// `instead = { value = 0, percent = 26 }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InsteadDef {
+    /// The value drawn instead.
+    pub value: toml::Value,
+    /// How often, in percent of the draws (above 0, at most 100).
+    pub percent: f64,
 }
 
 /// A `[[transaction]]`: a type of the mix.
@@ -337,6 +357,22 @@ pub struct StatementDef {
     /// updates.
     #[serde(default)]
     pub pause_after: Option<Spanned<String>>,
+    /// Sent only when a parameter, drawn or read, is this integer (a
+    /// branch: BenchBase's Wikipedia also watches an article's talk page,
+    /// `when = { param = "ns", equals = 0 }`); otherwise it is not sent
+    /// and returns no rows.
+    #[serde(default)]
+    pub when: Option<Spanned<WhenDef>>,
+}
+
+/// `when = { param = "ns", equals = 0 }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhenDef {
+    /// The parameter: drawn, or read by an earlier statement's `into`.
+    pub param: String,
+    /// The integer it must be for the statement to be sent.
+    pub equals: i64,
 }
 
 /// A list a query reads: `{ name = "f", rows = 20 }`.

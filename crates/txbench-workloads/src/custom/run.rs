@@ -459,8 +459,16 @@ async fn send_wave<S: Session>(
         Slot::Read(i) => read[i].param(),
     };
     let params: Vec<Param<'_>> = wave.iter().flat_map(|s| s.args.iter().map(value)).collect();
-    // A statement of a list that came back empty is not sent.
-    let sent = |s: &Step| !s.lists.iter().any(|&l| matches!(read[l], Drawn::Int(0)));
+    // A statement of a list that came back empty is not sent, nor one
+    // whose `when` does not hold.
+    let sent = |s: &Step| {
+        let holds = |(slot, equals): &(Slot, i64)| match slot {
+            Slot::Drawn(i) => matches!(input.params[*i], Drawn::Int(v) if v == *equals),
+            Slot::Read(i) => matches!(read[*i], Drawn::Int(v) if v == *equals),
+        };
+        !s.lists.iter().any(|&l| matches!(read[l], Drawn::Int(0)))
+            && s.when.as_ref().is_none_or(holds)
+    };
     let mut rest = &params[..];
     let calls: Vec<Call<'_>> = wave
         .iter()

@@ -163,6 +163,18 @@ pub enum Generator {
         inner: Box<Generator>,
         /// The earlier column's or parameter's index.
         by: usize,
+        /// Text after the value, split where the integer goes (`suffix`).
+        suffix: Option<(String, String)>,
+    },
+    /// `inner`'s value, or `value` instead in `percent` percent of the
+    /// draws (`instead`, a parameter's only).
+    Instead {
+        /// What draws the value otherwise.
+        inner: Box<Generator>,
+        /// The other value.
+        value: toml::Value,
+        /// How often, in percent.
+        percent: f64,
     },
 }
 
@@ -230,7 +242,18 @@ impl Generator {
             // The database holds the query's values to the column's type.
             Generator::Null | Generator::Selected => Drawn::Null,
             Generator::Padded { width, .. } => Drawn::Text(*width as usize),
-            Generator::Seeded { inner, .. } => inner.drawn(),
+            Generator::Seeded {
+                inner,
+                suffix: Some((before, after)),
+                ..
+            } => match inner.drawn() {
+                // The integer's digits and sign, at most 20.
+                Drawn::Text(n) => {
+                    Drawn::Text(n + before.chars().count() + 20 + after.chars().count())
+                }
+                other => other,
+            },
+            Generator::Seeded { inner, .. } | Generator::Instead { inner, .. } => inner.drawn(),
             Generator::Histogram(values) => {
                 let ints = values.iter().map(|(v, _)| *v);
                 Drawn::Ints(ints.clone().min().unwrap_or(0), ints.max().unwrap_or(0))
@@ -489,6 +512,9 @@ pub struct Statement {
     pub pick: Option<String>,
     /// How long the terminal waits after its reply, in the transaction.
     pub pause_after: Option<std::time::Duration>,
+    /// The parameter (drawn or read) and the integer it must be for the
+    /// statement to be sent (`when`); otherwise it returns no rows.
+    pub when: Option<(String, i64)>,
     /// Its line in the file.
     pub line: usize,
 }

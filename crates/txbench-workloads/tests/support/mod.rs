@@ -107,6 +107,18 @@ pub async fn load<E: Engine>(engine: &Arc<E>, spec: &Spec, scale: i64, drop: boo
     }
 }
 
+/// Drop the tables `spec`'s load made (as `clean` does), so that another
+/// file with a table of the same name loads next (Epinions' and
+/// Wikipedia's `useracct`).
+#[allow(dead_code)]
+pub async fn clean<E: Engine>(engine: &Arc<E>, spec: &Spec) {
+    let made = load::make(spec, load::about_of(spec));
+    let mut session = engine.connect().await.unwrap();
+    txbench_workloads::ownership::drop_ours(&mut session, made.meta, made.schema)
+        .await
+        .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+}
+
 /// Run `spec` at `scale` until `count` transactions have ended, on
 /// `(terminals, connections)`, closed loop: a test's counts are then the
 /// same on a loaded machine, which only takes longer (two minutes at most).

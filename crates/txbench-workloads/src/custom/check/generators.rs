@@ -150,7 +150,7 @@ impl GenCheck<'_> {
     /// The keys a `for_each` table's rows are made for, its column's.
     fn parent(&self) -> Result<Generator, FileError> {
         match self.parent {
-            Some(of) => Ok(Generator::Parent(self.checker.key_range(of, self.raw)?)),
+            Some(of) => Ok(Generator::Parent(self.checker.key_range(of, self.raw, false)?)),
             None => Err(self.error(
                 "gen = \"parent\" is the key a row of a for_each table is made for: a column of such a table's".into(),
             )),
@@ -214,7 +214,8 @@ impl GenCheck<'_> {
     fn keys(&self) -> Result<KeyRange, FileError> {
         let of = self.g.of.as_ref();
         let of = of.ok_or_else(|| self.missing("of = \"table.column\""))?;
-        let keys = self.checker.key_range(of, self.raw)?;
+        let inserts_past = self.kind == "next-key";
+        let keys = self.checker.key_range(of, self.raw, inserts_past)?;
         if keys.rows.none() && self.kind != "next-key" {
             return Err(self.error(format!(
                 "of = \"{}\": table '{}' is loaded empty: it has no keys to draw",
@@ -525,6 +526,10 @@ pub(super) fn seeded(
     earlier: &[(&str, &Generator)],
 ) -> Result<Generator, FileError> {
     let Some(by) = &g.seeded_by else {
+        if let Some(suffix) = &g.suffix {
+            let message = format!("{what}: suffix follows a seeded_by value, and this has none");
+            return Err(checker.at.error(suffix.span(), message));
+        }
         return Ok(generator);
     };
     let refused = |why: String| {
@@ -554,8 +559,90 @@ pub(super) fn seeded(
     ) {
         return Err(refused("it draws no integer".into()));
     }
+    let suffix = g
+        .suffix
+        .as_ref()
+        .map(|t| suffix(checker, what, t, &generator));
     Ok(Generator::Seeded {
         inner: Box::new(generator),
         by: index,
+        suffix: suffix.transpose()?,
+    })
+}
+
+/// A `suffix`, text with `{}` once at most where the integer goes, after a
+/// text value: split at the integer.
+fn suffix(
+    checker: &Checker<'_>,
+    what: &str,
+    template: &toml::Spanned<String>,
+    generator: &Generator,
+) -> Result<(String, String), FileError> {
+    let refused = |why: &str| {
+        let message = format!("{what}: suffix \"{}\": {why}", template.get_ref());
+        checker.at.error(template.span(), message)
+    };
+    if !matches!(generator.drawn(), Drawn::Text(_)) {
+        return Err(refused("it follows text, and this draws none"));
+    }
+    match template.get_ref().split_once("{}") {
+        Some((_, after)) if after.contains("{}") => Err(refused("one {} at most")),
+        Some((before, after)) => Ok((before.to_string(), after.to_string())),
+        None => Err(refused(
+            "no {} for the integer (write it where the integer goes)",
+        )),
+    }
+}
+
+/// A parameter's `generator`, or the `instead` value in so many percent of
+/// its draws: a value of the same kind (an integer for integers, text for
+/// text), for a generator that draws alone (not an insert's key, a sum,
+/// another key or a seeded value, which are what they are).
+pub(super) fn instead(
+    checker: &Checker<'_>,
+    what: &str,
+    g: &FieldDef,
+    generator: Generator,
+) -> Result<Generator, FileError> {
+    let Some(instead) = &g.instead else {
+        return Ok(generator);
+    };
+    let (value, percent) = (&instead.get_ref().value, instead.get_ref().percent);
+    let refused = |why: String| {
+        checker
+            .at
+            .error(instead.span(), format!("{what}: instead: {why}"))
+    };
+    let alone = !matches!(
+        generator,
+        Generator::NextKey(_)
+            | Generator::Add(_)
+            | Generator::OtherKey { .. }
+            | Generator::Seeded { .. }
+    );
+    if !alone || g.home_step.is_some() {
+        return Err(refused(format!(
+            "gen = \"{}\" is not drawn alone (an insert's key, a sum, another key, a seeded or homed value)",
+            g.kind.get_ref()
+        )));
+    }
+    if !(percent > 0.0 && percent <= 100.0) {
+        return Err(refused(format!("percent {percent}: above 0, at most 100")));
+    }
+    let same_kind = match generator.drawn() {
+        Drawn::Ints(..) | Drawn::KeysFrom(_) => value.is_integer(),
+        Drawn::Text(_) => value.is_str(),
+        _ => value.is_integer() || value.is_str(),
+    };
+    if !same_kind {
+        return Err(refused(format!(
+            "value {value} is not of the kind gen = \"{}\" draws",
+            g.kind.get_ref()
+        )));
+    }
+    Ok(Generator::Instead {
+        inner: Box::new(generator),
+        value: value.clone(),
+        percent,
     })
 }

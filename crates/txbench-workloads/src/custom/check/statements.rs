@@ -52,6 +52,7 @@ impl Checker<'_> {
             let before: Vec<(&str, &Generator)> =
                 params.iter().map(|(n, g)| (n.as_str(), g)).collect();
             let generator = generators::seeded(self, &what, p, generator, &before)?;
+            let generator = generators::instead(self, &what, p, generator)?;
             params.push((p.name.get_ref().clone(), generator));
             defined.push((p.name.get_ref().clone(), None));
         }
@@ -183,6 +184,12 @@ impl Checker<'_> {
                 }
             }
         }
+        let when = self.when(&what, s, defined, &list_of)?;
+        if let Some((_, Some(statement))) =
+            (when.as_ref()).and_then(|(p, _)| defined.iter().rev().find(|(n, _)| n == p))
+        {
+            after.insert(*statement);
+        }
         let query = is_query(&sql);
         if read_only && !query {
             return Err(self.at.error(
@@ -225,8 +232,35 @@ impl Checker<'_> {
             variants: Vec::new(),
             pick: None,
             pause_after,
+            when,
             line: self.at.line(&s.sql.span()),
         })
+    }
+
+    /// A statement's `when`: a parameter defined before it (drawn, or
+    /// read by an earlier statement's `into`), not a list.
+    fn when<'l>(
+        &self,
+        what: &str,
+        s: &StatementDef,
+        defined: &[(String, Option<usize>)],
+        list_of: &impl Fn(&str) -> Option<&'l ListRead>,
+    ) -> Result<Option<(String, i64)>, FileError> {
+        let Some(w) = &s.when else {
+            return Ok(None);
+        };
+        let (param, equals) = (&w.get_ref().param, w.get_ref().equals);
+        let bad = |why: &str| {
+            let message = format!("{what}: when = {{ param = \"{param}\" }}: {why}");
+            self.at.error(w.span(), message)
+        };
+        if !defined.iter().any(|(n, _)| n == param) {
+            return Err(bad("not defined by params or an earlier statement's into"));
+        }
+        if list_of(param).is_some() {
+            return Err(bad("a list is many values, and when compares one"));
+        }
+        Ok(Some((param.clone(), equals)))
     }
 
     /// A query's `into_list`: a name, and 1 to [`bounds::MAX_LIST_ROWS`]

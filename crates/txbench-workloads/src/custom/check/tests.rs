@@ -1128,3 +1128,122 @@ fn histograms_are_pairs_of_integers_whose_weights_add_up() {
         }
     }
 }
+
+#[test]
+fn a_suffix_follows_seeded_text_with_its_integer_once() {
+    let text = SEEDED.replace(
+        "length = 12, seeded_by = \"page\" }",
+        "length = 12, seeded_by = \"page\", suffix = \" [{}]\" }",
+    );
+    let spec = parse("s.toml", &text).unwrap();
+    let Generator::Seeded { suffix, .. } = &spec.transactions[0].params[1].1 else {
+        panic!("not seeded");
+    };
+    assert_eq!(
+        suffix.as_ref().unwrap(),
+        &(" [".to_string(), "]".to_string())
+    );
+    for (to, message) in [
+        (
+            "length = 12, suffix = \" [{}]\" }",
+            "suffix follows a seeded_by value, and this has none",
+        ),
+        (
+            "length = 12, seeded_by = \"page\", suffix = \"-\" }",
+            "suffix \"-\": no {} for the integer",
+        ),
+        (
+            "length = 12, seeded_by = \"page\", suffix = \"{}{}\" }",
+            "suffix \"{}{}\": one {} at most",
+        ),
+    ] {
+        assert_refused_with(SEEDED, "length = 12, seeded_by = \"page\" }", to, message);
+    }
+    // After an integer, a suffix would make text of a number.
+    let numbered = SEEDED.replace(
+        "{ name = \"title\", gen = \"string\", length = 12, seeded_by = \"page\" }",
+        "{ name = \"n\", gen = \"uniform\", min = 1, max = 9, seeded_by = \"page\", suffix = \"{}\" }",
+    );
+    let refused = parse("s.toml", &numbered).unwrap_err().to_string();
+    assert!(
+        refused.contains("it follows text, and this draws none"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn instead_is_a_parameter_s_value_of_its_kind_in_a_share_of_the_draws() {
+    let from = "{ name = \"page\", gen = \"key\", of = \"page.page_id\" }";
+    let text = SEEDED.replace(
+        from,
+        "{ name = \"page\", gen = \"key\", of = \"page.page_id\", instead = { value = 0, percent = 26 } }",
+    );
+    let spec = parse("s.toml", &text).unwrap();
+    assert!(matches!(
+        &spec.transactions[0].params[0].1,
+        Generator::Instead { percent, .. } if *percent == 26.0
+    ));
+    for (to, message) in [
+        (
+            "{ name = \"page\", gen = \"key\", of = \"page.page_id\", instead = { value = \"x\", percent = 26 } }",
+            "instead: value \"x\" is not of the kind gen = \"key\" draws",
+        ),
+        (
+            "{ name = \"page\", gen = \"key\", of = \"page.page_id\", instead = { value = 0, percent = 0 } }",
+            "instead: percent 0: above 0, at most 100",
+        ),
+        (
+            "{ name = \"page\", gen = \"next-key\", of = \"page.page_id\", instead = { value = 0, percent = 5 } }",
+            "instead: gen = \"next-key\" is not drawn alone",
+        ),
+    ] {
+        assert_refused_with(SEEDED, from, to, message);
+    }
+    assert_refused_with(
+        SEEDED,
+        "{ name = \"page_id\", type = \"int\", gen = \"sequence\" }",
+        "{ name = \"page_id\", type = \"int\", gen = \"sequence\", instead = { value = 0, percent = 5 } }",
+        "column 'page_id': instead is a parameter's",
+    );
+}
+
+#[test]
+fn when_names_one_value_defined_before_its_statement() {
+    let from =
+        "statements = [{ sql = \"SELECT 1 FROM page WHERE page_id = :page AND title = :title\" }]";
+    let text = SEEDED.replace(
+        from,
+        "statements = [\n  { sql = \"SELECT title FROM page WHERE page_id = :page\", into = [\"t\"] },\n  { sql = \"SELECT 1 FROM page WHERE page_id = :page\", when = { param = \"page\", equals = 1 } },\n  { sql = \"SELECT 2 FROM page WHERE page_id = :page\", when = { param = \"t\", equals = 0 } },\n]",
+    );
+    let spec = parse("s.toml", &text).unwrap();
+    let statements = &spec.transactions[0].statements;
+    assert_eq!(statements[1].when, Some(("page".to_string(), 1)));
+    // A drawn value needs no reply; a read one waits for its statement's.
+    assert_eq!(
+        (statements[1].after.clone(), statements[2].after.clone()),
+        (vec![], vec![0])
+    );
+    assert_refused_with(
+        SEEDED,
+        from,
+        "statements = [{ sql = \"SELECT 1 FROM page WHERE page_id = :page\", when = { param = \"later\", equals = 1 } }]",
+        "when = { param = \"later\" }: not defined by params or an earlier statement's into",
+    );
+}
+
+#[test]
+fn an_insert_s_key_may_follow_rows_drawn_for_each_key_of_another_table() {
+    // follows' n numbers its rows, drawn for each user.
+    let with_insert = format!(
+        "{}\n[[transaction]]\nname = \"Add\"\nweight = 1\nparams = [{{ name = \"k\", gen = \"next-key\", of = \"follows.n\" }}]\nstatements = [{{ sql = \"SELECT :k\" }}]\n",
+        DRAWN.replace("weight = 100", "weight = 99")
+    );
+    let spec = parse("d.toml", &with_insert).unwrap();
+    let add = spec.transactions.last().unwrap();
+    assert!(
+        matches!(&add.params[0].1, Generator::NextKey(keys) if keys.table == "follows" && keys.start == 0)
+    );
+    let drawing = with_insert.replace("gen = \"next-key\"", "gen = \"key\"");
+    let refused = parse("d.toml", &drawing).unwrap_err().to_string();
+    assert!(refused.contains("draws its rows (for_each)"), "{refused}");
+}

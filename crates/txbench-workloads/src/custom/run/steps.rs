@@ -45,6 +45,8 @@ pub(super) struct Step {
     pub(super) lists: Vec<usize>,
     /// How long the terminal waits after its reply (it ends its round trip).
     pub(super) pause_after: Option<Duration>,
+    /// The value, and the integer it must be, for it to be sent (`when`).
+    pub(super) when: Option<(Slot, i64)>,
 }
 
 /// A type made for the driver.
@@ -195,6 +197,7 @@ impl Steps {
                 }
             };
             let args: Vec<Slot> = s.args.iter().map(|a| slot(a)).collect();
+            let when = s.when.as_ref().map(|(p, equals)| (slot(p), *equals));
             let lists = (s.lists.iter())
                 .map(|l| match slot(&ListRead::length(l)) {
                     Slot::Read(r) => r,
@@ -235,6 +238,7 @@ impl Steps {
                 into_list,
                 lists,
                 pause_after: s.pause_after,
+                when,
             });
         }
     }
@@ -285,7 +289,7 @@ fn draws_integers(g: &Generator) -> bool {
         Generator::Text { .. } | Generator::Padded { .. } => false,
         Generator::Constant(v) => v.is_integer(),
         Generator::List(values) => values.iter().all(toml::Value::is_integer),
-        Generator::Seeded { inner, .. } => draws_integers(inner),
+        Generator::Seeded { inner, .. } | Generator::Instead { inner, .. } => draws_integers(inner),
         _ => true,
     }
 }
