@@ -21,7 +21,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # name:scale, small enough to load in seconds.
-WORKLOADS=${WORKLOADS:-"smallbank:10000 voter:6 sibench:20 twitter:500 epinions:2000 resourcestresser:2 noop:1"}
+WORKLOADS=${WORKLOADS:-"smallbank:10000 voter:6 sibench:20 twitter:500 epinions:2000 wikipedia:100 resourcestresser:2 noop:1"}
 
 # The throughput and each type's count, p50 and p99 of a run's summary.json.
 report() {
