@@ -17,6 +17,14 @@
 //! reports a conflict, which the driver retries and counts like a serialization
 //! failure. A read-only transaction is validated the same way (an empty
 //! `MULTI; EXEC`), so its reads are one consistent snapshot too.
+//!
+//! Outside a transaction (a statement that commits on its own, as YCSB's
+//! single-record operations do), an operation on a wide table is one command
+//! that Redis runs whole: a read one HMGET, a write one script that checks
+//! the row is there (an update's) or is not (an insert's) and writes it, a
+//! range read one script that finds the keys and reads their rows; so one
+//! round trip each, and no other client's command comes between the check
+//! and the write.
 
 use std::time::Duration;
 
@@ -32,6 +40,47 @@ use crate::target_error::TargetError;
 
 /// The engine's name in its refusals.
 const ENGINE: &str = "Redis";
+
+/// One row's write outside a transaction, which Redis runs whole: KEYS[1]
+/// the row's hash, KEYS[2] its table's key order; ARGV[1] `insert` or
+/// `update`, ARGV[2] an inserted integer key's score (empty otherwise),
+/// then the columns and values. An update of no row writes nothing (0), an
+/// insert of a row already there nothing either (-1); otherwise the fields
+/// are set, an insert's key added to the order, and 1 returned.
+static WRITE_ROW: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(
+        r"
+local exists = redis.call('EXISTS', KEYS[1]) == 1
+if ARGV[1] == 'insert' then
+  if exists then return -1 end
+elseif not exists then
+  return 0
+end
+if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
+if ARGV[1] == 'insert' and ARGV[2] ~= '' then redis.call('ZADD', KEYS[2], ARGV[2], ARGV[2]) end
+return 1
+",
+    )
+});
+
+/// A scan outside a transaction, which Redis runs whole: KEYS[1] the
+/// table's key order; ARGV[1] the first key, ARGV[2] the most rows, ARGV[3]
+/// the rows' key prefix, then the key column and the columns read. Each
+/// row's values in order (the key column's nil where the row is gone). The
+/// rows' keys are made in the script, which a single server allows (a
+/// cluster runs workloads in their script form, `redis_cluster.rs`).
+static SCAN_ROWS: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(
+        r"
+local keys = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '+inf', 'LIMIT', 0, ARGV[2])
+local rows = {}
+for i, k in ipairs(keys) do
+  rows[i] = redis.call('HMGET', ARGV[3] .. k, unpack(ARGV, 4))
+end
+return rows
+",
+    )
+});
 
 /// Keys per SCAN step and per MSET/UNLINK batch.
 const BATCH: usize = 10_000;
@@ -447,6 +496,70 @@ impl RedisSession {
         Ok(Some(writes))
     }
 
+    /// Outside a transaction, one row's write as one command that Redis
+    /// runs atomically ([`WRITE_ROW`]): the check that the row is there (an
+    /// update's) or is not (an insert's) and the write in one round trip,
+    /// where a check then a write would be two and another client's write
+    /// could come between them. 1 row written, or 0 for an update of none.
+    async fn write_at_once(
+        &mut self,
+        table: &'static Table,
+        key: String,
+        values: Vec<(&'static str, String)>,
+        insert: bool,
+    ) -> Result<u64, DbError> {
+        let pk = table.primary_key[0];
+        let mut call = WRITE_ROW.prepare_invoke();
+        call.key(row_key(table.name, &key))
+            .key(key_order(table.name))
+            .arg(if insert { "insert" } else { "update" })
+            .arg(match (insert, key.parse::<i64>()) {
+                (true, Ok(k)) => k.to_string(),
+                _ => String::new(),
+            });
+        if insert {
+            call.arg(pk).arg(&key);
+        }
+        for (column, value) in &values {
+            call.arg(*column).arg(value);
+        }
+        let written: i64 = call.invoke_async(&mut self.conn).await.map_err(classify)?;
+        match written {
+            -1 => Err(DbError::new(
+                ErrorKind::Constraint,
+                format!("duplicate key: table '{}' has a row {key}", table.name),
+            )),
+            n => Ok(n as u64),
+        }
+    }
+
+    /// Outside a transaction, a scan as one command ([`SCAN_ROWS`]): up to
+    /// `count` rows from key `from` on, each as `columns`, read in the one
+    /// round trip that finds their keys.
+    async fn scan_at_once(
+        &mut self,
+        table: &'static Table,
+        from: i64,
+        count: i64,
+        columns: &[&str],
+    ) -> Result<Vec<KvRow>, DbError> {
+        let mut call = SCAN_ROWS.prepare_invoke();
+        call.key(key_order(table.name))
+            .arg(from)
+            .arg(count)
+            .arg(row_key(table.name, ""))
+            .arg(table.primary_key[0])
+            .arg(columns);
+        let rows: Vec<Vec<Option<String>>> =
+            call.invoke_async(&mut self.conn).await.map_err(classify)?;
+        // A key in the order whose row is gone is no row.
+        Ok(rows
+            .into_iter()
+            .filter(|r| r.first().is_some_and(Option::is_some))
+            .map(|mut r| r.split_off(1))
+            .collect())
+    }
+
     /// Send `writes`: kept for EXEC in a transaction, at once outside one.
     async fn apply(&mut self, writes: Vec<Write>) -> Result<(), DbError> {
         if self.tx.open {
@@ -732,6 +845,9 @@ impl KvStore for RedisSession {
         count: i64,
         columns: &'static [&'static str],
     ) -> KvResult<Vec<KvRow>> {
+        if !self.tx.open && whole_rows(table) && count > 0 {
+            return Ok(self.scan_at_once(table, from, count, columns).await?);
+        }
         let keys = self.range_keys(table, from, count).await?;
         Ok(self.read_rows(table, &keys, columns).await?)
     }
@@ -764,6 +880,9 @@ impl KvStore for RedisSession {
         values: Vec<(&'static str, String)>,
         insert: bool,
     ) -> KvResult<u64> {
+        if !self.tx.open && whole_rows(table) {
+            return Ok(self.write_at_once(table, key, values, insert).await?);
+        }
         let Some(writes) = self.row_writes(table, key, values, insert).await? else {
             return Ok(0);
         };

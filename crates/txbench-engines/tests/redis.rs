@@ -2,7 +2,7 @@
 //! transactions whose reads were changed underneath abort as conflicts, reads
 //! see the transaction's own writes, and tables are key prefixes that load and
 //! drop (tests/kv, shared with etcd's). Needs TXBENCH_TEST_REDIS_URL (a
-//! server; the tests use its databases 12 to 14 and empty what they wrote);
+//! server; the tests use its databases 10 to 14 and empty what they wrote);
 //! skip with a notice otherwise.
 
 mod kv;
@@ -73,4 +73,241 @@ async fn wide_tables_are_hashes_with_their_keys_in_order() {
         return;
     };
     kv::wide_tables_hold_rows_in_key_order(&mut a, &mut b).await;
+}
+
+/// A table of whole rows for the single-command tests: an integer key and
+/// two fields.
+static ONE: txbench_core::schema::Table = txbench_core::schema::Table {
+    name: "txbench_kv_one",
+    columns: &[
+        txbench_core::schema::Column::new("id", txbench_core::schema::ColumnType::BigInt),
+        txbench_core::schema::Column::new("f0", txbench_core::schema::ColumnType::Varchar(20)),
+        txbench_core::schema::Column::new("f1", txbench_core::schema::ColumnType::Varchar(20)),
+    ],
+    primary_key: &["id"],
+};
+
+use txbench_core::schema::{KvOp, Statement};
+use txbench_core::{Param, RowBatch, Value};
+
+static ONE_READ: Statement = Statement::new("read", "SELECT * FROM txbench_kv_one WHERE id = ?")
+    .key_value(KvOp::Read {
+        table: &ONE,
+        key: 0,
+        columns: &["id", "f0", "f1"],
+    });
+static ONE_UPDATE: Statement =
+    Statement::new("update", "UPDATE txbench_kv_one SET f0 = ? WHERE id = ?").key_value(
+        KvOp::Write {
+            table: &ONE,
+            key: 1,
+            set: &[("f0", 0)],
+            insert: false,
+        },
+    );
+static ONE_UPDATE_F1: Statement =
+    Statement::new("update f1", "UPDATE txbench_kv_one SET f1 = ? WHERE id = ?").key_value(
+        KvOp::Write {
+            table: &ONE,
+            key: 1,
+            set: &[("f1", 0)],
+            insert: false,
+        },
+    );
+static ONE_INSERT: Statement = Statement::new(
+    "insert",
+    "INSERT INTO txbench_kv_one (id, f0, f1) VALUES (?, ?, ?)",
+)
+.key_value(KvOp::Write {
+    table: &ONE,
+    key: 0,
+    set: &[("f0", 1), ("f1", 2)],
+    insert: true,
+});
+static ONE_RANGE: Statement = Statement::new(
+    "range",
+    "SELECT id, f0 FROM txbench_kv_one WHERE id >= ? ORDER BY id LIMIT ?",
+)
+.key_value(KvOp::Range {
+    table: &ONE,
+    from: 0,
+    count: 1,
+    columns: &["id", "f0"],
+});
+
+/// The commands the server ran for database `db` while `work` ran, as the
+/// MONITOR of another connection saw them (a script's own commands left
+/// out: MONITOR names them `lua`), up to an ECHO that marks the end.
+async fn commands_during(
+    url: &str,
+    db: u32,
+    work: impl std::future::Future<Output = ()>,
+) -> Vec<String> {
+    use futures_util::StreamExt;
+    let client = redis::Client::open(url).unwrap();
+    let mut monitor = client.get_async_monitor().await.unwrap();
+    let mut lines = monitor.on_message::<String>();
+    // Connected before the work, so that its SELECT comes before it.
+    let mut marker = client.get_multiplexed_async_connection().await.unwrap();
+    let _: String = redis::cmd("ECHO")
+        .arg("txbench-start-of-work")
+        .query_async(&mut marker)
+        .await
+        .unwrap();
+    work.await;
+    let _: String = redis::cmd("ECHO")
+        .arg("txbench-end-of-work")
+        .query_async(&mut marker)
+        .await
+        .unwrap();
+    let mut commands = Vec::new();
+    let mut started = false;
+    while let Some(line) = lines.next().await {
+        if line.contains("txbench-start-of-work") {
+            started = true;
+            continue;
+        }
+        if !started {
+            continue;
+        }
+        if line.contains("txbench-end-of-work") {
+            break;
+        }
+        // `1700000000.123 [11 127.0.0.1:5000] "HMGET" "key" ...`
+        let Some((source, rest)) = line.split_once("] ") else {
+            continue;
+        };
+        if source.ends_with(" lua") || !source.contains(&format!("[{db} ")) {
+            continue;
+        }
+        let name = rest.split('"').nth(1).unwrap_or("").to_lowercase();
+        commands.push(name);
+    }
+    commands
+}
+
+/// Outside a transaction a single-record operation is one command that
+/// Redis runs whole (YCSB's single operations, `autocommit`): a read one
+/// HMGET, an update or an insert one script that checks the record is
+/// there (or is not) and writes it, a scan one script that finds its keys
+/// and reads their records. An update of a missing record writes nothing
+/// and an insert of one already there is refused, as in a transaction.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_single_record_operation_outside_a_transaction_is_one_command() {
+    let Some(base) = server_url() else {
+        return;
+    };
+    let url = database(&base, 11);
+    let engine = RedisEngine::new(RedisTarget::parse(&url).unwrap()).unwrap();
+    let mut a = engine.connect().await.unwrap();
+    a.drop_table(ONE.name).await.unwrap();
+    a.create_table(&ONE).await.unwrap();
+    let mut batch = RowBatch::for_table(&ONE, 10);
+    for k in 0..10 {
+        batch.values.extend([
+            Value::Int(k),
+            Value::Text(format!("a{k}")),
+            Value::Text(format!("b{k}")),
+        ]);
+    }
+    a.insert_batch(&ONE, &batch).await.unwrap();
+    // The scripts loaded once, as a run's first operations load them.
+    a.execute(&ONE_UPDATE, &[Param::Text("warm"), Param::Int(0)])
+        .await
+        .unwrap();
+    a.query(&ONE_RANGE, &[Param::Int(0), Param::Int(1)])
+        .await
+        .unwrap();
+
+    let seen = commands_during(&url, 11, async {
+        let rows = a.query(&ONE_READ, &[Param::Int(3)]).await.unwrap();
+        assert_eq!(rows.len(), 1);
+        let set = [Param::Text("x"), Param::Int(4)];
+        assert_eq!(a.execute(&ONE_UPDATE, &set).await.unwrap(), 1);
+        let new = [Param::Int(20), Param::Text("n0"), Param::Text("n1")];
+        assert_eq!(a.execute(&ONE_INSERT, &new).await.unwrap(), 1);
+        let rows = a
+            .query(&ONE_RANGE, &[Param::Int(8), Param::Int(5)])
+            .await
+            .unwrap();
+        assert_eq!(rows.len(), 3, "8, 9 and the inserted 20");
+    })
+    .await;
+    assert_eq!(seen, ["hmget", "evalsha", "evalsha", "evalsha"]);
+
+    // Semantics as in a transaction.
+    let missing = [Param::Text("x"), Param::Int(99)];
+    assert_eq!(a.execute(&ONE_UPDATE, &missing).await.unwrap(), 0);
+    assert_eq!(
+        a.query(&ONE_READ, &[Param::Int(99)]).await.unwrap().len(),
+        0
+    );
+    let twice = [Param::Int(20), Param::Text("y"), Param::Text("y")];
+    let err = a.execute(&ONE_INSERT, &twice).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Constraint, "{err}");
+    let rows = a.query(&ONE_READ, &[Param::Int(20)]).await.unwrap();
+    let f1 = rows
+        .row(0)
+        .unwrap()
+        .get(2)
+        .unwrap()
+        .as_str()
+        .map(str::to_string);
+    assert_eq!(
+        f1.as_deref(),
+        Some("n1"),
+        "the refused insert wrote nothing"
+    );
+    a.drop_table(ONE.name).await.unwrap();
+}
+
+/// Single-record updates under contention lose nothing: four sessions
+/// update one record at once, two its f0 and two its f1, 200 times each;
+/// the record ends with the last value one of f0's writers wrote and the
+/// last one of f1's, and no write of one field undid the other's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn single_record_updates_under_contention_lose_nothing() {
+    let Some(base) = server_url() else {
+        return;
+    };
+    let url = database(&base, 10);
+    let engine = RedisEngine::new(RedisTarget::parse(&url).unwrap()).unwrap();
+    let mut a = engine.connect().await.unwrap();
+    a.drop_table(ONE.name).await.unwrap();
+    a.create_table(&ONE).await.unwrap();
+    let new = [Param::Int(1), Param::Text("start"), Param::Text("start")];
+    assert_eq!(a.execute(&ONE_INSERT, &new).await.unwrap(), 1);
+    let writers = (0..4).map(|w| {
+        let engine = engine.clone();
+        tokio::spawn(async move {
+            let mut s = engine.connect().await.unwrap();
+            let statement = if w % 2 == 0 {
+                &ONE_UPDATE
+            } else {
+                &ONE_UPDATE_F1
+            };
+            for i in 0..200 {
+                let value = format!("w{w}-{i}");
+                let set = [Param::Text(&value), Param::Int(1)];
+                assert_eq!(s.execute(statement, &set).await.unwrap(), 1);
+            }
+        })
+    });
+    for w in writers.collect::<Vec<_>>() {
+        w.await.unwrap();
+    }
+    let rows = a.query(&ONE_READ, &[Param::Int(1)]).await.unwrap();
+    let row = rows.row(0).unwrap();
+    let field = |c| row.get(c).unwrap().as_str().unwrap().to_string();
+    assert!(
+        ["w0-199", "w2-199"].contains(&field(1).as_str()),
+        "f0 {}",
+        field(1)
+    );
+    assert!(
+        ["w1-199", "w3-199"].contains(&field(2).as_str()),
+        "f1 {}",
+        field(2)
+    );
+    a.drop_table(ONE.name).await.unwrap();
 }
