@@ -57,6 +57,16 @@ pub fn not_key_value_table(engine: &str, table: &Table) -> DbError {
 }
 
 /// Why `engine` cannot run `what` (a statement, an index, SQL).
+/// An insert of a row whose key `table` already holds: a constraint
+/// failure, as a SQL engine's duplicate key is (retried where the workload
+/// asks).
+pub fn duplicate_key(table: &Table, key: &str) -> DbError {
+    DbError::new(
+        ErrorKind::Constraint,
+        format!("duplicate key: table '{}' has a row {key}", table.name),
+    )
+}
+
 pub fn not_key_value(engine: &str, what: &str) -> DbError {
     DbError::new(
         ErrorKind::Other,

@@ -469,10 +469,7 @@ impl RedisSession {
         match (insert, exists) {
             (false, false) => return Ok(None),
             (true, true) => {
-                return Err(DbError::new(
-                    ErrorKind::Constraint,
-                    format!("duplicate key: table '{}' has a row {key}", table.name),
-                ));
+                return Err(kv_store::duplicate_key(table, &key));
             }
             _ => {}
         }
@@ -525,10 +522,7 @@ impl RedisSession {
         }
         let written: i64 = call.invoke_async(&mut self.conn).await.map_err(classify)?;
         match written {
-            -1 => Err(DbError::new(
-                ErrorKind::Constraint,
-                format!("duplicate key: table '{}' has a row {key}", table.name),
-            )),
+            -1 => Err(kv_store::duplicate_key(table, &key)),
             n => Ok(n as u64),
         }
     }

@@ -188,10 +188,7 @@ impl EtcdSession {
         let mut row = match (current, insert) {
             (None, false) => return Ok(0),
             (Some(_), true) => {
-                return Err(DbError::new(
-                    ErrorKind::Constraint,
-                    format!("duplicate key: table '{}' has a row {key}", table.name),
-                ));
+                return Err(kv_store::duplicate_key(table, &key));
             }
             (Some(row), false) => row,
             (None, true) => {
