@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use etcd_cluster::EtcdCluster;
-use kv::{get, put};
-use txbench_core::{DbError, Engine, ErrorKind, Loader, Session, TxMode};
+use kv::{get, put, single};
+use txbench_core::{DbError, Engine, ErrorKind, Loader, Param, Session, TxMode};
 use txbench_engines::etcd::{EtcdEngine, EtcdSession, EtcdTarget};
 
 fn engine(url: &str) -> EtcdEngine {
@@ -62,6 +62,139 @@ async fn key_value_statements_and_optimistic_transactions() {
     let mut s = serializable.connect().await.unwrap();
     let version = s.server_version().await.unwrap();
     assert!(version.ends_with("serializable reads"), "{version}");
+}
+
+/// The requests of etcd's KV service (Range, Txn) the first member was
+/// sent while `work` ran.
+async fn requests_during(
+    cluster: &EtcdCluster,
+    work: impl std::future::Future<Output = ()>,
+) -> (u64, u64) {
+    let before = (cluster.requests("Range"), cluster.requests("Txn"));
+    work.await;
+    (
+        cluster.requests("Range") - before.0,
+        cluster.requests("Txn") - before.1,
+    )
+}
+
+/// Outside a transaction a single-record operation is one request where
+/// etcd can make it whole by itself: a read one Range, an insert or an
+/// update of every field one Txn that puts the row if its key is absent (or
+/// there), a scan one Range. An update of some fields needs the rest of the
+/// row (etcd keeps it as one value): one Range, then one Txn that puts it if
+/// unchanged. An update of a missing record writes nothing and an insert of
+/// one already there is refused, as in a transaction.
+#[tokio::test]
+async fn a_single_record_operation_outside_a_transaction_is_one_request() {
+    let Some(cluster) = EtcdCluster::up(&[23479]) else {
+        return;
+    };
+    let mut a = engine(&cluster.url()).connect().await.unwrap();
+    single::load(&mut a, 10).await;
+    let read = |k| [Param::Int(k)];
+
+    let rows = requests_during(&cluster, async {
+        assert_eq!(a.query(&single::ONE_READ, &read(3)).await.unwrap().len(), 1);
+    });
+    assert_eq!(rows.await, (1, 0), "a read: one Range");
+    let inserted = requests_during(&cluster, async {
+        let new = [Param::Int(20), Param::Text("n0"), Param::Text("n1")];
+        assert_eq!(a.execute(&single::ONE_INSERT, &new).await.unwrap(), 1);
+    });
+    assert_eq!(inserted.await, (0, 1), "an insert: one Txn");
+    let whole = requests_during(&cluster, async {
+        let all = [Param::Text("x0"), Param::Text("x1"), Param::Int(4)];
+        assert_eq!(a.execute(&single::ONE_UPDATE_ALL, &all).await.unwrap(), 1);
+    });
+    assert_eq!(whole.await, (0, 1), "an update of every field: one Txn");
+    let part = requests_during(&cluster, async {
+        let set = [Param::Text("y0"), Param::Int(5)];
+        assert_eq!(a.execute(&single::ONE_UPDATE, &set).await.unwrap(), 1);
+    });
+    assert_eq!(
+        part.await,
+        (1, 1),
+        "an update of one field: Range, then Txn"
+    );
+    let scan = requests_during(&cluster, async {
+        let from = [Param::Int(8), Param::Int(5)];
+        let rows = a.query(&single::ONE_RANGE, &from).await.unwrap();
+        assert_eq!(rows.len(), 3, "8, 9 and the inserted 20");
+    });
+    assert_eq!(scan.await, (1, 0), "a scan: one Range");
+
+    // What they wrote, and the same semantics as in a transaction.
+    assert_eq!(single::field(&mut a, 4, 2).await.as_deref(), Some("x1"));
+    assert_eq!(single::field(&mut a, 5, 1).await.as_deref(), Some("y0"));
+    assert_eq!(single::field(&mut a, 5, 2).await.as_deref(), Some("b5"));
+    let missing = [Param::Text("x"), Param::Text("y"), Param::Int(99)];
+    assert_eq!(
+        a.execute(&single::ONE_UPDATE_ALL, &missing).await.unwrap(),
+        0
+    );
+    let missing = [Param::Text("x"), Param::Int(99)];
+    assert_eq!(a.execute(&single::ONE_UPDATE, &missing).await.unwrap(), 0);
+    assert_eq!(
+        a.query(&single::ONE_READ, &read(99)).await.unwrap().len(),
+        0
+    );
+    let twice = [Param::Int(20), Param::Text("y"), Param::Text("y")];
+    let err = a.execute(&single::ONE_INSERT, &twice).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Constraint, "{err}");
+    assert_eq!(
+        single::field(&mut a, 20, 2).await.as_deref(),
+        Some("n1"),
+        "the refused insert wrote nothing"
+    );
+    a.drop_table(single::ONE.name).await.unwrap();
+}
+
+/// Single-record updates of some fields under contention lose nothing:
+/// four sessions update one record at once, two its f0 and two its f1, 100
+/// times each, again when etcd answers that the row changed between the
+/// read and the put (a conflict, as the driver retries it); the record ends
+/// with the last value one of f0's writers wrote and the last one of f1's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn single_record_updates_under_contention_lose_nothing() {
+    let Some(cluster) = EtcdCluster::up(&[23449]) else {
+        return;
+    };
+    let engine = engine(&cluster.url());
+    let mut a = engine.connect().await.unwrap();
+    single::load(&mut a, 2).await;
+    let writers = (0..4).map(|w| {
+        let engine = engine.clone();
+        tokio::spawn(async move {
+            let mut s = engine.connect().await.unwrap();
+            let statement = if w % 2 == 0 {
+                &single::ONE_UPDATE
+            } else {
+                &single::ONE_UPDATE_F1
+            };
+            let mut conflicts = 0;
+            for i in 0..100 {
+                let value = format!("w{w}-{i}");
+                let set = [Param::Text(&value), Param::Int(1)];
+                loop {
+                    match s.execute(statement, &set).await {
+                        Ok(changed) => break assert_eq!(changed, 1),
+                        Err(e) if e.kind == ErrorKind::Conflict => conflicts += 1,
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            }
+            conflicts
+        })
+    });
+    for w in writers.collect::<Vec<_>>() {
+        w.await.unwrap();
+    }
+    let f0 = single::field(&mut a, 1, 1).await.unwrap();
+    let f1 = single::field(&mut a, 1, 2).await.unwrap();
+    assert!(["w0-99", "w2-99"].contains(&f0.as_str()), "f0 {f0}");
+    assert!(["w1-99", "w3-99"].contains(&f1.as_str()), "f1 {f1}");
+    a.drop_table(single::ONE.name).await.unwrap();
 }
 
 #[tokio::test]

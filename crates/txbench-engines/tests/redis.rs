@@ -8,7 +8,9 @@
 mod kv;
 use txbench_test_support::service;
 
+use kv::single::{ONE, ONE_INSERT, ONE_RANGE, ONE_READ, ONE_UPDATE, ONE_UPDATE_ALL, ONE_UPDATE_F1};
 use kv::{get, put};
+use txbench_core::Param;
 use txbench_core::{Engine, ErrorKind, Loader, Session, TxMode};
 use txbench_engines::redis::{RedisEngine, RedisSession, RedisTarget};
 
@@ -75,66 +77,6 @@ async fn wide_tables_are_hashes_with_their_keys_in_order() {
     kv::wide_tables_hold_rows_in_key_order(&mut a, &mut b).await;
 }
 
-/// A table of whole rows for the single-command tests: an integer key and
-/// two fields.
-static ONE: txbench_core::schema::Table = txbench_core::schema::Table {
-    name: "txbench_kv_one",
-    columns: &[
-        txbench_core::schema::Column::new("id", txbench_core::schema::ColumnType::BigInt),
-        txbench_core::schema::Column::new("f0", txbench_core::schema::ColumnType::Varchar(20)),
-        txbench_core::schema::Column::new("f1", txbench_core::schema::ColumnType::Varchar(20)),
-    ],
-    primary_key: &["id"],
-};
-
-use txbench_core::schema::{KvOp, Statement};
-use txbench_core::{Param, RowBatch, Value};
-
-static ONE_READ: Statement = Statement::new("read", "SELECT * FROM txbench_kv_one WHERE id = ?")
-    .key_value(KvOp::Read {
-        table: &ONE,
-        key: 0,
-        columns: &["id", "f0", "f1"],
-    });
-static ONE_UPDATE: Statement =
-    Statement::new("update", "UPDATE txbench_kv_one SET f0 = ? WHERE id = ?").key_value(
-        KvOp::Write {
-            table: &ONE,
-            key: 1,
-            set: &[("f0", 0)],
-            insert: false,
-        },
-    );
-static ONE_UPDATE_F1: Statement =
-    Statement::new("update f1", "UPDATE txbench_kv_one SET f1 = ? WHERE id = ?").key_value(
-        KvOp::Write {
-            table: &ONE,
-            key: 1,
-            set: &[("f1", 0)],
-            insert: false,
-        },
-    );
-static ONE_INSERT: Statement = Statement::new(
-    "insert",
-    "INSERT INTO txbench_kv_one (id, f0, f1) VALUES (?, ?, ?)",
-)
-.key_value(KvOp::Write {
-    table: &ONE,
-    key: 0,
-    set: &[("f0", 1), ("f1", 2)],
-    insert: true,
-});
-static ONE_RANGE: Statement = Statement::new(
-    "range",
-    "SELECT id, f0 FROM txbench_kv_one WHERE id >= ? ORDER BY id LIMIT ?",
-)
-.key_value(KvOp::Range {
-    table: &ONE,
-    from: 0,
-    count: 1,
-    columns: &["id", "f0"],
-});
-
 /// The commands the server ran for database `db` while `work` ran, as the
 /// MONITOR of another connection saw them (a script's own commands left
 /// out: MONITOR names them `lua`), up to an ECHO that marks the end.
@@ -200,17 +142,7 @@ async fn a_single_record_operation_outside_a_transaction_is_one_command() {
     let url = database(&base, 11);
     let engine = RedisEngine::new(RedisTarget::parse(&url).unwrap()).unwrap();
     let mut a = engine.connect().await.unwrap();
-    a.drop_table(ONE.name).await.unwrap();
-    a.create_table(&ONE).await.unwrap();
-    let mut batch = RowBatch::for_table(&ONE, 10);
-    for k in 0..10 {
-        batch.values.extend([
-            Value::Int(k),
-            Value::Text(format!("a{k}")),
-            Value::Text(format!("b{k}")),
-        ]);
-    }
-    a.insert_batch(&ONE, &batch).await.unwrap();
+    kv::single::load(&mut a, 10).await;
     // The scripts loaded once, as a run's first operations load them.
     a.execute(&ONE_UPDATE, &[Param::Text("warm"), Param::Int(0)])
         .await
@@ -245,19 +177,13 @@ async fn a_single_record_operation_outside_a_transaction_is_one_command() {
     let twice = [Param::Int(20), Param::Text("y"), Param::Text("y")];
     let err = a.execute(&ONE_INSERT, &twice).await.unwrap_err();
     assert_eq!(err.kind, ErrorKind::Constraint, "{err}");
-    let rows = a.query(&ONE_READ, &[Param::Int(20)]).await.unwrap();
-    let f1 = rows
-        .row(0)
-        .unwrap()
-        .get(2)
-        .unwrap()
-        .as_str()
-        .map(str::to_string);
     assert_eq!(
-        f1.as_deref(),
+        kv::single::field(&mut a, 20, 2).await.as_deref(),
         Some("n1"),
         "the refused insert wrote nothing"
     );
+    let all = [Param::Text("x"), Param::Text("y"), Param::Int(99)];
+    assert_eq!(a.execute(&ONE_UPDATE_ALL, &all).await.unwrap(), 0);
     a.drop_table(ONE.name).await.unwrap();
 }
 

@@ -84,6 +84,23 @@ impl EtcdCluster {
         answer["count"].as_str().map_or(0, |c| c.parse().unwrap())
     }
 
+    /// How many `method` requests of etcd's KV service (`Range`, `Txn`,
+    /// `Put`) the first member has been sent, from its metrics (curl).
+    pub fn requests(&self, method: &str) -> u64 {
+        let out = Command::new("curl")
+            .args(["-sf", "-m", "5"])
+            .arg(format!("http://127.0.0.1:{}/metrics", self.ports[0]))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "curl: {}", text(&out));
+        let wanted = format!("grpc_method=\"{method}\",grpc_service=\"etcdserverpb.KV\"");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("grpc_server_started_total{") && l.contains(&wanted))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum::<f64>() as u64
+    }
+
     fn env(&self) -> Vec<(&'static str, String)> {
         let ports: Vec<String> = self.ports.iter().map(u16::to_string).collect();
         vec![

@@ -13,7 +13,9 @@
 //! Reads are linearizable (etcd's default: served once the member has caught
 //! up with the leader's commit index); `?serializable=true` makes them
 //! member-local, possibly stale. Transactions are optimistic
-//! (the `transaction` module); the `layout` module says where rows live.
+//! (the `transaction` module); outside one, a single-record write that
+//! gives the whole row is one Txn (the `session` module). The `layout`
+//! module says where rows live.
 
 mod layout;
 mod session;

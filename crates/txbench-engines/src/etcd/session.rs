@@ -2,8 +2,8 @@
 //! one member's connection, inside optimistic transactions.
 
 use etcd_client::{
-    Client, CompactionOptions, DeleteOptions, GetOptions, GetResponse, KvClient, SortOrder,
-    SortTarget, Txn, TxnOp,
+    Client, CompactionOptions, Compare, CompareOp, DeleteOptions, GetOptions, GetResponse,
+    KvClient, SortOrder, SortTarget, Txn, TxnOp,
 };
 use txbench_core::schema::{Index, Statement, Table};
 use txbench_core::{DbError, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode};
@@ -185,36 +185,57 @@ impl EtcdSession {
         insert: bool,
     ) -> Result<u64, DbError> {
         let current = self.row(table, &key).await?;
-        let mut row = match (current, insert) {
+        let row = match (current, insert) {
             (None, false) => return Ok(0),
             (Some(_), true) => {
                 return Err(kv_store::duplicate_key(table, &key));
             }
-            (Some(row), false) => row,
-            (None, true) => {
-                let mut row = vec![None; table.columns.len()];
-                if let Some(i) = column_index(table, table.primary_key[0]) {
-                    row[i] = Some(key.clone());
-                }
-                row
-            }
+            (current, _) => row_with(table, current, &key, values),
         };
-        for (column, value) in values {
-            if let Some(i) = column_index(table, column) {
-                row[i] = Some(value);
-            }
-        }
-        let (stored, value) = if whole_rows(table) {
-            (
-                layout::ordered_key(table.name, &key),
-                layout::encode_row(&row),
-            )
-        } else {
-            let value = row.get(1).cloned().flatten().unwrap_or_default();
-            (row_key(table.name, &key), value)
-        };
+        let (stored, value) = stored_form(table, &key, &row);
         self.tx.write(stored, value);
         Ok(1)
+    }
+
+    /// A write outside a transaction. One that gives the whole row (an
+    /// insert, or an update of every column) is one Txn that puts it if the
+    /// key is absent (insert) or there (update); one that changes part of a
+    /// row needs the rest, so it reads the row and puts it back if unchanged
+    /// (etcd keeps a row as one value and cannot change part of it).
+    async fn write_alone(
+        &mut self,
+        table: &'static Table,
+        key: String,
+        values: Vec<(&'static str, String)>,
+        insert: bool,
+    ) -> Result<u64, DbError> {
+        if !insert && !gives_every_column(table, &values) {
+            self.tx.begin();
+            return match self.write_row(table, key, values, insert).await {
+                Ok(changed) => self.commit().await.map(|()| changed),
+                Err(e) => {
+                    self.tx.end();
+                    Err(e)
+                }
+            };
+        }
+        let row = row_with(table, None, &key, values);
+        let (stored, value) = stored_form(table, &key, &row);
+        // A key's version is 0 while it is absent.
+        let there = if insert {
+            CompareOp::Equal
+        } else {
+            CompareOp::Greater
+        };
+        let txn = Txn::new()
+            .when([Compare::version(stored.as_str(), there, 0)])
+            .and_then([TxnOp::put(stored, value, None)]);
+        let written = self.kv.txn(txn).await.map_err(classify)?.succeeded();
+        match (written, insert) {
+            (true, _) => Ok(1),
+            (false, false) => Ok(0),
+            (false, true) => Err(kv_store::duplicate_key(table, &key)),
+        }
     }
 
     /// Every (key, value) of a key-and-value table, page by page.
@@ -309,16 +330,53 @@ impl KvStore for EtcdSession {
         if self.tx.open {
             return Ok(self.write_row(table, key, values, insert).await?);
         }
-        // Outside a transaction: one of its own, read and written.
-        self.tx.begin();
-        match self.write_row(table, key, values, insert).await {
-            Ok(changed) => Ok(self.commit().await.map(|()| changed)?),
-            Err(e) => {
-                self.tx.end();
-                Err(e.into())
-            }
+        Ok(self.write_alone(table, key, values, insert).await?)
+    }
+}
+
+/// Row `key` of `table` with `values` set in it: `current` changed, or a new
+/// row of NULLs but its key.
+fn row_with(
+    table: &Table,
+    current: Option<Vec<Option<String>>>,
+    key: &str,
+    values: Vec<(&'static str, String)>,
+) -> Vec<Option<String>> {
+    let mut row = current.unwrap_or_else(|| {
+        let mut row = vec![None; table.columns.len()];
+        if let Some(i) = column_index(table, table.primary_key[0]) {
+            row[i] = Some(key.to_string());
+        }
+        row
+    });
+    for (column, value) in values {
+        if let Some(i) = column_index(table, column) {
+            row[i] = Some(value);
         }
     }
+    row
+}
+
+/// The key and value row `key` of `table` is stored as.
+fn stored_form(table: &Table, key: &str, row: &[Option<String>]) -> (String, String) {
+    if whole_rows(table) {
+        (
+            layout::ordered_key(table.name, key),
+            layout::encode_row(row),
+        )
+    } else {
+        let value = row.get(1).cloned().flatten().unwrap_or_default();
+        (row_key(table.name, key), value)
+    }
+}
+
+/// Whether `values` set every column of `table` but its key.
+fn gives_every_column(table: &Table, values: &[(&str, String)]) -> bool {
+    table
+        .columns
+        .iter()
+        .filter(|c| c.name != table.primary_key[0])
+        .all(|c| values.iter().any(|(v, _)| *v == c.name))
 }
 
 /// The position of `column` in `table`.

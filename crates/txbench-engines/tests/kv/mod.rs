@@ -5,6 +5,8 @@
 //! then; wider tables hold whole rows, read some of their columns, refuse a
 //! second insert of a key, and read in key order.
 
+pub mod single;
+
 use txbench_core::schema::{Column, ColumnType, KvOp, Statement, Table};
 use txbench_core::{
     DbError, Engine, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode, Value,
