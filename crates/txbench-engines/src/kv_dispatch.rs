@@ -8,7 +8,7 @@
 use std::future::{Future, ready};
 
 use txbench_core::schema::{KvOp, Statement, Table};
-use txbench_core::{CallKind, DbError, Param, Reply, Rows};
+use txbench_core::{CallKind, DbError, Param, Reply, Room, Rows};
 
 use crate::kv_store::{param_int, param_text};
 
@@ -157,7 +157,8 @@ pub(crate) async fn query<S: KvStore>(
             columns,
         }) => {
             let key = param_text(stmt, params, key)?;
-            (store.read(table, key, columns).await).map(|row| rows_of(columns.len(), row))
+            (store.read(table, key, columns).await)
+                .map(|row| rows_of(columns.len(), row.as_slice()))
         }
         Some(KvOp::Range {
             table,
@@ -170,7 +171,7 @@ pub(crate) async fn query<S: KvStore>(
                 param_int(stmt, params, count)?,
             );
             (store.range(table, from, count, columns).await)
-                .map(|rows| rows_of(columns.len(), rows))
+                .map(|rows| rows_of(columns.len(), &rows))
         }
         Some(KvOp::Last { table }) => (store.last(table).await).map(|last| {
             let mut rows = Rows::new(1);
@@ -237,9 +238,14 @@ fn named<S: KvStore>(store: &S, failure: KvFailure, what: &str, stmt: &Statement
 }
 
 /// Rows of `width` columns from the rows a store read.
-fn rows_of(width: usize, rows: impl IntoIterator<Item = KvRow>) -> Rows {
-    let rows = rows.into_iter();
-    let mut out = Rows::with_capacity(width, rows.size_hint().0);
+fn rows_of(width: usize, rows: &[KvRow]) -> Rows {
+    // Room for all their text at once: no buffer grows while it is copied.
+    let text = rows.iter().flatten().flatten().map(String::len).sum();
+    let room = Room {
+        rows: rows.len(),
+        text,
+    };
+    let mut out = Rows::with_room(width, room);
     for row in rows {
         out.push_row(
             row.iter()

@@ -1,5 +1,7 @@
 //! Redis (`redis://[user:password@]host:port[/db]`) for key-value workloads, on
-//! the redis crate.
+//! the redis crate's commands and parser, each session over a connection of
+//! its own (the `connection` module: no hand-off to a shared connection's
+//! task on every request).
 //!
 //! A Redis session runs the statements that declare a key-value form
 //! ([`Statement::kv`]); anything else is refused by name. A table is a key
@@ -28,8 +30,7 @@
 
 use std::time::Duration;
 
-use redis::aio::MultiplexedConnection;
-use redis::{AsyncConnectionConfig, Client, RedisError};
+use redis::{Client, RedisError};
 use txbench_core::schema::{Index, Schema, Statement, Table};
 use txbench_core::{DbError, Engine, ErrorKind, Loader, Param, RowBatch, Rows, Session, TxMode};
 
@@ -37,6 +38,9 @@ use crate::kv_dispatch::{self, KvResult, KvRow, KvStore};
 use crate::kv_store::{self, marker, row_key, value_text, whole_rows};
 use crate::redact::redact;
 use crate::target_error::TargetError;
+
+mod connection;
+use connection::Connection;
 
 /// The engine's name in its refusals.
 const ENGINE: &str = "Redis";
@@ -133,12 +137,9 @@ impl RedisEngine {
         })
     }
 
-    async fn open(&self) -> Result<MultiplexedConnection, DbError> {
-        let config = AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(CONNECT_TIMEOUT))
-            .set_response_timeout(Some(RESPONSE_TIMEOUT));
-        self.client
-            .get_multiplexed_async_connection_with_config(&config)
+    async fn open(&self) -> Result<Connection, DbError> {
+        let info = self.client.get_connection_info();
+        Connection::open(info, CONNECT_TIMEOUT, RESPONSE_TIMEOUT)
             .await
             .map_err(|e| {
                 let mut err = classify(e);
@@ -152,7 +153,7 @@ impl RedisEngine {
 /// transaction in progress.
 pub struct RedisSession {
     engine: RedisEngine,
-    conn: MultiplexedConnection,
+    conn: Connection,
     tx: Transaction,
 }
 
@@ -413,6 +414,37 @@ impl RedisSession {
             .filter(|r| r[0].is_some())
             .map(|mut r| r.split_off(1))
             .collect())
+    }
+
+    /// Row `key` of a table of whole rows outside a transaction, as
+    /// `columns`: one HMGET, no pipeline (nothing is WATCHed and no write
+    /// of the session's own can be pending).
+    async fn read_alone(
+        &mut self,
+        table: &'static Table,
+        key: &str,
+        columns: &[&str],
+    ) -> Result<Option<Vec<Option<String>>>, DbError> {
+        let pk = table.primary_key[0];
+        let mut cmd = redis::cmd("HMGET");
+        cmd.arg(row_key(table.name, key));
+        // A row always holds its key's field: it tells a row that exists
+        // from one that does not, so it is asked for when not among `columns`.
+        let key_at = columns.iter().position(|c| *c == pk);
+        if key_at.is_none() {
+            cmd.arg(pk);
+        }
+        cmd.arg(columns);
+        let mut row: Vec<Option<String>> =
+            cmd.query_async(&mut self.conn).await.map_err(classify)?;
+        Ok(match key_at {
+            Some(i) => row.get(i).is_some_and(Option::is_some).then_some(row),
+            None if row.first().is_some_and(Option::is_some) => {
+                row.remove(0);
+                Some(row)
+            }
+            None => None,
+        })
     }
 
     /// Up to `count` keys of `table` from `from` on, in key order.
@@ -829,6 +861,9 @@ impl KvStore for RedisSession {
         key: String,
         columns: &'static [&'static str],
     ) -> KvResult<Option<KvRow>> {
+        if !self.tx.open && whole_rows(table) {
+            return Ok(self.read_alone(table, &key, columns).await?);
+        }
         Ok(self.read_rows(table, &[key], columns).await?.pop())
     }
 

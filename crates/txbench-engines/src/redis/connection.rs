@@ -1,0 +1,205 @@
+//! A session's own connection to a Redis server: each request is written
+//! and its answer read on the session's task, one request at a time.
+//!
+//! The redis crate's async connection is multiplexed: many callers share it,
+//! so every request goes through a channel to a task of the connection's own
+//! and its answer back through another, a hand-off on each side of every
+//! round trip. A session never shares its connection (WATCH belongs to it),
+//! and with YCSB's single-record operations that hand-off was a fifth of the
+//! client's CPU an operation (bench/RESULTS.md, 2026-12-04). The redis crate
+//! still writes every command and parses every answer
+//! ([`redis::parse_redis_value_async`]); this module only moves the bytes.
+
+use std::io;
+use std::pin::Pin;
+use std::time::Duration;
+
+use combine::parser::combinator::AnySendSyncPartialState;
+use combine::stream::{Decoder, PointerOffset};
+use redis::aio::ConnectionLike;
+use redis::{Cmd, ConnectionAddr, ConnectionInfo, Pipeline, RedisError, RedisFuture, Value};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+
+/// A byte stream to the server: TCP, or a Unix socket.
+trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
+impl<S: AsyncRead + AsyncWrite + Send + Unpin> Stream for S {}
+
+/// Bytes read from the server at a time, at most: many answers at once.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// One session's connection.
+pub struct Connection {
+    /// Read through a buffer: the parser asks for a few bytes at a time,
+    /// which unbuffered are a system call each (eleven a YCSB read).
+    stream: BufReader<Pin<Box<dyn Stream>>>,
+    /// The parser's state and the bytes read but not yet parsed.
+    decoder: Decoder<AnySendSyncPartialState, PointerOffset<[u8]>>,
+    /// The encoded request, its buffer kept between requests.
+    out: Vec<u8>,
+    db: i64,
+    /// How long an answer may take.
+    response_timeout: Duration,
+    /// A request was started and not finished (its future dropped, or it
+    /// failed midway): what the stream holds next is not known, so the
+    /// connection is lost for any later request.
+    broken: bool,
+}
+
+impl Connection {
+    /// Connect to the server `info` names within `connect_timeout`, and log
+    /// in and select its database as it says.
+    pub async fn open(
+        info: &ConnectionInfo,
+        connect_timeout: Duration,
+        response_timeout: Duration,
+    ) -> Result<Connection, RedisError> {
+        let stream = tokio::time::timeout(connect_timeout, connect(info.addr()))
+            .await
+            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "connecting timed out"))??;
+        let settings = info.redis_settings();
+        let mut conn = Connection {
+            stream: BufReader::with_capacity(READ_BUFFER, stream),
+            decoder: Decoder::new(),
+            out: Vec::new(),
+            db: settings.db(),
+            response_timeout,
+            broken: false,
+        };
+        if let Some(password) = settings.password() {
+            let mut auth = redis::cmd("AUTH");
+            if let Some(user) = settings.username() {
+                auth.arg(user);
+            }
+            let () = auth.arg(password).query_async(&mut conn).await?;
+        }
+        if settings.db() != 0 {
+            let () = redis::cmd("SELECT")
+                .arg(settings.db())
+                .query_async(&mut conn)
+                .await?;
+        }
+        Ok(conn)
+    }
+
+    /// Write `self.out`, then read `answers` answers, within the response
+    /// timeout.
+    async fn round_trip(&mut self, answers: usize) -> Result<Vec<Value>, RedisError> {
+        if self.broken {
+            return Err(lost("an earlier request on it did not finish"));
+        }
+        self.broken = true;
+        let timeout = self.response_timeout;
+        let values = tokio::time::timeout(timeout, self.send_and_read(answers))
+            .await
+            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "no answer in time"))??;
+        self.broken = false;
+        Ok(values)
+    }
+
+    async fn send_and_read(&mut self, answers: usize) -> Result<Vec<Value>, RedisError> {
+        self.stream.write_all(&self.out).await?;
+        let mut values = Vec::with_capacity(answers);
+        for _ in 0..answers {
+            values.push(redis::parse_redis_value_async(&mut self.decoder, &mut self.stream).await?);
+        }
+        Ok(values)
+    }
+}
+
+impl ConnectionLike for Connection {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        Box::pin(async move {
+            self.out.clear();
+            cmd.write_packed_command(&mut self.out);
+            let mut values = self.round_trip(1).await?;
+            Ok(values.pop().unwrap_or(Value::Nil))
+        })
+    }
+
+    /// The answers from `offset` on of a pipeline's (a transaction's MULTI
+    /// and QUEUED ones before it are read and passed over; a server error
+    /// among them, a command the server refused to queue, fails the
+    /// transaction, as the redis crate's own connections have it).
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        Box::pin(async move {
+            self.out = pipeline.get_packed_pipeline();
+            let mut values = self.round_trip(offset + count).await?;
+            let answers = values.split_off(offset.min(values.len()));
+            if let Some(refused) = values.into_iter().find_map(|v| match v {
+                Value::ServerError(e) => Some(e),
+                _ => None,
+            }) {
+                return Err(refused.into());
+            }
+            Ok(answers)
+        })
+    }
+
+    fn get_db(&self) -> i64 {
+        self.db
+    }
+}
+
+async fn connect(addr: &ConnectionAddr) -> Result<Pin<Box<dyn Stream>>, RedisError> {
+    match addr {
+        ConnectionAddr::Tcp(host, port) => {
+            let tcp = tokio::net::TcpStream::connect((host.as_str(), *port)).await?;
+            // A request is one write; waiting to fill a segment only delays it.
+            tcp.set_nodelay(true)?;
+            Ok(Box::pin(tcp))
+        }
+        #[cfg(unix)]
+        ConnectionAddr::Unix(path) => Ok(Box::pin(tokio::net::UnixStream::connect(path).await?)),
+        other => Err(RedisError::from(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("txbench connects to Redis over TCP or a Unix socket, not {other}"),
+        ))),
+    }
+}
+
+/// The error of a connection that can no longer be used.
+fn lost(why: &str) -> RedisError {
+    io::Error::new(
+        io::ErrorKind::ConnectionAborted,
+        format!("connection lost: {why}"),
+    )
+    .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use redis::IntoConnectionInfo;
+
+    /// A server that takes the connection and never answers: the request
+    /// times out, and the next one is refused rather than reading the first
+    /// one's answer as its own.
+    #[tokio::test]
+    async fn a_request_left_unfinished_loses_the_connection() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let silent = tokio::spawn(async move {
+            let (socket, _) = listener.accept().await.unwrap();
+            std::future::pending::<()>().await;
+            drop(socket);
+        });
+        let info = format!("redis://127.0.0.1:{port}/0")
+            .into_connection_info()
+            .unwrap();
+        let wait = Duration::from_millis(50);
+        let mut conn = Connection::open(&info, Duration::from_secs(5), wait)
+            .await
+            .unwrap();
+        let ping = || redis::cmd("PING");
+        let err = ping().query_async::<String>(&mut conn).await.unwrap_err();
+        assert!(err.is_io_error(), "{err}");
+        let err = ping().query_async::<String>(&mut conn).await.unwrap_err();
+        assert!(err.to_string().contains("connection lost"), "{err}");
+        silent.abort();
+    }
+}
