@@ -7,33 +7,35 @@
 //! round trip. A session never shares its connection (WATCH belongs to it),
 //! and with YCSB's single-record operations that hand-off was a fifth of the
 //! client's CPU an operation (bench/RESULTS.md, 2026-12-04). The redis crate
-//! still writes every command and parses every answer
-//! ([`redis::parse_redis_value_async`]); this module only moves the bytes.
+//! writes every command; the answers are parsed by redis-protocol, in place
+//! (a value is a range of the bytes read until it becomes the redis crate's
+//! [`Value`]), where the redis crate's streaming parser was a third of the
+//! client's CPU.
 
 use std::io;
 use std::pin::Pin;
 use std::time::Duration;
 
-use combine::parser::combinator::AnySendSyncPartialState;
-use combine::stream::{Decoder, PointerOffset};
 use redis::aio::ConnectionLike;
 use redis::{Cmd, ConnectionAddr, ConnectionInfo, Pipeline, RedisError, RedisFuture, Value};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use redis_protocol::resp2::decode::decode_range;
+use redis_protocol::resp2::types::RangeFrame;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// A byte stream to the server: TCP, or a Unix socket.
 trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
 impl<S: AsyncRead + AsyncWrite + Send + Unpin> Stream for S {}
 
-/// Bytes read from the server at a time, at most: many answers at once.
+/// Room for bytes from the server: a read takes what has arrived, many
+/// answers at once.
 const READ_BUFFER: usize = 64 * 1024;
 
 /// One session's connection.
 pub struct Connection {
-    /// Read through a buffer: the parser asks for a few bytes at a time,
-    /// which unbuffered are a system call each (eleven a YCSB read).
-    stream: BufReader<Pin<Box<dyn Stream>>>,
-    /// The parser's state and the bytes read but not yet parsed.
-    decoder: Decoder<AnySendSyncPartialState, PointerOffset<[u8]>>,
+    stream: Pin<Box<dyn Stream>>,
+    /// Bytes read: the answers not yet parsed are from `parsed` on.
+    input: Vec<u8>,
+    parsed: usize,
     /// The encoded request, its buffer kept between requests.
     out: Vec<u8>,
     db: i64,
@@ -58,8 +60,9 @@ impl Connection {
             .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "connecting timed out"))??;
         let settings = info.redis_settings();
         let mut conn = Connection {
-            stream: BufReader::with_capacity(READ_BUFFER, stream),
-            decoder: Decoder::new(),
+            stream,
+            input: Vec::with_capacity(READ_BUFFER),
+            parsed: 0,
             out: Vec::new(),
             db: settings.db(),
             response_timeout,
@@ -100,10 +103,61 @@ impl Connection {
         self.stream.write_all(&self.out).await?;
         let mut values = Vec::with_capacity(answers);
         for _ in 0..answers {
-            values.push(redis::parse_redis_value_async(&mut self.decoder, &mut self.stream).await?);
+            values.push(self.next_answer().await?);
         }
         Ok(values)
     }
+
+    /// The next answer, read as far as it takes.
+    async fn next_answer(&mut self) -> Result<Value, RedisError> {
+        loop {
+            let unparsed = &self.input[self.parsed..];
+            let decoded = decode_range(unparsed)
+                .map_err(|e| protocol(&format!("an answer that is not RESP2 ({e})")))?;
+            if let Some((frame, length)) = decoded {
+                let value = value_of(&frame, unparsed)?;
+                self.parsed += length;
+                return Ok(value);
+            }
+            self.read_more().await?;
+        }
+    }
+
+    /// Read what has arrived after the bytes not yet parsed.
+    async fn read_more(&mut self) -> Result<(), RedisError> {
+        self.input.drain(..self.parsed);
+        self.parsed = 0;
+        if self.input.capacity() - self.input.len() < READ_BUFFER / 4 {
+            self.input.reserve(READ_BUFFER);
+        }
+        if self.stream.read_buf(&mut self.input).await? == 0 {
+            return Err(lost("the server closed it"));
+        }
+        Ok(())
+    }
+}
+
+/// The redis crate's value of `frame`, whose ranges are of `bytes`.
+fn value_of(frame: &RangeFrame, bytes: &[u8]) -> Result<Value, RedisError> {
+    let text = |(start, end): (usize, usize)| &bytes[start..end];
+    Ok(match frame {
+        RangeFrame::BulkString(range) => Value::BulkString(text(*range).to_vec()),
+        RangeFrame::Array(frames) => Value::Array(
+            frames
+                .iter()
+                .map(|f| value_of(f, bytes))
+                .collect::<Result<_, _>>()?,
+        ),
+        RangeFrame::Integer(i) => Value::Int(*i),
+        RangeFrame::Null => Value::Nil,
+        RangeFrame::SimpleString(range) if text(*range) == b"OK" => Value::Okay,
+        RangeFrame::SimpleString(range) => {
+            Value::SimpleString(String::from_utf8_lossy(text(*range)).into_owned())
+        }
+        // Rare: the redis crate makes its error of the line itself (from the
+        // `-` before the range to the CRLF after it), with its kind and code.
+        RangeFrame::Error((start, end)) => redis::parse_redis_value(&bytes[start - 1..end + 2])?,
+    })
 }
 
 impl ConnectionLike for Connection {
@@ -160,6 +214,11 @@ async fn connect(addr: &ConnectionAddr) -> Result<Pin<Box<dyn Stream>>, RedisErr
             format!("txbench connects to Redis over TCP or a Unix socket, not {other}"),
         ))),
     }
+}
+
+/// An answer the connection cannot read: the stream is no longer known.
+fn protocol(what: &str) -> RedisError {
+    io::Error::new(io::ErrorKind::InvalidData, what.to_string()).into()
 }
 
 /// The error of a connection that can no longer be used.
