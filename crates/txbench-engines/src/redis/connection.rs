@@ -235,6 +235,33 @@ mod tests {
     use super::*;
     use redis::IntoConnectionInfo;
 
+    /// Every kind of RESP2 answer becomes the value the redis crate's own
+    /// parser makes of it; an error keeps its kind (a script not loaded is
+    /// loaded and run again on NOSCRIPT), and a half-read answer waits.
+    #[test]
+    fn answers_become_the_redis_crates_values() {
+        let bytes: &[u8] =
+            b"*5\r\n$2\r\nab\r\n$-1\r\n:7\r\n+OK\r\n+QUEUED\r\n-NOSCRIPT No matching script\r\n";
+        let (frame, used) = decode_range(bytes).unwrap().unwrap();
+        let array = Value::Array(vec![
+            Value::BulkString(b"ab".to_vec()),
+            Value::Nil,
+            Value::Int(7),
+            Value::Okay,
+            Value::SimpleString("QUEUED".into()),
+        ]);
+        assert_eq!(value_of(&frame, bytes).unwrap(), array);
+        assert_eq!(redis::parse_redis_value(&bytes[..used]).unwrap(), array);
+        let rest = &bytes[used..];
+        let (frame, _) = decode_range(rest).unwrap().unwrap();
+        let Value::ServerError(e) = value_of(&frame, rest).unwrap() else {
+            panic!("not an error");
+        };
+        assert_eq!(e.kind(), Some(redis::ServerErrorKind::NoScript));
+        assert_eq!(e.details(), Some("No matching script"));
+        assert!(decode_range(&bytes[..used - 1]).unwrap().is_none());
+    }
+
     /// A server that takes the connection and never answers: the request
     /// times out, and the next one is refused rather than reading the first
     /// one's answer as its own.
