@@ -237,3 +237,32 @@ async fn single_record_updates_under_contention_lose_nothing() {
     );
     a.drop_table(ONE.name).await.unwrap();
 }
+
+/// Answers longer than many reads (a table's values in one MGET, as a check
+/// reads them) arrive whole and unchanged.
+#[tokio::test]
+async fn long_answers_arrive_whole() {
+    // Database 12 with the key-and-value table: no other test here has both.
+    let Some((mut a, _)) = sessions(12).await else {
+        return;
+    };
+    kv::load_kv(&mut a, 1).await;
+    let long: String = (0..3_000_000)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    for k in 0..4 {
+        kv::put(&mut a, k, &format!("{k}{long}")).await;
+    }
+    let all = a.query(&kv::SCAN, &[]).await.unwrap();
+    assert_eq!(all.len(), 4);
+    for row in all.iter() {
+        let (k, v) = (row.get(0).unwrap(), row.get(1).unwrap());
+        let k = k.as_str().unwrap();
+        assert_eq!(
+            v.as_str().unwrap(),
+            format!("{k}{long}"),
+            "the value of key {k}"
+        );
+    }
+    a.drop_table(kv::KV.name).await.unwrap();
+}

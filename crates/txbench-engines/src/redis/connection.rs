@@ -16,6 +16,7 @@ use std::io;
 use std::pin::Pin;
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use redis::aio::ConnectionLike;
 use redis::{Cmd, ConnectionAddr, ConnectionInfo, Pipeline, RedisError, RedisFuture, Value};
 use redis_protocol::resp2::decode::decode_range;
@@ -95,6 +96,7 @@ impl Connection {
         let values = tokio::time::timeout(timeout, self.send_and_read(answers))
             .await
             .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "no answer in time"))??;
+        self.parsed_all();
         self.broken = false;
         Ok(values)
     }
@@ -123,17 +125,45 @@ impl Connection {
         }
     }
 
-    /// Read what has arrived after the bytes not yet parsed.
+    /// Read what has arrived after the bytes not yet parsed: one read,
+    /// waiting for it, then what else has arrived without waiting, until the
+    /// unparsed bytes have doubled. An answer is parsed from its start each
+    /// time, so a long one (a whole table's MGET) is parsed a few times as it
+    /// arrives, not once for every read.
     async fn read_more(&mut self) -> Result<(), RedisError> {
         self.input.drain(..self.parsed);
         self.parsed = 0;
-        if self.input.capacity() - self.input.len() < READ_BUFFER / 4 {
-            self.input.reserve(READ_BUFFER);
+        let incomplete = self.input.len();
+        self.read_once().await?;
+        while self.input.len() < 2 * incomplete {
+            match self.read_once().now_or_never() {
+                Some(read) => read?,
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// One read into the buffer, with room for at least as much as it holds.
+    async fn read_once(&mut self) -> Result<(), RedisError> {
+        let room = READ_BUFFER.max(self.input.len());
+        if self.input.capacity() - self.input.len() < room / 4 {
+            self.input.reserve(room);
         }
         if self.stream.read_buf(&mut self.input).await? == 0 {
             return Err(lost("the server closed it"));
         }
         Ok(())
+    }
+
+    /// Forget the answers parsed; a buffer a long answer grew goes back to
+    /// its usual size.
+    fn parsed_all(&mut self) {
+        self.input.drain(..self.parsed);
+        self.parsed = 0;
+        if self.input.capacity() > 16 * READ_BUFFER {
+            self.input.shrink_to(READ_BUFFER);
+        }
     }
 }
 

@@ -32,7 +32,7 @@ pub static PUT: Statement = Statement::new("put", "UPDATE txbench_kv_test SET v 
         key: 1,
         value: 0,
     });
-static SCAN: Statement =
+pub static SCAN: Statement =
     Statement::new("scan", "SELECT k, v FROM txbench_kv_test").key_value(KvOp::Scan {
         table: "txbench_kv_test",
     });
