@@ -1,7 +1,8 @@
 // A load from etcd's own Go client (clientv3), beside txbench's YCSB on etcd
 // (bench/etcd.sh): -clients goroutines over -conns connections, as etcd's
 // benchmark tool spreads them, each reading (Range, linearizable unless
-// -serializable) or writing (Put, a 1,000-byte value; -op a mixes them as
+// -serializable) or writing (Put, a record of ten 100-byte fields encoded as
+// txbench encodes it; -op a mixes them as
 // go-ycsb's etcd binding runs YCSB A) one uniformly random key
 // of YCSB's records in txbench's key layout (usertable: and the key, offset
 // by 2^63, in 20 digits) until -duration ends; prints operations, ops/s and
@@ -42,10 +43,14 @@ func main() {
 		}
 		cs = append(cs, c)
 	}
-	value := strings.Repeat("v", 1000)
+	// A record as txbench stores it: a JSON array of the key and ten fields
+	// of 100 characters, so that the records stay readable to txbench.
+	fields := strings.Repeat(`,"`+strings.Repeat("v", 100)+`"`, 10)
+	row := func(k int64) string { return fmt.Sprintf(`["%d"%s]`, k, fields) }
 	ctx := context.Background()
 	// One operation on key k: a read, a write, or YCSB A's half of each.
-	do := func(c *clientv3.Client, r *rand.Rand, k string) error {
+	do := func(c *clientv3.Client, r *rand.Rand, id int64) error {
+		k := key(id)
 		get := func() error {
 			var options []clientv3.OpOption
 			if *serializable {
@@ -55,7 +60,7 @@ func main() {
 			return err
 		}
 		put := func() error {
-			_, err := c.Put(ctx, k, value)
+			_, err := c.Put(ctx, k, row(id))
 			return err
 		}
 		switch *op {
@@ -82,9 +87,9 @@ func main() {
 			c := cs[i%len(cs)]
 			r := rand.New(rand.NewSource(int64(i)))
 			for time.Now().Before(deadline) {
-				k := key(r.Int63n(*keys))
+				id := r.Int63n(*keys)
 				st := time.Now()
-				err := do(c, r, k)
+				err := do(c, r, id)
 				if err != nil {
 					panic(err)
 				}
