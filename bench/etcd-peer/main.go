@@ -1,5 +1,5 @@
 // A load from etcd's own Go client (clientv3), beside txbench's YCSB on etcd
-// (bench/etcd.sh): -clients goroutines over -conns connections, as etcd's
+// (bench/etcd-ycsb.sh): -clients goroutines over -conns connections, as etcd's
 // benchmark tool spreads them, each reading (Range, linearizable unless
 // -serializable) or writing (Put, a record of ten 100-byte fields encoded as
 // txbench encodes it; -op a mixes them as

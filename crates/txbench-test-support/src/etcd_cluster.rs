@@ -69,36 +69,38 @@ impl EtcdCluster {
             .collect()
     }
 
-    /// How many keys the cluster holds, through etcd's JSON gateway (curl).
+    /// How many keys the cluster holds, through etcd's JSON gateway.
     pub fn keys(&self) -> u64 {
-        let out = Command::new("curl")
-            .args(["-sf", "-m", "5", "-X", "POST", "-d"])
-            // The whole key space: from "\0" to "\0" (base64 "AA==").
-            .arg(r#"{"key": "AA==", "range_end": "AA==", "count_only": true}"#)
-            .arg(format!("http://127.0.0.1:{}/v3/kv/range", self.ports[0]))
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "curl: {}", text(&out));
-        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // The whole key space: from "\0" to "\0" (base64 "AA==").
+        let range = r#"{"key": "AA==", "range_end": "AA==", "count_only": true}"#;
+        let answer = self.curl("v3/kv/range", &["-X", "POST", "-d", range]);
+        let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
         // The gateway leaves out a count of 0, and writes 64-bit integers as strings.
         answer["count"].as_str().map_or(0, |c| c.parse().unwrap())
     }
 
     /// How many `method` requests of etcd's KV service (`Range`, `Txn`,
-    /// `Put`) the first member has been sent, from its metrics (curl).
+    /// `Put`) the first member has been sent, from its metrics.
     pub fn requests(&self, method: &str) -> u64 {
-        let out = Command::new("curl")
-            .args(["-sf", "-m", "5"])
-            .arg(format!("http://127.0.0.1:{}/metrics", self.ports[0]))
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "curl: {}", text(&out));
         let wanted = format!("grpc_method=\"{method}\",grpc_service=\"etcdserverpb.KV\"");
-        String::from_utf8_lossy(&out.stdout)
+        self.curl("metrics", &[])
             .lines()
             .filter(|l| l.starts_with("grpc_server_started_total{") && l.contains(&wanted))
             .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
             .sum::<f64>() as u64
+    }
+
+    /// The body of `path` on the first member's client port, with curl's
+    /// `args`.
+    fn curl(&self, path: &str, args: &[&str]) -> String {
+        let out = Command::new("curl")
+            .args(["-sf", "-m", "5"])
+            .args(args)
+            .arg(format!("http://127.0.0.1:{}/{path}", self.ports[0]))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "curl: {}", text(&out));
+        String::from_utf8(out.stdout).unwrap()
     }
 
     fn env(&self) -> Vec<(&'static str, String)> {

@@ -12,6 +12,7 @@
 //! [`Value`]), where the redis crate's streaming parser was a third of the
 //! client's CPU.
 
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::time::Duration;
@@ -85,29 +86,26 @@ impl Connection {
         Ok(conn)
     }
 
-    /// Write `self.out`, then read `answers` answers, within the response
-    /// timeout.
-    async fn round_trip(&mut self, answers: usize) -> Result<Vec<Value>, RedisError> {
+    /// Start a request: refused on a connection an earlier one left
+    /// broken, and broken itself until [`Connection::finish`] (an error
+    /// midway, a timeout or a dropped future leaves it so).
+    fn start(&mut self) -> Result<(), RedisError> {
         if self.broken {
             return Err(lost("an earlier request on it did not finish"));
         }
         self.broken = true;
-        let timeout = self.response_timeout;
-        let values = tokio::time::timeout(timeout, self.send_and_read(answers))
-            .await
-            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "no answer in time"))??;
-        self.parsed_all();
-        self.broken = false;
-        Ok(values)
+        Ok(())
     }
 
-    async fn send_and_read(&mut self, answers: usize) -> Result<Vec<Value>, RedisError> {
-        self.stream.write_all(&self.out).await?;
-        let mut values = Vec::with_capacity(answers);
-        for _ in 0..answers {
-            values.push(self.next_answer().await?);
-        }
-        Ok(values)
+    /// Write the encoded request.
+    async fn send(&mut self) -> Result<(), RedisError> {
+        Ok(self.stream.write_all(&self.out).await?)
+    }
+
+    /// End a request whose answers were all read.
+    fn finish(&mut self) {
+        self.parsed_all();
+        self.broken = false;
     }
 
     /// The next answer, read as far as it takes.
@@ -195,8 +193,15 @@ impl ConnectionLike for Connection {
         Box::pin(async move {
             self.out.clear();
             cmd.write_packed_command(&mut self.out);
-            let mut values = self.round_trip(1).await?;
-            Ok(values.pop().unwrap_or(Value::Nil))
+            self.start()?;
+            let timeout = self.response_timeout;
+            let value = within(timeout, async {
+                self.send().await?;
+                self.next_answer().await
+            })
+            .await?;
+            self.finish();
+            Ok(value)
         })
     }
 
@@ -212,15 +217,28 @@ impl ConnectionLike for Connection {
     ) -> RedisFuture<'a, Vec<Value>> {
         Box::pin(async move {
             self.out = pipeline.get_packed_pipeline();
-            let mut values = self.round_trip(offset + count).await?;
-            let answers = values.split_off(offset.min(values.len()));
-            if let Some(refused) = values.into_iter().find_map(|v| match v {
-                Value::ServerError(e) => Some(e),
-                _ => None,
-            }) {
-                return Err(refused.into());
+            self.start()?;
+            let timeout = self.response_timeout;
+            let (refused, answers) = within(timeout, async {
+                self.send().await?;
+                let mut refused = None;
+                for _ in 0..offset {
+                    if let Value::ServerError(e) = self.next_answer().await? {
+                        refused.get_or_insert(e);
+                    }
+                }
+                let mut answers = Vec::with_capacity(count);
+                for _ in 0..count {
+                    answers.push(self.next_answer().await?);
+                }
+                Ok((refused, answers))
+            })
+            .await?;
+            self.finish();
+            match refused {
+                Some(e) => Err(e.into()),
+                None => Ok(answers),
             }
-            Ok(answers)
         })
     }
 
@@ -244,6 +262,16 @@ async fn connect(addr: &ConnectionAddr) -> Result<Pin<Box<dyn Stream>>, RedisErr
             format!("txbench connects to Redis over TCP or a Unix socket, not {other}"),
         ))),
     }
+}
+
+/// `work` within `timeout`, or a timeout error.
+async fn within<T>(
+    timeout: Duration,
+    work: impl Future<Output = Result<T, RedisError>>,
+) -> Result<T, RedisError> {
+    tokio::time::timeout(timeout, work)
+        .await
+        .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "no answer in time"))?
 }
 
 /// An answer the connection cannot read: the stream is no longer known.

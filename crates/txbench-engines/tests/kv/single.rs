@@ -3,7 +3,7 @@
 //! transaction, on each key-value engine.
 
 use txbench_core::schema::{Column, ColumnType, KvOp, Statement, Table};
-use txbench_core::{Loader, RowBatch, Session, Value};
+use txbench_core::{Loader, Param, RowBatch, Session, Value};
 
 pub static ONE: Table = Table {
     name: "txbench_kv_one",
@@ -88,10 +88,7 @@ pub async fn load<S: Session + Loader>(a: &mut S, n: i64) {
 
 /// Field `column` of row `id`, if the row exists.
 pub async fn field<S: Session>(s: &mut S, id: i64, column: usize) -> Option<String> {
-    let rows = s
-        .query(&ONE_READ, &[txbench_core::Param::Int(id)])
-        .await
-        .unwrap();
+    let rows = s.query(&ONE_READ, &[Param::Int(id)]).await.unwrap();
     let row = rows.row(0)?;
     row.get(column).unwrap().as_str().map(str::to_string)
 }
