@@ -100,8 +100,16 @@ fn four_shards_on_one_sqlite_file_merge_exactly() {
             .map(|i| spawn_shard(dir.path(), i, 4, &args))
             .collect(),
     );
-    let shards = result_dirs(dir.path(), "-shard");
-    assert_eq!(shards.len(), 4);
+    // Each directory's name starts with its own process's start second, so
+    // the shards are taken by index, not in the order their names sort.
+    assert_eq!(result_dirs(dir.path(), "-shard").len(), 4);
+    let shards: Vec<PathBuf> = (0..4)
+        .map(|i| {
+            let mine = result_dirs(dir.path(), &format!("-shard{i}of4"));
+            assert_eq!(mine.len(), 1, "shard {i}: {mine:?}");
+            mine[0].clone()
+        })
+        .collect();
     let summaries: Vec<Value> = shards.iter().map(|d| summary(d)).collect();
     for (i, s) in summaries.iter().enumerate() {
         let p = &s["parameters"];
