@@ -73,6 +73,21 @@ pub(crate) trait KvStore: Send {
         refused()
     }
 
+    /// Row `key` of `table` as a result of `columns` (no row or one): by
+    /// default [`KvStore::read`]'s row; a store that can read it straight
+    /// into the result does.
+    fn read_result(
+        &mut self,
+        table: &'static Table,
+        key: String,
+        columns: &'static [&'static str],
+    ) -> impl Future<Output = KvResult<Rows>> + Send {
+        async move {
+            let row = self.read(table, key, columns).await?;
+            Ok(rows_of(columns.len(), row.as_slice()))
+        }
+    }
+
     /// Up to `count` rows of `table` from key `from` on, in key order, as
     /// `columns`.
     fn range(
@@ -157,8 +172,7 @@ pub(crate) async fn query<S: KvStore>(
             columns,
         }) => {
             let key = param_text(stmt, params, key)?;
-            (store.read(table, key, columns).await)
-                .map(|row| rows_of(columns.len(), row.as_slice()))
+            store.read_result(table, key, columns).await
         }
         Some(KvOp::Range {
             table,
@@ -238,7 +252,7 @@ fn named<S: KvStore>(store: &S, failure: KvFailure, what: &str, stmt: &Statement
 }
 
 /// Rows of `width` columns from the rows a store read.
-fn rows_of(width: usize, rows: &[KvRow]) -> Rows {
+pub(crate) fn rows_of(width: usize, rows: &[KvRow]) -> Rows {
     // Room for all their text at once: no buffer grows while it is copied.
     let text = rows.iter().flatten().flatten().map(String::len).sum();
     let room = Room {

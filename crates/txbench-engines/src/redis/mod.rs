@@ -40,7 +40,9 @@ use crate::redact::redact;
 use crate::target_error::TargetError;
 
 mod connection;
+mod hmget;
 use connection::Connection;
+use hmget::HmgetRow;
 
 /// The engine's name in its refusals.
 const ENGINE: &str = "Redis";
@@ -416,15 +418,16 @@ impl RedisSession {
             .collect())
     }
 
-    /// Row `key` of a table of whole rows outside a transaction, as
-    /// `columns`: one HMGET, no pipeline (nothing is WATCHed and no write
-    /// of the session's own can be pending).
+    /// Row `key` of a table of whole rows outside a transaction, as a
+    /// result of `columns` (no row or one): one HMGET, no pipeline (nothing
+    /// is WATCHed and no write of the session's own can be pending), its
+    /// answer read straight into the result.
     async fn read_alone(
         &mut self,
         table: &'static Table,
         key: &str,
         columns: &[&str],
-    ) -> Result<Option<Vec<Option<String>>>, DbError> {
+    ) -> Result<Rows, DbError> {
         let pk = table.primary_key[0];
         let mut cmd = redis::cmd("HMGET");
         cmd.arg(row_key(table.name, key));
@@ -435,16 +438,15 @@ impl RedisSession {
             cmd.arg(pk);
         }
         cmd.arg(columns);
-        let mut row: Vec<Option<String>> =
-            cmd.query_async(&mut self.conn).await.map_err(classify)?;
-        Ok(match key_at {
-            Some(i) => row.get(i).is_some_and(Option::is_some).then_some(row),
-            None if row.first().is_some_and(Option::is_some) => {
-                row.remove(0);
-                Some(row)
-            }
-            None => None,
-        })
+        let shape = HmgetRow {
+            presence: key_at.unwrap_or(0),
+            skip: usize::from(key_at.is_none()),
+            width: columns.len(),
+        };
+        let answer = self
+            .conn
+            .answer(&cmd, |frame, bytes| shape.rows(frame, bytes));
+        answer.await.map_err(classify)
     }
 
     /// Up to `count` keys of `table` from `from` on, in key order.
@@ -861,10 +863,20 @@ impl KvStore for RedisSession {
         key: String,
         columns: &'static [&'static str],
     ) -> KvResult<Option<KvRow>> {
+        Ok(self.read_rows(table, &[key], columns).await?.pop())
+    }
+
+    async fn read_result(
+        &mut self,
+        table: &'static Table,
+        key: String,
+        columns: &'static [&'static str],
+    ) -> KvResult<Rows> {
         if !self.tx.open && whole_rows(table) {
             return Ok(self.read_alone(table, &key, columns).await?);
         }
-        Ok(self.read_rows(table, &[key], columns).await?.pop())
+        let row = self.read(table, key, columns).await?;
+        Ok(kv_dispatch::rows_of(columns.len(), row.as_slice()))
     }
 
     async fn range(
