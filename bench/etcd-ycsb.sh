@@ -5,6 +5,7 @@
 #
 #   MEMBERS="1 3" RECORDS=20000 DURATION=10 CONNECTIONS=8 ROUNDS=2 bench/etcd-ycsb.sh
 #   BIN=/path/to/txbench bench/etcd-ycsb.sh   # a build with the etcd feature
+#   DISTRIBUTION=uniform bench/etcd-ycsb.sh    # txbench's keys uniform, as the peer's are
 #
 # Needs Debian's etcd-server, golang-go and golang-etcd-server-dev.
 set -euo pipefail
@@ -14,6 +15,8 @@ RECORDS=${RECORDS:-20000}
 DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-8}
 ROUNDS=${ROUNDS:-2}
+# txbench's request distribution: YCSB's own (zipfian) unless set.
+DISTRIBUTION=${DISTRIBUTION:-}
 if [ -z "${BIN:-}" ]; then
     cargo build --release --quiet --features etcd
     BIN=$PWD/target/release/txbench
@@ -31,7 +34,7 @@ txbench_run() {
     local w=$1 ops n
     /usr/bin/time -f "%U %S" -o "$out/time" "$BIN" ycsb run --workload "$w" --db "$URL" \
         --records "$RECORDS" -t "$CONNECTIONS" --duration "${DURATION}s" --warmup 0s \
-        --no-results >"$out/run" 2>&1
+        --no-results ${DISTRIBUTION:+--distribution "$DISTRIBUTION"} >"$out/run" 2>&1
     ops=$(awk '$1 == "throughput" {gsub(",", "", $2); print $2; exit}' "$out/run")
     n=$(awk -v o="$ops" -v d="$DURATION" 'BEGIN {printf "%d", o * d}')
     printf '  txbench ycsb %s: %s ops/s, client %s us/op; %s\n' "$w" "$ops" "$(per_op "$(cpu)" "$n")" \
@@ -48,7 +51,8 @@ peer_run() {
         "$(awk '{print $9}' "$out/peer")"
 }
 
-echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ);" \
+    "txbench's keys ${DISTRIBUTION:-zipfian}"
 for m in $MEMBERS; do
     case $m in
         1) export ETCD_PORTS="2379" ;;

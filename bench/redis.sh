@@ -6,6 +6,7 @@
 # as its __rand_int__ writes keys): a read HMGET of the key and every field,
 # an update HSET of one field, and A's half-and-half as two redis-benchmark
 # processes at once, half the connections each; GET and SET of 100 bytes too.
+# Latencies as each reports them (redis-benchmark: its CSV's p50 and p99).
 #
 #   RECORDS=20000 DURATION=10 CONNECTIONS=8 ROUNDS=2 bench/redis.sh
 #   BIN=/path/to/other/txbench bench/redis.sh   # another build of txbench
@@ -66,11 +67,14 @@ peer_args() {
 peer_process() {
     # shellcheck disable=SC2046 # the arguments are words
     /usr/bin/time -f "%U %S" -o "$out/time.$1" redis-benchmark -h 127.0.0.1 -p 6379 --dbnum 12 \
-        -c "$2" -r "$RECORDS" -n "$3" -q $(peer_args "$1") >"$out/peer.$1" 2>&1
+        -c "$2" -r "$RECORDS" -n "$3" --csv $(peer_args "$1") >"$out/peer.$1" 2>&1
 }
 
-rps_of() { grep -Eo '[0-9.]+ requests per second' "$out/peer.$1" | awk '{print $1}' | tail -1; }
-p50_of() { grep -Eo 'p50=[0-9.]+ msec' "$out/peer.$1" | tail -1; }
+# Its CSV line: "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms",
+# "p95_latency_ms","p99_latency_ms","max_latency_ms".
+csv_field() { awk -F'","' -v f="$2" 'NR == 2 {gsub("\"", "", $f); print $f}' "$out/peer.$1"; }
+rps_of() { csv_field "$1" 2; }
+p50_of() { echo "p50 $(csv_field "$1" 5) p99 $(csv_field "$1" 7) ms"; }
 cpu_of() { awk '{print $1 + $2}' "$out/time.$1"; }
 
 peer_run() {
