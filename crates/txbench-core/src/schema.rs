@@ -281,6 +281,9 @@ pub enum KvOp {
         /// The columns to read.
         columns: &'static [&'static str],
     },
+    /// A round trip that does nothing: one row of the integer 1, as
+    /// `SELECT 1` answers (BenchBase's NoOp).
+    Ping,
     /// The largest key of the table (integer keys only): one row of it, or
     /// no row when the table is empty.
     Last {

@@ -100,6 +100,11 @@ pub(crate) trait KvStore: Send {
         refused()
     }
 
+    /// A round trip that does nothing.
+    fn ping(&mut self) -> impl Future<Output = KvResult<()>> + Send {
+        refused()
+    }
+
     /// The largest key of `table`, if it has rows.
     fn last(
         &mut self,
@@ -187,6 +192,11 @@ pub(crate) async fn query<S: KvStore>(
             (store.range(table, from, count, columns).await)
                 .map(|rows| rows_of(columns.len(), &rows))
         }
+        Some(KvOp::Ping) => (store.ping().await).map(|()| {
+            let mut rows = Rows::new(1);
+            rows.push_row([Param::Int(1)]);
+            rows
+        }),
         Some(KvOp::Last { table }) => (store.last(table).await).map(|last| {
             let mut rows = Rows::new(1);
             if let Some(k) = last {

@@ -134,6 +134,53 @@ fn every_ycsb_core_workload_runs_on_etcd() {
     assert_eq!(cluster.keys(), 0);
 }
 
+/// BenchBase's NoOp on Redis: a ping a transaction, each answering its one
+/// row (so none fails its `expect = "one"`). Database 14 of the server: the
+/// YCSB test above counts database 11's keys.
+#[test]
+fn noop_pings_redis() {
+    let Some(base) = support::server_url("TXBENCH_TEST_REDIS_URL") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("{}/14", base.trim_end_matches('/'));
+    noop_pings(dir.path(), &db);
+}
+
+/// The same on etcd, and clean leaves no key behind.
+#[cfg(feature = "etcd")]
+#[test]
+fn noop_pings_etcd() {
+    let Some(cluster) = etcd_cluster::EtcdCluster::up(&[23869]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    noop_pings(dir.path(), &cluster.url());
+    assert_eq!(cluster.keys(), 0);
+}
+
+/// Load NoOp into the key-value store `db`, run 500 transactions of it with
+/// no error, and clean it.
+fn noop_pings(dir: &Path, db: &str) {
+    let custom = |verb: &str, more: &[&str]| {
+        let mut all = vec!["custom", verb, "--workload", "noop", "--db", db];
+        all.extend_from_slice(more);
+        txbench_output(dir, &all)
+    };
+    let out = custom("load", &["--drop"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = custom(
+        "run",
+        &["-t", "2", "--transactions", "500", "--warmup", "0s"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let summary = take_summary(dir);
+    assert_eq!(type_sum(&summary, &["committed"]), 500, "{summary}");
+    assert!(errors_by_kind(&summary).is_empty(), "{summary}");
+    let out = custom("clean", &[]);
+    assert!(out.status.success(), "{}", text(&out));
+}
+
 /// Load 3,000 records into `db`, run each core workload on them with no
 /// error, another distribution than the workload's own, and refuse a scale
 /// other than the one loaded.

@@ -14,6 +14,9 @@ use super::{EtcdEngine, classify, status_says};
 use crate::kv_dispatch::{self, KvResult, KvRow, KvStore};
 use crate::kv_store::{self, marker, row_key, value_text, whole_rows};
 
+/// The key a ping counts: no table's (a table's keys are `table:key`).
+const PING_KEY: &str = "txbench ping";
+
 /// The most bytes of keys and values one load request carries: etcd refuses
 /// a request over 1.5 MiB by default (`--max-request-bytes`), and the
 /// encoding adds a little to each put.
@@ -308,6 +311,17 @@ impl KvStore for EtcdSession {
 
     async fn last(&mut self, table: &'static Table) -> KvResult<Option<i64>> {
         Ok(self.last_key(table).await?)
+    }
+
+    /// A serializable count of a key nobody writes: the member answers it
+    /// from its own store, with no round of consensus.
+    async fn ping(&mut self) -> KvResult<()> {
+        let options = GetOptions::new().with_count_only().with_serializable();
+        self.kv
+            .get(PING_KEY, Some(options))
+            .await
+            .map_err(classify)?;
+        Ok(())
     }
 
     async fn put(&mut self, table: &'static str, key: String, value: String) -> KvResult<()> {

@@ -893,6 +893,12 @@ impl KvStore for RedisSession {
         Ok(self.read_rows(table, &keys, columns).await?)
     }
 
+    async fn ping(&mut self) -> KvResult<()> {
+        let cmd = redis::cmd("PING");
+        let _pong: String = cmd.query_async(&mut self.conn).await.map_err(classify)?;
+        Ok(())
+    }
+
     async fn last(&mut self, table: &'static Table) -> KvResult<Option<i64>> {
         if !whole_rows(table) {
             return Err(kv_store::no_key_order(ENGINE, table).into());

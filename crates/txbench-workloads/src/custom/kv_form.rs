@@ -17,10 +17,18 @@ pub(super) fn check(
     statement: &Statement,
     tables: &[Table],
 ) -> Result<KvForm, FileError> {
-    let name = def.get_ref().table.get_ref();
+    let op = def.get_ref().op.get_ref();
+    if op == "ping" {
+        return ping(at, what, def, statement);
+    }
+    let Some(named) = &def.get_ref().table else {
+        let m = format!("{what}: kv op \"{op}\" needs table");
+        return Err(at.error(def.span(), m));
+    };
+    let name = named.get_ref();
     let Some(table) = tables.iter().find(|t| t.name == *name) else {
         let m = format!("{what}: kv table '{name}' is not a [[table]] of the file");
-        return Err(at.error(def.get_ref().table.span(), m));
+        return Err(at.error(named.span(), m));
     };
     let form = FormCheck {
         at,
@@ -32,7 +40,7 @@ pub(super) fn check(
     };
     if table.primary_key.len() != 1 {
         return Err(form.err(
-            form.def.table.span(),
+            named.span(),
             format!("table '{name}' needs a one-column primary key to be a key-value table"),
         ));
     }
@@ -49,12 +57,45 @@ pub(super) fn check(
         other => {
             return Err(form.err(
                 form.def.op.span(),
-                format!("op \"{other}\" (read, update, insert or scan)"),
+                format!("op \"{other}\" (read, update, insert, scan or ping)"),
             ));
         }
     };
     form.reads_enough_for_into(&checked)?;
     Ok(checked)
+}
+
+/// A ping, in place of a query that answers one row and does nothing else
+/// (NoOp's `SELECT 1`): a round trip and nothing more, so it takes nothing
+/// but its op.
+fn ping(
+    at: &Locator<'_>,
+    what: &str,
+    def: &toml::Spanned<KvDef>,
+    statement: &Statement,
+) -> Result<KvForm, FileError> {
+    let d = def.get_ref();
+    let takes = [
+        d.table.is_some(),
+        d.key.is_some(),
+        d.columns.is_some(),
+        d.set.is_some(),
+        d.from.is_some(),
+        d.count.is_some(),
+    ];
+    let refusal = if takes.contains(&true) {
+        "takes no table, key, columns, set, from or count".to_string()
+    } else if !statement.query {
+        "answers one row, and the sql changes rows".to_string()
+    } else if statement.into.len() > 1 {
+        format!(
+            "answers one column, and into names {}",
+            statement.into.len()
+        )
+    } else {
+        return Ok(KvForm::Ping);
+    };
+    Err(at.error(def.span(), format!("{what}: kv op \"ping\" {refusal}")))
 }
 
 /// One statement's key-value form being checked, against its table and SQL.
@@ -269,6 +310,11 @@ statements = [{statement}]
                 insert: false,
             })
         );
+        // A ping takes nothing but its op.
+        let ping = r#"{ sql = "SELECT 1 AS one", kv = { op = "ping" } }"#;
+        let spec = parse("kv.toml", &file(ping)).unwrap();
+        assert_eq!(spec.transactions[0].statements[0].kv, Some(KvForm::Ping));
+        assert!(spec.key_value());
         // Without a form the workload is not a key-value one.
         let plain = r#"{ sql = "SELECT a FROM t WHERE k = :key" }"#;
         assert!(!parse("kv.toml", &file(plain)).unwrap().key_value());
@@ -279,7 +325,7 @@ statements = [{statement}]
         let cases = [
             (
                 r#"{ sql = "SELECT a FROM t WHERE k = :key", kv = { op = "get", table = "t", key = ":key" } }"#,
-                "op \"get\" (read, update, insert or scan)",
+                "op \"get\" (read, update, insert, scan or ping)",
             ),
             (
                 r#"{ sql = "SELECT a FROM t WHERE k = :key", kv = { op = "read", table = "u", key = ":key" } }"#,
@@ -301,6 +347,19 @@ statements = [{statement}]
                 r#"{ sql = "SELECT a FROM t WHERE k = :key", kv = { op = "read", table = "t" } }"#,
                 "op \"read\" needs key",
             ),
+            (
+                r#"{ sql = "SELECT a FROM t WHERE k = :key", kv = { op = "read", key = ":key" } }"#,
+                "op \"read\" needs table",
+            ),
+            (
+                r#"{ sql = "SELECT a FROM t WHERE k = :key", kv = { op = "ping", table = "t" } }"#,
+                "op \"ping\" takes no table, key, columns, set, from or count",
+            ),
+            (
+                r#"{ sql = "UPDATE t SET a = 1 WHERE k = :key", kv = { op = "ping" } }"#,
+                "op \"ping\" answers one row, and the sql changes rows",
+            ),
+            (r#"{ sql = "SELECT 1", kv = { op = "ping" } }"#, ""),
             (
                 r#"{ sql = "SELECT a FROM t WHERE b = :key", kv = { op = "scan", table = "t", from = ":key", count = ":key", columns = ["b"] } }"#,
                 "",

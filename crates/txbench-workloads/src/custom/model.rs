@@ -391,10 +391,12 @@ pub struct ListDef {
 #[serde(deny_unknown_fields)]
 pub struct KvDef {
     /// `read` (one row by key), `update` (columns of one row), `insert`
-    /// (a new row) or `scan` (rows in key order from a key).
+    /// (a new row), `scan` (rows in key order from a key) or `ping` (a
+    /// round trip that does nothing).
     pub op: Spanned<String>,
-    /// The table (a one-column primary key).
-    pub table: Spanned<String>,
+    /// The table (a one-column primary key); none for `ping`.
+    #[serde(default)]
+    pub table: Option<Spanned<String>>,
     /// The row's key (read, update, insert).
     #[serde(default)]
     pub key: Option<Spanned<String>>,

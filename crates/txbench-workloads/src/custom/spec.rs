@@ -699,15 +699,18 @@ pub enum KvForm {
         /// The columns read.
         columns: Vec<String>,
     },
+    /// A round trip that does nothing: one row of the integer 1.
+    Ping,
 }
 
 impl KvForm {
-    /// The table it reads or writes.
-    pub fn table(&self) -> &str {
+    /// The table it reads or writes (none for a ping).
+    pub fn table(&self) -> Option<&str> {
         match self {
             KvForm::Read { table, .. }
             | KvForm::Write { table, .. }
-            | KvForm::Scan { table, .. } => table,
+            | KvForm::Scan { table, .. } => Some(table),
+            KvForm::Ping => None,
         }
     }
 }

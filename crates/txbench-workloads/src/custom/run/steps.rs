@@ -246,9 +246,12 @@ impl Steps {
 
 /// A checked key-value form as the engines take it.
 fn kv_op(form: &KvForm, tables: &[&'static schema::Table]) -> KvOp {
+    let Some(name) = form.table() else {
+        return KvOp::Ping;
+    };
     let table = *tables
         .iter()
-        .find(|t| t.name == form.table())
+        .find(|t| t.name == name)
         .expect("a checked form names a table of the file");
     let names = |cs: &[String]| keep_all(cs.iter().map(|c| keep_text(c.clone())).collect());
     match form {
@@ -280,6 +283,7 @@ fn kv_op(form: &KvForm, tables: &[&'static schema::Table]) -> KvOp {
             count: *count,
             columns: names(columns),
         },
+        KvForm::Ping => KvOp::Ping,
     }
 }
 

@@ -74,7 +74,7 @@ pub fn shaped(mut spec: Spec, shape: Shape) -> Spec {
                 }
                 Some(KvForm::Write { insert: true, .. }) => insert_all(t, i, shape),
                 Some(KvForm::Write { insert: false, .. }) => update_one(t, i, shape),
-                None => {}
+                Some(KvForm::Ping) | None => {}
             }
         }
     }
