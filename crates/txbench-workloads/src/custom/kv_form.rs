@@ -21,6 +21,10 @@ pub(super) fn check(
     if op == "ping" {
         return ping(at, what, def, statement);
     }
+    if !["read", "update", "insert", "scan"].contains(&op.as_str()) {
+        let m = format!("{what}: kv op \"{op}\" (read, update, insert, scan or ping)");
+        return Err(at.error(def.get_ref().op.span(), m));
+    }
     let Some(named) = &def.get_ref().table else {
         let m = format!("{what}: kv op \"{op}\" needs table");
         return Err(at.error(def.span(), m));
@@ -53,13 +57,8 @@ pub(super) fn check(
             columns: form.columns()?,
         },
         "update" | "insert" => form.write(op)?,
-        "scan" => form.scan()?,
-        other => {
-            return Err(form.err(
-                form.def.op.span(),
-                format!("op \"{other}\" (read, update, insert, scan or ping)"),
-            ));
-        }
+        // The one op left of those checked above.
+        _ => form.scan()?,
     };
     form.reads_enough_for_into(&checked)?;
     Ok(checked)
@@ -350,6 +349,10 @@ statements = [{statement}]
             (
                 r#"{ sql = "SELECT a FROM t WHERE k = :key", kv = { op = "read", key = ":key" } }"#,
                 "op \"read\" needs table",
+            ),
+            (
+                r#"{ sql = "SELECT a FROM t WHERE k = :key", kv = { op = "get", key = ":key" } }"#,
+                "op \"get\" (read, update, insert, scan or ping)",
             ),
             (
                 r#"{ sql = "SELECT a FROM t WHERE k = :key", kv = { op = "ping", table = "t" } }"#,
