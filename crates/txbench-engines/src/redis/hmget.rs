@@ -6,7 +6,7 @@
 
 use redis::RedisError;
 use redis_protocol::resp2::types::RangeFrame;
-use txbench_core::{Param, Rows};
+use txbench_core::{Param, Room, Rows};
 
 use super::connection::{row_of, text_of};
 
@@ -27,16 +27,26 @@ impl HmgetRow {
     /// The result (no row, or one of `width` columns) of the answer
     /// `frame`, whose ranges are of `bytes`.
     pub fn rows(&self, frame: &RangeFrame, bytes: &[u8]) -> Result<Rows, RedisError> {
-        let mut rows = Rows::new(self.width);
         let cells = match frame {
             RangeFrame::Array(cells) if cells.len() == self.skip + self.width => cells,
             _ => return self.owned(frame, bytes),
         };
         match cells.get(self.presence).map(|c| text_of(c, bytes)) {
-            Some(Some(None)) => return Ok(rows),
+            Some(Some(None)) => return Ok(Rows::new(self.width)),
             Some(Some(Some(_))) => {}
             _ => return self.owned(frame, bytes),
         }
+        // Room for all the row's text at once: no buffer grows while the
+        // fields are copied in.
+        let text = cells[self.skip..].iter().map(|c| match c {
+            RangeFrame::BulkString((start, end)) => end - start,
+            _ => 0,
+        });
+        let room = Room {
+            rows: 1,
+            text: text.sum(),
+        };
+        let mut rows = Rows::with_room(self.width, room);
         let mut odd = false;
         rows.push_row(cells[self.skip..].iter().map(|c| match text_of(c, bytes) {
             Some(text) => text.map_or(Param::Null, Param::Text),
