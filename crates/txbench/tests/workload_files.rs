@@ -98,11 +98,10 @@ fn ycsb_operations_end_the_run_at_their_count() {
 /// hashes, scans over the keys' sorted set; clean leaves nothing behind.
 #[test]
 fn every_ycsb_core_workload_runs_on_redis() {
-    let Some(base) = support::server_url("TXBENCH_TEST_REDIS_URL") else {
+    let Some(db) = redis_database(11) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let db = format!("{}/11", base.trim_end_matches('/'));
     core_workloads_run_on_one_load(dir.path(), &db);
     let out = txbench_output(dir.path(), &["ycsb", "clean", "--db", &db]);
     assert!(out.status.success(), "{}", text(&out));
@@ -139,12 +138,17 @@ fn every_ycsb_core_workload_runs_on_etcd() {
 /// YCSB test above counts database 11's keys.
 #[test]
 fn noop_pings_redis() {
-    let Some(base) = support::server_url("TXBENCH_TEST_REDIS_URL") else {
+    let Some(db) = redis_database(14) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let db = format!("{}/14", base.trim_end_matches('/'));
     noop_pings(dir.path(), &db);
+}
+
+/// Database `n` of the test server's Redis, if one is named.
+fn redis_database(n: u32) -> Option<String> {
+    let base = support::server_url("TXBENCH_TEST_REDIS_URL")?;
+    Some(format!("{}/{n}", base.trim_end_matches('/')))
 }
 
 /// The same on etcd, and clean leaves no key behind.

@@ -438,11 +438,7 @@ impl RedisSession {
             cmd.arg(pk);
         }
         cmd.arg(columns);
-        let shape = HmgetRow {
-            presence: key_at.unwrap_or(0),
-            skip: usize::from(key_at.is_none()),
-            width: columns.len(),
-        };
+        let shape = HmgetRow::new(key_at, columns.len());
         let answer = self
             .conn
             .answer(&cmd, |frame, bytes| shape.rows(frame, bytes));
