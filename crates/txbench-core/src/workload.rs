@@ -81,6 +81,13 @@ pub trait Workload: Send + Sync + 'static {
     /// the shard, once [`Workload::shard`] narrowed it).
     fn default_terminals(&self) -> usize;
 
+    /// Terminals a run adds to those `--terminals` counts: the CH-benCHmark's
+    /// analytical streams, which are the run's first terminals (indexes
+    /// `0..added_terminals()` of [`Workload::terminal`]). Default: none.
+    fn added_terminals(&self) -> usize {
+        0
+    }
+
     /// Drive only `shard`'s part of the scale: its contiguous range of
     /// warehouses, subscribers or keys ([`Shard::range`]), with terminals whose
     /// random streams differ from every other shard's under the same seed. Runs

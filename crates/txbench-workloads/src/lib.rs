@@ -5,6 +5,7 @@
 //! * [`tpcc`]: TPC-C v5.11.
 //! * [`tatp`]: TATP (Telecom Application Transaction Processing).
 //! * [`retwis`]: Retwis, key-value transactions under contention (TAPIR's mix).
+//! * [`ch`]: the CH-benCHmark, TPC-C with 22 analytical queries beside it.
 //!
 //! [`Benchmark`] is what the command line needs of a workload beyond its
 //! transactions, and [`registry`] lists the workloads: a new one is its own
@@ -19,6 +20,7 @@ pub mod acid;
 pub mod benchmark;
 pub mod bulk;
 pub mod capability;
+pub mod ch;
 pub mod conditions;
 pub mod custom;
 mod error;

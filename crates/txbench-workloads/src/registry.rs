@@ -46,6 +46,7 @@ macro_rules! workloads {
 // One line a workload (braces, so that the list keeps a line each).
 workloads! {
     crate::tpcc::Tpcc,
+    crate::ch::Ch,
     crate::tatp::Tatp,
     crate::retwis::Retwis,
     crate::custom::ycsb::Ycsb,
@@ -82,7 +83,7 @@ mod tests {
         assert_eq!(
             NAMES,
             [
-                "tpcc", "tatp", "retwis", "ycsb", "pgbench", "sysbench", "custom"
+                "tpcc", "ch", "tatp", "retwis", "ycsb", "pgbench", "sysbench", "custom"
             ]
         );
     }
@@ -94,6 +95,7 @@ mod tests {
         assert_eq!(
             units.0,
             [
+                "warehouses",
                 "warehouses",
                 "subscribers",
                 "keys",

@@ -281,7 +281,10 @@ impl<W: Benchmark> RunPlan<W> {
     /// that depend on them resolved.
     pub fn resolve(&self, workload: &W, max_writers: usize, nodes: usize) -> Resolved {
         let terminals = self.terminals.unwrap_or(workload.default_terminals());
-        let (connections, sizing) = self.pool_size(max_writers, terminals, workload);
+        // The settings keep the count the user gives (a repeat gives it
+        // again); the driver runs the workload's own terminals beside it.
+        let driven = terminals + workload.added_terminals();
+        let (connections, sizing) = self.pool_size(max_writers, driven, workload);
         let settings = RunSettings {
             scale: Scale {
                 unit: W::ABOUT.scale.unit.to_string(),
@@ -314,7 +317,7 @@ impl<W: Benchmark> RunPlan<W> {
             duration: self.duration,
             transactions: self.transactions,
             warmup: self.warmup,
-            terminals,
+            terminals: driven,
             connections,
             wait: self.wait,
             seed: self.seed,
@@ -366,15 +369,22 @@ impl<W: Benchmark> RunPlan<W> {
     /// spec waits get a pool sized by Little's law for the rate they offer;
     /// otherwise (back-to-back terminals, always busy, or an open loop) one
     /// session per terminal up to 64. Never more than the engine takes
-    /// writers, or than there are terminals.
+    /// writers, or than there are terminals; the terminals a workload adds
+    /// (analytical streams, which only read) get a session each beyond the
+    /// writers. `terminals` counts them.
     fn pool_size(&self, max_writers: usize, terminals: usize, workload: &W) -> (usize, String) {
         use txbench_core::driver::sizing;
         if let Some(c) = self.connections {
             return (c, "--connections".into());
         }
-        let cap = max_writers.min(terminals).max(1);
+        // The terminals a workload adds only read (analytical streams): they
+        // count against no writer limit.
+        let added = workload.added_terminals();
+        let cap = max_writers.min(terminals - added).max(1) + added;
         let rate = match (self.wait, &self.rate) {
-            (WaitMode::Spec, None) => sizing::offered_rate(workload.transaction_types(), terminals),
+            (WaitMode::Spec, None) => {
+                sizing::offered_rate(workload.transaction_types(), terminals - added)
+            }
             _ => None,
         };
         let Some(rate) = rate else {
@@ -383,7 +393,15 @@ impl<W: Benchmark> RunPlan<W> {
                 "one per terminal, at most 64 and the engine's writers".into(),
             );
         };
-        let wanted = sizing::sessions_for(rate, sizing::ASSUMED_HOLD);
+        let waiting = sizing::sessions_for(rate, sizing::ASSUMED_HOLD);
+        // A terminal the workload adds (an analytical stream) never waits:
+        // a session of its own each.
+        let wanted = waiting + added;
+        let streams = if added > 0 {
+            format!(", + {added} added terminals = {wanted}")
+        } else {
+            String::new()
+        };
         let capped = if wanted > cap {
             format!(", capped at {cap}")
         } else {
@@ -393,7 +411,7 @@ impl<W: Benchmark> RunPlan<W> {
             wanted.min(cap),
             format!(
                 "little's law: {rate:.1} txn/s offered x {} ms hold = {:.1} busy, \
-                 + 3 sqrt = {wanted}{capped}",
+                 + 3 sqrt = {waiting}{streams}{capped}",
                 sizing::ASSUMED_HOLD.as_millis(),
                 rate * sizing::ASSUMED_HOLD.as_secs_f64(),
             ),

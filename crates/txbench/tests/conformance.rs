@@ -65,7 +65,7 @@ fn verb(w: &Workload, dir: &std::path::Path, verb: &str, rest: &[&str]) -> std::
 fn small(workload: &str) -> &'static str {
     match workload {
         // pgbench's scale factor: 100,000 accounts each.
-        "tpcc" | "pgbench" => "1",
+        "tpcc" | "ch" | "pgbench" => "1",
         "custom" => "20",
         _ => "2000",
     }

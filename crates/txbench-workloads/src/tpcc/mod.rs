@@ -53,7 +53,7 @@ use crate::bulk::LoadSummary;
 use crate::capability::{Acid, Check, Verify};
 use crate::error::WorkloadError;
 use crate::meta_table::MetaTable;
-use crate::opening;
+use crate::opening::{self, Found};
 use crate::options::NoOptions;
 use crate::parameters::{Span, known_or_unknown};
 use constants::{
@@ -119,9 +119,16 @@ impl Tpcc {
         asked_warehouses: Option<i64>,
         seed: u64,
     ) -> Result<Tpcc, WorkloadError> {
-        let mut rng = Rand::derive(seed, u64::MAX - 1);
         let (warehouses, found) = opening::find(session, &meta::META, asked_warehouses).await?;
-        let recorded = meta::load_constants(&found)?;
+        Tpcc::opened(warehouses, &found, seed)
+    }
+
+    /// The workload over `warehouses` warehouses as `found` records them (a
+    /// load's record, a server's handshake, or nothing), with a C-Run valid
+    /// for the recorded C-Load, drawn from `seed`.
+    pub fn opened(warehouses: i64, found: &Found, seed: u64) -> Result<Tpcc, WorkloadError> {
+        let mut rng = Rand::derive(seed, u64::MAX - 1);
+        let recorded = meta::load_constants(found)?;
         // A database another tool loaded does not say its C-Load: any C is then as
         // good as another, and the parameters say it was unknown.
         let load = recorded.unwrap_or_else(|| NurandConstants::random(&mut rng));
