@@ -217,21 +217,24 @@ pub(super) fn unfinished(rec: &Recording, types: &[TxnTypeInfo]) -> Check {
 
 /// Whether each type's share of the transactions completed in the window meets
 /// the least share its specification allows (TPC-C clause 5.2.3); `None` when
-/// the workload sets no minimum.
+/// the workload sets no minimum. Shares are of the mix's types: a type with
+/// no share of the mix (the CH-benCHmark's queries, which streams beside the
+/// mix submit) neither counts nor is shown.
 pub(super) fn mix_minimums(rec: &Recording, types: &[TxnTypeInfo]) -> Option<Check> {
     if types.iter().all(|t| t.min_share.is_none()) {
         return None;
     }
-    let total = rec.total.completed();
-    let share = |t: usize| {
-        rec.total
-            .measured
-            .get(t)
-            .map_or(0.0, |s| s.completed() as f64 / total.max(1) as f64)
-    };
+    let completed = |t: usize| rec.total.measured.get(t).map_or(0, TypeStats::completed);
+    let in_mix = |t: &TxnTypeInfo| t.mix > 0.0 || t.min_share.is_some();
+    let total: u64 = (0..types.len())
+        .filter(|&i| in_mix(&types[i]))
+        .map(completed)
+        .sum();
+    let share = |t: usize| completed(t) as f64 / total.max(1) as f64;
     let shares: Vec<String> = types
         .iter()
         .enumerate()
+        .filter(|(_, t)| in_mix(t))
         .map(|(i, t)| format!("{} {:.2}%", t.name, 100.0 * share(i)))
         .collect();
     let below: Vec<String> = types
@@ -287,3 +290,52 @@ pub(super) fn mix_minimums(rec: &Recording, types: &[TxnTypeInfo]) -> Option<Che
 
 /// Completed transactions from which a distorted mix fails.
 const MIX_DISTORTION_MIN: u64 = 1_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::CpuUsage;
+    use crate::recorder::Recorder;
+    use std::time::{Duration, SystemTime};
+
+    /// A window in which type `i` completed `counts[i]` transactions.
+    fn completed(counts: &[u64]) -> Recording {
+        let mut total = Recorder::new(counts.len());
+        for (stats, &n) in total.measured.iter_mut().zip(counts) {
+            stats.committed = n;
+        }
+        Recording {
+            total,
+            window_start: SystemTime::now(),
+            measured: Duration::from_secs(20),
+            interrupted: false,
+            count: None,
+            wall: Duration::from_secs(20),
+            tail: Duration::ZERO,
+            cpu: CpuUsage::default(),
+            dispatch: None,
+            scheduler: None,
+            samples: Vec::new(),
+            seconds: Vec::new(),
+            segments: Vec::new(),
+            answers: Default::default(),
+            window_offset: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn the_mix_is_shared_among_its_own_types_and_a_type_outside_it_is_not_counted() {
+        let mut paid = TxnTypeInfo::back_to_back("Payment", "payment", 0.5, None);
+        paid.min_share = Some(0.5);
+        let ordered = TxnTypeInfo::back_to_back("New-Order", "new_order", 0.5, None);
+        let query = TxnTypeInfo::back_to_back("Q1", "q1", 0.0, None);
+        let types = [paid, ordered, query];
+        // Half the mix's 2,000 transactions are Payments; the query's 500
+        // would make them 40% of all.
+        let check = mix_minimums(&completed(&[1_000, 1_000, 500]), &types).unwrap();
+        assert_eq!(check.status, Status::Pass, "{check:?}");
+        assert_eq!(check.statistic, "Payment 50.00%, New-Order 50.00%");
+        let check = mix_minimums(&completed(&[900, 1_100, 0]), &types).unwrap();
+        assert_eq!(check.status, Status::Warn, "{check:?}");
+    }
+}
