@@ -17,6 +17,7 @@ pub mod queries;
 pub mod reference;
 pub mod schema;
 pub mod terminal;
+pub mod timeout;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -39,6 +40,7 @@ use crate::tpcc::{self, Tpcc, TpccParameters};
 use options::ChRunOptions;
 use queries::{Dialect, QUERIES};
 use terminal::{ChInput, ChTerminal, FIRST_QUERY, TYPES};
+use timeout::Limited;
 
 /// The CH-benCHmark's names and scale.
 pub static ABOUT: About = About {
@@ -93,6 +95,9 @@ pub struct Ch {
     tpcc: Tpcc,
     streams: usize,
     queries: &'static [Statement; QUERIES],
+    /// Run in a query's transaction before it: the time limit, where the
+    /// server takes it so.
+    before: Option<&'static Statement>,
 }
 
 impl Ch {
@@ -103,6 +108,16 @@ impl Ch {
             tpcc,
             streams,
             queries: dialect.statements(),
+            before: None,
+        }
+    }
+
+    /// The same, each query held to a time limit as `limited` says.
+    pub fn limited(self, limited: Limited) -> Ch {
+        Ch {
+            queries: limited.queries,
+            before: limited.before,
+            ..self
         }
     }
 
@@ -112,12 +127,17 @@ impl Ch {
     }
 }
 
-/// Run query `stmt` in a read-only transaction; its answer's row count.
+/// Run query `stmt` in a read-only transaction, after `before` (its time
+/// limit) if any; its answer's row count.
 pub async fn run_query<S: Session>(
     session: &mut S,
+    before: Option<&'static Statement>,
     stmt: &'static Statement,
 ) -> Result<usize, DbError> {
     session.begin(TxMode::ReadOnly).await?;
+    if let Some(before) = before {
+        session.execute(before, &[]).await?;
+    }
     let rows = session.query(stmt, &[]).await?;
     session.commit().await?;
     Ok(rows.len())
@@ -165,7 +185,7 @@ impl Workload for Ch {
         match input {
             ChInput::Tpcc(i) => self.tpcc.execute(session, i, written).await,
             ChInput::Query(q) => {
-                run_query(session, self.query(*q)?).await?;
+                run_query(session, self.before, self.query(*q)?).await?;
                 Ok(Outcome::Committed)
             }
         }
@@ -189,7 +209,7 @@ impl Workload for Ch {
         match input {
             ChInput::Tpcc(i) => self.tpcc.execute_displayed(session, i, written).await,
             ChInput::Query(q) => {
-                let rows = run_query(session, self.query(*q)?).await?;
+                let rows = run_query(session, self.before, self.query(*q)?).await?;
                 Ok((Outcome::Committed, vec![("rows".into(), rows.to_string())]))
             }
         }
@@ -268,11 +288,17 @@ impl Benchmark for Ch {
         };
         let tpcc = Tpcc::opened(warehouses, &found, seed)?;
         let version = session.server_version().await?;
-        Ok(Ch::new(
-            tpcc,
-            options.analytic_streams,
-            Dialect::of_version(&version),
-        ))
+        let dialect = Dialect::of_version(&version);
+        let ch = Ch::new(tpcc, options.analytic_streams, dialect);
+        match (options.query_timeout(), found) {
+            (None, _) => Ok(ch),
+            (Some(_), Found::Served(_)) => Err(WorkloadError::BadOption(
+                "--query-timeout: the queries run on the txbench server, which takes no time \
+                 limit from its clients"
+                    .into(),
+            )),
+            (Some(limit), _) => Ok(ch.limited(timeout::limited(dialect, &version, limit)?)),
+        }
     }
 
     fn check() -> Option<Check> {

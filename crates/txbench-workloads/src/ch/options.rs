@@ -1,5 +1,7 @@
-//! The CH-benCHmark's own flag: how many analytical streams run beside
-//! TPC-C's terminals.
+//! The CH-benCHmark's own flags: how many analytical streams run beside
+//! TPC-C's terminals, and how long a query may run.
+
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -14,29 +16,68 @@ pub const MAX_STREAMS: usize = 1_000;
 pub struct ChRunOptions {
     /// Analytical streams, each running the 22 queries in order.
     pub analytic_streams: usize,
+    /// How long a query may run before the server stops it, as text
+    /// ("30s"); `None`: as long as it takes.
+    pub query_timeout: Option<String>,
+}
+
+impl ChRunOptions {
+    /// `--query-timeout`, if given.
+    pub fn query_timeout(&self) -> Option<Duration> {
+        self.query_timeout
+            .as_deref()
+            .and_then(|t| humantime::parse_duration(t).ok())
+    }
 }
 
 impl Default for ChRunOptions {
     fn default() -> Self {
         ChRunOptions {
             analytic_streams: 1,
+            query_timeout: None,
         }
     }
 }
 
 impl Options for ChRunOptions {
-    const FLAGS: &'static [Flag<Self>] = &[Flag {
-        long: "analytic-streams",
-        help: "Analytical streams beside TPC-C's terminals, each running the 22 queries in \
+    const FLAGS: &'static [Flag<Self>] = &[
+        Flag {
+            long: "analytic-streams",
+            help: "Analytical streams beside TPC-C's terminals, each running the 22 queries in \
                order, back to back, on a session of its own",
-        value_name: "A",
-        default: Some("1"),
-        choices: &[],
-        set: |o, v| {
-            o.analytic_streams = parse_streams(v)?;
-            Ok(())
+            value_name: "A",
+            default: Some("1"),
+            choices: &[],
+            set: |o, v| {
+                o.analytic_streams = parse_streams(v)?;
+                Ok(())
+            },
         },
-    }];
+        Flag {
+            long: "query-timeout",
+            help: "How long an analytical query may run before the server stops it (PostgreSQL's \
+                   statement_timeout, MariaDB's max_statement_time); a stopped query is counted \
+                   as its type's error. Default: as long as it takes",
+            value_name: "DURATION",
+            default: None,
+            choices: &[],
+            set: |o, v| {
+                let limit = parse_timeout(v)?;
+                o.query_timeout = Some(humantime::format_duration(limit).to_string());
+                Ok(())
+            },
+        },
+    ];
+}
+
+/// `--query-timeout`: a duration of a millisecond to a day.
+pub fn parse_timeout(s: &str) -> Result<Duration, BadValue> {
+    match humantime::parse_duration(s.trim()) {
+        Ok(d) if d >= Duration::from_millis(1) && d <= Duration::from_secs(86_400) => Ok(d),
+        _ => Err(BadValue(format!(
+            "invalid query timeout '{s}': expected a duration from 1ms to 24h, such as 30s"
+        ))),
+    }
 }
 
 /// `--analytic-streams`: 0 to [`MAX_STREAMS`].
@@ -52,6 +93,20 @@ pub fn parse_streams(s: &str) -> Result<usize, BadValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_timeout_is_a_duration_kept_as_text_that_reads_back() {
+        assert_eq!(parse_timeout("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_timeout("1500ms"), Ok(Duration::from_millis(1500)));
+        for bad in ["0s", "2days", "soon", ""] {
+            let e = parse_timeout(bad).unwrap_err();
+            assert!(e.0.contains(&format!("'{bad}'")), "{e}");
+        }
+        let mut o = ChRunOptions::default();
+        (ChRunOptions::FLAGS[1].set)(&mut o, "1m 30s").unwrap();
+        assert_eq!(o.query_timeout.as_deref(), Some("1m 30s"));
+        assert_eq!(o.query_timeout(), Some(Duration::from_secs(90)));
+    }
 
     #[test]
     fn streams_are_a_count_up_to_the_bound() {

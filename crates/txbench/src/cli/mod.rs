@@ -461,7 +461,9 @@ pub struct RunArgs {
     /// Database sessions shared by the terminals. Default: with --wait spec, a
     /// pool sized by Little's law for the rate the terminals offer (see
     /// connections_sizing in the results); otherwise one per terminal up to
-    /// 64; never more than the engine takes writers (1 for SQLite).
+    /// 64; never more than the engine takes writers (1 for SQLite), but for
+    /// the CH-benCHmark's analytical streams, which only read: a session each
+    /// beyond them.
     #[arg(long, short = 'c', value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub connections: Option<u32>,
     /// Keying and think times: none (back to back) or spec.

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The CH-benCHmark on PostgreSQL and MariaDB: TPC-C's terminals with 0, 1 and
+# 2 analytical streams beside them, alternated round by round in one sitting.
+# Prints, per run, tpmC, New-Order's p50/p99, QphH and each query's mean
+# latency, as the results record them.
+#
+#   BIN=target/release/txbench WAREHOUSES=1 TERMINALS=8 DURATION=30s ROUNDS=2 \
+#   STREAMS="0 1 2" bench/ch.sh
+#
+# Needs a PostgreSQL at PG (default postgres://postgres@127.0.0.1:5432) and a
+# MariaDB at MY (default mysql://root@127.0.0.1:3306); makes and drops a
+# database `txbench_ch_bench` on each.
+set -euo pipefail
+
+BIN=${BIN:-target/release/txbench}
+WAREHOUSES=${WAREHOUSES:-1}
+TERMINALS=${TERMINALS:-8}
+DURATION=${DURATION:-30s}
+ROUNDS=${ROUNDS:-2}
+STREAMS=${STREAMS:-"0 1 2"}
+PG=${PG:-postgres://postgres@127.0.0.1:5432}
+MY=${MY:-mysql://root@127.0.0.1:3306}
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+summarise() {
+    python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+metrics = {m["name"]: m["value"] for m in d["metrics"]}
+types = {t["key"]: t for t in d["transactions"]}
+no = types["new_order"]["latency_ms"]
+queries = [t for t in d["transactions"] if t["key"].startswith("q") and t["committed"]]
+line = (f'streams {d["settings"]["options"].get("analytic_streams")}: '
+        f'tpmC {metrics["tpmC"]:,.0f}, New-Order p50 {no["p50"]:.2f} p99 {no["p99"]:.2f} ms, '
+        f'QphH {metrics["QphH"]:,.0f}, verdict {d["verdict"]["status"] if isinstance(d["verdict"], dict) else d["verdict"]}')
+print(line)
+if queries:
+    print("  query means (ms): " + ", ".join(
+        f'{t["name"]} {t["latency_ms"]["mean"]:.0f}' for t in queries))
+PY
+}
+
+for engine in postgres mysql; do
+    case $engine in
+        postgres) base=$PG ;;
+        mysql) base=$MY ;;
+    esac
+    url="$base/txbench_ch_bench"
+    "$BIN" ch load --db "$url" --warehouses "$WAREHOUSES" --drop | tail -1
+    for round in $(seq 1 "$ROUNDS"); do
+        for a in $STREAMS; do
+            echo "== $engine round $round, $(cut -d' ' -f1-3 /proc/loadavg) load"
+            "$BIN" ch run --db "$url" --warehouses "$WAREHOUSES" -t "$TERMINALS" \
+                --analytic-streams "$a" -d "$DURATION" --warmup 5s -q \
+                --results "$OUT" >/dev/null || true
+            summarise "$(ls -td "$OUT"/*/ | head -1)summary.json"
+        done
+    done
+    "$BIN" ch clean --db "$url" >/dev/null
+    "$BIN" tpcc clean --db "$url" >/dev/null
+done

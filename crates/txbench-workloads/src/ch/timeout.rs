@@ -1,0 +1,115 @@
+//! `--query-timeout`: each server stops a query that runs too long its own
+//! way, inside the query's transaction only, so that the TPC-C transactions
+//! that later take the same session run unlimited. PostgreSQL takes `SET
+//! LOCAL statement_timeout` in the transaction; MariaDB a query of the form
+//! `SET STATEMENT max_statement_time = S FOR ...`. SQLite has no time limit
+//! a statement can carry, and MySQL's is an optimizer hint placed in the
+//! SELECT, which Q15's common table expression leaves no one place for:
+//! both are refused.
+
+use std::time::Duration;
+
+use txbench_core::schema::Statement;
+
+use super::queries::{Dialect, NAMES, QUERIES};
+use crate::error::WorkloadError;
+
+/// The queries as a run with a time limit sends them, and the statement its
+/// transaction runs before each, if any.
+#[derive(Debug, Clone, Copy)]
+pub struct Limited {
+    /// The 22 queries.
+    pub queries: &'static [Statement; QUERIES],
+    /// Run in each query's transaction before it (PostgreSQL's `SET LOCAL`).
+    pub before: Option<&'static Statement>,
+}
+
+/// The queries in `dialect`, held to `limit` on the server whose version
+/// string is `version`; the limit refused, naming the engine, where the
+/// server has no way to hold one query to it.
+pub fn limited(dialect: Dialect, version: &str, limit: Duration) -> Result<Limited, WorkloadError> {
+    let queries = dialect.statements();
+    match dialect {
+        Dialect::Postgres => Ok(Limited {
+            queries,
+            before: Some(leak(Statement::new(
+                "query timeout",
+                leak_text(format!(
+                    "SET LOCAL statement_timeout = {}",
+                    limit.as_millis().max(1)
+                )),
+            ))),
+        }),
+        Dialect::MySql if version.contains("MariaDB") => {
+            let secs = limit.as_secs_f64();
+            let prefixed: [Statement; QUERIES] = std::array::from_fn(|i| {
+                Statement::new(
+                    NAMES[i],
+                    leak_text(format!(
+                        "SET STATEMENT max_statement_time = {secs} FOR {}",
+                        queries[i].sql
+                    )),
+                )
+            });
+            Ok(Limited {
+                queries: Box::leak(Box::new(prefixed)),
+                before: None,
+            })
+        }
+        _ => Err(WorkloadError::BadOption(format!(
+            "--query-timeout: {version} has no time limit txbench can set on one query \
+             (PostgreSQL and MariaDB have); run without it"
+        ))),
+    }
+}
+
+/// Kept for the process: statements are `'static`, and a run makes these
+/// once, as it opens.
+fn leak(statement: Statement) -> &'static Statement {
+    Box::leak(Box::new(statement))
+}
+
+fn leak_text(text: String) -> &'static str {
+    Box::leak(text.into_boxed_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_server_holds_a_query_to_the_limit_in_its_own_words_or_refuses_it() {
+        let pg = limited(
+            Dialect::Postgres,
+            "PostgreSQL 15.19",
+            Duration::from_secs(30),
+        )
+        .unwrap();
+        assert_eq!(
+            pg.before.map(|s| s.sql),
+            Some("SET LOCAL statement_timeout = 30000")
+        );
+        assert_eq!(pg.queries[0].sql, Dialect::Postgres.statements()[0].sql);
+        let maria = limited(
+            Dialect::MySql,
+            "10.11.19-MariaDB-0+deb12u1",
+            Duration::from_millis(1500),
+        )
+        .unwrap();
+        assert!(maria.before.is_none());
+        assert!(
+            maria.queries[14]
+                .sql
+                .starts_with("SET STATEMENT max_statement_time = 1.5 FOR WITH revenue0"),
+            "{}",
+            maria.queries[14].sql
+        );
+        for (dialect, version) in [
+            (Dialect::Sqlite, "SQLite 3.45 (embedded)"),
+            (Dialect::MySql, "8.0.36"),
+        ] {
+            let refused = limited(dialect, version, Duration::from_secs(1)).unwrap_err();
+            assert!(refused.to_string().contains(version), "{refused}");
+        }
+    }
+}

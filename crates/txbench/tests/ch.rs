@@ -1,0 +1,144 @@
+//! `txbench ch`: TPC-C's terminals with analytical streams beside them on
+//! SQLite, PostgreSQL and MariaDB. Both sides commit, no error, the queries
+//! take no share of TPC-C's mix, and TPC-C's twelve conditions hold after;
+//! `--query-timeout` stops the queries that run past it, each counted as its
+//! type's error, and never reaches a TPC-C transaction on the same sessions;
+//! an engine that cannot hold a query to a limit refuses it as bad input.
+//! The queries' answers are held alike across engines by
+//! txbench-workloads' tests/ch_answers.rs.
+
+use std::path::Path;
+
+mod support;
+use support::{MyDatabase, PgDatabase, errors_by_kind, text, txbench_output};
+
+const QUERY_KEYS: std::ops::RangeInclusive<u32> = 1..=22;
+
+/// The summary's committed and errors of the TPC-C types and of the queries.
+fn by_side(summary: &serde_json::Value) -> [(u64, u64); 2] {
+    let mut sides = [(0, 0); 2];
+    for t in summary["transactions"].as_array().unwrap() {
+        let key = t["key"].as_str().unwrap();
+        let is_query = QUERY_KEYS.clone().any(|q| key == format!("q{q}"));
+        let errors: u64 = t["errors"]
+            .as_object()
+            .map_or(0, |e| e.values().filter_map(|v| v.as_u64()).sum());
+        let side = &mut sides[usize::from(is_query)];
+        side.0 += t["committed"].as_u64().unwrap();
+        side.1 += errors;
+    }
+    sides
+}
+
+/// Load scale 1 and run 4 s with 2 TPC-C terminals and 1 stream (plus
+/// `extra`); the run's summary.
+fn run(dir: &Path, db: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "ch",
+        "run",
+        "--db",
+        db,
+        "-d",
+        "4s",
+        "--warmup",
+        "0s",
+        "-t",
+        "2",
+        "--analytic-streams",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    let out = txbench_output(dir, &args);
+    assert!(out.status.success(), "{db}: {}", text(&out));
+    let results = dir.join("results");
+    let summary = support::only_result(&results, "summary.json");
+    std::fs::remove_dir_all(&results).unwrap();
+    summary
+}
+
+/// TPC-C and the stream both commit, nothing fails, the queries are not
+/// part of the mix's shares, and TPC-C's conditions hold after.
+fn runs_beside_tpcc(dir: &Path, db: &str) {
+    let out = txbench_output(dir, &["ch", "load", "--db", db, "--drop"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let summary = run(dir, db, &[]);
+    let [(tpcc, tpcc_errors), (queries, query_errors)] = by_side(&summary);
+    assert!(tpcc > 0 && queries > 0, "{db}: {tpcc} and {queries}");
+    assert_eq!((tpcc_errors, query_errors), (0, 0), "{db}: {summary}");
+    assert_eq!(summary["settings"]["terminals"], 2, "{db}");
+    assert_eq!(summary["settings"]["options"]["analytic_streams"], 1);
+    let mix = support::check(&summary, "transaction mix");
+    let shares = mix["statistic"].as_str().unwrap();
+    assert!(!shares.contains("Q1 "), "{db}: {shares}");
+    let qphh = summary["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "QphH")
+        .unwrap();
+    assert!(qphh["value"].as_f64().unwrap() > 0.0, "{db}: {qphh}");
+    let out = txbench_output(dir, &["ch", "check", "--db", db]);
+    assert!(out.status.success(), "{db}: check: {}", text(&out));
+}
+
+/// With a limit no query meets, every query the window saw fails as its
+/// type's error, and TPC-C, on the same pool of sessions, none.
+fn the_limit_stops_queries_only(dir: &Path, db: &str) {
+    let summary = run(dir, db, &["--query-timeout", "1ms"]);
+    let [(tpcc, tpcc_errors), (queries, query_errors)] = by_side(&summary);
+    assert!(tpcc > 0, "{db}: {summary}");
+    assert_eq!(tpcc_errors, 0, "{db}: {summary}");
+    assert_eq!(queries, 0, "{db}: {summary}");
+    assert!(query_errors > 0, "{db}: {summary}");
+    assert!(errors_by_kind(&summary).contains_key("other"), "{db}");
+}
+
+#[test]
+fn analytics_run_beside_tpcc_on_sqlite_and_a_limit_is_refused_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("ch.db").display());
+    runs_beside_tpcc(dir.path(), &db);
+    let out = txbench_output(
+        dir.path(),
+        &[
+            "ch",
+            "run",
+            "--db",
+            &db,
+            "-d",
+            "1s",
+            "--query-timeout",
+            "5s",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--query-timeout: SQLite"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn analytics_run_beside_tpcc_on_postgres_within_their_limit() {
+    let Some(base) = support::server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    let db = PgDatabase::create(&base, "ch_runs").await;
+    let dir = tempfile::tempdir().unwrap();
+    runs_beside_tpcc(dir.path(), &db.url);
+    the_limit_stops_queries_only(dir.path(), &db.url);
+    db.drop_now().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn analytics_run_beside_tpcc_on_mariadb_within_their_limit() {
+    let Some(base) = support::server_url("TXBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let db = MyDatabase::create(&base, "ch_runs").await;
+    let dir = tempfile::tempdir().unwrap();
+    runs_beside_tpcc(dir.path(), &db.url);
+    the_limit_stops_queries_only(dir.path(), &db.url);
+    db.drop_now().await;
+}
