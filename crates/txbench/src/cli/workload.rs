@@ -334,7 +334,9 @@ impl<W: Benchmark> Subcommand for Verb<W> {
         let clean = TablesArgs::<W>::augment_args(Command::new("clean"));
         cmd.subcommand(verb(
             clean,
-            format!("Drop every {} table", about.title),
+            // Only the tables its load made: a user's table of the same name
+            // stays, and the CH-benCHmark's clean leaves TPC-C's tables.
+            format!("Drop the {} tables txbench created", about.title),
             HelpForm::Clean,
         ))
     }
