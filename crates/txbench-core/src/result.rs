@@ -202,6 +202,14 @@ pub struct PhaseMeans {
 }
 
 impl TypeResult {
+    /// Whether the type has a line of its own in a summary or a report:
+    /// every type of the mix does, even one nothing completed of; one outside
+    /// the mix (the CH-benCHmark's queries, which streams beside it submit)
+    /// only when something of it happened in the window.
+    pub fn shown(&self) -> bool {
+        self.spec_share > 0.0 || self.completed() + self.failed() + self.given_up() > 0
+    }
+
     /// Completed transactions (committed plus expected rollbacks).
     pub fn completed(&self) -> u64 {
         self.committed + self.expected_rollbacks

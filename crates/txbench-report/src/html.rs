@@ -181,7 +181,7 @@ fn transactions(b: &mut String, r: &RunResult) {
          <th>rollbacks</th><th>success (expected)</th><th>retries</th><th>errors</th><th>unfinished</th></tr>"
     );
     let all = r.transactions.len() > 1;
-    for t in &r.transactions {
+    for t in r.transactions.iter().filter(|t| t.shown()) {
         let success = match (t.success_rate(), t.expected_success) {
             (Some(seen), Some(expected)) => {
                 format!("{:.2}% ({:.2}%)", seen * 100.0, expected * 100.0)
@@ -223,7 +223,7 @@ fn transactions(b: &mut String, r: &RunResult) {
         "<h2>Latency</h2><table><tr><th>type</th><th>mean ms</th><th>p25</th><th>p50</th><th>p75</th>\
          <th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th></tr>"
     );
-    for t in &r.transactions {
+    for t in r.transactions.iter().filter(|t| t.shown()) {
         let _ = writeln!(
             b,
             "<tr><td>{}</td>{}</tr>",
@@ -335,7 +335,7 @@ fn time_spent(b: &mut String, r: &RunResult) {
          <table><tr><th>type</th><th>latency p50 ms</th><th>p99</th><th>queueing p50</th><th>p99</th>\
          <th>service p50</th><th>p99</th><th>mean queueing</th><th>begin</th><th>statements</th><th>commit</th><th>other</th></tr>"
     );
-    for t in &r.transactions {
+    for t in r.transactions.iter().filter(|t| t.shown()) {
         let p = &t.phases_ms;
         let _ = writeln!(
             b,
@@ -522,6 +522,7 @@ fn confidence_intervals(b: &mut String, r: &RunResult) {
     let rows = r
         .transactions
         .iter()
+        .filter(|t| t.shown())
         .map(|t| (t.name.as_str(), &t.latency_intervals_ms))
         .chain([("all types", &r.total_latency_intervals_ms)])
         .filter(|(_, intervals)| !intervals.is_empty());

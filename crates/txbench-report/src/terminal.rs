@@ -483,7 +483,7 @@ fn latency_table(out: &mut String, r: &RunResult, w: usize) {
         "retries",
         "errors"
     );
-    for t in r.transactions.iter().filter(|t| shown(t)) {
+    for t in r.transactions.iter().filter(|t| t.shown()) {
         row(out, t, w);
     }
     if let Some(total) = r
@@ -622,13 +622,6 @@ fn phases(out: &mut String, r: &RunResult, w: usize) {
     }
 }
 
-/// Whether a type has a line of its own: every type of the mix does, even
-/// one nothing completed of; one outside the mix (the CH-benCHmark's
-/// queries, in a run without streams) only when something of it happened.
-fn shown(t: &TypeResult) -> bool {
-    t.spec_share > 0.0 || t.completed() + t.failed() + t.given_up() > 0
-}
-
 /// The percentiles' 95% intervals, per type and for all types.
 fn latency_intervals(out: &mut String, r: &RunResult, w: usize) {
     if r.transactions
@@ -639,7 +632,7 @@ fn latency_intervals(out: &mut String, r: &RunResult, w: usize) {
         let rows = r
             .transactions
             .iter()
-            .filter(|t| shown(t))
+            .filter(|t| t.shown())
             .map(|t| (t.name.as_str(), &t.latency_intervals_ms))
             .chain([("all types", &r.total_latency_intervals_ms)]);
         for (name, intervals) in rows {
@@ -696,7 +689,7 @@ fn open_loop(out: &mut String, r: &RunResult) {
         let queue: Vec<String> = r
             .transactions
             .iter()
-            .filter(|t| shown(t))
+            .filter(|t| t.shown())
             .map(|t| format!("{} {}", t.name, ms(t.queue_ms.p99)))
             .collect();
         let _ = writeln!(out, "  client queueing p99 ms: {}", queue.join(", "));
