@@ -125,6 +125,17 @@ impl Ch {
     pub fn streams(&self) -> usize {
         self.streams
     }
+
+    /// Query `q` (0 is Q1); a number past Q22 (from a client of a server) is
+    /// refused as bad data.
+    fn query(&self, q: usize) -> Result<&'static Statement, DbError> {
+        self.queries.get(q).ok_or_else(|| {
+            DbError::new(
+                txbench_core::ErrorKind::Data,
+                format!("no query Q{}: the CH-benCHmark has {QUERIES}", q + 1),
+            )
+        })
+    }
 }
 
 /// Run query `stmt` in a read-only transaction, after `before` (its time
@@ -213,19 +224,6 @@ impl Workload for Ch {
                 Ok((Outcome::Committed, vec![("rows".into(), rows.to_string())]))
             }
         }
-    }
-}
-
-impl Ch {
-    /// Query `q` (0 is Q1); a number past Q22 (from a client of a server) is
-    /// refused as bad data.
-    fn query(&self, q: usize) -> Result<&'static Statement, DbError> {
-        self.queries.get(q).ok_or_else(|| {
-            DbError::new(
-                txbench_core::ErrorKind::Data,
-                format!("no query Q{}: the CH-benCHmark has {QUERIES}", q + 1),
-            )
-        })
     }
 }
 
