@@ -40,7 +40,6 @@ use crate::tpcc::{self, Tpcc, TpccParameters};
 use options::ChRunOptions;
 use queries::{Dialect, QUERIES};
 use terminal::{ChInput, ChTerminal, FIRST_QUERY, TYPES};
-use timeout::Limited;
 
 /// The CH-benCHmark's names and scale.
 pub static ABOUT: About = About {
@@ -112,11 +111,11 @@ impl Ch {
         }
     }
 
-    /// The same, each query held to a time limit as `limited` says.
-    pub fn limited(self, limited: Limited) -> Ch {
+    /// The same, each query's transaction running `limit` before the query
+    /// ([`timeout::limit_statement`]).
+    pub fn limited(self, limit: &'static Statement) -> Ch {
         Ch {
-            queries: limited.queries,
-            before: limited.before,
+            before: Some(limit),
             ..self
         }
     }
@@ -295,7 +294,7 @@ impl Benchmark for Ch {
                  limit from its clients"
                     .into(),
             )),
-            (Some(limit), _) => Ok(ch.limited(timeout::limited(dialect, &version, limit)?)),
+            (Some(limit), _) => Ok(ch.limited(timeout::limit_statement(dialect, &version, limit)?)),
         }
     }
 

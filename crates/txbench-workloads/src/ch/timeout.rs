@@ -13,35 +13,26 @@ use std::time::Duration;
 
 use txbench_core::schema::Statement;
 
-use super::queries::{Dialect, QUERIES};
+use super::queries::Dialect;
 use crate::error::WorkloadError;
 
-/// The queries as a run with a time limit sends them, and the statement its
-/// transaction runs before each, if any.
-#[derive(Debug, Clone, Copy)]
-pub struct Limited {
-    /// The 22 queries.
-    pub queries: &'static [Statement; QUERIES],
-    /// Run in each query's transaction before it (PostgreSQL's `SET LOCAL`).
-    pub before: Option<&'static Statement>,
-}
-
-/// The queries in `dialect`, held to `limit` on the server whose version
-/// string is `version`; the limit refused, naming the engine, where the
-/// server has no way to hold one query to it.
-pub fn limited(dialect: Dialect, version: &str, limit: Duration) -> Result<Limited, WorkloadError> {
-    let queries = dialect.statements();
+/// The statement each query's transaction runs before the query to hold it
+/// to `limit` on the server of `dialect` (whose version string is
+/// `version`); the limit refused, naming the server, where it has no safe way
+/// to hold one query to it.
+pub fn limit_statement(
+    dialect: Dialect,
+    version: &str,
+    limit: Duration,
+) -> Result<&'static Statement, WorkloadError> {
     match dialect {
-        Dialect::Postgres => Ok(Limited {
-            queries,
-            before: Some(leak(Statement::new(
-                "query timeout",
-                leak_text(format!(
-                    "SET LOCAL statement_timeout = {}",
-                    limit.as_millis().max(1)
-                )),
-            ))),
-        }),
+        Dialect::Postgres => Ok(leak(Statement::new(
+            "query timeout",
+            leak_text(format!(
+                "SET LOCAL statement_timeout = {}",
+                limit.as_millis().max(1)
+            )),
+        ))),
         _ => Err(WorkloadError::BadOption(format!(
             "--query-timeout: {version} has no time limit txbench can set on one query \
              safely (PostgreSQL has; MariaDB's crashed the server); run without it"
@@ -65,23 +56,19 @@ mod tests {
 
     #[test]
     fn each_server_holds_a_query_to_the_limit_in_its_own_words_or_refuses_it() {
-        let pg = limited(
+        let pg = limit_statement(
             Dialect::Postgres,
             "PostgreSQL 15.19",
             Duration::from_secs(30),
         )
         .unwrap();
-        assert_eq!(
-            pg.before.map(|s| s.sql),
-            Some("SET LOCAL statement_timeout = 30000")
-        );
-        assert_eq!(pg.queries[0].sql, Dialect::Postgres.statements()[0].sql);
+        assert_eq!(pg.sql, "SET LOCAL statement_timeout = 30000");
         for (dialect, version) in [
             (Dialect::Sqlite, "SQLite 3.45 (embedded)"),
             (Dialect::MySql, "8.0.36"),
             (Dialect::MySql, "10.11.19-MariaDB-0+deb12u1"),
         ] {
-            let refused = limited(dialect, version, Duration::from_secs(1)).unwrap_err();
+            let refused = limit_statement(dialect, version, Duration::from_secs(1)).unwrap_err();
             assert!(refused.to_string().contains(version), "{refused}");
         }
     }
