@@ -26,6 +26,7 @@
 //! * [`rng`]: the seeded random stream and the distributions specifications ask for.
 //! * [`written`] and [`acks`]: what a transaction wrote and what became of it,
 //!   and the acknowledged-work log of those records.
+//! * [`alternation`]: phases without and with part of the load in one run.
 //! * [`keys`]: keys of a key space drawn uniformly or Zipf-skewed (key-value workloads).
 //!
 //! Design decisions: procedures are `async fn` generic over `Session`, so the
@@ -35,6 +36,7 @@
 #![warn(missing_docs)]
 
 pub mod acks;
+pub mod alternation;
 pub mod any_engine;
 pub mod check;
 pub mod checks;

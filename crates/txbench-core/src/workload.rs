@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use crate::alternation::Alternation;
 use crate::engine::Session;
 use crate::error::DbError;
 use crate::shard::{Shard, ShardError};
@@ -86,6 +87,13 @@ pub trait Workload: Send + Sync + 'static {
     /// `0..added_terminals()` of [`Workload::terminal`]). Default: none.
     fn added_terminals(&self) -> usize {
         0
+    }
+
+    /// Phases without and with some of the transaction types, alternating
+    /// in the window ([`Alternation`]); a closed loop holds those types'
+    /// transactions outside their phases. Default: none.
+    fn alternation(&self) -> Option<Alternation> {
+        None
     }
 
     /// Drive only `shard`'s part of the scale: its contiguous range of

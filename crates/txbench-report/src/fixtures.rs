@@ -70,6 +70,7 @@ pub(crate) fn summary(warehouses: i64, start: f64) -> RunResult {
         warmup_per_s: Vec::new(),
         parts: Vec::new(),
         clock: None,
+        alternation: None,
     }
 }
 

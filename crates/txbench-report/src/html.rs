@@ -70,6 +70,7 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>, figures: &TimelineFi
     let title = format!("{} on {}", r.title(), r.target);
     heading(&mut b, r, &title);
     headline(&mut b, r);
+    b.push_str(&crate::alternation::html(r.alternation.as_ref()));
     transactions(&mut b, r);
     latency_boxes(&mut b, r);
     conflicts(&mut b, r);

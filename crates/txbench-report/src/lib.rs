@@ -3,6 +3,7 @@
 //! the result model ([`txbench_core::result::RunResult`]), never a live run.
 #![warn(missing_docs)]
 
+pub mod alternation;
 pub mod figures;
 #[cfg(test)]
 mod fixtures;

@@ -148,6 +148,7 @@ pub fn summary(r: &RunResult) -> String {
     let w = name_width(r);
     header(&mut out, r);
     metrics(&mut out, r);
+    out.push_str(&crate::alternation::text(r.alternation.as_ref()));
     latency_table(&mut out, r, w);
     on_the_wire(&mut out, r, w);
     unfinished(&mut out, r, w);

@@ -13,6 +13,7 @@ mod output;
 
 mod acid;
 mod ack_log;
+mod alternation;
 mod cli;
 mod clock;
 mod compare;
@@ -20,6 +21,7 @@ mod config;
 mod failure;
 mod faults;
 mod figures;
+mod fit;
 #[cfg(test)]
 mod fuzz_tests;
 mod load;

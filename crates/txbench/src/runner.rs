@@ -12,7 +12,9 @@ use txbench_core::acks::AckCounts;
 use txbench_core::checks;
 use txbench_core::driver::{self, Phase, RunError, RunOptions};
 use txbench_core::machine::Machine;
-use txbench_core::result::{ClockOffset, RESULT_SCHEMA_VERSION, RunResult, recorded_parameters};
+use txbench_core::result::{
+    ClockOffset, RESULT_SCHEMA_VERSION, RunResult, TypeResult, recorded_parameters,
+};
 use txbench_core::settings::RunSettings;
 use txbench_core::summary;
 use txbench_core::{Engine, Session, Workload, exec};
@@ -215,26 +217,6 @@ pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
 }
 
-/// An open loop draws each arrival's input from any terminal, so the
-/// terminals a workload adds to run back to back (the CH-benCHmark's
-/// analytical streams) would be sent arrivals instead: refused until the
-/// open loop runs them beside its arrivals.
-fn refuse_open_loop_beside_added<W: Benchmark>(
-    run: &Resolved,
-    workload: &W,
-) -> Result<(), Failure> {
-    let added = workload.added_terminals();
-    if run.driver.open.is_none() || added == 0 {
-        return Ok(());
-    }
-    Err(Failure::usage(format!(
-        "--rate: {}'s {added} analytical stream(s) run back to back beside the terminals, which \
-         an open loop does not do yet: run with --analytic-streams 0 for its transactions alone \
-         at a rate, or without --rate",
-        W::ABOUT.title
-    )))
-}
-
 /// Run once and build its result (nothing printed but the progress line). With a
 /// results directory, the interval log and timeline are written there as the run
 /// goes, and `config.toml` holds the flags that repeat the run; [`save`] writes
@@ -252,7 +234,7 @@ pub async fn measure<E: Engine, W: Benchmark>(
         clock,
     } = open_workload::<E, W>(engine, plan, &stop).await?;
     let mut run = plan.resolve(&workload, engine.max_writers(), engine.nodes());
-    refuse_open_loop_beside_added(&run, workload.as_ref())?;
+    crate::fit::refuse_unfit(&run, workload.as_ref())?;
     // The endpoint before any file: an address that cannot be bound leaves
     // nothing behind.
     let headline = headline_of::<W>(&run.driver, &workload);
@@ -694,6 +676,9 @@ fn result_of<E: Engine, W: Benchmark>(
         t.latency_intervals_ms = checks::intervals(recording, i, analysis.lag);
     }
     let basis = basis_of(opts, workload);
+    let headline = |t: &[TypeResult], secs: f64| W::metrics(t, secs, basis);
+    let alternation = (workload.alternation())
+        .map(|alt| crate::alternation::summarise(&alt, &recording.phases, types, &headline));
     RunResult {
         schema_version: RESULT_SCHEMA_VERSION,
         txbench_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -732,6 +717,7 @@ fn result_of<E: Engine, W: Benchmark>(
         warmup_per_s: Vec::new(),
         parts: Vec::new(),
         clock: ran.clock,
+        alternation,
     }
 }
 

@@ -5,7 +5,9 @@
 //! counted as its type's error, and never reaches a TPC-C transaction on the
 //! same sessions; an engine that cannot hold a query to a limit safely
 //! (SQLite, MariaDB) refuses it as bad input, as an open loop refuses
-//! streams beside it.
+//! streams beside it. With `--analytic-phases` the streams run only in
+//! every other phase, nothing of theirs is counted in the phases without
+//! them, and TPC-C's figures are set side by side across the phases.
 //! The queries' answers are held alike across engines by
 //! txbench-workloads' tests/ch_answers.rs.
 
@@ -32,16 +34,14 @@ fn by_side(summary: &serde_json::Value) -> [(u64, u64); 2] {
     sides
 }
 
-/// Load scale 1 and run 4 s with 2 TPC-C terminals and 1 stream (plus
-/// `extra`); the run's summary.
+/// Run 4 s (unless `extra` gives a `-d`) with 2 TPC-C terminals and 1
+/// stream (plus `extra`); the run's summary.
 fn run(dir: &Path, db: &str, extra: &[&str]) -> serde_json::Value {
     let mut args = vec![
         "ch",
         "run",
         "--db",
         db,
-        "-d",
-        "4s",
         "--warmup",
         "0s",
         "-t",
@@ -49,6 +49,9 @@ fn run(dir: &Path, db: &str, extra: &[&str]) -> serde_json::Value {
         "--analytic-streams",
         "1",
     ];
+    if !extra.contains(&"-d") {
+        args.extend(["-d", "4s"]);
+    }
     args.extend_from_slice(extra);
     let out = txbench_output(dir, &args);
     assert!(out.status.success(), "{db}: {}", text(&out));
@@ -150,6 +153,72 @@ fn analytics_run_beside_tpcc_on_sqlite_and_a_limit_is_refused_there() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("New-Order"), "{}", text(&out));
     assert!(!text(&out).contains("Q1 "), "{}", text(&out));
+}
+
+/// The keys of the types a phase of the summary completed anything of.
+fn phase_keys(phase: &serde_json::Value) -> Vec<&str> {
+    (phase["transactions"].as_array().unwrap().iter())
+        .map(|t| t["key"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn phases_hold_the_streams_to_their_own_and_compare_tpcc_across_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("ch.db").display());
+    let out = txbench_output(dir.path(), &["ch", "load", "--db", &db]);
+    assert!(out.status.success(), "{}", text(&out));
+    let summary = run(dir.path(), &db, &["-d", "15s", "--analytic-phases", "3s"]);
+    let alt = &summary["alternation"];
+    assert_eq!(alt["phase_secs"], 3.0, "{alt}");
+    assert_eq!(alt["held"][0], "Q1");
+    let phases = alt["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 5, "{alt}");
+    let mut queries_with = 0;
+    for (k, p) in phases.iter().enumerate() {
+        let with = k % 2 == 1;
+        assert_eq!(p["with_held"], with, "{p}");
+        let keys = phase_keys(p);
+        let queries = keys.iter().filter(|k| k.starts_with('q')).count();
+        if with {
+            queries_with += queries;
+        } else {
+            // Nothing held is ever counted in a phase without it.
+            assert_eq!(queries, 0, "phase {k}: {p}");
+        }
+        if p["counted_secs"].as_f64().unwrap() > 0.0 {
+            assert!(keys.contains(&"new_order"), "phase {k}: {p}");
+        }
+    }
+    assert!(queries_with > 0, "{alt}");
+    let all_measured = (phases.iter()).all(|p| p["counted_secs"].as_f64().unwrap() >= 1.5);
+    let contrasts = alt["contrasts"].as_array().unwrap();
+    let tpmc = contrasts.iter().find(|c| c["name"] == "tpmC");
+    if all_measured {
+        let tpmc = tpmc.unwrap_or_else(|| panic!("{alt}"));
+        assert_eq!(tpmc["phases"], 2, "{tpmc}");
+        assert!(tpmc["ratio"].as_f64().unwrap() > 0.0, "{tpmc}");
+        assert!(tpmc["interval"].is_array(), "{tpmc}");
+    }
+    // QphH is the streams' alone: nothing without them to compare with.
+    assert!(!contrasts.iter().any(|c| c["name"] == "QphH"), "{alt}");
+    // Too short a window for four phases, and phases without streams: bad input.
+    for (args, said) in [
+        (
+            &["-d", "5s", "--analytic-phases", "2s"][..],
+            "need at least 4",
+        ),
+        (
+            &["--analytic-phases", "2s", "--analytic-streams", "0"][..],
+            "nothing to alternate",
+        ),
+    ] {
+        let mut all = vec!["ch", "run", "--db", &db, "--no-results"];
+        all.extend_from_slice(args);
+        let out = txbench_output(dir.path(), &all);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains(said), "{}", text(&out));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

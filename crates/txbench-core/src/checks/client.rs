@@ -249,6 +249,7 @@ mod tests {
             segments: Vec::new(),
             answers: Default::default(),
             window_offset: Duration::ZERO,
+            phases: Vec::new(),
         }
     }
 

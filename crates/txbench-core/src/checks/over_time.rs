@@ -194,6 +194,7 @@ mod tests {
                 ..Answers::default()
             },
             window_offset: Duration::from_secs(2),
+            phases: Vec::new(),
         }
     }
 

@@ -534,6 +534,7 @@ mod tests {
             segments,
             answers: Default::default(),
             window_offset: Duration::ZERO,
+            phases: Vec::new(),
         }
     }
 

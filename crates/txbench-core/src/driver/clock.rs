@@ -9,11 +9,13 @@ use tokio::sync::watch;
 
 use super::Ended;
 use super::budget::Budget;
+use super::phase_tally::PhaseTallies;
 use super::seconds::Seconds;
 use super::segments::Segments;
 use super::stripe::{Collector, InFlight, SharedStripe};
 use super::worker::{Job, Window};
 use super::{Phase, Tick};
+use crate::alternation::Alternation;
 use crate::recorder::Recorder;
 
 /// After the window, how often the run looks whether what was due in it is done.
@@ -54,17 +56,19 @@ pub(super) struct Clock {
     pub(super) window_start: SystemTime,
     pub(super) seconds: Seconds,
     pub(super) segments: Segments,
+    /// Each phase's numbers, in a run that alternates.
+    pub(super) phases: Option<PhaseTallies>,
 }
 
 impl Clock {
     /// A clock of a run anchored at `started` (`window_start` by the wall
-    /// clock), collecting `stripes` of `types` transaction types.
+    /// clock), collecting `stripes` of `types` transaction types, and
+    /// tallying each phase of `alternation` if the run alternates.
     pub(super) fn new(
         stripes: Vec<SharedStripe>,
         types: usize,
-        started: Instant,
-        window: Window,
-        window_start: SystemTime,
+        (started, window, window_start): (Instant, Window, SystemTime),
+        alternation: Option<Alternation>,
     ) -> Clock {
         Clock {
             collector: Collector::new(stripes, types),
@@ -76,6 +80,7 @@ impl Clock {
             window_start,
             seconds: Seconds::default(),
             segments: Segments::default(),
+            phases: alternation.map(PhaseTallies::new),
         }
     }
 
@@ -89,9 +94,13 @@ impl Clock {
         mut stop: watch::Receiver<bool>,
         on_tick: &mut impl FnMut(Tick<'_>),
     ) -> Ended {
-        let mut ticker = tokio::time::interval(Duration::from_secs(1));
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        ticker.tick().await;
+        // Ticks just before the window's whole seconds, so that a second of
+        // the window is a tick and a phase's edge falls between two (a late
+        // tick is followed by the next on time, not by a second later).
+        let aim = (self.window.start.checked_sub(TICK_LEAD)).unwrap_or(self.window.start);
+        let first = on_the_second(Instant::now(), aim, TICK);
+        let mut ticker = tokio::time::interval_at(first.into(), TICK);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         self.last_tick = Instant::now();
         let give_up = self.window.end + grace;
         loop {
@@ -138,6 +147,9 @@ impl Clock {
         );
         if self.window.overlaps(self.last_tick, now) {
             self.segments.add(&self.interval);
+        }
+        if let Some(phases) = &mut self.phases {
+            phases.tick(self.window, (self.last_tick, now), &self.interval, &by_type);
         }
         let types = self.interval.measured.len();
         // A fresh recorder for the next interval (its histograms start small
@@ -211,6 +223,31 @@ impl Clock {
     }
 }
 
+/// The clock's period.
+const TICK: Duration = Duration::from_secs(1);
+
+/// How long before each of the window's whole seconds the clock aims its
+/// tick. A tick wakes a little late: one aimed at the window's start would
+/// close the warm-up just after it, leaving the window a first interval of
+/// a fraction of a millisecond, a spike in any rate over it (a rounded
+/// length of 0 in the timeline). Aimed this early, it closes the warm-up
+/// before the window unless it wakes later than this.
+const TICK_LEAD: Duration = Duration::from_millis(25);
+
+/// The first instant after `now` that is a whole number of `period`s from
+/// `anchor`, before or after it.
+fn on_the_second(now: Instant, anchor: Instant, period: Duration) -> Instant {
+    let p = period.as_nanos().max(1);
+    if now < anchor {
+        let whole = (anchor - now).as_nanos() / p;
+        let at = anchor - period.saturating_mul(whole as u32);
+        if at > now { at } else { at + period }
+    } else {
+        let whole = (now - anchor).as_nanos() / p + 1;
+        anchor + period.saturating_mul(whole as u32)
+    }
+}
+
 /// The transactions still unfinished when the run stopped waiting (all due
 /// before the window's end).
 pub(super) struct GivenUp {
@@ -242,5 +279,31 @@ impl GivenUp {
         for j in self.unsent.iter().filter(|j| j.txn_type < types) {
             interval.measured[j.txn_type].record_given_up(waited(j), false);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_fall_on_the_window_s_whole_seconds() {
+        let anchor = Instant::now() + Duration::from_secs(100);
+        let ms = Duration::from_millis;
+        let s = Duration::from_secs(1);
+        assert_eq!(
+            on_the_second(anchor - ms(2_300), anchor, s),
+            anchor - ms(2_000)
+        );
+        assert_eq!(
+            on_the_second(anchor - ms(2_000), anchor, s),
+            anchor - ms(1_000)
+        );
+        assert_eq!(on_the_second(anchor - ms(1), anchor, s), anchor);
+        assert_eq!(on_the_second(anchor, anchor, s), anchor + s);
+        assert_eq!(
+            on_the_second(anchor + ms(3_400), anchor, s),
+            anchor + ms(4_000)
+        );
     }
 }

@@ -27,6 +27,7 @@ use super::SenderReport;
 use super::budget::Budget;
 use super::stripe::{InFlight, SharedStripe, lock};
 use super::worker::{Done, Job, Route, Window};
+use crate::alternation::Alternation;
 use crate::recorder;
 use crate::rng::Rand;
 pub use crate::settings::WaitMode;
@@ -129,12 +130,13 @@ struct Slot<T: Terminal> {
 /// Drive `terminals` until the window ends (no transaction starts after it),
 /// its transaction count is spent, or `cut` turns true; in-flight
 /// transactions are left to the pool. How late each send of the window was
-/// is recorded in `stripe`'s recorder.
+/// is recorded in `stripe`'s recorder. With `hold`, a transaction of a held
+/// type waits for the next phase with them.
 #[allow(clippy::too_many_arguments)]
 pub async fn run_terminals<T: Terminal>(
     terminals: Vec<T>,
     route: Route<T::Input>,
-    wait: WaitMode,
+    (wait, hold): (WaitMode, Option<Alternation>),
     types: &[TxnTypeInfo],
     seed: u64,
     (window, budget): (Window, Arc<Budget>),
@@ -145,6 +147,7 @@ pub async fn run_terminals<T: Terminal>(
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(u32, Instant)>();
     let ends = (window, budget);
     let mut s = Scheduler::new(terminals, route, wait, ends, stripe, done_tx, types.len());
+    s.hold = hold;
     s.place_first_sends(types, seed, &cut);
     loop {
         if *cut.borrow() {
@@ -183,6 +186,8 @@ struct Scheduler<T: Terminal> {
     report: SenderReport,
     route: Route<T::Input>,
     wait: WaitMode,
+    /// The phases some types are held to ([`Alternation::release`]).
+    hold: Option<Alternation>,
     window: Window,
     /// The transactions the window may still send.
     budget: Arc<Budget>,
@@ -218,6 +223,7 @@ impl<T: Terminal> Scheduler<T> {
             report: SenderReport::new(types),
             route,
             wait,
+            hold: None,
             window,
             budget,
             stripe,
@@ -235,6 +241,7 @@ impl<T: Terminal> Scheduler<T> {
         let mut phase = Rand::derive(seed, u64::MAX - 4);
         let steady = StartState::new(types);
         let start = Instant::now();
+        let (hold, window_start) = (self.hold.as_ref(), self.window.start);
         for (i, slot) in self.slots.iter_mut().enumerate() {
             let (plan, at) = match self.wait {
                 WaitMode::None => (slot.terminal.next(), start),
@@ -243,6 +250,7 @@ impl<T: Terminal> Scheduler<T> {
                     (plan, start + offset)
                 }
             };
+            let at = hold.map_or(at, |h| h.release(plan.txn_type, at, window_start));
             slot.next = Some(plan);
             self.due.push(Reverse((at, i as u32)));
             if *cut.borrow() {
@@ -324,6 +332,15 @@ impl<T: Terminal> Scheduler<T> {
         Ok(())
     }
 
+    /// When a transaction of `txn_type` due `at` may be sent: later, if its
+    /// type is held in the phase `at` falls in.
+    fn released(&self, txn_type: usize, at: Instant) -> Instant {
+        match &self.hold {
+            Some(hold) => hold.release(txn_type, at, self.window.start),
+            None => at,
+        }
+    }
+
     /// Nothing is with the pool and nothing is due: the terminals are done.
     fn is_done(&self) -> bool {
         self.in_flight == 0 && self.due.is_empty()
@@ -336,8 +353,9 @@ impl<T: Terminal> Scheduler<T> {
         let slot = &mut self.slots[i as usize];
         let plan = slot.terminal.next();
         let at = finished.max(Instant::now()) + slot.think + keying(&plan, self.wait);
+        let at = self.released(plan.txn_type, at);
         if at < self.window.end && !self.budget.is_spent() {
-            slot.next = Some(plan);
+            self.slots[i as usize].next = Some(plan);
             self.due.push(Reverse((at, i)));
         }
     }

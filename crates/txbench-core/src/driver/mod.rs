@@ -12,6 +12,7 @@ mod budget;
 mod clock;
 mod closed_loop;
 mod open_loop;
+mod phase_tally;
 mod phases;
 mod pool;
 mod rate;
@@ -34,6 +35,7 @@ use tokio::sync::watch;
 pub use availability::{Answers, GAP_MIN, Gap};
 pub use closed_loop::{SchedulerStats, WaitMode};
 pub use open_loop::{Arrival, DispatchStats, OpenLoop, Pacing, SPIN_FROM_RATE};
+pub use phase_tally::PhaseTally;
 pub use rate::{RateSchedule, Segment};
 pub use schedule::Scheduled;
 pub use seconds::Second;
@@ -250,6 +252,9 @@ pub struct Recording {
     /// Where the window begins from the run's start, the origin of
     /// `answers`' offsets (the warm-up, shorter for a late shard).
     pub window_offset: Duration,
+    /// Each phase's numbers, in a run that alternates
+    /// ([`Workload::alternation`]); empty otherwise.
+    pub phases: Vec<PhaseTally>,
 }
 
 /// What a sender (the open-loop dispatchers, the closed-loop scheduler)
@@ -380,7 +385,8 @@ impl<I: Send + 'static> Running<I> {
             .chain(&sender_stripes)
             .cloned()
             .collect();
-        let clock = Clock::new(stripes, types, started, window, start_wall + opts.warmup);
+        let anchors = (started, window, start_wall + opts.warmup);
+        let clock = Clock::new(stripes, types, anchors, workload.alternation());
         Running {
             pool,
             queues,
@@ -483,6 +489,7 @@ impl Drained {
             segments: self.clock.segments.into_vec(),
             answers: self.answers,
             window_offset: window.start.saturating_duration_since(started),
+            phases: (self.clock.phases).map_or_else(Vec::new, |p| p.into_vec()),
         }
     }
 }

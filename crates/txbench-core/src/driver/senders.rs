@@ -105,7 +105,7 @@ impl<W: Workload> Sending<W> {
         let (stats, report) = closed_loop::run_terminals(
             all,
             self.route,
-            wait,
+            (wait, self.workload.alternation()),
             self.workload.transaction_types(),
             self.seed,
             (self.window, self.budget),

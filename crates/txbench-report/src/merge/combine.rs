@@ -157,6 +157,9 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         parts: parts_in_order(runs),
         // Each run's clock against the server is its own.
         clock: None,
+        // Phases keep per-type percentiles, which do not add across runs;
+        // each shard's own result has its phases.
+        alternation: None,
         ..base.clone()
     };
     Ok(Merged {

@@ -21,7 +21,9 @@ pub mod timeout;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::time::Duration;
 
+use txbench_core::alternation::Alternation;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::{Schema, Statement};
 use txbench_core::{
@@ -93,6 +95,9 @@ pub static META: MetaTable = MetaTable {
 pub struct Ch {
     tpcc: Tpcc,
     streams: usize,
+    /// Each phase's length when the streams alternate with phases without
+    /// them; `None`: they run throughout.
+    phases: Option<Duration>,
     queries: &'static [Statement; QUERIES],
     /// Run in a query's transaction before it: the time limit, where the
     /// server takes it so.
@@ -106,8 +111,18 @@ impl Ch {
         Ch {
             tpcc,
             streams,
+            phases: None,
             queries: dialect.statements(),
             before: None,
+        }
+    }
+
+    /// The same, the streams running only in every other phase of `length`
+    /// from the window's start (the first without them).
+    pub fn alternating(self, length: Duration) -> Ch {
+        Ch {
+            phases: Some(length),
+            ..self
         }
     }
 
@@ -171,6 +186,14 @@ impl Workload for Ch {
 
     fn added_terminals(&self) -> usize {
         self.streams
+    }
+
+    /// With `--analytic-phases`, the queries run only in the odd phases.
+    fn alternation(&self) -> Option<Alternation> {
+        self.phases.map(|phase| Alternation {
+            phase,
+            held: FIRST_QUERY..FIRST_QUERY + QUERIES,
+        })
     }
 
     fn shard(&mut self, shard: Shard) -> Result<(), ShardError> {
@@ -286,7 +309,16 @@ impl Benchmark for Ch {
         let tpcc = Tpcc::opened(warehouses, &found, seed)?;
         let version = session.server_version().await?;
         let dialect = Dialect::of_version(&version);
-        let ch = Ch::new(tpcc, options.analytic_streams, dialect);
+        let mut ch = Ch::new(tpcc, options.analytic_streams, dialect);
+        if let Some(phase) = options.analytic_phases() {
+            if ch.streams == 0 {
+                return Err(WorkloadError::BadOption(
+                    "--analytic-phases: with --analytic-streams 0 there is nothing to alternate"
+                        .into(),
+                ));
+            }
+            ch = ch.alternating(phase);
+        }
         match (options.query_timeout(), found) {
             (None, _) => Ok(ch),
             (Some(_), Found::Served(_)) => Err(WorkloadError::BadOption(

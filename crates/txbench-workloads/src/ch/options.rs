@@ -1,5 +1,6 @@
 //! The CH-benCHmark's own flags: how many analytical streams run beside
-//! TPC-C's terminals, and how long a query may run.
+//! TPC-C's terminals, whether they alternate with phases without them, and
+//! how long a query may run.
 
 use std::time::Duration;
 
@@ -19,12 +20,22 @@ pub struct ChRunOptions {
     /// How long a query may run before the server stops it, as text
     /// ("30s"); `None`: as long as it takes.
     pub query_timeout: Option<String>,
+    /// The length of each phase when the streams alternate with phases
+    /// without them, as text ("30s"); `None`: the streams run throughout.
+    pub analytic_phases: Option<String>,
 }
 
 impl ChRunOptions {
     /// `--query-timeout`, if given.
     pub fn query_timeout(&self) -> Option<Duration> {
         self.query_timeout
+            .as_deref()
+            .and_then(|t| humantime::parse_duration(t).ok())
+    }
+
+    /// `--analytic-phases`, if given.
+    pub fn analytic_phases(&self) -> Option<Duration> {
+        self.analytic_phases
             .as_deref()
             .and_then(|t| humantime::parse_duration(t).ok())
     }
@@ -35,6 +46,7 @@ impl Default for ChRunOptions {
         ChRunOptions {
             analytic_streams: 1,
             query_timeout: None,
+            analytic_phases: None,
         }
     }
 }
@@ -56,14 +68,29 @@ impl Options for ChRunOptions {
         Flag {
             long: "query-timeout",
             help: "How long an analytical query may run before the server stops it (PostgreSQL's \
-                   statement_timeout, MariaDB's max_statement_time); a stopped query is counted \
-                   as its type's error. Default: as long as it takes",
+                   statement_timeout; refused on other engines); a stopped query is counted as \
+                   its type's error. Default: as long as it takes",
             value_name: "DURATION",
             default: None,
             choices: &[],
             set: |o, v| {
                 let limit = parse_timeout(v)?;
                 o.query_timeout = Some(humantime::format_duration(limit).to_string());
+                Ok(())
+            },
+        },
+        Flag {
+            long: "analytic-phases",
+            help: "Alternate phases of this length without and with the analytical streams, \
+                   from the window's start (the warm-up runs without), and report what the \
+                   streams cost TPC-C as ratios with 95% intervals; the window needs four \
+                   phases or more, best an odd number. Default: the streams run throughout",
+            value_name: "DURATION",
+            default: None,
+            choices: &[],
+            set: |o, v| {
+                let phase = parse_phase(v)?;
+                o.analytic_phases = Some(humantime::format_duration(phase).to_string());
                 Ok(())
             },
         },
@@ -76,6 +103,23 @@ pub fn parse_timeout(s: &str) -> Result<Duration, BadValue> {
         Ok(d) if d >= Duration::from_millis(1) && d <= Duration::from_secs(86_400) => Ok(d),
         _ => Err(BadValue(format!(
             "invalid query timeout '{s}': expected a duration from 1ms to 24h, such as 30s"
+        ))),
+    }
+}
+
+/// `--analytic-phases`: whole seconds, from 2 s (a phase loses up to a
+/// second at each edge) to a day.
+pub fn parse_phase(s: &str) -> Result<Duration, BadValue> {
+    match humantime::parse_duration(s.trim()) {
+        Ok(d)
+            if d >= Duration::from_secs(2)
+                && d <= Duration::from_secs(86_400)
+                && d.subsec_nanos() == 0 =>
+        {
+            Ok(d)
+        }
+        _ => Err(BadValue(format!(
+            "invalid phase length '{s}': expected whole seconds from 2s to 24h, such as 30s"
         ))),
     }
 }
@@ -106,6 +150,18 @@ mod tests {
         (ChRunOptions::FLAGS[1].set)(&mut o, "1m 30s").unwrap();
         assert_eq!(o.query_timeout.as_deref(), Some("1m 30s"));
         assert_eq!(o.query_timeout(), Some(Duration::from_secs(90)));
+    }
+
+    #[test]
+    fn a_phase_is_whole_seconds_kept_as_text_that_reads_back() {
+        assert_eq!(parse_phase("30s"), Ok(Duration::from_secs(30)));
+        for bad in ["1s", "2500ms", "2days", "x", ""] {
+            let e = parse_phase(bad).unwrap_err();
+            assert!(e.0.contains(&format!("'{bad}'")), "{e}");
+        }
+        let mut o = ChRunOptions::default();
+        (ChRunOptions::FLAGS[2].set)(&mut o, "1m").unwrap();
+        assert_eq!(o.analytic_phases(), Some(Duration::from_secs(60)));
     }
 
     #[test]

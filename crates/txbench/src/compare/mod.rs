@@ -12,7 +12,7 @@
 mod beside;
 mod figures;
 mod judge;
-mod noise;
+pub(crate) mod noise;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

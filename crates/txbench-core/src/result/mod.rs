@@ -17,7 +17,9 @@
 //! * `cpu`: process CPU and, for embedded engines, the engine threads' share;
 //! * `error_samples`: a few distinct error messages per kind;
 //! * `operations`: latency of the single operations the workload times (Retwis:
-//!   get, put, commit), over every attempt of the measured transactions.
+//!   get, put, commit), over every attempt of the measured transactions;
+//! * `alternation`: a run of phases without and with some types, each
+//!   phase's figures and the ratios between them ([`alternation`]).
 
 use std::collections::BTreeMap;
 
@@ -27,6 +29,9 @@ use serde::{Deserialize, Serialize};
 use crate::check::{Check, PercentileInterval};
 use crate::error::ErrorKind;
 use crate::settings::RunSettings;
+
+pub mod alternation;
+pub use alternation::{AlternationResult, Contrast, PhaseResult, PhaseType};
 
 /// The version of the result schema this build writes.
 pub const RESULT_SCHEMA_VERSION: u32 = 3;
@@ -454,6 +459,10 @@ pub struct RunResult {
     /// has none but this machine's), and for a merge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ClockOffset>,
+    /// A run that alternated phases without and with some of its types:
+    /// each phase, and what those types cost the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alternation: Option<AlternationResult>,
 }
 
 /// A client's clock against its database server's: what shards started for
