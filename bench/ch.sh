@@ -2,10 +2,13 @@
 # The CH-benCHmark on PostgreSQL and MariaDB: TPC-C's terminals with 0, 1 and
 # 2 analytical streams beside them, alternated round by round in one sitting.
 # Prints, per run, tpmC, New-Order's p50/p99, QphH and each query's mean
-# latency, as the results record them.
+# latency, as the results record them. With PHASES (a phase length, such as
+# 30s), each run with streams alternates phases without and with them
+# (--analytic-phases) and also prints each phase's tpmC and the ratios of
+# with against without, with their intervals.
 #
 #   BIN=target/release/txbench WAREHOUSES=1 TERMINALS=8 DURATION=30s ROUNDS=2 \
-#   STREAMS="0 1 2" bench/ch.sh
+#   STREAMS="0 1 2" [PHASES=30s] bench/ch.sh
 #
 # Needs a PostgreSQL at PG (default postgres://postgres@127.0.0.1:5432) and a
 # MariaDB at MY (default mysql://root@127.0.0.1:3306); makes and drops a
@@ -18,6 +21,7 @@ TERMINALS=${TERMINALS:-8}
 DURATION=${DURATION:-30s}
 ROUNDS=${ROUNDS:-2}
 STREAMS=${STREAMS:-"0 1 2"}
+PHASES=${PHASES:-}
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
 MY=${MY:-mysql://root@127.0.0.1:3306}
 OUT=$(mktemp -d)
@@ -38,6 +42,18 @@ print(line)
 if queries:
     print("  query means (ms): " + ", ".join(
         f'{t["name"]} {t["latency_ms"]["mean"]:.0f}' for t in queries))
+alt = d.get("alternation")
+if alt:
+    def tpmc(p):
+        return next((m["value"] for m in p["metrics"] if m["name"] == "tpmC"), 0)
+    print("  phases (tpmC, without/with): " + ", ".join(
+        f'{"W" if p["with_held"] else "-"} {tpmc(p):,.0f} ({p["counted_secs"]:.0f} s)'
+        for p in alt["phases"]))
+    for c in alt["contrasts"]:
+        iv = c["interval"]
+        iv = f'{iv[0]:.2f}..{iv[1]:.2f}' if iv else "none"
+        print(f'  {c["name"]}: {c["without"]:,.2f} without, {c["with"]:,.2f} with, '
+              f'ratio {c["ratio"]:.3f} (95% {iv}, {c["phases"]} phases with)')
 PY
 }
 
@@ -51,9 +67,13 @@ for engine in postgres mysql; do
     for round in $(seq 1 "$ROUNDS"); do
         for a in $STREAMS; do
             echo "== $engine round $round, $(cut -d' ' -f1-3 /proc/loadavg) load"
+            phases=()
+            if [ -n "$PHASES" ] && [ "$a" != 0 ]; then
+                phases=(--analytic-phases "$PHASES")
+            fi
             "$BIN" ch run --db "$url" --warehouses "$WAREHOUSES" -t "$TERMINALS" \
                 --analytic-streams "$a" -d "$DURATION" --warmup 5s -q \
-                --results "$OUT" >/dev/null || true
+                "${phases[@]}" --results "$OUT" >/dev/null || true
             summarise "$(ls -td "$OUT"/*/ | head -1)summary.json"
         done
     done

@@ -22,7 +22,7 @@ th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}\
 .verdict{padding:.6em 1em;border-radius:4px;font-weight:600}.v-PASS{background:#e3f4e8}.v-WARN{background:#fff3dc}.v-FAIL{background:#fde4e7}\
 .muted{color:#666}.chart{margin:1em 0}.chart svg{width:100%;height:auto}.legend{display:flex;flex-wrap:wrap;gap:.4em 1.2em;margin:.2em 0 1.5em;font-size:.9em}.key{display:inline-flex;align-items:center;gap:.4em}.swatch{display:inline-block;width:1.6em;height:.25em}.errors td{text-align:left;font-family:ui-monospace,monospace;font-size:.85em}";
 
-fn page(title: &str, body: &str) -> String {
+pub(crate) fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\

@@ -543,6 +543,25 @@ pub fn sweep(
     })
 }
 
+/// A frontier: one side's throughput up, the other's across, a line per
+/// series through its points in order, each point marked.
+pub fn frontier(series: &[Series], (x_desc, y_desc): (&str, &str)) -> String {
+    svg(|root| {
+        let top = |f: fn(&(f64, f64)) -> f64| {
+            (series.iter().flat_map(|s| s.points.iter().map(f))).fold(1.0f64, f64::max) * 1.08
+        };
+        let (x1, y1) = (top(|p| p.0), top(|p| p.1));
+        let mut chart = chart!(root, "The frontier", 0.0..x1, 0.0..y1)?;
+        axes!(chart, x_desc, y_desc)?;
+        lines!(chart, series);
+        for (i, s) in series.iter().enumerate() {
+            let c = color(i);
+            chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 5, c.filled())))?;
+        }
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

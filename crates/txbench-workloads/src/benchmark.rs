@@ -192,6 +192,24 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
     /// The transaction types (keys) the variants differ in, whose latency
     /// a comparison of them draws; empty: every type.
     const VARIANT_TYPES: &'static [&'static str] = &[];
+
+    /// What `sweep --frontier` varies and draws: `None` for a workload whose
+    /// terminals are all of one kind.
+    const FRONTIER: Option<Frontier> = None;
+}
+
+/// A frontier (HATtrick's, Milkai et al., SIGMOD 2022): closed-loop runs
+/// with more or fewer terminals of a second kind beside the first, each
+/// side's throughput against the other's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frontier {
+    /// The run option that sets how many terminals of the second kind run
+    /// (`analytic-streams`).
+    pub option: &'static str,
+    /// The second kind's headline figure (`QphH`).
+    pub x: &'static str,
+    /// The first kind's (`tpmC`).
+    pub y: &'static str,
 }
 
 /// One of the variants a sweep compares ([`Benchmark::variants`]).

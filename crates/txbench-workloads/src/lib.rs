@@ -38,7 +38,7 @@ pub mod tpcc;
 pub mod verify;
 
 pub use about::{About, RunFlags, Scale};
-pub use benchmark::{Benchmark, MetricBasis, Variant};
+pub use benchmark::{Benchmark, Frontier, MetricBasis, Variant};
 pub use bulk::LoadPlan;
 pub use error::WorkloadError;
 pub use options::{BadValue, Choice, Flag, NoOptions, Options};

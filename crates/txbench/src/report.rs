@@ -165,6 +165,14 @@ pub fn write_variants_report(
     write_page(dir, &html::variants_report(compared, sweeps))
 }
 
+/// The page of a frontier in `dir`.
+pub fn write_frontier_report(
+    dir: &Path,
+    frontier: &txbench_core::result::FrontierResult,
+) -> Result<PathBuf, Failure> {
+    write_page(dir, &txbench_report::frontier::report(frontier))
+}
+
 fn write_page(dir: &Path, page: &str) -> Result<PathBuf, Failure> {
     let path = dir.join(REPORT_FILE);
     // Whole or not at all: a full disk leaves no half-written page.

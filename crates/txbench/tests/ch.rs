@@ -7,7 +7,8 @@
 //! (SQLite, MariaDB) refuses it as bad input, as an open loop refuses
 //! streams beside it. With `--analytic-phases` the streams run only in
 //! every other phase, nothing of theirs is counted in the phases without
-//! them, and TPC-C's figures are set side by side across the phases.
+//! them, and TPC-C's figures are set side by side across the phases;
+//! `sweep ch --frontier` runs each stream count beside each terminal count.
 //! The queries' answers are held alike across engines by
 //! txbench-workloads' tests/ch_answers.rs.
 
@@ -219,6 +220,79 @@ fn phases_hold_the_streams_to_their_own_and_compare_tpcc_across_them() {
         assert_eq!(out.status.code(), Some(2), "{}", text(&out));
         assert!(text(&out).contains(said), "{}", text(&out));
     }
+}
+
+#[test]
+fn a_frontier_runs_each_stream_count_beside_each_terminal_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("ch.db").display());
+    let out = txbench_output(dir.path(), &["ch", "load", "--db", &db]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = txbench_output(
+        dir.path(),
+        &[
+            "sweep",
+            "ch",
+            "--db",
+            &db,
+            "--frontier",
+            "0,1",
+            "--frontier-terminals",
+            "1,2",
+            "--step-duration",
+            "3s",
+            "--warmup",
+            "0s",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let sweep = support::only_run(&dir.path().join("results"));
+    let f: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sweep.join("frontier.json")).unwrap())
+            .unwrap();
+    let points = f["points"].as_array().unwrap();
+    let cells: Vec<(u64, u64)> = (points.iter())
+        .map(|p| {
+            (
+                p["terminals"].as_u64().unwrap(),
+                p["added"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(cells, [(1, 0), (1, 1), (2, 0), (2, 1)], "{f}");
+    for p in points {
+        let (y, x) = (p["y"].as_f64().unwrap(), p["x"].as_f64().unwrap());
+        assert!(y > 0.0, "{p}");
+        // QphH only where a stream ran.
+        assert_eq!(x > 0.0, p["added"] == 1, "{p}");
+        // Each step is a run of its own, with the streams it was given.
+        let step: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(sweep.join(p["results"].as_str().unwrap())).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(step["settings"]["options"]["analytic_streams"], p["added"]);
+        assert_eq!(step["settings"]["terminals"], p["terminals"]);
+    }
+    let page = std::fs::read_to_string(sweep.join("report.html")).unwrap();
+    assert!(
+        page.contains("<svg") && page.contains("2 terminals"),
+        "{page}"
+    );
+    // A workload of one kind of terminal has no frontier.
+    let out = txbench_output(
+        dir.path(),
+        &[
+            "sweep",
+            "tpcc",
+            "--db",
+            &db,
+            "--frontier",
+            "0,1",
+            "--no-results",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--frontier: TPC-C"), "{}", text(&out));
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -31,7 +31,9 @@ use crate::error::ErrorKind;
 use crate::settings::RunSettings;
 
 pub mod alternation;
+pub mod frontier;
 pub use alternation::{AlternationResult, Contrast, PhaseResult, PhaseType};
+pub use frontier::{FrontierPoint, FrontierResult};
 
 /// The version of the result schema this build writes.
 pub const RESULT_SCHEMA_VERSION: u32 = 3;

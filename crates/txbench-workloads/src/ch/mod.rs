@@ -31,7 +31,7 @@ use txbench_core::{
 };
 
 use crate::about::{About, RunFlags, Scale};
-use crate::benchmark::{Benchmark, MetricBasis, rate};
+use crate::benchmark::{Benchmark, Frontier, MetricBasis, rate};
 use crate::bulk::{LoadPlan, LoadSummary};
 use crate::capability::{Check, Verify};
 use crate::error::WorkloadError;
@@ -260,6 +260,11 @@ impl Benchmark for Ch {
     }
     type LoadOptions = NoOptions;
     type RunOptions = ChRunOptions;
+    const FRONTIER: Option<Frontier> = Some(Frontier {
+        option: "analytic-streams",
+        x: "QphH",
+        y: "tpmC",
+    });
 
     /// The CH-benCHmark's tables' load, complete only when TPC-C's is too;
     /// `None` while they are not there (a load adds them to TPC-C's data).

@@ -250,11 +250,26 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// The range of offered rates, e.g. 500..8000 (per second).
-    #[arg(long, value_parser = parse_rate_range, value_name = "FROM..TO", allow_hyphen_values = true)]
-    pub rates: (f64, f64),
+    #[arg(long, value_parser = parse_rate_range, value_name = "FROM..TO", allow_hyphen_values = true, required_unless_present = "frontier")]
+    pub rates: Option<(f64, f64)>,
     /// Rate added per step (per second).
-    #[arg(long, value_parser = parse_rate, allow_hyphen_values = true)]
-    pub step: f64,
+    #[arg(long, value_parser = parse_rate, allow_hyphen_values = true, required_unless_present = "frontier")]
+    pub step: Option<f64>,
+    /// Instead of rates: closed-loop steps with each of these numbers of the
+    /// workload's second kind of terminals (the CH-benCHmark's analytical
+    /// streams), e.g. 0,1,2,4, drawing each side's throughput against the
+    /// other's (the frontier: tpmC against QphH).
+    #[arg(long, value_delimiter = ',', value_name = "A,A,...", conflicts_with_all = ["rates", "step", "slo", "keep_going"])]
+    pub frontier: Vec<usize>,
+    /// With --frontier: the terminal counts of the first kind to cross with
+    /// it (e.g. 4,8); default: --terminals, or the workload's default.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "T,T,...",
+        requires = "frontier"
+    )]
+    pub frontier_terminals: Vec<usize>,
     /// Measurement time of each step.
     #[arg(long, default_value = "30s", value_parser = parse_positive_duration, allow_hyphen_values = true)]
     pub step_duration: Duration,

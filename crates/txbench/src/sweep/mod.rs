@@ -30,6 +30,7 @@ use crate::runner::{compact_stamp, measure, now_rfc3339};
 use crate::workload::{Work, for_workload};
 use txbench_report::results::SWEEP_FILE;
 
+mod frontier;
 mod limit;
 
 use limit::Outcome;
@@ -158,7 +159,9 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
                 .map_err(|e| Failure::failed_because(e, format!("creating {}", under.display())))?,
         ),
     };
-    let swept = if variants.is_empty() {
+    let swept = if !s.frontier.is_empty() {
+        frontier::frontier(&engine, plan, s, &stop, dir.as_deref()).await
+    } else if variants.is_empty() {
         sweep_one(&engine, plan, s, &stop, dir.as_deref()).await
     } else {
         sweep_variants(&engine, plan, variants, s, &stop, dir.as_deref()).await
@@ -380,7 +383,11 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
     /// fail when they are neighbours.
     async fn search(&mut self) -> Result<(), Failure> {
         let s = self.sweep;
-        let (from, to) = s.rates;
+        let (Some((from, to)), Some(by)) = (s.rates, s.step) else {
+            return Err(Failure::usage(
+                "sweep needs --rates and --step, or --frontier",
+            ));
+        };
         let mut last_pass: Option<f64> = None;
         let mut first_fail: Option<f64> = None;
         let mut rate = from;
@@ -394,11 +401,11 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
                     break;
                 }
             }
-            rate += s.step;
+            rate += by;
         }
         // Between a pass and a database's fail with a client's limit in
         // between, halving would measure the client again.
-        let neighbours = |lo: f64, hi: f64| (hi - lo) <= s.step * (1.0 + 1e-9);
+        let neighbours = |lo: f64, hi: f64| (hi - lo) <= by * (1.0 + 1e-9);
         if let (Some(mut lo), Some(mut hi)) = (last_pass, first_fail)
             && neighbours(lo, hi)
         {
