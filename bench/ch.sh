@@ -10,6 +10,11 @@
 #   BIN=target/release/txbench WAREHOUSES=1 TERMINALS=8 DURATION=30s ROUNDS=2 \
 #   STREAMS="0 1 2" [PHASES=30s] bench/ch.sh
 #
+# With FRONTIER (stream counts, such as 0,1,2), each engine instead runs the
+# frontier (`txbench sweep ch --frontier`) over those streams and the
+# terminal counts TERMINALS gives (such as 4,8), DURATION a step, and prints
+# each step's tpmC, QphH and New-Order p99.
+#
 # Needs a PostgreSQL at PG (default postgres://postgres@127.0.0.1:5432) and a
 # MariaDB at MY (default mysql://root@127.0.0.1:3306); makes and drops a
 # database `txbench_ch_bench` on each.
@@ -22,6 +27,7 @@ DURATION=${DURATION:-30s}
 ROUNDS=${ROUNDS:-2}
 STREAMS=${STREAMS:-"0 1 2"}
 PHASES=${PHASES:-}
+FRONTIER=${FRONTIER:-}
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
 MY=${MY:-mysql://root@127.0.0.1:3306}
 OUT=$(mktemp -d)
@@ -64,6 +70,22 @@ for engine in postgres mysql; do
     esac
     url="$base/txbench_ch_bench"
     "$BIN" ch load --db "$url" --warehouses "$WAREHOUSES" --drop | tail -1
+    if [ -n "$FRONTIER" ]; then
+        echo "== $engine frontier, $(cut -d' ' -f1-3 /proc/loadavg) load"
+        "$BIN" sweep ch --db "$url" --warehouses "$WAREHOUSES" --frontier "$FRONTIER" \
+            --frontier-terminals "$TERMINALS" --step-duration "$DURATION" --warmup 5s -q \
+            --results "$OUT" >/dev/null || true
+        python3 - "$(ls -td "$OUT"/*/ | head -1)frontier.json" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))
+for p in f["points"]:
+    print(f'terminals {p["terminals"]}, streams {p["added"]}: {f["y"]} {p["y"]:,.0f}, '
+          f'{f["x"]} {p["x"]:,.0f}, New-Order p99 {p["first_type_p99_ms"]:.2f} ms, {p["verdict"]}')
+PY
+        "$BIN" ch clean --db "$url" >/dev/null
+        "$BIN" tpcc clean --db "$url" >/dev/null
+        continue
+    fi
     for round in $(seq 1 "$ROUNDS"); do
         for a in $STREAMS; do
             echo "== $engine round $round, $(cut -d' ' -f1-3 /proc/loadavg) load"

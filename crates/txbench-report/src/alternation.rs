@@ -8,14 +8,20 @@ use txbench_core::result::{AlternationResult, Contrast, PhaseResult};
 
 use crate::markup::escape;
 use crate::millis::{grouped, ms};
+use crate::plots::{self, Band};
 
-/// What the phases are, in a sentence.
-fn title(a: &AlternationResult) -> String {
-    let held = match (a.held.first(), a.held.last()) {
+/// The held types' names: the first to the last.
+fn held_names(a: &AlternationResult) -> String {
+    match (a.held.first(), a.held.last()) {
         (Some(first), Some(last)) if a.held.len() > 1 => format!("{first} to {last}"),
         (Some(only), _) => only.clone(),
         _ => "nothing".into(),
-    };
+    }
+}
+
+/// What the phases are, in a sentence.
+fn title(a: &AlternationResult) -> String {
+    let held = held_names(a);
     format!(
         "Phases of {} s from the window's start, alternately without and with {held}",
         grouped(a.phase_secs, 0)
@@ -91,6 +97,22 @@ fn first_metrics(a: &AlternationResult) -> Vec<&str> {
     (a.phases.iter().find(|p| !p.metrics.is_empty()))
         .map(|p| p.metrics.iter().map(|m| m.name.as_str()).collect())
         .unwrap_or_default()
+}
+
+/// The phases with the held types, as bands of the charts over time.
+pub fn bands(a: Option<&AlternationResult>) -> Vec<Band> {
+    let Some(a) = a else {
+        return Vec::new();
+    };
+    let name = format!("phases with {}", held_names(a));
+    (a.phases.iter().filter(|p| p.with_held))
+        .map(|p| Band {
+            name: name.clone(),
+            from: p.index as f64 * a.phase_secs,
+            to: (p.index + 1) as f64 * a.phase_secs,
+            colour: plots::HELD,
+        })
+        .collect()
 }
 
 /// The phases as a section of the HTML report; empty for a run without them.
@@ -213,6 +235,10 @@ mod tests {
         assert!(text.contains("53,000 without,       24,000 with"), "{text}");
         let without = |l: &&str| l.contains(" without ") && l.ends_with("53,000");
         assert_eq!(text.lines().filter(without).count(), 3, "{text}");
+        let bands = bands(Some(&a));
+        assert_eq!(bands.len(), 2);
+        assert_eq!((bands[1].from, bands[1].to), (90.0, 120.0));
+        assert_eq!(bands[0].name, "phases with Q1 to Q22");
         let html = html(Some(&a));
         assert!(
             html.contains(

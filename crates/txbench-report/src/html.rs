@@ -573,9 +573,10 @@ fn per_second(r: &RunResult, name: &str) -> bool {
         .is_some_and(|m| m.unit.ends_with("/s"))
 }
 
-/// What the charts over time mark: the warm-up shaded before 0, each
-/// command as a line where it started, and each fault's outage shaded (to
-/// the next command, or to the first answer after it).
+/// What the charts over time mark: the warm-up shaded before 0, the phases
+/// with the held types of an alternating run shaded, each command as a line
+/// where it started, and each fault's outage shaded (to the next command,
+/// or to the first answer after it).
 fn timing(r: &RunResult) -> plots::Timing {
     let warmup = r.settings.as_ref().map_or(0.0, |s| s.warmup_secs);
     let mut timing = plots::Timing::default();
@@ -587,6 +588,9 @@ fn timing(r: &RunResult) -> plots::Timing {
             colour: plots::WARMUP,
         });
     }
+    timing
+        .bands
+        .extend(crate::alternation::bands(r.alternation.as_ref()));
     for (i, f) in r.faults.iter().enumerate() {
         let x = f.started_s - warmup;
         let fault = f.kind == txbench_core::faults::CommandKind::Fault;

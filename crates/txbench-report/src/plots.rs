@@ -330,6 +330,9 @@ pub struct Band {
     pub colour: RGBColor,
 }
 
+/// The colour of the phases with the held types of an alternating run.
+pub const HELD: RGBColor = RGBColor(40, 90, 200);
+
 /// The colour of the warm-up's band.
 pub const WARMUP: RGBColor = RGBColor(120, 120, 120);
 
@@ -344,11 +347,18 @@ pub struct Timing {
 }
 
 impl Timing {
-    /// The legend entries of the marks and bands, after the lines'.
+    /// The legend entries of the marks and bands, after the lines'; bands
+    /// of one name (the phases of an alternating run) have one entry.
     pub fn keys(&self) -> Vec<(String, RGBColor)> {
         let bands = self.bands.iter().map(|b| (b.name.clone(), b.colour));
         let marks = self.marks.iter().map(|m| (m.name.clone(), m.colour()));
-        bands.chain(marks).collect()
+        let mut keys: Vec<(String, RGBColor)> = Vec::new();
+        for key in bands.chain(marks) {
+            if !keys.iter().any(|k| k.0 == key.0) {
+                keys.push(key);
+            }
+        }
+        keys
     }
 }
 

@@ -154,14 +154,16 @@ fn ratio_to_neighbours(values: &[Option<f64>], k: usize) -> Option<f64> {
     (base > 0.0).then(|| v / base)
 }
 
-/// Student's t interval (95%) of a mean of `spread.n` values.
+/// Student's t interval (95%) of a mean of `spread.n` ratios, its lower end
+/// no lower than 0 (no ratio of two throughputs or latencies is; a few
+/// phases' wide interval would otherwise reach below it).
 fn interval(spread: &Spread) -> Option<[f64; 2]> {
     if spread.n < 2 {
         return None;
     }
     let t = StudentsT::new(0.0, 1.0, (spread.n - 1) as f64).ok()?;
     let half = t.inverse_cdf(0.975) * spread.sd() / (spread.n as f64).sqrt();
-    Some([spread.mean - half, spread.mean + half])
+    Some([(spread.mean - half).max(0.0), spread.mean + half])
 }
 
 #[cfg(test)]
@@ -194,6 +196,8 @@ mod tests {
         let [low, high] = c.interval.unwrap();
         let half = 12.706_204 * 0.02f64.sqrt() / 2f64.sqrt();
         assert!((high - 0.5 - half).abs() < 1e-3, "{low} {high} {half}");
+        // Its lower end would be below 0: a ratio is not.
+        assert_eq!(low, 0.0);
         // A phase not measured has no ratio; one with no neighbour measured neither.
         let values = [None, Some(0.5), None, Some(0.5), Some(1.0)];
         let c = contrast(&values, "x".into(), "".into()).unwrap();
