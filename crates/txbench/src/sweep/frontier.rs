@@ -31,13 +31,7 @@ pub async fn frontier<E: Engine, W: Benchmark>(
     stop: &watch::Receiver<bool>,
     dir: Option<&Path>,
 ) -> Result<(), Failure> {
-    let Some(f) = W::FRONTIER else {
-        return Err(Failure::usage(format!(
-            "--frontier: {} has terminals of one kind only; a frontier needs a second kind \
-             beside them (txbench sweep ch --frontier 0,1,2)",
-            W::ABOUT.title
-        )));
-    };
+    let f = refuse_bad::<W>(plan, s)?;
     let counts: Vec<Option<usize>> = if s.frontier_terminals.is_empty() {
         vec![plan.terminals]
     } else {
@@ -73,6 +67,22 @@ pub async fn frontier<E: Engine, W: Benchmark>(
         }
     }
     write(&swept, f, s, plan, dir)
+}
+
+/// The workload's frontier, once every value of `--frontier` is one its
+/// option takes: refused before anything is loaded or run.
+pub fn refuse_bad<W: Benchmark>(plan: &RunPlan<W>, s: &SweepArgs) -> Result<Frontier, Failure> {
+    let Some(f) = W::FRONTIER else {
+        return Err(Failure::usage(format!(
+            "--frontier: {} has terminals of one kind only; a frontier needs a second kind \
+             beside them (txbench sweep ch --frontier 0,1,2)",
+            W::ABOUT.title
+        )));
+    };
+    for &added in &s.frontier {
+        step_plan(plan, f, (None, added), s, (1, 1))?;
+    }
+    Ok(f)
 }
 
 /// Step `number` of `count`: the plan closed-loop for the step's length,

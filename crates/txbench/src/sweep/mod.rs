@@ -137,6 +137,9 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
     s: &SweepArgs,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
+    if !s.frontier.is_empty() {
+        frontier::refuse_bad(plan, s)?;
+    }
     // Like the all-in-one form, a sweep of an empty database (in-memory SQLite)
     // loads it first.
     let seed = s.run.seed.unwrap_or(1);
