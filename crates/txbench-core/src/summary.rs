@@ -173,6 +173,7 @@ pub fn type_result(name: &str, key: &str, mix: f64, s: &TypeStats, all: u64) -> 
         wire_ms: (!s.wire.is_empty()).then(|| Percentiles::from_micros(&s.wire)),
         latency_intervals_ms: Vec::new(),
         phases_ms: phase_means(s),
+        answer_rows: None,
     }
 }
 

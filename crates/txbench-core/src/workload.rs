@@ -96,6 +96,15 @@ pub trait Workload: Send + Sync + 'static {
         None
     }
 
+    /// The rows of the last answer of type `txn_type`, for a type that
+    /// answers with rows (the CH-benCHmark's queries), as this process saw
+    /// them; `None` for the others, and where the answers were not seen
+    /// here (a txbench server ran them). Default: none.
+    fn answer_rows(&self, txn_type: usize) -> Option<u64> {
+        let _ = txn_type;
+        None
+    }
+
     /// Drive only `shard`'s part of the scale: its contiguous range of
     /// warehouses, subscribers or keys ([`Shard::range`]), with terminals whose
     /// random streams differ from every other shard's under the same seed. Runs

@@ -31,6 +31,7 @@ pub(crate) fn summary(warehouses: i64, start: f64) -> RunResult {
         wire_ms: None,
         latency_intervals_ms: Vec::new(),
         phases_ms: Default::default(),
+        answer_rows: None,
     };
     RunResult {
         schema_version: 3,

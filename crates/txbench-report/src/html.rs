@@ -219,6 +219,9 @@ fn transactions(b: &mut String, r: &RunResult) {
         );
     }
     let _ = writeln!(b, "</table>");
+    if let Some(line) = crate::terminal::answer_rows(r) {
+        let _ = writeln!(b, "<p class=\"muted\">{}</p>", escape(&line));
+    }
     let _ = writeln!(
         b,
         "<h2>Latency</h2><table><tr><th>type</th><th>mean ms</th><th>p25</th><th>p50</th><th>p75</th>\

@@ -150,6 +150,9 @@ pub fn summary(r: &RunResult) -> String {
     metrics(&mut out, r);
     out.push_str(&crate::alternation::text(r.alternation.as_ref()));
     latency_table(&mut out, r, w);
+    if let Some(line) = answer_rows(r) {
+        let _ = writeln!(out, "{line}\n");
+    }
     on_the_wire(&mut out, r, w);
     unfinished(&mut out, r, w);
     success_rates(&mut out, r, w);
@@ -167,6 +170,19 @@ pub fn summary(r: &RunResult) -> String {
         ycsb_lines(&mut out, r);
     }
     out
+}
+
+/// The rows of each query's last answer, in a line, for a run whose types
+/// answer with rows (the CH-benCHmark's queries); `None` for the others.
+pub fn answer_rows(r: &RunResult) -> Option<String> {
+    let answered: Vec<String> = (r.transactions.iter())
+        .filter_map(|t| {
+            t.answer_rows
+                .map(|n| format!("{} {}", t.name, grouped(n as f64, 0)))
+        })
+        .collect();
+    (!answered.is_empty())
+        .then(|| format!("rows of each one's last answer: {}", answered.join(", ")))
 }
 
 /// A merge's runs side by side, and the slowest of them.

@@ -674,6 +674,7 @@ fn result_of<E: Engine, W: Benchmark>(
     }
     for (i, t) in transactions.iter_mut().enumerate() {
         t.latency_intervals_ms = checks::intervals(recording, i, analysis.lag);
+        t.answer_rows = workload.answer_rows(i);
     }
     let basis = basis_of(opts, workload);
     let headline = |t: &[TypeResult], secs: f64| W::metrics(t, secs, basis);

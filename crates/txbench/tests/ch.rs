@@ -83,6 +83,20 @@ fn runs_beside_tpcc(dir: &Path, db: &str) {
         .find(|m| m["name"] == "QphH")
         .unwrap();
     assert!(qphh["value"].as_f64().unwrap() > 0.0, "{db}: {qphh}");
+    // Each query that answered keeps its answer's rows (one that ended
+    // after the window too); TPC-C's types none.
+    for t in summary["transactions"].as_array().unwrap() {
+        let is_query = t["key"].as_str().unwrap().starts_with('q');
+        let answered = is_query && t["committed"].as_u64().unwrap() > 0;
+        let kept = t.get("answer_rows").is_some();
+        assert!(kept || !answered, "{db}: {t}");
+        assert!(is_query || !kept, "{db}: {t}");
+        if t["key"] == "q1" && answered {
+            // Q1 groups the order lines by their number: 5 to 15 groups.
+            let rows = t["answer_rows"].as_u64().unwrap();
+            assert!((5..=15).contains(&rows), "{db}: {t}");
+        }
+    }
     let out = txbench_output(dir, &["ch", "check", "--db", db]);
     assert!(out.status.success(), "{db}: check: {}", text(&out));
 }

@@ -189,6 +189,11 @@ pub struct TypeResult {
     /// Mean time per completed transaction in each phase of its execution.
     #[serde(default)]
     pub phases_ms: PhaseMeans,
+    /// For a type that answers with rows (an analytical query): the rows
+    /// of its last answer, as the workload kept them
+    /// ([`crate::Workload::answer_rows`]); `None` for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_rows: Option<u64>,
 }
 
 /// Mean milliseconds per completed transaction in each phase: with the client's

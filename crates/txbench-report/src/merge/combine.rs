@@ -185,6 +185,10 @@ fn merged_types(runs: &[RunFiles], total: &Recorder, errors: &[u64]) -> Vec<Type
             );
             r.phases_ms = weighted_phases(runs, t);
             r.expected_success = info.expected_success;
+            // The runs read the same data: the first that kept an answer's.
+            r.answer_rows = runs
+                .iter()
+                .find_map(|run| run.summary.transactions[t].answer_rows);
             if errors[t] > 0 {
                 // The timeline keeps errors per type, not per kind.
                 r.errors.insert("all kinds".into(), errors[t]);

@@ -20,7 +20,7 @@ pub mod terminal;
 pub mod timeout;
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use txbench_core::alternation::Alternation;
@@ -89,6 +89,9 @@ pub static META: MetaTable = MetaTable {
     count: None,
 };
 
+/// A query's answer count before it answered.
+const NO_ANSWER: u64 = u64::MAX;
+
 /// The CH-benCHmark opened on a database: TPC-C, the analytical streams and
 /// the queries in the database's dialect.
 #[derive(Debug, Clone)]
@@ -99,6 +102,8 @@ pub struct Ch {
     /// them; `None`: they run throughout.
     phases: Option<Duration>,
     queries: &'static [Statement; QUERIES],
+    /// The rows of each query's last answer ([`NO_ANSWER`] before one).
+    answers: Arc<[AtomicU64; QUERIES]>,
     /// Run in a query's transaction before it: the time limit, where the
     /// server takes it so.
     before: Option<&'static Statement>,
@@ -113,6 +118,7 @@ impl Ch {
             streams,
             phases: None,
             queries: dialect.statements(),
+            answers: Arc::new(std::array::from_fn(|_| AtomicU64::new(NO_ANSWER))),
             before: None,
         }
     }
@@ -188,6 +194,13 @@ impl Workload for Ch {
         self.streams
     }
 
+    /// A query's last answer's rows, once it answered.
+    fn answer_rows(&self, txn_type: usize) -> Option<u64> {
+        let q = txn_type.checked_sub(FIRST_QUERY)?;
+        let rows = self.answers.get(q)?.load(Ordering::Relaxed);
+        (rows != NO_ANSWER).then_some(rows)
+    }
+
     /// With `--analytic-phases`, the queries run only in the odd phases.
     fn alternation(&self) -> Option<Alternation> {
         self.phases.map(|phase| Alternation {
@@ -218,7 +231,8 @@ impl Workload for Ch {
         match input {
             ChInput::Tpcc(i) => self.tpcc.execute(session, i, written).await,
             ChInput::Query(q) => {
-                run_query(session, self.before, self.query(*q)?).await?;
+                let rows = run_query(session, self.before, self.query(*q)?).await?;
+                self.answers[*q].store(rows as u64, Ordering::Relaxed);
                 Ok(Outcome::Committed)
             }
         }
@@ -243,6 +257,7 @@ impl Workload for Ch {
             ChInput::Tpcc(i) => self.tpcc.execute_displayed(session, i, written).await,
             ChInput::Query(q) => {
                 let rows = run_query(session, self.before, self.query(*q)?).await?;
+                self.answers[*q].store(rows as u64, Ordering::Relaxed);
                 Ok((Outcome::Committed, vec![("rows".into(), rows.to_string())]))
             }
         }
