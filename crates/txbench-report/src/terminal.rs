@@ -908,6 +908,18 @@ mod tests {
     }
 
     #[test]
+    fn the_answers_line_names_each_type_that_kept_its_rows() {
+        let mut r = crate::fixtures::summary(1, 0.0);
+        assert_eq!(answer_rows(&r), None);
+        r.transactions[1].answer_rows = Some(1_500);
+        assert_eq!(
+            answer_rows(&r).as_deref(),
+            Some("rows of each one's last answer: B 1,500")
+        );
+        assert!(summary(&r).contains("rows of each one's last answer: B 1,500\n"));
+    }
+
+    #[test]
     fn the_shared_session_line_names_queueing_where_it_is_the_latency() {
         let line = shared_sessions(&queued_run(1, 8.0)).expect("a line");
         assert!(
