@@ -67,7 +67,7 @@ pub fn text(a: Option<&AlternationResult>) -> String {
             p.counted_secs
         );
         for n in &names {
-            let v = p.metrics.iter().find(|m| m.name == *n).map(|m| m.value);
+            let v = p.metric(n);
             let _ = write!(line, " {:>12}", v.map_or("-".into(), |v| grouped(v, 0)));
         }
         let _ = writeln!(out, "{line}");
@@ -177,7 +177,7 @@ fn phase_row(b: &mut String, p: &PhaseResult, names: &[&str]) {
         p.left_out_secs
     );
     for n in names {
-        let v = p.metrics.iter().find(|m| m.name == *n).map(|m| m.value);
+        let v = p.metric(n);
         let _ = write!(b, "<td>{}</td>", v.map_or("-".into(), |v| grouped(v, 0)));
     }
     let _ = write!(b, "</tr>");

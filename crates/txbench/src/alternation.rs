@@ -3,19 +3,14 @@
 //! cost the others, each phase with them against the phases without on
 //! either side of it.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
 use txbench_core::alternation::Alternation;
 use txbench_core::driver::PhaseTally;
-use txbench_core::result::{
-    AlternationResult, Contrast, Metric, PhaseResult, PhaseType, TypeResult,
-};
+use txbench_core::result::{AlternationResult, Contrast, PhaseResult, PhaseType};
 use txbench_core::summary;
 use txbench_core::txn::TxnTypeInfo;
 
-use crate::compare::noise::Spread;
-
-/// A workload's headline figures over some types' results and seconds.
-pub type Headline<'a> = &'a dyn Fn(&[TypeResult], f64) -> Vec<Metric>;
+use crate::compare::noise::{CONFIDENCE, Spread};
+use crate::progress::Headline;
 
 /// The phases of a run summarised, and the contrasts between them. A phase
 /// whose counted seconds are less than half its length (the window's last,
@@ -24,7 +19,7 @@ pub fn summarise(
     alternation: &Alternation,
     tallies: &[PhaseTally],
     types: &[TxnTypeInfo],
-    headline: Headline<'_>,
+    headline: &Headline,
 ) -> AlternationResult {
     let phase_secs = alternation.phase.as_secs_f64();
     let phases: Vec<PhaseResult> = (tallies.iter())
@@ -44,7 +39,7 @@ pub fn summarise(
     }
 }
 
-fn phase_result(t: &PhaseTally, types: &[TxnTypeInfo], headline: Headline<'_>) -> PhaseResult {
+fn phase_result(t: &PhaseTally, types: &[TxnTypeInfo], headline: &Headline) -> PhaseResult {
     let results = summary::type_results(types, &t.recorder.measured);
     PhaseResult {
         index: t.index,
@@ -85,9 +80,7 @@ fn contrasts(
     let mut out: Vec<Contrast> = names
         .into_iter()
         .filter_map(|(name, unit)| {
-            let values = by_phase(phases, |p| {
-                (p.metrics.iter()).find(|m| m.name == name).map(|m| m.value)
-            });
+            let values = by_phase(phases, |p| p.metric(&name));
             contrast(&values, name, unit)
         })
         .collect();
@@ -117,7 +110,7 @@ fn by_phase(
 fn contrast(values: &[Option<f64>], name: String, unit: String) -> Option<Contrast> {
     let side = |with: bool| -> Vec<f64> {
         (values.iter().enumerate())
-            .filter(|(k, _)| (k % 2 == 1) == with)
+            .filter(|(k, _)| Alternation::is_with(*k as u64) == with)
             .filter_map(|(_, v)| *v)
             .collect()
     };
@@ -158,12 +151,8 @@ fn ratio_to_neighbours(values: &[Option<f64>], k: usize) -> Option<f64> {
 /// no lower than 0 (no ratio of two throughputs or latencies is; a few
 /// phases' wide interval would otherwise reach below it).
 fn interval(spread: &Spread) -> Option<[f64; 2]> {
-    if spread.n < 2 {
-        return None;
-    }
-    let t = StudentsT::new(0.0, 1.0, (spread.n - 1) as f64).ok()?;
-    let half = t.inverse_cdf(0.975) * spread.sd() / (spread.n as f64).sqrt();
-    Some([(spread.mean - half).max(0.0), spread.mean + half])
+    let d = spread.mean_interval(1.0 - CONFIDENCE)?;
+    Some([d.low.max(0.0), d.high])
 }
 
 #[cfg(test)]

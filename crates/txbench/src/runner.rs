@@ -12,9 +12,7 @@ use txbench_core::acks::AckCounts;
 use txbench_core::checks;
 use txbench_core::driver::{self, Phase, RunError, RunOptions};
 use txbench_core::machine::Machine;
-use txbench_core::result::{
-    ClockOffset, RESULT_SCHEMA_VERSION, RunResult, TypeResult, recorded_parameters,
-};
+use txbench_core::result::{ClockOffset, RESULT_SCHEMA_VERSION, RunResult, recorded_parameters};
 use txbench_core::settings::RunSettings;
 use txbench_core::summary;
 use txbench_core::{Engine, Session, Workload, exec};
@@ -677,7 +675,7 @@ fn result_of<E: Engine, W: Benchmark>(
         t.answer_rows = workload.answer_rows(i);
     }
     let basis = basis_of(opts, workload);
-    let headline = |t: &[TypeResult], secs: f64| W::metrics(t, secs, basis);
+    let headline = headline_of(opts, workload);
     let alternation = (workload.alternation())
         .map(|alt| crate::alternation::summarise(&alt, &recording.phases, types, &headline));
     RunResult {

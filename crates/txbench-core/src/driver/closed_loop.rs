@@ -146,8 +146,8 @@ pub async fn run_terminals<T: Terminal>(
     let n = terminals.len();
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(u32, Instant)>();
     let ends = (window, budget);
-    let mut s = Scheduler::new(terminals, route, wait, ends, stripe, done_tx, types.len());
-    s.hold = hold;
+    let pace = (wait, hold);
+    let mut s = Scheduler::new(terminals, route, pace, ends, stripe, done_tx, types.len());
     s.place_first_sends(types, seed, &cut);
     loop {
         if *cut.borrow() {
@@ -202,7 +202,7 @@ impl<T: Terminal> Scheduler<T> {
     fn new(
         terminals: Vec<T>,
         route: Route<T::Input>,
-        wait: WaitMode,
+        (wait, hold): (WaitMode, Option<Alternation>),
         (window, budget): (Window, Arc<Budget>),
         stripe: SharedStripe,
         done: mpsc::UnboundedSender<(u32, Instant)>,
@@ -223,7 +223,7 @@ impl<T: Terminal> Scheduler<T> {
             report: SenderReport::new(types),
             route,
             wait,
-            hold: None,
+            hold,
             window,
             budget,
             stripe,
@@ -241,7 +241,6 @@ impl<T: Terminal> Scheduler<T> {
         let mut phase = Rand::derive(seed, u64::MAX - 4);
         let steady = StartState::new(types);
         let start = Instant::now();
-        let (hold, window_start) = (self.hold.as_ref(), self.window.start);
         for (i, slot) in self.slots.iter_mut().enumerate() {
             let (plan, at) = match self.wait {
                 WaitMode::None => (slot.terminal.next(), start),
@@ -250,7 +249,7 @@ impl<T: Terminal> Scheduler<T> {
                     (plan, start + offset)
                 }
             };
-            let at = hold.map_or(at, |h| h.release(plan.txn_type, at, window_start));
+            let at = released(self.hold.as_ref(), self.window.start, plan.txn_type, at);
             slot.next = Some(plan);
             self.due.push(Reverse((at, i as u32)));
             if *cut.borrow() {
@@ -332,15 +331,6 @@ impl<T: Terminal> Scheduler<T> {
         Ok(())
     }
 
-    /// When a transaction of `txn_type` due `at` may be sent: later, if its
-    /// type is held in the phase `at` falls in.
-    fn released(&self, txn_type: usize, at: Instant) -> Instant {
-        match &self.hold {
-            Some(hold) => hold.release(txn_type, at, self.window.start),
-            None => at,
-        }
-    }
-
     /// Nothing is with the pool and nothing is due: the terminals are done.
     fn is_done(&self) -> bool {
         self.in_flight == 0 && self.due.is_empty()
@@ -353,9 +343,9 @@ impl<T: Terminal> Scheduler<T> {
         let slot = &mut self.slots[i as usize];
         let plan = slot.terminal.next();
         let at = finished.max(Instant::now()) + slot.think + keying(&plan, self.wait);
-        let at = self.released(plan.txn_type, at);
+        let at = released(self.hold.as_ref(), self.window.start, plan.txn_type, at);
         if at < self.window.end && !self.budget.is_spent() {
-            self.slots[i as usize].next = Some(plan);
+            slot.next = Some(plan);
             self.due.push(Reverse((at, i)));
         }
     }
@@ -384,6 +374,18 @@ fn stats(terminals: usize, report: &SenderReport) -> SchedulerStats {
         terminals,
         scheduled: report.scheduled.iter().sum(),
     }
+}
+
+/// When a transaction of `txn_type` due `at` may be sent, the window
+/// starting at `window_start`: later, if `hold` holds its type in the phase
+/// `at` falls in.
+fn released(
+    hold: Option<&Alternation>,
+    window_start: Instant,
+    txn_type: usize,
+    at: Instant,
+) -> Instant {
+    hold.map_or(at, |h| h.release(txn_type, at, window_start))
 }
 
 fn keying<I>(plan: &Planned<I>, wait: WaitMode) -> Duration {

@@ -55,7 +55,8 @@ impl PhaseTallies {
 
     /// Note the tick at `now` that closed the interval begun at `last_tick`
     /// with `interval`'s numbers; `outstanding` is, per type, what was sent
-    /// and not finished at `now`.
+    /// and not finished at `now`. An interval across the window's start or
+    /// end counts its part inside (its measured numbers are that part's).
     pub fn tick(
         &mut self,
         window: Window,
@@ -66,11 +67,11 @@ impl PhaseTallies {
         let held_at_start = self.held_outstanding;
         self.held_outstanding =
             (outstanding.get(self.alternation.held.clone())).map_or(0, |held| held.iter().sum());
-        if last_tick < window.start || now > window.end || now <= last_tick {
+        let (from, to) = window.span(last_tick, now.min(window.end));
+        if to <= from {
             return;
         }
-        let length = (now - last_tick).as_secs_f64();
-        let (from, to) = (last_tick - window.start, now - window.start);
+        let length = (to - from).as_secs_f64();
         let index = self.alternation.phase_at(from + (to - from) / 2);
         let edge = |k: u64| self.alternation.phase.saturating_mul(k as u32);
         let across = edge(index).saturating_sub(from) + to.saturating_sub(edge(index + 1));

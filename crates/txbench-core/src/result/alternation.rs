@@ -37,6 +37,13 @@ pub struct PhaseResult {
     pub transactions: Vec<PhaseType>,
 }
 
+impl PhaseResult {
+    /// Its headline figure named `name`.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        Metric::named(&self.metrics, name)
+    }
+}
+
 /// One type's numbers in a phase.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseType {

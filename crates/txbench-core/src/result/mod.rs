@@ -278,6 +278,13 @@ pub struct Metric {
     pub unit: String,
 }
 
+impl Metric {
+    /// The value of the metric named `name` among `metrics`.
+    pub fn named(metrics: &[Metric], name: &str) -> Option<f64> {
+        metrics.iter().find(|m| m.name == name).map(|m| m.value)
+    }
+}
+
 /// CPU used by the run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CpuResult {
@@ -559,10 +566,7 @@ impl RunResult {
 
     /// The metric with this name.
     pub fn metric(&self, name: &str) -> Option<f64> {
-        self.metrics
-            .iter()
-            .find(|m| m.name == name)
-            .map(|m| m.value)
+        Metric::named(&self.metrics, name)
     }
 
     /// Completed transactions per second over the measurement interval, all types.

@@ -156,6 +156,13 @@ impl Ch {
             )
         })
     }
+
+    /// Run query `q` in its transaction and keep its answer's row count.
+    async fn answer<S: Session>(&self, session: &mut S, q: usize) -> Result<usize, DbError> {
+        let rows = run_query(session, self.before, self.query(q)?).await?;
+        self.answers[q].store(rows as u64, Ordering::Relaxed);
+        Ok(rows)
+    }
 }
 
 /// Run query `stmt` in a read-only transaction, after `before` (its time
@@ -231,8 +238,7 @@ impl Workload for Ch {
         match input {
             ChInput::Tpcc(i) => self.tpcc.execute(session, i, written).await,
             ChInput::Query(q) => {
-                let rows = run_query(session, self.before, self.query(*q)?).await?;
-                self.answers[*q].store(rows as u64, Ordering::Relaxed);
+                self.answer(session, *q).await?;
                 Ok(Outcome::Committed)
             }
         }
@@ -256,8 +262,7 @@ impl Workload for Ch {
         match input {
             ChInput::Tpcc(i) => self.tpcc.execute_displayed(session, i, written).await,
             ChInput::Query(q) => {
-                let rows = run_query(session, self.before, self.query(*q)?).await?;
-                self.answers[*q].store(rows as u64, Ordering::Relaxed);
+                let rows = self.answer(session, *q).await?;
                 Ok((Outcome::Committed, vec![("rows".into(), rows.to_string())]))
             }
         }

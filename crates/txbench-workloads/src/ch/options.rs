@@ -28,17 +28,23 @@ pub struct ChRunOptions {
 impl ChRunOptions {
     /// `--query-timeout`, if given.
     pub fn query_timeout(&self) -> Option<Duration> {
-        self.query_timeout
-            .as_deref()
-            .and_then(|t| humantime::parse_duration(t).ok())
+        read_duration(self.query_timeout.as_deref())
     }
 
     /// `--analytic-phases`, if given.
     pub fn analytic_phases(&self) -> Option<Duration> {
-        self.analytic_phases
-            .as_deref()
-            .and_then(|t| humantime::parse_duration(t).ok())
+        read_duration(self.analytic_phases.as_deref())
     }
+}
+
+/// A duration kept as text (its flag checked it as it was set).
+fn read_duration(text: Option<&str>) -> Option<Duration> {
+    text.and_then(|t| humantime::parse_duration(t).ok())
+}
+
+/// A duration as the options keep it: text that reads back.
+fn kept(d: Duration) -> Option<String> {
+    Some(humantime::format_duration(d).to_string())
 }
 
 impl Default for ChRunOptions {
@@ -74,8 +80,7 @@ impl Options for ChRunOptions {
             default: None,
             choices: &[],
             set: |o, v| {
-                let limit = parse_timeout(v)?;
-                o.query_timeout = Some(humantime::format_duration(limit).to_string());
+                o.query_timeout = kept(parse_timeout(v)?);
                 Ok(())
             },
         },
@@ -89,39 +94,38 @@ impl Options for ChRunOptions {
             default: None,
             choices: &[],
             set: |o, v| {
-                let phase = parse_phase(v)?;
-                o.analytic_phases = Some(humantime::format_duration(phase).to_string());
+                o.analytic_phases = kept(parse_phase(v)?);
                 Ok(())
             },
         },
     ];
 }
 
+/// The most a query timeout or a phase may last: a day.
+const A_DAY: Duration = Duration::from_secs(86_400);
+
+/// `s` as a duration from `least` to a day, if it is one.
+fn within_a_day(s: &str, least: Duration) -> Option<Duration> {
+    (humantime::parse_duration(s.trim()).ok()).filter(|d| (least..=A_DAY).contains(d))
+}
+
 /// `--query-timeout`: a duration of a millisecond to a day.
 pub fn parse_timeout(s: &str) -> Result<Duration, BadValue> {
-    match humantime::parse_duration(s.trim()) {
-        Ok(d) if d >= Duration::from_millis(1) && d <= Duration::from_secs(86_400) => Ok(d),
-        _ => Err(BadValue(format!(
+    within_a_day(s, Duration::from_millis(1)).ok_or_else(|| {
+        BadValue(format!(
             "invalid query timeout '{s}': expected a duration from 1ms to 24h, such as 30s"
-        ))),
-    }
+        ))
+    })
 }
 
 /// `--analytic-phases`: whole seconds, from 2 s (a phase loses up to a
 /// second at each edge) to a day.
 pub fn parse_phase(s: &str) -> Result<Duration, BadValue> {
-    match humantime::parse_duration(s.trim()) {
-        Ok(d)
-            if d >= Duration::from_secs(2)
-                && d <= Duration::from_secs(86_400)
-                && d.subsec_nanos() == 0 =>
-        {
-            Ok(d)
-        }
-        _ => Err(BadValue(format!(
+    (within_a_day(s, Duration::from_secs(2)).filter(|d| d.subsec_nanos() == 0)).ok_or_else(|| {
+        BadValue(format!(
             "invalid phase length '{s}': expected whole seconds from 2s to 24h, such as 30s"
-        ))),
-    }
+        ))
+    })
 }
 
 /// `--analytic-streams`: 0 to [`MAX_STREAMS`].

@@ -58,6 +58,13 @@ impl Spread {
         self.variance.sqrt()
     }
 
+    /// Student's interval of the mean at confidence `1 - alpha` (its
+    /// `delta` is the mean); `None` for fewer than two values.
+    pub fn mean_interval(&self, alpha: f64) -> Option<Difference> {
+        let se = self.sd() / (self.n as f64).sqrt();
+        (self.n > 1).then(|| Difference::around(self.mean, se, (self.n - 1) as f64, alpha))
+    }
+
     /// The standard deviation as a share of the mean (%), where both mean something.
     pub fn cv_pct(&self) -> Option<f64> {
         (self.n > 1 && self.mean != 0.0).then(|| self.sd() / self.mean.abs() * 100.0)

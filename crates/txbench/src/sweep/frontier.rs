@@ -22,16 +22,16 @@ use crate::runner::{measure, now_rfc3339};
 /// The frontier's own file in the sweep's directory.
 pub const FRONTIER_FILE: &str = "frontier.json";
 
-/// Run the frontier's steps into `dir`, print them as they end and write
-/// `frontier.json` (and the report) over them.
+/// Run the frontier `f` (checked by [`refuse_bad`]) with `s`'s values into
+/// `dir`, print its steps as they end and write `frontier.json` (and the
+/// report) over them.
 pub async fn frontier<E: Engine, W: Benchmark>(
     engine: &Arc<E>,
     plan: &RunPlan<W>,
-    s: &SweepArgs,
+    (f, s): (Frontier, &SweepArgs),
     stop: &watch::Receiver<bool>,
     dir: Option<&Path>,
 ) -> Result<(), Failure> {
-    let f = refuse_bad::<W>(plan, s)?;
     let counts: Vec<Option<usize>> = if s.frontier_terminals.is_empty() {
         vec![plan.terminals]
     } else {
@@ -164,11 +164,7 @@ impl Swept {
 
 /// A step's point: its two figures, the first type's p99 and its verdict.
 fn point_of(r: &RunResult, f: Frontier, added: usize, dir: Option<String>) -> FrontierPoint {
-    let metric = |name: &str| {
-        (r.metrics.iter())
-            .find(|m| m.name == name)
-            .map_or(0.0, |m| m.value)
-    };
+    let metric = |name: &str| r.metric(name).unwrap_or(0.0);
     FrontierPoint {
         terminals: r.settings.as_ref().map_or(0, |s| s.terminals),
         added,

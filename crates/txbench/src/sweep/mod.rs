@@ -137,9 +137,10 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
     s: &SweepArgs,
     stop: watch::Receiver<bool>,
 ) -> Result<(), Failure> {
-    if !s.frontier.is_empty() {
-        frontier::refuse_bad(plan, s)?;
-    }
+    // A frontier's values are refused before anything is loaded.
+    let frontier = (!s.frontier.is_empty())
+        .then(|| frontier::refuse_bad(plan, s))
+        .transpose()?;
     // Like the all-in-one form, a sweep of an empty database (in-memory SQLite)
     // loads it first.
     let seed = s.run.seed.unwrap_or(1);
@@ -162,8 +163,8 @@ pub async fn sweep_on<E: Engine, W: Benchmark>(
                 .map_err(|e| Failure::failed_because(e, format!("creating {}", under.display())))?,
         ),
     };
-    let swept = if !s.frontier.is_empty() {
-        frontier::frontier(&engine, plan, s, &stop, dir.as_deref()).await
+    let swept = if let Some(f) = frontier {
+        frontier::frontier(&engine, plan, (f, s), &stop, dir.as_deref()).await
     } else if variants.is_empty() {
         sweep_one(&engine, plan, s, &stop, dir.as_deref()).await
     } else {
