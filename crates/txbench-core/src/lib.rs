@@ -27,6 +27,7 @@
 //! * [`written`] and [`acks`]: what a transaction wrote and what became of it,
 //!   and the acknowledged-work log of those records.
 //! * [`alternation`]: phases without and with part of the load in one run.
+//! * [`freshness`]: how old the data an analytical reader saw was.
 //! * [`keys`]: keys of a key space drawn uniformly or Zipf-skewed (key-value workloads).
 //!
 //! Design decisions: procedures are `async fn` generic over `Session`, so the
@@ -46,6 +47,7 @@ pub mod engine;
 pub mod error;
 pub mod exec;
 pub mod faults;
+pub mod freshness;
 pub mod identifier;
 pub mod interrupt;
 pub mod keys;

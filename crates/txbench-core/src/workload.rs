@@ -105,6 +105,13 @@ pub trait Workload: Send + Sync + 'static {
         None
     }
 
+    /// The looks its readers took at how fresh their data was
+    /// ([`crate::freshness`]), warm-up included, as this process saw them,
+    /// and what the looks compared against ("New-Order"). Default: none.
+    fn freshness(&self) -> (&'static str, Vec<crate::freshness::Probe>) {
+        ("", Vec::new())
+    }
+
     /// Drive only `shard`'s part of the scale: its contiguous range of
     /// warehouses, subscribers or keys ([`Shard::range`]), with terminals whose
     /// random streams differ from every other shard's under the same seed. Runs

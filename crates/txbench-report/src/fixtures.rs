@@ -72,6 +72,7 @@ pub(crate) fn summary(warehouses: i64, start: f64) -> RunResult {
         parts: Vec::new(),
         clock: None,
         alternation: None,
+        freshness: None,
     }
 }
 

@@ -72,6 +72,7 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>, figures: &TimelineFi
     headline(&mut b, r);
     b.push_str(&crate::alternation::html(r.alternation.as_ref()));
     transactions(&mut b, r);
+    b.push_str(&crate::freshness::html(r.freshness.as_ref()));
     latency_boxes(&mut b, r);
     conflicts(&mut b, r);
     operations(&mut b, r);

@@ -7,6 +7,7 @@ pub mod alternation;
 pub mod figures;
 #[cfg(test)]
 mod fixtures;
+pub mod freshness;
 pub mod frontier;
 pub mod hlog;
 pub mod html;

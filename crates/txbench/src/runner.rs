@@ -678,6 +678,9 @@ fn result_of<E: Engine, W: Benchmark>(
     let headline = headline_of(opts, workload);
     let alternation = (workload.alternation())
         .map(|alt| crate::alternation::summarise(&alt, &recording.phases, types, &headline));
+    let (fresh_of, probes) = workload.freshness();
+    let looks = txbench_core::freshness::looks_in(probes, recording.window);
+    let freshness = txbench_core::result::FreshnessResult::of(fresh_of, looks);
     RunResult {
         schema_version: RESULT_SCHEMA_VERSION,
         txbench_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -717,6 +720,7 @@ fn result_of<E: Engine, W: Benchmark>(
         parts: Vec::new(),
         clock: ran.clock,
         alternation,
+        freshness,
     }
 }
 

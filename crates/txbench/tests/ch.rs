@@ -19,12 +19,13 @@ use support::{MyDatabase, PgDatabase, errors_by_kind, text, txbench_output};
 
 const QUERY_KEYS: std::ops::RangeInclusive<u32> = 1..=22;
 
-/// The summary's committed and errors of the TPC-C types and of the queries.
+/// The summary's committed and errors of the TPC-C types and of the
+/// streams' (the queries and the freshness looks).
 fn by_side(summary: &serde_json::Value) -> [(u64, u64); 2] {
     let mut sides = [(0, 0); 2];
     for t in summary["transactions"].as_array().unwrap() {
         let key = t["key"].as_str().unwrap();
-        let is_query = QUERY_KEYS.clone().any(|q| key == format!("q{q}"));
+        let is_query = key == "freshness" || QUERY_KEYS.clone().any(|q| key == format!("q{q}"));
         let errors: u64 = t["errors"]
             .as_object()
             .map_or(0, |e| e.values().filter_map(|v| v.as_u64()).sum());
@@ -97,8 +98,28 @@ fn runs_beside_tpcc(dir: &Path, db: &str) {
             assert!((5..=15).contains(&rows), "{db}: {t}");
         }
     }
+    fresh_on_one_node(&summary, db);
     let out = txbench_output(dir, &["ch", "check", "--db", db]);
     assert!(out.status.success(), "{db}: check: {}", text(&out));
+}
+
+/// The stream looked at the start of its first round at least, and, on a
+/// database of one node, every look saw every New-Order acknowledged before
+/// it: an acknowledged commit is in every snapshot taken after it.
+fn fresh_on_one_node(summary: &serde_json::Value, db: &str) {
+    let fresh = &summary["freshness"];
+    assert_eq!(fresh["of"], "New-Order", "{db}: {summary}");
+    let looks = fresh["looks"].as_array().unwrap();
+    assert!(!looks.is_empty(), "{db}: {fresh}");
+    assert_eq!(fresh["rounds"].as_u64(), Some(looks.len() as u64));
+    assert_eq!(
+        (looks[0]["stream"].as_u64(), looks[0]["round"].as_u64()),
+        (Some(0), Some(0))
+    );
+    for look in looks {
+        assert_eq!(look["unseen"], 0, "{db}: {fresh}");
+        assert_eq!(look["age_ms"], 0.0, "{db}: {fresh}");
+    }
 }
 
 /// With a limit of a millisecond, queries fail as their types' errors, and

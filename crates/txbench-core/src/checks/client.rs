@@ -217,7 +217,7 @@ fn queue_growth_of(queue_ms: &[(f64, f64)]) -> Check {
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, SystemTime};
+    use std::time::{Duration, Instant, SystemTime};
 
     use super::*;
     use crate::driver::CpuUsage;
@@ -236,6 +236,7 @@ mod tests {
         Recording {
             total,
             window_start: SystemTime::now(),
+            window: (Instant::now(), Instant::now()),
             measured: Duration::from_secs(secs),
             interrupted: false,
             count: None,

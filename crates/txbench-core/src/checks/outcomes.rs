@@ -296,7 +296,7 @@ mod tests {
     use super::*;
     use crate::driver::CpuUsage;
     use crate::recorder::Recorder;
-    use std::time::{Duration, SystemTime};
+    use std::time::{Duration, Instant, SystemTime};
 
     /// A window in which type `i` completed `counts[i]` transactions.
     fn completed(counts: &[u64]) -> Recording {
@@ -307,6 +307,7 @@ mod tests {
         Recording {
             total,
             window_start: SystemTime::now(),
+            window: (Instant::now(), Instant::now()),
             measured: Duration::from_secs(20),
             interrupted: false,
             count: None,

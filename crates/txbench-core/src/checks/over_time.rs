@@ -153,7 +153,7 @@ fn stalls(seconds: &[Second]) -> Vec<Stall> {
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, SystemTime};
+    use std::time::{Duration, Instant, SystemTime};
 
     use super::*;
     use crate::driver::{Answers, CpuUsage};
@@ -178,6 +178,7 @@ mod tests {
         Recording {
             total,
             window_start: SystemTime::now(),
+            window: (Instant::now(), Instant::now()),
             measured: Duration::from_secs(20),
             interrupted: false,
             count: None,

@@ -441,7 +441,7 @@ mod tests {
     use super::*;
     use crate::driver::CpuUsage;
     use crate::recorder::Recorder;
-    use std::time::SystemTime;
+    use std::time::{Instant, SystemTime};
 
     #[test]
     fn stationarity_from_too_few_samples_says_so_instead_of_passing() {
@@ -521,6 +521,7 @@ mod tests {
         Recording {
             total,
             window_start: SystemTime::now(),
+            window: (Instant::now(), Instant::now()),
             measured: Duration::from_secs(20),
             interrupted: false,
             count: None,

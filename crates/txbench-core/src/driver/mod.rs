@@ -221,6 +221,9 @@ pub struct Recording {
     pub total: Recorder,
     /// When the measurement window started, by the wall clock.
     pub window_start: SystemTime,
+    /// When it started by the monotonic clock, and when it ended (planned):
+    /// what a workload timed itself (freshness looks) is placed by them.
+    pub window: (Instant, Instant),
     /// The measurement interval actually covered (shorter when the run was stopped early).
     pub measured: Duration,
     /// Whether the run was stopped before its planned end.
@@ -472,6 +475,7 @@ impl Drained {
         };
         Recording {
             window_start: self.clock.window_start,
+            window: (window.start, window.end),
             total: self.clock.total,
             measured: measured_end.saturating_duration_since(window.start),
             interrupted: ended == Ended::Stopped,

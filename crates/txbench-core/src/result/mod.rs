@@ -19,7 +19,8 @@
 //! * `operations`: latency of the single operations the workload times (Retwis:
 //!   get, put, commit), over every attempt of the measured transactions;
 //! * `alternation`: a run of phases without and with some types, each
-//!   phase's figures and the ratios between them ([`alternation`]).
+//!   phase's figures and the ratios between them ([`alternation`]);
+//! * `freshness`: how old the data a run's readers saw was ([`freshness`]).
 
 use std::collections::BTreeMap;
 
@@ -31,8 +32,10 @@ use crate::error::ErrorKind;
 use crate::settings::RunSettings;
 
 pub mod alternation;
+pub mod freshness;
 pub mod frontier;
 pub use alternation::{AlternationResult, Contrast, PhaseResult, PhaseType};
+pub use freshness::{FreshnessResult, Look};
 pub use frontier::{FrontierPoint, FrontierResult};
 
 /// The version of the result schema this build writes.
@@ -477,6 +480,10 @@ pub struct RunResult {
     /// each phase, and what those types cost the others.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alternation: Option<AlternationResult>,
+    /// A run whose readers probed the freshness of what they saw (the
+    /// CH-benCHmark's streams): each look in the window, and their figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<FreshnessResult>,
 }
 
 /// A client's clock against its database server's: what shards started for

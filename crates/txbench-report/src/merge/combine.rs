@@ -6,7 +6,7 @@ use std::io;
 use std::time::{Duration, UNIX_EPOCH};
 
 use txbench_core::recorder::Recorder;
-use txbench_core::result::{PartResult, RunResult, TypeResult};
+use txbench_core::result::{FreshnessResult, Look, PartResult, RunResult, TypeResult};
 use txbench_core::settings::RunSettings;
 use txbench_core::summary::{
     operation_results, total_censored_from_ms, total_latency, type_result, wire_result,
@@ -160,6 +160,7 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         // Phases keep per-type percentiles, which do not add across runs;
         // each shard's own result has its phases.
         alternation: None,
+        freshness: merged_freshness(runs, start),
         ..base.clone()
     };
     Ok(Merged {
@@ -168,6 +169,27 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         keys,
         operations: op_names.iter().map(|n| n.to_string()).collect(),
     })
+}
+
+/// Every run's freshness looks, each run's placed from the merge's start:
+/// each shard looked at its own warehouses against its own acknowledgements.
+fn merged_freshness(runs: &[RunFiles], start: f64) -> Option<FreshnessResult> {
+    let of = runs
+        .iter()
+        .find_map(|r| r.summary.freshness.as_ref())?
+        .of
+        .clone();
+    let mut looks: Vec<Look> = (runs.iter())
+        .filter_map(|r| Some((r.summary.freshness.as_ref()?, r.summary.window_start_unix_s)))
+        .flat_map(|(f, from)| {
+            f.looks.iter().map(move |l| Look {
+                at_s: l.at_s + from - start,
+                ..*l
+            })
+        })
+        .collect();
+    looks.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+    FreshnessResult::of(&of, looks)
 }
 
 /// Each type's figures over the runs' added-up seconds.

@@ -6,11 +6,14 @@
 //! * [`queries`]: the 22 queries, one text made each engine's own.
 //! * [`terminal`]: TPC-C's terminals, and the analytical streams that run the
 //!   queries in order, back to back, each in a read-only transaction.
+//! * [`freshness`]: each stream's look, as a round starts, at how fresh the
+//!   data it sees is.
 //!
 //! TPC-C runs exactly as `txbench tpcc` runs it (the same procedures, checks
 //! and acknowledged-work log); the queries are transaction types of their own
 //! (Q1 to Q22), so each has its latency, count and outcome in the results.
 
+pub mod freshness;
 mod load;
 pub mod options;
 pub mod queries;
@@ -21,9 +24,10 @@ pub mod timeout;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use txbench_core::alternation::Alternation;
+use txbench_core::freshness::Probe;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::{Schema, Statement};
 use txbench_core::{
@@ -39,9 +43,12 @@ use crate::meta_table::{Loaded, MetaTable};
 use crate::opening::{self, Found};
 use crate::options::NoOptions;
 use crate::tpcc::{self, Tpcc, TpccParameters};
+use freshness::{Reader, Unseen};
 use options::ChRunOptions;
 use queries::{Dialect, QUERIES};
-use terminal::{ChInput, ChTerminal, FIRST_QUERY, TYPES};
+use terminal::{ChInput, ChTerminal, FIRST_QUERY, FRESHNESS, TYPES};
+use tpcc::input::TpccInput;
+use txbench_core::written::Intent;
 
 /// The CH-benCHmark's names and scale.
 pub static ABOUT: About = About {
@@ -107,6 +114,8 @@ pub struct Ch {
     /// Run in a query's transaction before it: the time limit, where the
     /// server takes it so.
     before: Option<&'static Statement>,
+    /// The New-Orders acknowledged and not yet seen by a stream's look.
+    unseen: Arc<Unseen>,
 }
 
 impl Ch {
@@ -114,12 +123,13 @@ impl Ch {
     /// queries are in `dialect`.
     pub fn new(tpcc: Tpcc, streams: usize, dialect: Dialect) -> Ch {
         Ch {
-            tpcc,
             streams,
             phases: None,
             queries: dialect.statements(),
             answers: Arc::new(std::array::from_fn(|_| AtomicU64::new(NO_ANSWER))),
             before: None,
+            unseen: Arc::new(Unseen::new(tpcc.homes())),
+            tpcc,
         }
     }
 
@@ -155,6 +165,32 @@ impl Ch {
                 format!("no query Q{}: the CH-benCHmark has {QUERIES}", q + 1),
             )
         })
+    }
+
+    /// Run TPC-C's transaction; a New-Order acknowledged is kept for the
+    /// streams' looks (only while there are streams to look).
+    async fn transact<S: Session>(
+        &self,
+        session: &mut S,
+        input: &TpccInput,
+        written: &mut Written,
+        displayed: bool,
+    ) -> Result<(Outcome, Vec<(String, String)>), DbError> {
+        let ended = if displayed {
+            self.tpcc.execute_displayed(session, input, written).await
+        } else {
+            (self.tpcc.execute(session, input, written).await).map(|o| (o, Vec::new()))
+        };
+        // Acknowledged: the commit it asked for returned.
+        if self.streams > 0
+            && matches!(input, TpccInput::NewOrder(_))
+            && matches!(ended, Ok((Outcome::Committed, _)))
+            && written.intent() == Intent::Commit
+            && let [w, d, o_id, ..] = *written.fields()
+        {
+            self.unseen.acknowledged((w, d, o_id), Instant::now());
+        }
+        ended
     }
 
     /// Run query `q` in its transaction and keep its answer's row count.
@@ -212,12 +248,19 @@ impl Workload for Ch {
     fn alternation(&self) -> Option<Alternation> {
         self.phases.map(|phase| Alternation {
             phase,
-            held: FIRST_QUERY..FIRST_QUERY + QUERIES,
+            held: FIRST_QUERY..FRESHNESS + 1,
         })
     }
 
     fn shard(&mut self, shard: Shard) -> Result<(), ShardError> {
-        self.tpcc.shard(shard)
+        self.tpcc.shard(shard)?;
+        self.unseen = Arc::new(Unseen::new(self.tpcc.homes()));
+        Ok(())
+    }
+
+    /// The streams' looks, against the New-Orders this process acknowledged.
+    fn freshness(&self) -> (&'static str, Vec<Probe>) {
+        ("New-Order", self.unseen.looks())
     }
 
     /// The first `streams` terminals are the analytical streams; the rest are
@@ -236,9 +279,14 @@ impl Workload for Ch {
         written: &mut Written,
     ) -> Result<Outcome, DbError> {
         match input {
-            ChInput::Tpcc(i) => self.tpcc.execute(session, i, written).await,
+            ChInput::Tpcc(i) => Ok(self.transact(session, i, written, false).await?.0),
             ChInput::Query(q) => {
                 self.answer(session, *q).await?;
+                Ok(Outcome::Committed)
+            }
+            &ChInput::Look { stream, round } => {
+                let reader = Reader { stream, round };
+                self.unseen.look(session, reader).await?;
                 Ok(Outcome::Committed)
             }
         }
@@ -260,10 +308,15 @@ impl Workload for Ch {
         written: &mut Written,
     ) -> Result<(Outcome, Vec<(String, String)>), DbError> {
         match input {
-            ChInput::Tpcc(i) => self.tpcc.execute_displayed(session, i, written).await,
+            ChInput::Tpcc(i) => self.transact(session, i, written, true).await,
             ChInput::Query(q) => {
                 let rows = self.answer(session, *q).await?;
                 Ok((Outcome::Committed, vec![("rows".into(), rows.to_string())]))
+            }
+            &ChInput::Look { stream, round } => {
+                let reader = Reader { stream, round };
+                self.unseen.look(session, reader).await?;
+                Ok((Outcome::Committed, Vec::new()))
             }
         }
     }
@@ -392,6 +445,8 @@ impl Benchmark for Ch {
     fn metrics(types: &[TypeResult], measured_secs: f64, basis: MetricBasis) -> Vec<Metric> {
         let (tpcc, queries) = types.split_at(FIRST_QUERY.min(types.len()));
         let mut out = Tpcc::metrics(tpcc, measured_secs, basis);
+        // The looks are no queries.
+        let queries = &queries[..QUERIES.min(queries.len())];
         let completed: u64 = queries.iter().map(TypeResult::completed).sum();
         out.push(Metric {
             name: "QphH".into(),

@@ -1,6 +1,7 @@
 //! What a CH-benCHmark terminal submits: TPC-C's transactions, as TPC-C's
 //! terminal draws them, or, for an analytical stream, the 22 queries in
-//! order, back to back, round after round.
+//! order, back to back, round after round, each round begun with a look at
+//! how fresh the stream's data is ([`super::freshness`]).
 
 use std::time::Duration;
 
@@ -19,9 +20,13 @@ const fn query(name: &'static str, key: &'static str) -> TxnTypeInfo {
     TxnTypeInfo::back_to_back(name, key, 0.0, None)
 }
 
-/// TPC-C's five types, then Q1 to Q22 (no share of TPC-C's mix: the streams
-/// submit them whatever the transactional terminals do).
-pub static TYPES: [TxnTypeInfo; FIRST_QUERY + QUERIES] = [
+/// The type of a stream's look at its data's freshness, after the queries.
+pub const FRESHNESS: usize = FIRST_QUERY + QUERIES;
+
+/// TPC-C's five types, then Q1 to Q22 and the streams' freshness looks (no
+/// share of TPC-C's mix: the streams submit them whatever the transactional
+/// terminals do).
+pub static TYPES: [TxnTypeInfo; FRESHNESS + 1] = [
     TPCC_TYPES[0],
     TPCC_TYPES[1],
     TPCC_TYPES[2],
@@ -49,6 +54,7 @@ pub static TYPES: [TxnTypeInfo; FIRST_QUERY + QUERIES] = [
     query("Q20", "q20"),
     query("Q21", "q21"),
     query("Q22", "q22"),
+    query("Freshness", "freshness"),
 ];
 
 /// One transaction of the CH-benCHmark.
@@ -58,6 +64,13 @@ pub enum ChInput {
     Tpcc(TpccInput),
     /// Analytical query number `0..22` (Q1 is 0), in a read-only transaction.
     Query(usize),
+    /// A stream's look at how fresh its data is, as its round starts.
+    Look {
+        /// The stream.
+        stream: u32,
+        /// The round the look starts.
+        round: u32,
+    },
 }
 
 /// A transactional terminal or an analytical stream.
@@ -67,8 +80,14 @@ pub enum ChTerminal {
     Tpcc(TpccTerminal),
     /// A stream, with the query it runs next.
     Stream {
+        /// The stream's number.
+        index: u32,
         /// The next query (0 is Q1).
         next: usize,
+        /// The round the next query is in.
+        round: u32,
+        /// Whether the round began with its look.
+        looked: bool,
     },
 }
 
@@ -77,8 +96,43 @@ impl ChTerminal {
     /// streams do, so that streams do not run the same query in step.
     pub fn stream(index: usize) -> ChTerminal {
         ChTerminal::Stream {
+            index: index as u32,
             next: index % QUERIES,
+            round: 0,
+            looked: false,
         }
+    }
+}
+
+/// A stream's next submission: the look that begins a round, else the next
+/// query; past the round's last query, the next round.
+fn next_of_stream(
+    index: u32,
+    next: &mut usize,
+    round: &mut u32,
+    looked: &mut bool,
+) -> Planned<ChInput> {
+    let (input, txn_type) = if *looked {
+        let q = *next;
+        *next = (q + 1) % QUERIES;
+        if *next == index as usize % QUERIES {
+            *round += 1;
+            *looked = false;
+        }
+        (ChInput::Query(q), FIRST_QUERY + q)
+    } else {
+        *looked = true;
+        let look = ChInput::Look {
+            stream: index,
+            round: *round,
+        };
+        (look, FRESHNESS)
+    };
+    Planned {
+        input,
+        txn_type,
+        keying: Duration::ZERO,
+        think: Duration::ZERO,
     }
 }
 
@@ -96,16 +150,12 @@ impl Terminal for ChTerminal {
                     think: p.think,
                 }
             }
-            ChTerminal::Stream { next } => {
-                let q = *next;
-                *next = (q + 1) % QUERIES;
-                Planned {
-                    input: ChInput::Query(q),
-                    txn_type: FIRST_QUERY + q,
-                    keying: Duration::ZERO,
-                    think: Duration::ZERO,
-                }
-            }
+            ChTerminal::Stream {
+                index,
+                next,
+                round,
+                looked,
+            } => next_of_stream(*index, next, round, looked),
         }
     }
 
@@ -122,15 +172,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_stream_runs_the_22_queries_in_order_from_its_own_start_without_waits() {
+    fn a_stream_looks_then_runs_the_22_queries_in_order_from_its_own_start_without_waits() {
         let mut s = ChTerminal::stream(23);
-        let drawn: Vec<usize> = (0..23).map(|_| s.next().txn_type - FIRST_QUERY).collect();
-        let mut expected: Vec<usize> = (1..QUERIES).collect();
-        expected.extend([0, 1]);
+        let drawn: Vec<usize> = (0..25).map(|_| s.next().txn_type - FIRST_QUERY).collect();
+        let mut expected = vec![QUERIES];
+        expected.extend(1..QUERIES);
+        expected.extend([0, QUERIES, 1]);
         assert_eq!(drawn, expected);
         let p = s.next();
         assert_eq!(p.input, ChInput::Query(2));
         assert_eq!((p.keying, p.think), (Duration::ZERO, Duration::ZERO));
         assert_eq!(TYPES[FIRST_QUERY + 21].key, "q22");
+    }
+
+    #[test]
+    fn each_round_begins_with_a_look_of_its_own_number() {
+        let mut s = ChTerminal::stream(0);
+        let looks: Vec<ChInput> = (0..3 * (QUERIES + 1))
+            .map(|_| s.next())
+            .filter(|p| p.txn_type == FRESHNESS)
+            .map(|p| p.input)
+            .collect();
+        let expected: Vec<ChInput> = (0..3)
+            .map(|round| ChInput::Look { stream: 0, round })
+            .collect();
+        assert_eq!(looks, expected);
     }
 }

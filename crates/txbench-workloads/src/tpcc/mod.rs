@@ -163,6 +163,11 @@ impl Tpcc {
         self.homes.end() - self.homes.start() + 1
     }
 
+    /// Which warehouses this process drives: all, or a shard's range.
+    pub fn homes(&self) -> RangeInclusive<i64> {
+        self.homes.clone()
+    }
+
     /// The run's NURand constants.
     pub fn run_constants(&self) -> NurandConstants {
         self.inputs.constants
