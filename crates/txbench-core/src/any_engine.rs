@@ -468,12 +468,27 @@ impl<E: Engine<Session: Session<Loader: Sized, Whole: Sized>>> DynEngine for E {
 
 /// Whichever engine a URL names, as one type: what the binary's commands are
 /// compiled for (see the module's documentation for why).
-pub struct AnyEngine(Box<dyn DynEngine>);
+pub struct AnyEngine {
+    inner: Box<dyn DynEngine>,
+    /// The database the analytical terminals run on ([`Engine::side`]).
+    side: Option<Box<AnyEngine>>,
+}
 
 impl AnyEngine {
     /// `engine`, erased.
     pub fn new<E: Engine<Session: Session<Loader: Sized, Whole: Sized>>>(engine: E) -> Self {
-        AnyEngine(Box::new(engine))
+        AnyEngine {
+            inner: Box::new(engine),
+            side: None,
+        }
+    }
+
+    /// The same, with `side` beside it for the analytical terminals.
+    pub fn beside(self, side: AnyEngine) -> Self {
+        AnyEngine {
+            side: Some(Box::new(side)),
+            ..self
+        }
     }
 }
 
@@ -483,45 +498,55 @@ impl Engine for AnyEngine {
     const BLOCKING: bool = false;
 
     fn blocking(&self) -> bool {
-        self.0.blocking()
+        self.inner.blocking()
     }
     fn execution(&self) -> Execution {
-        self.0.execution()
+        self.inner.execution()
     }
     fn name(&self) -> &'static str {
-        self.0.name()
+        self.inner.name()
     }
     fn describe(&self) -> String {
-        self.0.describe()
+        match &self.side {
+            None => self.inner.describe(),
+            Some(side) => format!(
+                "{}, analytics on {}",
+                self.inner.describe(),
+                side.describe()
+            ),
+        }
     }
     async fn connect(&self) -> Result<AnySession, DbError> {
-        self.0.connect().await
+        self.inner.connect().await
     }
     async fn connect_node(&self, node: usize) -> Result<AnySession, DbError> {
-        self.0.connect_node(node).await
+        self.inner.connect_node(node).await
     }
     fn can_hold(&self, schema: &Schema) -> Result<(), DbError> {
-        self.0.can_hold(schema)
+        self.inner.can_hold(schema)
     }
     fn hash_partitions(&self) -> bool {
-        self.0.hash_partitions()
+        self.inner.hash_partitions()
     }
     fn partitioned_only(&self) -> bool {
-        self.0.partitioned_only()
+        self.inner.partitioned_only()
     }
     fn max_writers(&self) -> usize {
-        self.0.max_writers()
+        self.inner.max_writers()
     }
     fn nodes(&self) -> usize {
-        self.0.nodes()
+        self.inner.nodes()
     }
     async fn create_database(&self) -> Result<Option<String>, DbError> {
-        self.0.create_database().await
+        self.inner.create_database().await
     }
     fn ephemeral(&self) -> bool {
-        self.0.ephemeral()
+        self.inner.ephemeral()
     }
     fn key_value_only(&self) -> bool {
-        self.0.key_value_only()
+        self.inner.key_value_only()
+    }
+    fn side(&self) -> Option<&Self> {
+        self.side.as_deref()
     }
 }

@@ -602,6 +602,15 @@ pub trait Engine: Send + Sync + 'static {
         false
     }
 
+    /// A second database beside this one, of the same engine, that the
+    /// workload's added terminals (the CH-benCHmark's analytical streams)
+    /// run on, a session each, while every other terminal runs here
+    /// (`--analytic-db`: the analytics on a replica). Default: none, they
+    /// run here.
+    fn side(&self) -> Option<&Self> {
+        None
+    }
+
     /// Open a new session on node `node` (0-based, below [`Engine::nodes`]), for
     /// runs that keep each terminal's work on one node.
     fn connect_node(

@@ -50,7 +50,9 @@ pub mod sqlite;
 mod target;
 mod target_error;
 
-pub use open::{EngineOptions, OpenError, WithEngine, explained, is_no_such_database, with_engine};
+pub use open::{
+    EngineOptions, OpenError, WithEngine, explained, is_no_such_database, with_engine, with_engines,
+};
 pub use redact::{SECRET_VARIABLES, redact};
 pub use target::Target;
 pub use target_error::TargetError;

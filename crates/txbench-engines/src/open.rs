@@ -61,6 +61,9 @@ pub enum OpenError {
     /// Another txbench uses the embedded database file.
     #[error(transparent)]
     Lock(#[from] crate::file_lock::LockError),
+    /// A side database (`--analytic-db`) that cannot be beside the run's.
+    #[error("{0}")]
+    Side(String),
     /// The database could not be opened: the engine's message, with what
     /// to do where its code says (credentials refused, no such database).
     #[error("{}", opening_failed(.0))]
@@ -119,7 +122,7 @@ impl OpenError {
     /// option the engine refuses): exit 2 rather than 1.
     pub fn is_usage(&self) -> bool {
         match self {
-            OpenError::Url(_) | OpenError::Refused { .. } => true,
+            OpenError::Url(_) | OpenError::Refused { .. } | OpenError::Side(_) => true,
             // A server's refusal (credentials, no such database) is the
             // server's answer: a failure, explained (see [`explained`]).
             OpenError::Db(_) | OpenError::Lock(_) => false,
@@ -333,6 +336,80 @@ pub async fn with_engine<W: WithEngine>(
         }
     };
     Ok(work.with(Arc::new(engine)).await)
+}
+
+/// Build the engine `urls` name and, when `side` names one, the side
+/// database beside it ([`AnyEngine::beside`]: the analytical terminals' own,
+/// `--analytic-db`), both with `options`, and do `work` with them. The side
+/// must be a database of the same engine (a replica): a session of another
+/// engine would run under the first one's rules (an embedded engine's
+/// threads), so another is refused as bad input.
+pub async fn with_engines<W: WithEngine>(
+    urls: &[String],
+    side: &[String],
+    options: &EngineOptions,
+    work: W,
+) -> Result<W::Output, OpenError> {
+    if side.is_empty() {
+        return with_engine(urls, options, work).await;
+    }
+    with_engine(
+        urls,
+        options,
+        First {
+            side,
+            options,
+            work,
+        },
+    )
+    .await?
+}
+
+/// The first engine built, the side still to build.
+struct First<'a, W> {
+    side: &'a [String],
+    options: &'a EngineOptions,
+    work: W,
+}
+
+impl<W: WithEngine> WithEngine for First<'_, W> {
+    type Output = Result<W::Output, OpenError>;
+    async fn with(self, first: Arc<AnyEngine>) -> Self::Output {
+        let beside = Beside {
+            first,
+            work: self.work,
+        };
+        with_engine(self.side, self.options, beside).await?
+    }
+}
+
+/// Both engines built: the work with the first carrying the side.
+struct Beside<W> {
+    first: Arc<AnyEngine>,
+    work: W,
+}
+
+impl<W: WithEngine> WithEngine for Beside<W> {
+    type Output = Result<W::Output, OpenError>;
+    async fn with(self, side: Arc<AnyEngine>) -> Self::Output {
+        use txbench_core::Engine;
+        if side.name() != self.first.name() {
+            return Err(OpenError::Side(format!(
+                "--analytic-db {}: the analytics run on a database of the run's own engine ({}), \
+                 a replica of it, not on {}",
+                side.describe(),
+                self.first.name(),
+                side.name()
+            )));
+        }
+        // Each was built for this work alone and is held nowhere else.
+        let (Some(first), Some(side)) = (Arc::into_inner(self.first), Arc::into_inner(side)) else {
+            return Err(OpenError::Side(
+                "the engines were shared before the run".into(),
+            ));
+        };
+        Ok(self.work.with(Arc::new(first.beside(side))).await)
+    }
 }
 
 #[cfg(test)]

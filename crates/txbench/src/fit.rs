@@ -1,6 +1,7 @@
 //! What an opened workload's own terminals ask of a run, refused as bad
 //! input before anything starts: terminals added to run back to back (the
-//! CH-benCHmark's analytical streams) and phases that alternate them.
+//! CH-benCHmark's analytical streams), a database of their own without
+//! them, and phases that alternate them.
 
 use txbench_core::alternation::Alternation;
 use txbench_workloads::Benchmark;
@@ -12,9 +13,16 @@ use crate::plan::Resolved;
 /// with a phase without before it, so that the ratio has an interval.
 pub const MIN_PHASES: u32 = 4;
 
-/// Refuse a run the workload's added terminals or phases cannot take.
-pub fn refuse_unfit<W: Benchmark>(run: &Resolved, workload: &W) -> Result<(), Failure> {
+/// Refuse a run the workload's added terminals or phases cannot take; `side`:
+/// the run has a database of their own for the added terminals.
+pub fn refuse_unfit<W: Benchmark>(run: &Resolved, workload: &W, side: bool) -> Result<(), Failure> {
     refuse_open_loop_beside_added(run, workload)?;
+    if side && workload.added_terminals() == 0 {
+        return Err(Failure::usage(format!(
+            "--analytic-db: with no analytical stream in {}'s run nothing would run there",
+            W::ABOUT.title
+        )));
+    }
     match workload.alternation() {
         Some(alt) => refuse_misfit_phases::<W>(run, &alt),
         None => Ok(()),

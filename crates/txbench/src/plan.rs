@@ -27,6 +27,9 @@ use crate::faults::plan::PlannedCommand;
 pub struct RunPlan<W: Benchmark> {
     /// The database URLs (secrets included: never recorded as they are).
     pub db: Vec<String>,
+    /// The database of the analytical terminals, when not `db`
+    /// (`--analytic-db`; secrets included: never recorded as it is).
+    pub analytic_db: Vec<String>,
     /// The scale asked for; `None`: what is loaded, or the workload's default.
     pub scale: Option<i64>,
     /// The workload's own run options.
@@ -201,8 +204,15 @@ impl<W: Benchmark> RunPlan<W> {
         let duration = duration_of(a)?;
         refuse_repeat_without_a_set(a)?;
         refuse_count_across_shards(a)?;
+        if a.analytic_db.is_some() && W::FRONTIER.is_none() {
+            return Err(Failure::usage(format!(
+                "--analytic-db: {} has no analytical terminals to run there",
+                W::ABOUT.title
+            )));
+        }
         Ok(RunPlan {
             db: a.db.db.clone(),
+            analytic_db: a.analytic_db.iter().cloned().collect(),
             scale,
             options,
             duration,

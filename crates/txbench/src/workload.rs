@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use txbench_core::any_engine::AnyEngine;
 use txbench_core::{Engine, Execution};
-use txbench_engines::{EngineOptions, WithEngine, with_engine};
+use txbench_engines::{EngineOptions, WithEngine, with_engines};
 use txbench_workloads::registry::{self, Visitor};
 use txbench_workloads::{Benchmark, WorkloadError};
 
@@ -99,8 +99,12 @@ async fn verb<W: Benchmark>(
         ),
         Task::Run(plan) | Task::AllInOne(plan, _) => (plan.db.clone(), plan.engine_options()),
     };
+    let side = match &task {
+        Task::Run(plan) | Task::AllInOne(plan, _) => plan.analytic_db.clone(),
+        _ => Vec::new(),
+    };
     let new_files = new_sqlite_files(&urls);
-    let done = with_engine(&urls, &options, OnEngine { task, stop }).await;
+    let done = with_engines(&urls, &side, &options, OnEngine { task, stop }).await;
     let done = done.map_err(Failure::from).and_then(|d| d);
     done.map_err(|f| not_loaded::<W>(no_such_database::<W>(f, &urls), &urls, &new_files))
 }

@@ -8,7 +8,9 @@
 //! streams beside it. With `--analytic-phases` the streams run only in
 //! every other phase, nothing of theirs is counted in the phases without
 //! them, and TPC-C's figures are set side by side across the phases;
-//! `sweep ch --frontier` runs each stream count beside each terminal count.
+//! `sweep ch --frontier` runs each stream count beside each terminal count;
+//! the streams' freshness looks see everything acknowledged on one node, and
+//! on a standby (`--analytic-db`) whose replay is paused, only what it held.
 //! The queries' answers are held alike across engines by
 //! txbench-workloads' tests/ch_answers.rs.
 
@@ -16,6 +18,7 @@ use std::path::Path;
 
 mod support;
 use support::{MyDatabase, PgDatabase, errors_by_kind, text, txbench_output};
+use txbench_test_support::script::Replica;
 
 const QUERY_KEYS: std::ops::RangeInclusive<u32> = 1..=22;
 
@@ -367,4 +370,113 @@ async fn analytics_run_beside_tpcc_on_mariadb_and_a_limit_is_refused_there() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("MariaDB's crashed"), "{}", text(&out));
     db.drop_now().await;
+}
+
+/// `--analytic-db` a standby whose replay is paused: the streams run there
+/// (TPC-C on the primary, none of it failing as a standby's refused write
+/// would), and their freshness sees the standby stand still. A look waits
+/// for the first phase with streams (3 s into the window), when TPC-C has
+/// acknowledged New-Orders the standby cannot have; from then on, nothing
+/// it holds changes, so what a look cannot see only grows, and the age of
+/// the oldest grows exactly as the time between the looks.
+#[tokio::test(flavor = "multi_thread")]
+async fn analytics_on_a_paused_standby_see_it_stand_still() {
+    if support::server_url("TXBENCH_TEST_POSTGRES_URL").is_none() {
+        return;
+    }
+    let replica = Replica::up("txbench_fresh_test", 25421, &["--async"]);
+    let (primary, standby) = (replica.primary_url(), replica.standby_url());
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench_output(dir.path(), &["ch", "load", "--db", &primary]);
+    assert!(out.status.success(), "{}", text(&out));
+    caught_up_then_paused(&primary, &standby).await;
+    let summary = run(
+        dir.path(),
+        &primary,
+        &[
+            "--analytic-db",
+            &standby,
+            "-d",
+            "12s",
+            "--analytic-phases",
+            "3s",
+        ],
+    );
+    assert!(
+        summary["target"]
+            .as_str()
+            .unwrap()
+            .contains(", analytics on postgres://"),
+        "{}",
+        summary["target"]
+    );
+    let [(tpcc, tpcc_errors), (queries, query_errors)] = by_side(&summary);
+    assert!(tpcc > 0 && queries > 0, "{tpcc} and {queries}");
+    assert_eq!((tpcc_errors, query_errors), (0, 0), "{summary}");
+    let fresh = &summary["freshness"];
+    let looks = fresh["looks"].as_array().unwrap();
+    assert!(!looks.is_empty(), "{fresh}");
+    let field = |l: &serde_json::Value, k: &str| l[k].as_f64().unwrap();
+    assert!(field(&looks[0], "unseen") > 0.0, "{fresh}");
+    for pair in looks.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        assert!(field(b, "unseen") >= field(a, "unseen"), "{fresh}");
+        let (aged, passed) = (
+            field(b, "age_ms") - field(a, "age_ms"),
+            1e3 * (field(b, "at_s") - field(a, "at_s")),
+        );
+        assert!(
+            (aged - passed).abs() < 1.0,
+            "{aged} ms against {passed} ms: {fresh}"
+        );
+    }
+    let out = txbench_output(dir.path(), &["ch", "check", "--db", &primary]);
+    assert!(out.status.success(), "check: {}", text(&out));
+    // A database of another engine cannot hold the analytics.
+    let other = format!("sqlite:{}", dir.path().join("other.db").display());
+    let out = txbench_output(
+        dir.path(),
+        &[
+            "ch",
+            "run",
+            "--db",
+            &primary,
+            "--analytic-db",
+            &other,
+            "-d",
+            "1s",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--analytic-db sqlite:"),
+        "{}",
+        text(&out)
+    );
+    drop(replica);
+}
+
+/// Wait until the standby replayed everything the primary wrote so far,
+/// then pause its replay.
+async fn caught_up_then_paused(primary: &str, standby: &str) {
+    let primary = support::pg_client(primary).await;
+    let standby = support::pg_client(standby).await;
+    let row = primary
+        .query_one("SELECT pg_current_wal_lsn()::text", &[])
+        .await
+        .unwrap();
+    let written: String = row.get(0);
+    let replayed = format!("SELECT pg_last_wal_replay_lsn() >= '{written}'::pg_lsn");
+    while !standby
+        .query_one(&replayed, &[])
+        .await
+        .unwrap()
+        .get::<_, bool>(0)
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    standby
+        .batch_execute("SELECT pg_wal_replay_pause()")
+        .await
+        .unwrap();
 }

@@ -11,11 +11,12 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use support::{server_url, text, txbench_output as txbench};
 use txbench_test_support::command::run;
 use txbench_test_support::pg_cluster::PgCluster;
+use txbench_test_support::script::{Replica, Script};
 
 #[test]
 fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
@@ -77,82 +78,6 @@ fn postgres_killed_mid_run_loses_no_acknowledged_transaction() {
         .sum();
     assert_eq!(classified, in_doubt, "{found}");
     drop(cluster);
-}
-
-/// One of the repository's scripts, with the environment that gives it
-/// names and ports of the test's own.
-struct Script {
-    path: String,
-    env: Vec<(&'static str, String)>,
-}
-
-impl Script {
-    fn new(name: &str, env: Vec<(&'static str, String)>) -> Script {
-        Script {
-            path: format!("{}/../../scripts/{name}", env!("CARGO_MANIFEST_DIR")),
-            env,
-        }
-    }
-
-    /// Run it with `args`.
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(&self.path)
-            .args(args)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .output()
-            .unwrap()
-    }
-
-    /// The command line that runs it with `args`, for `--fault-cmd`.
-    fn command(&self, args: &str) -> String {
-        let env: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("{} {} {args}", env.join(" "), self.path)
-    }
-}
-
-/// A primary and a standby from `scripts/pg-replica.sh`, under a name and
-/// on ports of the test's own, removed when it goes. The tests' servers
-/// listen below 32768, outside the kernel's ephemeral range, where a
-/// client's outgoing connection can hold the port first (54402 once was,
-/// and the standby could not bind).
-struct Replica {
-    script: Script,
-}
-
-impl Replica {
-    fn up(name: &str, port: u16, mode: &[&str]) -> Replica {
-        let script = Script::new(
-            "pg-replica.sh",
-            vec![
-                ("PG_REPLICA_NAME", name.to_string()),
-                ("PG_REPLICA_PORT", port.to_string()),
-            ],
-        );
-        script.run(&["down"]);
-        let mut args = vec!["up"];
-        args.extend_from_slice(mode);
-        let out = script.run(&args);
-        if !out.status.success() {
-            // Half made: nothing of it stays behind the failure.
-            script.run(&["down"]);
-        }
-        assert!(out.status.success(), "pg-replica.sh up: {}", text(&out));
-        Replica { script }
-    }
-
-    /// The multi-host URL that finds the primary.
-    fn url(&self) -> String {
-        String::from_utf8(self.script.run(&["status"]).stdout)
-            .unwrap()
-            .trim()
-            .to_string()
-    }
-}
-
-impl Drop for Replica {
-    fn drop(&mut self) {
-        self.script.run(&["down"]);
-    }
 }
 
 /// The flags of a crash 3 s into a run, undone 1 s later.

@@ -299,7 +299,8 @@ pub async fn run<E: Engine, W: Workload>(
     stop: watch::Receiver<bool>,
     mut on_tick: impl FnMut(Tick<'_>),
 ) -> Result<Recording, RunError> {
-    let sessions = stoppable(&stop, connect_sessions(engine, opts)).await??;
+    let added = workload.added_terminals();
+    let sessions = stoppable(&stop, connect_sessions(engine, opts, added)).await??;
     let (started, start_wall) = anchor_start(opts, &stop).await?;
     let cpu_start = cpu::process_cpu_time();
     let mut running = Running::spawn::<E, W>(engine, workload, opts, sessions, started, start_wall);
@@ -354,7 +355,7 @@ impl<I: Send + 'static> Running<I> {
         engine: &Arc<E>,
         workload: &Arc<W>,
         opts: &RunOptions,
-        sessions: Vec<E::Session>,
+        sessions: Vec<(E::Session, usize)>,
         started: Instant,
         start_wall: SystemTime,
     ) -> Self {
@@ -364,9 +365,14 @@ impl<I: Send + 'static> Running<I> {
             by_due: opts.transactions.is_some(),
         };
         let types = workload.transaction_types().len();
-        let (senders, queues): (Vec<_>, Vec<_>) = (0..opts.nodes::<E>(engine))
+        // A queue per node the sessions keep to, and the side's last.
+        let added = workload.added_terminals();
+        let side = side_of(&**engine, added).is_some();
+        let (mut senders, queues): (Vec<_>, Vec<_>) = (0..opts.nodes::<E>(engine)
+            + usize::from(side))
             .map(|_| opts.job_queue::<W::Input>())
             .unzip();
+        let side = side.then(|| senders.pop()).flatten().map(|s| (added, s));
         let availability = Arc::new(Availability::new(started));
         let budget = Arc::new(Budget::new(opts.transactions));
         let pool = Pool::spawn(
@@ -379,7 +385,7 @@ impl<I: Send + 'static> Running<I> {
             &availability,
         );
         let (cut, cut_rx) = watch::channel(false);
-        let route = Route { senders };
+        let route = Route { senders, side };
         let (sender, sender_stripes) =
             spawn_senders(workload, opts, route, (window, &budget), started, cut_rx);
         let stripes = pool
@@ -543,19 +549,40 @@ async fn stoppable<T>(
     }
 }
 
-/// Open the run's sessions, spread over the nodes when terminals keep to them.
+/// The database the workload's `added` terminals run on, when it is not
+/// the run's own ([`Engine::side`]).
+fn side_of<E: Engine>(engine: &E, added: usize) -> Option<&E> {
+    engine.side().filter(|_| added > 0)
+}
+
+/// Open the run's sessions, each with the queue it takes work from (see
+/// [`Running::spawn`]): spread over the nodes when terminals keep to them;
+/// on a side database, a session per added terminal, on the last queue,
+/// the rest of the connections on the run's own.
 async fn connect_sessions<E: Engine>(
     engine: &Arc<E>,
     opts: &RunOptions,
-) -> Result<Vec<E::Session>, RunError> {
+    added: usize,
+) -> Result<Vec<(E::Session, usize)>, RunError> {
     let nodes = opts.nodes::<E>(engine);
-    let mut sessions = Vec::with_capacity(opts.connections);
-    for i in 0..opts.connections.max(nodes) {
-        sessions.push(if nodes > 1 {
+    let side = side_of(&**engine, added);
+    let own = match side {
+        Some(_) => opts.connections.saturating_sub(added).max(1),
+        None => opts.connections,
+    };
+    let mut sessions = Vec::with_capacity(own.max(nodes) + added);
+    for i in 0..own.max(nodes) {
+        let session = if nodes > 1 {
             engine.connect_node(i % nodes).await?
         } else {
             engine.connect().await?
-        });
+        };
+        sessions.push((session, i % nodes));
+    }
+    if let Some(side) = side {
+        for _ in 0..added {
+            sessions.push((side.connect().await?, nodes));
+        }
     }
     Ok(sessions)
 }

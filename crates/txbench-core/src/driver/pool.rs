@@ -35,7 +35,8 @@ pub(super) struct Pool {
 }
 
 impl Pool {
-    /// Start a worker per session. Workers share a few stripes rather than
+    /// Start a worker per session, taking jobs from its queue (the index
+    /// beside it). Workers share a few stripes rather than
     /// each having its own recorder: a recorder is some 20 histograms, and a
     /// pool of hundreds of sessions (100,000 terminals with spec waits) would
     /// otherwise hold gigabytes of them and merge them all every second. A
@@ -43,7 +44,7 @@ impl Pool {
     /// core keep contention negligible.
     pub(super) fn spawn<E: Engine, W: Workload>(
         engine: &E,
-        sessions: Vec<E::Session>,
+        sessions: Vec<(E::Session, usize)>,
         workload: &Arc<W>,
         queues: &[async_channel::Receiver<Job<W::Input>>],
         window: Window,
@@ -69,7 +70,7 @@ impl Pool {
             blocks_the_clock: engine.blocking() && placement == exec::Placement::Task,
         };
         let mut stoppable = Stoppable::default();
-        for (i, mut session) in sessions.into_iter().enumerate() {
+        for (i, (mut session, queue)) in sessions.into_iter().enumerate() {
             // What the engine said before it connected, and what its session
             // does, must be one answer.
             debug_assert_eq!(
@@ -80,7 +81,7 @@ impl Pool {
             let busy = Arc::new(AtomicU64::new(0));
             let ctx = WorkerContext {
                 workload: Arc::clone(workload),
-                jobs: queues[i % queues.len()].clone(),
+                jobs: queues[queue].clone(),
                 stripe: Arc::clone(&pool.stripes[i % stripes_n]),
                 slot: i / stripes_n,
                 window,

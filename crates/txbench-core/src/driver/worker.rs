@@ -55,24 +55,35 @@ pub struct Done {
 }
 
 /// Where a terminal's jobs go: one queue, or one per node of the database when
-/// terminals keep to a node (affinity).
+/// terminals keep to a node (affinity); the workload's added terminals to
+/// the side database's queue when it has one.
 pub struct Route<I> {
     /// The queues, one per node.
     pub senders: Vec<async_channel::Sender<Job<I>>>,
+    /// The first terminals (how many) and the queue of the side database's
+    /// sessions they go to ([`crate::Engine::side`]).
+    pub side: Option<(usize, async_channel::Sender<Job<I>>)>,
 }
 
 impl<I> Clone for Route<I> {
     fn clone(&self) -> Self {
         Route {
             senders: self.senders.clone(),
+            side: self.side.clone(),
         }
     }
 }
 
 impl<I> Route<I> {
-    /// The queue of the terminal with this home and index: node (home - 1) mod
+    /// The queue of the terminal with this home and index: the side's for
+    /// the first terminals when there is one; else node (home - 1) mod
     /// nodes, or by index for terminals without a home.
     pub fn sender(&self, home: Option<u64>, index: usize) -> &async_channel::Sender<Job<I>> {
+        if let Some((terminals, side)) = &self.side
+            && index < *terminals
+        {
+            return side;
+        }
         let n = self.senders.len();
         let node = match home {
             Some(h) => (h.saturating_sub(1) % n as u64) as usize,

@@ -27,6 +27,10 @@ static NEXT_ORDER_IDS: Statement = Statement::new(
     "SELECT d_w_id, d_id, d_next_o_id FROM district WHERE d_w_id BETWEEN ? AND ?",
 );
 
+/// One district's acknowledged order ids not yet seen, with when each was
+/// acknowledged, in about id order.
+type Acked = Mutex<VecDeque<(i64, Instant)>>;
+
 /// What the stream that looks is and which of its rounds the look starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reader {
@@ -41,9 +45,8 @@ pub struct Reader {
 #[derive(Debug)]
 pub struct Unseen {
     homes: RangeInclusive<i64>,
-    /// Per district (warehouse-major), the acknowledged order ids not yet
-    /// seen with when they were acknowledged, in about id order.
-    districts: Box<[Mutex<VecDeque<(i64, Instant)>>]>,
+    /// Per district, warehouse-major.
+    districts: Box<[Acked]>,
     looks: Mutex<Vec<Probe>>,
 }
 
@@ -58,7 +61,7 @@ impl Unseen {
         }
     }
 
-    fn district(&self, w: i64, d: i64) -> Option<&Mutex<VecDeque<(i64, Instant)>>> {
+    fn district(&self, w: i64, d: i64) -> Option<&Acked> {
         if !(1..=DISTRICTS).contains(&d) {
             return None;
         }

@@ -481,6 +481,12 @@ pub struct RunArgs {
     /// beyond them.
     #[arg(long, short = 'c', value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub connections: Option<u32>,
+    /// Run the workload's analytical terminals (the CH-benCHmark's streams)
+    /// on this database instead, a session each, while the others stay on
+    /// --db: a replica of it, of the same engine (its freshness then shows
+    /// the replication lag).
+    #[arg(long, value_name = "URL")]
+    pub analytic_db: Option<String>,
     /// Keying and think times: none (back to back) or spec.
     #[arg(long, value_enum, default_value_t = WaitArg::None)]
     pub wait: WaitArg,

@@ -18,7 +18,7 @@ use txbench_core::checks::{self, Status};
 use txbench_core::result::{
     RefusedVariant, RunResult, SweepResult, SweepStep, VariantSweep, VariantSweeps,
 };
-use txbench_engines::{WithEngine, with_engine};
+use txbench_engines::{WithEngine, with_engines};
 use txbench_report::{json, results, terminal};
 use txbench_workloads::registry::Visitor;
 use txbench_workloads::{Benchmark, Variant};
@@ -100,13 +100,14 @@ impl Visitor for Sweep {
                 ));
             }
             let (urls, options) = (plan.db.clone(), plan.engine_options());
+            let side = plan.analytic_db.clone();
             let on = SweepOn {
                 plan,
                 variants,
                 sweep: a.sweep,
                 stop: self.stop,
             };
-            with_engine(&urls, &options, on).await?
+            with_engines(&urls, &side, &options, on).await?
         })
     }
 }

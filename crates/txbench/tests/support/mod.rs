@@ -348,6 +348,11 @@ pub struct PgDatabase {
     pub url: String,
 }
 
+/// A client of the PostgreSQL server at `url`.
+pub async fn pg_client(url: &str) -> Client {
+    connect(url).await
+}
+
 async fn connect(url: &str) -> Client {
     let (client, connection) = tokio_postgres::connect(url, NoTls)
         .await
