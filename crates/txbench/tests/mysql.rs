@@ -216,11 +216,15 @@ async fn galera_cluster_conflicts_are_retried_and_every_node_checks() {
         run.args(["--db", &on_node(n)]);
     }
     // Every node takes writes to the same rows: certification conflicts.
+    // The run ends at a count of transactions, not a time, so that as many
+    // overlap (and conflict) however slow a busy machine makes them.
     run.args([
         "--affinity",
         "off",
+        "--transactions",
+        "4000",
         "--duration",
-        "30s",
+        "3m",
         "--warmup",
         "2s",
         "--terminals",
@@ -231,12 +235,22 @@ async fn galera_cluster_conflicts_are_retried_and_every_node_checks() {
         "20",
         "-q",
     ]);
+    let before = galera_conflicts(&nodes).await;
     let out = run_ok(&mut run);
     assert!(out.contains("tpmC"), "{out}");
     let summary = summary_json(dir.path());
     let retries = support::type_sum(&summary, &["retries"]);
     let committed = support::type_sum(&summary, &["committed"]);
-    assert!(retries > 0, "no conflict was retried: {summary}");
+    // Galera's own count of the conflicts it resolved says whether the
+    // nodes conflicted at all (else the run's work did not reach them all)
+    // or txbench missed them.
+    let galera = galera_conflicts(&nodes).await;
+    assert!(
+        retries > 0,
+        "no conflict was retried; Galera's conflicts, per node, before: {before:?}, after: \
+         {galera:?}; the run's types: {}",
+        summary["transactions"]
+    );
     assert_eq!(support::retry_causes_sum(&summary), retries, "{summary}");
     assert!(committed > 500, "only {committed} committed");
     // Every node holds every transaction whole (docs/durability.md,
@@ -249,6 +263,26 @@ async fn galera_cluster_conflicts_are_retried_and_every_node_checks() {
         .query_drop(format!("DROP DATABASE IF EXISTS {}", db.name))
         .await
         .unwrap();
+}
+
+/// Each node's state and the conflicts it resolved so far: its transactions
+/// that failed certification, and those its replicated write sets aborted.
+async fn galera_conflicts(nodes: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for node in nodes {
+        let mut conn = mysql_async::Conn::from_url(*node).await.unwrap();
+        let rows: Vec<(String, String)> = conn
+            .query(
+                "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_state_comment', \
+                 'wsrep_cluster_size', 'wsrep_local_cert_failures', 'wsrep_local_bf_aborts')",
+            )
+            .await
+            .unwrap();
+        let status: Vec<String> = rows.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        out.push(format!("{node}: {}", status.join(" ")));
+        conn.disconnect().await.unwrap();
+    }
+    out
 }
 
 #[tokio::test(flavor = "multi_thread")]
