@@ -28,6 +28,7 @@
 //!   and the acknowledged-work log of those records.
 //! * [`alternation`]: phases without and with part of the load in one run.
 //! * [`freshness`]: how old the data an analytical reader saw was.
+//! * [`executed`]: what a workload timed of its streams' transactions.
 //! * [`keys`]: keys of a key space drawn uniformly or Zipf-skewed (key-value workloads).
 //!
 //! Design decisions: procedures are `async fn` generic over `Session`, so the
@@ -46,6 +47,7 @@ pub mod driver;
 pub mod engine;
 pub mod error;
 pub mod exec;
+pub mod executed;
 pub mod faults;
 pub mod freshness;
 pub mod identifier;

@@ -112,6 +112,13 @@ pub trait Workload: Send + Sync + 'static {
         ("", Vec::new())
     }
 
+    /// Each execution of its analytical streams' transactions it timed,
+    /// warm-up included, as this process saw them ([`crate::executed`]).
+    /// Default: none.
+    fn executed(&self) -> Vec<crate::executed::Executed> {
+        Vec::new()
+    }
+
     /// Drive only `shard`'s part of the scale: its contiguous range of
     /// warehouses, subscribers or keys ([`Shard::range`]), with terminals whose
     /// random streams differ from every other shard's under the same seed. Runs

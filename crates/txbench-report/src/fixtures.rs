@@ -73,6 +73,7 @@ pub(crate) fn summary(warehouses: i64, start: f64) -> RunResult {
         clock: None,
         alternation: None,
         freshness: None,
+        streams: None,
     }
 }
 

@@ -73,6 +73,7 @@ pub fn run_report(r: &RunResult, log: Option<&IntervalLog>, figures: &TimelineFi
     b.push_str(&crate::alternation::html(r.alternation.as_ref()));
     transactions(&mut b, r);
     b.push_str(&crate::freshness::html(r.freshness.as_ref()));
+    b.push_str(&crate::streams::html(r.streams.as_ref()));
     latency_boxes(&mut b, r);
     conflicts(&mut b, r);
     operations(&mut b, r);
@@ -595,6 +596,7 @@ fn timing(r: &RunResult) -> plots::Timing {
     timing
         .bands
         .extend(crate::alternation::bands(r.alternation.as_ref()));
+    timing.lanes = crate::streams::lanes(r.streams.as_ref());
     for (i, f) in r.faults.iter().enumerate() {
         let x = f.started_s - warmup;
         let fault = f.kind == txbench_core::faults::CommandKind::Fault;

@@ -19,4 +19,5 @@ pub mod millis;
 pub mod parts;
 pub mod plots;
 pub mod results;
+pub mod streams;
 pub mod terminal;

@@ -330,6 +330,31 @@ pub struct Band {
     pub colour: RGBColor,
 }
 
+/// One execution in a lane (an analytical stream's query).
+pub struct Span {
+    /// When it began and ended, seconds from the start of measurement.
+    pub from: f64,
+    /// See `from`.
+    pub to: f64,
+    /// Whether it starts a round (Q1): drawn darker.
+    pub first: bool,
+}
+
+/// A strip along a chart's top, its executions marked in it one after
+/// another (a stream's queries).
+pub struct Lane {
+    /// Whose executions ("stream 1").
+    pub name: String,
+    /// Its executions, in order.
+    pub spans: Vec<Span>,
+}
+
+/// The colour of the lanes' executions.
+pub const LANE: RGBColor = RGBColor(150, 60, 160);
+
+/// The share of a chart's height each lane takes, from the top.
+const LANE_HEIGHT: f64 = 0.035;
+
 /// The colour of the phases with the held types of an alternating run.
 pub const HELD: RGBColor = RGBColor(40, 90, 200);
 
@@ -344,6 +369,8 @@ pub struct Timing {
     pub marks: Vec<Mark>,
     /// Shaded stretches; the x axis starts at the earliest (a warm-up before 0).
     pub bands: Vec<Band>,
+    /// Strips along the top, each execution marked in its own.
+    pub lanes: Vec<Lane>,
 }
 
 impl Timing {
@@ -352,8 +379,13 @@ impl Timing {
     pub fn keys(&self) -> Vec<(String, RGBColor)> {
         let bands = self.bands.iter().map(|b| (b.name.clone(), b.colour));
         let marks = self.marks.iter().map(|m| (m.name.clone(), m.colour()));
+        let lanes = (!self.lanes.is_empty()).then(|| {
+            let n = self.lanes.len();
+            let name = format!("queries of {n} stream(s), a lane each at the top; Q1 darker");
+            (name, LANE)
+        });
         let mut keys: Vec<(String, RGBColor)> = Vec::new();
-        for key in bands.chain(marks) {
+        for key in bands.chain(marks).chain(lanes) {
             if !keys.iter().any(|k| k.0 == key.0) {
                 keys.push(key);
             }
@@ -498,7 +530,33 @@ where
         let line = [(m.x, y0), (m.x, y1)];
         chart.draw_series(LineSeries::new(line, m.colour().stroke_width(2)))?;
     }
+    for (k, lane) in timing.lanes.iter().enumerate() {
+        let height = |f: f64| at_height(1.0 - f, (y0, y1));
+        let (top, bottom) = (
+            height(k as f64 * LANE_HEIGHT),
+            height((k as f64 + 0.8) * LANE_HEIGHT),
+        );
+        chart.draw_series(lane.spans.iter().enumerate().map(|(i, span)| {
+            let shade = match (span.first, i % 2) {
+                (true, _) => 1.0,
+                (false, 0) => 0.55,
+                (false, _) => 0.3,
+            };
+            let (from, to) = (span.from.max(x0), span.to.min(x1));
+            Rectangle::new([(from, bottom), (to, top)], LANE.mix(shade).filled())
+        }))?;
+    }
     Ok(())
+}
+
+/// The y value a share `f` of the way up a y axis from `y0` to `y1`: on a
+/// log axis (`y0` above 0), a share of its decades.
+fn at_height(f: f64, (y0, y1): (f64, f64)) -> f64 {
+    if y0 > 0.0 {
+        y0 * (y1 / y0).powf(f)
+    } else {
+        y0 + (y1 - y0) * f
+    }
 }
 
 /// A sweep: latency against achieved throughput, with the objective as a
@@ -631,6 +689,14 @@ mod tests {
                 name: "fault 1".into(),
                 x: 2.0,
                 fault: true,
+            }],
+            lanes: vec![Lane {
+                name: "stream 1".into(),
+                spans: vec![Span {
+                    from: -1.0,
+                    to: 1.5,
+                    first: true,
+                }],
             }],
         };
         let headline = Series {

@@ -153,6 +153,7 @@ pub fn summary(r: &RunResult) -> String {
     if let Some(line) = answer_rows(r) {
         let _ = writeln!(out, "{line}\n");
     }
+    out.push_str(&crate::streams::text(r.streams.as_ref()));
     out.push_str(&crate::freshness::text(r.freshness.as_ref()));
     on_the_wire(&mut out, r, w);
     unfinished(&mut out, r, w);

@@ -681,6 +681,12 @@ fn result_of<E: Engine, W: Benchmark>(
     let (fresh_of, probes) = workload.freshness();
     let looks = txbench_core::freshness::looks_in(probes, recording.window);
     let freshness = txbench_core::result::FreshnessResult::of(fresh_of, looks);
+    let streams = txbench_core::result::StreamsResult::of(
+        &workload.executed(),
+        types,
+        recording.window,
+        measured_secs,
+    );
     RunResult {
         schema_version: RESULT_SCHEMA_VERSION,
         txbench_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -721,6 +727,7 @@ fn result_of<E: Engine, W: Benchmark>(
         clock: ran.clock,
         alternation,
         freshness,
+        streams,
     }
 }
 

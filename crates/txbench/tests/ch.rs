@@ -102,8 +102,35 @@ fn runs_beside_tpcc(dir: &Path, db: &str) {
         }
     }
     fresh_on_one_node(&summary, db);
+    streams_agree(&summary, db);
     let out = txbench_output(dir, &["ch", "check", "--db", db]);
     assert!(out.status.success(), "{db}: check: {}", text(&out));
+}
+
+/// The stream's own figures count what the run counted of its queries (a
+/// query that ended at the window's edge may fall on either side: the
+/// workload times it a moment before the driver does), and each of its
+/// executions ends after it began.
+fn streams_agree(summary: &serde_json::Value, db: &str) {
+    let streams = &summary["streams"];
+    let counted: u64 = (summary["transactions"].as_array().unwrap().iter())
+        .filter(|t| t["key"].as_str().unwrap().starts_with('q'))
+        .map(|t| t["committed"].as_u64().unwrap())
+        .sum();
+    let own = streams["streams"].as_array().unwrap();
+    assert_eq!(own.len(), 1, "{db}: {streams}");
+    let completed = own[0]["completed"].as_u64().unwrap();
+    assert!(
+        completed.abs_diff(counted) <= 1,
+        "{db}: {completed} against {counted}: {streams}"
+    );
+    let by_type: u64 = (own[0]["types"].as_array().unwrap().iter())
+        .map(|t| t["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(by_type, completed, "{db}: {streams}");
+    for e in streams["executions"].as_array().unwrap() {
+        assert!(e["to_s"].as_f64() >= e["from_s"].as_f64(), "{db}: {e}");
+    }
 }
 
 /// The stream looked at the start of its first round at least, and, on a

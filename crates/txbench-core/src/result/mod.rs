@@ -20,7 +20,9 @@
 //!   get, put, commit), over every attempt of the measured transactions;
 //! * `alternation`: a run of phases without and with some types, each
 //!   phase's figures and the ratios between them ([`alternation`]);
-//! * `freshness`: how old the data a run's readers saw was ([`freshness`]).
+//! * `freshness`: how old the data a run's readers saw was ([`freshness`]);
+//! * `streams`: each analytical stream's figures and its queries' executions
+//!   ([`streams`]).
 
 use std::collections::BTreeMap;
 
@@ -34,9 +36,11 @@ use crate::settings::RunSettings;
 pub mod alternation;
 pub mod freshness;
 pub mod frontier;
+pub mod streams;
 pub use alternation::{AlternationResult, Contrast, PhaseResult, PhaseType};
 pub use freshness::{FreshnessResult, Look};
 pub use frontier::{FrontierPoint, FrontierResult};
+pub use streams::{Execution, StreamResult, StreamType, StreamsResult};
 
 /// The version of the result schema this build writes.
 pub const RESULT_SCHEMA_VERSION: u32 = 3;
@@ -484,6 +488,10 @@ pub struct RunResult {
     /// CH-benCHmark's streams): each look in the window, and their figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub freshness: Option<FreshnessResult>,
+    /// A run with analytical streams: each stream's figures, and each of
+    /// their queries' executions over the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<StreamsResult>,
 }
 
 /// A client's clock against its database server's: what shards started for

@@ -161,6 +161,8 @@ pub fn merge(runs: &[RunFiles]) -> io::Result<Merged> {
         // each shard's own result has its phases.
         alternation: None,
         freshness: merged_freshness(runs, start),
+        // Each shard's streams are its own; its result keeps them.
+        streams: None,
         ..base.clone()
     };
     Ok(Merged {

@@ -112,7 +112,7 @@ impl Unseen {
 
 /// A lock no panic can poison for good: what it guards is whole after every
 /// step.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 

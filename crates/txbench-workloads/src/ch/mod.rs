@@ -23,10 +23,12 @@ pub mod terminal;
 pub mod timeout;
 
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use txbench_core::alternation::Alternation;
+use txbench_core::executed::Executed;
 use txbench_core::freshness::Probe;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::{Schema, Statement};
@@ -43,7 +45,7 @@ use crate::meta_table::{Loaded, MetaTable};
 use crate::opening::{self, Found};
 use crate::options::NoOptions;
 use crate::tpcc::{self, Tpcc, TpccParameters};
-use freshness::{Reader, Unseen};
+use freshness::{Reader, Unseen, lock};
 use options::ChRunOptions;
 use queries::{Dialect, QUERIES};
 use terminal::{ChInput, ChTerminal, FIRST_QUERY, FRESHNESS, TYPES};
@@ -116,6 +118,8 @@ pub struct Ch {
     before: Option<&'static Statement>,
     /// The New-Orders acknowledged and not yet seen by a stream's look.
     unseen: Arc<Unseen>,
+    /// Each query that answered, by stream, timed from begin to commit.
+    executed: Arc<Mutex<Vec<Executed>>>,
 }
 
 impl Ch {
@@ -129,6 +133,7 @@ impl Ch {
             answers: Arc::new(std::array::from_fn(|_| AtomicU64::new(NO_ANSWER))),
             before: None,
             unseen: Arc::new(Unseen::new(tpcc.homes())),
+            executed: Arc::default(),
             tpcc,
         }
     }
@@ -193,10 +198,23 @@ impl Ch {
         ended
     }
 
-    /// Run query `q` in its transaction and keep its answer's row count.
-    async fn answer<S: Session>(&self, session: &mut S, q: usize) -> Result<usize, DbError> {
+    /// Run query `q` of `stream` in its transaction; keep its answer's row
+    /// count and when it ran.
+    async fn answer<S: Session>(
+        &self,
+        session: &mut S,
+        (q, stream): (usize, u32),
+    ) -> Result<usize, DbError> {
+        let start = Instant::now();
         let rows = run_query(session, self.before, self.query(q)?).await?;
+        let ran = Executed {
+            stream,
+            txn_type: FIRST_QUERY + q,
+            start,
+            end: Instant::now(),
+        };
         self.answers[q].store(rows as u64, Ordering::Relaxed);
+        lock(&self.executed).push(ran);
         Ok(rows)
     }
 }
@@ -263,6 +281,11 @@ impl Workload for Ch {
         ("New-Order", self.unseen.looks())
     }
 
+    /// Each query the streams ran and answered.
+    fn executed(&self) -> Vec<Executed> {
+        lock(&self.executed).clone()
+    }
+
     /// The first `streams` terminals are the analytical streams; the rest are
     /// TPC-C's, numbered from 0 as a TPC-C run numbers them.
     fn terminal(&self, index: usize, seed: u64) -> ChTerminal {
@@ -280,8 +303,8 @@ impl Workload for Ch {
     ) -> Result<Outcome, DbError> {
         match input {
             ChInput::Tpcc(i) => Ok(self.transact(session, i, written, false).await?.0),
-            ChInput::Query(q) => {
-                self.answer(session, *q).await?;
+            &ChInput::Query { query, stream } => {
+                self.answer(session, (query, stream)).await?;
                 Ok(Outcome::Committed)
             }
             &ChInput::Look { stream, round } => {
@@ -309,8 +332,8 @@ impl Workload for Ch {
     ) -> Result<(Outcome, Vec<(String, String)>), DbError> {
         match input {
             ChInput::Tpcc(i) => self.transact(session, i, written, true).await,
-            ChInput::Query(q) => {
-                let rows = self.answer(session, *q).await?;
+            &ChInput::Query { query, stream } => {
+                let rows = self.answer(session, (query, stream)).await?;
                 Ok((Outcome::Committed, vec![("rows".into(), rows.to_string())]))
             }
             &ChInput::Look { stream, round } => {

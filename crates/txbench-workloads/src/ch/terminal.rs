@@ -62,8 +62,14 @@ pub static TYPES: [TxnTypeInfo; FRESHNESS + 1] = [
 pub enum ChInput {
     /// A TPC-C transaction.
     Tpcc(TpccInput),
-    /// Analytical query number `0..22` (Q1 is 0), in a read-only transaction.
-    Query(usize),
+    /// Analytical query number `0..22` (Q1 is 0), in a read-only
+    /// transaction, of stream `stream`.
+    Query {
+        /// The query (0 is Q1).
+        query: usize,
+        /// The stream that runs it.
+        stream: u32,
+    },
     /// A stream's look at how fresh its data is, as its round starts.
     Look {
         /// The stream.
@@ -119,7 +125,11 @@ fn next_of_stream(
             *round += 1;
             *looked = false;
         }
-        (ChInput::Query(q), FIRST_QUERY + q)
+        let query = ChInput::Query {
+            query: q,
+            stream: index,
+        };
+        (query, FIRST_QUERY + q)
     } else {
         *looked = true;
         let look = ChInput::Look {
@@ -180,7 +190,13 @@ mod tests {
         expected.extend([0, QUERIES, 1]);
         assert_eq!(drawn, expected);
         let p = s.next();
-        assert_eq!(p.input, ChInput::Query(2));
+        assert_eq!(
+            p.input,
+            ChInput::Query {
+                query: 2,
+                stream: 23
+            }
+        );
         assert_eq!((p.keying, p.think), (Duration::ZERO, Duration::ZERO));
         assert_eq!(TYPES[FIRST_QUERY + 21].key, "q22");
     }
