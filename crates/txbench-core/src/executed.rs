@@ -16,4 +16,6 @@ pub struct Executed {
     pub start: Instant,
     /// When it committed.
     pub end: Instant,
+    /// The rows of its answer.
+    pub rows: u64,
 }

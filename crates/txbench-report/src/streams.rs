@@ -49,15 +49,20 @@ pub fn html(r: Option<&StreamsResult>) -> String {
     };
     let mut b = String::from(
         "<h2>Streams</h2><p class=\"muted\">Each analytical stream's queries, timed from begin \
-         to commit (median and longest in summary.json); the charts over time mark each \
-         execution in a lane per stream along their top.</p><ul>",
+         to commit (median and longest in summary.json), and the rows of each one's last \
+         answer; the charts over time mark each execution in a lane per stream along their \
+         top.</p><ul>",
     );
     for s in &r.streams {
         let _ = write!(b, "<li>{}</li>", escape(&line(s)));
     }
     b.push_str("</ul><table><tr><th>query</th>");
     for s in &r.streams {
-        let _ = write!(b, "<th>stream {} count</th><th>mean ms</th>", s.stream + 1);
+        let _ = write!(
+            b,
+            "<th>stream {} count</th><th>mean ms</th><th>rows</th>",
+            s.stream + 1
+        );
     }
     b.push_str("</tr>");
     for name in query_names(r) {
@@ -65,9 +70,14 @@ pub fn html(r: Option<&StreamsResult>) -> String {
         for s in &r.streams {
             match s.types.iter().find(|t| t.name == name) {
                 Some(t) => {
-                    let _ = write!(b, "<td>{}</td><td>{}</td>", t.count, ms(t.mean_ms));
+                    let (count, mean) = (t.count, ms(t.mean_ms));
+                    let _ = write!(
+                        b,
+                        "<td>{count}</td><td>{mean}</td><td>{}</td>",
+                        t.answer_rows
+                    );
                 }
-                None => b.push_str("<td>0</td><td>-</td>"),
+                None => b.push_str("<td>0</td><td>-</td><td>-</td>"),
             }
         }
         b.push_str("</tr>");
@@ -124,6 +134,7 @@ mod tests {
             mean_ms,
             p50_ms: mean_ms,
             max_ms: mean_ms,
+            answer_rows: count,
         };
         let run = |stream, name: &str, from_s| Execution {
             stream,
@@ -156,7 +167,9 @@ mod tests {
         assert!(out.contains("stream 1: 3 queries, 1,080 an hour; slowest Q2 (mean 900 ms)"));
         assert!(out.contains("stream 2: 1 queries, 360 an hour"), "{out}");
         let page = html(Some(&streams()));
-        assert!(page.contains("<tr><td>Q1</td><td>2</td><td>10.0</td><td>0</td><td>-</td></tr>"));
+        assert!(page.contains(
+            "<tr><td>Q1</td><td>2</td><td>10.0</td><td>2</td><td>0</td><td>-</td><td>-</td></tr>"
+        ));
         let lanes = lanes(Some(&streams()));
         let spans: Vec<(&str, usize)> = lanes
             .iter()

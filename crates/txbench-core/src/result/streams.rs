@@ -43,6 +43,8 @@ pub struct StreamType {
     pub p50_ms: f64,
     /// See `mean_ms`.
     pub max_ms: f64,
+    /// The rows of its last answer in the window.
+    pub answer_rows: u64,
 }
 
 /// One execution, placed from the window's start.
@@ -137,8 +139,9 @@ fn stream_result(
     kinds.dedup();
     let types = (kinds.into_iter())
         .map(|t| {
-            let mut ms: Vec<f64> = (own.iter())
-                .filter(|e| e.txn_type == t)
+            let of_type: Vec<&Executed> = own.iter().copied().filter(|e| e.txn_type == t).collect();
+            let last = of_type.iter().max_by_key(|e| e.end).map_or(0, |e| e.rows);
+            let mut ms: Vec<f64> = (of_type.iter())
                 .map(|e| (e.end - e.start).as_secs_f64() * 1e3)
                 .collect();
             ms.sort_by(f64::total_cmp);
@@ -148,6 +151,7 @@ fn stream_result(
                 mean_ms: ms.iter().sum::<f64>() / ms.len() as f64,
                 p50_ms: median(&ms),
                 max_ms: ms.last().copied().unwrap_or(0.0),
+                answer_rows: last,
             }
         })
         .collect();
@@ -182,6 +186,7 @@ mod tests {
             txn_type,
             start: at(from),
             end: at(to),
+            rows: to,
         };
         let executed = [
             // Began in the warm-up, committed in the window: counted.
@@ -206,6 +211,8 @@ mod tests {
             (q2.mean_ms, q2.p50_ms, q2.max_ms),
             (1_000.0, 1_000.0, 1_600.0)
         );
+        // The rows of the last answer that committed in the window.
+        assert_eq!(q2.answer_rows, 3_000);
         assert_eq!(
             StreamsResult::of(&executed[5..], &types, (at(1_000), at(11_000)), 10.0),
             None

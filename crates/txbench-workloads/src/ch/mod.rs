@@ -212,6 +212,7 @@ impl Ch {
             txn_type: FIRST_QUERY + q,
             start,
             end: Instant::now(),
+            rows: rows as u64,
         };
         self.answers[q].store(rows as u64, Ordering::Relaxed);
         lock(&self.executed).push(ran);
