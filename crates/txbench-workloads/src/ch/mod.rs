@@ -172,30 +172,17 @@ impl Ch {
         })
     }
 
-    /// Run TPC-C's transaction; a New-Order acknowledged is kept for the
-    /// streams' looks (only while there are streams to look).
-    async fn transact<S: Session>(
-        &self,
-        session: &mut S,
-        input: &TpccInput,
-        written: &mut Written,
-        displayed: bool,
-    ) -> Result<(Outcome, Vec<(String, String)>), DbError> {
-        let ended = if displayed {
-            self.tpcc.execute_displayed(session, input, written).await
-        } else {
-            (self.tpcc.execute(session, input, written).await).map(|o| (o, Vec::new()))
-        };
-        // Acknowledged: the commit it asked for returned.
+    /// Keep a New-Order whose commit returned (`committed`) for the
+    /// streams' looks, while there are streams to look.
+    fn note_acknowledged(&self, input: &TpccInput, committed: bool, written: &Written) {
         if self.streams > 0
+            && committed
             && matches!(input, TpccInput::NewOrder(_))
-            && matches!(ended, Ok((Outcome::Committed, _)))
             && written.intent() == Intent::Commit
             && let [w, d, o_id, ..] = *written.fields()
         {
             self.unseen.acknowledged((w, d, o_id), Instant::now());
         }
-        ended
     }
 
     /// Run query `q` of `stream` in its transaction; keep its answer's row
@@ -303,7 +290,11 @@ impl Workload for Ch {
         written: &mut Written,
     ) -> Result<Outcome, DbError> {
         match input {
-            ChInput::Tpcc(i) => Ok(self.transact(session, i, written, false).await?.0),
+            ChInput::Tpcc(i) => {
+                let ended = self.tpcc.execute(session, i, written).await;
+                self.note_acknowledged(i, matches!(ended, Ok(Outcome::Committed)), written);
+                ended
+            }
             &ChInput::Query { query, stream } => {
                 self.answer(session, (query, stream)).await?;
                 Ok(Outcome::Committed)
@@ -332,7 +323,11 @@ impl Workload for Ch {
         written: &mut Written,
     ) -> Result<(Outcome, Vec<(String, String)>), DbError> {
         match input {
-            ChInput::Tpcc(i) => self.transact(session, i, written, true).await,
+            ChInput::Tpcc(i) => {
+                let ended = self.tpcc.execute_displayed(session, i, written).await;
+                self.note_acknowledged(i, matches!(ended, Ok((Outcome::Committed, _))), written);
+                ended
+            }
             &ChInput::Query { query, stream } => {
                 let rows = self.answer(session, (query, stream)).await?;
                 Ok((Outcome::Committed, vec![("rows".into(), rows.to_string())]))
