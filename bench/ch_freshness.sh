@@ -64,8 +64,10 @@ for round in $(seq 1 "$ROUNDS"); do
             replay_lag "$OUT/done$round" > "$OUT/lag$round" &
         fi
         "$BIN" ch run "${args[@]}" >/dev/null
-        touch "$OUT/done$round"
-        wait
+        if [ "$where" = standby ]; then
+            touch "$OUT/done$round"
+            wait
+        fi
         summarise "$(ls -d "$OUT/$where$round"/*/)summary.json"
         if [ "$where" = standby ]; then
             python3 - "$OUT/lag$round" <<'PY'
