@@ -14,7 +14,7 @@ use crate::plan::Resolved;
 pub const MIN_PHASES: u32 = 4;
 
 /// Refuse a run the workload's added terminals or phases cannot take; `side`:
-/// the run has a database of their own for the added terminals.
+/// the run was given a database of their own for the added terminals.
 pub fn refuse_unfit<W: Benchmark>(run: &Resolved, workload: &W, side: bool) -> Result<(), Failure> {
     refuse_open_loop_beside_added(run, workload)?;
     if side && workload.added_terminals() == 0 {

@@ -232,7 +232,7 @@ pub async fn measure<E: Engine, W: Benchmark>(
         clock,
     } = open_workload::<E, W>(engine, plan, &stop).await?;
     let mut run = plan.resolve(&workload, engine.max_writers(), engine.nodes());
-    crate::fit::refuse_unfit(&run, workload.as_ref(), engine.side().is_some())?;
+    crate::fit::refuse_unfit(&run, workload.as_ref(), !plan.analytic_db.is_empty())?;
     // The endpoint before any file: an address that cannot be bound leaves
     // nothing behind.
     let headline = headline_of::<W>(&run.driver, &workload);

@@ -459,6 +459,46 @@ async fn analytics_on_a_paused_standby_see_it_stand_still() {
     }
     let out = txbench_output(dir.path(), &["ch", "check", "--db", &primary]);
     assert!(out.status.success(), "check: {}", text(&out));
+    // A frontier's step without streams is its baseline, run without the
+    // standby; a run asked for none with a standby for them is refused.
+    let sweep = [
+        "sweep",
+        "ch",
+        "--db",
+        &primary,
+        "--analytic-db",
+        &standby,
+        "--frontier",
+        "0,1",
+        "--step-duration",
+        "2s",
+        "--warmup",
+        "0s",
+        "-t",
+        "2",
+        "--no-results",
+    ];
+    let out = txbench_output(dir.path(), &sweep);
+    assert!(out.status.success(), "{}", text(&out));
+    let none = [
+        "ch",
+        "run",
+        "--db",
+        &primary,
+        "--analytic-db",
+        &standby,
+        "--analytic-streams",
+        "0",
+        "-d",
+        "1s",
+    ];
+    let out = txbench_output(dir.path(), &none);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--analytic-db: with no analytical stream"),
+        "{}",
+        text(&out)
+    );
     // A database of another engine cannot hold the analytics.
     let other = format!("sqlite:{}", dir.path().join("other.db").display());
     let out = txbench_output(

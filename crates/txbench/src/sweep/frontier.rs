@@ -108,6 +108,12 @@ fn step_plan<W: Benchmark>(
     (flag.set)(&mut step.options, &added.to_string())
         .map_err(|e| Failure::usage(format!("--frontier: {}", e.0)))?;
     step.terminals = terminals.or(plan.terminals);
+    // A step without the second kind of terminals runs nothing on their
+    // database (`--analytic-db`): it is the frontier's baseline, not a
+    // contradiction to refuse.
+    if added == 0 {
+        step.analytic_db.clear();
+    }
     step.duration = s.step_duration;
     step.output.progress_label = Some(format!("step {number} of {count}"));
     Ok(step)
