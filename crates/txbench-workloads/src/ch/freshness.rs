@@ -31,15 +31,6 @@ static NEXT_ORDER_IDS: Statement = Statement::new(
 /// acknowledged, in about id order.
 type Acked = Mutex<VecDeque<(i64, Instant)>>;
 
-/// What the stream that looks is and which of its rounds the look starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reader {
-    /// The stream.
-    pub stream: u32,
-    /// Its round (0 is its first).
-    pub round: u32,
-}
-
 /// The New-Orders this process acknowledged that no look has seen yet, per
 /// district of its home warehouses, and the looks taken.
 #[derive(Debug)]
@@ -77,9 +68,14 @@ impl Unseen {
         }
     }
 
-    /// Look: read every district's next order id in a read-only transaction
-    /// and keep what the reader could not see.
-    pub async fn look<S: Session>(&self, session: &mut S, reader: Reader) -> Result<(), DbError> {
+    /// Stream `reader.0`'s look as its round `reader.1` starts: read every
+    /// district's next order id in a read-only transaction and keep what it
+    /// could not see.
+    pub async fn look<S: Session>(
+        &self,
+        session: &mut S,
+        reader: (u32, u32),
+    ) -> Result<(), DbError> {
         let range = [
             Param::Int(*self.homes.start()),
             Param::Int(*self.homes.end()),
@@ -99,7 +95,7 @@ impl Unseen {
                 unseen.extend(acked.iter().map(|(_, at)| *at));
             }
         }
-        let probe = Probe::of(asked, (reader.stream, reader.round), unseen);
+        let probe = Probe::of(asked, reader, unseen);
         lock(&self.looks).push(probe);
         Ok(())
     }

@@ -24,7 +24,7 @@ pub mod timeout;
 
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
 use txbench_core::alternation::Alternation;
@@ -45,12 +45,12 @@ use crate::meta_table::{Loaded, MetaTable};
 use crate::opening::{self, Found};
 use crate::options::NoOptions;
 use crate::tpcc::{self, Tpcc, TpccParameters};
-use freshness::{Reader, Unseen, lock};
+use freshness::{Unseen, lock};
 use options::ChRunOptions;
 use queries::{Dialect, QUERIES};
 use terminal::{ChInput, ChTerminal, FIRST_QUERY, FRESHNESS, TYPES};
 use tpcc::input::TpccInput;
-use txbench_core::written::Intent;
+use txbench_core::written::AckStatus;
 
 /// The CH-benCHmark's names and scale.
 pub static ABOUT: About = About {
@@ -98,9 +98,6 @@ pub static META: MetaTable = MetaTable {
     count: None,
 };
 
-/// A query's answer count before it answered.
-const NO_ANSWER: u64 = u64::MAX;
-
 /// The CH-benCHmark opened on a database: TPC-C, the analytical streams and
 /// the queries in the database's dialect.
 #[derive(Debug, Clone)]
@@ -111,8 +108,6 @@ pub struct Ch {
     /// them; `None`: they run throughout.
     phases: Option<Duration>,
     queries: &'static [Statement; QUERIES],
-    /// The rows of each query's last answer ([`NO_ANSWER`] before one).
-    answers: Arc<[AtomicU64; QUERIES]>,
     /// Run in a query's transaction before it: the time limit, where the
     /// server takes it so.
     before: Option<&'static Statement>,
@@ -130,7 +125,6 @@ impl Ch {
             streams,
             phases: None,
             queries: dialect.statements(),
-            answers: Arc::new(std::array::from_fn(|_| AtomicU64::new(NO_ANSWER))),
             before: None,
             unseen: Arc::new(Unseen::new(tpcc.homes())),
             executed: Arc::default(),
@@ -172,21 +166,22 @@ impl Ch {
         })
     }
 
-    /// Keep a New-Order whose commit returned (`committed`) for the
-    /// streams' looks, while there are streams to look.
-    fn note_acknowledged(&self, input: &TpccInput, committed: bool, written: &Written) {
+    /// Keep a New-Order the database acknowledged (it ended in `outcome`,
+    /// by what `written` stated) for the streams' looks, while there are
+    /// streams to look.
+    fn note_acknowledged(&self, input: &TpccInput, outcome: Option<Outcome>, written: &Written) {
         if self.streams > 0
-            && committed
             && matches!(input, TpccInput::NewOrder(_))
-            && written.intent() == Intent::Commit
+            && let Some(outcome) = outcome
+            && written.status(&Ok(outcome)) == Some(AckStatus::Acknowledged)
             && let [w, d, o_id, ..] = *written.fields()
         {
             self.unseen.acknowledged((w, d, o_id), Instant::now());
         }
     }
 
-    /// Run query `q` of `stream` in its transaction; keep its answer's row
-    /// count and when it ran.
+    /// Run query `q` of `stream` in its transaction; keep when it ran and
+    /// its answer's row count.
     async fn answer<S: Session>(
         &self,
         session: &mut S,
@@ -201,7 +196,6 @@ impl Ch {
             end: Instant::now(),
             rows: rows as u64,
         };
-        self.answers[q].store(rows as u64, Ordering::Relaxed);
         lock(&self.executed).push(ran);
         Ok(rows)
     }
@@ -245,9 +239,10 @@ impl Workload for Ch {
 
     /// A query's last answer's rows, once it answered.
     fn answer_rows(&self, txn_type: usize) -> Option<u64> {
-        let q = txn_type.checked_sub(FIRST_QUERY)?;
-        let rows = self.answers.get(q)?.load(Ordering::Relaxed);
-        (rows != NO_ANSWER).then_some(rows)
+        (lock(&self.executed).iter())
+            .filter(|e| e.txn_type == txn_type)
+            .max_by_key(|e| e.end)
+            .map(|e| e.rows)
     }
 
     /// With `--analytic-phases`, the queries run only in the odd phases.
@@ -292,7 +287,7 @@ impl Workload for Ch {
         match input {
             ChInput::Tpcc(i) => {
                 let ended = self.tpcc.execute(session, i, written).await;
-                self.note_acknowledged(i, matches!(ended, Ok(Outcome::Committed)), written);
+                self.note_acknowledged(i, ended.as_ref().ok().copied(), written);
                 ended
             }
             &ChInput::Query { query, stream } => {
@@ -300,8 +295,7 @@ impl Workload for Ch {
                 Ok(Outcome::Committed)
             }
             &ChInput::Look { stream, round } => {
-                let reader = Reader { stream, round };
-                self.unseen.look(session, reader).await?;
+                self.unseen.look(session, (stream, round)).await?;
                 Ok(Outcome::Committed)
             }
         }
@@ -325,7 +319,7 @@ impl Workload for Ch {
         match input {
             ChInput::Tpcc(i) => {
                 let ended = self.tpcc.execute_displayed(session, i, written).await;
-                self.note_acknowledged(i, matches!(ended, Ok((Outcome::Committed, _))), written);
+                self.note_acknowledged(i, ended.as_ref().ok().map(|(o, _)| *o), written);
                 ended
             }
             &ChInput::Query { query, stream } => {
@@ -333,8 +327,7 @@ impl Workload for Ch {
                 Ok((Outcome::Committed, vec![("rows".into(), rows.to_string())]))
             }
             &ChInput::Look { stream, round } => {
-                let reader = Reader { stream, round };
-                self.unseen.look(session, reader).await?;
+                self.unseen.look(session, (stream, round)).await?;
                 Ok((Outcome::Committed, Vec::new()))
             }
         }
