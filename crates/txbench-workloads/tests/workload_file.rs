@@ -662,3 +662,79 @@ async fn wikipedia_finds_its_pages_by_title_and_edits_them_in_benchbase_s_shares
     assert_eq!(count(strays).await, 0.0);
     assert_invariants_hold(&engine, &spec).await;
 }
+
+const SEATS: &str = include_str!("../src/custom/benchbase/seats.toml");
+
+/// SEATS on SQLite: the load sells 1 percent of the seats (each flight's
+/// reservations a count of mean 1.5 of 150 seats) and gives each customer
+/// five frequent-flyer accounts on average; every procedure runs in its
+/// share of the mix with no error; each booking committed added one
+/// reservation and each cancellation removed one; each type commits as
+/// the file expects (DeleteReservation 99.8 percent, the others that
+/// cannot fail all of the time), bookings nearly always (their seat was
+/// open) and moves as often as their drawn seat was not sold; and the
+/// invariants hold: no seat sold twice, each flight's seats left its
+/// seats less its reservations.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seats_books_moves_and_cancels_seats_in_benchbase_s_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let loaded = std::sync::Mutex::new((0.0, 0.0));
+    let (rec, engine, spec) = load_and_run_after(dir.path(), SEATS, 2_000, |engine| {
+        let count = |sql| pollster::block_on(total(engine, sql));
+        *loaded.lock().unwrap() = (
+            count("SELECT COUNT(*) * 1.0 FROM reservation"),
+            count("SELECT COUNT(*) * 1.0 FROM frequent_flyer"),
+        );
+    })
+    .await;
+    assert_committed_in_its_shares(&rec, &spec, 2_000);
+    let (reservations, accounts) = *loaded.lock().unwrap();
+    // 1,530 flights of 150 seats, 1 percent sold (a Poisson count's
+    // deviation over 1,530 flights is 48 reservations).
+    let seats = 1_530.0 * 150.0;
+    assert!(
+        (reservations / seats - 0.01).abs() < 0.001,
+        "{reservations} reservations loaded"
+    );
+    assert!(
+        (accounts / 2_000.0 - 5.0).abs() < 0.25,
+        "{accounts} accounts"
+    );
+    let stats = |name: &str| {
+        let i = spec
+            .transactions
+            .iter()
+            .position(|t| t.name == name)
+            .unwrap();
+        &rec.total.measured[i]
+    };
+    let (new, delete) = (stats("NewReservation"), stats("DeleteReservation"));
+    assert_eq!(
+        total(&engine, "SELECT COUNT(*) * 1.0 FROM reservation").await,
+        reservations + new.committed as f64 - delete.committed as f64
+    );
+    for t in &spec.transactions {
+        let s = stats(&t.name);
+        let share = s.committed as f64 / s.completed() as f64;
+        match t.expected_success {
+            Some(1.0) => assert_eq!(share, 1.0, "{}", t.name),
+            Some(p) => {
+                let sd = (p * (1.0 - p) / s.completed() as f64).sqrt();
+                assert!((share - p).abs() < 6.0 * sd, "{}: {share}", t.name);
+            }
+            None => {}
+        }
+    }
+    let booked = new.committed as f64 / new.completed() as f64;
+    assert!(booked > 0.99, "{booked} of bookings committed");
+    // A move fails when its seat is sold: at least the 1 percent of the
+    // load, at most what the run left sold.
+    let update = stats("UpdateReservation");
+    let moved = update.committed as f64 / update.completed() as f64;
+    let sold = total(&engine, "SELECT COUNT(*) * 1.0 FROM reservation").await / seats;
+    assert!(
+        moved < 1.0 && moved > 1.0 - 4.0 * sold,
+        "{moved} moved, {sold} sold"
+    );
+    assert_invariants_hold(&engine, &spec).await;
+}

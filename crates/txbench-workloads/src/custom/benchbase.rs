@@ -40,6 +40,12 @@ pub const CHOICES: &[Choice] = &[
                notice (skewed pages, large texts)",
     },
     Choice {
+        name: "seats",
+        help: "BenchBase's SEATS: airline ticketing, flights searched and seats booked, moved \
+               and cancelled over eight tables (secondary indexes, joins, a unique seat index \
+               that two bookings of one seat collide on)",
+    },
+    Choice {
         name: "resourcestresser",
         help: "BenchBase's ResourceStresser: one type each for the server's CPU (hashing), \
                I/O (wide and narrow rows rewritten) and locks (rows held across pauses)",
@@ -59,6 +65,7 @@ const FILES: &[&str] = &[
     include_str!("benchbase/twitter.toml"),
     include_str!("benchbase/epinions.toml"),
     include_str!("benchbase/wikipedia.toml"),
+    include_str!("benchbase/seats.toml"),
     include_str!("benchbase/resourcestresser.toml"),
     include_str!("benchbase/noop.toml"),
 ];

@@ -12,7 +12,7 @@ use super::errors::{FileError, Locator};
 use super::fits;
 use super::kv_form;
 use super::model::{FieldDef, WorkloadFile};
-use super::spec::{Column, Count, Distinct, Each, Generator, KeyRange, Rows, Spec, Table};
+use super::spec::{Column, Count, Distinct, Each, Generator, Index, KeyRange, Rows, Spec, Table};
 
 mod generators;
 mod statements;
@@ -463,7 +463,7 @@ impl Checker<'_> {
         table: &str,
         i: &super::model::IndexDef,
         columns: &[Column],
-    ) -> Result<(String, Vec<String>), FileError> {
+    ) -> Result<Index, FileError> {
         let name = i.name.get_ref();
         if let Some(problem) = name_problem(name) {
             let message = format!("table '{table}': an index's name: {problem}");
@@ -480,7 +480,11 @@ impl Checker<'_> {
                 i.columns.span(),
                 format!("table '{table}' index '{name}': columns names {p}"),
             )),
-            None => Ok((name.clone(), indexed.clone())),
+            None => Ok(Index {
+                name: name.clone(),
+                columns: indexed.clone(),
+                unique: i.unique,
+            }),
         }
     }
 

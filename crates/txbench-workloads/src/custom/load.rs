@@ -79,11 +79,11 @@ pub fn make(spec: &Spec, about: &'static About) -> Made {
     let all = keep_all(tables.into_iter().chain([meta_table]).collect());
     let indexes = (spec.tables.iter())
         .flat_map(|t| {
-            t.indexes.iter().map(|(name, columns)| schema::Index {
-                name: keep_text(name.clone()),
+            t.indexes.iter().map(|i| schema::Index {
+                name: keep_text(i.name.clone()),
                 table: keep_text(t.name.clone()),
-                columns: keep_all(columns.iter().map(|c| keep_text(c.clone())).collect()),
-                unique: false,
+                columns: keep_all(i.columns.iter().map(|c| keep_text(c.clone())).collect()),
+                unique: i.unique,
             })
         })
         .collect();

@@ -139,6 +139,10 @@ pub struct IndexDef {
     pub name: Spanned<String>,
     /// The columns it indexes, in order.
     pub columns: Spanned<Vec<String>>,
+    /// Whether no two rows may hold the same values in them (BenchBase's
+    /// `UNIQUE (r_f_id, r_seat)`: a seat sold once).
+    #[serde(default)]
+    pub unique: bool,
 }
 
 /// A column of a table, or a drawn parameter of a transaction: its name and
@@ -335,7 +339,7 @@ pub struct StatementDef {
     pub sql: Spanned<String>,
     /// The rows it must return (a query) or change: `one`, `one-or-none`
     /// (none ends the transaction as an expected rollback, counted as
-    /// TATP's misses are), or `any`.
+    /// TATP's misses are), `none` (a row ends it so), or `any`.
     #[serde(default = "any")]
     pub expect: Spanned<String>,
     /// Names for its first row's columns, in the order the query returns

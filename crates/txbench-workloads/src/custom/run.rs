@@ -417,7 +417,7 @@ async fn run_kind<S: Session>(
         let replies = send_wave(session, wave, input, &read, with_commit).await?;
         let pause = wave.last().and_then(|s| s.pause_after);
         for (step, reply) in wave.iter().zip(replies) {
-            if !kept(step, &reply, &mut read)? {
+            if !kept(step, reply.as_ref(), &mut read)? {
                 if kind.autocommit {
                     // What was sent committed; the rest is not sent.
                     return Ok(Outcome::ExpectedRollback);
@@ -453,22 +453,22 @@ async fn send_wave<S: Session>(
     input: &FileInput,
     read: &[Drawn],
     with_commit: bool,
-) -> Result<Vec<Reply>, DbError> {
+) -> Result<Vec<Option<Reply>>, DbError> {
     let value = |slot: &Slot| match *slot {
         Slot::Drawn(i) => input.params[i].param(),
         Slot::Read(i) => read[i].param(),
     };
     let params: Vec<Param<'_>> = wave.iter().flat_map(|s| s.args.iter().map(value)).collect();
-    // A statement of a list that came back empty is not sent, nor one
-    // whose `when` does not hold.
-    let sent = |s: &Step| {
+    // A statement whose `when` does not hold is a branch not taken; one
+    // of a list that came back empty is not sent either.
+    let taken = |s: &Step| {
         let holds = |(slot, equals): &(Slot, i64)| match slot {
             Slot::Drawn(i) => matches!(input.params[*i], Drawn::Int(v) if v == *equals),
             Slot::Read(i) => matches!(read[*i], Drawn::Int(v) if v == *equals),
         };
-        !s.lists.iter().any(|&l| matches!(read[l], Drawn::Int(0)))
-            && s.when.as_ref().is_none_or(holds)
+        s.when.as_ref().is_none_or(holds)
     };
+    let sent = |s: &Step| taken(s) && !s.lists.iter().any(|&l| matches!(read[l], Drawn::Int(0)));
     let mut rest = &params[..];
     let calls: Vec<Call<'_>> = wave
         .iter()
@@ -501,17 +501,25 @@ async fn send_wave<S: Session>(
         (true, false) => Vec::new(),
     }
     .into_iter();
-    // Each statement not sent returns no rows.
-    let replied = wave.iter().map(|s| match sent(s) {
-        true => replies.next().expect("a reply for each statement sent"),
-        false => Reply::Rows(Rows::default()),
+    // A statement not sent returns no rows; a branch not taken, nothing.
+    let replied = wave.iter().map(|s| match (taken(s), sent(s)) {
+        (_, true) => Some(replies.next().expect("a reply for each statement sent")),
+        (true, false) => Some(Reply::Rows(Rows::default())),
+        (false, _) => None,
     });
     Ok(replied.collect())
 }
 
 /// Check a reply against what its statement expects and keep the values it
 /// reads; false when it found nothing and that ends the transaction.
-fn kept(step: &Step, reply: &Reply, read: &mut [Drawn]) -> Result<bool, DbError> {
+fn kept(step: &Step, reply: Option<&Reply>, read: &mut [Drawn]) -> Result<bool, DbError> {
+    let Some(reply) = reply else {
+        // A branch not taken: its values are none, its list empty.
+        if let Some((_, length)) = &step.into_list {
+            read[*length] = Drawn::Int(0);
+        }
+        return Ok(true);
+    };
     let count = match reply {
         Reply::Rows(rows) => rows.len() as u64,
         Reply::Affected(n) => *n,
@@ -526,8 +534,8 @@ fn kept(step: &Step, reply: &Reply, read: &mut [Drawn]) -> Result<bool, DbError>
         )
     };
     match (step.expect, count) {
-        (Expect::One, 1) | (Expect::OneOrNone, 1) | (Expect::Any, _) => {}
-        (Expect::OneOrNone, 0) => return Ok(false),
+        (Expect::One, 1) | (Expect::OneOrNone, 1) | (Expect::None, 0) | (Expect::Any, _) => {}
+        (Expect::OneOrNone, 0) | (Expect::None, _) => return Ok(false),
         (Expect::One, _) => return Err(wrong("expected one row and got")),
         (Expect::OneOrNone, _) => return Err(wrong("expected one row or none and got")),
     }
@@ -641,5 +649,34 @@ mod tests {
         );
         keep_list(&rows_of(&[]), 1..5, 5, &mut read);
         assert_eq!(read[5], Drawn::Int(0));
+    }
+
+    #[test]
+    fn a_branch_not_taken_is_held_to_nothing_and_its_list_is_empty() {
+        use super::steps::tests::{kind, shipped};
+        let kinds = shipped("seats", 2_000);
+        let by_id_str = &kind(&kinds, "UpdateCustomer").steps[0];
+        let nearby = &kind(&kinds, "FindFlights").steps[1];
+        let mut read = vec![Drawn::Int(5); 64];
+        assert!(kept(by_id_str, None, &mut read).unwrap());
+        assert!(kept(nearby, None, &mut read).unwrap());
+        let (_, length) = nearby.into_list.clone().unwrap();
+        assert_eq!(read[length], Drawn::Int(0));
+        // Sent, the same `one` that found nothing is a data error.
+        let empty = Reply::Rows(Rows::default());
+        assert!(kept(by_id_str, Some(&empty), &mut read).is_err());
+    }
+
+    #[test]
+    fn a_check_that_finds_a_row_rolls_back_and_one_that_finds_none_goes_on() {
+        use super::steps::tests::{kind, shipped};
+        let kinds = shipped("seats", 2_000);
+        let check_seat = &kind(&kinds, "NewReservation").steps[2];
+        assert_eq!(check_seat.expect, Expect::None);
+        let mut read = vec![Drawn::Null; 64];
+        let sold = Reply::Rows(rows_of(&[3]));
+        assert!(!kept(check_seat, Some(&sold), &mut read).unwrap());
+        let open = Reply::Rows(Rows::default());
+        assert!(kept(check_seat, Some(&open), &mut read).unwrap());
     }
 }

@@ -417,8 +417,19 @@ pub enum Expect {
     One,
     /// One row, or none: then the transaction ends as an expected rollback.
     OneOrNone,
+    /// No row: a row ends the transaction as an expected rollback (a check
+    /// that something is not there yet, such as a seat not yet sold).
+    None,
     /// Any number of rows.
     Any,
+}
+
+impl Expect {
+    /// Whether its answer can end the transaction as an expected rollback,
+    /// so that a COMMIT must wait for it.
+    pub fn may_roll_back(self) -> bool {
+        matches!(self, Expect::OneOrNone | Expect::None)
+    }
 }
 
 /// A column of a checked table.
@@ -455,8 +466,33 @@ pub struct Table {
     pub primary_key: Vec<String>,
     /// Its columns, `repeat`ed ones expanded.
     pub columns: Vec<Column>,
-    /// Its secondary indexes: (name, columns).
-    pub indexes: Vec<(String, Vec<String>)>,
+    /// Its secondary indexes.
+    pub indexes: Vec<Index>,
+}
+
+/// A secondary index of a checked table.
+#[derive(Clone, PartialEq)]
+pub struct Index {
+    /// Its name, one of the file's.
+    pub name: String,
+    /// The columns it indexes, in order.
+    pub columns: Vec<String>,
+    /// Whether the database refuses two rows of the same values in them.
+    pub unique: bool,
+}
+
+/// A load records the digest of its tables' `Debug` text: an index that
+/// is not unique prints as the (name, columns) pair it was before indexes
+/// could be unique, so that data loaded then still runs.
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut t = f.debug_tuple("");
+        t.field(&self.name).field(&self.columns);
+        if self.unique {
+            t.field(&"unique");
+        }
+        t.finish()
+    }
 }
 
 impl Table {

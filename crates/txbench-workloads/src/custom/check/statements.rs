@@ -185,8 +185,10 @@ impl Checker<'_> {
             }
         }
         let when = self.when(&what, s, defined, &list_of)?;
+        // The statement that read what `when` compares (a value or a list).
+        let compared = (s.when.as_ref()).map(|w| w.get_ref().param.as_str());
         if let Some((_, Some(statement))) =
-            (when.as_ref()).and_then(|(p, _)| defined.iter().rev().find(|(n, _)| n == p))
+            compared.and_then(|p| defined.iter().rev().find(|(n, _)| n == p))
         {
             after.insert(*statement);
         }
@@ -200,11 +202,12 @@ impl Checker<'_> {
         let expect = match s.expect.get_ref().as_str() {
             "one" => Expect::One,
             "one-or-none" => Expect::OneOrNone,
+            "none" => Expect::None,
             "any" => Expect::Any,
             other => {
                 return Err(self.at.error(
                     s.expect.span(),
-                    format!("{what}: expect = \"{other}\" (one, one-or-none or any)"),
+                    format!("{what}: expect = \"{other}\" (one, one-or-none, none or any)"),
                 ));
             }
         };
@@ -258,7 +261,8 @@ impl Checker<'_> {
             return Err(bad("not defined by params or an earlier statement's into"));
         }
         if list_of(param).is_some() {
-            return Err(bad("a list is many values, and when compares one"));
+            // A list's number of values read is the one value it compares.
+            return Ok(Some((ListRead::length(param), equals)));
         }
         Ok(Some((param.clone(), equals)))
     }

@@ -2,7 +2,7 @@
 //! and what each setting makes of a file.
 
 use super::*;
-use crate::custom::spec::Expect;
+use crate::custom::spec::{Expect, Index, ListRead};
 use crate::custom::ycsb;
 
 const ORDERS: &str = r#"
@@ -568,7 +568,11 @@ fn skewed_keys_patterns_sums_indexes_and_autocommit_are_checked() {
     );
     assert_eq!(
         spec.tables[0].indexes,
-        [("c_by_name".to_string(), vec!["c_name".to_string()])]
+        [Index {
+            name: "c_by_name".to_string(),
+            columns: vec!["c_name".to_string()],
+            unique: false
+        }]
     );
     assert!(!pay.autocommit && spec.transactions[1].autocommit);
     // A second index of one name, in another table, is refused there.
@@ -1246,4 +1250,37 @@ fn an_insert_s_key_may_follow_rows_drawn_for_each_key_of_another_table() {
     let drawing = with_insert.replace("gen = \"next-key\"", "gen = \"key\"");
     let refused = parse("d.toml", &drawing).unwrap_err().to_string();
     assert!(refused.contains("draws its rows (for_each)"), "{refused}");
+}
+
+#[test]
+fn seats_checks_unique_indexes_none_expected_and_branches_on_a_list() {
+    let (path, text) = crate::custom::benchbase::file("seats").unwrap();
+    let spec = parse(&path, text).unwrap();
+    let table = |name: &str| spec.tables.iter().find(|t| t.name == name).unwrap();
+    assert!(table("reservation").indexes[0].unique);
+    assert!(table("customer").indexes[0].unique);
+    let by_time = &table("flight").indexes[0];
+    assert!(!by_time.unique);
+    // Not unique, an index is recorded as it was before indexes could be
+    // (the load's shape digest is of this text).
+    assert_eq!(
+        format!("{by_time:?}"),
+        format!(
+            "{:?}",
+            (
+                "f_depart_time_idx".to_string(),
+                vec!["f_depart_time".to_string()]
+            )
+        )
+    );
+    let statements = |name: &str| {
+        let t = spec.transactions.iter().find(|t| t.name == name).unwrap();
+        &t.statements
+    };
+    assert_eq!(statements("NewReservation")[2].expect, Expect::None);
+    // FindFlights' direct search goes when the nearby query read no
+    // airport: it compares the list's length, after that query.
+    let flights = &statements("FindFlights")[2];
+    assert_eq!(flights.when, Some((ListRead::length("near"), 0)));
+    assert!(flights.after.contains(&1));
 }

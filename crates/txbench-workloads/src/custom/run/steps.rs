@@ -118,7 +118,7 @@ pub(super) fn kind_of(
     waves.push(wave_start..steps.len());
     let last = &steps[wave_start..];
     let commit_with_last = !t.autocommit
-        && last.iter().all(|s| s.expect != Expect::OneOrNone)
+        && last.iter().all(|s| !s.expect.may_roll_back())
         && last.last().is_none_or(|s| s.pause_after.is_none());
     let ack_params: Vec<usize> = if t.read_only {
         Vec::new()
@@ -206,10 +206,13 @@ impl Steps {
                 .collect::<Vec<usize>>();
             let i = self.steps.len();
             // A statement that needs one of the round trip's, or follows a
-            // pause, starts a round trip.
+            // pause, starts a round trip; so does one that follows checks
+            // (`none`), whose answer decides whether it is sent at all.
             let needs = s.after.iter().any(|&a| first_step + a >= self.wave_start);
             let paused = self.steps.last().is_some_and(|p| p.pause_after.is_some());
-            if i > 0 && (needs || paused) {
+            let checked = s.expect != Expect::None
+                && self.steps.last().is_some_and(|p| p.expect == Expect::None);
+            if i > 0 && (needs || paused || checked) {
                 self.waves.push(self.wave_start..i);
                 self.wave_start = i;
             }
@@ -299,24 +302,30 @@ fn draws_integers(g: &Generator) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::custom::{benchbase, load, parse};
 
-    /// ResourceStresser's types made for the driver at scale 2.
-    fn resource_stresser() -> Vec<(String, Kind)> {
-        let (path, text) = benchbase::file("resourcestresser").unwrap();
+    /// The types of the shipped workload `name` made for the driver at
+    /// `scale`.
+    pub(in crate::custom::run) fn shipped(name: &str, scale: i64) -> Vec<(String, Kind)> {
+        let (path, text) = benchbase::file(name).unwrap();
         let spec = parse(&path, text).unwrap();
         let tables: Vec<&'static schema::Table> = (spec.tables.iter())
             .map(|t| keep(load::schema_table(t)))
             .collect();
         let next = NextKeys::default();
         (spec.transactions.iter())
-            .map(|t| (t.name.clone(), kind_of(t, &tables, &next, 2)))
+            .map(|t| (t.name.clone(), kind_of(t, &tables, &next, scale)))
             .collect()
     }
 
-    fn kind<'a>(kinds: &'a [(String, Kind)], name: &str) -> &'a Kind {
+    /// ResourceStresser's types made for the driver at scale 2.
+    fn resource_stresser() -> Vec<(String, Kind)> {
+        shipped("resourcestresser", 2)
+    }
+
+    pub(in crate::custom::run) fn kind<'a>(kinds: &'a [(String, Kind)], name: &str) -> &'a Kind {
         &kinds.iter().find(|(n, _)| n == name).unwrap().1
     }
 
@@ -373,5 +382,34 @@ mod tests {
             // The last pause is the transaction's too: it holds its locks.
             assert!(!k.commit_with_last, "{name}");
         }
+    }
+
+    #[test]
+    fn checks_that_must_find_nothing_end_their_round_trip_before_what_they_guard() {
+        let kinds = shipped("seats", 2_000);
+        // SEATS' booking: the open seat and the flight; the two checks
+        // (the seat's needs the seat read), which go out together; then
+        // the booking's reads and writes with the COMMIT, once neither
+        // found a row.
+        let new = kind(&kinds, "NewReservation");
+        assert_eq!(new.waves, [0..2, 2..4, 4..9]);
+        assert!(new.commit_with_last);
+        // A move: the reservation found; the seat's check; the customer's
+        // and the moves. Its last round trip may roll back (a reservation
+        // another terminal deleted), so the COMMIT waits for it.
+        let update = kind(&kinds, "UpdateReservation");
+        assert_eq!(update.waves, [0..1, 1..2, 2..7]);
+        assert!(!update.commit_with_last);
+    }
+
+    #[test]
+    fn a_branch_on_a_list_compares_its_length_once_its_query_answered() {
+        let kinds = shipped("seats", 2_000);
+        let find = kind(&kinds, "FindFlights");
+        let (nearby, flights) = (&find.steps[1], &find.steps[2]);
+        let (_, length) = nearby.into_list.clone().unwrap();
+        assert!(matches!(flights.when, Some((Slot::Read(r), 0)) if r == length));
+        let wave_of = |i: usize| find.waves.iter().position(|w| w.contains(&i));
+        assert!(wave_of(2) > wave_of(1), "{:?}", find.waves);
     }
 }

@@ -406,6 +406,7 @@ fn spread_over_tables(spec: &mut Spec, groups: &[usize], tables: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::custom::spec::Index;
 
     fn statement_sql(spec: &Spec) -> Vec<&str> {
         spec.transactions[0]
@@ -486,7 +487,11 @@ mod tests {
         assert_eq!(spec.tables.len(), 12);
         assert_eq!(
             spec.tables[11].indexes,
-            [("k_12".to_string(), vec!["k".to_string()])]
+            [Index {
+                name: "k_12".to_string(),
+                columns: vec!["k".to_string()],
+                unique: false
+            }]
         );
         let statements = &spec.transactions[0].statements;
         let delete = &statements[16];
