@@ -2,7 +2,7 @@
 # BenchBase's shipped workloads (txbench custom --workload NAME): each one's
 # closed-loop throughput and p50/p99 per transaction type at a small scale,
 # on an SQLite file, on the local PostgreSQL and on the local MariaDB, then
-# a capacity sweep of SmallBank on PostgreSQL.
+# capacity sweeps of SmallBank and SEATS on PostgreSQL.
 #
 #   DURATION=20s TERMINALS=4 bench/benchbase.sh
 #   SERVERS=0 bench/benchbase.sh          # SQLite only
@@ -21,7 +21,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # name:scale, small enough to load in seconds.
-WORKLOADS=${WORKLOADS:-"smallbank:10000 voter:6 sibench:20 twitter:500 epinions:2000 wikipedia:100 resourcestresser:2 noop:1"}
+WORKLOADS=${WORKLOADS:-"smallbank:10000 voter:6 sibench:20 twitter:500 epinions:2000 wikipedia:100 seats:20000 resourcestresser:2 noop:1"}
+# The workloads swept on PostgreSQL.
+SWEEPS=${SWEEPS:-"smallbank seats"}
 
 # The throughput and each type's count, p50 and p99 of a run's summary.json.
 report() {
@@ -35,8 +37,11 @@ print(f"  {head}")
 for t in s["transactions"]:
     lat = t["latency_ms"]
     done = t["committed"] + t["expected_rollbacks"]
+    share = 100.0 * t["committed"] / done if done else 0.0
+    expected = t.get("expected_success")
+    against = f" (expected {100.0 * expected:.1f}%)" if expected is not None else ""
     print(f"  {t['name']:<20} {done:>9,} done  {t['expected_rollbacks']:>7,} rollbacks  "
-          f"p50 {lat['p50']:.3f} ms  p99 {lat['p99']:.3f} ms")
+          f"{share:6.2f}% committed{against}  p50 {lat['p50']:.3f} ms  p99 {lat['p99']:.3f} ms")
 PY
 }
 
@@ -64,9 +69,9 @@ if [ "$SERVERS" = 1 ]; then
         psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS txbench_bb" -c "CREATE DATABASE txbench_bb"
         "$bin" custom load --workload "$name" --db "$PG/txbench_bb" --scale "$scale" >/dev/null
         run "postgres" "$name" "$PG/txbench_bb"
-        if [ "$name" = smallbank ] && [ "$SWEEP" = 1 ]; then
-            echo "sweep of smallbank on postgres:"
-            "$bin" sweep custom --workload smallbank --db "$PG/txbench_bb" -t "$TERMINALS" \
+        if [[ " $SWEEPS " == *" $name "* ]] && [ "$SWEEP" = 1 ]; then
+            echo "sweep of $name on postgres:"
+            "$bin" sweep custom --workload "$name" --db "$PG/txbench_bb" -t "$TERMINALS" \
                 --rates "${RATES:-1000..6000}" --step "${STEP:-1000}" --step-duration 10s \
                 --slo 'p99<=10ms' -q --results "$work/sweep" 2>&1 | grep -vE '^\s*$' | tail -15
         fi
