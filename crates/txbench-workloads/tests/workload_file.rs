@@ -738,3 +738,73 @@ async fn seats_books_moves_and_cancels_seats_in_benchbase_s_shares() {
     );
     assert_invariants_hold(&engine, &spec).await;
 }
+
+const AUCTIONMARK: &str = include_str!("../src/custom/benchbase/auctionmark.toml");
+
+/// AuctionMark on SQLite: the load numbers each item's bids from 0 and
+/// points each item with bids at its last one; every procedure runs in its
+/// share of the mix with no error; each committed purchase, comment,
+/// feedback and listing added exactly one row, and bids were added and
+/// first bids given their winning bid; and the invariants hold: each item's
+/// count of bids and comments is its rows, its winning bid its own at its
+/// price, a bought auction closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auctionmark_bids_buys_and_comments_in_benchbase_s_shares() {
+    const COUNTS: [&str; 6] = [
+        "SELECT COUNT(*) * 1.0 FROM item_purchase",
+        "SELECT COUNT(*) * 1.0 FROM item_comment",
+        "SELECT COUNT(*) * 1.0 FROM useracct_feedback",
+        "SELECT COUNT(*) * 1.0 FROM item",
+        "SELECT COUNT(*) * 1.0 FROM item_bid",
+        "SELECT COUNT(*) * 1.0 FROM item_max_bid",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let loaded = std::sync::Mutex::new(Vec::new());
+    let (rec, engine, spec) = load_and_run_after(dir.path(), AUCTIONMARK, 500, |engine| {
+        let count = |sql| pollster::block_on(total(engine, sql));
+        *loaded.lock().unwrap() = COUNTS.iter().map(|sql| count(sql)).collect();
+        // Each item's bids are numbered 0, 1, ... and its winning bid is
+        // its last one.
+        let numbered = "SELECT COUNT(*) * 1.0 FROM item i WHERE i.i_num_bids > 0 AND \
+                        (SELECT MAX(b.ib_id) FROM item_bid b WHERE b.ib_i_id = i.i_id) <> i.i_num_bids - 1";
+        assert_eq!(count(numbered), 0.0);
+        let last = "SELECT COUNT(*) * 1.0 FROM item_max_bid m WHERE m.imb_ib_id <> \
+                    (SELECT MAX(b.ib_id) FROM item_bid b WHERE b.ib_i_id = m.imb_i_id)";
+        assert_eq!(count(last), 0.0);
+    })
+    .await;
+    assert_committed_in_its_shares(&rec, &spec, 2_000);
+    let before = loaded.lock().unwrap().clone();
+    let mut after = Vec::new();
+    for sql in COUNTS {
+        after.push(total(&engine, sql).await);
+    }
+    let committed = |name: &str| {
+        let i = spec
+            .transactions
+            .iter()
+            .position(|t| t.name == name)
+            .unwrap();
+        rec.total.measured[i].committed as f64
+    };
+    for (i, name) in ["NewPurchase", "NewComment", "NewFeedback", "NewItem"]
+        .into_iter()
+        .enumerate()
+    {
+        assert_eq!(
+            after[i],
+            before[i] + committed(name),
+            "{name}: {}",
+            COUNTS[i]
+        );
+    }
+    // A bid adds a row unless it raised its bidder's own maximum.
+    let bids = after[4] - before[4];
+    assert!(
+        bids > 0.5 * committed("NewBid") && bids <= committed("NewBid"),
+        "{bids} bids added by {} NewBids",
+        committed("NewBid")
+    );
+    assert!(after[5] > before[5], "no first bid on an item without bids");
+    assert_invariants_hold(&engine, &spec).await;
+}

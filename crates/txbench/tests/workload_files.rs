@@ -508,6 +508,7 @@ fn every_shipped_workload_file_loads_runs_checks_repeats_and_cleans() {
         ("voter", "Voter", "6"),
         ("sibench", "SIBench", "20"),
         ("seats", "SEATS", "2000"),
+        ("auctionmark", "AuctionMark", "500"),
         ("noop", "NoOp", "1"),
     ] {
         let db = format!("sqlite:{}", dir.path().join(format!("{name}.db")).display());

@@ -46,6 +46,12 @@ pub const CHOICES: &[Choice] = &[
                that two bookings of one seat collide on)",
     },
     Choice {
+        name: "auctionmark",
+        help: "BenchBase's AuctionMark: an online auction's items listed, bid on, commented, \
+               bought and rated over sixteen tables (bids decided by their own queries, \
+               counters and pointers kept by the transactions)",
+    },
+    Choice {
         name: "resourcestresser",
         help: "BenchBase's ResourceStresser: one type each for the server's CPU (hashing), \
                I/O (wide and narrow rows rewritten) and locks (rows held across pauses)",
@@ -66,6 +72,7 @@ const FILES: &[&str] = &[
     include_str!("benchbase/epinions.toml"),
     include_str!("benchbase/wikipedia.toml"),
     include_str!("benchbase/seats.toml"),
+    include_str!("benchbase/auctionmark.toml"),
     include_str!("benchbase/resourcestresser.toml"),
     include_str!("benchbase/noop.toml"),
 ];

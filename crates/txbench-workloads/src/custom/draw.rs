@@ -371,7 +371,7 @@ impl Draw {
             Generator::NextKey(keys) => Draw::NextKey(next.of(keys, scale)),
             Generator::Now => Draw::Now,
             Generator::Null => Draw::Null,
-            Generator::Parent(_) => Draw::Parent,
+            Generator::Parent(_) | Generator::Ordinal(_) => Draw::Parent,
             // Never drawn: the load's query fills it.
             Generator::Selected => Draw::Null,
             Generator::Padded { inner, width } => {

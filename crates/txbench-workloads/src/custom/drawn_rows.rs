@@ -157,11 +157,12 @@ pub fn rows(
     for offset in chunk.keys {
         let parent = each.parent.start + offset;
         taken.iter_mut().for_each(HashSet::clear);
-        for _ in 0..count.draw(&mut counts) {
+        for ordinal in 0..count.draw(&mut counts) {
             values.clear();
             for (i, (d, c)) in draws.iter().zip(&table.columns).enumerate() {
                 let value = match (&c.generator, c.distinct) {
                     (Generator::Parent(_), _) => Value::Int(parent),
+                    (Generator::Ordinal(start), _) => Value::Int(start + ordinal),
                     (_, Some(distinct)) => {
                         let left_out = distinct.other_than.and_then(|o| values[o].as_i64());
                         Value::Int(distinct_key(d, c, scale, &mut rng, &mut taken[i], left_out))
@@ -386,5 +387,32 @@ statements = [{{ sql = "SELECT 1 FROM page WHERE id = :p" }}]
         assert_eq!(per_key(&same, 1), per_key(&same, 2));
         let other = pages("{ gen = \"histogram\", values = [[1, 3], [2, 1], [6, 1]] }");
         assert_ne!(per_key(&other, 1), per_key(&other, 2));
+    }
+
+    #[test]
+    fn an_ordinal_numbers_each_key_s_rows_from_its_min() {
+        // The sequence n in place of an ordinal of the key's rows from 1.
+        let text = FOLLOWS.replace(
+            "{ name = \"n\", type = \"bigint\", gen = \"sequence\", min = 0 }",
+            "{ name = \"n\", type = \"bigint\", gen = \"ordinal\", min = 1 }",
+        );
+        let rows = all_rows(&text, 500, 5, 70);
+        let mut next = std::collections::BTreeMap::<i64, i64>::new();
+        for r in &rows {
+            let expected = next.entry(r[1]).or_insert(1);
+            assert_eq!(r[0], *expected, "{r:?}");
+            *expected += 1;
+        }
+        assert_eq!(next.len(), 500);
+        // Outside a for_each table there is no key to number rows of.
+        let outside = FOLLOWS.replace(
+            "columns = [{ name = \"uid\", type = \"int\", gen = \"sequence\" }]",
+            "columns = [{ name = \"uid\", type = \"int\", gen = \"ordinal\" }]",
+        );
+        let e = parse("f.toml", &outside).unwrap_err().to_string();
+        assert!(
+            e.contains("gen = \"ordinal\" numbers the rows made for one key"),
+            "{e}"
+        );
     }
 }

@@ -127,6 +127,10 @@ pub enum Generator {
     /// The key a row of a `for_each` table is made for (Epinions' item of
     /// a review): one of these keys.
     Parent(KeyRange),
+    /// A row's place among the rows of its key in a `for_each` table,
+    /// from this number: BenchBase's AuctionMark numbers each item's bids
+    /// from 0.
+    Ordinal(i64),
     /// What a `from` table's query selects into the column.
     Selected,
     /// A key of a table, uniform over those loaded.
@@ -238,6 +242,9 @@ impl Generator {
                 }
             }
             Generator::Sequence { start, .. } => Drawn::KeysFrom(*start),
+            Generator::Ordinal(start) => {
+                Drawn::Ints(*start, start.saturating_add(bounds::MAX_ROWS_EACH))
+            }
             Generator::Now => Drawn::Time,
             // The database holds the query's values to the column's type.
             Generator::Null | Generator::Selected => Drawn::Null,

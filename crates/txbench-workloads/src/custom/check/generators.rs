@@ -126,6 +126,7 @@ impl GenCheck<'_> {
             "next-key" => Generator::NextKey(self.keys()?),
             "now" => Generator::Now,
             "parent" => self.parent()?,
+            "ordinal" => self.ordinal()?,
             // A `from` table's column (checked by the table): the query's.
             "" if self.earlier.is_none() => Generator::Selected,
             "" => return Err(self.missing_generator()),
@@ -135,7 +136,7 @@ impl GenCheck<'_> {
                 return Err(self.error(format!(
                     "unknown generator '{other}' (sequence, uniform, normal, zipfian, latest, \
                      gaussian, special, pareto, nurand, string, pattern, number, constant, list, histogram, \
-                     key, next-key, add, now, null, parent)"
+                     key, next-key, add, now, null, parent, ordinal)"
                 )));
             }
         })
@@ -153,6 +154,16 @@ impl GenCheck<'_> {
             Some(of) => Ok(Generator::Parent(self.checker.key_range(of, self.raw, false)?)),
             None => Err(self.error(
                 "gen = \"parent\" is the key a row of a for_each table is made for: a column of such a table's".into(),
+            )),
+        }
+    }
+
+    /// A row's place among its key's rows, a `for_each` table's column's.
+    fn ordinal(&self) -> Result<Generator, FileError> {
+        match self.parent {
+            Some(_) => Ok(Generator::Ordinal(self.g.min.unwrap_or(0))),
+            None => Err(self.error(
+                "gen = \"ordinal\" numbers the rows made for one key of a for_each table: a column of such a table's".into(),
             )),
         }
     }
