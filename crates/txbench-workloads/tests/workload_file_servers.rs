@@ -87,23 +87,47 @@ async fn every_file<E: Engine>(engine: &Arc<E>) {
     }
 }
 
-/// Run `every_file` on `engine` in a runtime of its own, then `drop_it`
-/// whatever happened: a failed run leaves no database behind.
-fn in_own_database<E: Engine>(engine: Arc<E>, drop_it: impl std::future::Future<Output = ()>) {
+/// Run `body` on `engine` in a runtime of its own, in a database of its
+/// own, then `drop_it` whatever happened: a failed run leaves no database
+/// behind.
+fn in_own_database<E: Engine, F: std::future::Future<Output = ()>>(
+    engine: Arc<E>,
+    body: impl FnOnce(Arc<E>) -> F,
+    drop_it: impl std::future::Future<Output = ()>,
+) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(engine.create_database()).unwrap();
-    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        rt.block_on(every_file(&engine))
-    }));
-    drop(engine);
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rt.block_on(body(engine))));
     rt.block_on(drop_it);
     if let Err(panic) = ran {
         std::panic::resume_unwind(panic);
     }
+}
+
+/// `body` on PostgreSQL at `url`, in a database of its own named from
+/// `prefix`, dropped after.
+fn in_own_postgres<F: std::future::Future<Output = ()>>(
+    url: &str,
+    prefix: &str,
+    body: impl FnOnce(Arc<PgEngine>) -> F,
+) {
+    let name = format!("{prefix}_{}", std::process::id());
+    let engine = Arc::new(PgEngine::new(
+        PgTarget::parse(&with_database(url, &name)).unwrap(),
+        None,
+    ));
+    let url = url.to_string();
+    in_own_database(engine, body, async move {
+        let admin = PgEngine::new(PgTarget::parse(&url).unwrap(), None);
+        let mut s = admin.connect().await.unwrap();
+        s.query_sql(&format!("DROP DATABASE {name} WITH (FORCE)"))
+            .await
+            .unwrap();
+    });
 }
 
 #[test]
@@ -111,17 +135,8 @@ fn workload_files_run_on_postgres() {
     let Some(url) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
         return;
     };
-    let name = format!("txbench_wf_{}", std::process::id());
-    let engine = Arc::new(PgEngine::new(
-        PgTarget::parse(&with_database(&url, &name)).unwrap(),
-        None,
-    ));
-    in_own_database(engine, async move {
-        let admin = PgEngine::new(PgTarget::parse(&url).unwrap(), None);
-        let mut s = admin.connect().await.unwrap();
-        s.query_sql(&format!("DROP DATABASE {name} WITH (FORCE)"))
-            .await
-            .unwrap();
+    in_own_postgres(&url, "txbench_wf", |engine| async move {
+        every_file(&engine).await
     });
 }
 
@@ -133,7 +148,8 @@ fn workload_files_run_on_mariadb() {
     let name = format!("txbench_wf_{}", std::process::id());
     let target = |u: &str| vec![MyTarget::parse(u).unwrap()];
     let engine = Arc::new(MyEngine::new(target(&with_database(&url, &name)), None));
-    in_own_database(engine, async move {
+    let body = |engine: Arc<MyEngine>| async move { every_file(&engine).await };
+    in_own_database(engine, body, async move {
         let admin = MyEngine::new(target(&url), None);
         let mut s = admin.connect().await.unwrap();
         s.query_sql(&format!("DROP DATABASE {name}")).await.unwrap();
@@ -273,50 +289,26 @@ fn statistics_are_taken_after_the_rows_are_finished() {
     let Some(url) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
         return;
     };
-    let name = format!("txbench_stats_{}", std::process::id());
-    let engine = Arc::new(PgEngine::new(
-        PgTarget::parse(&with_database(&url, &name)).unwrap(),
-        None,
-    ));
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(engine.create_database()).unwrap();
-    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        rt.block_on(async {
-            let (_, text) = custom::benchbase::file("auctionmark").unwrap();
-            let spec = custom::parse("auctionmark.toml", text).unwrap();
-            support::load(&engine, &spec, 100, false).await;
-            let mut s = engine.connect().await.unwrap();
-            let rows = s
-                .query_sql(
-                    "SELECT n_distinct::text FROM pg_stats \
-                     WHERE tablename = 'item' AND attname = 'i_num_bids'",
-                )
-                .await
-                .unwrap();
-            let distinct = match rows.row(0).and_then(|r| r.get(0)) {
-                Some(txbench_core::Param::Text(t)) => t.parse::<f64>().unwrap(),
-                other => panic!("no statistics of i_num_bids: {other:?}"),
-            };
-            // Loaded as 0 everywhere, counted by an after_load UPDATE.
-            assert!(
-                distinct > 1.0,
-                "n_distinct {distinct}: taken before the counts"
-            );
-        })
-    }));
-    drop(engine);
-    rt.block_on(async {
-        let admin = PgEngine::new(PgTarget::parse(&url).unwrap(), None);
-        let mut s = admin.connect().await.unwrap();
-        s.query_sql(&format!("DROP DATABASE {name} WITH (FORCE)"))
+    in_own_postgres(&url, "txbench_stats", |engine| async move {
+        let (_, text) = custom::benchbase::file("auctionmark").unwrap();
+        let spec = custom::parse("auctionmark.toml", text).unwrap();
+        support::load(&engine, &spec, 100, false).await;
+        let mut s = engine.connect().await.unwrap();
+        let rows = s
+            .query_sql(
+                "SELECT n_distinct::text FROM pg_stats \
+                 WHERE tablename = 'item' AND attname = 'i_num_bids'",
+            )
             .await
             .unwrap();
+        let distinct = match rows.row(0).and_then(|r| r.get(0)) {
+            Some(txbench_core::Param::Text(t)) => t.parse::<f64>().unwrap(),
+            other => panic!("no statistics of i_num_bids: {other:?}"),
+        };
+        // Loaded as 0 everywhere, counted by an after_load UPDATE.
+        assert!(
+            distinct > 1.0,
+            "n_distinct {distinct}: taken before the counts"
+        );
     });
-    if let Err(panic) = ran {
-        std::panic::resume_unwind(panic);
-    }
 }
