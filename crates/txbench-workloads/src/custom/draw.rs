@@ -140,6 +140,14 @@ pub enum Draw {
         /// The inserts, whose newest done key is rank 1.
         inserts: Arc<Inserts>,
     },
+    /// Uniform from `start` to the newest key whose insert is done, the
+    /// loaded keys' last at first.
+    KeyOrInserted {
+        /// The first key.
+        start: i64,
+        /// The inserts into the keys' column.
+        inserts: Arc<Inserts>,
+    },
     /// sysbench's gaussian, special and pareto over `[start, start + n)`.
     Bunched {
         /// The first key.
@@ -363,6 +371,10 @@ impl Draw {
             Generator::Number { digits } => Draw::Number(*digits),
             Generator::Constant(v) => Draw::Constant(constant(v)?),
             Generator::Key(keys) => Draw::Key(keys.start, loaded(keys, scale)),
+            Generator::KeyOrInserted(keys) => Draw::KeyOrInserted {
+                start: keys.start,
+                inserts: next.of(keys, scale),
+            },
             Generator::OtherKey { keys, other_than } => Draw::OtherKey(OtherKeys {
                 earlier: *other_than,
                 start: keys.start,
@@ -449,6 +461,9 @@ impl Draw {
             // The loader puts the parent's key in its place.
             Draw::Null | Draw::Parent => return Value::Null,
             Draw::Key(start, n) => rng.uniform(*start, start + n - 1),
+            Draw::KeyOrInserted { start, inserts } => {
+                rng.uniform(*start, inserts.newest_done().max(*start))
+            }
             // The terminal draws it ([`Draw::given`]); a column never
             // does (refused with the file).
             Draw::OtherKey(_) => return Value::Null,
@@ -780,6 +795,28 @@ mod tests {
             .filter(|_| int(l.value(&mut rng, 0)) == 1001)
             .count();
         assert!(at_top > 100, "{at_top}");
+    }
+
+    #[test]
+    fn a_key_of_inserted_ones_too_reaches_the_keys_whose_inserts_are_done() {
+        let next = NextKeys::default();
+        let mut rng = Rand::new(4);
+        let key = Draw::new(&Generator::KeyOrInserted(keys(0)), 100, &next, &mut rng).unwrap();
+        let insert = Draw::new(&Generator::NextKey(keys(0)), 100, &next, &mut rng).unwrap();
+        let most = |rng: &mut Rand| (0..5_000).map(|_| int(key.value(rng, 0))).max().unwrap();
+        // The loaded keys 0 to 999 alone, until an insert is done.
+        assert_eq!(most(&mut rng), 999);
+        let (first, second) = (
+            int(insert.value(&mut rng, 0)),
+            int(insert.value(&mut rng, 0)),
+        );
+        assert_eq!((first, second), (1000, 1001));
+        assert_eq!(most(&mut rng), 999);
+        // Done, committed or not: a find at or after it takes the next row.
+        let inserts = next.of(&keys(0), 100);
+        inserts.done(1000);
+        inserts.done(1001);
+        assert_eq!(most(&mut rng), 1001);
     }
 
     /// The share of `draws` of `g` over 10,000 keys from 1 that `within` holds.

@@ -234,6 +234,10 @@ pub struct FieldDef {
     /// never themself).
     #[serde(default)]
     pub other_than: Option<Spanned<String>>,
+    /// A `key` parameter's: draws the keys this run's inserts into the
+    /// column have finished too, not only the loaded ones.
+    #[serde(default)]
+    pub inserted: Option<Spanned<bool>>,
     /// In a table of `for_each`: no two rows of one key draw the same
     /// value of this column (Epinions' item is reviewed once by a user).
     #[serde(default)]

@@ -135,6 +135,11 @@ pub enum Generator {
     Selected,
     /// A key of a table, uniform over those loaded.
     Key(KeyRange),
+    /// A key of a table, uniform over those loaded and those this run's
+    /// inserts into its column have finished (`inserted = true`): a find
+    /// at or after it reaches the rows the run added (AuctionMark's items
+    /// listed during the run). A parameter's only.
+    KeyOrInserted(KeyRange),
     /// A key of a table other than an earlier parameter's (by its index),
     /// uniform over the rest: the second customer of a transfer. A
     /// parameter's only.
@@ -192,6 +197,7 @@ impl Generator {
             | Generator::Special { keys, .. }
             | Generator::Pareto { keys, .. }
             | Generator::Key(keys)
+            | Generator::KeyOrInserted(keys)
             | Generator::OtherKey { keys, .. }
             | Generator::NextKey(keys)
             | Generator::Parent(keys) => Some(keys),

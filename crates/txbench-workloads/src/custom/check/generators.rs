@@ -59,6 +59,12 @@ impl GenCheck<'_> {
                 self.kind
             )));
         }
+        if g.inserted.is_some() && self.kind != "key" {
+            return Err(self.error(format!(
+                "inserted is a setting of gen = \"key\", not of gen = \"{}\"",
+                self.kind
+            )));
+        }
         if g.other_than.is_some() && self.kind != "key" {
             // Left out silently, a skewed draw would still draw the key.
             return Err(self.error(format!(
@@ -122,6 +128,7 @@ impl GenCheck<'_> {
             "list" => self.list()?,
             "histogram" => self.histogram()?,
             "key" if self.g.other_than.is_some() => self.other_key()?,
+            "key" if inserted(g) => self.inserted_key()?,
             "key" => Generator::Key(self.keys()?),
             "next-key" => Generator::NextKey(self.keys()?),
             "now" => Generator::Now,
@@ -156,6 +163,23 @@ impl GenCheck<'_> {
                 "gen = \"parent\" is the key a row of a for_each table is made for: a column of such a table's".into(),
             )),
         }
+    }
+
+    /// A key of the loaded ones or of those the run's inserts finished: a
+    /// parameter's (a load inserts nothing), drawn alone.
+    fn inserted_key(&self) -> Result<Generator, FileError> {
+        if self.earlier.is_none() {
+            return Err(self.error(
+                "inserted = true draws the keys a run inserts too: a parameter's, not a column's"
+                    .into(),
+            ));
+        }
+        if self.g.width.is_some() {
+            return Err(
+                self.error("inserted = true draws an integer key: it takes no width".into())
+            );
+        }
+        Ok(Generator::KeyOrInserted(self.keys()?))
     }
 
     /// A row's place among its key's rows, a `for_each` table's column's.
@@ -656,4 +680,9 @@ pub(super) fn instead(
         value: value.clone(),
         percent,
     })
+}
+
+/// Whether a generator asks for `inserted = true`.
+fn inserted(g: &FieldDef) -> bool {
+    g.inserted.as_ref().is_some_and(|i| *i.get_ref())
 }

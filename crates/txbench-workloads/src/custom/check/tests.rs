@@ -1284,3 +1284,39 @@ fn seats_checks_unique_indexes_none_expected_and_branches_on_a_list() {
     assert_eq!(flights.when, Some((ListRead::length("near"), 0)));
     assert!(flights.after.contains(&1));
 }
+
+#[test]
+fn inserted_keys_are_a_key_parameter_s() {
+    let text = crate::custom::benchbase::file("auctionmark").unwrap().1;
+    let spec = parse("auctionmark.toml", text).unwrap();
+    let get_item = spec
+        .transactions
+        .iter()
+        .find(|t| t.name == "GetItem")
+        .unwrap();
+    assert!(matches!(&get_item.params[0].1, Generator::KeyOrInserted(k) if k.table == "item"));
+    let param = "{ name = \"i\", gen = \"key\", of = \"item.i_id\", inserted = true }";
+    for (to, message) in [
+        (
+            "{ name = \"i\", gen = \"uniform\", min = 1, max = 9, inserted = true }",
+            "inserted is a setting of gen = \"key\", not of gen = \"uniform\"",
+        ),
+        (
+            "{ name = \"i\", gen = \"key\", of = \"item.i_id\", inserted = true, width = 9 }",
+            "inserted = true draws an integer key: it takes no width",
+        ),
+    ] {
+        let changed = text.replacen(param, to, 1);
+        let e = parse("auctionmark.toml", &changed).unwrap_err().to_string();
+        assert!(e.contains(message), "{e}");
+    }
+    // A column: a load inserts nothing.
+    let column = "{ name = \"uw_i_id\", type = \"bigint\", gen = \"key\", of = \"item.i_id\", distinct = true }";
+    let changed = text.replacen(
+        column,
+        "{ name = \"uw_i_id\", type = \"bigint\", gen = \"key\", of = \"item.i_id\", inserted = true }",
+        1,
+    );
+    let e = parse("auctionmark.toml", &changed).unwrap_err().to_string();
+    assert!(e.contains("a parameter's, not a column's"), "{e}");
+}
