@@ -205,9 +205,9 @@ pub enum Draw {
     Now,
     /// NULL.
     Null,
-    /// The key a `for_each` table's row is made for: the loader gives it
-    /// ([`super::load`]).
-    Parent,
+    /// What the loader puts in a `for_each` table's row (`drawn_rows.rs`):
+    /// the key the row is made for, or its place among that key's rows.
+    Placed,
 }
 
 /// How sysbench's skewed distributions bunch their keys.
@@ -383,7 +383,7 @@ impl Draw {
             Generator::NextKey(keys) => Draw::NextKey(next.of(keys, scale)),
             Generator::Now => Draw::Now,
             Generator::Null => Draw::Null,
-            Generator::Parent(_) | Generator::Ordinal(_) => Draw::Parent,
+            Generator::Parent(_) | Generator::Ordinal(_) => Draw::Placed,
             // Never drawn: the load's query fills it.
             Generator::Selected => Draw::Null,
             Generator::Padded { inner, width } => {
@@ -459,7 +459,7 @@ impl Draw {
                 });
             }
             // The loader puts the parent's key in its place.
-            Draw::Null | Draw::Parent => return Value::Null,
+            Draw::Null | Draw::Placed => return Value::Null,
             Draw::Key(start, n) => rng.uniform(*start, start + n - 1),
             Draw::KeyOrInserted { start, inserts } => {
                 rng.uniform(*start, inserts.newest_done().max(*start))

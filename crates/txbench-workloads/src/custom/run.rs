@@ -416,8 +416,8 @@ async fn run_kind<S: Session>(
         }
         let replies = send_wave(session, wave, input, &read, with_commit).await?;
         let pause = wave.last().and_then(|s| s.pause_after);
-        for (step, reply) in wave.iter().zip(replies) {
-            if !kept(step, reply.as_ref(), &mut read)? {
+        for (step, (reply, held)) in wave.iter().zip(replies) {
+            if !kept(step, &reply, held, &mut read)? {
                 if kind.autocommit {
                     // What was sent committed; the rest is not sent.
                     return Ok(Outcome::ExpectedRollback);
@@ -453,29 +453,20 @@ async fn send_wave<S: Session>(
     input: &FileInput,
     read: &[Drawn],
     with_commit: bool,
-) -> Result<Vec<Option<Reply>>, DbError> {
+) -> Result<Vec<(Reply, bool)>, DbError> {
     let value = |slot: &Slot| match *slot {
         Slot::Drawn(i) => input.params[i].param(),
         Slot::Read(i) => read[i].param(),
     };
     let params: Vec<Param<'_>> = wave.iter().flat_map(|s| s.args.iter().map(value)).collect();
-    // A statement whose `when` does not hold is a branch not taken; one
-    // of a list that came back empty is not sent either.
-    let taken = |s: &Step| {
-        let holds = |(slot, equals): &(Slot, i64)| match slot {
-            Slot::Drawn(i) => matches!(input.params[*i], Drawn::Int(v) if v == *equals),
-            Slot::Read(i) => matches!(read[*i], Drawn::Int(v) if v == *equals),
-        };
-        s.when.as_ref().is_none_or(holds)
-    };
-    let sent = |s: &Step| taken(s) && !s.lists.iter().any(|&l| matches!(read[l], Drawn::Int(0)));
+    let fate = |s: &Step| fate(s, input, read);
     let mut rest = &params[..];
     let calls: Vec<Call<'_>> = wave
         .iter()
         .filter_map(|s| {
             let (own, after) = rest.split_at(s.args.len());
             rest = after;
-            sent(s).then_some((s, own))
+            (fate(s) == Fate::Sent).then_some((s, own))
         })
         .map(|(s, own)| {
             let statement = match s.pick.map(|i| &input.params[i]) {
@@ -501,25 +492,68 @@ async fn send_wave<S: Session>(
         (true, false) => Vec::new(),
     }
     .into_iter();
-    // A statement not sent returns no rows; a branch not taken, nothing.
-    let replied = wave.iter().map(|s| match (taken(s), sent(s)) {
-        (_, true) => Some(replies.next().expect("a reply for each statement sent")),
-        (true, false) => Some(Reply::Rows(Rows::default())),
-        (false, _) => None,
+    // A statement not sent returns no rows; a branch not taken is held
+    // to no `expect`.
+    let replied = wave.iter().map(|s| match fate(s) {
+        Fate::Sent => (
+            replies.next().expect("a reply for each statement sent"),
+            true,
+        ),
+        Fate::EmptyList => (Reply::Rows(Rows::default()), true),
+        Fate::NotTaken => (Reply::Rows(Rows::default()), false),
     });
     Ok(replied.collect())
 }
 
-/// Check a reply against what its statement expects and keep the values it
-/// reads; false when it found nothing and that ends the transaction.
-fn kept(step: &Step, reply: Option<&Reply>, read: &mut [Drawn]) -> Result<bool, DbError> {
-    let Some(reply) = reply else {
-        // A branch not taken: its values are none, its list empty.
-        if let Some((_, length)) = &step.into_list {
-            read[*length] = Drawn::Int(0);
-        }
-        return Ok(true);
+/// What becomes of a statement of a round trip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    /// Sent.
+    Sent,
+    /// Not sent: a list it uses came back empty (its `expect` decides).
+    EmptyList,
+    /// Not sent: its `when` does not hold (a branch not taken).
+    NotTaken,
+}
+
+/// The fate of `s` with the drawn `input` and the values `read` so far.
+fn fate(s: &Step, input: &FileInput, read: &[Drawn]) -> Fate {
+    let holds = |(slot, equals): &(Slot, i64)| match slot {
+        Slot::Drawn(i) => matches!(input.params[*i], Drawn::Int(v) if v == *equals),
+        Slot::Read(i) => matches!(read[*i], Drawn::Int(v) if v == *equals),
     };
+    if !s.when.as_ref().is_none_or(holds) {
+        Fate::NotTaken
+    } else if s.lists.iter().any(|&l| matches!(read[l], Drawn::Int(0))) {
+        Fate::EmptyList
+    } else {
+        Fate::Sent
+    }
+}
+
+/// Check a reply against what its statement expects, when `held` to it
+/// (not a branch not taken), and keep the values it reads; false when what
+/// it found ends the transaction.
+fn kept(step: &Step, reply: &Reply, held: bool, read: &mut [Drawn]) -> Result<bool, DbError> {
+    if held && !as_expected(step, reply)? {
+        return Ok(false);
+    }
+    if let (Some(rows), false) = (reply.rows(), step.into.is_empty())
+        && let Some(row) = rows.row(0)
+    {
+        for (column, &slot) in step.into.iter().enumerate() {
+            read[slot] = row.get(column).map_or(Drawn::Null, drawn);
+        }
+    }
+    if let (Some(rows), Some((slots, length))) = (reply.rows(), &step.into_list) {
+        keep_list(rows, slots.clone(), *length, read);
+    }
+    Ok(true)
+}
+
+/// Whether `reply` is what `step` expects: false for an expected rollback,
+/// an error for a data error.
+fn as_expected(step: &Step, reply: &Reply) -> Result<bool, DbError> {
     let count = match reply {
         Reply::Rows(rows) => rows.len() as u64,
         Reply::Affected(n) => *n,
@@ -538,16 +572,6 @@ fn kept(step: &Step, reply: Option<&Reply>, read: &mut [Drawn]) -> Result<bool, 
         (Expect::OneOrNone, 0) | (Expect::None, _) => return Ok(false),
         (Expect::One, _) => return Err(wrong("expected one row and got")),
         (Expect::OneOrNone, _) => return Err(wrong("expected one row or none and got")),
-    }
-    if let (Some(rows), false) = (reply.rows(), step.into.is_empty())
-        && let Some(row) = rows.row(0)
-    {
-        for (column, &slot) in step.into.iter().enumerate() {
-            read[slot] = row.get(column).map_or(Drawn::Null, drawn);
-        }
-    }
-    if let (Some(rows), Some((slots, length))) = (reply.rows(), &step.into_list) {
-        keep_list(rows, slots.clone(), *length, read);
     }
     Ok(true)
 }
@@ -658,13 +682,13 @@ mod tests {
         let by_id_str = &kind(&kinds, "UpdateCustomer").steps[0];
         let nearby = &kind(&kinds, "FindFlights").steps[1];
         let mut read = vec![Drawn::Int(5); 64];
-        assert!(kept(by_id_str, None, &mut read).unwrap());
-        assert!(kept(nearby, None, &mut read).unwrap());
+        let empty = Reply::Rows(Rows::default());
+        assert!(kept(by_id_str, &empty, false, &mut read).unwrap());
+        assert!(kept(nearby, &empty, false, &mut read).unwrap());
         let (_, length) = nearby.into_list.clone().unwrap();
         assert_eq!(read[length], Drawn::Int(0));
         // Sent, the same `one` that found nothing is a data error.
-        let empty = Reply::Rows(Rows::default());
-        assert!(kept(by_id_str, Some(&empty), &mut read).is_err());
+        assert!(kept(by_id_str, &empty, true, &mut read).is_err());
     }
 
     #[test]
@@ -675,8 +699,8 @@ mod tests {
         assert_eq!(check_seat.expect, Expect::None);
         let mut read = vec![Drawn::Null; 64];
         let sold = Reply::Rows(rows_of(&[3]));
-        assert!(!kept(check_seat, Some(&sold), &mut read).unwrap());
+        assert!(!kept(check_seat, &sold, true, &mut read).unwrap());
         let open = Reply::Rows(Rows::default());
-        assert!(kept(check_seat, Some(&open), &mut read).unwrap());
+        assert!(kept(check_seat, &open, true, &mut read).unwrap());
     }
 }

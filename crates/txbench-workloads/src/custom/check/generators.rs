@@ -127,8 +127,8 @@ impl GenCheck<'_> {
             "add" => self.add()?,
             "list" => self.list()?,
             "histogram" => self.histogram()?,
-            "key" if self.g.other_than.is_some() => self.other_key()?,
             "key" if inserted(g) => self.inserted_key()?,
+            "key" if self.g.other_than.is_some() => self.other_key()?,
             "key" => Generator::Key(self.keys()?),
             "next-key" => Generator::NextKey(self.keys()?),
             "now" => Generator::Now,
@@ -174,10 +174,10 @@ impl GenCheck<'_> {
                     .into(),
             ));
         }
-        if self.g.width.is_some() {
-            return Err(
-                self.error("inserted = true draws an integer key: it takes no width".into())
-            );
+        if self.g.width.is_some() || self.g.other_than.is_some() {
+            return Err(self.error(
+                "inserted = true draws any integer key: it takes no width or other_than".into(),
+            ));
         }
         Ok(Generator::KeyOrInserted(self.keys()?))
     }

@@ -1303,7 +1303,11 @@ fn inserted_keys_are_a_key_parameter_s() {
         ),
         (
             "{ name = \"i\", gen = \"key\", of = \"item.i_id\", inserted = true, width = 9 }",
-            "inserted = true draws an integer key: it takes no width",
+            "inserted = true draws any integer key: it takes no width or other_than",
+        ),
+        (
+            "{ name = \"i\", gen = \"key\", of = \"item.i_id\", inserted = true, other_than = \"i\" }",
+            "inserted = true draws any integer key: it takes no width or other_than",
         ),
     ] {
         let changed = text.replacen(param, to, 1);
