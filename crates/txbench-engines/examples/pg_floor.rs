@@ -6,8 +6,10 @@
 //! latency recorded, parameters drawn by a xorshift and written as text. What
 //! it costs a transaction is what the kernel costs for those round trips and
 //! little more: the floor under any client that sends what pgbench sends.
+//! With `tls` it asks for TLS as libpq's `sslmode=prefer` does (rustls, ring,
+//! the certificate not verified) and encrypts each message, nothing more.
 //!
-//!   pg_floor HOST:PORT DATABASE CLIENTS SECONDS SCALE
+//!   pg_floor HOST:PORT DATABASE CLIENTS SECONDS SCALE [tls]
 //!
 //! Trust authentication only (user postgres). Prints the transactions, their
 //! rate, and the process's user and system time a transaction (getrusage).
@@ -15,6 +17,7 @@
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::AsRawFd;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{BufMut, BytesMut};
@@ -96,6 +99,8 @@ impl Draws {
 /// A connection, the step of its transaction, and its buffers.
 struct Client {
     stream: TcpStream,
+    /// TLS over the stream, where the server took it.
+    tls: Option<rustls::ClientConnection>,
     step: usize,
     draws: Draws,
     out: BytesMut,
@@ -104,9 +109,13 @@ struct Client {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let [_, address, database, clients, seconds, scale] = &args[..] else {
-        eprintln!("usage: pg_floor HOST:PORT DATABASE CLIENTS SECONDS SCALE");
-        std::process::exit(2);
+    let (address, database, clients, seconds, scale, tls) = match &args[..] {
+        [_, a, d, c, s, k] => (a, d, c, s, k, None),
+        [_, a, d, c, s, k, t] if t == "tls" => (a, d, c, s, k, Some(tls_config())),
+        _ => {
+            eprintln!("usage: pg_floor HOST:PORT DATABASE CLIENTS SECONDS SCALE [tls]");
+            std::process::exit(2);
+        }
     };
     let number = |s: &str| -> u64 {
         s.parse().unwrap_or_else(|_| {
@@ -116,7 +125,7 @@ fn main() {
     };
     let (clients, seconds, scale) = (number(clients), number(seconds), number(scale) as i64);
     let mut all: Vec<Client> = (0..clients)
-        .map(|_| connect(address, database).unwrap_or_else(|e| fail(&e)))
+        .map(|_| connect(address, database, tls.as_ref()).unwrap_or_else(|e| fail(&e)))
         .collect();
     let mut rng = 0x9E37_79B9_7F4A_7C15_u64;
     let start = Instant::now();
@@ -179,13 +188,22 @@ fn fail(e: &io::Error) -> ! {
     std::process::exit(1)
 }
 
-/// Connect, start up (trust), prepare the script's statements; the socket
-/// non-blocking after.
-fn connect(address: &str, database: &str) -> io::Result<Client> {
-    let stream = TcpStream::connect(address)?;
+/// Connect (TLS where asked and the server takes it), start up (trust),
+/// prepare the script's statements; the socket non-blocking after.
+fn connect(
+    address: &str,
+    database: &str,
+    tls: Option<&Arc<rustls::ClientConfig>>,
+) -> io::Result<Client> {
+    let mut stream = TcpStream::connect(address)?;
     stream.set_nodelay(true)?;
+    let tls = match tls {
+        Some(config) => start_tls(&mut stream, config)?,
+        None => None,
+    };
     let mut c = Client {
         stream,
+        tls,
         step: 0,
         draws: Draws::default(),
         out: BytesMut::new(),
@@ -250,7 +268,20 @@ fn itoa(v: i64, buf: &mut [u8; 24]) -> &[u8] {
     &buf[i..]
 }
 
+/// Write the buffered messages (encrypted first, with TLS).
 fn flush(c: &mut Client) -> io::Result<()> {
+    if let Some(tls) = &mut c.tls {
+        tls.writer().write_all(&c.out)?;
+        c.out.clear();
+        while tls.wants_write() {
+            match tls.write_tls(&mut c.stream) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::yield_now(),
+                Err(e) => return Err(e),
+            }
+        }
+        return Ok(());
+    }
     let mut written = 0;
     while written < c.out.len() {
         match c.stream.write(&c.out[written..]) {
@@ -263,15 +294,44 @@ fn flush(c: &mut Client) -> io::Result<()> {
     Ok(())
 }
 
-/// Read what has come; whether the answer ended (ReadyForQuery).
-fn answered(c: &mut Client) -> io::Result<bool> {
+/// Read once from the socket into the input (decrypted, with TLS); false
+/// if nothing had come.
+fn fill(c: &mut Client) -> io::Result<bool> {
+    let Some(tls) = &mut c.tls else {
+        let mut chunk = [0u8; 8192];
+        return match c.stream.read(&mut chunk) {
+            Ok(0) => Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                c.input.extend_from_slice(&chunk[..n]);
+                Ok(true)
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
+            Err(e) => Err(e),
+        };
+    };
+    match tls.read_tls(&mut c.stream) {
+        Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+        Err(e) => return Err(e),
+    }
+    tls.process_new_packets().map_err(io::Error::other)?;
     let mut chunk = [0u8; 8192];
     loop {
-        match c.stream.read(&mut chunk) {
+        match tls.reader().read(&mut chunk) {
             Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
             Ok(n) => c.input.extend_from_slice(&chunk[..n]),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(true),
             Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Read what has come; whether the answer ended (ReadyForQuery).
+fn answered(c: &mut Client) -> io::Result<bool> {
+    loop {
+        if !fill(c)? {
+            return Ok(false);
         }
         while let Some(message) = Message::parse(&mut c.input)? {
             match message {
@@ -294,5 +354,79 @@ fn answered(c: &mut Client) -> io::Result<bool> {
                 }
             }
         }
+    }
+}
+
+/// Ask for TLS (SSLRequest); on the server's yes, the handshake, done
+/// before the socket turns non-blocking.
+fn start_tls(
+    stream: &mut TcpStream,
+    config: &Arc<rustls::ClientConfig>,
+) -> io::Result<Option<rustls::ClientConnection>> {
+    stream.write_all(&[0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f])?;
+    let mut answer = [0u8; 1];
+    stream.read_exact(&mut answer)?;
+    if answer[0] != b'S' {
+        return Ok(None);
+    }
+    let name = rustls::pki_types::ServerName::try_from("localhost").map_err(io::Error::other)?;
+    let mut tls =
+        rustls::ClientConnection::new(Arc::clone(config), name).map_err(io::Error::other)?;
+    while tls.is_handshaking() {
+        tls.complete_io(stream)?;
+    }
+    Ok(Some(tls))
+}
+
+/// rustls with ring, any certificate accepted (libpq's `sslmode=prefer`
+/// without a root certificate authenticates no server either).
+fn tls_config() -> Arc<rustls::ClientConfig> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
+        .with_safe_default_protocol_versions()
+        .expect("ring supports the default protocol versions")
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
+        .with_no_client_auth();
+    Arc::new(config)
+}
+
+#[derive(Debug)]
+struct AnyCertificate(Arc<rustls::crypto::CryptoProvider>);
+
+impl rustls::client::danger::ServerCertVerifier for AnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _: &rustls::pki_types::CertificateDer<'_>,
+        _: &[rustls::pki_types::CertificateDer<'_>],
+        _: &rustls::pki_types::ServerName<'_>,
+        _: &[u8],
+        _: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        let algorithms = &self.0.signature_verification_algorithms;
+        rustls::crypto::verify_tls12_signature(message, cert, dss, algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        let algorithms = &self.0.signature_verification_algorithms;
+        rustls::crypto::verify_tls13_signature(message, cert, dss, algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
     }
 }
