@@ -5,7 +5,10 @@
 # statement` and the floor (examples/pg_floor.rs: the same seven round trips
 # from one thread polling its connections, with nothing else: no TLS, no
 # library, no latency kept). Per run the throughput and the client's CPU a
-# transaction, user and system apart (/usr/bin/time over the whole process).
+# transaction, user and system apart (/usr/bin/time over the whole process),
+# and the server's (the postmaster's children's user and system time over
+# the run, /proc/PID/stat: the backends exit with their connections; the
+# server on this machine).
 # All three run without TLS (sslmode=disable), then with it (sslmode=prefer,
 # what pgbench and txbench do by default when the server offers TLS; the
 # floor asks for it as they do and encrypts with rustls).
@@ -32,9 +35,13 @@ psql "postgres://postgres@$HOST/postgres" -qc "DROP DATABASE IF EXISTS txbench_p
 echo "== $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(git rev-parse --short HEAD)"
 echo "== tpcb-like one statement a round trip, scale $SCALE, $CLIENTS clients, ${DURATION} s, $ROUNDS rounds"
 # "<tps> tps, user <u> system <s> total <t> us a transaction" of N transactions in the time file.
+server=$(pgrep -xo postgres)
+ticks=$(getconf CLK_TCK)
+# The backends exit with their connections and are reaped a moment later.
+server_cpu() { sleep 0.3; awk '{ print $16 + $17 }' "/proc/$server/stat"; }
 line() {
-    awk -v n="$2" -v d="$DURATION" '{ printf "%.0f tps, CPU a transaction: user %.0f us, system %.0f us, total %.0f us\n",
-        n / d, $1 * 1e6 / n, $2 * 1e6 / n, ($1 + $2) * 1e6 / n }' "$1"
+    awk -v n="$2" -v d="$DURATION" -v s="$3" -v hz="$ticks" '{ printf "%.0f tps, CPU a transaction: user %.0f us, system %.0f us, total %.0f us; server %.0f us\n",
+        n / d, $1 * 1e6 / n, $2 * 1e6 / n, ($1 + $2) * 1e6 / n, s * 1e6 / hz / n }' "$1"
 }
 committed() {
     python3 -c 'import glob, json, sys
@@ -45,17 +52,20 @@ print(t["committed"] + t["expected_rollbacks"])' "$1"
 for ssl in disable prefer; do
     echo "== sslmode=$ssl"
     for round in $(seq "$ROUNDS"); do
+        before=$(server_cpu)
         /usr/bin/time -f "%U %S" -o "$work/cpu" "$PGBENCH" -n -M prepared -c "$CLIENTS" -j 1 -T "$DURATION" \
             "$db?sslmode=$ssl" >"$work/out" 2>&1
         n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$work/out")
-        echo "round $round pgbench -M prepared: $(line "$work/cpu" "$n")"
+        echo "round $round pgbench -M prepared: $(line "$work/cpu" "$n" $(($(server_cpu) - before)))"
         rm -rf "$work/results"
+        before=$(server_cpu)
         /usr/bin/time -f "%U %S" -o "$work/cpu" "$bin" pgbench run --db "$db?sslmode=$ssl" -t "$CLIENTS" \
             -d "${DURATION}s" --warmup 0s --round-trips statement -q --no-report --results "$work/results" >/dev/null 2>&1
-        echo "round $round txbench --round-trips statement: $(line "$work/cpu" "$(committed "$work/results")")"
+        echo "round $round txbench --round-trips statement: $(line "$work/cpu" "$(committed "$work/results")" $(($(server_cpu) - before)))"
         tls=$([ "$ssl" = prefer ] && echo tls || true)
+        before=$(server_cpu)
         /usr/bin/time -f "%U %S" -o "$work/cpu" "$floor" "$HOST" txbench_peers "$CLIENTS" "$DURATION" "$SCALE" $tls >"$work/out"
         n=$(sed -n 's/^transactions \([0-9]*\) .*/\1/p' "$work/out")
-        echo "round $round floor: $(line "$work/cpu" "$n")"
+        echo "round $round floor: $(line "$work/cpu" "$n" $(($(server_cpu) - before)))"
     done
 done

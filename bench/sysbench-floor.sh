@@ -7,8 +7,10 @@
 # nothing else; then the same with a thread a connection blocking on its
 # socket, as sysbench's threads do). Uniform ids for all; no TLS (sysbench
 # asks for none).
-# Per run the throughput and the client's CPU a transaction, user and system
-# apart (/usr/bin/time over the whole process).
+# Per run the throughput, the client's CPU a transaction, user and system
+# apart (/usr/bin/time over the whole process), and the server's (mariadbd's
+# user and system time over the run, /proc/PID/stat; the server on this
+# machine).
 #
 #   ROUNDS=4 DURATION=6 THREADS=4 TABLES=4 SIZE=10000 bench/sysbench-floor.sh
 set -euo pipefail
@@ -31,17 +33,22 @@ mysql -h "$HOST" -P "$PORT" -u root -e "DROP DATABASE IF EXISTS txbench_peers; C
 "$bin" sysbench load --db "$url" --tables "$TABLES" --table-size "$SIZE" >/dev/null 2>&1
 echo "== $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(git rev-parse --short HEAD)"
 echo "== oltp_read_write one statement a round trip, $TABLES tables of $SIZE rows, $THREADS clients, ${DURATION} s, $ROUNDS rounds"
+server=$(pgrep -x mariadbd || pgrep -x mysqld)
+ticks=$(getconf CLK_TCK)
+server_cpu() { awk '{ print $14 + $15 }' "/proc/$server/stat"; }
 line() {
-    awk -v n="$2" -v d="$DURATION" '{ printf "%.0f tps, CPU a transaction: user %.0f us, system %.0f us, total %.0f us\n",
-        n / d, $1 * 1e6 / n, $2 * 1e6 / n, ($1 + $2) * 1e6 / n }' "$1"
+    awk -v n="$2" -v d="$DURATION" -v s="$3" -v hz="$ticks" '{ printf "%.0f tps, CPU a transaction: user %.0f us, system %.0f us, total %.0f us; server %.0f us\n",
+        n / d, $1 * 1e6 / n, $2 * 1e6 / n, ($1 + $2) * 1e6 / n, s * 1e6 / hz / n }' "$1"
 }
 for round in $(seq "$ROUNDS"); do
+    before=$(server_cpu)
     /usr/bin/time -f "%U %S" -o "$work/cpu" sysbench oltp_read_write --db-driver=mysql --mysql-host="$HOST" \
         --mysql-port="$PORT" --mysql-user=root --mysql-db=txbench_peers --tables="$TABLES" --table-size="$SIZE" \
         --rand-type=uniform --threads="$THREADS" --time="$DURATION" run >"$work/out" 2>&1
     n=$(sed -n 's/.*transactions: *\([0-9]*\).*/\1/p' "$work/out")
-    echo "round $round sysbench: $(line "$work/cpu" "$n")"
+    echo "round $round sysbench: $(line "$work/cpu" "$n" $(($(server_cpu) - before)))"
     rm -rf "$work/results"
+    before=$(server_cpu)
     /usr/bin/time -f "%U %S" -o "$work/cpu" "$bin" sysbench run --db "$url" --script oltp_read_write \
         --tables "$TABLES" -t "$THREADS" -d "${DURATION}s" --warmup 0s --round-trips statement -q --no-report \
         --results "$work/results" >/dev/null 2>&1
@@ -49,12 +56,13 @@ for round in $(seq "$ROUNDS"); do
 [p] = glob.glob(sys.argv[1] + "/*/summary.json")
 t = json.load(open(p))["transactions"][0]
 print(t["committed"] + t["expected_rollbacks"])' "$work/results")
-    echo "round $round txbench --round-trips statement: $(line "$work/cpu" "$n")"
+    echo "round $round txbench --round-trips statement: $(line "$work/cpu" "$n" $(($(server_cpu) - before)))"
     for mode in polled threads; do
+        before=$(server_cpu)
         /usr/bin/time -f "%U %S" -o "$work/cpu" "$floor" "$HOST:$PORT" txbench_peers "$THREADS" "$DURATION" \
             "$TABLES" "$SIZE" $([ $mode = threads ] && echo threads || true) >"$work/out"
         n=$(sed -n 's/^transactions \([0-9]*\) .*/\1/p' "$work/out")
-        echo "round $round floor, $mode: $(line "$work/cpu" "$n")"
+        echo "round $round floor, $mode: $(line "$work/cpu" "$n" $(($(server_cpu) - before)))"
     done
 done
 mysql -h "$HOST" -P "$PORT" -u root -e "DROP DATABASE txbench_peers"
