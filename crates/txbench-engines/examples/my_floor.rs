@@ -22,6 +22,9 @@ use std::net::TcpStream;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
+mod floor;
+use floor::{Rng, fail, number, poll_until, report};
+
 /// sysbench's statements, `{}` the table's number.
 const STATEMENTS: [&str; 11] = [
     "BEGIN",
@@ -77,22 +80,13 @@ enum Reply {
     Rows,
 }
 
-struct Rng(u64);
-
-impl Rng {
-    /// xorshift64: enough for a floor, and costs nothing.
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-
-    fn between(&mut self, low: i64, high: i64) -> i64 {
-        low + self.below((high - low + 1) as u64) as i64
-    }
-
+/// sysbench's strings, drawn.
+trait Digits {
     /// sysbench's c and pad: groups of 11 digits joined by dashes.
+    fn digits(&mut self, groups: usize) -> Vec<u8>;
+}
+
+impl Digits for Rng {
     fn digits(&mut self, groups: usize) -> Vec<u8> {
         let mut out = Vec::with_capacity(groups * 12);
         for g in 0..groups {
@@ -119,12 +113,6 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let number = |s: &str| -> u64 {
-        s.parse().unwrap_or_else(|_| {
-            eprintln!("my_floor: not a number: {s}");
-            std::process::exit(2)
-        })
-    };
     let (clients, seconds) = (number(clients), number(seconds));
     let (tables, size) = (number(tables) as usize, number(size) as i64);
     let mut all: Vec<Client> = (0..clients)
@@ -148,29 +136,11 @@ fn polled(all: &mut [Client], end: Instant, tables: usize, size: i64) -> (u64, u
         plan(c, &mut rng, tables, size);
         send_step(c).unwrap_or_else(|e| fail(&e));
     }
-    let mut fds: Vec<libc::pollfd> = all
-        .iter()
-        .map(|c| libc::pollfd {
-            fd: c.stream.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
     let mut transactions = 0u64;
-    while Instant::now() < end {
-        // SAFETY: fds is a valid array of pollfd of its length.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 1000) };
-        if n < 0 {
-            fail(&io::Error::last_os_error());
-        }
-        for (c, fd) in all.iter_mut().zip(&mut fds) {
-            if fd.revents == 0 {
-                continue;
-            }
-            fd.revents = 0;
-            if !answered(c).unwrap_or_else(|e| fail(&e)) {
-                continue;
-            }
+    let fds: Vec<_> = all.iter().map(|c| c.stream.as_raw_fd()).collect();
+    poll_until(end, &fds, |i| {
+        let c = &mut all[i];
+        if answered(c).unwrap_or_else(|e| fail(&e)) {
             c.step += 1;
             if c.step == c.steps.len() {
                 transactions += 1;
@@ -178,7 +148,7 @@ fn polled(all: &mut [Client], end: Instant, tables: usize, size: i64) -> (u64, u
             }
             send_step(c).unwrap_or_else(|e| fail(&e));
         }
-    }
+    });
     (transactions, all.iter().map(|c| c.errors).sum())
 }
 
@@ -210,30 +180,6 @@ fn on_threads(all: Vec<Client>, end: Instant, tables: usize, size: i64) -> (u64,
         .into_iter()
         .map(|h| h.join().expect("a client thread"))
         .fold((0, 0), |(t, e), (t1, e1)| (t + t1, e + e1))
-}
-
-/// The transactions, their rate and the process's CPU a transaction.
-fn report(transactions: u64, errors: u64, elapsed: f64) {
-    // SAFETY: getrusage writes the struct it is given.
-    let usage = unsafe {
-        let mut u: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut u);
-        u
-    };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    let per = |s: f64| s * 1e6 / transactions.max(1) as f64;
-    println!(
-        "transactions {transactions} in {elapsed:.2} s, {:.0} tps, client CPU a transaction: user {:.0} us, system {:.0} us, total {:.0} us, {errors} ignored errors",
-        transactions as f64 / elapsed,
-        per(secs(usage.ru_utime)),
-        per(secs(usage.ru_stime)),
-        per(secs(usage.ru_utime) + secs(usage.ru_stime)),
-    );
-}
-
-fn fail(e: &io::Error) -> ! {
-    eprintln!("my_floor: {e}");
-    std::process::exit(1)
 }
 
 /// The next transaction's steps, drawn as sysbench's oltp_read_write draws

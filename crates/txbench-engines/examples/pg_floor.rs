@@ -6,8 +6,9 @@
 //! latency recorded, parameters drawn by a xorshift and written as text. What
 //! it costs a transaction is what the kernel costs for those round trips and
 //! little more: the floor under any client that sends what pgbench sends.
-//! With `tls` it asks for TLS as libpq's `sslmode=prefer` does (rustls, ring,
-//! the certificate not verified) and encrypts each message, nothing more.
+//! With `tls` it asks for TLS as libpq's `sslmode=prefer` does, with the
+//! rustls configuration txbench's own sessions use, and encrypts each
+//! message, nothing more.
 //!
 //!   pg_floor HOST:PORT DATABASE CLIENTS SECONDS SCALE [tls]
 //!
@@ -24,6 +25,10 @@ use bytes::{BufMut, BytesMut};
 use postgres_protocol::IsNull;
 use postgres_protocol::message::backend::Message;
 use postgres_protocol::message::frontend;
+use txbench_engines::postgres::{SslMode, client_config};
+
+mod floor;
+use floor::{Rng, fail, number, poll_until, report};
 
 /// pgbench's tpcb-like, statement by statement, with its parameters' names.
 const SCRIPT: [(&str, &[Param]); 7] = [
@@ -70,19 +75,12 @@ struct Draws {
 }
 
 impl Draws {
-    fn draw(rng: &mut u64, scale: i64) -> Self {
-        let mut next = |n: i64| {
-            // xorshift64: enough for a floor, and costs nothing.
-            *rng ^= *rng << 13;
-            *rng ^= *rng >> 7;
-            *rng ^= *rng << 17;
-            (*rng % n as u64) as i64
-        };
+    fn draw(rng: &mut Rng, scale: i64) -> Self {
         Draws {
-            aid: 1 + next(100_000 * scale),
-            bid: 1 + next(scale),
-            tid: 1 + next(10 * scale),
-            delta: next(10_001) - 5_000,
+            aid: rng.between(1, 100_000 * scale),
+            bid: rng.between(1, scale),
+            tid: rng.between(1, 10 * scale),
+            delta: rng.between(-5_000, 5_000),
         }
     }
 
@@ -111,23 +109,17 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (address, database, clients, seconds, scale, tls) = match &args[..] {
         [_, a, d, c, s, k] => (a, d, c, s, k, None),
-        [_, a, d, c, s, k, t] if t == "tls" => (a, d, c, s, k, Some(tls_config())),
+        [_, a, d, c, s, k, t] if t == "tls" => (a, d, c, s, k, client_config(SslMode::Prefer)),
         _ => {
             eprintln!("usage: pg_floor HOST:PORT DATABASE CLIENTS SECONDS SCALE [tls]");
             std::process::exit(2);
         }
     };
-    let number = |s: &str| -> u64 {
-        s.parse().unwrap_or_else(|_| {
-            eprintln!("pg_floor: not a number: {s}");
-            std::process::exit(2)
-        })
-    };
     let (clients, seconds, scale) = (number(clients), number(seconds), number(scale) as i64);
     let mut all: Vec<Client> = (0..clients)
         .map(|_| connect(address, database, tls.as_ref()).unwrap_or_else(|e| fail(&e)))
         .collect();
-    let mut rng = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let start = Instant::now();
     let end = start + Duration::from_secs(seconds);
     for c in &mut all {
@@ -135,57 +127,20 @@ fn main() {
         send_step(c).unwrap_or_else(|e| fail(&e));
     }
     let mut transactions = 0u64;
-    let mut fds: Vec<libc::pollfd> = all
-        .iter()
-        .map(|c| libc::pollfd {
-            fd: c.stream.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
-    while Instant::now() < end {
-        // SAFETY: fds is a valid array of pollfd of its length.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 1000) };
-        if n < 0 {
-            fail(&io::Error::last_os_error());
-        }
-        for (c, fd) in all.iter_mut().zip(&mut fds) {
-            if fd.revents == 0 {
-                continue;
+    let fds: Vec<_> = all.iter().map(|c| c.stream.as_raw_fd()).collect();
+    poll_until(end, &fds, |i| {
+        let c = &mut all[i];
+        if answered(c).unwrap_or_else(|e| fail(&e)) {
+            c.step += 1;
+            if c.step == SCRIPT.len() {
+                transactions += 1;
+                c.step = 0;
+                c.draws = Draws::draw(&mut rng, scale);
             }
-            fd.revents = 0;
-            if answered(c).unwrap_or_else(|e| fail(&e)) {
-                c.step += 1;
-                if c.step == SCRIPT.len() {
-                    transactions += 1;
-                    c.step = 0;
-                    c.draws = Draws::draw(&mut rng, scale);
-                }
-                send_step(c).unwrap_or_else(|e| fail(&e));
-            }
+            send_step(c).unwrap_or_else(|e| fail(&e));
         }
-    }
-    let elapsed = start.elapsed().as_secs_f64();
-    // SAFETY: getrusage writes the struct it is given.
-    let usage = unsafe {
-        let mut u: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut u);
-        u
-    };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    let per = |s: f64| s * 1e6 / transactions.max(1) as f64;
-    println!(
-        "transactions {transactions} in {elapsed:.2} s, {:.0} tps, client CPU a transaction: user {:.0} us, system {:.0} us, total {:.0} us",
-        transactions as f64 / elapsed,
-        per(secs(usage.ru_utime)),
-        per(secs(usage.ru_stime)),
-        per(secs(usage.ru_utime) + secs(usage.ru_stime)),
-    );
-}
-
-fn fail(e: &io::Error) -> ! {
-    eprintln!("pg_floor: {e}");
-    std::process::exit(1)
+    });
+    report(transactions, 0, start.elapsed().as_secs_f64());
 }
 
 /// Connect (TLS where asked and the server takes it), start up (trust),
@@ -376,57 +331,4 @@ fn start_tls(
         tls.complete_io(stream)?;
     }
     Ok(Some(tls))
-}
-
-/// rustls with ring, any certificate accepted (libpq's `sslmode=prefer`
-/// without a root certificate authenticates no server either).
-fn tls_config() -> Arc<rustls::ClientConfig> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
-        .with_safe_default_protocol_versions()
-        .expect("ring supports the default protocol versions")
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
-        .with_no_client_auth();
-    Arc::new(config)
-}
-
-#[derive(Debug)]
-struct AnyCertificate(Arc<rustls::crypto::CryptoProvider>);
-
-impl rustls::client::danger::ServerCertVerifier for AnyCertificate {
-    fn verify_server_cert(
-        &self,
-        _: &rustls::pki_types::CertificateDer<'_>,
-        _: &[rustls::pki_types::CertificateDer<'_>],
-        _: &rustls::pki_types::ServerName<'_>,
-        _: &[u8],
-        _: rustls::pki_types::UnixTime,
-    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
-        Ok(rustls::client::danger::ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        let algorithms = &self.0.signature_verification_algorithms;
-        rustls::crypto::verify_tls12_signature(message, cert, dss, algorithms)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        let algorithms = &self.0.signature_verification_algorithms;
-        rustls::crypto::verify_tls13_signature(message, cert, dss, algorithms)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
 }

@@ -69,12 +69,12 @@ where
     U: Copy + Send + Sync + 'static,
     G: Fn(usize, U) -> Vec<RowBatch> + Send + Sync + 'static,
 {
-    let population = (units, generate);
     let sessions = write_on(
         engine,
         vec![session],
         schema,
-        population,
+        units,
+        generate,
         threads,
         rows_done,
     );
@@ -87,7 +87,8 @@ async fn write_on<E, U, G>(
     engine: &Arc<E>,
     sessions: Vec<E::Session>,
     schema: &'static Schema,
-    (units, generate): (Vec<U>, G),
+    units: Vec<U>,
+    generate: G,
     threads: usize,
     rows_done: Arc<AtomicU64>,
 ) -> Result<Vec<E::Session>, DbError>
@@ -549,7 +550,8 @@ where
         &engine,
         vec![session],
         schema,
-        (population.units, population.generate),
+        population.units,
+        population.generate,
         plan.threads,
         Arc::clone(&rows_done),
     )

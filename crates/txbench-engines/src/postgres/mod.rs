@@ -44,6 +44,7 @@ use txbench_core::{
 };
 
 use dialect::{begin_sql, map_err, translate};
+pub use tls::client_config;
 use types::{PgParam, ddl_type, pg_type, value};
 pub use url::{PgTarget, SslMode};
 

@@ -64,7 +64,8 @@ pub fn connector(config: &ClientConfig) -> MakeRustlsConnect {
     MakeRustlsConnect::new(config.clone())
 }
 
-/// rustls's configuration for a mode; `None` for `disable`.
+/// rustls's configuration for a mode; `None` for `disable`. `prefer` and
+/// `require` accept any certificate, as libpq does without a root certificate.
 pub fn client_config(mode: SslMode) -> Option<Arc<ClientConfig>> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
