@@ -39,16 +39,7 @@ server=$(pgrep -xo postgres)
 ticks=$(getconf CLK_TCK)
 # The backends exit with their connections and are reaped a moment later.
 server_cpu() { sleep 0.3; awk '{ print $16 + $17 }' "/proc/$server/stat"; }
-line() {
-    awk -v n="$2" -v d="$DURATION" -v s="$3" -v hz="$ticks" '{ printf "%.0f tps, CPU a transaction: user %.0f us, system %.0f us, total %.0f us; server %.0f us\n",
-        n / d, $1 * 1e6 / n, $2 * 1e6 / n, ($1 + $2) * 1e6 / n, s * 1e6 / hz / n }' "$1"
-}
-committed() {
-    python3 -c 'import glob, json, sys
-[p] = glob.glob(sys.argv[1] + "/*/summary.json")
-t = json.load(open(p))["transactions"][0]
-print(t["committed"] + t["expected_rollbacks"])' "$1"
-}
+. bench/floor_lib.sh
 for ssl in disable prefer; do
     echo "== sslmode=$ssl"
     for round in $(seq "$ROUNDS"); do

@@ -36,10 +36,7 @@ echo "== oltp_read_write one statement a round trip, $TABLES tables of $SIZE row
 server=$(pgrep -x mariadbd || pgrep -x mysqld)
 ticks=$(getconf CLK_TCK)
 server_cpu() { awk '{ print $14 + $15 }' "/proc/$server/stat"; }
-line() {
-    awk -v n="$2" -v d="$DURATION" -v s="$3" -v hz="$ticks" '{ printf "%.0f tps, CPU a transaction: user %.0f us, system %.0f us, total %.0f us; server %.0f us\n",
-        n / d, $1 * 1e6 / n, $2 * 1e6 / n, ($1 + $2) * 1e6 / n, s * 1e6 / hz / n }' "$1"
-}
+. bench/floor_lib.sh
 for round in $(seq "$ROUNDS"); do
     before=$(server_cpu)
     /usr/bin/time -f "%U %S" -o "$work/cpu" sysbench oltp_read_write --db-driver=mysql --mysql-host="$HOST" \
@@ -52,10 +49,7 @@ for round in $(seq "$ROUNDS"); do
     /usr/bin/time -f "%U %S" -o "$work/cpu" "$bin" sysbench run --db "$url" --script oltp_read_write \
         --tables "$TABLES" -t "$THREADS" -d "${DURATION}s" --warmup 0s --round-trips statement -q --no-report \
         --results "$work/results" >/dev/null 2>&1
-    n=$(python3 -c 'import glob, json, sys
-[p] = glob.glob(sys.argv[1] + "/*/summary.json")
-t = json.load(open(p))["transactions"][0]
-print(t["committed"] + t["expected_rollbacks"])' "$work/results")
+    n=$(committed "$work/results")
     echo "round $round txbench --round-trips statement: $(line "$work/cpu" "$n" $(($(server_cpu) - before)))"
     for mode in polled threads; do
         before=$(server_cpu)
