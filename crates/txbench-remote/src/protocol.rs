@@ -127,7 +127,7 @@ pub fn encode<T: Serialize>(message: &T) -> Bytes {
 /// Write the frames queued on `frames` to `sink` until the queue closes, then
 /// shut the sink down. Whatever is queued goes out with one flush, so a burst of
 /// requests or responses costs one write.
-pub async fn write_frames<S>(mut sink: S, mut frames: mpsc::UnboundedReceiver<Bytes>)
+pub async fn write_frames<S>(mut sink: S, mut frames: impl Frames)
 where
     S: Sink<Bytes> + Unpin,
 {
@@ -135,7 +135,7 @@ where
         if sink.feed(frame).await.is_err() {
             return;
         }
-        while let Ok(frame) = frames.try_recv() {
+        while let Some(frame) = frames.try_recv() {
             if sink.feed(frame).await.is_err() {
                 return;
             }
@@ -145,6 +145,33 @@ where
         }
     }
     let _ = sink.close().await;
+}
+
+/// A queue of frames to write: the client's unbounded one, or the server's
+/// bounded one (a connection's unanswered requests are capped).
+pub trait Frames: Send {
+    /// The next frame, waiting for it; `None` once the queue closed.
+    fn recv(&mut self) -> impl std::future::Future<Output = Option<Bytes>> + Send;
+    /// The next frame if one is queued.
+    fn try_recv(&mut self) -> Option<Bytes>;
+}
+
+impl Frames for mpsc::UnboundedReceiver<Bytes> {
+    fn recv(&mut self) -> impl std::future::Future<Output = Option<Bytes>> + Send {
+        mpsc::UnboundedReceiver::recv(self)
+    }
+    fn try_recv(&mut self) -> Option<Bytes> {
+        mpsc::UnboundedReceiver::try_recv(self).ok()
+    }
+}
+
+impl Frames for mpsc::Receiver<Bytes> {
+    fn recv(&mut self) -> impl std::future::Future<Output = Option<Bytes>> + Send {
+        mpsc::Receiver::recv(self)
+    }
+    fn try_recv(&mut self) -> Option<Bytes> {
+        mpsc::Receiver::try_recv(self).ok()
+    }
 }
 
 /// A frame that is not a message of the protocol.

@@ -12,8 +12,15 @@
 //! * Nothing a client sends can stop the server: bad frames get `Refused` and
 //!   the connection closes; a bad input or a transaction that fails (or panics)
 //!   gets an error response, and the worker goes on.
+//! * Nothing a client does can exhaust the server (docs/reliability.md):
+//!   at most [`ServeOptions::max_connections`] connections (more are refused
+//!   at once), requests of at most [`MAX_REQUEST`] bytes buffered only as
+//!   their bytes arrive and completed within [`FRAME_DEADLINE`] of their
+//!   first, and at most [`MAX_OUTSTANDING`] unanswered requests a
+//!   connection: a client that does not read its replies is not read either.
 //! * Stopping drains: no new connections or requests, every queued transaction
-//!   is answered, then the connections close.
+//!   is answered, then the connections close; a connection not closed within
+//!   [`ServeOptions::grace`] (its client reads nothing) is dropped.
 
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
@@ -25,10 +32,11 @@ use bytes::{Bytes, BytesMut};
 use futures_util::{FutureExt, SinkExt, StreamExt};
 use serde::de::DeserializeOwned;
 use subtle::ConstantTimeEq;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
-use tokio_util::codec::{Framed, LengthDelimitedCodec};
+use tokio_util::codec::{Decoder, Framed, FramedRead, FramedWrite, LengthDelimitedCodec};
 use txbench_core::{DbError, Engine, ErrorKind, Outcome, Session, Workload, Written, exec};
 use txbench_remote::protocol::{self, ClientMessage, MAGIC, ServerMessage, Status, VERSION};
 
@@ -41,7 +49,22 @@ pub struct ServeOptions {
     pub token: Option<String>,
     /// What the handshake tells clients: the workload, its scale and constants.
     pub parameters: Vec<(String, String)>,
+    /// Connections served at once; one more is refused and closed.
+    pub max_connections: usize,
+    /// How long a stop waits for connections to take their last answers.
+    pub grace: Duration,
 }
+
+/// The longest request frame the server reads (a transaction's input).
+pub const MAX_REQUEST: usize = 64 * 1024;
+
+/// The most requests of one connection queued or executing whose replies
+/// are not yet written: past it the server reads no more of that connection.
+pub const MAX_OUTSTANDING: usize = 256;
+
+/// How long a request frame may take to arrive once its first byte has: a
+/// client trickling a frame is closed after at most twice this.
+pub const FRAME_DEADLINE: Duration = Duration::from_secs(10);
 
 /// What a server did, for its closing line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -68,7 +91,7 @@ struct Counters {
 struct Job<I> {
     id: u64,
     input: I,
-    reply: mpsc::UnboundedSender<Bytes>,
+    reply: mpsc::OwnedPermit<Bytes>,
 }
 
 /// Serve `workload` from `engine` on `listener` until `stop` turns true; then
@@ -104,6 +127,12 @@ where
                         continue;
                     }
                 };
+                // Reap finished connections before counting the open ones.
+                while connections.try_join_next().is_some() {}
+                if connections.len() >= opts.max_connections {
+                    tokio::spawn(refuse_full(stream, opts.max_connections));
+                    continue;
+                }
                 counters.connections.fetch_add(1, Ordering::Relaxed);
                 connections.spawn(connection::<W::Input>(
                     stream,
@@ -118,12 +147,14 @@ where
             }
             _ = stop.changed() => break,
         }
-        // Reap finished connections as we go.
-        while connections.try_join_next().is_some() {}
     }
     drop(listener);
     drop(jobs);
-    while connections.join_next().await.is_some() {}
+    let drained = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(opts.grace, drained).await.is_err() {
+        // A client that reads nothing holds its connection's writer: end it.
+        connections.shutdown().await;
+    }
     for worker in pool {
         worker.join().await;
     }
@@ -204,8 +235,10 @@ async fn work<S: Session, W: Workload>(
             server_us: started.elapsed().as_micros() as u64,
             output,
         };
-        // A client that went away no longer wants the answer.
-        let _ = job.reply.send(protocol::encode(&response));
+        // Its place in the connection's replies was reserved with the
+        // request: sending never waits. A client that went away no longer
+        // wants the answer.
+        job.reply.send(protocol::encode(&response));
     }
 }
 
@@ -245,6 +278,13 @@ async fn accept_failed(e: &std::io::Error, failures: &mut u64) {
     }
     *failures += 1;
     tokio::time::sleep(ACCEPT_BACKOFF).await;
+}
+
+/// Refuse a connection past the cap, saying why, without waiting on it.
+async fn refuse_full(stream: TcpStream, max: usize) {
+    let mut framed = Framed::new(stream, protocol::codec());
+    let reason = format!("the server serves {max} connections already (--max-connections)");
+    let _ = tokio::time::timeout(Duration::from_secs(1), framed.send(refuse(reason))).await;
 }
 
 /// How long the server waits after a failed accept.
@@ -297,33 +337,40 @@ async fn connection<I: DeserializeOwned + Send + 'static>(
     mut stop: watch::Receiver<bool>,
 ) {
     let _ = stream.set_nodelay(true);
-    let mut framed = Framed::new(stream, protocol::codec());
-    if !handshake(&mut framed, peer, &opts, workload).await {
+    let (read, write) = stream.into_split();
+    let mut frames = FramedRead::new(read, RequestCodec(protocol::codec()));
+    let mut sink = FramedWrite::new(write, protocol::codec());
+    if !handshake((&mut frames, &mut sink), peer, &opts, workload).await {
         return;
     }
-    let (sink, mut frames) = framed.split();
-    let (reply, replies) = mpsc::unbounded_channel::<Bytes>();
+    let (reply, replies) = mpsc::channel::<Bytes>(MAX_OUTSTANDING);
     let writer = tokio::spawn(protocol::write_frames(sink, replies));
     let requests = Requests {
         workload,
         types,
         counters,
-        reply,
     };
     loop {
+        // A place for the reply first: a client that reads nothing fills
+        // them, and is then not read either.
+        let permit = tokio::select! {
+            permit = reply.clone().reserve_owned() => permit,
+            _ = stop.changed() => break,
+        };
+        let Ok(permit) = permit else { break };
         let frame = tokio::select! {
-            frame = frames.next() => frame,
+            frame = next_frame(&mut frames) => frame,
             _ = stop.changed() => break,
         };
         let frame = match frame {
             Some(Ok(frame)) => frame,
             Some(Err(e)) => {
-                let _ = requests.reply.send(refuse(format!("bad frame: {e}")));
+                permit.send(refuse(format!("bad frame: {e}")));
                 break;
             }
             None => break,
         };
-        match requests.job::<I>(&frame) {
+        match requests.job::<I>(&frame, permit) {
             Next::Job(job) => {
                 if jobs.send(job).await.is_err() {
                     break;
@@ -334,8 +381,66 @@ async fn connection<I: DeserializeOwned + Send + 'static>(
         }
     }
     // Answers to queued transactions still go out; then the writer closes.
-    drop(requests);
+    drop((requests, reply));
     let _ = writer.await;
+}
+
+/// The next request frame: none while the connection is idle between
+/// frames, however long, but a frame begun must end within
+/// [`FRAME_DEADLINE`] (counted from the first look that found it begun).
+async fn next_frame<R: tokio::io::AsyncRead + Unpin>(
+    frames: &mut RequestFrames<R>,
+) -> Option<Result<BytesMut, std::io::Error>> {
+    loop {
+        let begun = !frames.read_buffer().is_empty();
+        match tokio::time::timeout(FRAME_DEADLINE, frames.next()).await {
+            Ok(frame) => return frame,
+            Err(_) if begun => {
+                return Some(Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "a request frame took more than {} s",
+                        FRAME_DEADLINE.as_secs()
+                    ),
+                )));
+            }
+            Err(_) => continue,
+        }
+    }
+}
+
+/// A connection's requests, as frames.
+type RequestFrames<R> = FramedRead<R, RequestCodec>;
+
+/// A connection's replies, as frames.
+type ReplyFrames = FramedWrite<OwnedWriteHalf, LengthDelimitedCodec>;
+
+/// The protocol's frames as the server reads requests: at most
+/// [`MAX_REQUEST`] bytes, and none reserved before they arrive (the
+/// length codec reserves a frame's announced length at its header, so a
+/// client announcing 1 MB and sending 1 KB cost the server 1 MB).
+struct RequestCodec(LengthDelimitedCodec);
+
+impl Decoder for RequestCodec {
+    type Item = BytesMut;
+    type Error = std::io::Error;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<BytesMut>, std::io::Error> {
+        let Some(header) = src.get(..protocol::FRAME_HEADER) else {
+            return Ok(None);
+        };
+        let length = u32::from_be_bytes(header.try_into().expect("a 4-byte header")) as usize;
+        if length > MAX_REQUEST {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("a request of {length} bytes: at most {MAX_REQUEST}"),
+            ));
+        }
+        if src.len() < protocol::FRAME_HEADER + length {
+            return Ok(None);
+        }
+        self.0.decode(src)
+    }
 }
 
 /// A refusal, as the client reads it before the connection closes.
@@ -347,12 +452,12 @@ fn refuse(reason: String) -> Bytes {
 /// for a client of another workload, a bad token or a frame that is not a
 /// Hello; false too for a client silent for 10 s.
 async fn handshake(
-    framed: &mut Framed<TcpStream, LengthDelimitedCodec>,
+    (frames, sink): (&mut RequestFrames<OwnedReadHalf>, &mut ReplyFrames),
     peer: SocketAddr,
     opts: &ServeOptions,
     workload: &'static str,
 ) -> bool {
-    let hello = match tokio::time::timeout(Duration::from_secs(10), framed.next()).await {
+    let hello = match tokio::time::timeout(Duration::from_secs(10), frames.next()).await {
         Ok(Some(Ok(frame))) => protocol::decode::<ClientMessage>(&frame),
         // Silent, closed, or a frame the codec refused (over the limit).
         _ => return false,
@@ -362,7 +467,7 @@ async fn handshake(
         Err(e) => Some(e.to_string()),
     };
     if let Some(reason) = refusal {
-        let _ = framed.send(refuse(format!("{peer}: {reason}"))).await;
+        let _ = sink.send(refuse(format!("{peer}: {reason}"))).await;
         return false;
     }
     let welcome = ServerMessage::Welcome {
@@ -370,7 +475,7 @@ async fn handshake(
         workload: workload.to_string(),
         parameters: opts.parameters.clone(),
     };
-    framed.send(protocol::encode(&welcome)).await.is_ok()
+    sink.send(protocol::encode(&welcome)).await.is_ok()
 }
 
 /// What a connection does with its client's requests.
@@ -378,7 +483,6 @@ struct Requests {
     workload: &'static str,
     types: usize,
     counters: Arc<Counters>,
-    reply: mpsc::UnboundedSender<Bytes>,
 }
 
 /// What to do after a frame.
@@ -393,7 +497,11 @@ enum Next<I> {
 
 impl Requests {
     /// The job a request frame asks for, or the answer to a bad one.
-    fn job<I: DeserializeOwned>(&self, frame: &BytesMut) -> Next<I> {
+    fn job<I: DeserializeOwned>(
+        &self,
+        frame: &BytesMut,
+        reply: mpsc::OwnedPermit<Bytes>,
+    ) -> Next<I> {
         let (id, txn_type, input) = match protocol::decode::<ClientMessage>(frame) {
             Ok(ClientMessage::Request {
                 id,
@@ -401,43 +509,40 @@ impl Requests {
                 input,
             }) => (id, txn_type, input),
             Ok(ClientMessage::Hello { .. }) => {
-                let _ = self.reply.send(refuse("Hello after the handshake".into()));
+                reply.send(refuse("Hello after the handshake".into()));
                 return Next::Close;
             }
             Err(e) => {
-                let _ = self.reply.send(refuse(e.to_string()));
+                reply.send(refuse(e.to_string()));
                 return Next::Close;
             }
         };
         let (workload, types) = (self.workload, self.types);
         if usize::from(txn_type) >= types {
             self.bad_input(
+                reply,
                 id,
                 format!("transaction type {txn_type}: {workload} has {types}"),
             );
             return Next::Answered;
         }
         match postcard::from_bytes::<I>(&input) {
-            Ok(input) => Next::Job(Job {
-                id,
-                input,
-                reply: self.reply.clone(),
-            }),
+            Ok(input) => Next::Job(Job { id, input, reply }),
             Err(e) => {
-                self.bad_input(id, format!("undecodable {workload} input: {e}"));
+                self.bad_input(reply, id, format!("undecodable {workload} input: {e}"));
                 Next::Answered
             }
         }
     }
 
     /// Answer request `id` with an error of kind "other", counted.
-    fn bad_input(&self, id: u64, message: String) {
+    fn bad_input(&self, reply: mpsc::OwnedPermit<Bytes>, id: u64, message: String) {
         let response = ServerMessage::Response {
             id,
             status: failed(&self.counters, ErrorKind::Other, message),
             server_us: 0,
             output: Vec::new(),
         };
-        let _ = self.reply.send(protocol::encode(&response));
+        reply.send(protocol::encode(&response));
     }
 }

@@ -52,6 +52,8 @@ async fn start(workers: usize, token: Option<&str>) -> Server {
         workers,
         token: token.map(String::from),
         parameters: tpcc.served_parameters(),
+        max_connections: 1024,
+        grace: std::time::Duration::from_secs(5),
     };
     let served = Arc::new(tpcc.clone());
     let done = tokio::spawn(async move {

@@ -34,6 +34,24 @@ pub enum WorkloadError {
         /// The table.
         table: &'static str,
     },
+    /// The load's record and the data disagree on the scale: another tool
+    /// loaded over txbench's load (or deleted from it).
+    #[error(
+        "the {} load's record says {unit} {recorded} but {table} holds {held} rows: another tool \
+         loaded over it, and its data would run at the record's scale; load again with \
+         `txbench {} load --drop`",
+        .about.title, .about.name, unit = .about.scale.unit
+    )]
+    StaleRecord {
+        /// The workload.
+        about: &'static About,
+        /// The scale recorded.
+        recorded: i64,
+        /// The rows the scale's table holds.
+        held: i64,
+        /// That table.
+        table: &'static str,
+    },
     /// Data is already loaded.
     #[error(
         "the database already holds {} data ({loaded} {}): add --drop to replace it",
@@ -99,6 +117,7 @@ impl WorkloadError {
             self,
             WorkloadError::AlreadyLoaded { .. }
                 | WorkloadError::NotOurs { .. }
+                | WorkloadError::StaleRecord { .. }
                 | WorkloadError::ScaleMismatch { .. }
                 | WorkloadError::BadScale { .. }
                 | WorkloadError::BadOption(_)

@@ -11,6 +11,30 @@ use txbench_core::{DbError, ErrorKind, Loader, Param, Session, TxMode};
 
 use crate::about::About;
 
+/// The metadata tables of the built-in workloads, by workload. A workload
+/// file's record is `txbench_<name>_meta` ([`file_record`]), so a file may
+/// take none of these workloads' names: it would read and write their record.
+pub const BUILT_IN_RECORDS: &[(&str, &str)] = &[
+    ("tpcc", "txbench_meta"),
+    ("ch", "txbench_ch_meta"),
+    ("tatp", "txbench_tatp_meta"),
+    ("retwis", "txbench_retwis_meta"),
+];
+
+/// The metadata table of the workload file named `name`.
+pub fn file_record(name: &str) -> String {
+    format!("txbench_{}_meta", name.replace('-', "_"))
+}
+
+/// The built-in workload whose record a file named `name` would share.
+pub fn built_in_sharing(name: &str) -> Option<&'static str> {
+    let record = file_record(name);
+    BUILT_IN_RECORDS
+        .iter()
+        .find(|(_, table)| *table == record)
+        .map(|(workload, _)| *workload)
+}
+
 /// Where a workload records its load, and how to tell data another tool loaded.
 #[derive(Debug)]
 pub struct MetaTable {
@@ -28,6 +52,10 @@ pub struct MetaTable {
     /// Counts the scale of data another tool loaded (`SELECT count(*) FROM
     /// warehouse`); `None` where such data is taken for an interrupted load.
     pub count: Option<&'static Statement>,
+    /// Whether a run inserts into or deletes from the table `count` counts
+    /// (sysbench's oltp_insert and oltp_delete): its rows then say nothing
+    /// of whether another tool loaded over the record.
+    pub count_varies: bool,
 }
 
 /// What is loaded in a database.
@@ -172,5 +200,43 @@ impl MetaTable {
             complete: scale > 0,
             entries: Entries::default(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::benchmark::Benchmark;
+
+    #[test]
+    fn the_built_in_records_are_the_built_in_workloads_own() {
+        let records = [
+            (crate::tpcc::Tpcc::ABOUT.name, crate::tpcc::Tpcc::meta()),
+            (crate::ch::Ch::ABOUT.name, crate::ch::Ch::meta()),
+            (crate::tatp::Tatp::ABOUT.name, crate::tatp::Tatp::meta()),
+            (
+                crate::retwis::Retwis::ABOUT.name,
+                crate::retwis::Retwis::meta(),
+            ),
+        ];
+        for (name, meta) in records {
+            assert!(
+                BUILT_IN_RECORDS.contains(&(name, meta.table.name)),
+                "{name} records its loads in {}, which BUILT_IN_RECORDS lacks",
+                meta.table.name
+            );
+        }
+        assert_eq!(BUILT_IN_RECORDS.len(), 4);
+    }
+
+    #[test]
+    fn a_file_named_like_a_built_in_would_share_its_record_and_no_other_does() {
+        for (name, table) in BUILT_IN_RECORDS.iter().filter(|(n, _)| *n != "tpcc") {
+            assert_eq!(file_record(name), *table);
+            assert_eq!(built_in_sharing(name), Some(*name));
+        }
+        for name in ["tpcc", "ycsb", "pgbench", "tatp-2", "smallbank", "meta"] {
+            assert_eq!(built_in_sharing(name), None, "{name}");
+        }
     }
 }

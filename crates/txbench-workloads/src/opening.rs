@@ -124,5 +124,32 @@ pub async fn find<S: Session>(
         return Err(WorkloadError::Incomplete(about));
     }
     agree(loaded.scale)?;
+    held_as_recorded(session, meta, loaded.scale).await?;
     Ok((loaded.scale, Found::Loaded(loaded)))
+}
+
+/// Refuse a record the data contradicts: the rows of the table the scale
+/// is counted from against the recorded scale (`pgbench -i -s 3` over
+/// txbench's scale 2 would otherwise run scale 2 on scale 3's data).
+async fn held_as_recorded<S: Session>(
+    session: &mut S,
+    meta: &'static MetaTable,
+    recorded: i64,
+) -> Result<(), WorkloadError> {
+    // A sharded key-value store runs scripts, and counts no rows.
+    let counts = !meta.count_varies && session.execution() == Execution::Statements;
+    let Some(count) = meta.count.filter(|_| counts) else {
+        return Ok(());
+    };
+    let rows = session.query(count, &[]).await?;
+    let held = rows.row(0).and_then(|r| r.get(0)?.as_i64()).unwrap_or(0);
+    if held == recorded {
+        return Ok(());
+    }
+    Err(WorkloadError::StaleRecord {
+        about: meta.about,
+        recorded,
+        held,
+        table: meta.data.name,
+    })
 }

@@ -10,7 +10,7 @@
 
 use txbench_core::engine::loader_of;
 use txbench_core::schema::Schema;
-use txbench_core::{DbError, Loader, Param, Session, TxMode};
+use txbench_core::{DbError, Loader, Param, Session, TxMode, identifier};
 
 use crate::meta_table::{Entries, MetaTable};
 
@@ -24,13 +24,18 @@ const CREATED: &str = "created_";
 pub struct Survey {
     /// Whether the metadata table is there.
     pub meta: bool,
-    /// Data tables there that txbench's load created, in creation order.
-    pub ours: Vec<&'static str>,
-    /// Data tables there that it did not create: never dropped or loaded over.
+    /// Tables there that txbench's load recorded as created, in creation
+    /// order: the record decides, whatever schema the flags or the file
+    /// describe now (a load of `--tables 3` owns sbtest1..3 whatever a
+    /// later `clean` is told).
+    pub ours: Vec<String>,
+    /// The schema's data tables there that it did not create: never dropped
+    /// or loaded over.
     pub foreign: Vec<&'static str>,
 }
 
-/// Which of `schema`'s data tables the database holds, and whose they are.
+/// Which of `schema`'s data tables the database holds, which tables the
+/// load's record says txbench created, and whose each one is.
 pub async fn survey<S: Session>(
     session: &mut S,
     meta: &MetaTable,
@@ -38,21 +43,36 @@ pub async fn survey<S: Session>(
 ) -> Result<Survey, DbError> {
     let tables = loader_of(session)?;
     let has_meta = tables.table_exists(meta.table.name).await?;
-    let mut present = Vec::new();
-    for table in schema.tables.iter().filter(|t| t.name != meta.table.name) {
-        if tables.table_exists(table.name).await? {
-            present.push(table.name);
-        }
-    }
     let recorded = if has_meta {
         meta.entries(session).await?
     } else {
         Entries::default()
     };
-    let legacy_complete = recorded.has("complete") && created(&recorded).next().is_none();
-    let (ours, foreign) = present
-        .into_iter()
-        .partition(|name| legacy_complete || created(&recorded).any(|c| c == *name));
+    let tables = loader_of(session)?;
+    let mut recorded_names: Vec<String> = created(&recorded).map(str::to_string).collect();
+    // An older txbench recorded no tables: a load of it that completed owned
+    // every table of its schema.
+    let legacy_complete = recorded.has("complete") && recorded_names.is_empty();
+    if legacy_complete {
+        recorded_names = (schema.tables.iter())
+            .filter(|t| t.name != meta.table.name)
+            .map(|t| t.name.to_string())
+            .collect();
+    }
+    let mut ours = Vec::new();
+    for name in recorded_names {
+        // A name the record holds that is no identifier was not written by
+        // txbench: never act on it.
+        if identifier::problem(&name).is_none() && tables.table_exists(&name).await? {
+            ours.push(name);
+        }
+    }
+    let mut foreign = Vec::new();
+    for table in schema.tables.iter().filter(|t| t.name != meta.table.name) {
+        if !ours.iter().any(|o| o == table.name) && tables.table_exists(table.name).await? {
+            foreign.push(table.name);
+        }
+    }
     Ok(Survey {
         meta: has_meta,
         ours,
@@ -60,9 +80,14 @@ pub async fn survey<S: Session>(
     })
 }
 
-/// The tables a load recorded as created.
+/// The tables a load recorded as created, in the order it created them
+/// (`created_10` after `created_9`, which the keys' text order would not give).
 fn created(entries: &Entries) -> impl Iterator<Item = &str> {
-    entries.with_prefix(CREATED).map(|(_, v)| v)
+    let mut created: Vec<(u64, &str)> = (entries.with_prefix(CREATED))
+        .map(|(k, v)| (k[CREATED.len()..].parse().unwrap_or(u64::MAX), v))
+        .collect();
+    created.sort_by_key(|(index, _)| *index);
+    created.into_iter().map(|(_, name)| name)
 }
 
 /// Record that the load created `table`, the `index`th of its schema, in a
@@ -81,7 +106,7 @@ pub async fn record_created<S: Session>(
     session.commit().await
 }
 
-/// Drop the schema's tables that txbench created, last created first, then
+/// Drop the tables the record says txbench created, last created first, then
 /// the metadata table, so that a drop interrupted at any point leaves a
 /// database whose record still names what is left. Tables txbench did not
 /// create stay; the survey says which.

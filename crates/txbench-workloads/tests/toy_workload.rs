@@ -80,6 +80,7 @@ static META: MetaTable = MetaTable {
     ),
     select: &Statement::new("select kv meta", "SELECT m_key, m_value FROM toy_kv_meta"),
     count: None,
+    count_varies: false,
 };
 
 static GET: Statement = Statement::new("get", "SELECT v FROM toy_kv WHERE k = ?");

@@ -140,6 +140,8 @@ async fn serve_on<E: Engine, W: Benchmark>(
         workers,
         token,
         parameters,
+        max_connections: a.max_connections as usize,
+        grace: a.grace,
     };
     let summary = serve(engine, Arc::new(workload), listener, opts, stop).await?;
     outln!(

@@ -96,6 +96,7 @@ pub static META: MetaTable = MetaTable {
     insert: &INSERT,
     select: &SELECT,
     count: None,
+    count_varies: false,
 };
 
 /// The CH-benCHmark opened on a database: TPC-C, the analytical streams and

@@ -32,6 +32,10 @@ fn valid_theta(theta: f64) -> bool {
     theta > 0.0 && theta <= 10.0
 }
 
+/// The longest workload name: its record, `txbench_<name>_meta`, is an
+/// identifier of at most 63 characters.
+const MAX_NAME: usize = 50;
+
 /// How far the weights may be from 100 in all (rounding in the file).
 const WEIGHT_SLACK: f64 = 1e-6;
 
@@ -54,6 +58,20 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, FileError> {
         return Err(at.error(
             h.name.span(),
             format!("workload.name '{name}': use lowercase letters, digits and '-'"),
+        ));
+    }
+    if name.len() > MAX_NAME {
+        return Err(at.error(
+            h.name.span(),
+            format!("workload.name '{name}': at most {MAX_NAME} characters"),
+        ));
+    }
+    if let Some(built_in) = crate::meta_table::built_in_sharing(name) {
+        return Err(at.error(
+            h.name.span(),
+            format!(
+                "workload.name '{name}': the built-in workload {built_in} records its loads under this name; give the file another"
+            ),
         ));
     }
     if h.default_scale < 1 {

@@ -67,7 +67,7 @@ pub fn about_of(spec: &Spec) -> &'static About {
 /// The schema and metadata table of `spec`, the load recorded under `about`.
 pub fn make(spec: &Spec, about: &'static About) -> Made {
     let tables: Vec<schema::Table> = spec.tables.iter().map(schema_table).collect();
-    let meta_name = keep_text(format!("txbench_{}_meta", spec.name.replace('-', "_")));
+    let meta_name = keep_text(crate::meta_table::file_record(&spec.name));
     let meta_table = schema::Table {
         name: meta_name,
         columns: keep([
@@ -126,12 +126,30 @@ pub fn make(spec: &Spec, about: &'static About) -> Made {
             let sql = format!("SELECT count(*) FROM {table}");
             keep(Statement::new("count the scale", keep_text(sql)))
         }),
+        count_varies: spec
+            .scale_from
+            .as_ref()
+            .is_some_and(|table| changes_rows_of(spec, table)),
     });
     Made {
         about,
         schema,
         meta,
     }
+}
+
+/// Whether any of `spec`'s statements inserts rows into or deletes rows
+/// from `table`.
+fn changes_rows_of(spec: &Spec, table: &str) -> bool {
+    let table = table.to_ascii_lowercase();
+    let [insert, delete] = [
+        format!("insert into {table} "),
+        format!("delete from {table} "),
+    ];
+    (spec.transactions.iter())
+        .flat_map(|t| &t.statements)
+        .map(|s| s.sql.to_ascii_lowercase())
+        .any(|sql| sql.contains(&insert) || sql.contains(&delete))
 }
 
 /// A checked table as the engines take it.

@@ -8,7 +8,9 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
+use crate::conditions::ConditionResult;
 use serde::{Deserialize, Serialize};
+use txbench_core::Loader;
 use txbench_core::result::{Metric, TypeResult};
 use txbench_core::schema::Schema;
 use txbench_core::{Engine, Session};
@@ -20,7 +22,7 @@ use crate::benchmark::{Benchmark, MetricBasis};
 use crate::bulk::{LoadPlan, LoadSummary};
 use crate::capability::Check;
 use crate::error::WorkloadError;
-use crate::meta_table::MetaTable;
+use crate::meta_table::{Loaded, MetaTable};
 use crate::opening::Found;
 use crate::options::{BadValue, Choice, Flag, Options, by_name};
 
@@ -312,16 +314,42 @@ fn tables() -> &'static Defined {
     })
 }
 
-/// The tables the database holds: the load's record, else the count asked
-/// (data `sysbench prepare` made keeps none), checked against the asked.
-fn loaded_tables(found: &Found) -> Result<u32, WorkloadError> {
+/// The tables the database holds: the load's record, else (data `sysbench
+/// prepare` made keeps none) the count asked, or without `--tables` the
+/// `present` run of sbtest1, sbtest2, ...; checked against the asked.
+fn loaded_tables(found: &Found, present: u32) -> Result<u32, WorkloadError> {
+    let asked = ASKED.get().and_then(|a| a.tables);
     let Some(held) = found.int(TABLES)? else {
-        return Ok(asked_tables());
+        return Ok(match (asked, found) {
+            (None, Found::Loaded(_)) => present,
+            _ => asked_tables(),
+        });
     };
     let held = held as u32;
-    let asked = ASKED.get().and_then(|a| a.tables);
     opened::as_loaded("tables", asked, held, &format!("{held} tables"))?;
     Ok(held)
+}
+
+/// How many of sbtest1, sbtest2, ... the database holds in a row.
+async fn tables_present<S: Session>(session: &mut S) -> Result<u32, WorkloadError> {
+    let tables = txbench_core::engine::loader_of(session)?;
+    let mut n = 1;
+    while n < MOST_TABLES && tables.table_exists(&format!("sbtest{}", n + 1)).await? {
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Check every table the load recorded (or, without `--tables`, that many:
+/// the tables asked for when data `sysbench prepare` made keeps no record).
+async fn check_loaded<S: Session>(
+    session: &mut S,
+    loaded: &Loaded,
+) -> Result<Vec<ConditionResult>, WorkloadError> {
+    let present = tables_present(session).await?;
+    let held = loaded_tables(&Found::Loaded(loaded.clone()), present)?;
+    let spec = script::spec(Script::OltpReadWrite, &Counts::default(), held);
+    Ok(super::invariants::check(session, &spec).await?)
 }
 
 /// An OLTP script, as `txbench sysbench` runs it.
@@ -378,9 +406,17 @@ impl Benchmark for Sysbench {
             )));
         }
         let (script, counts) = (options.script, options.counts.clone());
+        let present = match session.execution() {
+            txbench_core::Execution::Statements => tables_present(session).await?,
+            _ => 1,
+        };
         tables()
             .open(session, asked, |found| {
-                Ok(script::spec(script, &counts, loaded_tables(found)?))
+                Ok(script::spec(
+                    script,
+                    &counts,
+                    loaded_tables(found, present)?,
+                ))
             })
             .await
     }
@@ -389,7 +425,7 @@ impl Benchmark for Sysbench {
         Some(Check {
             summary: "Check that each table's ids run from 1 to its row count, as prepare made \
                       them and read_write keeps them",
-            run: |session, _loaded| Box::pin(tables().check(session)),
+            run: |session, loaded| Box::pin(check_loaded(session, loaded)),
         })
     }
 

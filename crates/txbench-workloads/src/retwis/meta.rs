@@ -33,4 +33,5 @@ pub static META: MetaTable = MetaTable {
     insert: &INSERT,
     select: &SELECT,
     count: None,
+    count_varies: false,
 };

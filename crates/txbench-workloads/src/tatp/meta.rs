@@ -43,6 +43,7 @@ pub static META: MetaTable = MetaTable {
     insert: &INSERT,
     select: &SELECT,
     count: Some(&COUNT_SUBSCRIBERS),
+    count_varies: false,
 };
 
 /// The hash partitions of the load whose entry [`PARTITIONS`] is

@@ -26,6 +26,7 @@ pub static META: MetaTable = MetaTable {
     insert: &INSERT,
     select: &SELECT,
     count: Some(&COUNT_WAREHOUSES),
+    count_varies: false,
 };
 
 /// The C-Load constants as the load records them.

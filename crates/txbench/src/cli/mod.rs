@@ -231,6 +231,14 @@ pub struct ServeArgs {
     /// Token clients must present (default: the TXBENCH_TOKEN variable; none: no check).
     #[arg(long)]
     pub token: Option<String>,
+    /// Connections served at once; more are refused (each holds at most
+    /// 64 KiB of a request and 256 unanswered replies).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub max_connections: u32,
+    /// How long a stop (Ctrl-C, SIGTERM) waits for clients to take their
+    /// last answers before it closes their connections.
+    #[arg(long, default_value = "5s", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub grace: Duration,
     #[command(flatten)]
     pub load: LoadExtras,
 }

@@ -1,0 +1,360 @@
+//! The second hostile pass (issue "First, do no harm, round two"), kept as
+//! the regression suite: each test reproduces one way a user could harm
+//! their data or get a wrong number, and asserts it no longer can
+//! (docs/reliability.md names each).
+
+mod support;
+
+use std::path::Path;
+
+use mysql_async::prelude::Queryable;
+use support::{server_url, text, txbench_output};
+
+/// A workload file of one table `t1` named `name`.
+fn file_named(name: &str) -> String {
+    format!(
+        r#"[workload]
+name = "{name}"
+scale = "rows"
+
+[[table]]
+name = "t1"
+rows_per_scale = 10
+primary_key = ["id"]
+columns = [ {{ name = "id", type = "bigint", gen = "sequence" }} ]
+
+[[transaction]]
+name = "Look"
+weight = 100
+params = [{{ name = "k", gen = "key", of = "t1.id" }}]
+statements = [{{ sql = "SELECT id FROM t1 WHERE id = :k" }}]
+"#
+    )
+}
+
+fn sqlite_tables(path: &Path) -> Vec<String> {
+    let c = rusqlite::Connection::open(path).unwrap();
+    let mut st = c
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap();
+    st.query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn sqlite_execute(path: &Path, sql: &str) {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .execute_batch(sql)
+        .unwrap();
+}
+
+/// Item 1: a file named like a built-in workload would have shared its
+/// record (`txbench_tatp_meta`): refused by name, TATP's load stays whole.
+#[test]
+fn a_file_named_like_a_built_in_workload_is_refused_and_the_built_in_load_stays_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = "sqlite:ev.db";
+    let out = txbench_output(
+        dir.path(),
+        &["tatp", "load", "--db", db, "--subscribers", "100"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    for name in ["tatp", "retwis", "ch"] {
+        let file = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&file, file_named(name)).unwrap();
+        let file = file.to_str().unwrap();
+        for verb in [&["load", "--drop"][..], &["clean"][..]] {
+            let args = [&["custom"], verb, &["--file", file, "--db", db][..]].concat();
+            let out = txbench_output(dir.path(), &args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+            let said = text(&out);
+            assert!(
+                said.contains(&format!("workload.name '{name}'"))
+                    && said.contains("records its loads under this name"),
+                "{said}"
+            );
+        }
+    }
+    let out = txbench_output(dir.path(), &["tatp", "check", "--db", db]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = txbench_output(dir.path(), &["tatp", "clean", "--db", db]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        sqlite_tables(&dir.path().join("ev.db")),
+        Vec::<String>::new()
+    );
+}
+
+/// Item 2: `clean`, `load --drop` and `check` act on every table the
+/// record names, whatever `--tables` says (it used to mean sbtest1 only).
+async fn sysbench_tables_follow_the_record(
+    dir: &Path,
+    db: &str,
+    tables: impl AsyncFn() -> Vec<String>,
+) {
+    let run = |args: &[&str]| {
+        let out = txbench_output(dir, &[&["sysbench"], args, &["--db", db][..]].concat());
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        text(&out)
+    };
+    run(&["load", "--tables", "3", "--table-size", "50"]);
+    let checked = run(&["check"]);
+    assert!(checked.contains("sbtest3's ids"), "{checked}");
+    run(&["load", "--drop", "--table-size", "50"]);
+    assert_eq!(tables().await, ["sbtest1", "txbench_sysbench_meta"]);
+    run(&["load", "--drop", "--tables", "3", "--table-size", "50"]);
+    run(&["clean"]);
+    assert_eq!(tables().await, Vec::<String>::new());
+    run(&["load", "--tables", "3", "--table-size", "50"]);
+    run(&["clean", "--tables", "1"]);
+    assert_eq!(tables().await, Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn sqlite_sysbench_clean_and_drop_act_on_every_recorded_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sb.db");
+    sysbench_tables_follow_the_record(dir.path(), "sqlite:sb.db", async || sqlite_tables(&path))
+        .await;
+}
+
+#[tokio::test]
+async fn mariadb_sysbench_clean_and_drop_act_on_every_recorded_table() {
+    let Some(base) = server_url("TXBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let db = support::MyDatabase::create(&base, "hostile_sb").await;
+    let url = db.url.clone();
+    let name = db.name.clone();
+    let tables = async || {
+        let mut c = mysql_async::Conn::from_url(&base).await.unwrap();
+        let sql = format!(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = '{name}' \
+             ORDER BY table_name"
+        );
+        let names: Vec<String> = c.query(sql).await.unwrap();
+        c.disconnect().await.unwrap();
+        names
+    };
+    let dir = tempfile::tempdir().unwrap();
+    sysbench_tables_follow_the_record(dir.path(), &url, tables).await;
+    db.drop_now().await;
+}
+
+/// Item 6: a record the data contradicts is refused, never run at the
+/// record's scale (TATP's subscribers, which no run adds or removes).
+#[test]
+fn a_record_the_data_contradicts_is_refused_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = "sqlite:tatp.db";
+    let path = dir.path().join("tatp.db");
+    let out = txbench_output(
+        dir.path(),
+        &["tatp", "load", "--subscribers", "100", "--db", db],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let run = ["tatp", "run", "--db", db, "-d", "1s", "--no-results"];
+    let out = txbench_output(dir.path(), &run);
+    assert!(out.status.success(), "{}", text(&out));
+    // What another tool's load of 150 subscribers over the record leaves.
+    sqlite_execute(
+        &path,
+        "CREATE TEMP TABLE extra AS SELECT * FROM subscriber WHERE s_id <= 50; \
+         UPDATE extra SET s_id = s_id + 100, sub_nbr = printf('%015d', s_id + 100); \
+         INSERT INTO subscriber SELECT * FROM extra;",
+    );
+    let out = txbench_output(dir.path(), &run);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let said = text(&out);
+    assert!(
+        said.contains("record says subscribers 100 but subscriber holds 150 rows"),
+        "{said}"
+    );
+}
+
+#[tokio::test]
+async fn a_pgbench_record_under_another_tools_scale_is_refused() {
+    let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    let db = support::PgDatabase::create(&base, "hostile_stale").await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench_output(dir.path(), &["pgbench", "load", "--db", &db.url]);
+    assert!(out.status.success(), "{}", text(&out));
+    // What `pgbench -i -s 2` leaves: two branches where the record says one.
+    let client = support::pg_client(&db.url).await;
+    client
+        .batch_execute("INSERT INTO pgbench_branches (bid, bbalance) VALUES (2, 0)")
+        .await
+        .unwrap();
+    drop(client);
+    let run = [
+        "pgbench",
+        "run",
+        "--db",
+        &db.url,
+        "-d",
+        "1s",
+        "--no-results",
+    ];
+    let out = txbench_output(dir.path(), &run);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("record says scale 1 but pgbench_branches holds 2 rows"),
+        "{}",
+        text(&out)
+    );
+    db.drop_now().await;
+}
+
+/// A frame as the protocol sends it: its 4-byte length, then its body.
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut framed = (body.len() as u32).to_be_bytes().to_vec();
+    framed.extend_from_slice(body);
+    framed
+}
+
+/// A connection to `addr` past the handshake (its Welcome left unread).
+fn greeted(addr: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    use txbench_remote::protocol::{ClientMessage, MAGIC, VERSION, encode};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let hello = encode(&ClientMessage::Hello {
+        magic: MAGIC,
+        version: VERSION,
+        workload: None,
+        token: None,
+    });
+    stream.write_all(&frame(&hello)).unwrap();
+    stream
+}
+
+/// A client that sends requests as fast as it can and never reads a reply,
+/// for `secs` seconds.
+fn flood(addr: String, secs: u64) -> std::thread::JoinHandle<std::net::TcpStream> {
+    std::thread::spawn(move || {
+        use std::io::Write;
+        use txbench_remote::protocol::{ClientMessage, encode};
+        let mut stream = greeted(&addr);
+        stream
+            .set_write_timeout(Some(std::time::Duration::from_millis(100)))
+            .unwrap();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        let mut id = 0;
+        let mut batch = Vec::new();
+        while std::time::Instant::now() < until {
+            batch.clear();
+            for _ in 0..1000 {
+                id += 1;
+                let request = encode(&ClientMessage::Request {
+                    id,
+                    txn_type: 99,
+                    input: Vec::new(),
+                });
+                batch.extend_from_slice(&frame(&request));
+            }
+            // Blocked once the server stops reading: try again until the end.
+            let _ = stream.write_all(&batch);
+        }
+        stream
+    })
+}
+
+/// The resident memory of process `pid`, in MiB.
+fn rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kib: f64 = (status.lines())
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    kib / 1024.0
+}
+
+/// Items 3 and 4: clients that never read, trickle a frame, announce huge
+/// frames or open connections past the cap keep `txbench serve` within a
+/// bound (docs/reliability.md: at most --max-connections x (64 KiB of a
+/// request + 256 replies)), and SIGTERM ends it within its grace though
+/// clients still read nothing. It grew to 1.55 GB before.
+#[test]
+fn misbehaving_clients_cannot_exhaust_serve_and_a_stop_ends_within_its_grace() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, url) =
+        support::serve_tatp(dir.path(), &["--max-connections", "400", "--grace", "2s"]);
+    let addr = url.trim_start_matches("txbench://").to_string();
+    let before = rss_mib(child.id());
+    let flooders: Vec<_> = (0..4).map(|_| flood(addr.clone(), 4)).collect();
+    // Huge frames announced: refused at the header.
+    let mut huge: Vec<_> = (0..100)
+        .map(|_| {
+            let mut s = greeted(&addr);
+            // The header alone: bytes the server never reads would make its
+            // close a reset, which loses the refusal.
+            s.write_all(&1_000_000u32.to_be_bytes()).unwrap();
+            s
+        })
+        .collect();
+    // Frames under the limit begun and never finished: closed past the deadline.
+    let mut trickled: Vec<_> = (0..200)
+        .map(|_| {
+            let mut s = greeted(&addr);
+            let mut start = 60_000u32.to_be_bytes().to_vec();
+            start.extend_from_slice(&[0; 1024]);
+            s.write_all(&start).unwrap();
+            s
+        })
+        .collect();
+    // Connections past the cap: refused at once.
+    let extra: Vec<_> = (0..600)
+        .filter_map(|_| std::net::TcpStream::connect(&addr).ok())
+        .collect();
+    let mut peak: f64 = 0.0;
+    for _ in 0..40 {
+        peak = peak.max(rss_mib(child.id()));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let flooded: Vec<_> = flooders.into_iter().map(|f| f.join().unwrap()).collect();
+    peak = peak.max(rss_mib(child.id()));
+    eprintln!("serve: {before:.1} MiB before the clients, {peak:.1} MiB at most");
+    assert!(
+        peak - before < 64.0,
+        "serve grew from {before:.0} MiB to {peak:.0} MiB"
+    );
+    // Every huge announcement was answered by a refusal and a close.
+    for s in &mut huge {
+        s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        let mut all = Vec::new();
+        let _ = s.read_to_end(&mut all);
+        let said = String::from_utf8_lossy(&all);
+        assert!(said.contains("at most 65536"), "{said:?}");
+    }
+    // A begun frame is dropped within twice the 10 s deadline.
+    for s in &mut trickled {
+        s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let mut all = Vec::new();
+        assert!(
+            s.read_to_end(&mut all).is_ok(),
+            "a trickled frame's connection stayed open"
+        );
+    }
+    drop(extra);
+    // The flooders still read nothing: the stop must not wait for them.
+    let stopped = std::time::Instant::now();
+    support::signal(&child, "TERM");
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            stopped.elapsed() < std::time::Duration::from_secs(10),
+            "serve still running 10 s after SIGTERM with a 2 s grace"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(!status.success() || status.code() == Some(0), "{status:?}");
+    drop(flooded);
+}
