@@ -66,17 +66,29 @@ fn flags_from_config(file: &Path, path: &[String], args: &[OsString]) -> Result<
             .cloned()
             .expect("path came from this command");
     }
-    let known: Vec<(String, Option<char>)> = cmd
+    // Each flag's name, short name, and whether it takes a value (a switch
+    // such as `--range-selects on|off` does; `--strict` does not).
+    let known: Vec<(String, Option<char>, bool)> = cmd
         .get_arguments()
-        .filter_map(|a| a.get_long().map(|l| (l.to_string(), a.get_short())))
+        .filter_map(|a| {
+            let takes_value = a.get_action().takes_values();
+            a.get_long()
+                .map(|l| (l.to_string(), a.get_short(), takes_value))
+        })
+        .collect();
+    let on_off: Vec<String> = (cmd.get_arguments())
+        .filter(|a| a.get_possible_values().iter().any(|v| v.get_name() == "on"))
+        .filter_map(|a| a.get_long().map(str::to_string))
         .collect();
     let mut flags = Vec::new();
     for (key, value) in table {
         let flag = key.replace('_', "-");
-        let Some((_, short)) = known.iter().find(|(l, _)| *l == flag && flag != "config") else {
+        let Some((_, short, takes_value)) =
+            known.iter().find(|(l, ..)| *l == flag && flag != "config")
+        else {
             let names: Vec<&str> = known
                 .iter()
-                .map(|(l, _)| l.as_str())
+                .map(|(l, ..)| l.as_str())
                 .filter(|l| *l != "config")
                 .collect();
             bail!(
@@ -90,6 +102,21 @@ fn flags_from_config(file: &Path, path: &[String], args: &[OsString]) -> Result<
             continue;
         }
         match value {
+            // A switch of sysbench's takes on and off rather than true and false.
+            toml::Value::Boolean(b) if *takes_value => {
+                let word = match (b, on_off.contains(&flag)) {
+                    (true, true) => "on",
+                    (false, true) => "off",
+                    (b, false) => {
+                        if b {
+                            "true"
+                        } else {
+                            "false"
+                        }
+                    }
+                };
+                flags.push(format!("--{flag}={word}").into())
+            }
             toml::Value::Boolean(true) => flags.push(format!("--{flag}").into()),
             toml::Value::Boolean(false) => {}
             toml::Value::String(s) => flags.push(format!("--{flag}={s}").into()),

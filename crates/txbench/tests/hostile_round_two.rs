@@ -358,3 +358,49 @@ fn misbehaving_clients_cannot_exhaust_serve_and_a_stop_ends_within_its_grace() {
     assert!(!status.success() || status.code() == Some(0), "{status:?}");
     drop(flooded);
 }
+
+/// Items 5 and 10: sysbench's counts are bounded where they are parsed (a
+/// transaction of 4294967295 point selects ran out of memory, 200,000 took
+/// minutes to open), and a range must fit the table.
+#[test]
+fn sysbench_counts_and_ranges_are_bounded_where_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = "sqlite:sb.db";
+    let out = txbench_output(dir.path(), &["sysbench", "load", "--table-size", "100", "--db", db]);
+    assert!(out.status.success(), "{}", text(&out));
+    for (flag, value, said) in [
+        ("--point-selects", "4294967295", "outside 0..=1000"),
+        ("--delete-inserts", "1001", "outside 0..=1000"),
+        ("--range-size", "0", "outside 1..=1000000"),
+        ("--range-size", "500", "--range-size 500: the tables hold 100 rows"),
+    ] {
+        let args = ["sysbench", "run", "--db", db, "-d", "1s", "--no-results", flag, value];
+        let out = txbench_output(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {}", text(&out));
+        assert!(text(&out).contains(said), "{flag} {value}: {}", text(&out));
+        assert!(!text(&out).contains("panicked"), "{}", text(&out));
+    }
+}
+
+/// Item 9: a sysbench run's config.toml repeats it: its on/off switches
+/// are read back, and it names the tables.
+#[test]
+fn a_sysbench_runs_config_repeats_it_with_its_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = "sqlite:sb.db";
+    let load = ["sysbench", "load", "--tables", "2", "--table-size", "50", "--db", db];
+    let out = txbench_output(dir.path(), &load);
+    assert!(out.status.success(), "{}", text(&out));
+    let run = ["sysbench", "run", "--db", db, "-d", "1s", "--warmup", "0s", "--results", "r"];
+    let out = txbench_output(dir.path(), &run);
+    assert!(out.status.success(), "{}", text(&out));
+    let config = support::only_run(&dir.path().join("r")).join("config.toml");
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert!(written.contains("tables = 2"), "{written}");
+    assert!(written.contains("range-selects = true"), "{written}");
+    let summary = support::only_result(&dir.path().join("r"), "summary.json");
+    assert_eq!(summary["parameters"]["tables"], "2", "{summary}");
+    let again = ["sysbench", "run", "--config", config.to_str().unwrap(), "--no-results"];
+    let out = txbench_output(dir.path(), &again);
+    assert!(out.status.success(), "{}", text(&out));
+}

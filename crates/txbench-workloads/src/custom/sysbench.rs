@@ -76,6 +76,22 @@ fn count(value: &str) -> Result<u32, BadValue> {
         .map_err(|_| BadValue(format!("'{value}' is not a whole number")))
 }
 
+/// The most statements of one kind a transaction: sysbench's defaults are
+/// 1 to 10, and a transaction of 200,000 point selects took minutes to open.
+pub const MOST_STATEMENTS: u32 = 1_000;
+
+/// The longest range a range query may span.
+pub const MOST_RANGE: u32 = 1_000_000;
+
+/// A count within `least..=most`, the bounds named when it is not.
+fn count_within(value: &str, least: u32, most: u32) -> Result<u32, BadValue> {
+    let n = count(value)?;
+    if n < least || n > most {
+        return Err(BadValue(format!("'{value}' is outside {least}..={most}")));
+    }
+    Ok(n)
+}
+
 /// sysbench's `on`/`off` (and `true`/`false`).
 fn switch(value: &str) -> Result<bool, BadValue> {
     match value {
@@ -88,6 +104,9 @@ fn switch(value: &str) -> Result<bool, BadValue> {
 /// A flag setting one of the counts, by sysbench's option name.
 macro_rules! count_flag {
     ($long:literal, $field:ident, $default:literal, $help:literal) => {
+        count_flag!($long, $field, $default, $help, 0, MOST_STATEMENTS)
+    };
+    ($long:literal, $field:ident, $default:literal, $help:literal, $least:expr, $most:expr) => {
         Flag {
             long: $long,
             help: $help,
@@ -95,7 +114,7 @@ macro_rules! count_flag {
             default: Some($default),
             choices: &[],
             set: |o: &mut SysbenchRunOptions, v| {
-                o.counts.$field = count(v)?;
+                o.counts.$field = count_within(v, $least, $most)?;
                 Ok(())
             },
         }
@@ -161,54 +180,61 @@ impl Options for SysbenchRunOptions {
                 Ok(())
             },
         },
-        count_flag!("range-size", range_size, "100", "Rows a range query spans"),
+        count_flag!(
+            "range-size",
+            range_size,
+            "100",
+            "Rows a range query spans (1 to 1000000, at most the table's)",
+            1,
+            MOST_RANGE
+        ),
         count_flag!(
             "point-selects",
             point_selects,
             "10",
-            "Point selects a transaction"
+            "Point selects a transaction (0 to 1000)"
         ),
         count_flag!(
             "simple-ranges",
             simple_ranges,
             "1",
-            "Simple range selects a transaction"
+            "Simple range selects a transaction (0 to 1000)"
         ),
         count_flag!(
             "sum-ranges",
             sum_ranges,
             "1",
-            "SUM() range selects a transaction"
+            "SUM() range selects a transaction (0 to 1000)"
         ),
         count_flag!(
             "order-ranges",
             order_ranges,
             "1",
-            "ORDER BY range selects a transaction"
+            "ORDER BY range selects a transaction (0 to 1000)"
         ),
         count_flag!(
             "distinct-ranges",
             distinct_ranges,
             "1",
-            "DISTINCT range selects a transaction"
+            "DISTINCT range selects a transaction (0 to 1000)"
         ),
         count_flag!(
             "index-updates",
             index_updates,
             "1",
-            "Index updates a transaction"
+            "Index updates a transaction (0 to 1000)"
         ),
         count_flag!(
             "non-index-updates",
             non_index_updates,
             "1",
-            "Non-index updates a transaction"
+            "Non-index updates a transaction (0 to 1000)"
         ),
         count_flag!(
             "delete-inserts",
             delete_inserts,
             "1",
-            "Delete-and-insert pairs a transaction"
+            "Delete-and-insert pairs a transaction (0 to 1000)"
         ),
         Flag {
             long: "range-selects",
@@ -295,6 +321,10 @@ impl Options for SysbenchTables {
 /// The count asked on the command line, set once before any verb.
 static ASKED: OnceLock<SysbenchTables> = OnceLock::new();
 
+/// The count the opened run takes (the record's, or the tables there): what
+/// its config.toml and summary.json say, so that a repeat runs as many.
+static OPENED: OnceLock<u32> = OnceLock::new();
+
 /// The tables a load makes, and a database without a record holds.
 fn asked_tables() -> u32 {
     ASKED.get().and_then(|a| a.tables).unwrap_or(1)
@@ -352,6 +382,16 @@ async fn check_loaded<S: Session>(
     Ok(super::invariants::check(session, &spec).await?)
 }
 
+/// What a sysbench run records: the file's, and the tables it ran on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SysbenchParameters {
+    /// The script's name, title and scale.
+    #[serde(flatten)]
+    pub file: opened::FileParameters,
+    /// The tables (sbtest1..N).
+    pub tables: u32,
+}
+
 /// An OLTP script, as `txbench sysbench` runs it.
 pub type Sysbench = FileWorkload<SysbenchScript>;
 
@@ -364,6 +404,12 @@ impl Benchmark for Sysbench {
     type Definition = SysbenchTables;
     type LoadOptions = crate::options::NoOptions;
     type RunOptions = SysbenchRunOptions;
+
+    fn definition() -> SysbenchTables {
+        SysbenchTables {
+            tables: OPENED.get().copied().or(ASKED.get().and_then(|a| a.tables)),
+        }
+    }
 
     fn define(asked: &SysbenchTables) -> Result<(), WorkloadError> {
         opened::within("tables", asked.tables, MOST_TABLES)?;
@@ -410,7 +456,7 @@ impl Benchmark for Sysbench {
             txbench_core::Execution::Statements => tables_present(session).await?,
             _ => 1,
         };
-        tables()
+        let workload: Self = tables()
             .open(session, asked, |found| {
                 Ok(script::spec(
                     script,
@@ -418,7 +464,20 @@ impl Benchmark for Sysbench {
                     loaded_tables(found, present)?,
                 ))
             })
-            .await
+            .await?;
+        let _ = OPENED.set(workload.spec().tables.len() as u32);
+        let rows = FileWorkload::scale(&workload);
+        // sysbench's default of 100 spans a smaller table whole, as in
+        // sysbench; a range asked for that the table cannot hold is a mistake.
+        let ranges = matches!(script, Script::OltpReadWrite | Script::OltpReadOnly);
+        let asked = counts.range_size != Counts::default().range_size;
+        if ranges && asked && i64::from(counts.range_size) > rows {
+            return Err(WorkloadError::BadOption(format!(
+                "--range-size {}: the tables hold {rows} rows",
+                counts.range_size
+            )));
+        }
+        Ok(workload)
     }
 
     fn check() -> Option<Check> {
@@ -437,10 +496,13 @@ impl Benchmark for Sysbench {
         FileWorkload::scale(self)
     }
 
-    type Parameters = opened::FileParameters;
+    type Parameters = SysbenchParameters;
 
-    fn parameters(&self) -> opened::FileParameters {
-        opened::parameters(self)
+    fn parameters(&self) -> SysbenchParameters {
+        SysbenchParameters {
+            file: opened::parameters(self),
+            tables: self.spec().tables.len() as u32,
+        }
     }
 
     fn served_parameters(&self) -> Vec<(String, String)> {
