@@ -366,15 +366,32 @@ fn misbehaving_clients_cannot_exhaust_serve_and_a_stop_ends_within_its_grace() {
 fn sysbench_counts_and_ranges_are_bounded_where_parsed() {
     let dir = tempfile::tempdir().unwrap();
     let db = "sqlite:sb.db";
-    let out = txbench_output(dir.path(), &["sysbench", "load", "--table-size", "100", "--db", db]);
+    let out = txbench_output(
+        dir.path(),
+        &["sysbench", "load", "--table-size", "100", "--db", db],
+    );
     assert!(out.status.success(), "{}", text(&out));
     for (flag, value, said) in [
         ("--point-selects", "4294967295", "outside 0..=1000"),
         ("--delete-inserts", "1001", "outside 0..=1000"),
         ("--range-size", "0", "outside 1..=1000000"),
-        ("--range-size", "500", "--range-size 500: the tables hold 100 rows"),
+        (
+            "--range-size",
+            "500",
+            "--range-size 500: the tables hold 100 rows",
+        ),
     ] {
-        let args = ["sysbench", "run", "--db", db, "-d", "1s", "--no-results", flag, value];
+        let args = [
+            "sysbench",
+            "run",
+            "--db",
+            db,
+            "-d",
+            "1s",
+            "--no-results",
+            flag,
+            value,
+        ];
         let out = txbench_output(dir.path(), &args);
         assert_eq!(out.status.code(), Some(2), "{flag} {value}: {}", text(&out));
         assert!(text(&out).contains(said), "{flag} {value}: {}", text(&out));
@@ -388,10 +405,30 @@ fn sysbench_counts_and_ranges_are_bounded_where_parsed() {
 fn a_sysbench_runs_config_repeats_it_with_its_tables() {
     let dir = tempfile::tempdir().unwrap();
     let db = "sqlite:sb.db";
-    let load = ["sysbench", "load", "--tables", "2", "--table-size", "50", "--db", db];
+    let load = [
+        "sysbench",
+        "load",
+        "--tables",
+        "2",
+        "--table-size",
+        "50",
+        "--db",
+        db,
+    ];
     let out = txbench_output(dir.path(), &load);
     assert!(out.status.success(), "{}", text(&out));
-    let run = ["sysbench", "run", "--db", db, "-d", "1s", "--warmup", "0s", "--results", "r"];
+    let run = [
+        "sysbench",
+        "run",
+        "--db",
+        db,
+        "-d",
+        "1s",
+        "--warmup",
+        "0s",
+        "--results",
+        "r",
+    ];
     let out = txbench_output(dir.path(), &run);
     assert!(out.status.success(), "{}", text(&out));
     let config = support::only_run(&dir.path().join("r")).join("config.toml");
@@ -400,7 +437,58 @@ fn a_sysbench_runs_config_repeats_it_with_its_tables() {
     assert!(written.contains("range-selects = true"), "{written}");
     let summary = support::only_result(&dir.path().join("r"), "summary.json");
     assert_eq!(summary["parameters"]["tables"], "2", "{summary}");
-    let again = ["sysbench", "run", "--config", config.to_str().unwrap(), "--no-results"];
+    let again = [
+        "sysbench",
+        "run",
+        "--config",
+        config.to_str().unwrap(),
+        "--no-results",
+    ];
     let out = txbench_output(dir.path(), &again);
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+/// Items 8 and 10: `compare` holds the workload file equal, not only the
+/// command (every file runs as `custom`: SIBench beside NoOp printed
+/// "+137.5% better"), and refuses a directory given twice.
+#[test]
+fn compare_refuses_runs_of_other_workload_files_and_a_run_with_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    for (workload, results) in [("noop", "a"), ("sibench", "b"), ("noop", "c")] {
+        let args = [
+            "custom",
+            "--workload",
+            workload,
+            "--db",
+            "sqlite::memory:",
+            "-d",
+            "1s",
+            "--warmup",
+            "0s",
+            "--results",
+            results,
+        ];
+        let out = txbench_output(dir.path(), &args);
+        assert!(out.status.success(), "{workload}: {}", text(&out));
+    }
+    let run = |name: &str| support::only_run(&dir.path().join(name));
+    let (a, b, c) = (run("a"), run("b"), run("c"));
+    let compare = |x: &Path, y: &Path| {
+        txbench_output(
+            dir.path(),
+            &["compare", x.to_str().unwrap(), y.to_str().unwrap()],
+        )
+    };
+    let out = compare(&a, &b);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("cannot compare a 'custom noop' run with a 'custom sibench' run"),
+        "{}",
+        text(&out)
+    );
+    let out = compare(&a, &a.join("."));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("given twice"), "{}", text(&out));
+    let out = compare(&a, &c);
     assert!(out.status.success(), "{}", text(&out));
 }

@@ -148,12 +148,16 @@ pub fn main(a: &CompareArgs) -> Result<(), Failure> {
         .iter()
         .map(|d| Side::read(d))
         .collect::<Result<Vec<_>, _>>()?;
+    given_once(&a.dirs)?;
     let first = sides[0].first();
-    if let Some(other) = sides.iter().find(|s| s.first().workload != first.workload) {
+    if let Some(other) = sides
+        .iter()
+        .find(|s| workload_of(s.first()) != workload_of(first))
+    {
         return Err(Failure::usage(format!(
             "cannot compare a '{}' run with a '{}' run",
-            first.workload,
-            other.first().workload
+            workload_of(first),
+            workload_of(other.first())
         )));
     }
     let all: Vec<&RunResult> = sides.iter().flat_map(|s| &s.runs).collect();
@@ -190,6 +194,32 @@ pub fn main(a: &CompareArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// What a run ran, as a comparison must hold it equal: the command's
+/// workload, and a workload file's own name (every file runs as `custom`,
+/// and SIBench beside NoOp is no comparison).
+fn workload_of(r: &RunResult) -> String {
+    match r.parameters.get("file_workload") {
+        Some(file) if *file != r.workload => format!("{} {file}", r.workload),
+        _ => r.workload.clone(),
+    }
+}
+
+/// Refuse a directory given twice: compared with itself, every change is 0.
+fn given_once(dirs: &[std::path::PathBuf]) -> Result<(), Failure> {
+    let mut seen = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+        if seen.contains(&real) {
+            return Err(Failure::usage(format!(
+                "{}: given twice; compare a run with another",
+                dir.display()
+            )));
+        }
+        seen.push(real);
+    }
+    Ok(())
+}
+
 /// The set `--noise` names: a set of runs of the workload compared.
 fn noise_set(dir: &Path, first: &RunResult) -> Result<Side, Failure> {
     let side = Side::read(dir)?;
@@ -199,12 +229,12 @@ fn noise_set(dir: &Path, first: &RunResult) -> Result<Side, Failure> {
             dir.display()
         )));
     }
-    if side.first().workload != first.workload {
+    if workload_of(side.first()) != workload_of(first) {
         return Err(Failure::usage(format!(
             "--noise {}: a '{}' set cannot give the noise of '{}' runs",
             dir.display(),
-            side.first().workload,
-            first.workload
+            workload_of(side.first()),
+            workload_of(first)
         )));
     }
     Ok(side)
