@@ -23,7 +23,7 @@ use crate::engine::{
 };
 use crate::error::DbError;
 use crate::interrupt::Interrupter;
-use crate::schema::{ForeignKey, Index, Schema, Statement, Table};
+use crate::schema::{DeclaredColumn, ForeignKey, Index, Schema, Statement, Table};
 use crate::txn::{Outcome, TxnTypeInfo};
 use crate::value::{Param, RowBatch, Rows};
 
@@ -54,6 +54,11 @@ pub trait DynLoader: Send {
     fn drop_table<'a>(&'a mut self, name: &'a str) -> BoxFuture<'a, Result<(), DbError>>;
     /// [`Loader::table_exists`].
     fn table_exists<'a>(&'a mut self, name: &'a str) -> BoxFuture<'a, Result<bool, DbError>>;
+    /// [`Loader::columns`].
+    fn columns<'a>(
+        &'a mut self,
+        table: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<DeclaredColumn>>, DbError>>;
     /// [`Loader::insert_batch`].
     fn insert_batch<'a>(
         &'a mut self,
@@ -100,6 +105,12 @@ impl<L: Loader> DynLoader for L {
     }
     fn table_exists<'a>(&'a mut self, name: &'a str) -> BoxFuture<'a, Result<bool, DbError>> {
         Box::pin(Loader::table_exists(self, name))
+    }
+    fn columns<'a>(
+        &'a mut self,
+        table: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<DeclaredColumn>>, DbError>> {
+        Box::pin(Loader::columns(self, table))
     }
     fn insert_batch<'a>(
         &'a mut self,
@@ -148,6 +159,9 @@ impl Loader for dyn DynLoader {
     }
     async fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
         DynLoader::table_exists(self, name).await
+    }
+    async fn columns(&mut self, table: &str) -> Result<Option<Vec<DeclaredColumn>>, DbError> {
+        DynLoader::columns(self, table).await
     }
     async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
         DynLoader::insert_batch(self, table, batch).await

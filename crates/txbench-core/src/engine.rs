@@ -441,6 +441,17 @@ pub trait Loader: Send {
     fn drop_table(&mut self, name: &str) -> impl Future<Output = Result<(), DbError>> + Send;
     /// Whether a table exists.
     fn table_exists(&mut self, name: &str) -> impl Future<Output = Result<bool, DbError>> + Send;
+    /// A table's columns as the database declares them, empty when it has
+    /// no such table; `None` where the engine keeps no declared columns (a
+    /// key-value store), whose tables are only txbench's own.
+    fn columns(
+        &mut self,
+        table: &str,
+    ) -> impl Future<Output = Result<Option<Vec<crate::schema::DeclaredColumn>>, DbError>> + Send
+    {
+        let _ = table;
+        std::future::ready(Ok(None))
+    }
     /// Insert a batch of rows through the engine's fastest path.
     fn insert_batch(
         &mut self,

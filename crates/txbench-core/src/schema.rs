@@ -24,6 +24,20 @@ pub enum ColumnType {
     Timestamp,
 }
 
+/// A column as a database declares it (`Loader::columns`): what a run
+/// checks the workload's tables against before it starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredColumn {
+    /// Its name.
+    pub name: String,
+    /// Its type as the database names it, lower case (`integer`,
+    /// `character varying`, `varchar(16)`).
+    pub type_name: String,
+    /// Whether an insert must give it a value: NOT NULL, no default, not
+    /// generated.
+    pub required: bool,
+}
+
 /// One column of a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Column {

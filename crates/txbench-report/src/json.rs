@@ -55,5 +55,36 @@ pub fn read(path: &Path) -> io::Result<RunResult> {
         }
         None => return Err(invalid("no schema_version: not a txbench result".into())),
     }
+    if let Some((at, v)) = beyond_any_figure(&value, String::new()) {
+        return Err(invalid(format!(
+            "{at} = {v:e} is beyond any figure txbench writes (edited or damaged?)"
+        )));
+    }
     serde_json::from_value(value).map_err(|e| invalid(e.to_string()))
+}
+
+/// The largest fraction a result holds: no latency, rate or share comes
+/// near it, and past it a figure prints as hundreds of digits.
+const MOST_FIGURE: f64 = 1e15;
+
+/// The first fraction in `value` past [`MOST_FIGURE`], with its path
+/// (counts and seeds are whole numbers, and are not fractions).
+fn beyond_any_figure(value: &serde_json::Value, at: String) -> Option<(String, f64)> {
+    match value {
+        serde_json::Value::Number(n) if n.is_f64() => {
+            let v = n.as_f64()?;
+            (v.abs() > MOST_FIGURE).then_some((at, v))
+        }
+        serde_json::Value::Array(items) => (items.iter().enumerate())
+            .find_map(|(i, item)| beyond_any_figure(item, format!("{at}[{i}]"))),
+        serde_json::Value::Object(map) => (map.iter()).find_map(|(k, item)| {
+            let path = if at.is_empty() {
+                k.clone()
+            } else {
+                format!("{at}.{k}")
+            };
+            beyond_any_figure(item, path)
+        }),
+        _ => None,
+    }
 }

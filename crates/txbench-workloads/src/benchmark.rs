@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use txbench_core::driver::WaitMode;
 use txbench_core::result::{Metric, TypeResult};
-use txbench_core::schema::Schema;
+use txbench_core::schema::{Schema, Table};
 use txbench_core::{Engine, Execution, Session, Workload};
 
 pub use crate::about::{About, RunFlags, Scale};
@@ -71,6 +71,16 @@ pub trait Benchmark: Workload<Input: DeserializeOwned> + Clone + Debug + Sized {
 
     /// Its tables (the metadata table among them): what `clean` drops.
     fn schema() -> &'static Schema;
+    /// The data tables the opened workload runs on, as it declares them: a
+    /// run checks the database's against them ([`crate::shape`]). Those of
+    /// [`Benchmark::schema`], unless the load's record shaped them (YCSB's
+    /// fields, sysbench's tables).
+    fn run_tables(&self) -> Vec<&'static Table> {
+        let meta = Self::meta().table.name;
+        (Self::schema().tables.iter())
+            .filter(|t| t.name != meta)
+            .collect()
+    }
     /// Where its load is recorded.
     fn meta() -> &'static MetaTable;
 

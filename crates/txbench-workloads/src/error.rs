@@ -52,6 +52,21 @@ pub enum WorkloadError {
         /// That table.
         table: &'static str,
     },
+    /// A table of the workload's is not of its shape (another tool's, or
+    /// changed by hand).
+    #[error(
+        "the {} table '{table}' {problem}: it cannot run {}; load again with \
+         `txbench {} load --drop` (or fix the table)",
+        .about.title, .about.title, .about.name
+    )]
+    Shape {
+        /// The workload.
+        about: &'static About,
+        /// The table.
+        table: &'static str,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// Data is already loaded.
     #[error(
         "the database already holds {} data ({loaded} {}): add --drop to replace it",
@@ -118,6 +133,7 @@ impl WorkloadError {
             WorkloadError::AlreadyLoaded { .. }
                 | WorkloadError::NotOurs { .. }
                 | WorkloadError::StaleRecord { .. }
+                | WorkloadError::Shape { .. }
                 | WorkloadError::ScaleMismatch { .. }
                 | WorkloadError::BadScale { .. }
                 | WorkloadError::BadOption(_)

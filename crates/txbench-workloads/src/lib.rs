@@ -33,6 +33,7 @@ pub mod ownership;
 pub mod parameters;
 pub mod registry;
 pub mod retwis;
+pub mod shape;
 pub mod tatp;
 pub mod tpcc;
 pub mod verify;

@@ -112,13 +112,18 @@ impl Set<'_> {
             let run_dir = self.dir.join(&name);
             let measured =
                 measure::<E, W>(engine, &run, stop.clone(), &now_rfc3339(), Some(&run_dir)).await?;
-            self.keep(&run, name, &run_dir, measured)?;
-            if self.results.last().is_some_and(|r| r.interrupted) {
+            if measured.result.interrupted {
+                // Cut short, it is no repetition of the plan: saved apart,
+                // out of set.json, so that the set's spread holds whole runs.
+                save(&run_dir, &measured)?;
                 return Err(Failure::Interrupted(format!(
-                    "interrupted: the set holds the {} runs made until then",
-                    self.results.len()
+                    "interrupted: the set holds the {} whole runs made until then; {name}, cut \
+                     short, is saved in {} but is not one of the set's",
+                    self.results.len(),
+                    run_dir.display()
                 )));
             }
+            self.keep(&run, name, &run_dir, measured)?;
         }
         Ok(())
     }

@@ -492,3 +492,194 @@ fn compare_refuses_runs_of_other_workload_files_and_a_run_with_itself() {
     let out = compare(&a, &c);
     assert!(out.status.success(), "{}", text(&out));
 }
+
+/// Item 7: a table of another shape under a workload's name is refused
+/// before the run, naming the table and what is wrong (a text `aid` ran at
+/// 0 tps with 26,000 binding errors, an extra NOT NULL column in
+/// pgbench_history failed every insert, both with exit 0).
+#[tokio::test]
+async fn a_pgbench_table_of_another_shape_is_refused_before_the_run() {
+    let Some(base) = server_url("TXBENCH_TEST_POSTGRES_URL") else {
+        return;
+    };
+    let db = support::PgDatabase::create(&base, "hostile_shape").await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = txbench_output(dir.path(), &["pgbench", "load", "--db", &db.url]);
+    assert!(out.status.success(), "{}", text(&out));
+    let client = support::pg_client(&db.url).await;
+    let run = [
+        "pgbench",
+        "run",
+        "--db",
+        &db.url,
+        "-d",
+        "1s",
+        "--no-results",
+    ];
+    let out = txbench_output(dir.path(), &run);
+    assert!(out.status.success(), "{}", text(&out));
+    for (change, undo, said) in [
+        (
+            "ALTER TABLE pgbench_history ADD COLUMN note text NOT NULL DEFAULT 'x'; \
+             ALTER TABLE pgbench_history ALTER COLUMN note DROP DEFAULT",
+            "ALTER TABLE pgbench_history DROP COLUMN note",
+            "'pgbench_history' has a column note that must be given a value",
+        ),
+        (
+            "ALTER TABLE pgbench_accounts ALTER COLUMN aid TYPE text",
+            "ALTER TABLE pgbench_accounts ALTER COLUMN aid TYPE int USING aid::int",
+            "'pgbench_accounts' declares aid as text",
+        ),
+        (
+            "ALTER TABLE pgbench_tellers DROP COLUMN tbalance",
+            "ALTER TABLE pgbench_tellers ADD COLUMN tbalance int NOT NULL DEFAULT 0",
+            "'pgbench_tellers' has no column tbalance",
+        ),
+    ] {
+        client.batch_execute(change).await.unwrap();
+        let out = txbench_output(dir.path(), &run);
+        assert_eq!(out.status.code(), Some(2), "{change}: {}", text(&out));
+        assert!(text(&out).contains(said), "{change}: {}", text(&out));
+        client.batch_execute(undo).await.unwrap();
+    }
+    let out = txbench_output(dir.path(), &run);
+    assert!(out.status.success(), "{}", text(&out));
+    drop(client);
+    db.drop_now().await;
+}
+
+/// Item 10: on sysbench's data (no record of txbench's), a missing
+/// `--tables` means the tables there, not 1, and more tables than there
+/// are is refused by the flag, not by a line of a generated file.
+#[test]
+fn sysbench_data_without_a_record_runs_on_the_tables_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sb.db");
+    // What `sysbench prepare --tables=2 --table-size=20` leaves.
+    let mut sql = String::new();
+    for t in 1..=2 {
+        sql.push_str(&format!(
+            "CREATE TABLE sbtest{t} (id INTEGER PRIMARY KEY, k INTEGER NOT NULL DEFAULT 0, \
+             c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT ''); \
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20) \
+             INSERT INTO sbtest{t} (id, k, c, pad) SELECT i, i, 'c', 'p' FROM n;"
+        ));
+    }
+    sqlite_execute(&path, &sql);
+    let db = "sqlite:sb.db";
+    let out = txbench_output(dir.path(), &["sysbench", "check", "--db", db]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("sbtest2's ids"), "{}", text(&out));
+    let run = [
+        "sysbench",
+        "run",
+        "--db",
+        db,
+        "-d",
+        "1s",
+        "--warmup",
+        "0s",
+        "--results",
+        "r",
+    ];
+    let out = txbench_output(dir.path(), &run);
+    assert!(out.status.success(), "{}", text(&out));
+    let summary = support::only_result(&dir.path().join("r"), "summary.json");
+    assert_eq!(summary["parameters"]["tables"], "2", "{summary}");
+    let three = [
+        "sysbench",
+        "run",
+        "--db",
+        db,
+        "-d",
+        "1s",
+        "--no-results",
+        "--tables",
+        "3",
+    ];
+    let out = txbench_output(dir.path(), &three);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--tables 3: the database holds sbtest1..2 and no sbtest3"),
+        "{}",
+        text(&out)
+    );
+    assert!(!text(&out).contains("sysbench.toml"), "{}", text(&out));
+}
+
+/// Item 10: a figure no run writes (a summary.json edited to -1e308, which
+/// printed 300 digits and "-inf%") is refused by name.
+#[test]
+fn a_result_edited_past_any_figure_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "custom",
+        "--workload",
+        "noop",
+        "--db",
+        "sqlite::memory:",
+        "-d",
+        "1s",
+        "--warmup",
+        "0s",
+        "--results",
+        "r",
+    ];
+    let out = txbench_output(dir.path(), &args);
+    assert!(out.status.success(), "{}", text(&out));
+    let run = support::only_run(&dir.path().join("r"));
+    let path = run.join("summary.json");
+    let mut summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    summary["metrics"][0]["value"] = serde_json::json!(-1e308);
+    std::fs::write(&path, summary.to_string()).unwrap();
+    let out = txbench_output(dir.path(), &["report", run.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("metrics[0].value = -1e308 is beyond any figure txbench writes"),
+        "{}",
+        text(&out)
+    );
+}
+
+/// Item 10: a set stopped in its second run keeps the first whole run as
+/// the set and the cut one apart, saying so (it kept the short run in the
+/// set silently).
+#[test]
+fn a_set_stopped_mid_run_keeps_only_its_whole_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "custom",
+        "--workload",
+        "noop",
+        "--db",
+        "sqlite::memory:",
+        "-d",
+        "2s",
+        "--warmup",
+        "0s",
+        "--repeat",
+        "3",
+        "--results",
+        "r",
+    ];
+    let child = support::spawn(dir.path(), &args);
+    let results = dir.path().join("r");
+    support::wait_until("the second run", std::time::Duration::from_secs(60), || {
+        std::fs::read_dir(&results)
+            .ok()
+            .and_then(|mut d| d.next())
+            .is_some_and(|set| set.unwrap().path().join("run-02").exists())
+    });
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    support::signal(&child, "TERM");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143), "{}", text(&out));
+    assert!(
+        text(&out).contains("the set holds the 1 whole runs made until then; run-02, cut short"),
+        "{}",
+        text(&out)
+    );
+    let set = support::only_result(&results, "set.json");
+    assert_eq!(set["runs"], serde_json::json!(["run-01"]), "{set}");
+}

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 
 use mysql_async::Params;
 use mysql_async::prelude::Queryable;
-use txbench_core::schema::{ForeignKey, Index, Table};
+use txbench_core::schema::{DeclaredColumn, ForeignKey, Index, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{DbError, ErrorKind, Loader, Value};
 
@@ -83,6 +83,32 @@ impl Loader for MySession {
             .map_err(|e| map_err(e, "table_exists"))?;
         self.end_implicit().await?;
         Ok(n.unwrap_or(0) > 0)
+    }
+
+    async fn columns(&mut self, table: &str) -> Result<Option<Vec<DeclaredColumn>>, DbError> {
+        self.sent = true;
+        let rows: Vec<(String, String, i64)> = self
+            .conn
+            .exec(
+                "SELECT CAST(column_name AS CHAR), CAST(column_type AS CHAR), \
+                 is_nullable = 'NO' AND column_default IS NULL \
+                 AND extra NOT LIKE '%auto_increment%' AND extra NOT LIKE '%GENERATED%' \
+                 FROM information_schema.columns \
+                 WHERE table_schema = DATABASE() AND table_name = ?",
+                (table,),
+            )
+            .await
+            .map_err(|e| map_err(e, "columns"))?;
+        self.end_implicit().await?;
+        Ok(Some(
+            (rows.into_iter())
+                .map(|(name, ty, required)| DeclaredColumn {
+                    name,
+                    type_name: ty.to_lowercase(),
+                    required: required != 0,
+                })
+                .collect(),
+        ))
     }
 
     async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {

@@ -36,7 +36,9 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::{Client, NoTls};
 use tokio_postgres_rustls::MakeRustlsConnect;
 use txbench_core::engine::{CallKind, ServerClock, each_in_turn, pipeline_then_commit};
-use txbench_core::schema::{ForeignKey, Index, Quote, Schema, Statement, Table, partition_name};
+use txbench_core::schema::{
+    DeclaredColumn, ForeignKey, Index, Quote, Schema, Statement, Table, partition_name,
+};
 use txbench_core::value::RowBatch;
 use txbench_core::{
     Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, RoundTrips, Rows, Session,
@@ -828,6 +830,31 @@ impl Loader for PgSession {
             .await
             .map_err(|e| map_err(&e, "table_exists"))?;
         Ok(row.get::<_, i64>(0) > 0)
+    }
+
+    async fn columns(&mut self, table: &str) -> Result<Option<Vec<DeclaredColumn>>, DbError> {
+        self.settle().await?;
+        let rows = self
+            .client
+            .query(
+                "SELECT column_name::text, data_type::text, \
+                 is_nullable = 'NO' AND column_default IS NULL AND is_identity = 'NO' \
+                 AND is_generated = 'NEVER' \
+                 FROM information_schema.columns \
+                 WHERE table_schema = current_schema() AND table_name = $1",
+                &[&table],
+            )
+            .await
+            .map_err(|e| map_err(&e, "columns"))?;
+        Ok(Some(
+            (rows.iter())
+                .map(|r| DeclaredColumn {
+                    name: r.get(0),
+                    type_name: r.get::<_, String>(1).to_lowercase(),
+                    required: r.get(2),
+                })
+                .collect(),
+        ))
     }
 
     async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {

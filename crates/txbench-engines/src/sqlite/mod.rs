@@ -23,7 +23,7 @@ use rusqlite::limits::Limit;
 use rusqlite::types::{Null, ValueRef};
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 use txbench_core::engine::CallKind;
-use txbench_core::schema::{ColumnType, Index, Quote, Statement, Table};
+use txbench_core::schema::{ColumnType, DeclaredColumn, Index, Quote, Statement, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{
     Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, Room, Rows, Session, TxMode,
@@ -817,6 +817,27 @@ impl Loader for SqliteSession {
             .map(|n| n > 0)
             .map_err(|e| map_err(e, "table_exists"));
         ready(r)
+    }
+
+    fn columns(
+        &mut self,
+        table: &str,
+    ) -> impl Future<Output = Result<Option<Vec<DeclaredColumn>>, DbError>> + Send {
+        let read = || -> rusqlite::Result<Vec<DeclaredColumn>> {
+            let mut st = self.conn().prepare(
+                "SELECT name, type, \"notnull\" AND dflt_value IS NULL \
+                 AND NOT (pk = 1 AND upper(type) = 'INTEGER') FROM pragma_table_info(?1)",
+            )?;
+            let rows = st.query_map([table], |r| {
+                Ok(DeclaredColumn {
+                    name: r.get(0)?,
+                    type_name: r.get::<_, String>(1)?.to_lowercase(),
+                    required: r.get(2)?,
+                })
+            })?;
+            rows.collect()
+        };
+        ready(read().map(Some).map_err(|e| map_err(e, "columns")))
     }
 
     fn insert_batch(

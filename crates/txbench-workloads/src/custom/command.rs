@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use txbench_core::result::{Metric, TypeResult, recorded_parameters};
-use txbench_core::schema::Schema;
+use txbench_core::schema::{Schema, Table};
 use txbench_core::text_file;
 use txbench_core::{Engine, Session};
 
@@ -314,6 +314,12 @@ impl Benchmark for Custom {
             summary: "Run the file's invariants: each query must return no row",
             run: |session, _loaded| Box::pin(defined().check(session)),
         })
+    }
+
+    /// None: a file's tables are checked as it opens, before its
+    /// statements are prepared (`Defined::open`).
+    fn run_tables(&self) -> Vec<&'static Table> {
+        Vec::new()
     }
 
     fn title(&self) -> String {

@@ -77,6 +77,9 @@ impl Defined {
         }
         let workload = FileWorkload::named(spec(&found)?, scale, self.made.about.name);
         if let Found::Loaded(_) = found {
+            // A table of another shape is named as such, not by the first
+            // statement of the file that the database refuses.
+            crate::shape::check(session, self.made.about, &workload.tables()).await?;
             prepares(session, &workload).await?;
             past_earlier_inserts(session, &workload).await?;
         }

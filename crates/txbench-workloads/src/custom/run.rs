@@ -205,6 +205,11 @@ impl<K> FileWorkload<K> {
     }
 
     /// The file's table `name` as the engines take it.
+    pub fn tables(&self) -> Vec<&'static schema::Table> {
+        self.inner.tables.clone()
+    }
+
+    /// The file's table `name` as the engines take it.
     pub fn table(&self, name: &str) -> Option<&'static schema::Table> {
         self.inner.tables.iter().find(|t| t.name == name).copied()
     }

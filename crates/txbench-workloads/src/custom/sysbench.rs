@@ -12,7 +12,7 @@ use crate::conditions::ConditionResult;
 use serde::{Deserialize, Serialize};
 use txbench_core::Loader;
 use txbench_core::result::{Metric, TypeResult};
-use txbench_core::schema::Schema;
+use txbench_core::schema::{Schema, Table};
 use txbench_core::{Engine, Session};
 
 use super::opened::{self, Defined};
@@ -350,10 +350,18 @@ fn tables() -> &'static Defined {
 fn loaded_tables(found: &Found, present: u32) -> Result<u32, WorkloadError> {
     let asked = ASKED.get().and_then(|a| a.tables);
     let Some(held) = found.int(TABLES)? else {
-        return Ok(match (asked, found) {
-            (None, Found::Loaded(_)) => present,
-            _ => asked_tables(),
-        });
+        return match (asked, found) {
+            (None, Found::Loaded(_)) => Ok(present),
+            // Data another tool loaded, which a load would not replace.
+            (Some(asked), Found::Loaded(_)) if asked > present => {
+                Err(WorkloadError::BadOption(format!(
+                    "--tables {asked}: the database holds sbtest1..{present} and no sbtest{} \
+                     (leave --tables out to run on them)",
+                    present + 1
+                )))
+            }
+            _ => Ok(asked_tables()),
+        };
     };
     let held = held as u32;
     opened::as_loaded("tables", asked, held, &format!("{held} tables"))?;
@@ -486,6 +494,12 @@ impl Benchmark for Sysbench {
                       them and read_write keeps them",
             run: |session, loaded| Box::pin(check_loaded(session, loaded)),
         })
+    }
+
+    /// None: a file's tables are checked as it opens, before its
+    /// statements are prepared (`Defined::open`).
+    fn run_tables(&self) -> Vec<&'static Table> {
+        Vec::new()
     }
 
     fn title(&self) -> String {

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use txbench_core::result::{Metric, TypeResult};
-use txbench_core::schema::{ColumnType, Schema};
+use txbench_core::schema::{ColumnType, Schema, Table};
 use txbench_core::{Engine, Session};
 
 use super::check::parse;
@@ -431,6 +431,12 @@ impl Benchmark for Ycsb {
                 Ok(shaped(run, loaded_shape(found)?))
             })
             .await
+    }
+
+    /// None: a file's tables are checked as it opens, before its
+    /// statements are prepared (`Defined::open`).
+    fn run_tables(&self) -> Vec<&'static Table> {
+        Vec::new()
     }
 
     fn title(&self) -> String {
