@@ -5,20 +5,21 @@ use thiserror::Error;
 use txbench_core::DbError;
 
 use crate::about::About;
+use crate::benchmark::Benchmark;
 
 /// Why loading, opening or checking a workload failed.
 #[derive(Debug, Error)]
 pub enum WorkloadError {
     /// Nothing is loaded.
     #[error(
-        "the database holds no {} data: load it first with `txbench {} load --db ...`",
-        .0.title, .0.name
+        "the database holds no {} data: load it first with `txbench {} load{} --db ...`",
+        .0.title, .0.name, file_flag(.0)
     )]
     NotLoaded(&'static About),
     /// A load was interrupted.
     #[error(
-        "the {} load in this database did not finish: reload with `txbench {} load --drop`",
-        .0.title, .0.name
+        "the {} load in this database did not finish: reload with `txbench {} load --drop{}`",
+        .0.title, .0.name, file_flag(.0)
     )]
     Incomplete(&'static About),
     /// A table of the workload's is in the database, and txbench did not
@@ -39,8 +40,8 @@ pub enum WorkloadError {
     #[error(
         "the {} load's record says {unit} {recorded} but {table} holds {held} rows: another tool \
          loaded over it, and its data would run at the record's scale; load again with \
-         `txbench {} load --drop`",
-        .about.title, .about.name, unit = .about.scale.unit
+         `txbench {} load --drop{}`",
+        .about.title, .about.name, file_flag(.about), unit = .about.scale.unit
     )]
     StaleRecord {
         /// The workload.
@@ -56,8 +57,8 @@ pub enum WorkloadError {
     /// changed by hand).
     #[error(
         "the {} table '{table}' {problem}: it cannot run {}; load again with \
-         `txbench {} load --drop` (or fix the table)",
-        .about.title, .about.title, .about.name
+         `txbench {} load --drop{}` (or fix the table)",
+        .about.title, .about.title, .about.name, file_flag(.about)
     )]
     Shape {
         /// The workload.
@@ -122,6 +123,17 @@ pub enum WorkloadError {
     /// The database failed.
     #[error(transparent)]
     Db(#[from] DbError),
+}
+
+/// The flag a command for `about` needs beyond its name: a workload file's
+/// (`custom load --drop --workload smallbank`), none for the others.
+fn file_flag(about: &About) -> String {
+    match crate::custom::command::defined_flag() {
+        Some(flag) if about.name == crate::custom::command::Custom::ABOUT.name => {
+            format!(" {flag}")
+        }
+        _ => String::new(),
+    }
 }
 
 impl WorkloadError {

@@ -683,3 +683,38 @@ fn a_set_stopped_mid_run_keeps_only_its_whole_runs() {
     let set = support::only_result(&results, "set.json");
     assert_eq!(set["runs"], serde_json::json!(["run-01"]), "{set}");
 }
+
+/// Item 10: the advice after an unfinished load of a shipped workload file
+/// names the file's flag (it said `txbench custom load --drop`, which loads
+/// no file).
+#[test]
+fn the_advice_after_an_unfinished_file_load_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = "sqlite:sb.db";
+    let load = ["custom", "load", "--workload", "noop", "--db", db];
+    let out = txbench_output(dir.path(), &load);
+    assert!(out.status.success(), "{}", text(&out));
+    // What a load killed before its last step leaves: no "complete".
+    sqlite_execute(
+        &dir.path().join("sb.db"),
+        "DELETE FROM txbench_noop_meta WHERE m_key = 'complete'",
+    );
+    let run = [
+        "custom",
+        "run",
+        "--workload",
+        "noop",
+        "--db",
+        db,
+        "-d",
+        "1s",
+        "--no-results",
+    ];
+    let out = txbench_output(dir.path(), &run);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("reload with `txbench custom load --drop --workload noop`"),
+        "{}",
+        text(&out)
+    );
+}

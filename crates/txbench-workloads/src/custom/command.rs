@@ -183,6 +183,12 @@ fn shape_digest(spec: &Spec) -> String {
     format!("{:x}", Sha256::digest(shape))
 }
 
+/// The flag that names the file this process runs (`--workload smallbank`,
+/// `--file orders.toml`), once defined: what a command that repeats it needs.
+pub fn defined_flag() -> Option<String> {
+    DEFINED.get().map(|(arg, ..)| arg.named())
+}
+
 /// The defined file: every verb defines it before it acts.
 fn defined() -> &'static Defined {
     &DEFINED
