@@ -32,6 +32,13 @@ statements = [{{ sql = "SELECT id FROM t1 WHERE id = :k" }}]
     )
 }
 
+/// Run txbench in `dir` with `args`, which must succeed; what it printed.
+fn succeeds(dir: &Path, args: &[&str]) -> String {
+    let out = txbench_output(dir, args);
+    assert!(out.status.success(), "{args:?}: {}", text(&out));
+    text(&out)
+}
+
 fn sqlite_tables(path: &Path) -> Vec<String> {
     let c = rusqlite::Connection::open(path).unwrap();
     let mut st = c
@@ -77,10 +84,8 @@ fn a_file_named_like_a_built_in_workload_is_refused_and_the_built_in_load_stays_
             );
         }
     }
-    let out = txbench_output(dir.path(), &["tatp", "check", "--db", db]);
-    assert!(out.status.success(), "{}", text(&out));
-    let out = txbench_output(dir.path(), &["tatp", "clean", "--db", db]);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeds(dir.path(), &["tatp", "check", "--db", db]);
+    succeeds(dir.path(), &["tatp", "clean", "--db", db]);
     assert_eq!(
         sqlite_tables(&dir.path().join("ev.db")),
         Vec::<String>::new()
@@ -156,8 +161,7 @@ fn a_record_the_data_contradicts_is_refused_naming_both() {
     );
     assert!(out.status.success(), "{}", text(&out));
     let run = ["tatp", "run", "--db", db, "-d", "1s", "--no-results"];
-    let out = txbench_output(dir.path(), &run);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeds(dir.path(), &run);
     // What another tool's load of 150 subscribers over the record leaves.
     sqlite_execute(
         &path,
@@ -181,8 +185,7 @@ async fn a_pgbench_record_under_another_tools_scale_is_refused() {
     };
     let db = support::PgDatabase::create(&base, "hostile_stale").await;
     let dir = tempfile::tempdir().unwrap();
-    let out = txbench_output(dir.path(), &["pgbench", "load", "--db", &db.url]);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeds(dir.path(), &["pgbench", "load", "--db", &db.url]);
     // What `pgbench -i -s 2` leaves: two branches where the record says one.
     let client = support::pg_client(&db.url).await;
     client
@@ -415,8 +418,7 @@ fn a_sysbench_runs_config_repeats_it_with_its_tables() {
         "--db",
         db,
     ];
-    let out = txbench_output(dir.path(), &load);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeds(dir.path(), &load);
     let run = [
         "sysbench",
         "run",
@@ -429,8 +431,7 @@ fn a_sysbench_runs_config_repeats_it_with_its_tables() {
         "--results",
         "r",
     ];
-    let out = txbench_output(dir.path(), &run);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeds(dir.path(), &run);
     let config = support::only_run(&dir.path().join("r")).join("config.toml");
     let written = std::fs::read_to_string(&config).unwrap();
     assert!(written.contains("tables = 2"), "{written}");
@@ -444,8 +445,7 @@ fn a_sysbench_runs_config_repeats_it_with_its_tables() {
         config.to_str().unwrap(),
         "--no-results",
     ];
-    let out = txbench_output(dir.path(), &again);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeds(dir.path(), &again);
 }
 
 /// Items 8 and 10: `compare` holds the workload file equal, not only the
@@ -504,8 +504,7 @@ async fn a_pgbench_table_of_another_shape_is_refused_before_the_run() {
     };
     let db = support::PgDatabase::create(&base, "hostile_shape").await;
     let dir = tempfile::tempdir().unwrap();
-    let out = txbench_output(dir.path(), &["pgbench", "load", "--db", &db.url]);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeds(dir.path(), &["pgbench", "load", "--db", &db.url]);
     let client = support::pg_client(&db.url).await;
     let run = [
         "pgbench",
@@ -516,8 +515,7 @@ async fn a_pgbench_table_of_another_shape_is_refused_before_the_run() {
         "1s",
         "--no-results",
     ];
-    let out = txbench_output(dir.path(), &run);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeds(dir.path(), &run);
     for (change, undo, said) in [
         (
             "ALTER TABLE pgbench_history ADD COLUMN note text NOT NULL DEFAULT 'x'; \
@@ -542,8 +540,7 @@ async fn a_pgbench_table_of_another_shape_is_refused_before_the_run() {
         assert!(text(&out).contains(said), "{change}: {}", text(&out));
         client.batch_execute(undo).await.unwrap();
     }
-    let out = txbench_output(dir.path(), &run);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeds(dir.path(), &run);
     drop(client);
     db.drop_now().await;
 }
@@ -567,9 +564,8 @@ fn sysbench_data_without_a_record_runs_on_the_tables_there() {
     }
     sqlite_execute(&path, &sql);
     let db = "sqlite:sb.db";
-    let out = txbench_output(dir.path(), &["sysbench", "check", "--db", db]);
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("sbtest2's ids"), "{}", text(&out));
+    let checked = succeeds(dir.path(), &["sysbench", "check", "--db", db]);
+    assert!(checked.contains("sbtest2's ids"), "{checked}");
     let run = [
         "sysbench",
         "run",
@@ -582,8 +578,7 @@ fn sysbench_data_without_a_record_runs_on_the_tables_there() {
         "--results",
         "r",
     ];
-    let out = txbench_output(dir.path(), &run);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeds(dir.path(), &run);
     let summary = support::only_result(&dir.path().join("r"), "summary.json");
     assert_eq!(summary["parameters"]["tables"], "2", "{summary}");
     let three = [
@@ -625,8 +620,7 @@ fn a_result_edited_past_any_figure_is_refused_by_name() {
         "--results",
         "r",
     ];
-    let out = txbench_output(dir.path(), &args);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeds(dir.path(), &args);
     let run = support::only_run(&dir.path().join("r"));
     let path = run.join("summary.json");
     let mut summary: serde_json::Value =
@@ -692,8 +686,7 @@ fn the_advice_after_an_unfinished_file_load_names_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let db = "sqlite:sb.db";
     let load = ["custom", "load", "--workload", "noop", "--db", db];
-    let out = txbench_output(dir.path(), &load);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeds(dir.path(), &load);
     // What a load killed before its last step leaves: no "complete".
     sqlite_execute(
         &dir.path().join("sb.db"),

@@ -50,7 +50,9 @@ impl<'a> Locator<'a> {
     /// The (1-based) line where `span` starts.
     pub(super) fn line(&self, span: &Range<usize>) -> usize {
         // The lines that start at or before the span, the first among them.
-        self.line_starts.partition_point(|&start| start <= span.start) + 1
+        self.line_starts
+            .partition_point(|&start| start <= span.start)
+            + 1
     }
 
     /// A mistake at `span` (no one place when the span is empty at 0).
