@@ -344,7 +344,7 @@ async fn connection<I: DeserializeOwned + Send + 'static>(
         return;
     }
     let (reply, replies) = mpsc::channel::<Bytes>(MAX_OUTSTANDING);
-    let writer = tokio::spawn(protocol::write_frames(sink, replies));
+    let mut writer = Writer(tokio::spawn(protocol::write_frames(sink, replies)));
     let requests = Requests {
         workload,
         types,
@@ -382,7 +382,18 @@ async fn connection<I: DeserializeOwned + Send + 'static>(
     }
     // Answers to queued transactions still go out; then the writer closes.
     drop((requests, reply));
-    let _ = writer.await;
+    let _ = (&mut writer.0).await;
+}
+
+/// A connection's writer task, ended with the connection's own: a stop past
+/// its grace drops the connection of a client that reads nothing, and the
+/// writer blocked on that client with it.
+struct Writer(tokio::task::JoinHandle<()>);
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// The next request frame: none while the connection is idle between
