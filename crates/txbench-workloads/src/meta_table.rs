@@ -113,6 +113,17 @@ impl Entries {
     }
 }
 
+#[cfg(test)]
+impl Entries {
+    /// Entries as a record would hold them.
+    pub(crate) fn of(pairs: impl IntoIterator<Item = (String, String)>) -> Entries {
+        Entries {
+            table: "a test's record",
+            map: pairs.into_iter().collect(),
+        }
+    }
+}
+
 impl MetaTable {
     /// Record a finished load of `scale` from `seed`, with the workload's own
     /// entries, in one transaction. `complete` is written last: its presence

@@ -125,3 +125,34 @@ pub async fn drop_ours<S: Session>(
     }
     Ok(found)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::benchmark::Benchmark;
+
+    /// A recorded name that is no identifier is never dropped: every
+    /// built-in table must be one, or a clean would leave it behind.
+    #[test]
+    fn every_built_in_table_is_a_name_a_clean_acts_on() {
+        let schemas = [
+            crate::tpcc::Tpcc::schema(),
+            crate::ch::Ch::schema(),
+            crate::tatp::Tatp::schema(),
+            crate::retwis::Retwis::schema(),
+        ];
+        for table in schemas.iter().flat_map(|s| s.tables) {
+            assert_eq!(identifier::problem(table.name), None, "{}", table.name);
+        }
+    }
+
+    #[test]
+    fn recorded_tables_come_in_the_order_they_were_created() {
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"];
+        let entries = Entries::of(
+            (names.iter().enumerate()).map(|(i, n)| (format!("{CREATED}{i}"), n.to_string())),
+        );
+        let order: String = created(&entries).collect();
+        assert_eq!(order, "abcdefghijkl");
+    }
+}
