@@ -1,11 +1,12 @@
 //! Why a workload's command cannot go on: one error type for every workload,
 //! its messages made from the workload's [`About`].
 
+use std::sync::OnceLock;
+
 use thiserror::Error;
 use txbench_core::DbError;
 
 use crate::about::About;
-use crate::benchmark::Benchmark;
 
 /// Why loading, opening or checking a workload failed.
 #[derive(Debug, Error)]
@@ -125,13 +126,21 @@ pub enum WorkloadError {
     Db(#[from] DbError),
 }
 
+/// The workload file this process runs, by the command's workload and the
+/// flag naming the file (`custom`, `--workload smallbank`): set once the
+/// file is defined, so that advice names the command that repeats it.
+static FILE_FLAG: OnceLock<(&'static str, String)> = OnceLock::new();
+
+/// Say that `workload`'s commands name their file with `flag`.
+pub(crate) fn name_file_flag(workload: &'static str, flag: String) {
+    let _ = FILE_FLAG.set((workload, flag));
+}
+
 /// The flag a command for `about` needs beyond its name: a workload file's
 /// (`custom load --drop --workload smallbank`), none for the others.
 fn file_flag(about: &About) -> String {
-    match crate::custom::command::defined_flag() {
-        Some(flag) if about.name == crate::custom::command::Custom::ABOUT.name => {
-            format!(" {flag}")
-        }
+    match FILE_FLAG.get() {
+        Some((workload, flag)) if *workload == about.name => format!(" {flag}"),
         _ => String::new(),
     }
 }

@@ -183,12 +183,6 @@ fn shape_digest(spec: &Spec) -> String {
     format!("{:x}", Sha256::digest(shape))
 }
 
-/// The flag that names the file this process runs (`--workload smallbank`,
-/// `--file orders.toml`), once defined: what a command that repeats it needs.
-pub fn defined_flag() -> Option<String> {
-    DEFINED.get().map(|(arg, ..)| arg.named())
-}
-
 /// The defined file: every verb defines it before it acts.
 fn defined() -> &'static Defined {
     &DEFINED
@@ -231,6 +225,7 @@ impl Benchmark for Custom {
         let shape = shape_digest(&spec);
         let mut defined = Defined::new(spec, &ABOUT);
         defined.entries = vec![(SHAPE_DIGEST, shape)];
+        crate::error::name_file_flag(ABOUT.name, definition.named());
         let _ = DEFINED.set((definition.clone(), defined, digest));
         Ok(())
     }
