@@ -39,6 +39,14 @@ fn succeeds(dir: &Path, args: &[&str]) -> String {
     text(&out)
 }
 
+/// A 1 s run of `args` (a command and its database) in `dir`, which must
+/// succeed, its results under `dir/<results>`; the run's own directory.
+fn measured(dir: &Path, args: &[&str], results: &str) -> std::path::PathBuf {
+    let timed = ["-d", "1s", "--warmup", "0s", "--results", results];
+    succeeds(dir, &[args, &timed[..]].concat());
+    support::only_run(&dir.join(results))
+}
+
 fn sqlite_tables(path: &Path) -> Vec<String> {
     let c = rusqlite::Connection::open(path).unwrap();
     let mut st = c
@@ -419,24 +427,13 @@ fn a_sysbench_runs_config_repeats_it_with_its_tables() {
         db,
     ];
     succeeds(dir.path(), &load);
-    let run = [
-        "sysbench",
-        "run",
-        "--db",
-        db,
-        "-d",
-        "1s",
-        "--warmup",
-        "0s",
-        "--results",
-        "r",
-    ];
-    succeeds(dir.path(), &run);
-    let config = support::only_run(&dir.path().join("r")).join("config.toml");
+    let run = measured(dir.path(), &["sysbench", "run", "--db", db], "r");
+    let config = run.join("config.toml");
     let written = std::fs::read_to_string(&config).unwrap();
     assert!(written.contains("tables = 2"), "{written}");
     assert!(written.contains("range-selects = true"), "{written}");
-    let summary = support::only_result(&dir.path().join("r"), "summary.json");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["parameters"]["tables"], "2", "{summary}");
     let again = [
         "sysbench",
@@ -454,25 +451,15 @@ fn a_sysbench_runs_config_repeats_it_with_its_tables() {
 #[test]
 fn compare_refuses_runs_of_other_workload_files_and_a_run_with_itself() {
     let dir = tempfile::tempdir().unwrap();
-    for (workload, results) in [("noop", "a"), ("sibench", "b"), ("noop", "c")] {
-        let args = [
-            "custom",
-            "--workload",
-            workload,
-            "--db",
-            "sqlite::memory:",
-            "-d",
-            "1s",
-            "--warmup",
-            "0s",
-            "--results",
-            results,
-        ];
-        let out = txbench_output(dir.path(), &args);
-        assert!(out.status.success(), "{workload}: {}", text(&out));
-    }
-    let run = |name: &str| support::only_run(&dir.path().join(name));
-    let (a, b, c) = (run("a"), run("b"), run("c"));
+    let custom = |workload, results| {
+        let args = ["custom", "--workload", workload, "--db", "sqlite::memory:"];
+        measured(dir.path(), &args, results)
+    };
+    let (a, b, c) = (
+        custom("noop", "a"),
+        custom("sibench", "b"),
+        custom("noop", "c"),
+    );
     let compare = |x: &Path, y: &Path| {
         txbench_output(
             dir.path(),
@@ -566,20 +553,9 @@ fn sysbench_data_without_a_record_runs_on_the_tables_there() {
     let db = "sqlite:sb.db";
     let checked = succeeds(dir.path(), &["sysbench", "check", "--db", db]);
     assert!(checked.contains("sbtest2's ids"), "{checked}");
-    let run = [
-        "sysbench",
-        "run",
-        "--db",
-        db,
-        "-d",
-        "1s",
-        "--warmup",
-        "0s",
-        "--results",
-        "r",
-    ];
-    succeeds(dir.path(), &run);
-    let summary = support::only_result(&dir.path().join("r"), "summary.json");
+    let run = measured(dir.path(), &["sysbench", "run", "--db", db], "r");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["parameters"]["tables"], "2", "{summary}");
     let three = [
         "sysbench",
@@ -607,21 +583,8 @@ fn sysbench_data_without_a_record_runs_on_the_tables_there() {
 #[test]
 fn a_result_edited_past_any_figure_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "custom",
-        "--workload",
-        "noop",
-        "--db",
-        "sqlite::memory:",
-        "-d",
-        "1s",
-        "--warmup",
-        "0s",
-        "--results",
-        "r",
-    ];
-    succeeds(dir.path(), &args);
-    let run = support::only_run(&dir.path().join("r"));
+    let noop = ["custom", "--workload", "noop", "--db", "sqlite::memory:"];
+    let run = measured(dir.path(), &noop, "r");
     let path = run.join("summary.json");
     let mut summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
