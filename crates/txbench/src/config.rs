@@ -53,6 +53,9 @@ fn read_bounded(file: &Path) -> Result<String> {
         .map_err(|e| anyhow::anyhow!("config file '{}': {e}", file.display()))
 }
 
+/// The words a flag takes for true and for false.
+type BoolWords = [&'static str; 2];
+
 /// The flags a config file stands for, checked against the command's own flags;
 /// flags the command line gives are left out, so the command line wins.
 fn flags_from_config(file: &Path, path: &[String], args: &[OsString]) -> Result<Vec<OsString>> {
@@ -66,25 +69,23 @@ fn flags_from_config(file: &Path, path: &[String], args: &[OsString]) -> Result<
             .cloned()
             .expect("path came from this command");
     }
-    // Each flag's name, short name, and whether it takes a value (a switch
-    // such as `--range-selects on|off` does; `--strict` does not).
-    let known: Vec<(String, Option<char>, bool)> = cmd
+    // Each flag's name, short name, and the words it takes for true and
+    // false: none for a flag that takes no value (`--strict`), `on` and
+    // `off` for sysbench's switches (`--range-selects`).
+    let known: Vec<(String, Option<char>, Option<BoolWords>)> = cmd
         .get_arguments()
         .filter_map(|a| {
-            let takes_value = a.get_action().takes_values();
-            a.get_long()
-                .map(|l| (l.to_string(), a.get_short(), takes_value))
+            let words = a.get_action().takes_values().then(|| {
+                let on = a.get_possible_values().iter().any(|v| v.get_name() == "on");
+                if on { ["on", "off"] } else { ["true", "false"] }
+            });
+            a.get_long().map(|l| (l.to_string(), a.get_short(), words))
         })
-        .collect();
-    let on_off: Vec<String> = (cmd.get_arguments())
-        .filter(|a| a.get_possible_values().iter().any(|v| v.get_name() == "on"))
-        .filter_map(|a| a.get_long().map(str::to_string))
         .collect();
     let mut flags = Vec::new();
     for (key, value) in table {
         let flag = key.replace('_', "-");
-        let Some((_, short, takes_value)) =
-            known.iter().find(|(l, ..)| *l == flag && flag != "config")
+        let Some((_, short, words)) = known.iter().find(|(l, ..)| *l == flag && flag != "config")
         else {
             let names: Vec<&str> = known
                 .iter()
@@ -102,23 +103,13 @@ fn flags_from_config(file: &Path, path: &[String], args: &[OsString]) -> Result<
             continue;
         }
         match value {
-            // A switch of sysbench's takes on and off rather than true and false.
-            toml::Value::Boolean(b) if *takes_value => {
-                let word = match (b, on_off.contains(&flag)) {
-                    (true, true) => "on",
-                    (false, true) => "off",
-                    (b, false) => {
-                        if b {
-                            "true"
-                        } else {
-                            "false"
-                        }
-                    }
-                };
-                flags.push(format!("--{flag}={word}").into())
-            }
-            toml::Value::Boolean(true) => flags.push(format!("--{flag}").into()),
-            toml::Value::Boolean(false) => {}
+            toml::Value::Boolean(b) => match words {
+                Some([yes, no]) => {
+                    flags.push(format!("--{flag}={}", if b { yes } else { no }).into())
+                }
+                None if b => flags.push(format!("--{flag}").into()),
+                None => {}
+            },
             toml::Value::String(s) => flags.push(format!("--{flag}={s}").into()),
             toml::Value::Integer(i) => flags.push(format!("--{flag}={i}").into()),
             toml::Value::Float(f) => flags.push(format!("--{flag}={f}").into()),
