@@ -194,15 +194,21 @@ impl MetaTable {
         })
     }
 
+    /// The rows `count` counts.
+    pub async fn counted<S: Session>(
+        session: &mut S,
+        count: &'static Statement,
+    ) -> Result<i64, DbError> {
+        let rows = session.query(count, &[]).await?;
+        Ok(rows.row(0).and_then(|r| r.get(0)?.as_i64()).unwrap_or(0))
+    }
+
     /// Data without txbench's record: loaded by another tool (its scale is
     /// what the main table holds), or, where that cannot be told, a load
     /// interrupted before its record was made.
     async fn loaded_elsewhere<S: Session>(&self, session: &mut S) -> Result<Loaded, DbError> {
         let scale = match self.count {
-            Some(count) => {
-                let rows = session.query(count, &[]).await?;
-                rows.row(0).and_then(|r| r.get(0)?.as_i64()).unwrap_or(0)
-            }
+            Some(count) => Self::counted(session, count).await?,
             None => 0,
         };
         Ok(Loaded {

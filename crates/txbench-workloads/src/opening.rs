@@ -141,8 +141,7 @@ async fn held_as_recorded<S: Session>(
     let Some(count) = meta.count.filter(|_| counts) else {
         return Ok(());
     };
-    let rows = session.query(count, &[]).await?;
-    let held = rows.row(0).and_then(|r| r.get(0)?.as_i64()).unwrap_or(0);
+    let held = MetaTable::counted(session, count).await?;
     if held == recorded {
         return Ok(());
     }
