@@ -59,6 +59,8 @@ pub trait DynLoader: Send {
         &'a mut self,
         table: &'a str,
     ) -> BoxFuture<'a, Result<Option<Vec<DeclaredColumn>>, DbError>>;
+    /// [`Loader::marked`].
+    fn marked<'a>(&'a mut self, table: &'a str) -> BoxFuture<'a, Result<Option<bool>, DbError>>;
     /// [`Loader::insert_batch`].
     fn insert_batch<'a>(
         &'a mut self,
@@ -112,6 +114,9 @@ impl<L: Loader> DynLoader for L {
     ) -> BoxFuture<'a, Result<Option<Vec<DeclaredColumn>>, DbError>> {
         Box::pin(Loader::columns(self, table))
     }
+    fn marked<'a>(&'a mut self, table: &'a str) -> BoxFuture<'a, Result<Option<bool>, DbError>> {
+        Box::pin(Loader::marked(self, table))
+    }
     fn insert_batch<'a>(
         &'a mut self,
         table: &'a Table,
@@ -162,6 +167,9 @@ impl Loader for dyn DynLoader {
     }
     async fn columns(&mut self, table: &str) -> Result<Option<Vec<DeclaredColumn>>, DbError> {
         DynLoader::columns(self, table).await
+    }
+    async fn marked(&mut self, table: &str) -> Result<Option<bool>, DbError> {
+        DynLoader::marked(self, table).await
     }
     async fn insert_batch(&mut self, table: &Table, batch: &RowBatch) -> Result<(), DbError> {
         DynLoader::insert_batch(self, table, batch).await
@@ -256,6 +264,7 @@ trait DynSession: Send {
         stmt: &'static Statement,
     ) -> BoxFuture<'_, Result<Option<usize>, DbError>>;
     fn interrupter(&self) -> Option<Interrupter>;
+    fn commit_travels_with_statements(&self) -> bool;
     fn query_sql<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, Result<Rows, DbError>>;
     fn take_wire(&mut self) -> Option<txbench_wire::Wire>;
     fn reconnect(&mut self) -> BoxFuture<'_, Result<(), DbError>>;
@@ -328,6 +337,9 @@ impl<S: Session<Loader: Sized, Whole: Sized>> DynSession for S {
     fn interrupter(&self) -> Option<Interrupter> {
         Session::interrupter(self)
     }
+    fn commit_travels_with_statements(&self) -> bool {
+        Session::commit_travels_with_statements(self)
+    }
     fn query_sql<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, Result<Rows, DbError>> {
         Box::pin(Session::query_sql(self, sql))
     }
@@ -383,6 +395,9 @@ impl Session for AnySession {
     }
     async fn pipeline_and_commit(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
         self.0.pipeline_and_commit(calls).await
+    }
+    fn commit_travels_with_statements(&self) -> bool {
+        self.0.commit_travels_with_statements()
     }
     async fn server_version(&mut self) -> Result<String, DbError> {
         self.0.server_version().await

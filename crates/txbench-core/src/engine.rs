@@ -320,6 +320,14 @@ pub trait Session: Send + 'static {
     ) -> impl Future<Output = Result<Vec<Reply>, DbError>> + Send {
         pipeline_then_commit(self, calls)
     }
+    /// Whether [`Session::pipeline_and_commit`] would now send the
+    /// statements and the COMMIT in one round trip. Where it would not, it
+    /// is [`Session::pipeline`] then [`Session::commit`], and a wrapper that
+    /// times the phases makes the two calls itself, so that the statements'
+    /// time is not booked as the COMMIT's.
+    fn commit_travels_with_statements(&self) -> bool {
+        false
+    }
     /// The server's own version string, for the results ("PostgreSQL 15.2 on ...").
     fn server_version(&mut self) -> impl Future<Output = Result<String, DbError>> + Send {
         async move {
@@ -449,6 +457,16 @@ pub trait Loader: Send {
         table: &str,
     ) -> impl Future<Output = Result<Option<Vec<crate::schema::DeclaredColumn>>, DbError>> + Send
     {
+        let _ = table;
+        std::future::ready(Ok(None))
+    }
+    /// Whether a table carries [`crate::schema::TABLE_MARK`], which
+    /// [`Loader::create_table`] gives it; `None` where the engine keeps no
+    /// marks (a key-value store, whose tables only txbench makes).
+    fn marked(
+        &mut self,
+        table: &str,
+    ) -> impl Future<Output = Result<Option<bool>, DbError>> + Send {
         let _ = table;
         std::future::ready(Ok(None))
     }

@@ -24,6 +24,12 @@ pub enum ColumnType {
     Timestamp,
 }
 
+/// The mark txbench's loads give every table they create (a comment, where
+/// the engine keeps one): a table of the same name another tool made since
+/// (`sysbench cleanup; sysbench prepare`) lacks it, so a record naming the
+/// table is known to describe another table (`Loader::marked`).
+pub const TABLE_MARK: &str = "made by txbench";
+
 /// A column as a database declares it (`Loader::columns`): what a run
 /// checks the workload's tables against before it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]

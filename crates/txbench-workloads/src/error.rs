@@ -54,12 +54,27 @@ pub enum WorkloadError {
         /// That table.
         table: &'static str,
     },
+    /// A table the load recorded was made again since by another tool
+    /// (`sysbench cleanup; sysbench prepare`): the record's scale is not
+    /// its data's, and the table is not txbench's to drop.
+    #[error(
+        "the {} load's record names {table}, but the {table} there was made since by another \
+         tool (it lacks the mark txbench's load gives its tables): the record does not \
+         describe its data; drop it yourself (or with that tool's cleanup), then load again \
+         with `txbench {} load --drop{}`",
+        .about.title, .about.name, file_flag(.about)
+    )]
+    Replaced {
+        /// The workload.
+        about: &'static About,
+        /// The table.
+        table: String,
+    },
     /// A table of the workload's is not of its shape (another tool's, or
     /// changed by hand).
     #[error(
-        "the {} table '{table}' {problem}: it cannot run {}; load again with \
-         `txbench {} load --drop{}` (or fix the table)",
-        .about.title, .about.title, .about.name, file_flag(.about)
+        "the {} table '{table}' {problem}: it cannot run {}; {}",
+        .about.title, .about.title, reload_advice(.about, *.ours)
     )]
     Shape {
         /// The workload.
@@ -68,6 +83,8 @@ pub enum WorkloadError {
         table: &'static str,
         /// What is wrong with it.
         problem: String,
+        /// Whether txbench's load made the table (a `--drop` replaces it).
+        ours: bool,
     },
     /// Data is already loaded.
     #[error(
@@ -145,6 +162,17 @@ fn file_flag(about: &About) -> String {
     }
 }
 
+/// How to get a table of the workload's shape: a load's `--drop` replaces
+/// txbench's own table, and refuses another's.
+fn reload_advice(about: &About, ours: bool) -> String {
+    let load = format!("`txbench {} load --drop{}`", about.name, file_flag(about));
+    if ours {
+        format!("load again with {load} (or fix the table)")
+    } else {
+        format!("fix the table, or drop it yourself and load with {load}")
+    }
+}
+
 impl WorkloadError {
     /// Whether the error is the user's to fix by changing the command (a
     /// scale or option that does not fit): exit 2 rather than 1.
@@ -154,6 +182,7 @@ impl WorkloadError {
             WorkloadError::AlreadyLoaded { .. }
                 | WorkloadError::NotOurs { .. }
                 | WorkloadError::StaleRecord { .. }
+                | WorkloadError::Replaced { .. }
                 | WorkloadError::Shape { .. }
                 | WorkloadError::ScaleMismatch { .. }
                 | WorkloadError::BadScale { .. }

@@ -124,8 +124,24 @@ pub async fn find<S: Session>(
         return Err(WorkloadError::Incomplete(about));
     }
     agree(loaded.scale)?;
-    held_as_recorded(session, meta, loaded.scale).await?;
+    record_holds(session, meta, &loaded).await?;
     Ok((loaded.scale, Found::Loaded(loaded)))
+}
+
+/// Refuse a record that no longer describes the data: a table it names
+/// made again by another tool since, or a scale the rows contradict.
+pub async fn record_holds<S: Session>(
+    session: &mut S,
+    meta: &'static MetaTable,
+    loaded: &Loaded,
+) -> Result<(), WorkloadError> {
+    if let Some(table) = crate::ownership::first_replaced(session, meta, &loaded.entries).await? {
+        return Err(WorkloadError::Replaced {
+            about: meta.about,
+            table,
+        });
+    }
+    held_as_recorded(session, meta, loaded.scale).await
 }
 
 /// Refuse a record the data contradicts: the rows of the table the scale

@@ -6,7 +6,10 @@
 //! The metadata table itself is txbench's by its name: `txbench_` starts
 //! it, and a workload file may give no table such a name. A load by an
 //! older txbench, which recorded no tables, owned every table of its schema
-//! once it completed; an unfinished one is taken as owning none.
+//! once it completed; an unfinished one is taken as owning none. Loads
+//! since mark each table they make ([`txbench_core::schema::TABLE_MARK`]),
+//! so a table another tool made again under a recorded name is not taken
+//! for txbench's.
 
 use txbench_core::engine::loader_of;
 use txbench_core::schema::Schema;
@@ -29,9 +32,28 @@ pub struct Survey {
     /// describe now (a load of `--tables 3` owns sbtest1..3 whatever a
     /// later `clean` is told).
     pub ours: Vec<String>,
+    /// Tables the record names that another tool made again since (they
+    /// lack [`txbench_core::schema::TABLE_MARK`], which the load gave the
+    /// table it recorded): never dropped, and the record no longer
+    /// describes their data.
+    pub replaced: Vec<String>,
     /// The schema's data tables there that it did not create: never dropped
     /// or loaded over.
     pub foreign: Vec<&'static str>,
+}
+
+impl Survey {
+    /// The tables there a clean leaves: the schema's that txbench did not
+    /// create, and those the record names that another tool made again.
+    pub fn left(&self) -> Vec<&str> {
+        let mut left: Vec<&str> = self.foreign.to_vec();
+        for name in &self.replaced {
+            if !left.contains(&name.as_str()) {
+                left.push(name);
+            }
+        }
+        left
+    }
 }
 
 /// Which of `schema`'s data tables the database holds, which tables the
@@ -48,7 +70,6 @@ pub async fn survey<S: Session>(
     } else {
         Entries::default()
     };
-    let tables = loader_of(session)?;
     let mut recorded_names: Vec<String> = created(&recorded).map(str::to_string).collect();
     // An older txbench recorded no tables: a load of it that completed owned
     // every table of its schema.
@@ -59,14 +80,8 @@ pub async fn survey<S: Session>(
             .map(|t| t.name.to_string())
             .collect();
     }
-    let mut ours = Vec::new();
-    for name in recorded_names {
-        // A name the record holds that is no identifier was not written by
-        // txbench: never act on it.
-        if identifier::problem(&name).is_none() && tables.table_exists(&name).await? {
-            ours.push(name);
-        }
-    }
+    let (ours, replaced) = sort_recorded(loader_of(session)?, meta, recorded_names).await?;
+    let tables = loader_of(session)?;
     let mut foreign = Vec::new();
     for table in schema.tables.iter().filter(|t| t.name != meta.table.name) {
         if !ours.iter().any(|o| o == table.name) && tables.table_exists(table.name).await? {
@@ -76,8 +91,71 @@ pub async fn survey<S: Session>(
     Ok(Survey {
         meta: has_meta,
         ours,
+        replaced,
         foreign,
     })
+}
+
+/// The recorded tables that are there, split into txbench's and those
+/// another tool made again since under their names: a load that marks its
+/// tables (its metadata table has the mark) marked each, so one without
+/// the mark is not the table it recorded.
+async fn sort_recorded<L: Loader + ?Sized>(
+    tables: &mut L,
+    meta: &MetaTable,
+    recorded: Vec<String>,
+) -> Result<(Vec<String>, Vec<String>), DbError> {
+    if recorded.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let marks = tables.marked(meta.table.name).await? == Some(true);
+    let (mut ours, mut replaced) = (Vec::new(), Vec::new());
+    for name in recorded {
+        // A name the record holds that is no identifier was not written by
+        // txbench: never act on it.
+        if identifier::problem(&name).is_some() || !tables.table_exists(&name).await? {
+            continue;
+        }
+        if marks && tables.marked(&name).await? == Some(false) {
+            replaced.push(name);
+        } else {
+            ours.push(name);
+        }
+    }
+    Ok((ours, replaced))
+}
+
+/// The first table the record names that another tool made again since
+/// txbench's load, if any: its data is not what the record describes.
+pub async fn first_replaced<S: Session>(
+    session: &mut S,
+    meta: &MetaTable,
+    record: &Entries,
+) -> Result<Option<String>, DbError> {
+    let recorded: Vec<String> = created(record).map(str::to_string).collect();
+    let (_, replaced) = sort_recorded(loader_of(session)?, meta, recorded).await?;
+    Ok(replaced.into_iter().next())
+}
+
+/// Whether the record names `table` as txbench's (a load's `--drop`
+/// replaces it): recorded as created, and not made again since.
+pub async fn owns<S: Session>(
+    session: &mut S,
+    meta: &MetaTable,
+    table: &str,
+) -> Result<bool, DbError> {
+    if !loader_of(session)?.table_exists(meta.table.name).await? {
+        return Ok(false);
+    }
+    let record = meta.entries(session).await?;
+    let mut names = created(&record).peekable();
+    // An older txbench's complete load owned its schema's every table.
+    let legacy_complete = names.peek().is_none() && record.has("complete");
+    if !legacy_complete && !names.any(|name| name == table) {
+        return Ok(false);
+    }
+    let (ours, _) = sort_recorded(loader_of(session)?, meta, vec![table.to_string()]).await?;
+    Ok(!ours.is_empty())
 }
 
 /// The tables a load recorded as created, in the order it created them

@@ -7,8 +7,8 @@ use txbench_core::engine::loader_of;
 use txbench_core::schema::{ColumnType, DeclaredColumn, Table};
 use txbench_core::{Execution, Loader, Session};
 
-use crate::about::About;
 use crate::error::WorkloadError;
+use crate::meta_table::MetaTable;
 
 /// What a declared type holds, as far as binding a value to it goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,15 +90,14 @@ fn problem(table: &Table, declared: &[DeclaredColumn]) -> Option<String> {
 /// txbench's own tables, and are not checked.
 pub async fn check<S: Session>(
     session: &mut S,
-    about: &'static About,
+    meta: &'static MetaTable,
     tables: &[&'static Table],
 ) -> Result<(), WorkloadError> {
     if session.execution() != Execution::Statements {
         return Ok(());
     }
-    let loader = loader_of(session)?;
     for table in tables {
-        let Some(declared) = loader.columns(table.name).await? else {
+        let Some(declared) = loader_of(session)?.columns(table.name).await? else {
             return Ok(());
         };
         // A table not there (a partitioned load's parts) is the load's to say.
@@ -106,10 +105,14 @@ pub async fn check<S: Session>(
             continue;
         }
         if let Some(problem) = problem(table, &declared) {
+            // Only a table txbench's record owns is a `--drop`'s to
+            // replace; another's stays until its owner drops it.
+            let ours = crate::ownership::owns(session, meta, table.name).await?;
             return Err(WorkloadError::Shape {
-                about,
+                about: meta.about,
                 table: table.name,
                 problem,
+                ours,
             });
         }
     }

@@ -393,7 +393,7 @@ async fn open_workload<E: Engine, W: Benchmark>(
     let opening = async {
         on_session(engine, |mut s| async move {
             let workload = W::open(&mut s, asked, seed, &options).await?;
-            txbench_workloads::shape::check(&mut s, W::ABOUT, &workload.run_tables()).await?;
+            txbench_workloads::shape::check(&mut s, W::meta(), &workload.run_tables()).await?;
             let version = s
                 .server_version()
                 .await

@@ -156,6 +156,113 @@ async fn mariadb_sysbench_clean_and_drop_act_on_every_recorded_table() {
     db.drop_now().await;
 }
 
+/// What `sysbench cleanup` then `sysbench prepare --table-size=80` leave
+/// (sysbench 1.0.20's DDL for MySQL, its rows as counted).
+const SYSBENCH_PREPARE: &str = "DROP TABLE sbtest1, sbtest2; \
+    CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, \
+    c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) \
+    ENGINE = InnoDB; \
+    CREATE TABLE sbtest2 LIKE sbtest1; \
+    INSERT INTO sbtest1 (k) WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
+    WHERE i < 80) SELECT i FROM n; \
+    INSERT INTO sbtest2 SELECT * FROM sbtest1";
+
+/// Item 6: sysbench's tables made again over txbench's record (its row
+/// counts move with every insert, so they cannot tell) are known by the
+/// mark txbench's load gives its tables: a run and a check refuse them, a
+/// clean leaves them, and the advice given is one the next command takes.
+#[tokio::test]
+async fn sysbench_tables_made_again_over_the_record_are_refused_and_left() {
+    let Some(base) = server_url("TXBENCH_TEST_MYSQL_URL") else {
+        return;
+    };
+    let db = support::MyDatabase::create(&base, "hostile_remade").await;
+    let url = db.url.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let sb = |args: &[&str]| {
+        txbench_output(
+            dir.path(),
+            &[&["sysbench"], args, &["--db", &url][..]].concat(),
+        )
+    };
+    let load = ["load", "--tables", "2", "--table-size", "50"];
+    assert!(sb(&load).status.success());
+    let run = ["run", "-d", "1s", "--no-results"];
+    assert!(sb(&run).status.success());
+    let mut c = mysql_async::Conn::from_url(&url).await.unwrap();
+    c.query_drop(SYSBENCH_PREPARE).await.unwrap();
+    for args in [&run[..], &["check"]] {
+        let out = sb(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(
+            text(&out).contains("record names sbtest1, but the sbtest1 there was made since"),
+            "{args:?}: {}",
+            text(&out)
+        );
+    }
+    let cleaned = text(&sb(&["clean"]));
+    assert!(cleaned.contains("left sbtest1, sbtest2"), "{cleaned}");
+    let rows: Option<i64> = c.query_first("SELECT count(*) FROM sbtest2").await.unwrap();
+    assert_eq!(rows, Some(80));
+    // As the advice says: the other tool's tables dropped, `load --drop` loads.
+    c.query_drop("DROP TABLE sbtest1, sbtest2").await.unwrap();
+    assert!(
+        sb(&["load", "--drop", "--table-size", "50"])
+            .status
+            .success()
+    );
+    assert!(sb(&run).status.success());
+    // A load by an older txbench marked nothing: its record stands as before.
+    c.query_drop(
+        "ALTER TABLE txbench_sysbench_meta COMMENT = ''; ALTER TABLE sbtest1 COMMENT = ''",
+    )
+    .await
+    .unwrap();
+    assert!(sb(&run).status.success());
+    c.disconnect().await.unwrap();
+    db.drop_now().await;
+}
+
+/// Item 10: the advice for a table of another shape is one the next command
+/// takes: `load --drop` for txbench's own table, which it replaces, and
+/// "drop it yourself" for another tool's, which `--drop` refuses.
+#[test]
+fn the_advice_for_a_table_of_another_shape_is_one_the_next_command_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = "sqlite:sh.db";
+    let path = dir.path().join("sh.db");
+    succeeds(dir.path(), &["pgbench", "load", "--db", db]);
+    let run = ["pgbench", "run", "--db", db, "-d", "1s", "--no-results"];
+    sqlite_execute(&path, "ALTER TABLE pgbench_tellers DROP COLUMN tbalance");
+    let said = text(&txbench_output(dir.path(), &run));
+    assert!(
+        said.contains("load again with `txbench pgbench load --drop`"),
+        "{said}"
+    );
+    succeeds(dir.path(), &["pgbench", "load", "--drop", "--db", db]);
+    succeeds(dir.path(), &run);
+    // Another tool's tables (no record of txbench's), one of another shape.
+    sqlite_execute(
+        &path,
+        "DROP TABLE txbench_pgbench_meta; ALTER TABLE pgbench_tellers DROP COLUMN tbalance",
+    );
+    let said = text(&txbench_output(dir.path(), &run));
+    assert!(
+        said.contains("drop it yourself and load with `txbench pgbench load --drop`"),
+        "{said}"
+    );
+    let load = ["pgbench", "load", "--drop", "--db", db];
+    let refused = txbench_output(dir.path(), &load);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    sqlite_execute(
+        &path,
+        "DROP TABLE pgbench_accounts; DROP TABLE pgbench_branches; \
+         DROP TABLE pgbench_history; DROP TABLE pgbench_tellers",
+    );
+    succeeds(dir.path(), &load);
+    succeeds(dir.path(), &run);
+}
+
 /// Item 6: a record the data contradicts is refused, never run at the
 /// record's scale (TATP's subscribers, which no run adds or removes).
 #[test]

@@ -115,6 +115,10 @@ impl<S: Session> Session for Timed<S> {
         self.inner.interrupter()
     }
 
+    fn commit_travels_with_statements(&self) -> bool {
+        self.inner.commit_travels_with_statements()
+    }
+
     async fn begin(&mut self, mode: TxMode) -> Result<(), DbError> {
         timed!(self, begin, "begin", self.inner.begin(mode))
     }
@@ -153,8 +157,14 @@ impl<S: Session> Session for Timed<S> {
     }
 
     /// The last statements travel with the COMMIT where the engine pipelines:
-    /// their time is the commit's.
+    /// their time is the commit's. Where they do not (`--round-trips
+    /// statement`), each phase is booked where it happened.
     async fn pipeline_and_commit(&mut self, calls: &[Call<'_>]) -> Result<Vec<Reply>, DbError> {
+        if !self.inner.commit_travels_with_statements() {
+            let replies = self.pipeline(calls).await?;
+            self.commit().await?;
+            return Ok(replies);
+        }
         timed!(
             self,
             commit,
@@ -180,5 +190,87 @@ impl<S: Session> Session for Timed<S> {
 
     async fn reconnect(&mut self) -> Result<(), DbError> {
         self.inner.reconnect().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::NoLoader;
+
+    /// Each statement's round trip takes at least this long.
+    const STATEMENT: Duration = Duration::from_millis(4);
+
+    /// A session whose statements each take [`STATEMENT`] and whose BEGIN
+    /// and COMMIT are instant; `travels` says whether its COMMIT goes with
+    /// the last statements (a pipelining engine) or after them.
+    struct Paced {
+        travels: bool,
+    }
+
+    impl Session for Paced {
+        type Loader = NoLoader;
+        type Whole = crate::NoWholeTransactions;
+
+        fn loader(&mut self) -> Option<&mut NoLoader> {
+            None
+        }
+        async fn begin(&mut self, _: TxMode) -> Result<(), DbError> {
+            Ok(())
+        }
+        async fn commit(&mut self) -> Result<(), DbError> {
+            Ok(())
+        }
+        async fn rollback(&mut self) -> Result<(), DbError> {
+            Ok(())
+        }
+        async fn query(&mut self, _: &'static Statement, _: &[Param<'_>]) -> Result<Rows, DbError> {
+            tokio::time::sleep(STATEMENT).await;
+            Ok(Rows::empty())
+        }
+        async fn execute(
+            &mut self,
+            _: &'static Statement,
+            _: &[Param<'_>],
+        ) -> Result<u64, DbError> {
+            tokio::time::sleep(STATEMENT).await;
+            Ok(1)
+        }
+        async fn query_sql(&mut self, _: &str) -> Result<Rows, DbError> {
+            Ok(Rows::empty())
+        }
+        fn commit_travels_with_statements(&self) -> bool {
+            self.travels
+        }
+    }
+
+    static UPDATE: Statement = Statement::new("update", "UPDATE t SET v = v + 1");
+
+    /// Three statements sent with `pipeline_and_commit`: the phases they
+    /// were booked to.
+    async fn phases_of(travels: bool) -> Phases {
+        let mut timed = Timed::new(Paced { travels }, &[]);
+        timed.begin(TxMode::ReadWrite).await.unwrap();
+        let calls = [Call::execute(&UPDATE, &[]); 3];
+        timed.pipeline_and_commit(&calls).await.unwrap();
+        timed.take()
+    }
+
+    /// `--round-trips statement`: the statements go one by one and the
+    /// COMMIT after them; their time is the statements' (it was booked as
+    /// the COMMIT's, "statements 0.000").
+    #[tokio::test]
+    async fn statements_sent_before_the_commit_are_booked_as_statements() {
+        let phases = phases_of(false).await;
+        assert!(phases.statements >= 3 * STATEMENT, "{phases:?}");
+    }
+
+    /// Pipelined: the statements travel with the COMMIT, in one round trip
+    /// that is the COMMIT's.
+    #[tokio::test]
+    async fn statements_that_travel_with_the_commit_are_booked_as_the_commit() {
+        let phases = phases_of(true).await;
+        assert!(phases.commit >= 3 * STATEMENT, "{phases:?}");
+        assert_eq!(phases.statements, Duration::ZERO, "{phases:?}");
     }
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 
 use mysql_async::Params;
 use mysql_async::prelude::Queryable;
-use txbench_core::schema::{DeclaredColumn, ForeignKey, Index, Table};
+use txbench_core::schema::{DeclaredColumn, ForeignKey, Index, TABLE_MARK, Table};
 use txbench_core::value::RowBatch;
 use txbench_core::{DbError, ErrorKind, Loader, Value};
 
@@ -25,7 +25,7 @@ impl Loader for MySession {
             columns += &format!(", PRIMARY KEY ({})", table.primary_key_list(QUOTE));
         }
         self.run(&format!(
-            "CREATE TABLE {} ({columns}) ENGINE = InnoDB",
+            "CREATE TABLE {} ({columns}) ENGINE = InnoDB COMMENT = '{TABLE_MARK}'",
             QUOTE.name(table.name)
         ))
         .await
@@ -83,6 +83,21 @@ impl Loader for MySession {
             .map_err(|e| map_err(e, "table_exists"))?;
         self.end_implicit().await?;
         Ok(n.unwrap_or(0) > 0)
+    }
+
+    async fn marked(&mut self, table: &str) -> Result<Option<bool>, DbError> {
+        self.sent = true;
+        let comment: Option<String> = self
+            .conn
+            .exec_first(
+                "SELECT CAST(table_comment AS CHAR) FROM information_schema.tables \
+                 WHERE table_schema = DATABASE() AND table_name = ?",
+                (table,),
+            )
+            .await
+            .map_err(|e| map_err(e, "marked"))?;
+        self.end_implicit().await?;
+        Ok(Some(comment.as_deref() == Some(TABLE_MARK)))
     }
 
     async fn columns(&mut self, table: &str) -> Result<Option<Vec<DeclaredColumn>>, DbError> {

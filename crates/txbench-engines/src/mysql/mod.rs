@@ -653,6 +653,10 @@ impl Session for MySession {
         Ok(replies)
     }
 
+    fn commit_travels_with_statements(&self) -> bool {
+        self.round_trips == RoundTrips::Pipelined && self.in_transaction && !self.on_galera
+    }
+
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
         self.sent = true;
         let mut result = self

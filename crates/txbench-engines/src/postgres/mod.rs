@@ -37,7 +37,7 @@ use tokio_postgres::{Client, NoTls};
 use tokio_postgres_rustls::MakeRustlsConnect;
 use txbench_core::engine::{CallKind, ServerClock, each_in_turn, pipeline_then_commit};
 use txbench_core::schema::{
-    DeclaredColumn, ForeignKey, Index, Quote, Schema, Statement, Table, partition_name,
+    DeclaredColumn, ForeignKey, Index, Quote, Schema, Statement, TABLE_MARK, Table, partition_name,
 };
 use txbench_core::value::RowBatch;
 use txbench_core::{
@@ -674,6 +674,10 @@ impl Session for PgSession {
         Ok(replies)
     }
 
+    fn commit_travels_with_statements(&self) -> bool {
+        self.round_trips == RoundTrips::Pipelined && self.in_transaction
+    }
+
     async fn query_sql(&mut self, sql: &str) -> Result<Rows, DbError> {
         self.settle().await?;
         let st = self
@@ -761,9 +765,18 @@ fn create_table_sql(table: &Table) -> String {
     format!("CREATE TABLE {} ({columns})", QUOTE.name(table.name))
 }
 
+/// The comment that marks a table as made by txbench's load.
+fn mark_sql(table: &Table) -> String {
+    format!(
+        "COMMENT ON TABLE {} IS '{TABLE_MARK}'",
+        QUOTE.name(table.name)
+    )
+}
+
 impl Loader for PgSession {
     async fn create_table(&mut self, table: &Table) -> Result<(), DbError> {
-        self.batch(&create_table_sql(table)).await
+        let sql = format!("{}; {}", create_table_sql(table), mark_sql(table));
+        self.batch(&sql).await
     }
 
     /// The table partitioned by hash, and its `count` partitions: rows go
@@ -787,6 +800,7 @@ impl Loader for PgSession {
                 QUOTE.name(table.name)
             );
         }
+        sql += &mark_sql(table);
         self.batch(&sql).await
     }
 
@@ -854,6 +868,23 @@ impl Loader for PgSession {
                     required: r.get(2),
                 })
                 .collect(),
+        ))
+    }
+
+    async fn marked(&mut self, table: &str) -> Result<Option<bool>, DbError> {
+        self.settle().await?;
+        let row = self
+            .client
+            .query_opt(
+                "SELECT obj_description(c.oid, 'pg_class') = $2 FROM pg_class c \
+                 JOIN pg_namespace n ON n.oid = c.relnamespace \
+                 WHERE n.nspname = current_schema() AND c.relname = $1",
+                &[&table, &TABLE_MARK],
+            )
+            .await
+            .map_err(|e| map_err(&e, "marked"))?;
+        Ok(Some(
+            row.and_then(|r| r.get::<_, Option<bool>>(0)) == Some(true),
         ))
     }
 

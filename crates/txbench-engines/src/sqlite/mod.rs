@@ -23,7 +23,9 @@ use rusqlite::limits::Limit;
 use rusqlite::types::{Null, ValueRef};
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 use txbench_core::engine::CallKind;
-use txbench_core::schema::{ColumnType, DeclaredColumn, Index, Quote, Statement, Table};
+use txbench_core::schema::{
+    ColumnType, DeclaredColumn, Index, Quote, Statement, TABLE_MARK, Table,
+};
 use txbench_core::value::RowBatch;
 use txbench_core::{
     Call, DbError, Engine, ErrorKind, Isolation, Loader, Param, Reply, Room, Rows, Session, TxMode,
@@ -779,6 +781,11 @@ impl Session for SqliteSession {
     }
 }
 
+/// [`TABLE_MARK`] as the comment a table's CREATE text carries.
+fn sqlite_mark() -> String {
+    format!("/* {TABLE_MARK} */")
+}
+
 impl Loader for SqliteSession {
     fn create_table(&mut self, table: &Table) -> impl Future<Output = Result<(), DbError>> + Send {
         let mut sql = format!(
@@ -789,7 +796,9 @@ impl Loader for SqliteSession {
         if !table.primary_key.is_empty() {
             let _ = write!(sql, ", PRIMARY KEY ({})", table.primary_key_list(QUOTE));
         }
-        sql.push(')');
+        // SQLite keeps a table's CREATE text as written, comments and all:
+        // the mark a table made since by another tool lacks.
+        let _ = write!(sql, " {})", sqlite_mark());
         if without_rowid(table) {
             sql.push_str(" WITHOUT ROWID");
         }
@@ -816,6 +825,23 @@ impl Loader for SqliteSession {
             )
             .map(|n| n > 0)
             .map_err(|e| map_err(e, "table_exists"));
+        ready(r)
+    }
+
+    fn marked(
+        &mut self,
+        table: &str,
+    ) -> impl Future<Output = Result<Option<bool>, DbError>> + Send {
+        let r = self
+            .conn()
+            .query_row(
+                "SELECT count(*) FROM sqlite_master \
+                 WHERE type = 'table' AND name = ?1 AND instr(sql, ?2) > 0",
+                [table, &sqlite_mark()],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| Some(n > 0))
+            .map_err(|e| map_err(e, "marked"));
         ready(r)
     }
 

@@ -79,7 +79,7 @@ impl Defined {
         if let Found::Loaded(_) = found {
             // A table of another shape is named as such, not by the first
             // statement of the file that the database refuses.
-            crate::shape::check(session, self.made.about, &workload.tables()).await?;
+            crate::shape::check(session, self.made.meta, &workload.tables()).await?;
             prepares(session, &workload).await?;
             past_earlier_inserts(session, &workload).await?;
         }
