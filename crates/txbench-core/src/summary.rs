@@ -11,8 +11,8 @@ use crate::driver::{Arrival, OpenLoop, Recording};
 use crate::error::ErrorKind;
 use crate::recorder::TypeStats;
 use crate::result::{
-    CpuResult, ErrorSample, OpenLoopResult, OperationResult, Percentiles, PhaseMeans,
-    SchedulerResult, TypeResult, WireResult,
+    Counted, CpuResult, ErrorSample, Metric, OpenLoopResult, OperationResult, Percentiles,
+    PhaseMeans, SchedulerResult, TypeResult, WireResult,
 };
 use crate::stats::batch_quantile;
 use crate::txn::TxnTypeInfo;
@@ -37,14 +37,28 @@ pub fn operation_results(names: &[&str], histograms: &[Histogram<u64>]) -> Vec<O
 /// seconds, their means' Student interval widened for the batches'
 /// correlation; `None` under [`batch_quantile::MIN_BATCHES`] seconds.
 pub fn throughput_interval(rec: &Recording) -> Option<[f64; 2]> {
-    let completed: u64 = rec.total.measured.iter().map(TypeStats::completed).sum();
-    let throughput = completed as f64 / rec.measured.as_secs_f64().max(f64::MIN_POSITIVE);
+    rate_interval(rec, Counted::Completed)
+}
+
+/// The 95% interval of the rate of `counted` transactions, as
+/// [`throughput_interval`] makes it.
+pub fn rate_interval(rec: &Recording, counted: Counted) -> Option<[f64; 2]> {
+    let of_second = |s: &crate::driver::Second| match counted {
+        Counted::Completed => s.completed,
+        Counted::Committed => s.committed,
+    };
+    let of_type = |t: &TypeStats| match counted {
+        Counted::Completed => t.completed(),
+        Counted::Committed => t.committed,
+    };
+    let count: u64 = rec.total.measured.iter().map(of_type).sum();
+    let throughput = count as f64 / rec.measured.as_secs_f64().max(f64::MIN_POSITIVE);
     let rates: Vec<f64> = rec
         .seconds
         .iter()
         // A partial first or last tick says little about a rate.
         .filter(|s| s.length >= 0.5)
-        .map(|s| s.completed as f64 / s.length)
+        .map(|s| of_second(s) as f64 / s.length)
         .collect();
     let b = rates.len().min(batch_quantile::MAX_BATCHES);
     if b < batch_quantile::MIN_BATCHES {
@@ -59,6 +73,16 @@ pub fn throughput_interval(rec: &Recording) -> Option<[f64; 2]> {
     batch_quantile::interval(&means, throughput, 0.0).map(|(low, high)| [low, high])
 }
 
+/// Give each headline rate the interval of the transactions it counts
+/// (a committed rate's is not the completed rate's).
+pub fn rate_intervals(metrics: &mut [Metric], rec: &Recording) {
+    for m in metrics {
+        if let Some(counted) = m.counts {
+            m.interval = rate_interval(rec, counted);
+        }
+    }
+}
+
 /// Turn per-type stats into per-type results.
 pub fn type_results(types: &[TxnTypeInfo], stats: &[TypeStats]) -> Vec<TypeResult> {
     let all: u64 = stats.iter().map(TypeStats::completed).sum();
@@ -67,6 +91,7 @@ pub fn type_results(types: &[TxnTypeInfo], stats: &[TypeStats]) -> Vec<TypeResul
         .zip(stats)
         .map(|(info, s)| TypeResult {
             expected_success: info.expected_success,
+            success_drifts_to: info.success_drifts_to,
             ..type_result(info.name, info.key, info.mix, s, all)
         })
         .collect()
@@ -167,6 +192,7 @@ pub fn type_result(name: &str, key: &str, mix: f64, s: &TypeStats, all: u64) -> 
         },
         spec_share: mix,
         expected_success: None,
+        success_drifts_to: None,
         latency_ms: Percentiles::from_micros(&s.latency_with_censored()),
         service_ms: Percentiles::from_micros(&s.service),
         queue_ms: Percentiles::from_micros(&s.queue),

@@ -27,6 +27,11 @@ pub struct TxnTypeInfo {
     /// expected rollback (TATP's missing rows, TPC-C's 1% New-Order rollbacks);
     /// `None` when every one should commit.
     pub expected_success: Option<f64>,
+    /// The success share the run's own writes move [`TxnTypeInfo::expected_success`]
+    /// towards, where they change the rows it depends on (TATP's
+    /// Get-New-Destination as Insert- and Delete-Call-Forwarding churn the
+    /// forwardings): a run's share lies between the two. `None`: it stays.
+    pub success_drifts_to: Option<f64>,
 }
 
 /// Think times are truncated at this multiple of their mean (TPC-C clause
@@ -63,7 +68,27 @@ impl TxnTypeInfo {
             mean_think: Duration::ZERO,
             p90_limit: Duration::from_secs(86_400),
             expected_success,
+            success_drifts_to: None,
         }
+    }
+}
+
+impl TxnTypeInfo {
+    /// The type with its success share drifting to `to` as runs change the
+    /// population ([`TxnTypeInfo::success_drifts_to`]).
+    pub const fn drifting_to(self, to: f64) -> TxnTypeInfo {
+        TxnTypeInfo {
+            success_drifts_to: Some(to),
+            ..self
+        }
+    }
+
+    /// The success shares a run of the type may show, lowest first: the
+    /// expected one, or the span from it to where the run's writes move it.
+    pub fn expected_span(&self) -> Option<(f64, f64)> {
+        let p = self.expected_success?;
+        let q = self.success_drifts_to.unwrap_or(p);
+        Some((p.min(q), p.max(q)))
     }
 }
 

@@ -23,6 +23,7 @@ static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo {
     mean_think: Duration::ZERO,
     p90_limit: Duration::from_secs(1),
     expected_success: None,
+    success_drifts_to: None,
 }];
 
 /// The tests of this file run one at a time: each measures latency against

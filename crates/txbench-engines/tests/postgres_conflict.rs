@@ -34,6 +34,7 @@ static TYPES: [TxnTypeInfo; 1] = [TxnTypeInfo {
     mean_think: Duration::ZERO,
     p90_limit: Duration::from_secs(1),
     expected_success: None,
+    success_drifts_to: None,
 }];
 
 /// Read-modify-write of one row; the first attempt has the row changed under it

@@ -198,6 +198,8 @@ mod tests {
                 name: "tpmC".into(),
                 value: tpmc,
                 unit: "txn/min".into(),
+                counts: None,
+                interval: None,
             }],
             transactions: Vec::new(),
         }

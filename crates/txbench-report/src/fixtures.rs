@@ -25,6 +25,7 @@ pub(crate) fn summary(warehouses: i64, start: f64) -> RunResult {
         share: 0.0,
         spec_share: 0.5,
         expected_success: None,
+        success_drifts_to: None,
         latency_ms: Percentiles::default(),
         service_ms: Percentiles::default(),
         queue_ms: Percentiles::default(),

@@ -428,13 +428,13 @@ fn grace_secs(r: &RunResult) -> Option<String> {
 /// The headline figures, throughput with its interval.
 fn metrics(out: &mut String, r: &RunResult) {
     for m in &r.metrics {
-        let decimals = if m.unit == "%" || m.value < 100.0 {
+        let decimals = if m.unit.starts_with('%') || m.value < 100.0 {
             2
         } else {
             0
         };
-        let interval = match r.throughput_interval {
-            Some([low, high]) if m.name == "throughput" => format!(
+        let interval = match m.interval {
+            Some([low, high]) => format!(
                 "  (95% interval {}..{})",
                 grouped(low, decimals),
                 grouped(high, decimals)
@@ -595,14 +595,8 @@ fn success_rates(out: &mut String, r: &RunResult, w: usize) {
     if r.transactions.iter().any(|t| t.expected_success.is_some()) {
         let _ = writeln!(out, "success rate, observed (expected):");
         for t in &r.transactions {
-            if let (Some(expected), Some(seen)) = (t.expected_success, t.success_rate()) {
-                let _ = writeln!(
-                    out,
-                    "  {:<w$} {:>7.2}% ({:.2}%)",
-                    t.name,
-                    seen * 100.0,
-                    expected * 100.0
-                );
+            if let (Some(expected), Some(seen)) = (t.expected_success_text(), t.success_rate()) {
+                let _ = writeln!(out, "  {:<w$} {:>7.2}% ({expected})", t.name, seen * 100.0);
             }
         }
         let _ = writeln!(out);

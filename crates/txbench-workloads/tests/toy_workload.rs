@@ -220,6 +220,8 @@ impl Benchmark for Kv {
             name: "throughput".into(),
             value: types[0].committed as f64 / secs.max(1e-9),
             unit: "txn/s".into(),
+            counts: None,
+            interval: None,
         }]
     }
 }

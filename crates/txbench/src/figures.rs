@@ -106,6 +106,8 @@ mod tests {
                 name: "reads/s".into(),
                 value: types.iter().map(|t| t.committed as f64).sum::<f64>() / secs,
                 unit: "1/s".into(),
+                counts: None,
+                interval: None,
             }]
         })
     }

@@ -317,6 +317,8 @@ mod tests {
             name: name.into(),
             value,
             unit: unit.into(),
+            counts: None,
+            interval: None,
         };
         assert_eq!(
             metric_text(&m("tpmC", 41_234.4, "New-Order/min")),

@@ -688,6 +688,11 @@ fn result_of<E: Engine, W: Benchmark>(
         recording.window,
         measured_secs,
     );
+    // One writer shared by the queries and the transactions (SQLite).
+    if let Some(s) = streams.as_ref().filter(|_| engine.max_writers() == 1) {
+        let check = checks::shared_writer(&s.executions, measured_secs);
+        analysis.checks.push(check);
+    }
     RunResult {
         schema_version: RESULT_SCHEMA_VERSION,
         txbench_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -707,7 +712,11 @@ fn result_of<E: Engine, W: Benchmark>(
         server_version: ran.server_version,
         measured_secs,
         interrupted: recording.interrupted,
-        metrics: W::metrics(&transactions, measured_secs, basis),
+        metrics: {
+            let mut metrics = W::metrics(&transactions, measured_secs, basis);
+            summary::rate_intervals(&mut metrics, recording);
+            metrics
+        },
         transactions,
         cpu: summary::cpu_result(recording),
         error_samples: summary::error_samples(recording),

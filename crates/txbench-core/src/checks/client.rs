@@ -119,7 +119,7 @@ pub(super) fn lateness(rec: &Recording, pacing: Option<Pacing>) -> Check {
         let measured = latency.value_at_quantile(p / 100.0) as f64;
         let limit = (LATE_SHARE * measured).max(LATE_FLOOR_US);
         shares.push(format!(
-            "p{p}: late {l:.0} us of {measured:.0} us measured (limit {limit:.0})"
+            "p{p}: late {l:.0} us of {measured:.0} us measured (limit {limit:.0} us)"
         ));
         if !latency.is_empty() && l > limit {
             material.push(format!("p{p}"));

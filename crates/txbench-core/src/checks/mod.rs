@@ -5,7 +5,9 @@
 mod client;
 mod outcomes;
 mod over_time;
+mod rate_drift;
 mod samples;
+mod shared_writer;
 pub mod wire;
 
 pub use crate::check::{Check, PercentileInterval, Status};
@@ -69,6 +71,8 @@ fn median_latency_us(rec: &Recording) -> Option<f64> {
     let all = rec.total.all_latencies();
     (!all.is_empty()).then(|| all.value_at_quantile(0.5) as f64)
 }
+
+pub use shared_writer::shared_writer;
 
 /// The worst status among the checks (PASS when there are none).
 pub fn worst(checks: &[Check]) -> Status {

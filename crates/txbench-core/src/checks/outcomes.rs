@@ -130,29 +130,36 @@ const OUTCOME_MIN: u64 = 30;
 /// test with a slack for the population's own deviation; `None` when the
 /// workload expects every transaction to commit.
 pub(super) fn outcomes(rec: &Recording, types: &[TxnTypeInfo]) -> Option<Check> {
-    let tested: Vec<(&TxnTypeInfo, &TypeStats, f64)> = types
+    let tested: Vec<(&TxnTypeInfo, &TypeStats, (f64, f64))> = types
         .iter()
         .zip(&rec.total.measured)
-        .filter_map(|(info, t)| Some((info, t, info.expected_success?)))
+        .filter_map(|(info, t)| Some((info, t, info.expected_span()?)))
         .collect();
     if tested.is_empty() {
         return None;
     }
     let mut shares = Vec::new();
     let mut off = Vec::new();
-    for (info, t, p) in tested {
+    for (info, t, (low, high)) in tested {
         let n = t.completed();
         if n < OUTCOME_MIN {
             continue;
         }
         let observed = t.committed as f64 / n as f64;
+        // Within the span the run's own writes move it over, the share is as
+        // expected; outside, it is tested against the nearer end.
+        let p = observed.clamp(low, high);
         let sd = (p * (1.0 - p) / n as f64).sqrt();
         let allowed = (OUTCOME_SDS * sd).max(OUTCOME_SLACK * p.min(1.0 - p));
+        let expected = if high > low {
+            format!("{:.1}%..{:.1}%", 100.0 * low, 100.0 * high)
+        } else {
+            format!("{:.1}%", 100.0 * p)
+        };
         shares.push(format!(
-            "{} {:.1}% (expected {:.1}%)",
+            "{} {:.1}% (expected {expected})",
             info.name,
-            100.0 * observed,
-            100.0 * p
+            100.0 * observed
         ));
         if (observed - p).abs() > allowed + 1e-12 {
             off.push(info.name);
@@ -242,7 +249,8 @@ pub(super) fn mix_minimums(rec: &Recording, types: &[TxnTypeInfo]) -> Option<Che
         .enumerate()
         .filter_map(|(i, t)| {
             let min = t.min_share?;
-            (share(i) < min).then(|| format!("{} < {:.0}%", t.name, 100.0 * min))
+            let short = min - edge_slack(min, total) > share(i);
+            short.then(|| format!("{} < {:.0}%", t.name, 100.0 * min))
         })
         .collect();
     // A type completed at less than half its share of the mix: failures (or
@@ -281,11 +289,23 @@ pub(super) fn mix_minimums(rec: &Recording, types: &[TxnTypeInfo]) -> Option<Che
             "every type meets its minimum share".into()
         } else {
             format!(
-                "below the specification's minimum: {} (a short run deals partial decks; run longer)",
+                "below the specification's minimum by more than the window's partial decks explain \
+                 (three standard errors): {}",
                 below.join(", ")
             )
         },
     })
+}
+
+/// How far under its minimum a type's share may fall for the window's
+/// edges alone: each terminal deals its cards whole, but a window cuts the
+/// first and last decks, whose cards are a random part of the deck. Three
+/// standard errors of a share of `total` drawn at the minimum bound what
+/// those partial decks move it (TPC-C's default plan, Payment's 861 cards
+/// in 2,000, put one newcomer's window at 42.97% against 43%: a warning
+/// the plan itself made, not the database).
+fn edge_slack(min: f64, total: u64) -> f64 {
+    3.0 * (min * (1.0 - min) / total.max(1) as f64).sqrt()
 }
 
 /// Completed transactions from which a distorted mix fails.
@@ -325,6 +345,42 @@ mod tests {
         }
     }
 
+    /// A window in which each type committed `committed[i]` of `ended[i]`.
+    fn committed_of(committed: &[u64], ended: &[u64]) -> Recording {
+        let mut rec = completed(committed);
+        for (stats, (&c, &e)) in rec
+            .total
+            .measured
+            .iter_mut()
+            .zip(committed.iter().zip(ended))
+        {
+            stats.expected_rollbacks = e - c;
+        }
+        rec
+    }
+
+    /// TATP's Get-New-Destination on 1,000 subscribers for 8 s: 18.7%
+    /// committed where the loaded population gives 14.8%, because the run's
+    /// own call forwardings move it towards 21.6%; it failed the check.
+    #[test]
+    fn a_share_the_runs_own_writes_move_passes_anywhere_between_its_ends() {
+        let gnd = TxnTypeInfo::back_to_back("Get-New-Destination", "gnd", 1.0, Some(0.148))
+            .drifting_to(0.216);
+        for (committed, status) in [
+            (1_870, Status::Pass),
+            (2_160, Status::Pass),
+            (1_000, Status::Fail),
+            (3_000, Status::Fail),
+        ] {
+            let check = outcomes(&committed_of(&[committed], &[10_000]), &[gnd]).unwrap();
+            assert_eq!(check.status, status, "{committed}: {check:?}");
+            assert!(
+                check.statistic.contains("expected 14.8%..21.6%"),
+                "{check:?}"
+            );
+        }
+    }
+
     #[test]
     fn the_mix_is_shared_among_its_own_types_and_a_type_outside_it_is_not_counted() {
         let mut paid = TxnTypeInfo::back_to_back("Payment", "payment", 0.5, None);
@@ -338,6 +394,13 @@ mod tests {
         assert_eq!(check.status, Status::Pass, "{check:?}");
         assert_eq!(check.statistic, "Payment 50.00%, New-Order 50.00%");
         let check = mix_minimums(&completed(&[900, 1_100, 0]), &types).unwrap();
+        assert_eq!(check.status, Status::Warn, "{check:?}");
+        // The window's partial decks: 42.97% of 140,000 against 43%.
+        paid.min_share = Some(0.43);
+        let types = [paid, ordered, query];
+        let check = mix_minimums(&completed(&[60_158, 79_842, 0]), &types).unwrap();
+        assert_eq!(check.status, Status::Pass, "{check:?}");
+        let check = mix_minimums(&completed(&[59_000, 81_000, 0]), &types).unwrap();
         assert_eq!(check.status, Status::Warn, "{check:?}");
     }
 }

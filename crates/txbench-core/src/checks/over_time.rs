@@ -49,7 +49,8 @@ pub(super) fn outages(rec: &Recording) -> Check {
         .filter(|s| s.length() >= named_from)
         .collect();
     let longest = found.iter().map(Stall::length).fold(0.0, f64::max);
-    let total: f64 = found.iter().map(Stall::length).sum();
+    // Folded from +0.0: a sum of no f64 is -0.0, printed "-0.000 s".
+    let total: f64 = found.iter().map(Stall::length).fold(0.0, |a, b| a + b);
     let named = found
         .iter()
         .map(|s| format!("{:.3} s for {:.0} ms", s.from, s.length() * 1e3))
@@ -237,6 +238,7 @@ mod tests {
             end,
             length: 1.0,
             completed,
+            committed: completed,
             failed: 0,
             queue_ms: None,
             outstanding_at_start,

@@ -18,6 +18,8 @@ pub struct Second {
     /// Transactions completed in it (committed, or ended in a rollback the
     /// workload expects).
     pub completed: u64,
+    /// Of those, the ones that committed.
+    pub committed: u64,
     /// Transactions that failed in it (after their retries): work that was
     /// due even when none was outstanding at its start (a database that
     /// refuses connections fails every transaction at once).
@@ -54,6 +56,7 @@ impl Seconds {
                 end: (to - window.start).as_secs_f64(),
                 length: (to - from).as_secs_f64(),
                 completed: interval.measured.iter().map(|t| t.completed()).sum(),
+                committed: interval.measured.iter().map(|t| t.committed).sum(),
                 failed: interval.measured.iter().map(|t| t.failed()).sum(),
                 queue_ms: mean_queue_ms(interval),
                 outstanding_at_start: self.outstanding,

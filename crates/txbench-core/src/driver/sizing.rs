@@ -51,6 +51,7 @@ mod tests {
             mean_think: Duration::from_secs(think),
             p90_limit: Duration::from_secs(5),
             expected_success: None,
+            success_drifts_to: None,
         };
         [t(0.5, 18, 12), t(0.5, 3, 12)]
     }

@@ -176,6 +176,10 @@ pub struct TypeResult {
     /// rollbacks the specification expects); absent when all should.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_success: Option<f64>,
+    /// Where the run's own writes move that share (TATP's
+    /// Get-New-Destination): the run's share is expected between the two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub success_drifts_to: Option<f64>,
     /// Latency from the intended start, all attempts included; the unfinished
     /// and shed transactions count at the lower bounds of their latencies.
     pub latency_ms: Percentiles,
@@ -267,6 +271,16 @@ impl TypeResult {
         self.unfinished + self.shed
     }
 
+    /// The expected success share as text: "14.79%", or the span the run's
+    /// own writes move it over, "14.79%..21.63%"; `None` where none is.
+    pub fn expected_success_text(&self) -> Option<String> {
+        let p = self.expected_success?;
+        Some(match self.success_drifts_to {
+            Some(q) if q != p => format!("{:.2}%..{:.2}%", 100.0 * p.min(q), 100.0 * p.max(q)),
+            _ => format!("{:.2}%", 100.0 * p),
+        })
+    }
+
     /// The share of completed transactions that committed; `None` before any completed.
     pub fn success_rate(&self) -> Option<f64> {
         let n = self.completed();
@@ -274,8 +288,19 @@ impl TypeResult {
     }
 }
 
+/// The transactions a headline rate counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Counted {
+    /// Committed, or ended in a rollback the workload expects:
+    /// [`RunResult::throughput`]'s.
+    Completed,
+    /// Committed alone.
+    Committed,
+}
+
 /// A headline figure.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Metric {
     /// Its name ("tpmC").
     pub name: String,
@@ -283,6 +308,13 @@ pub struct Metric {
     pub value: f64,
     /// Its unit, if any ("%", "1/s").
     pub unit: String,
+    /// The transactions it counts a second, where it is such a rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<Counted>,
+    /// Its 95% interval, where it is a rate of [`Metric::counts`]: from the
+    /// window's seconds, of the same transactions the figure counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<[f64; 2]>,
 }
 
 impl Metric {
@@ -626,7 +658,9 @@ pub struct SweepStep {
     pub passed: bool,
     /// A failed step's limit: `client` (only the client's own checks failed,
     /// the database met the objective: the client could not offer the load),
-    /// or `database`; absent for a passed step (and in older sweeps).
+    /// `process` (an embedded engine's process, client and engine together,
+    /// fell behind), or `database`; absent for a passed step (and in older
+    /// sweeps).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
     /// Why the step failed, in words.

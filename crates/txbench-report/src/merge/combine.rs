@@ -209,6 +209,7 @@ fn merged_types(runs: &[RunFiles], total: &Recorder, errors: &[u64]) -> Vec<Type
             );
             r.phases_ms = weighted_phases(runs, t);
             r.expected_success = info.expected_success;
+            r.success_drifts_to = info.success_drifts_to;
             // The runs read the same data: the first that kept an answer's.
             r.answer_rows = runs
                 .iter()

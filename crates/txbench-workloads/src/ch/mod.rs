@@ -465,6 +465,8 @@ impl Benchmark for Ch {
             name: "QphH".into(),
             value: 3600.0 * rate(completed, measured_secs),
             unit: "queries/h".into(),
+            counts: None,
+            interval: None,
         });
         out
     }

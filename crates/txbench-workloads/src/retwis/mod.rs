@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use txbench_core::keys::KeyChooser;
-use txbench_core::result::{Metric, TypeResult};
+use txbench_core::result::{Counted, Metric, TypeResult};
 use txbench_core::rng::Rand;
 use txbench_core::schema::Schema;
 use txbench_core::{
@@ -312,16 +312,22 @@ impl Benchmark for Retwis {
                 name: "throughput".into(),
                 value: rate(committed, measured_secs),
                 unit: "committed txn/s".into(),
+                counts: Some(Counted::Committed),
+                interval: None,
             },
             Metric {
                 name: "abort rate".into(),
                 value: ratio(aborts, attempts) * 100.0,
                 unit: "%".into(),
+                counts: None,
+                interval: None,
             },
             Metric {
                 name: "retries".into(),
                 value: ratio(retries, committed),
                 unit: "per committed txn".into(),
+                counts: None,
+                interval: None,
             },
         ]
     }

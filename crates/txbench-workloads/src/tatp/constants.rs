@@ -45,7 +45,8 @@ pub const TXN_TYPES: [TxnTypeInfo; 7] = [
         "get_new_destination",
         0.10,
         super::expected::GET_NEW_DESTINATION
-    ),
+    )
+    .drifting_to(super::expected::GET_NEW_DESTINATION_CHURNED),
     txn!("Get-Access-Data", "get_access_data", 0.35, 0.625),
     txn!(
         "Update-Subscriber-Data",

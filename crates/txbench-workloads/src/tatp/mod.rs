@@ -37,7 +37,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use serde::Serialize;
-use txbench_core::result::{Metric, TypeResult};
+use txbench_core::result::{Counted, Metric, TypeResult};
 use txbench_core::schema::Schema;
 use txbench_core::{
     DbError, Engine, ErrorKind, Execution, Outcome, Session, Shard, ShardError, TxnTypeInfo,
@@ -339,11 +339,15 @@ impl Benchmark for Tatp {
                 name: "MQTh".into(),
                 value: rate(committed, measured_secs),
                 unit: "successful txn/s".into(),
+                counts: Some(Counted::Committed),
+                interval: None,
             },
             Metric {
                 name: "throughput".into(),
                 value: rate(completed, measured_secs),
                 unit: "txn/s".into(),
+                counts: Some(Counted::Completed),
+                interval: None,
             },
         ]
     }

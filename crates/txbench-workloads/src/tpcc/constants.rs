@@ -32,6 +32,7 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
         mean_think: secs(12),
         p90_limit: secs(5),
         expected_success: Some(0.99),
+        success_drifts_to: None,
     },
     TxnTypeInfo {
         name: "Payment",
@@ -42,6 +43,7 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
         mean_think: secs(12),
         p90_limit: secs(5),
         expected_success: None,
+        success_drifts_to: None,
     },
     TxnTypeInfo {
         name: "Order-Status",
@@ -52,6 +54,7 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
         mean_think: secs(10),
         p90_limit: secs(5),
         expected_success: None,
+        success_drifts_to: None,
     },
     TxnTypeInfo {
         name: "Delivery",
@@ -62,6 +65,7 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
         mean_think: secs(5),
         p90_limit: secs(5),
         expected_success: None,
+        success_drifts_to: None,
     },
     TxnTypeInfo {
         name: "Stock-Level",
@@ -72,6 +76,7 @@ pub const TXN_TYPES: [TxnTypeInfo; 5] = [
         mean_think: secs(5),
         p90_limit: secs(20),
         expected_success: None,
+        success_drifts_to: None,
     },
 ];
 

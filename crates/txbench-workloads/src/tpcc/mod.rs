@@ -39,7 +39,7 @@ use std::sync::atomic::AtomicU64;
 
 use serde::Serialize;
 use txbench_core::driver::WaitMode;
-use txbench_core::result::{Metric, TypeResult};
+use txbench_core::result::{Counted, Metric, TypeResult};
 use txbench_core::rng::Rand;
 use txbench_core::schema::Schema;
 use txbench_core::{
@@ -408,11 +408,15 @@ impl Benchmark for Tpcc {
                 name: "tpmC".into(),
                 value: tpmc,
                 unit: "New-Order/min".into(),
+                counts: None,
+                interval: None,
             },
             Metric {
                 name: "throughput".into(),
                 value: rate(completed, measured_secs),
                 unit: "txn/s".into(),
+                counts: Some(Counted::Completed),
+                interval: None,
             },
         ];
         if basis.wait == WaitMode::Spec {
@@ -420,6 +424,8 @@ impl Benchmark for Tpcc {
                 name: "efficiency".into(),
                 value: 100.0 * tpmc / (MAX_TPMC_PER_WAREHOUSE * basis.driven as f64),
                 unit: "%".into(),
+                counts: None,
+                interval: None,
             });
         }
         out

@@ -262,6 +262,8 @@ mod tests {
                 name: "tpmC".into(),
                 value: 420.0,
                 unit: "New-Order/min".into(),
+                counts: None,
+                interval: None,
             }],
         }
     }
