@@ -185,11 +185,10 @@ fn transactions(b: &mut String, r: &RunResult) {
     );
     let all = r.transactions.len() > 1;
     for t in r.transactions.iter().filter(|t| t.shown()) {
-        let success = match (t.success_rate(), t.expected_success) {
-            (Some(seen), Some(expected)) => {
-                format!("{:.2}% ({:.2}%)", seen * 100.0, expected * 100.0)
-            }
-            (Some(seen), None) => format!("{:.2}%", seen * 100.0),
+        let success = match (t.success_rate(), t.expected_success_text()) {
+            (Some(seen), Some(expected)) => format!("{:.2}% ({expected})", seen * 100.0),
+            // The workload declares no expectation: none is shown.
+            (Some(seen), None) => format!("{:.2}% (-)", seen * 100.0),
             (None, _) => String::new(),
         };
         let _ = writeln!(
@@ -804,14 +803,20 @@ fn sweep_capacity(b: &mut String, s: &SweepResult) {
 /// objective's percentile, with the objective and the capacity marked.
 fn sweep_chart(b: &mut String, s: &SweepResult, steps: &[RunResult]) {
     let every_type: &[&str] = &[];
-    // A step at the client's limit measured the client's delay, not the
-    // database's latency at that rate: it is left off the curve.
+    // Every step is drawn; one at the client's limit measured the client's
+    // delay, not the database's latency at that rate, and one not sound
+    // measured nothing to trust: both are crossed out.
     let mut points: Vec<(f64, f64, f64)> = (steps.iter().zip(&s.steps))
-        .filter(|(_, step)| step.limit.as_deref() != Some("client"))
         .map(|(r, step)| {
             let worst_p50 = r.slowest_at(50.0, every_type);
             (step.achieved_rate, worst_p50, step.worst_latency_ms)
         })
+        .collect();
+    let flagged: Vec<(f64, f64)> = (s.steps.iter())
+        .filter(|step| {
+            step.limit.as_deref() == Some("client") || step.verdict.starts_with("NOT SOUND")
+        })
+        .map(|step| (step.achieved_rate, step.worst_latency_ms.max(1e-3)))
         .collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     let pct = if s.objective_percentile > 0.0 {
@@ -840,6 +845,12 @@ fn sweep_chart(b: &mut String, s: &SweepResult, steps: &[RunResult]) {
             .map(|st| st.achieved_rate)
     });
     let mut keys = vec![(format!("objective {}", s.objective), plots::OBJECTIVE)];
+    if !flagged.is_empty() {
+        keys.push((
+            "crossed: not sound, or the client's limit".into(),
+            plots::UNSOUND,
+        ));
+    }
     if let Some(c) = capacity_achieved {
         keys.push((
             format!("capacity {}/s achieved", grouped(c, 0)),
@@ -854,7 +865,8 @@ fn sweep_chart(b: &mut String, s: &SweepResult, steps: &[RunResult]) {
             &series,
             (&s.objective, limit),
             capacity_achieved,
-            "latency of the slowest type"
+            "latency of the slowest type",
+            &flagged
         ),
         plots::legend(&names, &keys)
     );
@@ -927,7 +939,8 @@ pub fn variants_report(v: &VariantSweeps, sweeps: &[(SweepResult, Vec<RunResult>
             &series,
             (&v.objective, limit),
             None,
-            &format!("p{pct}, the slowest type compared")
+            &format!("p{pct}, the slowest type compared"),
+            &[]
         ),
         plots::legend(&names, &keys)
     );

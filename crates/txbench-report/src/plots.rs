@@ -193,9 +193,12 @@ fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
     if lo > hi {
         return (0.001, 1.0);
     }
+    // Strictly outside the values: a value on a decade (an objective of
+    // 10 ms) would otherwise lie on the axis itself.
+    let below = lo.log10().ceil() - 1.0;
     (
-        10f64.powf(lo.log10().floor()),
-        10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
+        10f64.powf(below),
+        10f64.powf((hi.log10().floor() + 1.0).max(below + 1.0)),
     )
 }
 
@@ -559,14 +562,20 @@ fn at_height(f: f64, (y0, y1): (f64, f64)) -> f64 {
     }
 }
 
+/// The colour that marks a sweep's step that is not sound, or that
+/// measured the client's limit rather than the database's.
+pub const UNSOUND: RGBColor = RGBColor(120, 120, 120);
+
 /// A sweep: latency against achieved throughput, with the objective as a
 /// horizontal line and the capacity as a vertical one; `latency` says whose
-/// latency the y axis holds ("latency of the slowest type").
+/// latency the y axis holds ("latency of the slowest type"); the points in
+/// `flagged` (steps not sound, or at the client's limit) are crossed out.
 pub fn sweep(
     series: &[Series],
     objective: (&str, f64),
     capacity: Option<f64>,
     latency: &str,
+    flagged: &[(f64, f64)],
 ) -> String {
     svg(|root| {
         let x1 = series
@@ -597,9 +606,14 @@ pub fn sweep(
             let c = color(i);
             chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
         }
+        chart.draw_series(
+            flagged
+                .iter()
+                .map(|&p| Cross::new(p, 7, UNSOUND.stroke_width(2))),
+        )?;
         chart.draw_series(LineSeries::new(
             [(0.0, objective.1), (x1, objective.1)],
-            OBJECTIVE.stroke_width(1),
+            OBJECTIVE.stroke_width(2),
         ))?;
         if let Some(cap) = capacity {
             chart.draw_series(LineSeries::new(
@@ -670,6 +684,7 @@ mod tests {
             ("p99<=5ms", 5.0),
             Some(1.0),
             "latency of the slowest type",
+            &[(1.0, 0.1)],
         );
         assert!(text.starts_with("<svg"), "{text}");
         let over = over_time("p99", "ms", &s, &Timing::default(), true);

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 use txbench_core::result::{Percentiles, RunResult, TypeResult};
+use txbench_core::stats::batch_quantile;
 
 /// Which way a figure should move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -36,6 +37,9 @@ pub struct Figure {
     pub better: Better,
     /// One value per run, in the order the runs were given.
     pub runs: Vec<Value>,
+    /// Where a run lacks its interval: how long each run would have to be
+    /// to have one (the longest any run would need), in seconds.
+    pub needs_secs: Option<f64>,
 }
 
 /// A run's result for the transaction type with this key.
@@ -88,8 +92,16 @@ pub fn error_share(t: &TypeResult) -> Value {
 /// Every figure of `runs`, named as the first run names them.
 pub fn figures(runs: &[&RunResult]) -> Vec<Figure> {
     let mut out = Vec::new();
-    let mut push = |name: String, better, runs| out.push(Figure { name, better, runs });
+    let push = |out: &mut Vec<Figure>, name: String, better, runs| {
+        out.push(Figure {
+            name,
+            better,
+            runs,
+            needs_secs: None,
+        })
+    };
     push(
+        &mut out,
         "throughput txn/s".into(),
         Better::Higher,
         runs.iter()
@@ -103,6 +115,7 @@ pub fn figures(runs: &[&RunResult]) -> Vec<Figure> {
     );
     for m in runs[0].metrics.iter().filter(|m| m.name != "throughput") {
         push(
+            &mut out,
             format!("{} {}", m.name, m.unit).trim().to_string(),
             Better::Higher,
             runs.iter()
@@ -118,6 +131,7 @@ pub fn figures(runs: &[&RunResult]) -> Vec<Figure> {
     for t in &runs[0].transactions {
         for (label, at, pick) in picks {
             push(
+                &mut out,
                 format!("{} {label}", t.name),
                 Better::Lower,
                 runs.iter()
@@ -127,8 +141,11 @@ pub fn figures(runs: &[&RunResult]) -> Vec<Figure> {
                     })
                     .collect(),
             );
+            let needs = runs.iter().filter_map(|r| seconds_to_bound(r, &t.key, at));
+            out.last_mut().expect("just pushed").needs_secs = needs.reduce(f64::max);
         }
         push(
+            &mut out,
             format!("{} errors %", t.name),
             Better::Lower,
             runs.iter()
@@ -137,6 +154,21 @@ pub fn figures(runs: &[&RunResult]) -> Vec<Figure> {
         );
     }
     out
+}
+
+/// How long a run at `r`'s rate of type `key` would have to be for its
+/// batch interval of percentile `at`: ten seconds, and
+/// [`batch_quantile::MIN_TAIL`] latencies beyond the percentile in each of
+/// ten batches (p99: 10,000 latencies). `None` where the run has one.
+fn seconds_to_bound(r: &RunResult, key: &str, at: f64) -> Option<f64> {
+    let t = type_of(r, key)?;
+    let (_, Evidence::Insufficient) = percentile(t, at, |p| p.p50) else {
+        return None;
+    };
+    let batches = batch_quantile::MIN_BATCHES as f64;
+    let latencies = batches * batch_quantile::MIN_TAIL / (1.0 - at / 100.0);
+    let rate = t.completed() as f64 / r.measured_secs.max(f64::MIN_POSITIVE);
+    (rate > 0.0).then(|| (latencies / rate).max(batches).ceil())
 }
 
 #[cfg(test)]

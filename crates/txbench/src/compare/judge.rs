@@ -73,12 +73,17 @@ pub struct Row {
     pub change_interval_pct: Vec<Option<[f64; 2]>>,
     /// The judgement of each change (`None` for the first).
     pub judgement: Vec<Option<Judgement>>,
+    /// Per side, where it could not be judged: what would let it be (runs
+    /// a side, or the length of each run), from the noise measured.
+    pub needs: Vec<Option<String>>,
 }
 
 /// Whether a side's values can be judged against the noise: all present,
-/// none insufficient.
-fn usable(values: &[Value]) -> Result<Vec<f64>, Judgement> {
-    if values.iter().any(|v| v.1 == Evidence::Insufficient) {
+/// and, for two single runs, none insufficient. Sets are judged by the
+/// spread between their runs, which needs no run's own interval: a
+/// percentile each short run alone cannot bound is still compared.
+fn usable(values: &[Value], sets: bool) -> Result<Vec<f64>, Judgement> {
+    if !sets && values.iter().any(|v| v.1 == Evidence::Insufficient) {
         return Err(Judgement::Insufficient);
     }
     values
@@ -111,7 +116,8 @@ enum Pending {
 }
 
 fn pending(base: &[Value], side: &[Value], noise: Option<&Spread>) -> Pending {
-    let (a, b) = match (usable(base), usable(side)) {
+    let sets = base.len() > 1 || side.len() > 1;
+    let (a, b) = match (usable(base, sets), usable(side, sets)) {
         (Err(j), _) | (_, Err(j)) => return Pending::Judged(j),
         (Ok(a), Ok(b)) => (a, b),
     };
@@ -194,7 +200,7 @@ pub type Noise = std::collections::HashMap<String, Spread>;
 pub fn noise_of(figures: &[Figure]) -> Noise {
     (figures.iter())
         .filter_map(|f| {
-            let values = usable(&f.runs).ok()?;
+            let values = usable(&f.runs, true).ok()?;
             let spread = Spread::of(&values)?.at_least(within_run_variance(&f.runs));
             Some((f.name.clone(), spread))
         })
@@ -267,6 +273,7 @@ fn row(
     let mut change_pct = vec![None];
     let mut change_interval_pct = vec![None];
     let mut judgement = vec![None];
+    let mut needs = vec![None];
     for (i, p) in pendings.iter().enumerate() {
         let change = base.zip(values[i + 1]).and_then(|(b, v)| pct(v - b));
         let alpha = noise::alpha_each(tests[i]);
@@ -274,6 +281,15 @@ fn row(
         change_pct.push(change);
         judgement.push(Some(j));
         change_interval_pct.push(d.and_then(|d| Some([pct(d.low)?, pct(d.high)?])));
+        needs.push(match (j, p) {
+            (Judgement::NotSignificant, Pending::Test(a, b)) => {
+                runs_needed(a, b, threshold_pct, alpha)
+            }
+            (Judgement::Insufficient, _) => f
+                .needs_secs
+                .map(|s| format!("runs of {s:.0} s or more would bound it")),
+            _ => None,
+        });
     }
     Row {
         name: f.name.clone(),
@@ -292,12 +308,26 @@ fn row(
             .collect(),
         // A run short of samples has no spread worth showing.
         spread_pct: (sides.iter().zip(&spreads))
-            .map(|(s, spread)| spread.filter(|_| usable(s).is_ok())?.cv_pct())
+            .map(|(s, spread)| spread.filter(|_| usable(s, s.len() > 1).is_ok())?.cv_pct())
             .collect(),
         change_pct,
         change_interval_pct,
         judgement,
+        needs,
     }
+}
+
+/// What sets judged "no significant change" would need to tell a change of
+/// the threshold (1% at least) from their noise: more runs, or nothing (a
+/// change that large would have shown).
+fn runs_needed(a: &Spread, b: &Spread, threshold_pct: f64, alpha: f64) -> Option<String> {
+    let change_pct = threshold_pct.max(1.0);
+    let n = noise::runs_to_resolve(a, b, a.mean.abs() * change_pct / 100.0, alpha)?;
+    Some(if n <= a.n.min(b.n) {
+        format!("a {change_pct:.0}% change would have shown")
+    } else {
+        format!("about {n} runs a side would resolve a {change_pct:.0}% change")
+    })
 }
 
 #[cfg(test)]
@@ -309,6 +339,7 @@ mod tests {
             name: "f".into(),
             better,
             runs,
+            needs_secs: None,
         }
     }
 
@@ -348,6 +379,40 @@ mod tests {
             &Noise::new(),
         )[0];
         assert_eq!(r.judgement[1], Some(Judgement::NoInterval));
+    }
+
+    /// Sets of three 3-second runs, 1 against 8 terminals: New-Order's p50
+    /// went from 3.98 to 27.1 ms and every latency row read "insufficient
+    /// samples" (no run alone could bound its percentiles).
+    #[test]
+    fn sets_of_short_runs_compare_percentiles_by_the_spread_between_runs() {
+        let short = |v: f64| (Some(v), Evidence::Insufficient);
+        let runs = [[3.98, 4.1, 3.9].map(short), [27.1, 26.0, 28.3].map(short)].concat();
+        let r = &rows(&[figure(Better::Lower, runs)], &[3, 3], 1.0, &Noise::new())[0];
+        assert_eq!(r.judgement[1], Some(Judgement::Worse), "{r:?}");
+    }
+
+    /// A change the sets cannot tell from their noise says what would:
+    /// here the runs spread by about 3%, so a 1% change needs more runs.
+    #[test]
+    fn what_sets_cannot_judge_says_how_many_runs_would() {
+        let base = [100.0, 103.0, 97.0, 101.0, 99.0].map(plain);
+        let same = [100.5, 97.5, 102.0, 99.0, 101.0].map(plain);
+        let r = &rows(
+            &[figure(Better::Higher, [base, same].concat())],
+            &[5, 5],
+            1.0,
+            &Noise::new(),
+        )[0];
+        assert_eq!(r.judgement[1], Some(Judgement::NotSignificant), "{r:?}");
+        let needs = r.needs[1].as_deref().unwrap();
+        let n: usize = needs
+            .strip_prefix("about ")
+            .and_then(|s| s.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{needs}"));
+        // Variances 5 and 3.1: (1.96 * sqrt(8.1) / 1)^2 = 32 runs a side.
+        assert!((30..=60).contains(&n), "{needs}");
     }
 
     #[test]

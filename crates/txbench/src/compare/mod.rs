@@ -130,10 +130,6 @@ fn change(c: Option<f64>, interval: Option<[f64; 2]>, judgement: Option<Judgemen
     match (c, j) {
         (_, Judgement::Missing) => String::new(),
         (_, Judgement::Insufficient) | (None, _) => j.label().into(),
-        (Some(c), Judgement::NotSignificant) => match interval {
-            Some([l, h]) => format!("{c:+.1}% [{l:+.1}, {h:+.1}] not significant"),
-            None => format!("{c:+.1}% not significant"),
-        },
         (Some(c), j) => match interval {
             Some([l, h]) => format!("{c:+.1}% [{l:+.1}, {h:+.1}] {}", j.label()),
             None => format!("{c:+.1}% {}", j.label()),
@@ -346,9 +342,29 @@ fn print(
         }
         outln!("{}", line.trim_end());
     }
+    for line in what_would_judge(rows) {
+        outln!("{line}");
+    }
     for line in footer(sides, rows, threshold, noise) {
         outln!("{line}");
     }
+}
+
+/// For each figure that could not be judged, what would let it be: more
+/// runs a side, or longer runs (from the noise and the rates measured).
+fn what_would_judge(rows: &[Row]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for r in rows {
+        for (i, needs) in r.needs.iter().enumerate() {
+            if let Some(needs) = needs {
+                lines.push(format!("  {} ({} vs A): {needs}", r.name, letter(i)));
+            }
+        }
+    }
+    if !lines.is_empty() {
+        lines.insert(0, "to judge what was not judged:".into());
+    }
+    lines
 }
 
 /// What the judgements mean, and the run-to-run noise where a set measured it.

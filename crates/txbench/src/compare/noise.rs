@@ -10,7 +10,7 @@
 //! (Bonferroni), so that a comparison of twenty figures of the same plan says
 //! "no significant change" in 19 of 20 comparisons, not one figure in 20.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// The confidence of a whole comparison: 95%, shared among its figures.
 pub const CONFIDENCE: f64 = 0.95;
@@ -141,6 +141,22 @@ fn t_quantile(p: f64, df: f64) -> f64 {
         .map(|t| t.inverse_cdf(p))
         // Only a degree of freedom of zero or NaN gets here: no interval.
         .unwrap_or(f64::INFINITY)
+}
+
+/// Runs a side of each set would need for a change of `change` (in the
+/// figure's unit) to stand out of the spreads `a` and `b` measured, at
+/// confidence `1 - alpha`: the `n` whose Welch interval half-width,
+/// `t · sqrt((a² + b²) / n)`, is `change` (the normal's quantile for `t`,
+/// as `n` is then large). `None` where the sets have no spread.
+pub fn runs_to_resolve(a: &Spread, b: &Spread, change: f64, alpha: f64) -> Option<usize> {
+    let variance = a.variance + b.variance;
+    if variance <= 0.0 || change <= 0.0 {
+        return None;
+    }
+    // The normal's quantile: Student's at a huge degree of freedom does
+    // not converge in statrs.
+    let z = Normal::standard().inverse_cdf(1.0 - alpha / 2.0);
+    Some(((z * variance.sqrt() / change).powi(2)).ceil().max(2.0) as usize)
 }
 
 /// The `alpha` of each of `figures` figures compared, so that the comparison

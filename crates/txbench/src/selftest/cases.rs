@@ -174,6 +174,26 @@ pub struct Figure {
     pub held: bool,
 }
 
+/// The percentiles whose intervals' coverage the calibration reports.
+pub const COVERED: [f64; 4] = [50.0, 90.0, 95.0, 99.0];
+
+/// Whether theory's value of each of [`COVERED`] lies inside the run's 95%
+/// interval of it, widened by `client_ms` either side (the client's own
+/// time, which the measured latency holds and theory does not); `None`
+/// where the run gave none.
+pub fn coverage(
+    theory: &Queue,
+    intervals: &[PercentileInterval],
+    client_ms: f64,
+) -> [Option<bool>; 4] {
+    COVERED.map(|at| {
+        let t = theory.quantile(at / 100.0)?;
+        let i = intervals.iter().find(|i| i.percentile == at)?;
+        let (low, high) = (i.low?, i.high?);
+        Some(low - client_ms <= t && t <= high + client_ms)
+    })
+}
+
 /// Measured mean, p50 and p99 against theory's; `intervals` are those of all
 /// types together, as `measured` is.
 pub fn against_theory(

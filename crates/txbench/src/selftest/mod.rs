@@ -48,9 +48,12 @@ pub struct Outcome {
     /// intervals' half-widths (the mean within a fifth), with 0.3 ms for the
     /// client.
     pub within_theory: Option<bool>,
-    /// Whether theory's p50 and p99 were inside the run's 95% intervals
-    /// (`None` for a figure without one).
-    pub covered: Option<[Option<bool>; 2]>,
+    /// Whether theory's p50, p90, p95 and p99 ([`cases::COVERED`]) were
+    /// inside the run's 95% intervals (`None` for a figure without one).
+    pub covered: Option<[Option<bool>; 4]>,
+    /// The same without the client's allowance: theory inside the run's
+    /// own interval, strictly.
+    pub covered_strictly: Option<[Option<bool>; 4]>,
     /// The checks that failed.
     pub failed: Vec<String>,
     /// The checks that warned.
@@ -210,19 +213,28 @@ pub struct Tally {
     pub off: usize,
     /// Runs the client machine disturbed, run again and not counted.
     pub disturbed: usize,
-    /// The share of runs whose 95% interval held theory's p50 and p99, where
-    /// the runs had intervals.
-    pub covered: [Option<f64>; 2],
+    /// The share of runs whose 95% interval held theory's p50, p90, p95 and
+    /// p99, where the runs had intervals.
+    pub covered: [Option<f64>; 4],
+    /// The same, strictly ([`Outcome::covered_strictly`]).
+    pub covered_strictly: [Option<f64>; 4],
 }
 
 impl Tally {
     fn of(case: &Case, outcomes: &[Outcome]) -> Tally {
         let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.case == case.name).collect();
         let count = |keep: &dyn Fn(&Outcome) -> bool| runs.iter().filter(|o| keep(o)).count();
-        let covered = |i: usize| {
+        let share = |strict: bool, i: usize| {
             let judged: Vec<bool> = runs
                 .iter()
-                .filter_map(|o| o.covered.and_then(|c| c[i]))
+                .filter_map(|o| {
+                    if strict {
+                        o.covered_strictly
+                    } else {
+                        o.covered
+                    }
+                })
+                .filter_map(|c| c[i])
                 .collect();
             (!judged.is_empty())
                 .then(|| judged.iter().filter(|c| **c).count() as f64 / judged.len() as f64)
@@ -233,7 +245,8 @@ impl Tally {
             warned: count(&|o| o.failed.is_empty() && !o.warned.is_empty()),
             off: count(&|o| o.within_theory == Some(false)),
             disturbed: runs.iter().map(|o| o.disturbed as usize).sum(),
-            covered: [covered(0), covered(1)],
+            covered: [0, 1, 2, 3].map(|i| share(false, i)),
+            covered_strictly: [0, 1, 2, 3].map(|i| share(true, i)),
         }
     }
 }
@@ -336,7 +349,10 @@ fn outcome(case: &Case, r: &RunResult) -> Outcome {
         latency_ms: latency,
         theory_ms: theory.map(|t| t.map(|f| f.theory)),
         within_theory: theory.map(|t| t.iter().all(|f| f.held)),
-        covered: theory.map(|[_, p50, p99]| [p50.covered, p99.covered]),
+        covered: (case.theory.as_ref())
+            .map(|q| cases::coverage(q, &r.total_latency_intervals_ms, cases::CLIENT_MS)),
+        covered_strictly: (case.theory.as_ref())
+            .map(|q| cases::coverage(q, &r.total_latency_intervals_ms, 0.0)),
         failed: names(&r.checks, Status::Fail),
         warned: names(&r.checks, Status::Warn),
         expected: match case.expect {
@@ -434,6 +450,7 @@ mod tests {
             theory_ms: None,
             within_theory: None,
             covered: None,
+            covered_strictly: None,
             failed: failed.iter().map(|f| f.to_string()).collect(),
             warned: Vec::new(),
             expected: String::new(),

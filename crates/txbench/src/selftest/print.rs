@@ -95,14 +95,15 @@ pub fn progress(round: u32, rounds: u32, o: &Outcome) {
 /// runs the client machine disturbed (run again, not counted).
 pub fn calibration(all: &[Case], tallies: &[Tally]) {
     outln!(
-        "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>18} {:>10}",
+        "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>24} {:>24} {:>10}",
         "case",
         "runs",
         "false alarms",
         "misses",
         "warned",
         "theory off",
-        "covered p50/p99",
+        "covered p50/p90/p95/p99",
+        "strictly p50/p90/p95/p99",
         "run again"
     );
     let share = |n: usize, of: usize| format!("{n} ({:.0}%)", n as f64 * 100.0 / of as f64);
@@ -117,7 +118,7 @@ pub fn calibration(all: &[Case], tallies: &[Tally]) {
             (dash(), wrong)
         };
         outln!(
-            "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>18} {:>10}",
+            "{:<22} {:>5} {:>14} {:>14} {:>14} {:>12} {:>24} {:>24} {:>10}",
             case.name,
             t.runs,
             alarms,
@@ -132,7 +133,8 @@ pub fn calibration(all: &[Case], tallies: &[Tally]) {
             } else {
                 dash()
             },
-            format!("{}/{}", covered(t.covered[0]), covered(t.covered[1])),
+            t.covered.map(covered).join("/"),
+            t.covered_strictly.map(covered).join("/"),
             t.disturbed
         );
     }

@@ -401,7 +401,7 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
                 Outcome::Passed => last_pass = Some(rate),
                 Outcome::Client(_) if s.keep_going => {}
                 Outcome::Client(_) => break,
-                Outcome::Database(_) => {
+                Outcome::Database(_) | Outcome::Process(_) => {
                     first_fail = Some(rate);
                     break;
                 }
@@ -418,7 +418,7 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
                 let mid = (lo + hi) / 2.0;
                 match self.step(mid).await? {
                     Outcome::Passed => lo = mid,
-                    Outcome::Database(_) => hi = mid,
+                    Outcome::Database(_) | Outcome::Process(_) => hi = mid,
                     // The client, not the database, between the two: no
                     // refinement can find the database's limit here.
                     Outcome::Client(_) => break,
@@ -453,7 +453,8 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
         )
         .await?;
         let result = &measured.result;
-        let step = limit::Step::of(result, rate, percentile(slo));
+        let embedded = self.engine.blocking();
+        let step = limit::Step::of(result, rate, percentile(slo), embedded);
         let outcome = step.outcome(slo);
         outln!(
             "{:>10} {:>10} {:>8.3} {:>14.2}  {}  {}",
@@ -465,6 +466,7 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
                 Outcome::Passed => "PASS",
                 Outcome::Client(_) => "FAIL (the client's limit)",
                 Outcome::Database(_) => "FAIL",
+                Outcome::Process(_) => "FAIL (the process's limit)",
             },
             verdict_cell(result)
         );
@@ -529,12 +531,13 @@ impl<'a, E: Engine, W: Benchmark> Sweeper<'a, E, W> {
     }
 }
 
-/// The limit a sweep found: the database's where a step failed on it,
-/// else the client's, with the first step that showed it.
+/// The limit a sweep found: the database's (or an embedded engine's
+/// process's) where a step failed on it, else the client's, with the first
+/// step that showed it.
 fn found_limit(steps: &[SweepStep]) -> Option<(&'static str, &SweepStep)> {
     let first = |kind: &str| steps.iter().find(|st| st.limit.as_deref() == Some(kind));
-    first("database")
-        .map(|st| ("database", st))
+    (first("database").map(|st| ("database", st)))
+        .or_else(|| first("process").map(|st| ("process", st)))
         .or_else(|| first("client").map(|st| ("client", st)))
 }
 
@@ -566,6 +569,11 @@ fn capacity_line(
     };
     match limit {
         Some(("database", st)) => format!("{head}; the limit found is the database's ({})", at(st)),
+        Some(("process", st)) => format!(
+            "{head}; the limit found is the process's, client and embedded engine together on \
+             this machine's cores ({}): more client machines cannot raise it",
+            at(st)
+        ),
         Some((_, st)) => format!(
             "{head}; the limit found is the client's, not the database's ({}): add \
              --driver-threads or client machines (txbench merge adds their runs), or \
