@@ -36,8 +36,8 @@ pub const TABLE_MARK: &str = "made by txbench";
 pub struct DeclaredColumn {
     /// Its name.
     pub name: String,
-    /// Its type as the database names it, lower case (`integer`,
-    /// `character varying`, `varchar(16)`).
+    /// Its type as the database names it (`integer`, `character varying`,
+    /// `varchar(16)`, SQLite's `INTEGER`).
     pub type_name: String,
     /// Whether an insert must give it a value: NOT NULL, no default, not
     /// generated.

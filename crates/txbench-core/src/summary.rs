@@ -56,8 +56,7 @@ pub fn rate_interval(rec: &Recording, counted: Counted) -> Option<[f64; 2]> {
     let rates: Vec<f64> = rec
         .seconds
         .iter()
-        // A partial first or last tick says little about a rate.
-        .filter(|s| s.length >= 0.5)
+        .filter(|s| s.is_whole())
         .map(|s| of_second(s) as f64 / s.length)
         .collect();
     let b = rates.len().min(batch_quantile::MAX_BATCHES);

@@ -71,9 +71,7 @@ impl TxnTypeInfo {
             success_drifts_to: None,
         }
     }
-}
 
-impl TxnTypeInfo {
     /// The type with its success share drifting to `to` as runs change the
     /// population ([`TxnTypeInfo::success_drifts_to`]).
     pub const fn drifting_to(self, to: f64) -> TxnTypeInfo {
@@ -86,10 +84,17 @@ impl TxnTypeInfo {
     /// The success shares a run of the type may show, lowest first: the
     /// expected one, or the span from it to where the run's writes move it.
     pub fn expected_span(&self) -> Option<(f64, f64)> {
-        let p = self.expected_success?;
-        let q = self.success_drifts_to.unwrap_or(p);
-        Some((p.min(q), p.max(q)))
+        success_span(self.expected_success, self.success_drifts_to)
     }
+}
+
+/// The success shares expected of a type, lowest first: `expected`, or the
+/// span from it to where the run's own writes move it, `drifts_to`. A type
+/// and its result both carry the two.
+pub fn success_span(expected: Option<f64>, drifts_to: Option<f64>) -> Option<(f64, f64)> {
+    let p = expected?;
+    let q = drifts_to.unwrap_or(p);
+    Some((p.min(q), p.max(q)))
 }
 
 /// How a transaction attempt ended when the database did not fail it.

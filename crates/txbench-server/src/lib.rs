@@ -37,6 +37,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::codec::{Decoder, Framed, FramedRead, FramedWrite, LengthDelimitedCodec};
+use tokio_util::task::AbortOnDropHandle;
 use txbench_core::{DbError, Engine, ErrorKind, Outcome, Session, Workload, Written, exec};
 use txbench_remote::protocol::{self, ClientMessage, MAGIC, ServerMessage, Status, VERSION};
 
@@ -344,7 +345,9 @@ async fn connection<I: DeserializeOwned + Send + 'static>(
         return;
     }
     let (reply, replies) = mpsc::channel::<Bytes>(MAX_OUTSTANDING);
-    let mut writer = Writer(tokio::spawn(protocol::write_frames(sink, replies)));
+    // Ended with the connection: a stop past its grace drops the connection
+    // of a client that reads nothing, and the writer blocked on it with it.
+    let mut writer = AbortOnDropHandle::new(tokio::spawn(protocol::write_frames(sink, replies)));
     let requests = Requests {
         workload,
         types,
@@ -382,18 +385,7 @@ async fn connection<I: DeserializeOwned + Send + 'static>(
     }
     // Answers to queued transactions still go out; then the writer closes.
     drop((requests, reply));
-    let _ = (&mut writer.0).await;
-}
-
-/// A connection's writer task, ended with the connection's own: a stop past
-/// its grace drops the connection of a client that reads nothing, and the
-/// writer blocked on that client with it.
-struct Writer(tokio::task::JoinHandle<()>);
-
-impl Drop for Writer {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
+    let _ = (&mut writer).await;
 }
 
 /// The next request frame: none while the connection is idle between

@@ -63,24 +63,13 @@ pub async fn survey<S: Session>(
     meta: &MetaTable,
     schema: &Schema,
 ) -> Result<Survey, DbError> {
-    let tables = loader_of(session)?;
-    let has_meta = tables.table_exists(meta.table.name).await?;
-    let recorded = if has_meta {
-        meta.entries(session).await?
-    } else {
-        Entries::default()
-    };
-    let mut recorded_names: Vec<String> = created(&recorded).map(str::to_string).collect();
-    // An older txbench recorded no tables: a load of it that completed owned
-    // every table of its schema.
-    let legacy_complete = recorded.has("complete") && recorded_names.is_empty();
-    if legacy_complete {
-        recorded_names = (schema.tables.iter())
-            .filter(|t| t.name != meta.table.name)
-            .map(|t| t.name.to_string())
-            .collect();
-    }
-    let (ours, replaced) = sort_recorded(loader_of(session)?, meta, recorded_names).await?;
+    let record = record_of(session, meta).await?;
+    let has_meta = record.is_some();
+    let data = (schema.tables.iter())
+        .filter(|t| t.name != meta.table.name)
+        .map(|t| t.name);
+    let recorded = named(&record.unwrap_or_default(), data);
+    let (ours, replaced) = sort_recorded(loader_of(session)?, meta, recorded).await?;
     let tables = loader_of(session)?;
     let mut foreign = Vec::new();
     for table in schema.tables.iter().filter(|t| t.name != meta.table.name) {
@@ -144,18 +133,36 @@ pub async fn owns<S: Session>(
     meta: &MetaTable,
     table: &str,
 ) -> Result<bool, DbError> {
-    if !loader_of(session)?.table_exists(meta.table.name).await? {
+    let Some(record) = record_of(session, meta).await? else {
         return Ok(false);
-    }
-    let record = meta.entries(session).await?;
-    let mut names = created(&record).peekable();
-    // An older txbench's complete load owned its schema's every table.
-    let legacy_complete = names.peek().is_none() && record.has("complete");
-    if !legacy_complete && !names.any(|name| name == table) {
-        return Ok(false);
-    }
-    let (ours, _) = sort_recorded(loader_of(session)?, meta, vec![table.to_string()]).await?;
+    };
+    let recorded: Vec<String> = (named(&record, [table]).into_iter())
+        .filter(|name| name == table)
+        .collect();
+    let (ours, _) = sort_recorded(loader_of(session)?, meta, recorded).await?;
     Ok(!ours.is_empty())
+}
+
+/// The load's record, `None` without a metadata table.
+async fn record_of<S: Session>(
+    session: &mut S,
+    meta: &MetaTable,
+) -> Result<Option<Entries>, DbError> {
+    if !loader_of(session)?.table_exists(meta.table.name).await? {
+        return Ok(None);
+    }
+    meta.entries(session).await.map(Some)
+}
+
+/// The tables `record` names as txbench's: those it recorded as created,
+/// or, where an older txbench recorded none, every one of `data` once its
+/// load completed.
+fn named<'a>(record: &Entries, data: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let recorded: Vec<String> = created(record).map(str::to_string).collect();
+    if recorded.is_empty() && record.has("complete") {
+        return data.into_iter().map(str::to_string).collect();
+    }
+    recorded
 }
 
 /// The tables a load recorded as created, in the order it created them

@@ -21,9 +21,9 @@ enum Family {
     Other,
 }
 
-/// The family of a type as PostgreSQL, MySQL or SQLite names it (SQLite's
-/// rules of affinity: a name with `int` is an integer, with `char`, `clob`
-/// or `text` text).
+/// The family of a type as PostgreSQL, MySQL or SQLite names it, in any
+/// case (SQLite's rules of affinity: a name with `int` is an integer, with
+/// `char`, `clob` or `text` text).
 fn declared_family(type_name: &str) -> Family {
     let t = type_name.to_ascii_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| t.contains(w));

@@ -39,6 +39,15 @@ fn succeeds(dir: &Path, args: &[&str]) -> String {
     text(&out)
 }
 
+/// Run txbench in `dir` with `args`, which must be refused as the user's to
+/// fix (exit 2) saying `said`; what it printed.
+fn refused(dir: &Path, args: &[&str], said: &str) -> String {
+    let out = txbench_output(dir, args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+    assert!(text(&out).contains(said), "{args:?}: {}", text(&out));
+    text(&out)
+}
+
 /// A 1 s run of `args` (a command and its database) in `dir`, which must
 /// succeed, its results under `dir/<results>`; the run's own directory.
 fn measured(dir: &Path, args: &[&str], results: &str) -> std::path::PathBuf {
@@ -179,12 +188,10 @@ async fn sysbench_tables_made_again_over_the_record_are_refused_and_left() {
     let db = support::MyDatabase::create(&base, "hostile_remade").await;
     let url = db.url.clone();
     let dir = tempfile::tempdir().unwrap();
-    let sb = |args: &[&str]| {
-        txbench_output(
-            dir.path(),
-            &[&["sysbench"], args, &["--db", &url][..]].concat(),
-        )
-    };
+    fn on<'a>(url: &'a str, args: &[&'a str]) -> Vec<&'a str> {
+        [&["sysbench"], args, &["--db", url][..]].concat()
+    }
+    let sb = |args: &[&str]| txbench_output(dir.path(), &on(&url, args));
     let load = ["load", "--tables", "2", "--table-size", "50"];
     assert!(sb(&load).status.success());
     let run = ["run", "-d", "1s", "--no-results"];
@@ -192,13 +199,8 @@ async fn sysbench_tables_made_again_over_the_record_are_refused_and_left() {
     let mut c = mysql_async::Conn::from_url(&url).await.unwrap();
     c.query_drop(SYSBENCH_PREPARE).await.unwrap();
     for args in [&run[..], &["check"]] {
-        let out = sb(args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
-        assert!(
-            text(&out).contains("record names sbtest1, but the sbtest1 there was made since"),
-            "{args:?}: {}",
-            text(&out)
-        );
+        let said = "record names sbtest1, but the sbtest1 there was made since";
+        refused(dir.path(), &on(&url, args), said);
     }
     let cleaned = text(&sb(&["clean"]));
     assert!(cleaned.contains("left sbtest1, sbtest2"), "{cleaned}");
@@ -284,13 +286,8 @@ fn a_record_the_data_contradicts_is_refused_naming_both() {
          UPDATE extra SET s_id = s_id + 100, sub_nbr = printf('%015d', s_id + 100); \
          INSERT INTO subscriber SELECT * FROM extra;",
     );
-    let out = txbench_output(dir.path(), &run);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let said = text(&out);
-    assert!(
-        said.contains("record says subscribers 100 but subscriber holds 150 rows"),
-        "{said}"
-    );
+    let said = "record says subscribers 100 but subscriber holds 150 rows";
+    refused(dir.path(), &run, said);
 }
 
 #[tokio::test]
@@ -317,13 +314,8 @@ async fn a_pgbench_record_under_another_tools_scale_is_refused() {
         "1s",
         "--no-results",
     ];
-    let out = txbench_output(dir.path(), &run);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        text(&out).contains("record says scale 1 but pgbench_branches holds 2 rows"),
-        "{}",
-        text(&out)
-    );
+    let said = "record says scale 1 but pgbench_branches holds 2 rows";
+    refused(dir.path(), &run, said);
     db.drop_now().await;
 }
 
@@ -510,10 +502,8 @@ fn sysbench_counts_and_ranges_are_bounded_where_parsed() {
             flag,
             value,
         ];
-        let out = txbench_output(dir.path(), &args);
-        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {}", text(&out));
-        assert!(text(&out).contains(said), "{flag} {value}: {}", text(&out));
-        assert!(!text(&out).contains("panicked"), "{}", text(&out));
+        let out = refused(dir.path(), &args, said);
+        assert!(!out.contains("panicked"), "{out}");
     }
 }
 
@@ -629,9 +619,7 @@ async fn a_pgbench_table_of_another_shape_is_refused_before_the_run() {
         ),
     ] {
         client.batch_execute(change).await.unwrap();
-        let out = txbench_output(dir.path(), &run);
-        assert_eq!(out.status.code(), Some(2), "{change}: {}", text(&out));
-        assert!(text(&out).contains(said), "{change}: {}", text(&out));
+        refused(dir.path(), &run, said);
         client.batch_execute(undo).await.unwrap();
     }
     succeeds(dir.path(), &run);
@@ -675,14 +663,9 @@ fn sysbench_data_without_a_record_runs_on_the_tables_there() {
         "--tables",
         "3",
     ];
-    let out = txbench_output(dir.path(), &three);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        text(&out).contains("--tables 3: the database holds sbtest1..2 and no sbtest3"),
-        "{}",
-        text(&out)
-    );
-    assert!(!text(&out).contains("sysbench.toml"), "{}", text(&out));
+    let said = "--tables 3: the database holds sbtest1..2 and no sbtest3";
+    let out = refused(dir.path(), &three, said);
+    assert!(!out.contains("sysbench.toml"), "{out}");
 }
 
 /// Item 10: a figure no run writes (a summary.json edited to -1e308, which
@@ -697,13 +680,8 @@ fn a_result_edited_past_any_figure_is_refused_by_name() {
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     summary["metrics"][0]["value"] = serde_json::json!(-1e308);
     std::fs::write(&path, summary.to_string()).unwrap();
-    let out = txbench_output(dir.path(), &["report", run.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        text(&out).contains("metrics[0].value = -1e308 is beyond any figure txbench writes"),
-        "{}",
-        text(&out)
-    );
+    let said = "metrics[0].value = -1e308 is beyond any figure txbench writes";
+    refused(dir.path(), &["report", run.to_str().unwrap()], said);
 }
 
 /// Item 10: a set stopped in its second run keeps the first whole run as

@@ -5,7 +5,7 @@
 //! looked at latency alone.
 
 use crate::driver::Second;
-use crate::stats::batch_quantile::student_t975;
+use crate::stats::batch_quantile::student_mean;
 
 use super::samples::MATERIAL_DRIFT;
 
@@ -32,8 +32,7 @@ pub struct RateHalves {
 /// Compare the halves of `seconds` (the window's ticks); `None` where the
 /// window has too few whole seconds to compare.
 pub fn halves(seconds: &[Second]) -> Option<RateHalves> {
-    // A partial first or last tick says little about a rate.
-    let whole: Vec<&Second> = seconds.iter().filter(|s| s.length >= 0.5).collect();
+    let whole: Vec<&Second> = seconds.iter().filter(|s| s.is_whole()).collect();
     let (first, second) = whole.split_at(whole.len() / 2);
     if first.len().min(second.len()) < MIN_HALF_SECONDS {
         return None;
@@ -88,10 +87,8 @@ fn rate_interval(seconds: &[&Second]) -> Rate {
         .iter()
         .map(|s| s.completed as f64 / s.length)
         .collect();
-    let n = rates.len() as f64;
-    let mean = rates.iter().sum::<f64>() / n;
-    let variance = rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    let half = (student_t975(rates.len() - 1) * (variance / n).sqrt()).max(0.01 * mean);
+    let (mean, half) = student_mean(&rates);
+    let half = half.max(0.01 * mean);
     Rate {
         mean,
         low: (mean - half).max(0.0),

@@ -31,6 +31,14 @@ pub struct Second {
     pub outstanding_at_start: u64,
 }
 
+impl Second {
+    /// Whether it is a whole tick: a partial first or last one (under half
+    /// a second of the window) says little about a rate.
+    pub fn is_whole(&self) -> bool {
+        self.length >= 0.5
+    }
+}
+
 /// The seconds of a window, one per tick.
 #[derive(Debug, Default)]
 pub struct Seconds {

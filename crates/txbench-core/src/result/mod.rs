@@ -274,10 +274,11 @@ impl TypeResult {
     /// The expected success share as text: "14.79%", or the span the run's
     /// own writes move it over, "14.79%..21.63%"; `None` where none is.
     pub fn expected_success_text(&self) -> Option<String> {
-        let p = self.expected_success?;
-        Some(match self.success_drifts_to {
-            Some(q) if q != p => format!("{:.2}%..{:.2}%", 100.0 * p.min(q), 100.0 * p.max(q)),
-            _ => format!("{:.2}%", 100.0 * p),
+        let (low, high) = crate::txn::success_span(self.expected_success, self.success_drifts_to)?;
+        Some(if high > low {
+            format!("{:.2}%..{:.2}%", 100.0 * low, 100.0 * high)
+        } else {
+            format!("{:.2}%", 100.0 * low)
         })
     }
 

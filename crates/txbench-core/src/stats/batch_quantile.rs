@@ -64,15 +64,21 @@ pub fn interval(estimates: &[f64], point: f64, resolution: f64) -> Option<(f64, 
 
 /// [`interval`] for batches taken as independent, without widening.
 pub fn interval_independent(estimates: &[f64], point: f64, resolution: f64) -> Option<(f64, f64)> {
-    let b = estimates.len();
-    if b < MIN_BATCHES {
+    if estimates.len() < MIN_BATCHES {
         return None;
     }
-    let n = b as f64;
-    let mean = estimates.iter().sum::<f64>() / n;
-    let variance = estimates.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    let half = (student_t975(b - 1) * (variance / n).sqrt()).max(resolution);
+    let half = student_mean(estimates).1.max(resolution);
     Some(((point - half).max(0.0), point + half))
+}
+
+/// The mean of `values` (two or more) and the half-width of its Student
+/// 95% interval, the values taken as independent.
+pub fn student_mean(values: &[f64]) -> (f64, f64) {
+    let b = values.len();
+    let n = b as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let variance = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, student_t975(b - 1) * (variance / n).sqrt())
 }
 
 /// Most lag-1 correlation credited: beyond it the batches say little, and

@@ -119,7 +119,7 @@ impl Loader for MySession {
             (rows.into_iter())
                 .map(|(name, ty, required)| DeclaredColumn {
                     name,
-                    type_name: ty.to_lowercase(),
+                    type_name: ty,
                     required: required != 0,
                 })
                 .collect(),

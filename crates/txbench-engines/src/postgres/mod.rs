@@ -864,7 +864,7 @@ impl Loader for PgSession {
             (rows.iter())
                 .map(|r| DeclaredColumn {
                     name: r.get(0),
-                    type_name: r.get::<_, String>(1).to_lowercase(),
+                    type_name: r.get(1),
                     required: r.get(2),
                 })
                 .collect(),

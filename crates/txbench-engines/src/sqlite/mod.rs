@@ -857,7 +857,7 @@ impl Loader for SqliteSession {
             let rows = st.query_map([table], |r| {
                 Ok(DeclaredColumn {
                     name: r.get(0)?,
-                    type_name: r.get::<_, String>(1)?.to_lowercase(),
+                    type_name: r.get(1)?,
                     required: r.get(2)?,
                 })
             })?;

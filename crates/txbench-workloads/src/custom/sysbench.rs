@@ -385,9 +385,10 @@ async fn check_loaded<S: Session>(
     loaded: &Loaded,
 ) -> Result<Vec<ConditionResult>, WorkloadError> {
     // The tables there are counted only where no record says how many.
-    let present = match loaded.entries.has(TABLES) {
-        true => 0,
-        false => tables_present(session).await?,
+    let present = if loaded.entries.has(TABLES) {
+        0
+    } else {
+        tables_present(session).await?
     };
     let held = loaded_tables(&Found::Loaded(loaded.clone()), present)?;
     let spec = script::spec(Script::OltpReadWrite, &Counts::default(), held);

@@ -89,19 +89,22 @@ pub fn error_share(t: &TypeResult) -> Value {
     )
 }
 
-/// Every figure of `runs`, named as the first run names them.
-pub fn figures(runs: &[&RunResult]) -> Vec<Figure> {
-    let mut out = Vec::new();
-    let push = |out: &mut Vec<Figure>, name: String, better, runs| {
-        out.push(Figure {
+impl Figure {
+    /// A figure whose runs all have what an interval needs, or none to have.
+    pub fn of(name: String, better: Better, runs: Vec<Value>) -> Figure {
+        Figure {
             name,
             better,
             runs,
             needs_secs: None,
-        })
-    };
-    push(
-        &mut out,
+        }
+    }
+}
+
+/// Every figure of `runs`, named as the first run names them.
+pub fn figures(runs: &[&RunResult]) -> Vec<Figure> {
+    let mut out = Vec::new();
+    out.push(Figure::of(
         "throughput txn/s".into(),
         Better::Higher,
         runs.iter()
@@ -112,16 +115,15 @@ pub fn figures(runs: &[&RunResult]) -> Vec<Figure> {
                 (Some(r.throughput()), evidence)
             })
             .collect(),
-    );
+    ));
     for m in runs[0].metrics.iter().filter(|m| m.name != "throughput") {
-        push(
-            &mut out,
+        out.push(Figure::of(
             format!("{} {}", m.name, m.unit).trim().to_string(),
             Better::Higher,
             runs.iter()
                 .map(|r| (r.metric(&m.name), Evidence::None))
                 .collect(),
-        );
+        ));
     }
     let picks: [(&str, f64, Pick); 3] = [
         ("p50 ms", 50.0, |p| p.p50),
@@ -130,41 +132,39 @@ pub fn figures(runs: &[&RunResult]) -> Vec<Figure> {
     ];
     for t in &runs[0].transactions {
         for (label, at, pick) in picks {
-            push(
-                &mut out,
-                format!("{} {label}", t.name),
-                Better::Lower,
-                runs.iter()
-                    .map(|r| {
-                        type_of(r, &t.key)
-                            .map_or((None, Evidence::None), |x| percentile(x, at, pick))
-                    })
-                    .collect(),
-            );
-            let needs = runs.iter().filter_map(|r| seconds_to_bound(r, &t.key, at));
-            out.last_mut().expect("just pushed").needs_secs = needs.reduce(f64::max);
+            let values: Vec<Value> = runs
+                .iter()
+                .map(|r| {
+                    type_of(r, &t.key).map_or((None, Evidence::None), |x| percentile(x, at, pick))
+                })
+                .collect();
+            // The longest any run short of its interval would need.
+            let needs_secs = (runs.iter().zip(&values))
+                .filter(|(_, v)| v.1 == Evidence::Insufficient)
+                .filter_map(|(r, _)| seconds_to_bound(r, &t.key, at))
+                .reduce(f64::max);
+            out.push(Figure {
+                needs_secs,
+                ..Figure::of(format!("{} {label}", t.name), Better::Lower, values)
+            });
         }
-        push(
-            &mut out,
+        out.push(Figure::of(
             format!("{} errors %", t.name),
             Better::Lower,
             runs.iter()
                 .map(|r| type_of(r, &t.key).map_or((None, Evidence::None), error_share))
                 .collect(),
-        );
+        ));
     }
     out
 }
 
-/// How long a run at `r`'s rate of type `key` would have to be for its
-/// batch interval of percentile `at`: ten seconds, and
+/// How long a run at `r`'s rate of type `key` would have to be for a batch
+/// interval of percentile `at`: ten seconds, and
 /// [`batch_quantile::MIN_TAIL`] latencies beyond the percentile in each of
-/// ten batches (p99: 10,000 latencies). `None` where the run has one.
+/// ten batches (p99: 10,000 latencies).
 fn seconds_to_bound(r: &RunResult, key: &str, at: f64) -> Option<f64> {
     let t = type_of(r, key)?;
-    let (_, Evidence::Insufficient) = percentile(t, at, |p| p.p50) else {
-        return None;
-    };
     let batches = batch_quantile::MIN_BATCHES as f64;
     let latencies = batches * batch_quantile::MIN_TAIL / (1.0 - at / 100.0);
     let rate = t.completed() as f64 / r.measured_secs.max(f64::MIN_POSITIVE);

@@ -335,12 +335,7 @@ mod tests {
     use super::*;
 
     fn figure(better: Better, runs: Vec<Value>) -> Figure {
-        Figure {
-            name: "f".into(),
-            better,
-            runs,
-            needs_secs: None,
-        }
+        Figure::of("f".into(), better, runs)
     }
 
     fn plain(v: f64) -> Value {

@@ -102,8 +102,8 @@ impl<'a> Step<'a> {
         if self.embedded {
             return self.process_outcome(slo);
         }
-        let latency_held = slo.is_none_or(|s| self.worst_ms <= s.limit_ms);
-        if self.failing.is_empty() && latency_held && self.taken() >= TAKEN {
+        let latency_held = self.latency_held(slo);
+        if self.passed(slo, &self.failing) {
             return Outcome::Passed;
         }
         let late = self.failing.contains(&"client lateness");
@@ -117,23 +117,9 @@ impl<'a> Step<'a> {
                 self.failing.join(", ")
             ));
         }
-        let mut why = Vec::new();
-        if let Some(s) = slo.filter(|_| !latency_held) {
-            why.push(format!(
-                "p{} of the slowest type {:.2} ms, over {} ms",
-                s.percentile, self.worst_ms, s.limit_ms
-            ));
-        }
-        if self.taken() < TAKEN {
-            why.push(format!(
-                "{:.0}% of the offered load taken",
-                self.taken() * 100.0
-            ));
-        }
-        if !self.failing.is_empty() {
-            why.push(format!("NOT SOUND ({})", self.failing.join(", ")));
-        }
-        Outcome::Database(why.join("; "))
+        let unsound =
+            (!self.failing.is_empty()).then(|| format!("NOT SOUND ({})", self.failing.join(", ")));
+        Outcome::Database(self.why(slo, unsound))
     }
 
     /// How a step of an embedded engine ended. A send late because the
@@ -142,15 +128,31 @@ impl<'a> Step<'a> {
     /// judges it. What else fails (the load not taken, a queue growing, an
     /// unsound measurement) is the process's limit.
     fn process_outcome(&self, slo: Option<&Slo>) -> Outcome {
-        let latency_held = slo.is_none_or(|s| self.worst_ms <= s.limit_ms);
         let failing: Vec<&str> = (self.failing.iter().copied())
             .filter(|n| *n != "client lateness")
             .collect();
-        if failing.is_empty() && latency_held && self.taken() >= TAKEN {
+        if self.passed(slo, &failing) {
             return Outcome::Passed;
         }
+        let failed = (!failing.is_empty()).then(|| format!("{} failed", failing.join(", ")));
+        Outcome::Process(self.why(slo, failed))
+    }
+
+    /// Whether the slowest type met the objective (there is none to meet).
+    fn latency_held(&self, slo: Option<&Slo>) -> bool {
+        slo.is_none_or(|s| self.worst_ms <= s.limit_ms)
+    }
+
+    /// Whether the step passed with `failing` the checks that count against it.
+    fn passed(&self, slo: Option<&Slo>, failing: &[&str]) -> bool {
+        failing.is_empty() && self.latency_held(slo) && self.taken() >= TAKEN
+    }
+
+    /// Why the step failed: the objective missed, the load not taken, and
+    /// `failed`, the checks as the caller words them.
+    fn why(&self, slo: Option<&Slo>, failed: Option<String>) -> String {
         let mut why = Vec::new();
-        if let Some(s) = slo.filter(|_| !latency_held) {
+        if let Some(s) = slo.filter(|_| !self.latency_held(slo)) {
             why.push(format!(
                 "p{} of the slowest type {:.2} ms, over {} ms",
                 s.percentile, self.worst_ms, s.limit_ms
@@ -162,10 +164,8 @@ impl<'a> Step<'a> {
                 self.taken() * 100.0
             ));
         }
-        if !failing.is_empty() {
-            why.push(format!("{} failed", failing.join(", ")));
-        }
-        Outcome::Process(why.join("; "))
+        why.extend(failed);
+        why.join("; ")
     }
 }
 
